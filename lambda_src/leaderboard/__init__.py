@@ -1,0 +1,1 @@
+"""Shared runtime of the five leaderboard functions: domain, key encoding, data access, HTTP."""

@@ -1,0 +1,25 @@
+"""Errors that map to an HTTP status; anything else is a 500 with no details."""
+
+
+class ApiError(Exception):
+    status = 500
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class BadRequest(ApiError):
+    status = 400
+
+
+class Forbidden(ApiError):
+    status = 403
+
+
+class NotFound(ApiError):
+    status = 404
+
+
+class PayloadTooLarge(ApiError):
+    status = 413

@@ -1,0 +1,33 @@
+"""The one place that reads the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+import schema
+
+
+@dataclass(frozen=True)
+class Settings:
+    scores_table: str
+    snapshots_table: str
+    rank_index: str
+    cors_allowed_origins: tuple[str, ...]
+    enable_simulator: bool
+    period_retention_days: int
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    env = os.environ
+    origins = tuple(o.strip() for o in env.get("CORS_ALLOWED_ORIGINS", "*").split(",") if o.strip())
+    return Settings(
+        scores_table=env.get("SCORES_TABLE", "leaderboard-scores"),
+        snapshots_table=env.get("SNAPSHOTS_TABLE", "leaderboard-snapshots"),
+        rank_index=env.get("RANK_INDEX", schema.RANK_INDEX),
+        cors_allowed_origins=origins or ("*",),
+        enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",
+        period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
+    )

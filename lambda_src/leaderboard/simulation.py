@@ -1,0 +1,51 @@
+"""Realistic demo data: long-tailed scores, consistent across periods (today <= this week <= all-time)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from datetime import datetime, timezone
+from typing import Iterator
+
+from . import keys, periods, store
+from .settings import get_settings
+
+_FIRST = ("Ada", "Bea", "Cy", "Dex", "Eve", "Finn", "Gus", "Hana", "Ivo", "Juno", "Kai", "Lux", "Mina", "Nico",
+          "Oz", "Pia", "Quin", "Rex", "Sol", "Tao", "Uma", "Vex", "Wren", "Xia", "Yuki", "Zed")
+_SECOND = ("Blaze", "Frost", "Nova", "Pixel", "Rogue", "Storm", "Viper", "Echo", "Drift", "Bolt", "Onyx", "Flux")
+
+
+def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[int]]]:
+    for _ in range(count):
+        player_id = f"sim-{secrets.token_hex(5)}"
+        name = f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randint(1, 99)}"
+        # Log-normal: most players score a few thousand, a few score far more (as real games do).
+        all_time = int(rng.lognormvariate(8.5, 1.0))
+        weekly = int(all_time * rng.uniform(0.4, 1.0))
+        daily = int(weekly * rng.uniform(0.3, 1.0))
+        yield player_id, name, [all_time, daily, weekly]
+
+
+def simulate(count: int, seed: int | None = None, now: datetime | None = None) -> dict:
+    now = now or datetime.now(timezone.utc)
+    rng = random.Random(seed)
+    retention = get_settings().period_retention_days
+    boards = periods.current_boards(now)
+    base_ms = int(now.timestamp() * 1000)
+
+    def entries() -> Iterator[dict]:
+        for player_id, name, scores in _players(count, rng):
+            for board, score in zip(boards, scores):
+                reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
+                yield {
+                    "player_id": player_id,
+                    "leaderboard_id": board.leaderboard_id,
+                    "player_name": name,
+                    "score": score,
+                    "rank_key": keys.rank_key(score, reached, player_id),
+                    "reached_at": reached,
+                    "expires_at": periods.expires_at(board, retention),
+                }
+
+    written = store.put_entries(entries())
+    return {"players": count, "writes": written, "boards": [b.leaderboard_id for b in boards]}

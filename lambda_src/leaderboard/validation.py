@@ -1,0 +1,78 @@
+"""Parsing and validating request input. Every check raises BadRequest with a message saying why."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from routes import MAX_SCORE
+
+from .errors import BadRequest, PayloadTooLarge
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_ID_LENGTH = 64
+MAX_NAME_LENGTH = 64
+_PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+def json_body(event: dict) -> dict:
+    """The request body as a JSON object; an empty body is {}."""
+    raw = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        raise BadRequest("body must be JSON text, not base64")
+    if len(raw.encode()) > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"body is larger than {MAX_BODY_BYTES} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise BadRequest("body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("body must be a JSON object")
+    return body
+
+
+def query(event: dict) -> dict[str, str]:
+    return event.get("queryStringParameters") or {}
+
+
+def player_id(value: Any, field: str = "player_id") -> str:
+    if not isinstance(value, str) or not _PLAYER_ID.match(value):
+        raise BadRequest(f"{field} must be 1-{MAX_ID_LENGTH} characters of letters, digits, _ . : @ -")
+    return value
+
+
+def player_name(value: Any, default: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_LENGTH:
+        raise BadRequest(f"player_name must be a non-empty string of at most {MAX_NAME_LENGTH} characters")
+    return value.strip()
+
+
+def score(value: Any) -> int:
+    # bool is an int subclass in Python; JSON true is not a score.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest("score must be an integer")
+    if not 0 <= value <= MAX_SCORE:
+        raise BadRequest(f"score must be between 0 and {MAX_SCORE}")
+    return value
+
+
+def bounded_int(value: Any, field: str, low: int, high: int, default: int) -> int:
+    """An integer in [low, high] from JSON or a query string; absent means default."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,7}", value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadRequest(f"{field} must be an integer from {low} to {high}")
+    return value
+
+
+def only_fields(body: dict, allowed: set[str]) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(unknown)}")

@@ -1,0 +1,18 @@
+"""THE table schema facts shared by the CDK stack (which builds the tables) and the runtime code.
+
+Pure data, importable without boto3 or aws-cdk-lib. Local tables are created from the
+synthesized template, so they follow from here too.
+"""
+
+# leaderboard-scores: one item per (player, board); mutable, best score per board.
+SCORES_PARTITION_KEY = "player_id"
+SCORES_SORT_KEY = "leaderboard_id"
+RANK_INDEX = "leaderboard-rank-index"
+RANK_INDEX_PARTITION_KEY = "leaderboard_id"
+RANK_INDEX_SORT_KEY = "rank_key"  # encoded by leaderboard.keys
+RANK_INDEX_PROJECTED = ("score", "player_name")  # what a top-N read needs beyond the keys
+TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
+
+# leaderboard-snapshots: append-only history; one board's snapshots are one partition.
+SNAPSHOTS_PARTITION_KEY = "leaderboard_id"
+SNAPSHOTS_SORT_KEY = "taken_at"  # ISO-8601 UTC, so the sort key order is time order

@@ -1,0 +1,48 @@
+"""Leaderboard: tables, five functions on one role, the REST API, and the dashboard, as one construct."""
+
+from __future__ import annotations
+
+from aws_cdk import Fn, Stack
+from constructs import Construct
+
+from .api import LeaderboardApi
+from .dashboard import Dashboard, DashboardAddress
+from .data import LeaderboardTables
+from .props import LeaderboardProps
+
+
+class Leaderboard(Construct):
+    def __init__(self, scope: Construct, id: str, props: LeaderboardProps | None = None) -> None:
+        super().__init__(scope, id)
+        props = props or LeaderboardProps()
+        self.props = props
+        self.tables = LeaderboardTables(
+            self, "Tables", removal_policy=props.effective_removal_policy, deletion_protection=props.is_prod
+        )
+        address = DashboardAddress(self, "DashboardAddress") if props.dashboard else None
+        self.api_construct = LeaderboardApi(
+            self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props, address)
+        )
+        self.api = self.api_construct.rest_api
+        self.functions = self.api_construct.functions
+        self.role = self.api_construct.role
+        self.dashboard: Dashboard | None = None
+        if address is not None:
+            self.dashboard = Dashboard(
+                self,
+                "Dashboard",
+                props=props,
+                address=address,
+                api_host=f"{self.api.rest_api_id}.execute-api.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
+                api_stage=self.api.deployment_stage.stage_name,
+                api_url=self.api.url,
+                api_key_secret=self.api_construct.api_key_secret,
+            )
+
+    @staticmethod
+    def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:
+        if props.cors_origins:
+            return list(props.cors_origins)
+        if props.is_prod and address is not None:
+            return [address.url]
+        return ["*"]

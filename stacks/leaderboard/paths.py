@@ -1,0 +1,20 @@
+"""Where the construct finds the Lambda code and the dashboard files, and the shared pure-data modules."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LAMBDA_SRC = ROOT / "lambda_src"
+DASHBOARD_DIR = ROOT / "dashboard_ec2"
+
+# routes.py and schema.py live beside the Lambda code (the handlers import them too);
+# they are plain data, so the CDK app imports the very same files.
+if str(LAMBDA_SRC) not in sys.path:
+    sys.path.insert(0, str(LAMBDA_SRC))
+
+import routes  # noqa: E402
+import schema  # noqa: E402
+
+__all__ = ["ROOT", "LAMBDA_SRC", "DASHBOARD_DIR", "routes", "schema"]

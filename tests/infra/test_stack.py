@@ -1,0 +1,285 @@
+"""Fine-grained template assertions: one concern per test."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from aws_cdk.assertions import Match
+
+import routes
+import schema
+
+
+def resources(template, type_: str) -> dict:
+    return template.find_resources(type_)
+
+
+def test_five_functions_share_one_role(template):
+    """Every function runs under the same hand-written execution role."""
+    functions = resources(template, "AWS::Lambda::Function")
+    assert len(functions) == len(routes.FUNCTIONS) == 5
+    roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
+    assert len(roles) == 1
+    role_id = next(iter(functions.values()))["Properties"]["Role"]["Fn::GetAtt"][0]
+    role = template.to_json()["Resources"][role_id]
+    assert role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+        "Service": "lambda.amazonaws.com"
+    }
+    assert "ManagedPolicyArns" not in role["Properties"]
+
+
+def test_functions_are_arm64_python314_json_logs_with_own_log_groups(template):
+    """Runtime, architecture, JSON logging, and an explicit log group per function."""
+    functions = resources(template, "AWS::Lambda::Function").values()
+    handlers = sorted(f["Properties"]["Handler"] for f in functions)
+    assert handlers == sorted(f.handler for f in routes.FUNCTIONS)
+    for f in functions:
+        p = f["Properties"]
+        assert p["Runtime"] == "python3.14"
+        assert p["Architectures"] == ["arm64"]
+        assert p["LoggingConfig"]["LogFormat"] == "JSON"
+        assert "Ref" in p["LoggingConfig"]["LogGroup"]
+        assert "FunctionName" not in p  # generated: stages deploy side by side
+    # One code asset for all five.
+    assert len({json.dumps(f["Properties"]["Code"]) for f in functions}) == 1
+
+
+def _role_statements(template) -> list[dict]:
+    role_id = next(iter(resources(template, "AWS::Lambda::Function").values()))["Properties"]["Role"]["Fn::GetAtt"][0]
+    role = template.to_json()["Resources"][role_id]
+    (policy,) = role["Properties"]["Policies"]
+    return policy["PolicyDocument"]["Statement"]
+
+
+def test_shared_role_is_least_privilege(template):
+    """Exactly the actions used, on the tables and the rank index by ARN; '*' only for X-Ray."""
+    statements = {s["Sid"]: s for s in _role_statements(template)}
+    assert set(statements) == {"ScoresReadWrite", "RankIndexQuery", "SnapshotsAppendRead", "OwnLogGroups", "XRayTraces"}
+    assert sorted(statements["ScoresReadWrite"]["Action"]) == [
+        "dynamodb:BatchWriteItem", "dynamodb:Query", "dynamodb:UpdateItem"
+    ]
+    assert statements["RankIndexQuery"]["Action"] == "dynamodb:Query"
+    index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
+    assert f"/index/{schema.RANK_INDEX}" in index_arn and "index/*" not in index_arn
+    assert sorted(statements["SnapshotsAppendRead"]["Action"]) == ["dynamodb:PutItem", "dynamodb:Query"]
+    assert len(statements["OwnLogGroups"]["Resource"]) == 5
+    for sid, s in statements.items():
+        actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
+        assert not any(a.endswith("*") for a in actions), sid
+        if sid != "XRayTraces":
+            assert s["Resource"] != "*", sid
+    # No extra policies attached to the role by CDK.
+    for policy in resources(template, "AWS::IAM::Policy").values():
+        assert "FunctionRole" not in json.dumps(policy["Properties"]["Roles"])
+
+
+def test_scores_table_keys_gsi_ttl_pitr(template):
+    """player_id/leaderboard_id keys, the rank index, TTL, PITR, on-demand, generated name."""
+    template.has_resource_properties(
+        "AWS::DynamoDB::Table",
+        {
+            "KeySchema": [
+                {"AttributeName": "player_id", "KeyType": "HASH"},
+                {"AttributeName": "leaderboard_id", "KeyType": "RANGE"},
+            ],
+            "BillingMode": "PAY_PER_REQUEST",
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "TimeToLiveSpecification": {"AttributeName": "expires_at", "Enabled": True},
+            "GlobalSecondaryIndexes": [
+                {
+                    "IndexName": "leaderboard-rank-index",
+                    "KeySchema": [
+                        {"AttributeName": "leaderboard_id", "KeyType": "HASH"},
+                        {"AttributeName": "rank_key", "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["score", "player_name"]},
+                }
+            ],
+        },
+    )
+    for table in resources(template, "AWS::DynamoDB::Table").values():
+        assert "TableName" not in table["Properties"]
+
+
+def test_snapshots_table_is_queryable_by_board_newest_first(template):
+    """Snapshots are keyed board + timestamp, so listing one board is a Query."""
+    template.has_resource_properties(
+        "AWS::DynamoDB::Table",
+        {
+            "KeySchema": [
+                {"AttributeName": "leaderboard_id", "KeyType": "HASH"},
+                {"AttributeName": "taken_at", "KeyType": "RANGE"},
+            ],
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        },
+    )
+
+
+def _methods(template) -> list[tuple[str, str, dict]]:
+    """(path, http method, properties) for every API method."""
+    res = template.to_json()["Resources"]
+    paths = {lid: r["Properties"]["PathPart"] for lid, r in res.items() if r["Type"] == "AWS::ApiGateway::Resource"}
+    out = []
+    for r in res.values():
+        if r["Type"] == "AWS::ApiGateway::Method":
+            ref = r["Properties"]["ResourceId"].get("Ref")
+            out.append(("/" + paths[ref] if ref else "/", r["Properties"]["HttpMethod"], r["Properties"]))
+    return out
+
+
+def test_every_route_has_method_and_options_preflight(template):
+    """Each route of the table exists, and each path answers OPTIONS without a key."""
+    methods = {(p, m): props for p, m, props in _methods(template)}
+    for route in routes.ROUTES:
+        assert (route.path, route.method) in methods, route
+        options = methods[(route.path, "OPTIONS")]
+        assert options.get("ApiKeyRequired", False) is False
+        assert options["Integration"]["Type"] == "MOCK"
+        headers = options["Integration"]["IntegrationResponses"][0]["ResponseParameters"]
+        assert "method.response.header.Access-Control-Allow-Origin" in headers
+
+
+def test_api_key_on_posts_only(template):
+    """Write routes need the key; reads and preflights do not."""
+    for path, method, props in _methods(template):
+        needs_key = props.get("ApiKeyRequired", False)
+        assert needs_key == (method == "POST"), (path, method)
+
+
+def test_request_validation_on_routes(template):
+    """Bodies of POST routes are validated by a model; /player requires player_id."""
+    methods = {(p, m): props for p, m, props in _methods(template)}
+    for route in routes.ROUTES:
+        props = methods[(route.path, route.method)]
+        assert "RequestValidatorId" in props
+        if route.body_schema:
+            assert "application/json" in props["RequestModels"]
+    assert methods[("/player", "GET")]["RequestParameters"] == {"method.request.querystring.player_id": True}
+    template.resource_count_is("AWS::ApiGateway::Model", 3)
+
+
+def test_gateway_errors_are_json_with_cors(template):
+    """Key, route and throttle errors are JSON {"error"} and carry CORS headers."""
+    responses = resources(template, "AWS::ApiGateway::GatewayResponse").values()
+    by_type = {r["Properties"]["ResponseType"]: r["Properties"] for r in responses}
+    assert by_type["INVALID_API_KEY"]["StatusCode"] == "403"
+    assert by_type["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == "404"
+    for props in by_type.values():
+        assert "gatewayresponse.header.Access-Control-Allow-Origin" in props["ResponseParameters"]
+        assert '"error"' in props["ResponseTemplates"]["application/json"]
+
+
+def test_stage_has_access_logs_throttling_and_tracing(template):
+    template.has_resource_properties(
+        "AWS::ApiGateway::Stage",
+        {
+            "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp("requestId")},
+            "TracingEnabled": True,
+            "MethodSettings": Match.array_with(
+                [Match.object_like({"ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100})]
+            ),
+        },
+    )
+
+
+def test_api_key_value_is_never_plain_text(template):
+    """The key comes from Secrets Manager through a dynamic reference."""
+    (key,) = resources(template, "AWS::ApiGateway::ApiKey").values()
+    value = json.dumps(key["Properties"]["Value"])
+    assert "{{resolve:secretsmanager:" in value
+    template.resource_count_is("AWS::ApiGateway::UsagePlanKey", 1)
+
+
+def test_instance_requires_imdsv2_and_encrypts_ebs(template):
+    template.has_resource_properties(
+        "AWS::EC2::LaunchTemplate",
+        {"LaunchTemplateData": {"MetadataOptions": {"HttpTokens": "required"}}},
+    )
+    template.has_resource_properties(
+        "AWS::EC2::Instance",
+        {
+            "InstanceType": "t4g.nano",
+            "BlockDeviceMappings": [Match.object_like({"Ebs": Match.object_like({"Encrypted": True})})],
+        },
+    )
+    instance = next(iter(resources(template, "AWS::EC2::Instance").values()))
+    assert "KeyName" not in instance["Properties"]
+
+
+def test_image_is_latest_al2023_from_public_ssm_parameter(dev_template_json):
+    params = dev_template_json["Parameters"]
+    assert any(p.get("Default", "").startswith("/aws/service/ami-amazon-linux-latest/al2023-ami") for p in params.values())
+
+
+def test_no_nat_gateway_and_public_subnets_only(template):
+    template.resource_count_is("AWS::EC2::NatGateway", 0)
+    for subnet in resources(template, "AWS::EC2::Subnet").values():
+        assert subnet["Properties"]["MapPublicIpOnLaunch"] is True
+
+
+def test_security_group_opens_port_80_only(template):
+    (sg,) = resources(template, "AWS::EC2::SecurityGroup").values()
+    ingress = sg["Properties"]["SecurityGroupIngress"]
+    assert [(r["FromPort"], r["ToPort"]) for r in ingress] == [(80, 80)]
+    assert not any(r.get("FromPort") == 22 for r in ingress)
+
+
+def _user_data(template_json: dict) -> str:
+    (lt,) = [r for r in template_json["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    joined = lt["Properties"]["UserData"]["Fn::Base64"]
+    parts = joined["Fn::Join"][1] if isinstance(joined, dict) else [joined]
+    return "".join(p if isinstance(p, str) else "<token>" for p in parts)
+
+
+def test_user_data_installs_nginx_and_stays_small(dev_template_json):
+    """Nginx in user data; the site travels as an S3 asset, so user data stays far below 16 KB."""
+    text = _user_data(dev_template_json)
+    assert "dnf install -y nginx" in text
+    assert "aws s3 cp" in text and "systemctl enable --now nginx" in text
+    assert len(text.encode()) < 4 * 1024
+
+
+def test_user_data_holds_no_secret_values(dev_template_json):
+    """The instance fetches the key and password at boot; the template holds only their ARNs."""
+    text = _user_data(dev_template_json)
+    assert "get-secret-value" in text
+    assert not re.search(r"[A-Za-z0-9]{40}", text.replace("<token>", ""))
+
+
+def test_outputs_have_stable_logical_ids(template):
+    outputs = template.to_json()["Outputs"]
+    for name in ("ApiUrl", "DashboardUrl", "ScoresTableName", "SnapshotsTableName"):
+        assert name in outputs
+
+
+def test_dev_allows_any_origin_and_enables_simulator(dev_template_json):
+    env = next(r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function")
+    variables = env["Properties"]["Environment"]["Variables"]
+    assert variables["CORS_ALLOWED_ORIGINS"] == "*"
+    assert variables["ENABLE_SIMULATOR"] == "true"
+
+
+def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_json):
+    """In prod, CORS allows the dashboard's Elastic IP origin, never '*'; data is retained."""
+    fn = next(r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function")
+    variables = fn["Properties"]["Environment"]["Variables"]
+    assert variables["ENABLE_SIMULATOR"] == "false"
+    origins = json.dumps(variables["CORS_ALLOWED_ORIGINS"])
+    assert "http://" in origins and "EIP" in origins.upper() and '"*"' not in origins
+    for table in (r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"):
+        assert table["DeletionPolicy"] == "Retain"
+        assert table["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_two_stages_do_not_collide(dev_template_json, prod_template_json):
+    """No hard-coded physical names: both stages can live in one account."""
+    named = {"AWS::DynamoDB::Table": "TableName", "AWS::Lambda::Function": "FunctionName",
+             "AWS::Logs::LogGroup": "LogGroupName", "AWS::SecretsManager::Secret": "Name"}
+    for t in (dev_template_json, prod_template_json):
+        for r in t["Resources"].values():
+            if r["Type"] in named:
+                assert named[r["Type"]] not in r["Properties"], r["Type"]
+    dev_api = next(r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi")
+    prod_api = next(r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi")
+    assert dev_api["Properties"]["Name"] != prod_api["Properties"]["Name"]
