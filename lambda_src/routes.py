@@ -22,11 +22,31 @@ class Function:
 @dataclass(frozen=True)
 class Route:
     method: str
-    path: str
+    path: str  # may hold {name} segments, e.g. /leaderboards/{board}
     function: Function
     needs_key: bool  # write routes need an API key through a usage plan
     required_query: tuple[str, ...] = field(default=())
     body_schema: dict | None = None  # JSON Schema (draft 4) that API Gateway validates
+    summary: str = ""
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(part[1:-1] for part in self.path.split("/") if part.startswith("{"))
+
+    def match(self, path: str) -> dict[str, str] | None:
+        """The path parameters if `path` fits this route's template, else None."""
+        template, parts = self.path.split("/"), path.split("/")
+        if len(template) != len(parts):
+            return None
+        params = {}
+        for expected, actual in zip(template, parts):
+            if expected.startswith("{"):
+                if not actual:
+                    return None
+                params[expected[1:-1]] = actual
+            elif expected != actual:
+                return None
+        return params
 
 
 SCORE_SUBMIT = Function("score-submit", "handlers.score_submit.handler", "POST /scores: high-score-wins on every period")
@@ -39,7 +59,14 @@ SCORE_SIMULATOR = Function(
     "score-simulator", "handlers.score_simulator.handler", "POST /simulate: seeds realistic demo data", timeout_seconds=60
 )
 
-FUNCTIONS: tuple[Function, ...] = (SCORE_SUBMIT, LEADERBOARD_QUERY, PLAYER_STATS, LEADERBOARD_SNAPSHOT, SCORE_SIMULATOR)
+LEADERBOARD_ADMIN = Function(
+    "leaderboard-admin", "handlers.leaderboard_admin.handler", "Boards: create, list, show, delete; the OpenAPI document",
+    timeout_seconds=60,
+)
+
+FUNCTIONS: tuple[Function, ...] = (
+    SCORE_SUBMIT, LEADERBOARD_QUERY, PLAYER_STATS, LEADERBOARD_SNAPSHOT, SCORE_SIMULATOR, LEADERBOARD_ADMIN
+)
 
 MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly
 
@@ -64,20 +91,81 @@ SIMULATE_BODY = {
     "properties": {"players": {"type": "integer", "minimum": 1, "maximum": 1000}},
 }
 
+PERIOD_KINDS = ["all-time", "daily", "weekly", "monthly"]
+BOARD_BODY = {
+    "type": "object",
+    "required": ["board_id"],
+    "properties": {
+        "board_id": {"type": "string", "minLength": 1, "maxLength": 48},
+        "name": {"type": "string", "minLength": 1, "maxLength": 64},
+        "order": {"type": "string", "enum": ["desc", "asc"]},
+        "operator": {"type": "string", "enum": ["best", "latest", "increment"]},
+        "periods": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": PERIOD_KINDS}},
+        "min_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
+        "max_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
+    },
+}
+BOARD_SCORE_BODY = {
+    "type": "object",
+    "required": ["player_id", "score"],
+    "properties": {
+        "player_id": {"type": "string", "minLength": 1, "maxLength": 64},
+        "player_name": {"type": "string", "maxLength": 64},
+        # increment boards take negative deltas; the board's bounds apply to the result
+        "score": {"type": "integer", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
+        "metadata": {"type": "object"},
+    },
+}
+BULK_BODY = {
+    "type": "object",
+    "required": ["entries"],
+    "properties": {"entries": {"type": "array", "minItems": 1, "maxItems": 500, "items": {"type": "object"}}},
+}
+
 ROUTES: tuple[Route, ...] = (
-    Route("POST", "/scores", SCORE_SUBMIT, needs_key=True, body_schema=SCORE_BODY),
-    Route("GET", "/leaderboard", LEADERBOARD_QUERY, needs_key=False),
-    Route("GET", "/player", PLAYER_STATS, needs_key=False, required_query=("player_id",)),
-    Route("POST", "/snapshot", LEADERBOARD_SNAPSHOT, needs_key=True, body_schema=SNAPSHOT_BODY),
-    Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, needs_key=False),
-    Route("POST", "/simulate", SCORE_SIMULATOR, needs_key=True, body_schema=SIMULATE_BODY),
+    # The original five functions' routes, unchanged; they act on the default board "global".
+    Route("POST", "/scores", SCORE_SUBMIT, needs_key=True, body_schema=SCORE_BODY, summary="Submit a score to the default board"),
+    Route("GET", "/leaderboard", LEADERBOARD_QUERY, needs_key=False, summary="Top N of the default board"),
+    Route("GET", "/player", PLAYER_STATS, needs_key=False, required_query=("player_id",),
+          summary="A player's rank and percentile on every period of the default board"),
+    Route("POST", "/snapshot", LEADERBOARD_SNAPSHOT, needs_key=True, body_schema=SNAPSHOT_BODY,
+          summary="Freeze the current top N of a default-board period"),
+    Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, needs_key=False, summary="Snapshots of a period, newest first"),
+    Route("POST", "/simulate", SCORE_SIMULATOR, needs_key=True, body_schema=SIMULATE_BODY,
+          summary="Seed simulated players (dev stages)"),
+    # Many boards.
+    Route("POST", "/leaderboards", LEADERBOARD_ADMIN, needs_key=True, body_schema=BOARD_BODY, summary="Create a board"),
+    Route("GET", "/leaderboards", LEADERBOARD_ADMIN, needs_key=False, summary="List boards"),
+    Route("GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=False, summary="Show a board and its next resets"),
+    Route("DELETE", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=True,
+          summary="Delete a board and its entries (202 while a large board is still being purged)"),
+    Route("POST", "/leaderboards/{board}/scores", SCORE_SUBMIT, needs_key=True, body_schema=BOARD_SCORE_BODY,
+          summary="Submit a score: the board's operator on every period it keeps"),
+    Route("POST", "/leaderboards/{board}/scores/bulk", SCORE_SUBMIT, needs_key=True, body_schema=BULK_BODY,
+          summary="Submit up to 500 scores; per-entry results in input order"),
+    Route("GET", "/leaderboards/{board}/top", LEADERBOARD_QUERY, needs_key=False,
+          summary="A page of the ranking, with a cursor to the next"),
+    Route("GET", "/leaderboards/{board}/range", LEADERBOARD_QUERY, needs_key=False, required_query=("min_score", "max_score"),
+          summary="Entries with scores in a range, best first"),
+    Route("GET", "/leaderboards/{board}/players/{player_id}", PLAYER_STATS, needs_key=False,
+          summary="A player's rank, score, percentile and the entries around them"),
+    Route("GET", "/openapi.json", LEADERBOARD_ADMIN, needs_key=False, summary="This API's OpenAPI 3 document"),
 )
+
+
+def match_route(method: str, path: str) -> tuple[Route | None, bool, dict[str, str]]:
+    """The route for (method, path), whether the path exists under any method, and its path parameters."""
+    matches = [(r, params) for r in ROUTES if (params := r.match(path)) is not None]
+    for route, params in matches:
+        if route.method == method:
+            return route, True, params
+    return None, bool(matches), {}
 
 
 def find_route(method: str, path: str) -> tuple[Route | None, bool]:
     """The route for (method, path), and whether the path exists under any method."""
-    on_path = [r for r in ROUTES if r.path == path]
-    return next((r for r in on_path if r.method == method), None), bool(on_path)
+    route, known, _ = match_route(method, path)
+    return route, known
 
 
 # Errors that API Gateway itself answers before a handler runs. The CDK stack turns

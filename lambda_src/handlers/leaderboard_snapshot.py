@@ -1,16 +1,20 @@
-"""POST /snapshot freezes a board's top N; GET /snapshots lists them newest first."""
+"""POST /snapshot freezes a period's top N; GET /snapshots lists them newest first."""
 
 from leaderboard import service, validation as v
-from leaderboard.http import api_handler
+from leaderboard.http import dispatch
 
 
-@api_handler
-def handler(event):
-    if event.get("httpMethod") == "POST":
-        body = v.json_body(event)
-        v.only_fields(body, {"period", "limit"})
-        limit = v.bounded_int(body.get("limit"), "limit", 1, 100, default=10)
-        return 201, service.take_snapshot(body.get("period"), limit)
+def take(event, params):
+    body = v.json_body(event)
+    v.only_fields(body, {"period", "limit"})
+    limit = v.bounded_int(body.get("limit"), "limit", 1, 100, default=10)
+    return 201, service.take_snapshot(body.get("period"), limit)
+
+
+def listing(event, params):
     q = v.query(event)
     limit = v.bounded_int(q.get("limit"), "limit", 1, 50, default=10)
     return 200, service.snapshots(q.get("period"), limit)
+
+
+handler = dispatch({("POST", "/snapshot"): take, ("GET", "/snapshots"): listing})

@@ -23,3 +23,11 @@ class NotFound(ApiError):
 
 class PayloadTooLarge(ApiError):
     status = 413
+
+
+class Conflict(ApiError):
+    status = 409
+
+
+class Unprocessable(ApiError):
+    status = 422

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import logging
 from decimal import Decimal
 from typing import Any, Callable
 
-from .errors import ApiError
+import routes
+
+from .errors import ApiError, NotFound
 from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 Handler = Callable[[dict, Any], dict]
+# The Lambda context of the invocation being handled (Powertools' idempotency reads its remaining time).
+lambda_context: contextvars.ContextVar[Any] = contextvars.ContextVar("lambda_context", default=None)
 
 
 def _default(value: Any) -> Any:
@@ -43,15 +48,45 @@ def respond(event: dict, status: int, payload: Any) -> dict:
     }
 
 
+def header(event: dict, name: str) -> str | None:
+    """A request header, matched case-insensitively as HTTP requires."""
+    name = name.lower()
+    return next((v for k, v in (event.get("headers") or {}).items() if k.lower() == name), None)
+
+
+RouteFn = Callable[[dict, dict[str, str]], tuple[int, Any]]
+
+
+def dispatch(table: dict[tuple[str, str], RouteFn]) -> Handler:
+    """A Lambda handler for a function that serves several routes: (method, path template) -> fn(event, params).
+
+    API Gateway names the matched template in `resource`; path parameters arrive decoded.
+    """
+
+    @api_handler
+    def handler(event: dict) -> tuple[int, Any]:
+        method, resource = event.get("httpMethod"), event.get("resource")
+        fn = table.get((method, resource))
+        if fn is None:
+            raise NotFound(f"no route {method} {resource} in this function")
+        route = next(r for r in routes.ROUTES if (r.method, r.path) == (method, resource))
+        params = event.get("pathParameters") or route.match(event.get("path", "")) or {}
+        return fn(event, params)
+
+    return handler
+
+
 def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
     """Wraps a function `event -> (status, payload)` into a Lambda handler with error mapping."""
 
     @functools.wraps(func)
     def handler(event: dict, context: Any = None) -> dict:
+        lambda_context.set(context)
         try:
             status, payload = func(event)
             return respond(event, status, payload)
         except ApiError as err:
+            logger.info("request refused", extra={"status": err.status, "reason": err.message})
             return respond(event, err.status, {"error": err.message})
         except Exception:
             logger.exception("unhandled error")

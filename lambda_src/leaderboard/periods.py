@@ -1,81 +1,97 @@
-"""Periods (UTC): all-time, daily-YYYY-MM-DD, weekly-YYYY-Www (ISO week)."""
+"""Periods (UTC): all-time, daily-YYYY-MM-DD, weekly-YYYY-Www (ISO week), monthly-YYYY-MM."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from typing import Iterable
 
 from .errors import BadRequest
 
 ALL_TIME = "all-time"
 DAILY = "daily"
 WEEKLY = "weekly"
-PERIODS = (ALL_TIME, DAILY, WEEKLY)
+MONTHLY = "monthly"
+KINDS = (ALL_TIME, DAILY, WEEKLY, MONTHLY)
 
-_DAILY_ID = re.compile(r"^daily-(\d{4})-(\d{2})-(\d{2})$")
-_WEEKLY_ID = re.compile(r"^weekly-(\d{4})-W(\d{2})$")
+_CONCRETE = {
+    DAILY: re.compile(r"^daily-(\d{4})-(\d{2})-(\d{2})$"),
+    WEEKLY: re.compile(r"^weekly-(\d{4})-W(\d{2})$"),
+    MONTHLY: re.compile(r"^monthly-(\d{4})-(\d{2})$"),
+}
 
 
 @dataclass(frozen=True)
-class Board:
-    """One concrete board: its id (the index partition), its period kind and when it stops accepting scores."""
+class Period:
+    """One concrete period: its id (part of the index partition), its kind and when it ends."""
 
-    leaderboard_id: str
-    period: str
+    period_id: str
+    kind: str
     ends_at: datetime | None  # None for all-time
 
-
-def current_boards(now: datetime) -> list[Board]:
-    """The three boards that one submission at `now` updates."""
-    return [_all_time(), _daily(now.date()), _weekly(now.date())]
+    def next_reset(self) -> str | None:
+        return self.ends_at.isoformat().replace("+00:00", "Z") if self.ends_at else None
 
 
-def resolve(period: str | None, now: datetime) -> Board:
-    """A board from an alias (all-time, daily, weekly) or a concrete id (daily-2026-11-29, weekly-2026-W48)."""
+def current(now: datetime, kinds: Iterable[str]) -> list[Period]:
+    """The periods of the given kinds that contain `now`, in the order given."""
+    return [_of_kind(kind, now.date()) for kind in kinds]
+
+
+def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Period:
+    """A period from an alias (all-time, daily, weekly, monthly) or a concrete id (daily-2026-11-29 ...),
+    restricted to the kinds a board keeps."""
+    kinds = tuple(kinds)
     if period is not None and not isinstance(period, str):
         raise BadRequest("period must be a string")
-    period = (period or ALL_TIME).strip()
-    if period == ALL_TIME:
-        return _all_time()
-    if period == DAILY:
-        return _daily(now.date())
-    if period == WEEKLY:
-        return _weekly(now.date())
-    try:
-        if m := _DAILY_ID.match(period):
-            return _daily(date(int(m[1]), int(m[2]), int(m[3])))
-        if m := _WEEKLY_ID.match(period):
-            return _weekly(date.fromisocalendar(int(m[1]), int(m[2]), 1))
-    except ValueError:
-        pass
-    raise BadRequest(f"period must be one of {', '.join(PERIODS)} or an id like daily-2026-11-29 / weekly-2026-W48")
+    text = (period or ALL_TIME).strip()
+    if text in kinds:
+        return _of_kind(text, now.date())
+    for kind, pattern in _CONCRETE.items():
+        if kind in kinds and (m := pattern.match(text)):
+            try:
+                return _parse(kind, m)
+            except ValueError:
+                break
+    examples = {DAILY: "daily-2026-11-29", WEEKLY: "weekly-2026-W48", MONTHLY: "monthly-2026-11"}
+    ids = " / ".join(examples[k] for k in kinds if k in examples)
+    raise BadRequest(f"period must be one of {', '.join(kinds)}" + (f" or an id like {ids}" if ids else ""))
 
 
-def board_from_id(leaderboard_id: str) -> Board:
-    return resolve(leaderboard_id, datetime.now(timezone.utc))
+def from_id(period_id: str) -> Period:
+    return resolve(period_id, datetime.now(timezone.utc))
 
 
-def _all_time() -> Board:
-    return Board(ALL_TIME, ALL_TIME, None)
+def _parse(kind: str, m: re.Match) -> Period:
+    if kind == DAILY:
+        return _of_kind(DAILY, date(int(m[1]), int(m[2]), int(m[3])))
+    if kind == WEEKLY:
+        return _of_kind(WEEKLY, date.fromisocalendar(int(m[1]), int(m[2]), 1))
+    return _of_kind(MONTHLY, date(int(m[1]), int(m[2]), 1))
 
 
-def _daily(day: date) -> Board:
-    return Board(f"daily-{day.isoformat()}", DAILY, _midnight(day + timedelta(days=1)))
-
-
-def _weekly(day: date) -> Board:
-    year, week, weekday = day.isocalendar()
-    monday = day - timedelta(days=weekday - 1)
-    return Board(f"weekly-{year}-W{week:02d}", WEEKLY, _midnight(monday + timedelta(days=7)))
+def _of_kind(kind: str, day: date) -> Period:
+    if kind == ALL_TIME:
+        return Period(ALL_TIME, ALL_TIME, None)
+    if kind == DAILY:
+        return Period(f"daily-{day.isoformat()}", DAILY, _midnight(day + timedelta(days=1)))
+    if kind == WEEKLY:
+        year, week, weekday = day.isocalendar()
+        monday = day - timedelta(days=weekday - 1)
+        return Period(f"weekly-{year}-W{week:02d}", WEEKLY, _midnight(monday + timedelta(days=7)))
+    if kind == MONTHLY:
+        first_of_next = date(day.year + day.month // 12, day.month % 12 + 1, 1)
+        return Period(f"monthly-{day.year}-{day.month:02d}", MONTHLY, _midnight(first_of_next))
+    raise ValueError(kind)
 
 
 def _midnight(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=timezone.utc)
 
 
-def expires_at(board: Board, retention_days: int) -> int | None:
+def expires_at(period: Period, retention_days: int) -> int | None:
     """Epoch seconds after which DynamoDB's TTL may delete a period entry (None: kept forever)."""
-    if board.ends_at is None:
+    if period.ends_at is None:
         return None
-    return int((board.ends_at + timedelta(days=retention_days)).timestamp())
+    return int((period.ends_at + timedelta(days=retention_days)).timestamp())

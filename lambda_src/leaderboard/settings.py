@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +18,7 @@ class Settings:
     cors_allowed_origins: tuple[str, ...]
     enable_simulator: bool
     period_retention_days: int
+    declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
 
 
 @lru_cache(maxsize=1)
@@ -30,4 +32,5 @@ def get_settings() -> Settings:
         cors_allowed_origins=origins or ("*",),
         enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
+        declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
     )

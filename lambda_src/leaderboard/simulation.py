@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 import secrets
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Iterator
 
-from . import keys, periods, store
-from .settings import get_settings
+from . import boards, periods, service, store
 
 _FIRST = ("Ada", "Bea", "Cy", "Dex", "Eve", "Finn", "Gus", "Hana", "Ivo", "Juno", "Kai", "Lux", "Mina", "Nico",
           "Oz", "Pia", "Quin", "Rex", "Sol", "Tao", "Uma", "Vex", "Wren", "Xia", "Yuki", "Zed")
@@ -27,25 +26,18 @@ def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[in
 
 
 def simulate(count: int, seed: int | None = None, now: datetime | None = None) -> dict:
-    now = now or datetime.now(timezone.utc)
+    """Fresh players on the default board's three periods, written in batches (new ids: nothing to compare)."""
+    now = now or service.now_utc()
     rng = random.Random(seed)
-    retention = get_settings().period_retention_days
-    boards = periods.current_boards(now)
+    board = boards.DEFAULT_BOARD
+    current = periods.current(now, board.periods)  # all-time, daily, weekly
     base_ms = int(now.timestamp() * 1000)
 
-    def entries() -> Iterator[dict]:
+    def entries() -> Iterator[store.Entry]:
         for player_id, name, scores in _players(count, rng):
-            for board, score in zip(boards, scores):
+            for period, score in zip(current, scores):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
-                yield {
-                    "player_id": player_id,
-                    "leaderboard_id": board.leaderboard_id,
-                    "player_name": name,
-                    "score": score,
-                    "rank_key": keys.rank_key(score, reached, player_id),
-                    "reached_at": reached,
-                    "expires_at": periods.expires_at(board, retention),
-                }
+                yield service.make_entry(board, period, player_id, name, score, reached, None)
 
     written = store.put_entries(entries())
-    return {"players": count, "writes": written, "boards": [b.leaderboard_id for b in boards]}
+    return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

@@ -61,11 +61,46 @@ def score(value: Any) -> int:
     return value
 
 
-def bounded_int(value: Any, field: str, low: int, high: int, default: int) -> int:
-    """An integer in [low, high] from JSON or a query string; absent means default."""
+def signed_score(value: Any) -> int:
+    """A score or an increment: any integer JSON carries exactly; the board's bounds apply to the result."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest("score must be an integer")
+    if not -MAX_SCORE <= value <= MAX_SCORE:
+        raise BadRequest(f"score must be between {-MAX_SCORE} and {MAX_SCORE}")
+    return value
+
+
+MAX_METADATA_BYTES = 1024
+
+
+def metadata(value: Any) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BadRequest("metadata must be a JSON object")
+    if len(json.dumps(value, separators=(",", ":")).encode()) > MAX_METADATA_BYTES:
+        raise BadRequest(f"metadata must be at most {MAX_METADATA_BYTES} bytes of JSON")
+    return value
+
+
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
+
+
+def idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not _IDEMPOTENCY_KEY.match(value):
+        raise BadRequest("Idempotency-Key must be 1-128 visible ASCII characters")
+    return value
+
+
+def bounded_int(value: Any, field: str, low: int, high: int, default: int | None, required: bool = False) -> int:
+    """An integer in [low, high] from JSON or a query string; absent means default (or 400 if required)."""
     if value is None or value == "":
+        if required:
+            raise BadRequest(f"{field} is required")
         return default
-    if isinstance(value, str) and re.fullmatch(r"-?\d{1,7}", value.strip()):
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,16}", value.strip()):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise BadRequest(f"{field} must be an integer from {low} to {high}")

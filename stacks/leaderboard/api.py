@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Sequence
 
 from aws_cdk import Duration, Stack, aws_apigateway as apigw, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
@@ -26,16 +27,18 @@ def _pascal(name: str) -> str:
 
 
 def _json_schema(spec: dict) -> apigw.JsonSchema:
-    """A route table JSON Schema (plain dict) as API Gateway's model schema."""
-    names = {"minLength": "min_length", "maxLength": "max_length", "minimum": "minimum", "maximum": "maximum"}
-    kwargs: dict = {"type": apigw.JsonSchemaType[spec["type"].upper()]}
-    kwargs["schema"] = apigw.JsonSchemaVersion.DRAFT4
-    kwargs.update({names[k]: v for k, v in spec.items() if k in names})
-    if "required" in spec:
-        kwargs["required"] = list(spec["required"])
-    if "properties" in spec:
-        kwargs["properties"] = {k: _json_schema(v) for k, v in spec["properties"].items()}
-    return apigw.JsonSchema(**kwargs)
+    """A route table JSON Schema (plain dict, draft 4 keywords) as API Gateway's model schema."""
+    kwargs: dict = {}
+    for key, value in spec.items():
+        name = re.sub(r"([A-Z])", r"_\1", key).lower()  # minLength -> min_length
+        if key == "type":
+            value = apigw.JsonSchemaType[value.upper()]
+        elif key == "properties":
+            value = {k: _json_schema(v) for k, v in value.items()}
+        elif key == "items":
+            value = _json_schema(value)
+        kwargs[name] = value
+    return apigw.JsonSchema(schema=apigw.JsonSchemaVersion.DRAFT4, **kwargs)
 
 
 class LeaderboardApi(Construct):
@@ -62,6 +65,7 @@ class LeaderboardApi(Construct):
             "CORS_ALLOWED_ORIGINS": ",".join(cors_origins),
             "ENABLE_SIMULATOR": str(props.simulator_enabled).lower(),
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
+            "DECLARED_BOARDS": json.dumps(list(props.boards), separators=(",", ":")),
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
         # CDK would append its own statements (X-Ray) to a role it is handed; ours is complete already.
@@ -96,13 +100,17 @@ class LeaderboardApi(Construct):
         self.rest_api = self._rest_api(props, cors_origins)
 
     def _shared_role(self, tables: LeaderboardTables, log_groups: list[logs.LogGroup]) -> iam.Role:
-        """One execution role for all five functions, exactly the actions they use."""
+        """One execution role for every function, exactly the actions they use."""
         statements = [
             iam.PolicyStatement(
                 sid="ScoresReadWrite",
-                # UpdateItem: conditional high-score-wins; Query: a player's boards;
-                # BatchWriteItem: the simulator's seeded players.
-                actions=["dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:BatchWriteItem"],
+                # UpdateItem: keep-best/latest/increment (also inside TransactWriteItems); Query: a player's
+                # boards and the board list; GetItem/BatchGetItem: a board, an entry, increment's read;
+                # PutItem/DeleteItem: board configs and idempotency records; BatchWriteItem: seeding, purges.
+                actions=[
+                    "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
+                    "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+                ],
                 resources=[tables.scores.table_arn],
             ),
             iam.PolicyStatement(sid="RankIndexQuery", actions=["dynamodb:Query"], resources=[tables.rank_index_arn]),
@@ -127,7 +135,7 @@ class LeaderboardApi(Construct):
         role = iam.Role(
             self,
             "FunctionRole",
-            description="Shared execution role of the five leaderboard functions",
+            description="Shared execution role of the leaderboard functions",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             inline_policies={"leaderboard": iam.PolicyDocument(statements=statements)},
         )
@@ -158,7 +166,7 @@ class LeaderboardApi(Construct):
             ),
             default_cors_preflight_options=apigw.CorsOptions(
                 allow_origins=list(cors_origins),
-                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_methods=sorted({r.method for r in routes.ROUTES} | {"OPTIONS"}),
                 allow_headers=CORS_HEADERS,
                 max_age=Duration.hours(1),
             ),
@@ -178,7 +186,7 @@ class LeaderboardApi(Construct):
             models = None
             if route.body_schema is not None:
                 model = api.add_model(
-                    f"{_pascal(route.path.strip('/'))}Body",
+                    "".join(_pascal(p.strip("{}")) for p in route.path.split("/")) + "Body",
                     content_type="application/json",
                     schema=_json_schema(route.body_schema),
                 )

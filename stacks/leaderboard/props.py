@@ -7,6 +7,8 @@ from typing import Any, Sequence
 
 from aws_cdk import RemovalPolicy, aws_logs as logs
 
+from . import paths  # noqa: F401  (puts lambda_src on sys.path)
+
 
 @dataclass(frozen=True)
 class LeaderboardProps:
@@ -26,6 +28,14 @@ class LeaderboardProps:
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
     lambda_memory_mb: int = 256
     dashboard: bool = True  # False: API and tables only (no VPC, no instance)
+    # Boards that exist as soon as the stack is deployed, as POST /leaderboards bodies.
+    boards: Sequence[dict[str, Any]] = ()
+
+    def __post_init__(self) -> None:
+        from leaderboard.boards import parse_new_board  # the Lambda code's own validation, run at synth
+
+        for body in self.boards:
+            parse_new_board(dict(body), created_at=None)
 
     @property
     def is_prod(self) -> bool:

@@ -15,10 +15,10 @@ def resources(template, type_: str) -> dict:
     return template.find_resources(type_)
 
 
-def test_five_functions_share_one_role(template):
-    """Every function runs under the same hand-written execution role."""
+def test_every_function_shares_one_role(template):
+    """The original five functions and leaderboard-admin run under one hand-written execution role."""
     functions = resources(template, "AWS::Lambda::Function")
-    assert len(functions) == len(routes.FUNCTIONS) == 5
+    assert len(functions) == len(routes.FUNCTIONS) == 6
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == 1
     role_id = next(iter(functions.values()))["Properties"]["Role"]["Fn::GetAtt"][0]
@@ -57,13 +57,14 @@ def test_shared_role_is_least_privilege(template):
     statements = {s["Sid"]: s for s in _role_statements(template)}
     assert set(statements) == {"ScoresReadWrite", "RankIndexQuery", "SnapshotsAppendRead", "OwnLogGroups", "XRayTraces"}
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
-        "dynamodb:BatchWriteItem", "dynamodb:Query", "dynamodb:UpdateItem"
+        "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
+        "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
     ]
     assert statements["RankIndexQuery"]["Action"] == "dynamodb:Query"
     index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
     assert f"/index/{schema.RANK_INDEX}" in index_arn and "index/*" not in index_arn
     assert sorted(statements["SnapshotsAppendRead"]["Action"]) == ["dynamodb:PutItem", "dynamodb:Query"]
-    assert len(statements["OwnLogGroups"]["Resource"]) == 5
+    assert len(statements["OwnLogGroups"]["Resource"]) == len(routes.FUNCTIONS)
     for sid, s in statements.items():
         actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
         assert not any(a.endswith("*") for a in actions), sid
@@ -93,7 +94,7 @@ def test_scores_table_keys_gsi_ttl_pitr(template):
                         {"AttributeName": "leaderboard_id", "KeyType": "HASH"},
                         {"AttributeName": "rank_key", "KeyType": "RANGE"},
                     ],
-                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["score", "player_name"]},
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["score", "player_name", "metadata"]},
                 }
             ],
         },
@@ -119,13 +120,19 @@ def test_snapshots_table_is_queryable_by_board_newest_first(template):
 def _methods(template) -> list[tuple[str, str, dict]]:
     """(path, http method, properties) for every API method."""
     res = template.to_json()["Resources"]
-    paths = {lid: r["Properties"]["PathPart"] for lid, r in res.items() if r["Type"] == "AWS::ApiGateway::Resource"}
-    out = []
-    for r in res.values():
-        if r["Type"] == "AWS::ApiGateway::Method":
-            ref = r["Properties"]["ResourceId"].get("Ref")
-            out.append(("/" + paths[ref] if ref else "/", r["Properties"]["HttpMethod"], r["Properties"]))
-    return out
+    parts = {lid: r["Properties"] for lid, r in res.items() if r["Type"] == "AWS::ApiGateway::Resource"}
+
+    def full_path(lid: str | None) -> str:
+        if lid is None:
+            return ""
+        parent = parts[lid]["ParentId"].get("Ref")
+        return full_path(parent) + "/" + parts[lid]["PathPart"]
+
+    return [
+        (full_path(r["Properties"]["ResourceId"].get("Ref")) or "/", r["Properties"]["HttpMethod"], r["Properties"])
+        for r in res.values()
+        if r["Type"] == "AWS::ApiGateway::Method"
+    ]
 
 
 def test_every_route_has_method_and_options_preflight(template):
@@ -140,11 +147,14 @@ def test_every_route_has_method_and_options_preflight(template):
         assert "method.response.header.Access-Control-Allow-Origin" in headers
 
 
-def test_api_key_on_posts_only(template):
-    """Write routes need the key; reads and preflights do not."""
+def test_api_key_on_writes_only(template):
+    """Write routes (POST, DELETE) need the key; reads, preflights and 405 answers do not."""
+    seen = 0
     for path, method, props in _methods(template):
         needs_key = props.get("ApiKeyRequired", False)
-        assert needs_key == (method == "POST"), (path, method)
+        assert needs_key == (method in ("POST", "DELETE")), (path, method)
+        seen += needs_key
+    assert seen == sum(r.needs_key for r in routes.ROUTES)
 
 
 def test_request_validation_on_routes(template):
@@ -156,7 +166,7 @@ def test_request_validation_on_routes(template):
         if route.body_schema:
             assert "application/json" in props["RequestModels"]
     assert methods[("/player", "GET")]["RequestParameters"] == {"method.request.querystring.player_id": True}
-    template.resource_count_is("AWS::ApiGateway::Model", 3)
+    template.resource_count_is("AWS::ApiGateway::Model", sum(r.body_schema is not None for r in routes.ROUTES))
 
 
 def test_gateway_errors_are_json_with_cors(template):

@@ -1,0 +1,36 @@
+"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
+
+from leaderboard import openapi, service, validation as v
+from leaderboard.http import dispatch
+
+
+def create(event, params):
+    return 201, service.create_board(v.json_body(event))
+
+
+def list_boards(event, params):
+    return 200, service.list_boards()
+
+
+def show(event, params):
+    return 200, service.board_view(service.get_board(params["board"]))
+
+
+def delete(event, params):
+    done, result = service.delete_board(params["board"])
+    return (200 if done else 202), result
+
+
+def document(event, params):
+    return 200, openapi.document()
+
+
+handler = dispatch(
+    {
+        ("POST", "/leaderboards"): create,
+        ("GET", "/leaderboards"): list_boards,
+        ("GET", "/leaderboards/{board}"): show,
+        ("DELETE", "/leaderboards/{board}"): delete,
+        ("GET", "/openapi.json"): document,
+    }
+)

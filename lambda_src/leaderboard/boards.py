@@ -1,0 +1,108 @@
+"""Boards: how a leaderboard orders and combines scores, and which periods it keeps."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from routes import MAX_SCORE
+
+from . import periods
+from .errors import BadRequest
+
+DESC, ASC = "desc", "asc"
+BEST, LATEST, INCREMENT = "best", "latest", "increment"
+ORDERS = (DESC, ASC)
+OPERATORS = (BEST, LATEST, INCREMENT)
+DEFAULT_BOARD_ID = "global"
+_BOARD_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+
+
+@dataclass(frozen=True)
+class BoardConfig:
+    board_id: str
+    name: str
+    order: str = DESC
+    operator: str = BEST
+    periods: tuple[str, ...] = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
+    min_score: int = 0
+    max_score: int = MAX_SCORE
+    created_at: str | None = None
+
+    def leaderboard_id(self, period_id: str) -> str:
+        """The rank index partition of one period of this board.
+
+        The default board keeps the original design's ids (`all-time`, `daily-…`); others are prefixed.
+        """
+        return period_id if self.board_id == DEFAULT_BOARD_ID else f"{self.board_id}#{period_id}"
+
+    def better(self, a: int, b: int) -> bool:
+        """Whether score a ranks ahead of score b on this board."""
+        return a > b if self.order == DESC else a < b
+
+    def in_bounds(self, score: int) -> bool:
+        return self.min_score <= score <= self.max_score
+
+    def to_item(self) -> dict[str, Any]:
+        item = asdict(self)
+        item["periods"] = list(self.periods)
+        return item
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> "BoardConfig":
+        return cls(
+            board_id=item["board_id"],
+            name=item["name"],
+            order=item["order"],
+            operator=item["operator"],
+            periods=tuple(item["periods"]),
+            min_score=int(item["min_score"]),
+            max_score=int(item["max_score"]),
+            created_at=item.get("created_at"),
+        )
+
+
+DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
+
+
+def board_id(value: Any) -> str:
+    if not isinstance(value, str) or not _BOARD_ID.match(value):
+        raise BadRequest("board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit")
+    return value
+
+
+def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
+    """A board from a POST /leaderboards body; every check says why it failed."""
+    allowed = {"board_id", "name", "order", "operator", "periods", "min_score", "max_score"}
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
+    bid = board_id(body.get("board_id"))
+    name = body.get("name", bid)
+    if not isinstance(name, str) or not name.strip() or len(name) > 64:
+        raise BadRequest("name must be a non-empty string of at most 64 characters")
+    order = body.get("order", DESC)
+    if order not in ORDERS:
+        raise BadRequest(f"order must be one of {', '.join(ORDERS)}")
+    operator = body.get("operator", BEST)
+    if operator not in OPERATORS:
+        raise BadRequest(f"operator must be one of {', '.join(OPERATORS)}")
+    kinds = body.get("periods", [periods.ALL_TIME])
+    if (
+        not isinstance(kinds, list)
+        or not kinds
+        or any(k not in periods.KINDS for k in kinds)
+        or len(set(kinds)) != len(kinds)
+    ):
+        raise BadRequest(f"periods must be a non-empty list of distinct values from {', '.join(periods.KINDS)}")
+    bounds = []
+    for field, default in (("min_score", 0), ("max_score", MAX_SCORE)):
+        value = body.get(field, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORE:
+            raise BadRequest(f"{field} must be an integer from 0 to {MAX_SCORE}")
+        bounds.append(value)
+    if bounds[0] > bounds[1]:
+        raise BadRequest("min_score must not be greater than max_score")
+    ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
+    return BoardConfig(bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at)
