@@ -7,7 +7,7 @@ import re
 from typing import Sequence
 
 from aws_cdk import Duration, Stack, aws_apigateway as apigw, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
-from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_secretsmanager as secretsmanager, aws_ssm as ssm
 from constructs import Construct
 
 from .data import LeaderboardTables
@@ -19,7 +19,11 @@ from .props import LeaderboardProps
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 CODE_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
-CORS_HEADERS = ["Content-Type", "X-Api-Key", "Authorization"]
+CORS_HEADERS = ["Content-Type", "X-Api-Key", "Authorization", "Idempotency-Key"]
+# Powertools (idempotency) comes from AWS's public layer, its ARN read from a public SSM parameter at
+# deploy time: nothing to bundle, no Docker. Same version as requirements-dev.txt (a test checks).
+POWERTOOLS_VERSION = "3.37.0"
+POWERTOOLS_LAYER_PARAMETER = f"/aws/service/powertools/python/arm64/python3.14/{POWERTOOLS_VERSION}"
 
 
 def _pascal(name: str) -> str:
@@ -68,6 +72,9 @@ class LeaderboardApi(Construct):
             "DECLARED_BOARDS": json.dumps(list(props.boards), separators=(",", ":")),
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
+        powertools = lambda_.LayerVersion.from_layer_version_arn(
+            self, "PowertoolsLayer", ssm.StringParameter.value_for_string_parameter(self, POWERTOOLS_LAYER_PARAMETER)
+        )
         # CDK would append its own statements (X-Ray) to a role it is handed; ours is complete already.
         fixed_role = self.role.without_policy_updates()
         self.functions: dict[str, lambda_.Function] = {
@@ -79,6 +86,7 @@ class LeaderboardApi(Construct):
                 architecture=ARCHITECTURE,
                 handler=f.handler,
                 code=code,
+                layers=[powertools],
                 role=fixed_role,
                 memory_size=props.lambda_memory_mb,
                 timeout=Duration.seconds(f.timeout_seconds),

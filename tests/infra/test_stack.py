@@ -293,3 +293,17 @@ def test_two_stages_do_not_collide(dev_template_json, prod_template_json):
     dev_api = next(r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi")
     prod_api = next(r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi")
     assert dev_api["Properties"]["Name"] != prod_api["Properties"]["Name"]
+
+
+def test_powertools_layer_comes_from_public_ssm_parameter_at_pinned_version(dev_template_json):
+    """The layer ARN resolves at deploy time (no bundling, no Docker) and matches the tested version."""
+    from pathlib import Path
+
+    from stacks.leaderboard.api import POWERTOOLS_LAYER_PARAMETER, POWERTOOLS_VERSION
+
+    pinned = Path(__file__).resolve().parents[2].joinpath("requirements-dev.txt").read_text()
+    assert f"aws-lambda-powertools=={POWERTOOLS_VERSION}" in pinned
+    params = dev_template_json["Parameters"]
+    (param_id,) = [k for k, p in params.items() if p.get("Default") == POWERTOOLS_LAYER_PARAMETER]
+    for fn in (r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function"):
+        assert fn["Properties"]["Layers"] == [{"Ref": param_id}]
