@@ -49,23 +49,41 @@ class Route:
         return params
 
 
-SCORE_SUBMIT = Function("score-submit", "handlers.score_submit.handler", "POST /scores: high-score-wins on every period")
-LEADERBOARD_QUERY = Function("leaderboard-query", "handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period")
-PLAYER_STATS = Function("player-stats", "handlers.player_stats.handler", "GET /player: rank and percentile on every board")
+SCORE_SUBMIT = Function(
+    "score-submit", "handlers.score_submit.handler", "POST /scores: high-score-wins on every period"
+)
+LEADERBOARD_QUERY = Function(
+    "leaderboard-query", "handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
+)
+PLAYER_STATS = Function(
+    "player-stats", "handlers.player_stats.handler", "GET /player: rank and percentile on every board"
+)
 LEADERBOARD_SNAPSHOT = Function(
-    "leaderboard-snapshot", "handlers.leaderboard_snapshot.handler", "POST /snapshot, GET /snapshots: append-only history"
+    "leaderboard-snapshot",
+    "handlers.leaderboard_snapshot.handler",
+    "POST /snapshot, GET /snapshots: append-only history",
 )
 SCORE_SIMULATOR = Function(
-    "score-simulator", "handlers.score_simulator.handler", "POST /simulate: seeds realistic demo data", timeout_seconds=60
+    "score-simulator",
+    "handlers.score_simulator.handler",
+    "POST /simulate: seeds realistic demo data",
+    timeout_seconds=60,
 )
 
 LEADERBOARD_ADMIN = Function(
-    "leaderboard-admin", "handlers.leaderboard_admin.handler", "Boards: create, list, show, delete; the OpenAPI document",
+    "leaderboard-admin",
+    "handlers.leaderboard_admin.handler",
+    "Boards: create, list, show, delete; the OpenAPI document",
     timeout_seconds=60,
 )
 
 FUNCTIONS: tuple[Function, ...] = (
-    SCORE_SUBMIT, LEADERBOARD_QUERY, PLAYER_STATS, LEADERBOARD_SNAPSHOT, SCORE_SIMULATOR, LEADERBOARD_ADMIN
+    SCORE_SUBMIT,
+    LEADERBOARD_QUERY,
+    PLAYER_STATS,
+    LEADERBOARD_SNAPSHOT,
+    SCORE_SIMULATOR,
+    LEADERBOARD_ADMIN,
 )
 
 MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly
@@ -124,31 +142,91 @@ BULK_BODY = {
 
 ROUTES: tuple[Route, ...] = (
     # The original five functions' routes, unchanged; they act on the default board "global".
-    Route("POST", "/scores", SCORE_SUBMIT, needs_key=True, body_schema=SCORE_BODY, summary="Submit a score to the default board"),
+    Route(
+        "POST",
+        "/scores",
+        SCORE_SUBMIT,
+        needs_key=True,
+        body_schema=SCORE_BODY,
+        summary="Submit a score to the default board",
+    ),
     Route("GET", "/leaderboard", LEADERBOARD_QUERY, needs_key=False, summary="Top N of the default board"),
-    Route("GET", "/player", PLAYER_STATS, needs_key=False, required_query=("player_id",),
-          summary="A player's rank and percentile on every period of the default board"),
-    Route("POST", "/snapshot", LEADERBOARD_SNAPSHOT, needs_key=True, body_schema=SNAPSHOT_BODY,
-          summary="Freeze the current top N of a default-board period"),
+    Route(
+        "GET",
+        "/player",
+        PLAYER_STATS,
+        needs_key=False,
+        required_query=("player_id",),
+        summary="A player's rank and percentile on every period of the default board",
+    ),
+    Route(
+        "POST",
+        "/snapshot",
+        LEADERBOARD_SNAPSHOT,
+        needs_key=True,
+        body_schema=SNAPSHOT_BODY,
+        summary="Freeze the current top N of a default-board period",
+    ),
     Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, needs_key=False, summary="Snapshots of a period, newest first"),
-    Route("POST", "/simulate", SCORE_SIMULATOR, needs_key=True, body_schema=SIMULATE_BODY,
-          summary="Seed simulated players (dev stages)"),
+    Route(
+        "POST",
+        "/simulate",
+        SCORE_SIMULATOR,
+        needs_key=True,
+        body_schema=SIMULATE_BODY,
+        summary="Seed simulated players (dev stages)",
+    ),
     # Many boards.
     Route("POST", "/leaderboards", LEADERBOARD_ADMIN, needs_key=True, body_schema=BOARD_BODY, summary="Create a board"),
     Route("GET", "/leaderboards", LEADERBOARD_ADMIN, needs_key=False, summary="List boards"),
-    Route("GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=False, summary="Show a board and its next resets"),
-    Route("DELETE", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=True,
-          summary="Delete a board and its entries (202 while a large board is still being purged)"),
-    Route("POST", "/leaderboards/{board}/scores", SCORE_SUBMIT, needs_key=True, body_schema=BOARD_SCORE_BODY,
-          summary="Submit a score: the board's operator on every period it keeps"),
-    Route("POST", "/leaderboards/{board}/scores/bulk", SCORE_SUBMIT, needs_key=True, body_schema=BULK_BODY,
-          summary="Submit up to 500 scores; per-entry results in input order"),
-    Route("GET", "/leaderboards/{board}/top", LEADERBOARD_QUERY, needs_key=False,
-          summary="A page of the ranking, with a cursor to the next"),
-    Route("GET", "/leaderboards/{board}/range", LEADERBOARD_QUERY, needs_key=False, required_query=("min_score", "max_score"),
-          summary="Entries with scores in a range, best first"),
-    Route("GET", "/leaderboards/{board}/players/{player_id}", PLAYER_STATS, needs_key=False,
-          summary="A player's rank, score, percentile and the entries around them"),
+    Route(
+        "GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=False, summary="Show a board and its next resets"
+    ),
+    Route(
+        "DELETE",
+        "/leaderboards/{board}",
+        LEADERBOARD_ADMIN,
+        needs_key=True,
+        summary="Delete a board and its entries (202 while a large board is still being purged)",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/scores",
+        SCORE_SUBMIT,
+        needs_key=True,
+        body_schema=BOARD_SCORE_BODY,
+        summary="Submit a score: the board's operator on every period it keeps",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/scores/bulk",
+        SCORE_SUBMIT,
+        needs_key=True,
+        body_schema=BULK_BODY,
+        summary="Submit up to 500 scores; per-entry results in input order",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/top",
+        LEADERBOARD_QUERY,
+        needs_key=False,
+        summary="A page of the ranking, with a cursor to the next",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/range",
+        LEADERBOARD_QUERY,
+        needs_key=False,
+        required_query=("min_score", "max_score"),
+        summary="Entries with scores in a range, best first",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/players/{player_id}",
+        PLAYER_STATS,
+        needs_key=False,
+        summary="A player's rank, score, percentile and the entries around them",
+    ),
     Route("GET", "/openapi.json", LEADERBOARD_ADMIN, needs_key=False, summary="This API's OpenAPI 3 document"),
 )
 

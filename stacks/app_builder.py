@@ -24,8 +24,9 @@ def stack_name(stage: str) -> str:
     return f"leaderboard-{stage}"
 
 
-def build_app(stage: str | None = None, *, context: dict[str, Any] | None = None, outdir: str | None = None,
-              nag: bool = True) -> cdk.App:
+def build_app(
+    stage: str | None = None, *, context: dict[str, Any] | None = None, outdir: str | None = None, nag: bool = True
+) -> cdk.App:
     """An App with cdk.json's context (feature flags), the stage's props and cdk-nag attached.
 
     When run by the CDK CLI the CLI passes context itself; elsewhere (tests, local) we load it,

@@ -16,6 +16,7 @@ BEST, LATEST, INCREMENT = "best", "latest", "increment"
 ORDERS = (DESC, ASC)
 OPERATORS = (BEST, LATEST, INCREMENT)
 DEFAULT_BOARD_ID = "global"
+MAX_SHARDS = 16
 _BOARD_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
 
@@ -29,6 +30,7 @@ class BoardConfig:
     min_score: int = 0
     max_score: int = MAX_SCORE
     created_at: str | None = None
+    shards: int = 1  # rank index partitions per period: more for boards written faster than ~1,000/s
 
     def leaderboard_id(self, period_id: str) -> str:
         """The rank index partition of one period of this board.
@@ -60,6 +62,7 @@ class BoardConfig:
             min_score=int(item["min_score"]),
             max_score=int(item["max_score"]),
             created_at=item.get("created_at"),
+            shards=int(item.get("shards", 1)),
         )
 
 
@@ -68,13 +71,15 @@ DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
 
 def board_id(value: Any) -> str:
     if not isinstance(value, str) or not _BOARD_ID.match(value):
-        raise BadRequest("board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit")
+        raise BadRequest(
+            "board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit"
+        )
     return value
 
 
 def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     """A board from a POST /leaderboards body; every check says why it failed."""
-    allowed = {"board_id", "name", "order", "operator", "periods", "min_score", "max_score"}
+    allowed = {"board_id", "name", "order", "operator", "periods", "min_score", "max_score", "shards"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -104,5 +109,8 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         bounds.append(value)
     if bounds[0] > bounds[1]:
         raise BadRequest("min_score must not be greater than max_score")
+    shards = body.get("shards", 1)
+    if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
+        raise BadRequest(f"shards must be an integer from 1 to {MAX_SHARDS}")
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
-    return BoardConfig(bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at)
+    return BoardConfig(bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at, shards)

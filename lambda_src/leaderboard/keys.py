@@ -34,3 +34,11 @@ def score_range(low: int, high: int, descending: bool = True) -> tuple[str, str]
     a, b = sorted((_ordered(low, descending), _ordered(high, descending)))
     # "$" sorts right after "#": every key of ordered score b is below f"{b}$".
     return f"{a:0{_SCORE_WIDTH}d}#", f"{b:0{_SCORE_WIDTH}d}$"
+
+
+def before(key: str) -> str:
+    """The greatest bound that is below `key` and above every string that sorts before it.
+
+    DynamoDB's BETWEEN is inclusive; `BETWEEN lo AND before(key)` is the half-open [lo, key).
+    """
+    return key[:-1] + chr(ord(key[-1]) - 1) + "\U0010ffff"

@@ -7,14 +7,16 @@ import binascii
 import json
 import secrets
 from datetime import datetime, timedelta, timezone
-from typing import Any
+import random
+import time
+from typing import Any, Iterable, Iterator
 
-from . import boards, keys, periods, store
+from . import boards, keys, periods, ranking, store
 from .boards import BoardConfig
 from .errors import BadRequest, Conflict, NotFound
 from .settings import get_settings
 
-INCREMENT_ATTEMPTS = 10
+WRITE_ATTEMPTS = 40  # one player's entry under many concurrent writers: each round one of them wins
 
 
 def now_utc() -> datetime:
@@ -86,10 +88,12 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
         store.put_board_status(board_id, "deleting")
     deleted = 0
     for period_id in _period_ids_within_retention(config, now or now_utc()):
-        done_here, done = store.delete_board_entries(config.leaderboard_id(period_id), budget - deleted)
-        deleted += done_here
-        if not done:
-            return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
+        for part in ranking.partitions(config, periods.from_id(period_id)):
+            done_here, done = store.delete_board_entries(part, budget - deleted)
+            deleted += done_here
+            if not done:
+                return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
+            store.put_buckets(part, [])
     store.delete_board(board_id)
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
 
@@ -111,75 +115,124 @@ def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str
 # --- submissions ----------------------------------------------------------------------------
 
 
-def make_entry(config: BoardConfig, period: periods.Period, player_id: str, name: str, score: int, reached_ms: int,
-           metadata: str | None) -> store.Entry:
-    descending = config.order == boards.DESC
+def make_entry(
+    config: BoardConfig,
+    period: periods.Period,
+    player_id: str,
+    name: str,
+    score: int,
+    reached_ms: int,
+    metadata: str | None,
+) -> store.Entry:
     return store.Entry(
-        leaderboard_id=config.leaderboard_id(period.period_id),
+        leaderboard_id=ranking.player_partition(config, period, player_id),
         player_id=player_id,
         player_name=name,
         score=score,
-        rank_key=keys.rank_key(score, reached_ms, player_id, descending),
+        rank_key=keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
         reached_at=reached_ms,
         expires_at=periods.expires_at(period, get_settings().period_retention_days),
         metadata=metadata,
     )
 
 
-def submit(config: BoardConfig, player_id: str, name: str, score: int, metadata: dict | None = None,
-           now: datetime | None = None, with_rank: bool = True) -> dict[str, Any]:
-    """Apply the board's operator to every period it keeps; nothing is written if the score is out of bounds."""
+def _combine(config: BoardConfig, stored: int | None, submitted: int) -> int | None:
+    """The board operator: the score to store, or None to leave the entry as it is."""
+    if config.operator == boards.INCREMENT:
+        return (stored or 0) + submitted
+    if config.operator == boards.LATEST or stored is None:
+        return submitted
+    return submitted if config.better(submitted, stored) else None
+
+
+def submit(
+    config: BoardConfig,
+    player_id: str,
+    name: str,
+    score: int,
+    metadata: dict | None = None,
+    now: datetime | None = None,
+    with_rank: bool = True,
+) -> dict[str, Any]:
+    """Apply the board's operator on every period it keeps, entries and rank counters in one transaction.
+
+    Nothing is written if a resulting score is out of bounds. A concurrent write to the same entry (or
+    bucket) cancels the transaction: re-read and retry, so no update is lost or applied twice.
+    """
     now = now or now_utc()
     reached_ms = _ms(now)
     meta = json.dumps(metadata, separators=(",", ":")) if metadata is not None else None
+    if config.operator != boards.INCREMENT and not config.in_bounds(score):
+        raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
     current = periods.current(now, config.periods)
-    if config.operator == boards.INCREMENT:
-        results = _increment(config, current, player_id, name, score, reached_ms, meta)
-    else:
-        if not config.in_bounds(score):
-            raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
-        results = []
-        for period in current:
-            entry = make_entry(config, period, player_id, name, score, reached_ms, meta)
-            result = (
-                store.write_if_better(entry, config.order == boards.DESC)
-                if config.operator == boards.BEST
-                else store.write_latest(entry)
+    parts = [ranking.player_partition(config, p, player_id) for p in current]
+    for attempt in range(WRITE_ATTEMPTS):
+        stored = store.get_entries(player_id, parts)
+        changes, rows = [], []
+        for period, part in zip(current, parts):
+            old = stored.get(part)
+            new_score = _combine(config, old["score"] if old else None, score)
+            if new_score is not None and not config.in_bounds(new_score):
+                raise BadRequest(
+                    f"the result would leave [{config.min_score}, {config.max_score}] on {period.kind}; nothing stored"
+                )
+            if new_score is None or (old is not None and new_score == old["score"]):
+                rows.append((period, part, old["score"], old["rank_key"], False))
+                continue
+            entry = make_entry(config, period, player_id, name, new_score, reached_ms, meta)
+            buckets = store.buckets(part, consistent=True)
+            changes.append(
+                store.Change(
+                    entry,
+                    old["score"] if old else None,
+                    ranking.bucket_containing(buckets, old["rank_key"]) if old else None,
+                    ranking.bucket_containing(buckets, entry.rank_key),
+                )
             )
-            results.append((period, result))
+            rows.append((period, part, new_score, entry.rank_key, True))
+        if not changes:
+            break
+        try:
+            store.apply_changes(changes, ranking.FIRST_LO, ranking.LAST_HI)
+            break
+        except store.Conflict:
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
+    else:
+        raise Conflict("too many concurrent writes to this entry; retry")
+    for change in changes:
+        if change.new_bucket is not None and change.new_bucket.count + 1 > get_settings().bucket_capacity:
+            ranking.split_if_full(change.entry.leaderboard_id, change.new_bucket.lo)
     out = []
-    for period, result in results:
+    for period, part, stored_score, key, changed in rows:
         row = {
             "leaderboard_id": config.leaderboard_id(period.period_id),
             "period": period.kind,
             "period_id": period.period_id,
-            "score": result.score,
-            "changed": result.changed,
+            "score": stored_score,
+            "changed": changed,
         }
         if with_rank:
-            row["rank"] = 1 + store.count_ahead(row["leaderboard_id"], result.rank_key)
+            row["rank"] = ranking.rank_and_total(ranking.partitions(config, period), key)[0]
         out.append(row)
     return {"board_id": config.board_id, "player_id": player_id, "player_name": name, "periods": out}
 
 
-def _increment(config: BoardConfig, current: list[periods.Period], player_id: str, name: str, delta: int,
-               reached_ms: int, meta: str | None) -> list[tuple[periods.Period, store.WriteResult]]:
-    """Read, add, write back in one transaction conditioned on the values read; retry on a race."""
-    ids = [config.leaderboard_id(p.period_id) for p in current]
-    for _ in range(INCREMENT_ATTEMPTS):
-        previous = store.current_scores(player_id, ids)
-        totals = {lb: previous.get(lb, 0) + delta for lb in ids}
-        if not all(config.in_bounds(t) for t in totals.values()):
-            raise BadRequest(
-                f"the total would leave [{config.min_score}, {config.max_score}] on at least one period; nothing stored"
-            )
-        entries = [make_entry(config, p, player_id, name, totals[lb], reached_ms, meta) for p, lb in zip(current, ids)]
-        try:
-            store.write_all_if_unchanged(entries, previous)
-        except store.Conflict:
-            continue
-        return [(p, store.WriteResult(e.score, e.rank_key, delta != 0)) for p, e in zip(current, entries)]
-    raise Conflict("too many concurrent increments for this player; retry")
+def bulk_load(config: BoardConfig, entries: Iterable[store.Entry]) -> int:
+    """Seed many fresh entries at once (simulator, benchmarks): batched puts, then counters rebuilt.
+
+    Not for live traffic: writes racing the rebuild would be miscounted.
+    """
+    touched: set[str] = set()
+
+    def tracked() -> Iterator[store.Entry]:
+        for entry in entries:
+            touched.add(entry.leaderboard_id)
+            yield entry
+
+    written = store.put_entries(tracked())
+    for part in sorted(touched):
+        ranking.rebuild(part)
+    return written
 
 
 def submit_default(player_id: str, name: str, score: int, now: datetime | None = None) -> dict[str, Any]:
@@ -190,7 +243,12 @@ def submit_default(player_id: str, name: str, score: int, now: datetime | None =
         "player_name": name,
         "score": score,
         "boards": [
-            {"leaderboard_id": r["leaderboard_id"], "period": r["period"], "best_score": r["score"], "improved": r["changed"]}
+            {
+                "leaderboard_id": r["leaderboard_id"],
+                "period": r["period"],
+                "best_score": r["score"],
+                "improved": r["changed"],
+            }
             for r in result["periods"]
         ],
     }
@@ -235,13 +293,17 @@ def _decode_cursor(cursor: str | None, leaderboard_id: str) -> tuple[str | None,
     return key, rank
 
 
-def _paged(leaderboard_id: str, limit: int, cursor: str | None, between: tuple[str, str] | None = None):
+def _paged(
+    config: BoardConfig, period: periods.Period, limit: int, cursor: str | None, between: tuple[str, str] | None = None
+):
+    leaderboard_id = config.leaderboard_id(period.period_id)
+    parts = ranking.partitions(config, period)
     after, last_rank = _decode_cursor(cursor, leaderboard_id)
-    items = store.page(leaderboard_id, limit + 1, after=after, between=between)  # one extra: is there more?
+    items = ranking.merged_page(parts, limit + 1, after=after, between=between)  # one extra: is there more?
     more = len(items) > limit
     items = items[:limit]
     if items and after is None and between is not None:
-        last_rank = store.count_ahead(leaderboard_id, items[0]["rank_key"])
+        last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
     entries = _ranked(items, last_rank + 1)
     page = {"entries": entries}
     if more:
@@ -252,19 +314,38 @@ def _paged(leaderboard_id: str, limit: int, cursor: str | None, between: tuple[s
 def top(config: BoardConfig, period: str | None, limit: int, cursor: str | None, now: datetime | None = None):
     p = periods.resolve(period, now or now_utc(), config.periods)
     lb = config.leaderboard_id(p.period_id)
-    return {"board_id": config.board_id, "leaderboard_id": lb, "period": p.kind, "period_id": p.period_id,
-            **_paged(lb, limit, cursor)}
+    return {
+        "board_id": config.board_id,
+        "leaderboard_id": lb,
+        "period": p.kind,
+        "period_id": p.period_id,
+        **_paged(config, p, limit, cursor),
+    }
 
 
-def score_range(config: BoardConfig, period: str | None, low: int, high: int, limit: int, cursor: str | None,
-                now: datetime | None = None):
+def score_range(
+    config: BoardConfig,
+    period: str | None,
+    low: int,
+    high: int,
+    limit: int,
+    cursor: str | None,
+    now: datetime | None = None,
+):
     if low > high:
         raise BadRequest("min_score must not be greater than max_score")
     p = periods.resolve(period, now or now_utc(), config.periods)
     lb = config.leaderboard_id(p.period_id)
     between = keys.score_range(low, high, config.order == boards.DESC)
-    return {"board_id": config.board_id, "leaderboard_id": lb, "period": p.kind, "period_id": p.period_id,
-            "min_score": low, "max_score": high, **_paged(lb, limit, cursor, between)}
+    return {
+        "board_id": config.board_id,
+        "leaderboard_id": lb,
+        "period": p.kind,
+        "period_id": p.period_id,
+        "min_score": low,
+        "max_score": high,
+        **_paged(config, p, limit, cursor, between),
+    }
 
 
 def percentile(rank: int, total: int) -> float:
@@ -275,13 +356,13 @@ def percentile(rank: int, total: int) -> float:
 def around(config: BoardConfig, period: str | None, player_id: str, window: int, now: datetime | None = None):
     p = periods.resolve(period, now or now_utc(), config.periods)
     lb = config.leaderboard_id(p.period_id)
-    item = store.player_entry(player_id, lb)
+    item = store.player_entry(player_id, ranking.player_partition(config, p, player_id))
     if item is None:
         raise NotFound(f"player {player_id} is not on {lb}")
-    rank = 1 + store.count_ahead(lb, item["rank_key"])
-    total = store.count_board(lb)
-    above = list(reversed(store.page(lb, window, before=item["rank_key"]))) if window else []
-    below = store.page(lb, window, after=item["rank_key"]) if window else []
+    parts = ranking.partitions(config, p)
+    rank, total = ranking.rank_and_total(parts, item["rank_key"])
+    above = list(reversed(ranking.merged_page(parts, window, before=item["rank_key"]))) if window else []
+    below = ranking.merged_page(parts, window, after=item["rank_key"]) if window else []
     return {
         "board_id": config.board_id,
         "leaderboard_id": lb,
@@ -299,8 +380,11 @@ def around(config: BoardConfig, period: str | None, player_id: str, window: int,
 def leaderboard(period: str | None, limit: int, now: datetime | None = None) -> dict:
     """GET /leaderboard, the original route: top N of the default board."""
     page = top(boards.DEFAULT_BOARD, period, limit, None, now)
-    return {"leaderboard_id": page["leaderboard_id"], "period": page["period"],
-            "entries": [{k: e[k] for k in ("rank", "player_id", "player_name", "score")} for e in page["entries"]]}
+    return {
+        "leaderboard_id": page["leaderboard_id"],
+        "period": page["period"],
+        "entries": [{k: e[k] for k in ("rank", "player_id", "player_name", "score")} for e in page["entries"]],
+    }
 
 
 def player_stats(player_id: str, now: datetime | None = None) -> dict:
@@ -308,15 +392,15 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     now_s = int((now or now_utc()).timestamp())
     # Other boards' ids contain '#'. TTL deletes expired entries within days, not instantly: hide them meanwhile.
     entries = [
-        e for e in store.player_entries(player_id)
+        e
+        for e in store.player_entries(player_id)
         if "#" not in e["leaderboard_id"] and e.get("expires_at", now_s + 1) > now_s
     ]
     if not entries:
         raise NotFound(f"player {player_id} is on no leaderboard")
     result = []
     for entry in entries:
-        rank = 1 + store.count_ahead(entry["leaderboard_id"], entry["rank_key"])
-        total = store.count_board(entry["leaderboard_id"])
+        rank, total = ranking.rank_and_total([entry["leaderboard_id"]], entry["rank_key"])
         result.append(
             {
                 "leaderboard_id": entry["leaderboard_id"],
@@ -358,5 +442,7 @@ def snapshots(period: str | None, limit: int, now: datetime | None = None) -> di
     return {
         "leaderboard_id": p.period_id,
         "period": p.kind,
-        "snapshots": [{"snapshot_id": s["snapshot_id"], "taken_at": s["taken_at"], "entries": s["entries"]} for s in items],
+        "snapshots": [
+            {"snapshot_id": s["snapshot_id"], "taken_at": s["taken_at"], "entries": s["entries"]} for s in items
+        ],
     }

@@ -18,6 +18,7 @@ class Settings:
     cors_allowed_origins: tuple[str, ...]
     enable_simulator: bool
     period_retention_days: int
+    bucket_capacity: int  # a rank bucket splits past this many entries
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
 
 
@@ -32,5 +33,6 @@ def get_settings() -> Settings:
         cors_allowed_origins=origins or ("*",),
         enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
+        bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
     )

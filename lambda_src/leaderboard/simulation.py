@@ -9,8 +9,34 @@ from typing import Iterator
 
 from . import boards, periods, service, store
 
-_FIRST = ("Ada", "Bea", "Cy", "Dex", "Eve", "Finn", "Gus", "Hana", "Ivo", "Juno", "Kai", "Lux", "Mina", "Nico",
-          "Oz", "Pia", "Quin", "Rex", "Sol", "Tao", "Uma", "Vex", "Wren", "Xia", "Yuki", "Zed")
+_FIRST = (
+    "Ada",
+    "Bea",
+    "Cy",
+    "Dex",
+    "Eve",
+    "Finn",
+    "Gus",
+    "Hana",
+    "Ivo",
+    "Juno",
+    "Kai",
+    "Lux",
+    "Mina",
+    "Nico",
+    "Oz",
+    "Pia",
+    "Quin",
+    "Rex",
+    "Sol",
+    "Tao",
+    "Uma",
+    "Vex",
+    "Wren",
+    "Xia",
+    "Yuki",
+    "Zed",
+)
 _SECOND = ("Blaze", "Frost", "Nova", "Pixel", "Rogue", "Storm", "Viper", "Echo", "Drift", "Bolt", "Onyx", "Flux")
 
 
@@ -39,5 +65,5 @@ def simulate(count: int, seed: int | None = None, now: datetime | None = None) -
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
                 yield service.make_entry(board, period, player_id, name, score, reached, None)
 
-    written = store.put_entries(entries())
+    written = service.bulk_load(board, entries())
     return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

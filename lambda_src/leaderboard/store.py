@@ -65,8 +65,11 @@ class Entry:
         }
 
     def item(self) -> dict[str, Any]:
-        return {schema.SCORES_PARTITION_KEY: self.player_id, schema.SCORES_SORT_KEY: self.leaderboard_id,
-                **self.attributes()}
+        return {
+            schema.SCORES_PARTITION_KEY: self.player_id,
+            schema.SCORES_SORT_KEY: self.leaderboard_id,
+            **self.attributes(),
+        }
 
 
 @dataclass(frozen=True)
@@ -87,69 +90,189 @@ def _update_args(entry: Entry) -> dict[str, Any]:
     }
 
 
-def write_if_better(entry: Entry, descending: bool) -> WriteResult:
-    """Keep-best in ONE conditional write: stored only if absent or worse.
-
-    DynamoDB evaluates the condition and the write atomically, so concurrent
-    submissions can never replace a stored best with a worse score.
-    """
-    worse = "score < :score" if descending else "score > :score"
-    try:
-        client().update_item(
-            **_update_args(entry),
-            ConditionExpression=f"attribute_not_exists(score) OR {worse}",
-            ReturnValuesOnConditionCheckFailure="ALL_OLD",
-        )
-        return WriteResult(entry.score, entry.rank_key, True)
-    except client().exceptions.ConditionalCheckFailedException as err:
-        old = _from_item(err.response.get("Item") or {})
-        return WriteResult(old.get("score", entry.score), old.get("rank_key", entry.rank_key), False)
-
-
-def write_latest(entry: Entry) -> WriteResult:
-    """Overwrite: the latest submission is the entry."""
-    resp = client().update_item(**_update_args(entry), ReturnValues="ALL_OLD")
-    old = _from_item(resp.get("Attributes") or {})
-    return WriteResult(entry.score, entry.rank_key, old.get("score") != entry.score)
-
-
-def current_scores(player_id: str, leaderboard_ids: list[str]) -> dict[str, int]:
-    """Strongly consistent stored scores of one player on some boards (absent boards are left out)."""
-    resp = client().batch_get_item(
-        RequestItems={
-            get_settings().scores_table: {
-                "Keys": [_key(player_id, lb) for lb in leaderboard_ids],
-                "ConsistentRead": True,
-                "ProjectionExpression": "leaderboard_id, score",
-            }
-        }
-    )
-    items = resp["Responses"][get_settings().scores_table]
-    return {i["leaderboard_id"]["S"]: int(i["score"]["N"]) for i in items}
-
-
 class Conflict(Exception):
     """Another writer changed an entry between our read and our write."""
 
 
-def write_all_if_unchanged(entries: list[Entry], previous: dict[str, int]) -> None:
-    """All entries in one transaction, each only if its stored score is still `previous` (or still absent).
+# --- bucket counters (see ranking.py) ---------------------------------------------------------
 
-    Increment uses this: read, add, write back atomically across every period, or nothing.
+BUCKETS_PREFIX = "#buckets#"  # counter items: player_id = prefix + index partition, leaderboard_id = bucket lo
+
+
+def buckets(partition: str, consistent: bool = False):
+    """Every bucket counter of one index partition, in rank-key order (one Query, usually one page)."""
+    from .ranking import Bucket
+
+    items = [
+        _from_item(i)
+        for p in _pages(
+            TableName=get_settings().scores_table,
+            KeyConditionExpression="player_id = :p",
+            ExpressionAttributeValues=_to_item({":p": BUCKETS_PREFIX + partition}),
+            ConsistentRead=consistent,
+        )
+        for i in p.get("Items", [])
+    ]
+    return [Bucket(i["leaderboard_id"], i["hi"], int(i["entries"]), int(i["rev"])) for i in items]
+
+
+def count_range(partition: str, lo: str, hi_inclusive: str) -> int:
+    """COUNT of index entries with lo <= rank_key <= hi_inclusive (bounded by one bucket)."""
+    return sum(
+        p["Count"]
+        for p in _pages(
+            TableName=get_settings().scores_table,
+            IndexName=get_settings().rank_index,
+            KeyConditionExpression="leaderboard_id = :b AND rank_key BETWEEN :lo AND :hi",
+            ExpressionAttributeValues=_to_item({":b": partition, ":lo": lo, ":hi": hi_inclusive}),
+            Select="COUNT",
+        )
+    )
+
+
+def _bucket_update(partition: str, bucket, delta: int) -> dict:
+    """Counter change inside a transaction; fails if the bucket was split since it was read."""
+    return {
+        "Update": {
+            "TableName": get_settings().scores_table,
+            "Key": _key(BUCKETS_PREFIX + partition, bucket.lo),
+            "UpdateExpression": "ADD entries :d, rev :one",
+            "ConditionExpression": "hi = :hi",
+            "ExpressionAttributeValues": _to_item({":d": delta, ":one": 1, ":hi": bucket.hi}),
+        }
+    }
+
+
+def _first_bucket(partition: str, lo: str, hi: str) -> dict:
+    return {
+        "Put": {
+            "TableName": get_settings().scores_table,
+            "Item": _to_item(
+                {"player_id": BUCKETS_PREFIX + partition, "leaderboard_id": lo, "hi": hi, "entries": 1, "rev": 1}
+            ),
+            "ConditionExpression": "attribute_not_exists(leaderboard_id)",
+        }
+    }
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry's new state, the stored score it replaces (None: new entry), and the buckets involved."""
+
+    entry: Entry
+    previous_score: int | None
+    old_bucket: Any  # ranking.Bucket or None (new entry)
+    new_bucket: Any  # ranking.Bucket, or None when the partition has no bucket yet
+
+
+def apply_changes(changes: list[Change], first_lo: str, last_hi: str) -> None:
+    """Entries and their bucket counters in ONE transaction, each entry only if unchanged since read.
+
+    Raises Conflict when another writer got there first (or a bucket split): the caller re-reads and retries.
     """
     items = []
-    for entry in entries:
-        args = _update_args(entry)
-        if entry.leaderboard_id in previous:
-            args["ConditionExpression"] = "score = :old"
-            args["ExpressionAttributeValues"][":old"] = _serializer.serialize(previous[entry.leaderboard_id])
-        else:
+    for ch in changes:
+        args = _update_args(ch.entry)
+        if ch.previous_score is None:
             args["ConditionExpression"] = "attribute_not_exists(score)"
+        else:
+            args["ConditionExpression"] = "score = :old"
+            args["ExpressionAttributeValues"][":old"] = _serializer.serialize(ch.previous_score)
         items.append({"Update": args})
+        part = ch.entry.leaderboard_id
+        if ch.new_bucket is None:
+            items.append(_first_bucket(part, first_lo, last_hi))
+        elif ch.old_bucket is not None and ch.old_bucket.lo == ch.new_bucket.lo:
+            items.append(_bucket_update(part, ch.new_bucket, 0))  # same bucket: no count change, but a new rev
+        else:
+            if ch.old_bucket is not None:
+                items.append(_bucket_update(part, ch.old_bucket, -1))
+            items.append(_bucket_update(part, ch.new_bucket, 1))
     try:
         client().transact_write_items(TransactItems=items)
     except client().exceptions.TransactionCanceledException as err:
         raise Conflict() from err
+
+
+def split_bucket(partition: str, bucket, mid: str, left: int) -> bool:
+    """Cut [lo, hi) at mid: the lo item keeps `left` entries, a new item [mid, hi) the rest.
+
+    Only if no entry of the bucket changed since `bucket` was read (its rev); False otherwise.
+    """
+    table = get_settings().scores_table
+    try:
+        client().transact_write_items(
+            TransactItems=[
+                {
+                    "Update": {
+                        "TableName": table,
+                        "Key": _key(BUCKETS_PREFIX + partition, bucket.lo),
+                        "UpdateExpression": "SET hi = :mid, entries = :left ADD rev :one",
+                        "ConditionExpression": "rev = :rev AND hi = :hi",
+                        "ExpressionAttributeValues": _to_item(
+                            {":mid": mid, ":left": left, ":one": 1, ":rev": bucket.rev, ":hi": bucket.hi}
+                        ),
+                    }
+                },
+                {
+                    "Put": {
+                        "TableName": table,
+                        "Item": _to_item(
+                            {
+                                "player_id": BUCKETS_PREFIX + partition,
+                                "leaderboard_id": mid,
+                                "hi": bucket.hi,
+                                "entries": bucket.count - left,
+                                "rev": 1,
+                            }
+                        ),
+                        "ConditionExpression": "attribute_not_exists(leaderboard_id)",
+                    }
+                },
+            ]
+        )
+        return True
+    except client().exceptions.TransactionCanceledException:
+        return False
+
+
+def put_buckets(partition: str, bounds: list[tuple[str, str, int]]) -> None:
+    """Replace a partition's counters wholesale (bulk loads: no concurrent writers)."""
+    old = [b.lo for b in buckets(partition, consistent=True)]
+    _batch({"DeleteRequest": {"Key": _key(BUCKETS_PREFIX + partition, lo)}} for lo in old)
+    _batch(
+        {
+            "PutRequest": {
+                "Item": _to_item(
+                    {"player_id": BUCKETS_PREFIX + partition, "leaderboard_id": lo, "hi": hi, "entries": n, "rev": 1}
+                )
+            }
+        }
+        for lo, hi, n in bounds
+    )
+
+
+def index_keys(partition: str) -> Iterator[str]:
+    """Every rank key of an index partition, in order (bulk loads rebuild their counters from it)."""
+    s = get_settings()
+    for p in _pages(
+        TableName=s.scores_table,
+        IndexName=s.rank_index,
+        KeyConditionExpression="leaderboard_id = :b",
+        ExpressionAttributeValues=_to_item({":b": partition}),
+        ProjectionExpression="rank_key",
+    ):
+        for i in p.get("Items", []):
+            yield i["rank_key"]["S"]
+
+
+def get_entries(player_id: str, partitions: list[str]) -> dict[str, dict]:
+    """Strongly consistent entries of one player in some index partitions (absent ones left out)."""
+    table = get_settings().scores_table
+    resp = client().batch_get_item(
+        RequestItems={table: {"Keys": [_key(player_id, p) for p in partitions], "ConsistentRead": True}}
+    )
+    return {i["leaderboard_id"]: i for i in (_from_item(x) for x in resp["Responses"][table])}
 
 
 # --- reads of the rank index -------------------------------------------------------------
@@ -166,8 +289,13 @@ def _index_query(leaderboard_id: str, condition: str = "", values: dict | None =
     )
 
 
-def page(leaderboard_id: str, limit: int, after: str | None = None, before: str | None = None,
-         between: tuple[str, str] | None = None) -> list[dict]:
+def page(
+    leaderboard_id: str,
+    limit: int,
+    after: str | None = None,
+    before: str | None = None,
+    between: tuple[str, str] | None = None,
+) -> list[dict]:
     """Up to `limit` entries of a board in rank order, after a rank key and/or within a key range,
     or the nearest `limit` before a rank key (closest first).
 
@@ -216,35 +344,6 @@ def player_entries(player_id: str) -> list[dict]:
 def player_entry(player_id: str, leaderboard_id: str) -> dict | None:
     resp = client().get_item(TableName=get_settings().scores_table, Key=_key(player_id, leaderboard_id))
     return _from_item(resp["Item"]) if "Item" in resp else None
-
-
-def count_ahead(leaderboard_id: str, rank_key: str) -> int:
-    """Entries that rank before `rank_key` on a board (COUNT pages through all of them)."""
-    s = get_settings()
-    return sum(
-        p["Count"]
-        for p in _pages(
-            TableName=s.scores_table,
-            IndexName=s.rank_index,
-            KeyConditionExpression="leaderboard_id = :b AND rank_key < :k",
-            ExpressionAttributeValues=_to_item({":b": leaderboard_id, ":k": rank_key}),
-            Select="COUNT",
-        )
-    )
-
-
-def count_board(leaderboard_id: str) -> int:
-    s = get_settings()
-    return sum(
-        p["Count"]
-        for p in _pages(
-            TableName=s.scores_table,
-            IndexName=s.rank_index,
-            KeyConditionExpression="leaderboard_id = :b",
-            ExpressionAttributeValues=_to_item({":b": leaderboard_id}),
-            Select="COUNT",
-        )
-    )
 
 
 # --- batched writes -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Sequence
 
-from aws_cdk import Duration, Stack, aws_apigateway as apigw, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
+from aws_cdk import Duration, aws_apigateway as apigw, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager, aws_ssm as ssm
 from constructs import Construct
 
@@ -104,7 +104,9 @@ class LeaderboardApi(Construct):
             generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=40),
             removal_policy=removal,
         )
-        acknowledge(self.api_key_secret, "SMG4", "Rotating the key means re-reading it on the dashboard: manual, see README")
+        acknowledge(
+            self.api_key_secret, "SMG4", "Rotating the key means re-reading it on the dashboard: manual, see README"
+        )
         self.rest_api = self._rest_api(props, cors_origins)
 
     def _shared_role(self, tables: LeaderboardTables, log_groups: list[logs.LogGroup]) -> iam.Role:
@@ -116,8 +118,13 @@ class LeaderboardApi(Construct):
                 # boards and the board list; GetItem/BatchGetItem: a board, an entry, increment's read;
                 # PutItem/DeleteItem: board configs and idempotency records; BatchWriteItem: seeding, purges.
                 actions=[
-                    "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
-                    "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+                    "dynamodb:BatchGetItem",
+                    "dynamodb:BatchWriteItem",
+                    "dynamodb:DeleteItem",
+                    "dynamodb:GetItem",
+                    "dynamodb:PutItem",
+                    "dynamodb:Query",
+                    "dynamodb:UpdateItem",
                 ],
                 resources=[tables.scores.table_arn],
             ),
@@ -165,8 +172,15 @@ class LeaderboardApi(Construct):
                 stage_name=props.stage,
                 access_log_destination=apigw.LogGroupLogDestination(access_logs),
                 access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
-                    caller=False, http_method=True, ip=True, protocol=True, request_time=True,
-                    resource_path=True, response_length=True, status=True, user=False,
+                    caller=False,
+                    http_method=True,
+                    ip=True,
+                    protocol=True,
+                    request_time=True,
+                    resource_path=True,
+                    response_length=True,
+                    status=True,
+                    user=False,
                 ),
                 throttling_rate_limit=props.throttle_rate_limit,
                 throttling_burst_limit=props.throttle_burst_limit,
@@ -180,7 +194,9 @@ class LeaderboardApi(Construct):
             ),
         )
         stage = api.deployment_stage
-        acknowledge(stage, "APIG6", "JSON access logs are on; execution logs would need an account-wide CloudWatch role")
+        acknowledge(
+            stage, "APIG6", "JSON access logs are on; execution logs would need an account-wide CloudWatch role"
+        )
         acknowledge(stage, "APIG3", "No WAF by default (from 5 USD/month); stage throttling and the write key guard it")
         self._gateway_responses(api, cors_origins)
         validator = api.add_request_validator(
@@ -215,13 +231,16 @@ class LeaderboardApi(Construct):
 
         key = api.add_api_key(
             "WriteKey",
-            description="Write routes (POST); its value lives only in Secrets Manager",
-            value=self.api_key_secret.secret_value.unsafe_unwrap(),  # a {{resolve:secretsmanager}} reference, not the value
+            description="Write routes (POST, DELETE); its value lives only in Secrets Manager",
+            # A {{resolve:secretsmanager:...}} reference in the template, never the value itself.
+            value=self.api_key_secret.secret_value.unsafe_unwrap(),
         )
         plan = api.add_usage_plan(
             "WritePlan",
             description="Clients that may call the write routes",
-            throttle=apigw.ThrottleSettings(rate_limit=props.throttle_rate_limit, burst_limit=props.throttle_burst_limit),
+            throttle=apigw.ThrottleSettings(
+                rate_limit=props.throttle_rate_limit, burst_limit=props.throttle_burst_limit
+            ),
         )
         plan.add_api_stage(stage=api.deployment_stage)
         plan.add_api_key(key)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Fn, Stack
+from aws_cdk import Stack
 from constructs import Construct
 
 from .api import LeaderboardApi

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from aws_cdk import Stack, aws_ec2 as ec2, aws_logs as logs, aws_s3_assets as s3_assets, aws_secretsmanager as secretsmanager
+from aws_cdk import (
+    Stack,
+    aws_ec2 as ec2,
+    aws_logs as logs,
+    aws_s3_assets as s3_assets,
+    aws_secretsmanager as secretsmanager,
+)
 from constructs import Construct
 
 from .nag import acknowledge
@@ -125,8 +131,12 @@ class Dashboard(Construct):
         api_key_secret.grant_read(self.instance.role)
         self.admin_secret.grant_read(self.instance.role)
         self._acknowledge_instance_findings()
-        ec2.CfnEIPAssociation(self, "AddressAssociation", allocation_id=address.eip.attr_allocation_id,
-                              instance_id=self.instance.instance_id)
+        ec2.CfnEIPAssociation(
+            self,
+            "AddressAssociation",
+            allocation_id=address.eip.attr_allocation_id,
+            instance_id=self.instance.instance_id,
+        )
         self.url = address.url
 
     def _acknowledge_instance_findings(self) -> None:

@@ -17,7 +17,9 @@ class LeaderboardTables(Construct):
         super().__init__(scope, id)
         common = dict(
             billing_mode=ddb.BillingMode.PAY_PER_REQUEST,  # nothing to pay at idle
-            point_in_time_recovery_specification=ddb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
+            point_in_time_recovery_specification=ddb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
             # Encrypted at rest with the AWS owned key: free, and no KMS permission to manage.
             encryption=ddb.TableEncryption.DEFAULT,
             removal_policy=removal_policy,

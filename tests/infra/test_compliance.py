@@ -48,6 +48,8 @@ def test_cfn_lint_passes(stage, dev_template_json, prod_template_json, tmp_path)
     path.write_text(json.dumps(template))
     result = subprocess.run(
         [str(Path(sys.executable).with_name("cfn-lint")), "--config-file", str(ROOT / ".cfnlintrc.yaml"), str(path)],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout + result.stderr

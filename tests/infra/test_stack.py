@@ -57,8 +57,13 @@ def test_shared_role_is_least_privilege(template):
     statements = {s["Sid"]: s for s in _role_statements(template)}
     assert set(statements) == {"ScoresReadWrite", "RankIndexQuery", "SnapshotsAppendRead", "OwnLogGroups", "XRayTraces"}
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
-        "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
-        "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:BatchWriteItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
     ]
     assert statements["RankIndexQuery"]["Action"] == "dynamodb:Query"
     index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
@@ -94,7 +99,10 @@ def test_scores_table_keys_gsi_ttl_pitr(template):
                         {"AttributeName": "leaderboard_id", "KeyType": "HASH"},
                         {"AttributeName": "rank_key", "KeyType": "RANGE"},
                     ],
-                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["score", "player_name", "metadata"]},
+                    "Projection": {
+                        "ProjectionType": "INCLUDE",
+                        "NonKeyAttributes": ["score", "player_name", "metadata"],
+                    },
                 }
             ],
         },
@@ -219,7 +227,9 @@ def test_instance_requires_imdsv2_and_encrypts_ebs(template):
 
 def test_image_is_latest_al2023_from_public_ssm_parameter(dev_template_json):
     params = dev_template_json["Parameters"]
-    assert any(p.get("Default", "").startswith("/aws/service/ami-amazon-linux-latest/al2023-ami") for p in params.values())
+    assert any(
+        p.get("Default", "").startswith("/aws/service/ami-amazon-linux-latest/al2023-ami") for p in params.values()
+    )
 
 
 def test_no_nat_gateway_and_public_subnets_only(template):
@@ -284,8 +294,12 @@ def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_
 
 def test_two_stages_do_not_collide(dev_template_json, prod_template_json):
     """No hard-coded physical names: both stages can live in one account."""
-    named = {"AWS::DynamoDB::Table": "TableName", "AWS::Lambda::Function": "FunctionName",
-             "AWS::Logs::LogGroup": "LogGroupName", "AWS::SecretsManager::Secret": "Name"}
+    named = {
+        "AWS::DynamoDB::Table": "TableName",
+        "AWS::Lambda::Function": "FunctionName",
+        "AWS::Logs::LogGroup": "LogGroupName",
+        "AWS::SecretsManager::Secret": "Name",
+    }
     for t in (dev_template_json, prod_template_json):
         for r in t["Resources"].values():
             if r["Type"] in named:

@@ -1,0 +1,348 @@
+"""Many boards (issue 4) under moto: operators, orders, bounds, idempotency, bulk, pages, around-me, ranges."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
+from leaderboard import boards, service
+from leaderboard.settings import get_settings
+from routes import ROUTES
+from tests.unit.conftest import call, scan
+from tests.unit.openapi_check import assert_matches_openapi
+
+
+def api(handler, method, template, params=None, **kwargs):
+    path = template.format(**(params or {}))
+    status, body, headers = call(handler, method, path, **kwargs)
+    assert_matches_openapi(method, template, status, body)
+    return status, body
+
+
+def create(board_id, **fields):
+    return api(leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": board_id, **fields})
+
+
+def post(board, player, score, headers=None, **extra):
+    return api(
+        score_submit.handler,
+        "POST",
+        "/leaderboards/{board}/scores",
+        {"board": board},
+        body={"player_id": player, "score": score, **extra},
+        headers=headers,
+    )
+
+
+def top(board, **query):
+    return api(
+        leaderboard_query.handler,
+        "GET",
+        "/leaderboards/{board}/top",
+        {"board": board},
+        query={k: str(v) for k, v in query.items()},
+    )
+
+
+def around(board, player, **query):
+    return api(
+        player_stats.handler,
+        "GET",
+        "/leaderboards/{board}/players/{player_id}",
+        {"board": board, "player_id": player},
+        query={k: str(v) for k, v in query.items()},
+    )
+
+
+def ids(page):
+    return [e["player_id"] for e in page["entries"]]
+
+
+def test_create_show_list_and_conflict(ddb):
+    status, board = create("race", name="Race", order="asc", periods=["all-time", "monthly"])
+    assert status == 201
+    assert board["order"] == "asc" and board["operator"] == "best"
+    assert [p["period"] for p in board["periods"]] == ["all-time", "monthly"]
+    monthly = board["periods"][1]
+    assert monthly["current"].startswith("monthly-") and monthly["next_reset"].endswith("T00:00:00Z")
+    assert create("race")[0] == 409
+    assert create("global")[0] == 409
+    status, listing = api(leaderboard_admin.handler, "GET", "/leaderboards")
+    # global is built in; the dev stage declares speedrun in cdk.json.
+    assert [b["board_id"] for b in listing["leaderboards"]] == ["global", "speedrun", "race"]
+    status, shown = api(leaderboard_admin.handler, "GET", "/leaderboards/{board}", {"board": "race"})
+    assert status == 200 and shown["name"] == "Race"
+    assert api(leaderboard_admin.handler, "GET", "/leaderboards/{board}", {"board": "nope"})[0] == 404
+
+
+@pytest.mark.parametrize(
+    "fields, fragment",
+    [
+        ({"board_id": "Bad Id"}, "board_id"),
+        ({"board_id": "x", "order": "up"}, "order"),
+        ({"board_id": "x", "operator": "max"}, "operator"),
+        ({"board_id": "x", "periods": []}, "periods"),
+        ({"board_id": "x", "periods": ["hourly"]}, "periods"),
+        ({"board_id": "x", "periods": ["daily", "daily"]}, "periods"),
+        ({"board_id": "x", "min_score": 10, "max_score": 5}, "min_score"),
+        ({"board_id": "x", "min_score": -1}, "min_score"),
+        ({"board_id": "x", "colour": "red"}, "unknown field"),
+    ],
+)
+def test_bad_board_definitions_are_400_and_store_nothing(ddb, fields, fragment):
+    status, body = api(leaderboard_admin.handler, "POST", "/leaderboards", body=fields)
+    assert status == 400 and fragment in body["error"]
+    assert scan(ddb, get_settings().scores_table) == []
+
+
+def test_best_on_desc_and_asc_boards(ddb):
+    create("high", periods=["all-time", "daily"])
+    create("fast", order="asc")
+    post("high", "a", 10)
+    _, r = post("high", "a", 5)
+    assert [(p["score"], p["changed"], p["rank"]) for p in r["periods"]] == [(10, False, 1), (10, False, 1)]
+    post("fast", "a", 30)
+    _, r = post("fast", "a", 20)
+    assert r["periods"][0]["score"] == 20 and r["periods"][0]["changed"]
+    _, r = post("fast", "a", 25)
+    assert r["periods"][0]["score"] == 20 and not r["periods"][0]["changed"]
+    post("fast", "b", 10)
+    post("fast", "c", 40)
+    _, page = top("fast")
+    assert ids(page) == ["b", "a", "c"]
+    assert [e["score"] for e in page["entries"]] == [10, 20, 40]
+
+
+def test_latest_overwrites_even_with_a_worse_score(ddb):
+    create("mood", operator="latest")
+    post("mood", "a", 50)
+    _, r = post("mood", "a", 7)
+    assert r["periods"][0]["score"] == 7 and r["periods"][0]["changed"]
+    _, r = post("mood", "a", 7)
+    assert not r["periods"][0]["changed"]
+
+
+def test_increment_adds_allows_negative_and_stays_in_bounds(ddb):
+    create("coins", operator="increment", periods=["all-time", "daily"], max_score=100)
+    post("coins", "a", 40)
+    _, r = post("coins", "a", 35)
+    assert [p["score"] for p in r["periods"]] == [75, 75]
+    _, r = post("coins", "a", -25)
+    assert [p["score"] for p in r["periods"]] == [50, 50]
+    status, body = post("coins", "a", 60)  # would be 110 > max_score
+    assert status == 400 and "nothing stored" in body["error"]
+    status, body = post("coins", "a", -60)  # would be -10 < min_score
+    assert status == 400
+    _, me = around("coins", "a")
+    assert me["score"] == 50
+
+
+def test_scores_out_of_bounds_are_refused_and_stored_nowhere(ddb):
+    create("capped", min_score=10, max_score=1000)
+    for score in (9, 1001, -5):
+        status, body = post("capped", "cheater", score)
+        assert status == 400 and "between 10 and 1000" in body["error"]
+    assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "cheater"] == []
+
+
+def test_idempotency_key_makes_a_retry_a_no_op(ddb):
+    create("coins", operator="increment")
+    first = post("coins", "a", 10, headers={"Idempotency-Key": "abc-1"})
+    again = post("coins", "a", 10, headers={"Idempotency-Key": "abc-1"})
+    assert first == again and first[1]["periods"][0]["score"] == 10
+    _, r = post("coins", "a", 10, headers={"Idempotency-Key": "abc-2"})
+    assert r["periods"][0]["score"] == 20
+    status, body = post("coins", "a", 99, headers={"Idempotency-Key": "abc-1"})
+    assert status == 422 and "different request" in body["error"]
+    status, _ = post("coins", "a", 1, headers={"Idempotency-Key": "bad key with spaces"})
+    assert status == 400
+    _, me = around("coins", "a")
+    assert me["score"] == 20
+
+
+def test_bulk_keeps_input_order_and_isolates_bad_entries(ddb):
+    create("bulk")
+    entries = [
+        {"player_id": "a", "score": 5},
+        {"player_id": "b", "score": "ten"},
+        {"player_id": "c", "score": 7, "metadata": {"level": 3}},
+        "not an object",
+        {"player_id": "", "score": 1},
+    ]
+    status, body = api(
+        score_submit.handler, "POST", "/leaderboards/{board}/scores/bulk", {"board": "bulk"}, body={"entries": entries}
+    )
+    assert status == 200 and body["accepted"] == 2 and body["rejected"] == 3
+    assert [r["index"] for r in body["results"]] == [0, 1, 2, 3, 4]
+    assert [r["status"] for r in body["results"]] == [200, 400, 200, 400, 400]
+    assert "integer" in body["results"][1]["error"]
+    _, page = top("bulk")
+    assert ids(page) == ["c", "a"] and page["entries"][0]["metadata"] == {"level": 3}
+    for bad in ({"entries": []}, {"entries": [{}] * 501}, {"entries": "x"}):
+        status, _ = api(score_submit.handler, "POST", "/leaderboards/{board}/scores/bulk", {"board": "bulk"}, body=bad)
+        assert status == 400
+
+
+def test_cursor_pages_walk_the_whole_ranking_once(ddb):
+    create("big")
+    for i in range(23):
+        post("big", f"p{i:02d}", i)
+    seen, ranks, cursor, pages = [], [], None, 0
+    while True:
+        query = {"limit": 5, **({"cursor": cursor} if cursor else {})}
+        _, page = top("big", **query)
+        pages += 1
+        seen += ids(page)
+        ranks += [e["rank"] for e in page["entries"]]
+        cursor = page.get("next_cursor")
+        if not cursor:
+            break
+    assert pages == 5
+    assert seen == [f"p{i:02d}" for i in range(22, -1, -1)]
+    assert ranks == list(range(1, 24))
+    status, body = top("big", cursor="garbage")
+    assert status == 400 and "cursor" in body["error"]
+    _, first = top("big", limit=5)
+    status, _ = api(
+        leaderboard_query.handler,
+        "GET",
+        "/leaderboards/{board}/top",
+        {"board": "big"},
+        query={"period": "daily", "cursor": first["next_cursor"]},
+    )
+    assert status == 400  # a cursor belongs to one board period
+
+
+def test_around_me_at_the_top_bottom_and_middle(ddb):
+    create("ring", periods=["all-time"])
+    for i in range(10):
+        post("ring", f"p{i}", i * 10, metadata={"skin": f"s{i}"})
+    _, best = around("ring", "p9", window=3)
+    assert best["rank"] == 1 and best["above"] == [] and [e["player_id"] for e in best["below"]] == ["p8", "p7", "p6"]
+    assert best["metadata"] == {"skin": "s9"} and best["total_players"] == 10 and best["percentile"] == 90.0
+    _, worst = around("ring", "p0", window=3)
+    assert worst["rank"] == 10 and worst["below"] == []
+    assert [(e["rank"], e["player_id"]) for e in worst["above"]] == [(7, "p3"), (8, "p2"), (9, "p1")]
+    _, mid = around("ring", "p5", window=2)
+    assert [e["rank"] for e in mid["above"]] == [3, 4] and [e["rank"] for e in mid["below"]] == [6, 7]
+    assert around("ring", "ghost")[0] == 404
+    assert around("ring", "p1", window=51)[0] == 400
+
+
+def test_ranks_agree_with_top_order_including_ties(ddb):
+    create("ties")
+    t0 = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+    config = service.get_board("ties")
+    for i, (player, score) in enumerate([("zed", 50), ("amy", 50), ("bob", 70), ("cat", 50)]):
+        service.submit(config, player, player, score, now=t0 + timedelta(seconds=i))
+    _, page = top("ties")
+    assert ids(page) == ["bob", "zed", "amy", "cat"]  # equal scores: first to reach them first
+    for entry in page["entries"]:
+        assert around("ties", entry["player_id"])[1]["rank"] == entry["rank"]
+
+
+def test_score_range_best_first_with_ranks(ddb):
+    for order in ("desc", "asc"):
+        create(f"r-{order}", order=order)
+        for i in range(10):
+            post(f"r-{order}", f"p{i}", i * 10)
+        status, page = api(
+            leaderboard_query.handler,
+            "GET",
+            "/leaderboards/{board}/range",
+            {"board": f"r-{order}"},
+            query={"min_score": "20", "max_score": "50", "limit": "3"},
+        )
+        assert status == 200
+        expected = [50, 40, 30, 20] if order == "desc" else [20, 30, 40, 50]
+        assert [e["score"] for e in page["entries"]] == expected[:3]
+        first_rank = 5 if order == "desc" else 3
+        assert [e["rank"] for e in page["entries"]] == [first_rank, first_rank + 1, first_rank + 2]
+        _, rest = api(
+            leaderboard_query.handler,
+            "GET",
+            "/leaderboards/{board}/range",
+            {"board": f"r-{order}"},
+            query={"min_score": "20", "max_score": "50", "cursor": page["next_cursor"]},
+        )
+        assert [e["score"] for e in rest["entries"]] == expected[3:] and "next_cursor" not in rest
+    status, body = api(
+        leaderboard_query.handler,
+        "GET",
+        "/leaderboards/{board}/range",
+        {"board": "r-asc"},
+        query={"min_score": "50", "max_score": "20"},
+    )
+    assert status == 400
+
+
+def test_past_periods_are_readable_by_id(ddb):
+    create("weekly", periods=["daily", "weekly"])
+    config = service.get_board("weekly")
+    yesterday = datetime.now(timezone.utc) - timedelta(days=1)
+    service.submit(config, "old", "Old", 5, now=yesterday)
+    post("weekly", "new", 9)
+    day_id = f"daily-{yesterday.date().isoformat()}"
+    _, page = top("weekly", period=day_id)
+    assert ids(page) == ["old"] and page["period_id"] == day_id
+    _, today = top("weekly", period="daily")
+    assert ids(today) == ["new"]
+    assert top("weekly", period="all-time")[0] == 400  # not a period this board keeps
+
+
+def test_delete_removes_board_and_entries(ddb):
+    create("gone", periods=["all-time", "daily"])
+    for i in range(30):
+        post("gone", f"p{i}", i)
+    status, result = api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "gone"})
+    assert status == 200 and result["deleted_entries"] == 60
+    assert not [i for i in scan(ddb, get_settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
+    assert top("gone")[0] == 404
+    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "gone"})[0] == 404
+    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "global"})[0] == 400
+
+
+def test_large_board_deletes_in_steps(ddb):
+    create("huge")
+    config = service.get_board("huge")
+    for i in range(12):
+        service.submit(config, f"p{i}", "x", i)
+    done, result = service.delete_board("huge", budget=5)
+    assert not done and result["status"] == "deleting"
+    assert top("huge")[0] == 404  # gone for readers at once
+    assert create("huge")[0] == 409  # the id is not reusable mid-purge
+    while not done:
+        done, result = service.delete_board("huge", budget=5)
+    assert create("huge")[0] == 201
+
+
+def test_declared_boards_exist_without_being_created(ddb, monkeypatch):
+    monkeypatch.setenv("DECLARED_BOARDS", json.dumps([{"board_id": "lap", "order": "asc"}]))
+    get_settings.cache_clear()
+    _, listing = api(leaderboard_admin.handler, "GET", "/leaderboards")
+    assert [b["board_id"] for b in listing["leaderboards"]] == ["global", "lap"]
+    post("lap", "a", 99)
+    post("lap", "b", 12)
+    assert ids(top("lap")[1]) == ["b", "a"]
+    assert create("lap")[0] == 409
+    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "lap"})[0] == 400
+
+
+def test_default_board_is_reachable_through_the_new_routes(ddb):
+    call(score_submit.handler, "POST", "/scores", body={"player_id": "a", "score": 3})
+    _, page = top("global")
+    assert ids(page) == ["a"] and page["leaderboard_id"] == "all-time"
+    assert boards.DEFAULT_BOARD.leaderboard_id("daily-2026-11-30") == "daily-2026-11-30"
+
+
+def test_openapi_document_covers_every_route(ddb):
+    status, doc = api(leaderboard_admin.handler, "GET", "/openapi.json")
+    assert status == 200 and doc["openapi"].startswith("3.")
+    documented = {(m.upper(), p) for p, ops in doc["paths"].items() for m in ops}
+    assert documented == {(r.method, r.path) for r in ROUTES}
+    for route in ROUTES:
+        op = doc["paths"][route.path][route.method.lower()]
+        assert ("security" in op) == route.needs_key
