@@ -10,7 +10,7 @@ SCORES_SORT_KEY = "leaderboard_id"
 RANK_INDEX = "leaderboard-rank-index"
 RANK_INDEX_PARTITION_KEY = "leaderboard_id"
 RANK_INDEX_SORT_KEY = "rank_key"  # encoded by leaderboard.keys
-RANK_INDEX_PROJECTED = ("score", "player_name", "metadata")  # what a ranking read shows beyond the keys
+RANK_INDEX_PROJECTED = ("score", "player_name", "metadata", "reached_at")  # what ranking reads need beyond the keys
 TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
 
 # leaderboard-snapshots: append-only history; one board's snapshots are one partition.

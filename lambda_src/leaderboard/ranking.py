@@ -82,11 +82,16 @@ def total(parts: Iterable[str]) -> int:
     return sum(b.count for part in parts for b in store.buckets(part))
 
 
-def merged_page(parts: list[str], limit: int, **query) -> list[dict]:
-    """Scatter-gather: the first `limit` entries over all shards, in rank-key order (or reverse with before=)."""
-    if len(parts) == 1:
+def merged_page(parts: list[str], limit: int, with_history: bool = False, **query) -> list[dict]:
+    """Scatter-gather: the first `limit` entries over all shards, in rank-key order (or reverse with before=).
+
+    with_history (and as_of=ms): the ranking as it stood at as_of, replaced versions included, so a walk
+    through pages sees every entry exactly once however scores change meanwhile.
+    """
+    sources = [(p, False) for p in parts] + ([(p, True) for p in parts] if with_history else [])
+    if len(sources) == 1:
         return store.page(parts[0], limit, **query)
-    pages = [store.page(p, limit, **query) for p in parts]
+    pages = [store.page(p, limit, history=h, **query) for p, h in sources]
     reverse = query.get("before") is not None
     return list(heapq.merge(*pages, key=lambda e: e["rank_key"], reverse=reverse))[:limit]
 

@@ -97,6 +97,7 @@ class Conflict(Exception):
 # --- bucket counters (see ranking.py) ---------------------------------------------------------
 
 BUCKETS_PREFIX = "#buckets#"  # counter items: player_id = prefix + index partition, leaderboard_id = bucket lo
+HISTORY_PREFIX = "#history#"  # replaced versions of entries: player_id = prefix + partition, leaderboard_id = old key
 
 
 def buckets(partition: str, consistent: bool = False):
@@ -163,9 +164,32 @@ class Change:
     previous_score: int | None
     old_bucket: Any  # ranking.Bucket or None (new entry)
     new_bucket: Any  # ranking.Bucket, or None when the partition has no bucket yet
+    replaced: dict | None = None  # the stored entry this change replaces (kept a while for consistent pages)
 
 
-def apply_changes(changes: list[Change], first_lo: str, last_hi: str) -> None:
+def _history_put(replaced: dict, replaced_at: int, keep_until: int) -> dict:
+    """The replaced version of an entry, so that pages walked from an earlier moment still see it there."""
+    return {
+        "Put": {
+            "TableName": get_settings().scores_table,
+            "Item": _to_item(
+                {
+                    "player_id": HISTORY_PREFIX + replaced["leaderboard_id"],
+                    "leaderboard_id": replaced["rank_key"],
+                    "player": replaced["player_id"],
+                    "score": replaced["score"],
+                    "player_name": replaced.get("player_name"),
+                    "metadata": replaced.get("metadata"),
+                    "valid_from": replaced["reached_at"],
+                    "valid_to": replaced_at,
+                    "expires_at": keep_until,
+                }
+            ),
+        }
+    }
+
+
+def apply_changes(changes: list[Change], first_lo: str, last_hi: str, history_seconds: int = 0) -> None:
     """Entries and their bucket counters in ONE transaction, each entry only if unchanged since read.
 
     Raises Conflict when another writer got there first (or a bucket split): the caller re-reads and retries.
@@ -179,6 +203,9 @@ def apply_changes(changes: list[Change], first_lo: str, last_hi: str) -> None:
             args["ConditionExpression"] = "score = :old"
             args["ExpressionAttributeValues"][":old"] = _serializer.serialize(ch.previous_score)
         items.append({"Update": args})
+        if ch.replaced is not None and history_seconds:
+            replaced_at = ch.entry.reached_at  # the old version was live until the new one was written
+            items.append(_history_put(ch.replaced, replaced_at, int(time.time()) + history_seconds + 3600))
         part = ch.entry.leaderboard_id
         if ch.new_bucket is None:
             items.append(_first_bucket(part, first_lo, last_hi))
@@ -290,35 +317,60 @@ def _index_query(leaderboard_id: str, condition: str = "", values: dict | None =
 
 
 def page(
-    leaderboard_id: str,
+    partition: str,
     limit: int,
     after: str | None = None,
     before: str | None = None,
     between: tuple[str, str] | None = None,
+    as_of: int | None = None,
+    history: bool = False,
 ) -> list[dict]:
-    """Up to `limit` entries of a board in rank order, after a rank key and/or within a key range,
-    or the nearest `limit` before a rank key (closest first).
+    """Up to `limit` entries of an index partition in rank order, after a rank key and/or within a key
+    range, or the nearest `limit` before a rank key (closest first).
 
-    Index queries only (more than one just when a 1 MB page ends early); nothing is sorted here.
+    as_of (ms): only entries as they stood then: live entries written no later, or (history=True) the
+    replaced versions that were live at that moment. Queries only; nothing is sorted here.
     """
-    kwargs: dict[str, Any] = {}
+    s = get_settings()
+    kwargs: dict[str, Any] = {"TableName": s.scores_table, "ExpressionAttributeNames": {"#k": "rank_key"}}
+    values: dict[str, Any] = {":b": partition}
+    if history:
+        kwargs["ExpressionAttributeNames"] = {"#k": "leaderboard_id", "#p": "player_id"}
+        values[":b"] = HISTORY_PREFIX + partition
+        kwargs["FilterExpression"] = "valid_from <= :t AND valid_to > :t"
+        partition_condition = "#p = :b"
+    else:
+        kwargs["IndexName"] = s.rank_index
+        partition_condition = "leaderboard_id = :b"
+        if as_of is not None:
+            kwargs["FilterExpression"] = "reached_at <= :t"
+    if as_of is not None:
+        values[":t"] = as_of
     if between is not None:
         low = max(between[0], after + "\x00") if after is not None else between[0]  # keys > after
-        condition, values = "rank_key BETWEEN :lo AND :hi", {":lo": low, ":hi": between[1]}
+        condition = " AND #k BETWEEN :lo AND :hi"
+        values.update({":lo": low, ":hi": between[1]})
     elif after is not None:
-        condition, values = "rank_key > :k", {":k": after}
+        condition, values[":k"] = " AND #k > :k", after
     elif before is not None:
-        condition, values = "rank_key < :k", {":k": before}
+        condition, values[":k"] = " AND #k < :k", before
         kwargs["ScanIndexForward"] = False
     else:
-        condition, values = "", {}
+        condition = ""
+        del kwargs["ExpressionAttributeNames"]["#k"]
+    kwargs["KeyConditionExpression"] = partition_condition + condition
+    kwargs["ExpressionAttributeValues"] = _to_item(values)
+    if not kwargs["ExpressionAttributeNames"]:
+        del kwargs["ExpressionAttributeNames"]
     items: list[dict] = []
     while len(items) < limit:
-        resp = _index_query(leaderboard_id, condition, values, Limit=limit - len(items), **kwargs)
+        resp = client().query(Limit=limit - len(items), **kwargs)
         items += [_from_item(i) for i in resp.get("Items", [])]
         if "LastEvaluatedKey" not in resp:
             break
         kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    if history:  # present a replaced version like the index entry it was
+        items = [{**i, "player_id": i["player"], "rank_key": i["leaderboard_id"]} for i in items]
     return items
 
 

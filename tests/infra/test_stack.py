@@ -101,7 +101,7 @@ def test_scores_table_keys_gsi_ttl_pitr(template):
                     ],
                     "Projection": {
                         "ProjectionType": "INCLUDE",
-                        "NonKeyAttributes": ["score", "player_name", "metadata"],
+                        "NonKeyAttributes": ["score", "player_name", "metadata", "reached_at"],
                     },
                 }
             ],

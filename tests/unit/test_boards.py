@@ -346,3 +346,41 @@ def test_openapi_document_covers_every_route(ddb):
     for route in ROUTES:
         op = doc["paths"][route.path][route.method.lower()]
         assert ("security" in op) == route.needs_key
+
+
+def test_a_page_walk_sees_everyone_once_while_scores_change(ddb):
+    """Between pages players overtake each other, drop (latest) and join: the walk still shows the
+    ranking of its first page, each player exactly once, with consecutive ranks."""
+    create("live", operator="latest")
+    for i in range(20):
+        post("live", f"p{i:02d}", 100 + i)
+    _, first = top("live", limit=5)
+    walked = ids(first)
+    ranks = [e["rank"] for e in first["entries"]]
+    cursor = first["next_cursor"]
+    step = 0
+    while cursor:
+        # Scores move between pages: the last jumps to the top, the leader drops to the bottom, a newcomer.
+        post("live", f"p{step:02d}", 1000 + step)
+        post("live", f"p{19 - step:02d}", step)
+        post("live", f"new{step}", 500)
+        step += 1
+        _, page = top("live", limit=5, cursor=cursor)
+        walked += ids(page)
+        ranks += [e["rank"] for e in page["entries"]]
+        cursor = page.get("next_cursor")
+    assert walked == [f"p{i:02d}" for i in range(19, -1, -1)]  # the ranking at the first page
+    assert ranks == list(range(1, 21))
+    _, fresh = top("live", limit=100)
+    assert len(fresh["entries"]) == 20 + step and fresh["entries"][0]["player_id"] == f"p{step - 1:02d}"
+
+
+def test_an_old_cursor_expires(ddb, monkeypatch):
+    create("short")
+    for i in range(3):
+        post("short", f"p{i}", i)
+    _, first = top("short", limit=1)
+    monkeypatch.setenv("PAGE_SNAPSHOT_SECONDS", "0")
+    get_settings.cache_clear()
+    status, body = top("short", limit=1, cursor=first["next_cursor"])
+    assert status == 400 and "expired" in body["error"]
