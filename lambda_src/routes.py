@@ -121,6 +121,7 @@ BOARD_BODY = {
         "periods": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": PERIOD_KINDS}},
         "min_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
         "max_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
+        "shards": {"type": "integer", "minimum": 1, "maximum": 16},
     },
 }
 BOARD_SCORE_BODY = {

@@ -12,7 +12,7 @@ def default_board(event, params):
     v.only_fields(body, {"player_id", "score", "player_name"})
     player_id = v.player_id(body.get("player_id"))
     score = v.score(body.get("score"))
-    name = v.player_name(body.get("player_name"), default=player_id)
+    name = v.player_name(body.get("player_name"), default=None)  # None: keep the stored name
     return 200, service.submit_default(player_id, name, score)
 
 
@@ -22,7 +22,7 @@ def _submission(board, body, with_rank=True):
     v.only_fields(body, {"player_id", "score", "player_name", "metadata"})
     player_id = v.player_id(body.get("player_id"))
     score = v.signed_score(body.get("score"))
-    name = v.player_name(body.get("player_name"), default=player_id)
+    name = v.player_name(body.get("player_name"), default=None)  # None: keep the stored name
     metadata = v.metadata(body.get("metadata"))
     return lambda: service.submit(board, player_id, name, score, metadata, with_rank=with_rank)
 

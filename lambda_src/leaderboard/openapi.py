@@ -100,6 +100,7 @@ SCHEMAS: dict[str, dict] = {
             "min_score": _INT,
             "max_score": _INT,
             "created_at": {"type": ["string", "null"]},
+            "shards": _INT,
         }
     ),
     "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),

@@ -148,7 +148,7 @@ def _combine(config: BoardConfig, stored: int | None, submitted: int) -> int | N
 def submit(
     config: BoardConfig,
     player_id: str,
-    name: str,
+    name: str | None,
     score: int,
     metadata: dict | None = None,
     now: datetime | None = None,
@@ -179,7 +179,9 @@ def submit(
             if new_score is None or (old is not None and new_score == old["score"]):
                 rows.append((period, part, old["score"], old["rank_key"], False))
                 continue
-            entry = make_entry(config, period, player_id, name, new_score, reached_ms, meta)
+            # No name given: keep the one stored (or show the id for a newcomer).
+            entry_name = name or (old.get("player_name") if old else None) or player_id
+            entry = make_entry(config, period, player_id, entry_name, new_score, reached_ms, meta)
             buckets = store.buckets(part, consistent=True)
             changes.append(
                 store.Change(
@@ -215,7 +217,8 @@ def submit(
         if with_rank:
             row["rank"] = ranking.rank_and_total(ranking.partitions(config, period), key)[0]
         out.append(row)
-    return {"board_id": config.board_id, "player_id": player_id, "player_name": name, "periods": out}
+    shown = name or next((e["player_name"] for e in stored.values() if e.get("player_name")), player_id)
+    return {"board_id": config.board_id, "player_id": player_id, "player_name": shown, "periods": out}
 
 
 def bulk_load(config: BoardConfig, entries: Iterable[store.Entry]) -> int:
@@ -236,12 +239,12 @@ def bulk_load(config: BoardConfig, entries: Iterable[store.Entry]) -> int:
     return written
 
 
-def submit_default(player_id: str, name: str, score: int, now: datetime | None = None) -> dict[str, Any]:
+def submit_default(player_id: str, name: str | None, score: int, now: datetime | None = None) -> dict[str, Any]:
     """POST /scores, the original route: the default board, keep-best, its original response shape."""
     result = submit(boards.DEFAULT_BOARD, player_id, name, score, now=now, with_rank=False)
     return {
         "player_id": player_id,
-        "player_name": name,
+        "player_name": result["player_name"],
         "score": score,
         "boards": [
             {
@@ -430,17 +433,17 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
 def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -> dict:
     now = now or now_utc()
     p = periods.resolve(period, now, boards.DEFAULT_BOARD.periods)
-    # Millisecond timestamp plus a random suffix: two snapshots in the same ms stay distinct.
-    taken_at = f"{_iso(now)}#{secrets.token_hex(3)}"
+    # The sort key is the time plus a random suffix: two snapshots in the same ms stay distinct.
+    sort_key = f"{_iso(now)}#{secrets.token_hex(3)}"
     snapshot = {
         "leaderboard_id": p.period_id,
-        "taken_at": taken_at,
-        "snapshot_id": f"{p.period_id}#{taken_at}",
+        "taken_at": sort_key,
+        "snapshot_id": f"{p.period_id}#{sort_key}",
         "period": p.kind,
         "entries": _ranked(store.top(p.period_id, limit)),
     }
     store.put_snapshot(snapshot)
-    return snapshot
+    return {**snapshot, "taken_at": _iso(now)}
 
 
 def snapshots(period: str | None, limit: int, now: datetime | None = None) -> dict:
@@ -450,6 +453,7 @@ def snapshots(period: str | None, limit: int, now: datetime | None = None) -> di
         "leaderboard_id": p.period_id,
         "period": p.kind,
         "snapshots": [
-            {"snapshot_id": s["snapshot_id"], "taken_at": s["taken_at"], "entries": s["entries"]} for s in items
+            {"snapshot_id": s["snapshot_id"], "taken_at": s["taken_at"].split("#")[0], "entries": s["entries"]}
+            for s in items
         ],
     }

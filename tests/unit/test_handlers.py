@@ -199,7 +199,7 @@ def test_snapshot_freezes_top_n_and_lists_newest_first(ddb):
     status, first, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={"limit": 3})
     assert status == 201
     assert [e["player_id"] for e in first["entries"]] == ["p4", "p3", "p2"]
-    assert first["snapshot_id"] == f"all-time#{first['taken_at']}"
+    assert first["snapshot_id"].startswith(f"all-time#{first['taken_at']}#")
     submit("p9", 100)
     _, second, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={})
     assert second["entries"][0]["player_id"] == "p9"
@@ -244,3 +244,22 @@ def test_simulator_limits_and_disabled_stage(ddb, monkeypatch):
     status, body, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": 1})
     assert status == 403 and "disabled" in body["error"]
     assert scan(ddb, get_settings().scores_table) == []
+
+
+def test_a_submission_without_name_keeps_the_stored_name(ddb):
+    submit("p-ken", 10, "Ken")
+    _, body, _ = submit("p-ken", 20)
+    assert body["player_name"] == "Ken"
+    _, board, _ = top()
+    assert board["entries"][0]["player_name"] == "Ken"
+    _, body, _ = submit("p-new", 5)
+    assert body["player_name"] == "p-new"
+
+
+def test_snapshot_taken_at_is_a_plain_timestamp(ddb):
+    submit("p1", 1)
+    _, snap, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={})
+    assert snap["taken_at"].endswith("Z") and "#" not in snap["taken_at"]
+    _, listing, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={})
+    assert listing["snapshots"][0]["taken_at"] == snap["taken_at"]
+    assert listing["snapshots"][0]["snapshot_id"] == snap["snapshot_id"]
