@@ -151,7 +151,8 @@ def test_security_headers_and_csp(tmp_path):
     server = block(conf, "server {")
     headers = dict(re.findall(r'^\s*add_header\s+(\S+)\s+"([^"]*)"\s+always;', server, re.M))
     csp = dict(
-        (part.split()[0], part.split()[1:]) for part in (p.strip() for p in headers["Content-Security-Policy"].split(";"))
+        (part.split()[0], part.split()[1:])
+        for part in (p.strip() for p in headers["Content-Security-Policy"].split(";"))
     )
     assert csp["default-src"] == ["'self'"]
     assert csp["script-src"] == ["'self'"]
@@ -171,7 +172,7 @@ def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
     """/admin-api/ asks for a password and forwards only snapshot and simulate, with the key."""
     conf = render.render_nginx_conf(local_values(tmp_path))
     admin = block(conf, "location /admin-api/ {")
-    assert "auth_basic \"Leaderboard admin\";" in admin
+    assert 'auth_basic "Leaderboard admin";' in admin
     assert f"auth_basic_user_file {tmp_path / 'htpasswd'};" in admin
     for route in ("snapshot", "simulate"):
         write = block(admin, f"location = /admin-api/{route} {{")
@@ -248,20 +249,42 @@ def test_cli_renders_reads_secrets_from_files_and_writes_everything(tmp_path):
     values = {**ec2_values(tmp_path), "API_KEY": f"@{key_file}"}
     out = tmp_path / "nginx.conf"
     result = subprocess.run(
-        ["python3", str(DASHBOARD / "render.py"), "--out", str(out), "--htpasswd", str(tmp_path / "htpasswd"),
-         "--site-config", str(tmp_path / "config.json"), "--stage", "prod", "--api-url", "https://x.example/prod"]
+        [
+            "python3",
+            str(DASHBOARD / "render.py"),
+            "--out",
+            str(out),
+            "--htpasswd",
+            str(tmp_path / "htpasswd"),
+            "--site-config",
+            str(tmp_path / "config.json"),
+            "--stage",
+            "prod",
+            "--api-url",
+            "https://x.example/prod",
+        ]
         + [f"{k}={v}" for k, v in values.items()],
-        input=ADMIN_PASSWORD + "\n", capture_output=True, text=True, timeout=30,
+        input=ADMIN_PASSWORD + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert result.returncode == 0, result.stderr
     assert f'"{API_KEY}"' in out.read_text()
     assert out.stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "htpasswd").read_text().startswith(f"{ADMIN_USER}:$6$")
     assert json.loads((tmp_path / "config.json").read_text()) == {
-        "apiBase": "/api", "adminBase": "/admin-api", "stage": "prod", "apiUrl": "https://x.example/prod"
+        "apiBase": "/api",
+        "adminBase": "/admin-api",
+        "stage": "prod",
+        "apiUrl": "https://x.example/prod",
     }
-    bad = subprocess.run(["python3", str(DASHBOARD / "render.py"), "--out", str(out), "LISTEN_PORT=80"],
-                         capture_output=True, text=True, timeout=30)
+    bad = subprocess.run(
+        ["python3", str(DASHBOARD / "render.py"), "--out", str(out), "LISTEN_PORT=80"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert bad.returncode == 2 and "missing nginx.conf values" in bad.stderr
 
 
@@ -336,7 +359,9 @@ class Nginx:
         render.write_nginx_conf(self.conf, values)
         self.proc = subprocess.Popen(
             [NGINX, "-p", str(tmp), "-c", str(self.conf), "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -446,7 +471,10 @@ def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
         status, _, _ = local_nginx.request(f"/admin-api/{route}", method="POST", body=b"{}")
         assert status == 401
         status, _, body = local_nginx.request(
-            f"/admin-api/{route}", method="POST", body=b'{"period": "daily"}', auth=(ADMIN_USER, ADMIN_PASSWORD),
+            f"/admin-api/{route}",
+            method="POST",
+            body=b'{"period": "daily"}',
+            auth=(ADMIN_USER, ADMIN_PASSWORD),
             headers={"Content-Type": "application/json"},
         )
         assert status == 200, body
@@ -457,7 +485,9 @@ def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
         assert echoed["body"] == '{"period": "daily"}'
         status, _, _ = local_nginx.request(f"/admin-api/{route}", auth=(ADMIN_USER, ADMIN_PASSWORD))
         assert status == 403  # GET is not a write
-    status, _, _ = local_nginx.request("/admin-api/scores", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD))
+    status, _, _ = local_nginx.request(
+        "/admin-api/scores", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD)
+    )
     assert status == 404
     status, _, _ = local_nginx.request(
         "/admin-api/simulate", method="POST", body=b"x" * 40_000, auth=(ADMIN_USER, ADMIN_PASSWORD)
@@ -484,9 +514,27 @@ def tls_upstream(tmp_path):
     host = "api.leaderboard.test"
     cert, key = tmp_path / "upstream.crt", tmp_path / "upstream.key"
     subprocess.run(
-        [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={host}",
-         "-addext", f"subjectAltName=DNS:{host}", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
+        [
+            OPENSSL,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={host}",
+            "-addext",
+            f"subjectAltName=DNS:{host}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)

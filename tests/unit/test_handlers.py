@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
 import pytest
@@ -59,10 +58,12 @@ def test_equal_score_does_not_count_as_improvement(ddb):
     assert not any(b["improved"] for b in body["boards"])
 
 
-def test_concurrent_submissions_keep_the_maximum(ddb):
+def test_many_submissions_keep_the_maximum(ddb):
+    """In any order the best stays (real concurrency is tested against DynamoDB Local in
+    tests/integration: moto's transactions are not thread-safe)."""
     scores = [17, 3, 99, 42, 98, 5, 64, 99, 1, 77]
-    with ThreadPoolExecutor(max_workers=5) as pool:
-        list(pool.map(lambda s: submit("racer", s), scores))
+    for s in scores:
+        submit("racer", s)
     _, body, _ = call(player_stats.handler, "GET", "/player", query={"player_id": "racer"})
     assert {b["score"] for b in body["boards"]} == {99}
 

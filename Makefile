@@ -1,0 +1,72 @@
+# One entry point for people and CI. `make test` sets up everything it needs on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PY := .venv/bin/python
+CDK := node_modules/.bin/cdk --no-notices
+STAGE ?= dev
+PLAYERS ?= 1000
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export CDK_DISABLE_CLI_TELEMETRY := true
+
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed clean
+
+help: ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+
+.venv/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.local/dynamodb-local/DynamoDBLocal.jar: | .venv/.installed
+	$(PY) -m local fetch
+
+setup: .venv/.installed node_modules/.installed .local/dynamodb-local/DynamoDBLocal.jar ## venv, pinned CDK CLI, DynamoDB Local
+
+synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
+	$(CDK) synth -c stage=$(STAGE) --quiet
+
+lint: synth ## cfn-lint on the synthesized template
+	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/leaderboard-$(STAGE).template.json
+
+test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser
+	$(PY) -m pytest
+
+test-unit: setup ## handlers under moto, domain logic
+	$(PY) -m pytest tests/unit
+
+test-infra: setup ## template assertions and snapshot, cdk-nag, cfn-lint, nginx -t
+	$(PY) -m pytest tests/infra
+
+test-integration: setup ## every route over HTTP against DynamoDB Local
+	$(PY) -m pytest tests/integration
+
+test-e2e: setup ## the dashboard in Chromium against the local stack behind Nginx
+	$(PY) -m pytest tests/e2e
+
+snapshot-update: setup ## accept an intended template change
+	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update
+
+deploy: setup ## cdk deploy with the pinned CLI (STAGE=dev|prod; needs AWS credentials)
+	$(CDK) deploy -c stage=$(STAGE)
+
+diff: setup ## what a deploy would change
+	$(CDK) diff -c stage=$(STAGE)
+
+destroy: setup ## remove the stage (prod retains its tables)
+	$(CDK) destroy -c stage=$(STAGE)
+
+run: setup ## the whole stack on this machine: DynamoDB Local, local API, dashboard behind Nginx
+	$(PY) -m local run
+
+seed: setup ## load PLAYERS simulated players into the running local stack
+	$(PY) -m local seed --players $(PLAYERS)
+
+clean: ## remove build outputs (keeps the venv and node_modules)
+	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts

@@ -1,0 +1,106 @@
+"""DynamoDB Local + tables + the handlers behind the local gateway: what `run` and the tests share."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from local import dynamodb_local, run_dir
+from local import template as tpl
+from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
+from local.processes import ProcessGroup
+from local.tables import create_tables, reset_tables
+
+STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
+
+
+@dataclass
+class Backend:
+    api_key: str
+    api_port: int = 0  # 0: any free port
+    persist_dir: Path | None = None
+    cors_origins: tuple[str, ...] | None = None  # None: the template's CORS_ALLOWED_ORIGINS
+    quiet: bool = False
+    run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
+    procs: ProcessGroup = field(default_factory=ProcessGroup)
+
+    def start(self) -> Backend:
+        self.template = tpl.synthesized_template(STAGE)
+        self.specs = tpl.table_specs(self.template)
+        _check_functions(self.template)
+        log = self.run_dir / "dynamodb-local.log"
+        self.ddb_endpoint = dynamodb_local.start(self.procs, log, persist_dir=self.persist_dir)
+        self.ddb = dynamodb_local.client(self.ddb_endpoint)
+        create_tables(self.ddb, self.specs)
+        self.env = self._handler_env()
+        self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
+        os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS
+        os.environ.update(self.env)  # before the handlers are imported: settings may be read then
+        _forget_cached_settings()
+        origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
+        config = GatewayConfig(self.api_key, origins, quiet=self.quiet, **tpl.preflight_settings(self.template))
+        self.gateway = LocalGateway(config, load_handlers())
+        self.server = self.gateway.serve("127.0.0.1", self.api_port)
+        self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self
+
+    def _handler_env(self) -> dict[str, str]:
+        env = tpl.function_env(self.template)
+        env.update(dynamodb_local.FAKE_CREDENTIALS)
+        env.update(
+            AWS_REGION=dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
+            AWS_ENDPOINT_URL_DYNAMODB=self.ddb_endpoint,
+            AWS_EC2_METADATA_DISABLED="true",  # never look for real credentials
+            AWS_CONFIG_FILE=os.devnull,  # nor for profiles or endpoints configured in ~/.aws
+            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+            AWS_IGNORE_CONFIGURED_ENDPOINT_URLS="false",
+            ENABLE_SIMULATOR="true",  # seeding goes through the simulator
+        )
+        env.setdefault("CORS_ALLOWED_ORIGINS", "*")
+        if self.cors_origins:
+            env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
+        return env
+
+    def table_name(self, key_attribute: str) -> str:
+        """The local name of the table whose partition key is key_attribute."""
+        return next(s.local_name for s in self.specs if s.create_args["KeySchema"][0]["AttributeName"] == key_attribute)
+
+    def reset_tables(self) -> None:
+        reset_tables(self.ddb, self.specs)
+
+    def stop(self) -> None:
+        server = getattr(self, "server", None)
+        if server:
+            server.shutdown()
+            server.server_close()
+        self.procs.stop_all()
+        for k, v in getattr(self, "_saved_env", {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        _forget_cached_settings()
+
+
+def _check_functions(template: dict) -> None:
+    """The template's Lambda handlers and the route table's must be the same set."""
+    in_template = tpl.lambda_handlers(template)
+    in_routes = {fn.handler for fn in routes_module().FUNCTIONS}
+    if in_template != in_routes:
+        print(
+            f"warning: template handlers {sorted(in_template)} differ from routes.py {sorted(in_routes)}",
+            file=sys.stderr,
+        )
+
+
+def _forget_cached_settings() -> None:
+    """Clear the handler code's lru_caches (settings, boto3 client), so code that imported it
+    before or after this stack (other tests in the same process) never sees our environment."""
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] not in ("leaderboard", "handlers"):
+            continue
+        for value in vars(module).values():
+            if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()

@@ -1,0 +1,95 @@
+"""The dashboard: the real Nginx with the EC2 instance's nginx.conf, or a Python stand-in.
+
+The site is served from <run dir>/site: links to dashboard_ec2/site's files (edits show
+on reload) plus the config.json that user data writes on EC2.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from local import ROOT
+from local.processes import ProcessGroup
+
+SITE_SRC = ROOT / "dashboard_ec2" / "site"
+ADMIN_USER = "admin"
+
+
+def _render():
+    sys.path.insert(0, str(ROOT / "dashboard_ec2"))
+    import render  # dashboard_ec2/render.py: the same renderer EC2's user data runs
+
+    return render
+
+
+def prepare_site(site: Path, api_url: str) -> Path:
+    """A link to each file of the real site, and a local config.json."""
+    if site.exists():
+        shutil.rmtree(site)
+    site.mkdir(parents=True)
+    for entry in SITE_SRC.iterdir() if SITE_SRC.is_dir() else ():
+        if entry.name != "config.json":
+            (site / entry.name).symlink_to(entry)
+    _render().write_site_config(site / "config.json", "local", api_url)
+    return site
+
+
+def start(procs: ProcessGroup, run_dir: Path, port: int, api_url: str, api_key: str, admin_password: str) -> str:
+    """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it."""
+    site = prepare_site(run_dir / "site", api_url)
+    nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+    if nginx:
+        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, api_key, admin_password)
+        return f"nginx ({nginx}, config {conf})"
+    from local.static_proxy import serve  # the fallback: Python serves the files and proxies /api/
+
+    serve(port, site, api_url, api_key, ADMIN_USER, admin_password)
+    return "Python fallback (nginx is not installed: `apt-get install nginx` to use the EC2 config)"
+
+
+def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, api_key, admin_password) -> Path:
+    render = _render()
+    prefix.mkdir(parents=True, exist_ok=True)
+    htpasswd = prefix / "htpasswd"
+    render.write_htpasswd(htpasswd, ADMIN_USER, admin_password)
+    host = api_url.split("://", 1)[1]
+    conf = prefix / "nginx.conf"
+    render.write_nginx_conf(
+        conf,
+        {
+            "LISTEN_PORT": f"127.0.0.1:{port}",
+            "SITE_ROOT": str(site),
+            "API_UPSTREAM": api_url,
+            "API_BASE_PATH": "",
+            "API_HOST": host,
+            "API_KEY": api_key,
+            "HTPASSWD_FILE": str(htpasswd),
+            "PREFIX_DIR": str(prefix),
+            "RESOLVER": "127.0.0.1",
+        },
+    )
+    argv = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log"), "-g", "daemon off;"]
+    check = subprocess.run([*argv[:-2], "-t", "-q"], capture_output=True, text=True)
+    if check.returncode:
+        raise SystemExit(f"nginx rejected {conf}:\n{check.stderr}")
+    proc = procs.spawn("nginx", argv, prefix / "nginx.out")
+    deadline = time.monotonic() + 15
+    while not _accepts(port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"nginx did not start; see {prefix / 'error.log'}")
+        time.sleep(0.1)
+    return conf
+
+
+def _accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,117 @@
+"""`python -m local run`: the whole stack in the foreground until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from local import dashboard
+from local.backend import Backend
+from local.dynamodb_local import port_is_free
+from local.seed import simulate, state_file
+
+DEMO_PLAYERS = 40
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(signum, frame) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True, quiet: bool = False) -> None:
+    # Signals become an exception, so a stop during start-up cleans up too.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _raise_stop)
+    started = time.monotonic()
+    for name, wanted, hint in (("dashboard", port, "PORT=NNNN or --port"), ("API", api_port, "--api-port")):
+        if not port_is_free(wanted):
+            raise SystemExit(f"{name} port {wanted} is in use (another `make run`?): choose one with {hint}")
+    api_key = os.environ.get("LEADERBOARD_API_KEY") or secrets.token_urlsafe(24)
+    admin_password = os.environ.get("LEADERBOARD_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
+    backend = Backend(api_key=api_key, api_port=api_port, persist_dir=persist, quiet=quiet)
+    try:
+        backend.start()
+        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, api_key, admin_password)
+        if seed:
+            _seed_demo(backend.api_url, api_key)
+        _write_state(port, backend, api_key)
+        print(f"\nDashboard: http://127.0.0.1:{port}/", flush=True)
+        print(f"API: {backend.api_url}")
+        _print_details(backend, served_by, api_key, admin_password, persist, started)
+        while True:
+            time.sleep(1)
+            _check_alive(backend)
+    except _Stop as stop:
+        print(f"\n{stop}: stopping ...", file=sys.stderr)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        backend.stop()
+        _remove_state()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        print("Stopped: DynamoDB Local, the API and the dashboard are down.", file=sys.stderr)
+
+
+def _seed_demo(api_url: str, api_key: str) -> None:
+    """A little demo data through the real simulator handler, and one snapshot for the history."""
+    simulate(api_url, api_key, DEMO_PLAYERS, progress=False)
+    requests.post(f"{api_url}/snapshot", json={}, headers={"x-api-key": api_key}, timeout=30).raise_for_status()
+
+
+def _print_details(backend, served_by, api_key, admin_password, persist, started) -> None:
+    generated = []
+    if not os.environ.get("LEADERBOARD_API_KEY"):
+        generated.append("LEADERBOARD_API_KEY")
+    if not os.environ.get("LEADERBOARD_ADMIN_PASSWORD"):
+        generated.append("LEADERBOARD_ADMIN_PASSWORD")
+    print(f"API key (x-api-key): {api_key}")
+    print(f"Dashboard admin: user admin, password {admin_password}")
+    if generated:
+        print(f"  (generated for this run; set {' / '.join(generated)} to choose them)")
+    print(f"DynamoDB Local: {backend.ddb_endpoint} ({'data in ' + str(persist) if persist else 'in memory'})")
+    print(f"Dashboard served by {served_by}")
+    print(
+        f"Try: curl -s -X POST {backend.api_url}/scores -H 'x-api-key: {api_key}' "
+        '-H \'Content-Type: application/json\' -d \'{"player_id": "me", "score": 1234}\''
+    )
+    print(f"Ready in {time.monotonic() - started:.0f} s. Ctrl-C stops everything.", flush=True)
+
+
+def _check_alive(backend: Backend) -> None:
+    for name, proc in backend.procs.running():
+        if proc.poll() is not None:  # a failure: stop the rest and exit non-zero
+            raise SystemExit(f"{name} exited unexpectedly with {proc.returncode}; stopping the stack")
+
+
+def _write_state(port: int, backend: Backend, api_key: str) -> None:
+    state = {
+        "pid": os.getpid(),
+        "dashboard": f"http://127.0.0.1:{port}/",
+        "api": backend.api_url,
+        "api_key": api_key,
+        "dynamodb": backend.ddb_endpoint,
+    }
+    path = state_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds the API key
+    with os.fdopen(fd, "w") as f:
+        json.dump(state, f, indent=1)
+
+
+def _remove_state() -> None:
+    try:
+        if json.loads(state_file().read_text()).get("pid") == os.getpid():
+            state_file().unlink()
+    except (FileNotFoundError, ValueError):
+        pass

@@ -1,0 +1,185 @@
+"""What the local stack takes from the synthesized CDK template.
+
+The template is the one source of the table schema and of the handlers'
+settings, so local tables and AWS tables cannot drift. Synth takes 10-30 s, so
+the template is cached under .local/templates/, keyed by a hash of what it is built from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from local import ROOT, STATE_DIR
+
+CACHE_DIR = STATE_DIR / "templates"
+TABLE_TYPES = ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable")
+LOCAL_ACCOUNT = "000000000000"
+
+
+def _sources() -> list[Path]:
+    # The stack reads the top-level modules of lambda_src (routes.py, schema.py) and its pinned CDK version.
+    files = sorted((ROOT / "stacks").rglob("*.py")) + sorted((ROOT / "lambda_src").glob("*.py"))
+    files += [ROOT / "cdk.json", ROOT / "requirements-dev.txt"]
+    return [f for f in files if f.is_file() and "__pycache__" not in f.parts]
+
+
+def cache_key(stage: str) -> str:
+    h = hashlib.sha256(stage.encode())
+    for f in _sources():
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def synthesized_template(stage: str = "dev", refresh: bool = False) -> dict:
+    """The stack's template, synthesized once per change of its sources."""
+    cached = CACHE_DIR / f"leaderboard-{stage}-{cache_key(stage)}.json"
+    if refresh or not cached.is_file():
+        print(
+            f"Synthesizing the CDK stack leaderboard-{stage} (once per change of stacks/) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        for old in CACHE_DIR.glob(f"leaderboard-{stage}-*.json"):
+            old.unlink()
+        with tempfile.TemporaryDirectory() as outdir:
+            env = {
+                **os.environ,
+                "CDK_OUTDIR": outdir,
+                "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
+                "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+            }
+            tmp = CACHE_DIR / f".{cached.name}.{os.getpid()}.tmp"
+            # Output only on failure: jsii prints a Node version banner on every run.
+            done = subprocess.run(
+                [sys.executable, "-m", "local.synth", str(tmp), stage],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode:
+                raise SystemExit(f"CDK synth failed:\n{done.stdout}{done.stderr}")
+            os.replace(tmp, cached)
+    return json.loads(cached.read_text())
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of the template, as CreateTable arguments (without the name)."""
+
+    logical_id: str
+    create_args: dict
+    ttl_attribute: str | None
+
+    @property
+    def local_name(self) -> str:
+        return self.logical_id  # logical ids are valid, stable table names
+
+
+def table_specs(template: dict) -> list[TableSpec]:
+    specs = []
+    for logical_id, res in sorted(template.get("Resources", {}).items()):
+        if res.get("Type") not in TABLE_TYPES:
+            continue
+        props = res.get("Properties", {})
+        billing = props.get("BillingMode", "PROVISIONED")
+        args = {
+            "KeySchema": props["KeySchema"],
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "BillingMode": billing,
+        }
+        if billing == "PROVISIONED":
+            args["ProvisionedThroughput"] = props.get(
+                "ProvisionedThroughput", {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+            )
+        for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            if props.get(kind):
+                args[kind] = [_index(ix, billing, kind) for ix in props[kind]]
+        ttl = props.get("TimeToLiveSpecification") or {}
+        specs.append(TableSpec(logical_id, args, ttl.get("AttributeName") if ttl.get("Enabled") else None))
+    return specs
+
+
+def _index(ix: dict, billing: str, kind: str) -> dict:
+    out = {k: ix[k] for k in ("IndexName", "KeySchema", "Projection")}
+    if billing == "PROVISIONED" and kind == "GlobalSecondaryIndexes":
+        out["ProvisionedThroughput"] = ix.get(
+            "ProvisionedThroughput", {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+        )
+    return out
+
+
+def lambda_handlers(template: dict) -> set[str]:
+    """The Handler of every Lambda function in the template."""
+    return {
+        r["Properties"]["Handler"]
+        for r in template.get("Resources", {}).values()
+        if r.get("Type") == "AWS::Lambda::Function" and "Handler" in r.get("Properties", {})
+    }
+
+
+def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:
+    """The union of the Lambda functions' environment variables, Refs resolved to local names.
+
+    The handlers share one process locally, so their variables must agree.
+    """
+    tables = {s.logical_id: s.local_name for s in table_specs(template)}
+    env: dict[str, str] = {}
+    for fn_id, res in sorted(template.get("Resources", {}).items()):
+        if res.get("Type") != "AWS::Lambda::Function":
+            continue
+        variables = res.get("Properties", {}).get("Environment", {}).get("Variables", {})
+        for name, raw in variables.items():
+            value = _resolve(raw, tables, region)
+            if value is None:
+                print(f"note: {fn_id} {name}={raw!r} has no local value; left unset", file=sys.stderr)
+                continue
+            if env.setdefault(name, value) != value:
+                raise ValueError(f"functions disagree on {name}: {env[name]!r} vs {value!r}")
+    return env
+
+
+def _resolve(raw, tables: dict[str, str], region: str) -> str | None:
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, (int, float, bool)):
+        return str(raw).lower() if isinstance(raw, bool) else str(raw)
+    if isinstance(raw, dict) and len(raw) == 1:
+        ((fn, arg),) = raw.items()
+        if fn == "Ref":
+            pseudo = {
+                "AWS::Region": region,
+                "AWS::AccountId": LOCAL_ACCOUNT,
+                "AWS::Partition": "aws",
+                "AWS::URLSuffix": "amazonaws.com",
+            }
+            return tables.get(arg, pseudo.get(arg))
+        if fn == "Fn::GetAtt" and arg[0] in tables and arg[1] == "Arn":
+            return f"arn:aws:dynamodb:{region}:{LOCAL_ACCOUNT}:table/{tables[arg[0]]}"
+        if fn == "Fn::Join":
+            sep, parts = arg
+            resolved = [_resolve(p, tables, region) for p in parts]
+            return None if None in resolved else sep.join(resolved)
+    return None
+
+
+def preflight_settings(template: dict) -> dict[str, str]:
+    """Allow-Headers and Max-Age of the API's CORS preflight (its OPTIONS mock integration)."""
+    for res in template.get("Resources", {}).values():
+        props = res.get("Properties", {})
+        if res.get("Type") == "AWS::ApiGateway::Method" and props.get("HttpMethod") == "OPTIONS":
+            for answer in props.get("Integration", {}).get("IntegrationResponses", []):
+                params = {k.rsplit(".", 1)[-1]: v.strip("'") for k, v in answer.get("ResponseParameters", {}).items()}
+                return {
+                    "allow_headers": params.get("Access-Control-Allow-Headers", "Content-Type,X-Api-Key,Authorization"),
+                    "max_age": params.get("Access-Control-Max-Age", "3600"),
+                }
+    return {}

@@ -1,0 +1,215 @@
+"""Browser tests: Debian's Chromium driven by Playwright, against the local stack behind Nginx.
+
+Playwright's own browser download does not work here; the tests launch the system
+Chromium (`apt-get install chromium`) through `executable_path`. Without Chromium or Nginx
+they skip with that reason, except under CI (CI=true), where a missing tool is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+from dashboard_support import ARTIFACTS, DESKTOP, REPO
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+
+API_KEY = "e2e-" + secrets.token_hex(12)
+ADMIN_USER = "admin"
+ADMIN_PASSWORD = "e2e-" + secrets.token_hex(8)
+
+
+def _require(ok: bool, reason: str) -> None:
+    if ok:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must install it: see .ci/run)")
+    pytest.skip(reason)
+
+
+@dataclass
+class Stack:
+    dashboard: str
+    api: str
+    served_by: str
+    proc: subprocess.Popen
+    http: requests.Session
+    _lock: threading.Lock
+
+    def command(self, cmd: str) -> None:
+        with self._lock:
+            self.proc.stdin.write(cmd + "\n")
+            self.proc.stdin.flush()
+            reply = self.proc.stdout.readline().strip()
+        assert reply == "ok", f"stack {cmd}: {reply or 'no answer (see the stack log)'}"
+
+    def reset(self) -> None:
+        self.command("reset")
+
+    def submit(self, player_id: str, score: int, name: str | None = None) -> dict:
+        body = {"player_id": player_id, "score": score}
+        if name:
+            body["player_name"] = name
+        resp = self.http.post(f"{self.api}/scores", json=body, headers={"x-api-key": API_KEY}, timeout=30)
+        assert resp.status_code == 200, resp.text
+        return resp.json()
+
+    def submit_to(self, board: str, player_id: str, score: int, name: str | None = None) -> dict:
+        """POST /leaderboards/{board}/scores, as a game server would."""
+        body = {"player_id": player_id, "score": score}
+        if name:
+            body["player_name"] = name
+        resp = self.http.post(
+            f"{self.api}/leaderboards/{board}/scores", json=body, headers={"x-api-key": API_KEY}, timeout=30
+        )
+        assert resp.status_code == 200, resp.text
+        return resp.json()
+
+    def create_board(self, board: dict) -> dict:
+        """POST /leaderboards (the tables are emptied by reset(): boards the stack declares stay)."""
+        resp = self.http.post(f"{self.api}/leaderboards", json=board, headers={"x-api-key": API_KEY}, timeout=30)
+        assert resp.status_code in (201, 409), resp.text
+        return resp.json()
+
+    def snapshot(self, period: str = "all-time", limit: int = 25) -> dict:
+        resp = self.http.post(
+            f"{self.api}/snapshot", json={"period": period, "limit": limit}, headers={"x-api-key": API_KEY}, timeout=30
+        )
+        assert resp.status_code == 201, resp.text
+        return resp.json()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory):
+    """DynamoDB Local, the handlers behind the local gateway and Nginx, in a child process."""
+    _require(NGINX is not None, "nginx is not installed (apt-get install nginx)")
+    run_dir = tmp_path_factory.mktemp("e2e-stack")
+    log = open(run_dir / "stack.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("stack_process.py")), str(run_dir), API_KEY, ADMIN_PASSWORD],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        bufsize=1,
+    )
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(30)
+        log.close()
+        pytest.fail(f"the local stack did not start:\n{(run_dir / 'stack.log').read_text()[-4000:]}")
+    info = json.loads(line)
+    assert info["served_by"].startswith("nginx"), info["served_by"]
+    with requests.Session() as http:
+        stack = Stack(info["dashboard"], info["api"], info["served_by"], proc, http, threading.Lock())
+        try:
+            yield stack
+        finally:
+            try:
+                stack.command("quit")
+            except Exception:  # already gone: still make sure it is
+                pass
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fresh_failure_screenshots():
+    """Failure screenshots of an earlier run would mislead: remove them."""
+    for old in ARTIFACTS.glob("FAILED-*.png"):
+        old.unlink()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    _require(os.access(CHROMIUM, os.X_OK), f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def new_page(browser, stack, request):
+    """new_page(viewport=DESKTOP, admin=False, password=None): a fresh context's page, watched for errors.
+
+    admin=True gives the context the admin's basic-auth credentials, which the browser
+    answers Nginx's challenge with (as a person would in the password dialog); password=
+    answers with that password instead. (With neither, headless Chromium leaves the
+    challenge pending, like a dialog nobody answers.)
+    """
+    contexts = []
+
+    def make(viewport=DESKTOP, admin=False, password=None, **kwargs):
+        options = {"viewport": viewport, "reduced_motion": "reduce", **kwargs}
+        if admin or password:
+            options["http_credentials"] = {"username": ADMIN_USER, "password": password or ADMIN_PASSWORD}
+        context = browser.new_context(**options)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.problems = []
+        page.on("pageerror", lambda err: page.problems.append(f"page error: {err}"))
+        page.on(
+            "console",
+            lambda msg: (
+                page.problems.append(f"console: {msg.text}")
+                if msg.type == "error" and "Failed to load resource" not in msg.text
+                else None
+            ),
+        )
+        # Any Content-Security-Policy violation (an inline script or style) is recorded.
+        page.add_init_script(
+            "window.__cspViolations = [];"
+            "document.addEventListener('securitypolicyviolation',"
+            " e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"
+        )
+        return page
+
+    yield make
+    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
+    for i, context in enumerate(contexts):
+        if failed:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            for j, page in enumerate(context.pages):
+                try:
+                    page.screenshot(path=ARTIFACTS / f"FAILED-{request.node.name}-{i}-{j}.png", full_page=True)
+                except Exception:
+                    pass
+        context.close()
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)

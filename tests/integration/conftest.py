@@ -1,0 +1,79 @@
+"""One local stack for the integration tests: DynamoDB Local on a free port, tables from the
+synthesized template, and the real handlers behind the local gateway on a thread.
+
+Tests talk to it over HTTP with requests, exactly as a client of the deployed API would.
+Package scope (this folder has an __init__.py): the stack, and the environment it sets for
+the handlers, end with the last test here, before other folders' tests run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+import requests
+
+from local.backend import Backend
+
+from .stack_config import API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
+
+
+@dataclass
+class Api:
+    url: str
+    key: str
+    http: requests.Session
+
+    def get(self, path: str, **kw) -> requests.Response:
+        return self.http.get(self.url + path, timeout=60, **kw)
+
+    def post(self, path: str, body=None, *, key: str | None = "default", **kw) -> requests.Response:
+        headers = dict(kw.pop("headers", {}))
+        if key:
+            headers["x-api-key"] = self.key if key == "default" else key
+        if body is not None:
+            kw["json"] = body
+        return self.http.post(self.url + path, headers=headers, timeout=60, **kw)
+
+
+@pytest.fixture(scope="package")
+def stack(tmp_path_factory):
+    backend = Backend(
+        api_key=API_KEY,
+        cors_origins=(DASHBOARD_ORIGIN, OTHER_ORIGIN),
+        quiet=True,
+        run_dir=tmp_path_factory.mktemp("local-stack"),
+    )
+    try:
+        yield backend.start()
+    finally:
+        backend.stop()
+
+
+@pytest.fixture(scope="package")
+def api(stack) -> Api:
+    with requests.Session() as http:
+        yield Api(stack.api_url, API_KEY, http)
+
+
+@pytest.fixture
+def clean(stack):
+    """Empty tables for a test that counts what is on a board."""
+    stack.reset_tables()
+
+
+@pytest.fixture
+def table_state(stack):
+    """A function returning every item of every table, to prove a request changed nothing."""
+
+    def snapshot() -> dict[str, list[str]]:
+        out = {}
+        for spec in stack.specs:
+            items = []
+            for page in stack.ddb.get_paginator("scan").paginate(TableName=spec.local_name, ConsistentRead=True):
+                items += [json.dumps(i, sort_keys=True) for i in page["Items"]]
+            out[spec.local_name] = sorted(items)
+        return out
+
+    return snapshot

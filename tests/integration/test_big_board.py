@@ -1,0 +1,92 @@
+"""A board bigger than one 1 MB Query page still ranks every player correctly.
+
+Volume comes from the simulator (batch writes: 9,000 players in seconds); 200 known players
+with 64-character ids and names go in through the bulk route. The brute force reads every
+score of the board straight from the rank index and counts.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import schema  # lambda_src/schema.py: the table facts the stack builds from
+
+SIMULATED = 9000
+KNOWN = 200  # one bulk request of ~37 KB, under the 64 KiB body limit
+MAX_LEN = 64
+
+
+def _board_scores(stack, leaderboard_id: str) -> tuple[list[int], int]:
+    """Every score on one board, read page by page from the rank index; and the page count."""
+    scores, pages = [], 0
+    paginator = stack.ddb.get_paginator("query")
+    for page in paginator.paginate(
+        TableName=stack.table_name(schema.SCORES_PARTITION_KEY),
+        IndexName=schema.RANK_INDEX,
+        KeyConditionExpression="#b = :b",
+        ExpressionAttributeNames={"#b": schema.RANK_INDEX_PARTITION_KEY},
+        ExpressionAttributeValues={":b": {"S": leaderboard_id}},
+    ):
+        pages += 1
+        scores += [int(item["score"]["N"]) for item in page["Items"]]
+    return scores, pages
+
+
+@pytest.fixture(scope="module")
+def big_board(api, stack):
+    stack.reset_tables()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        sims = list(pool.map(lambda n: api.post("/simulate", {"players": n}), [1000] * (SIMULATED // 1000)))
+    assert [r.status_code for r in sims] == [200] * len(sims)
+    rng = random.Random(7)
+    known = {f"{i:04d}-".ljust(MAX_LEN, "k"): rng.randint(0, 60_000) for i in range(KNOWN)}
+    resp = api.post(
+        "/leaderboards/global/scores/bulk",
+        {
+            "entries": [
+                {"player_id": p, "score": s, "player_name": f"Known {p[:4]} ".ljust(MAX_LEN, "n")}
+                for p, s in known.items()
+            ]
+        },
+    )
+    assert resp.status_code == 200 and resp.json()["accepted"] == KNOWN, resp.text[:500]
+    return known
+
+
+@pytest.mark.slow
+def test_the_board_spans_several_index_pages(stack, big_board):
+    """Precondition: the board is more than one 1 MB Query page."""
+    scores, pages = _board_scores(stack, "all-time")
+    assert len(scores) == SIMULATED + KNOWN and pages >= 2
+
+
+@pytest.mark.slow
+def test_player_rank_equals_brute_force(api, stack, big_board):
+    """GET /player: rank = 1 + the number of better scores, on every period; board size and percentile too."""
+    some_player = api.get("/player", params={"player_id": next(iter(big_board))}).json()
+    board_ids = {b["period"]: b["leaderboard_id"] for b in some_player["boards"]}
+    assert set(board_ids) == {"all-time", "daily", "weekly"}
+    scores = {period: _board_scores(stack, lid)[0] for period, lid in board_ids.items()}
+    # Players whose score nobody else has on any board: their rank needs no tie-break to check.
+    unique = sorted(p for p, s in big_board.items() if all(board.count(s) == 1 for board in scores.values()))
+    ordered = sorted(unique, key=big_board.get)
+    sample = ordered[:2] + ordered[-2:] + random.Random(11).sample(ordered[2:-2], 8)
+    for pid in sample:
+        resp = api.get("/player", params={"player_id": pid})
+        assert resp.status_code == 200, resp.text
+        for board in resp.json()["boards"]:
+            everyone = scores[board["period"]]
+            total, expected = len(everyone), 1 + sum(1 for s in everyone if s > big_board[pid])
+            assert (board["rank"], board["total_players"], board["score"]) == (expected, total, big_board[pid]), board
+            assert board["percentile"] == round((total - expected) / total * 100, 1)
+
+
+@pytest.mark.slow
+def test_top_100_equals_brute_force(api, stack, big_board):
+    """GET /leaderboard?limit=100 returns the 100 best scores of the whole board, in order."""
+    everyone, _ = _board_scores(stack, "all-time")
+    entries = api.get("/leaderboard", params={"limit": 100}).json()["entries"]
+    assert [e["score"] for e in entries] == sorted(everyone, reverse=True)[:100]
+    assert [e["rank"] for e in entries] == list(range(1, 101))

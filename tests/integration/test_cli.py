@@ -1,0 +1,137 @@
+"""`python -m local run` (what `make run` starts): URLs printed, API and dashboard answer,
+`seed` loads players, and Ctrl-C or SIGTERM leave no process behind."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import requests
+
+from local import ROOT
+from local.dynamodb_local import free_port
+
+START_TIMEOUT = 120  # s; the issue's budget for a fresh clone is 90 s
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _read_until(proc: subprocess.Popen, marker: str) -> list[str]:
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    seen = []
+    while not any(marker in line for line in seen):
+        try:
+            seen.append(lines.get(timeout=START_TIMEOUT))
+        except queue.Empty:
+            pytest.fail(f"no {marker!r} within {START_TIMEOUT}s:\n{''.join(seen)}")
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
+    port, api_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "LEADERBOARD_RUN_DIR": str(tmp_path),
+        "LEADERBOARD_API_KEY": "cli-test-key",
+        "LEADERBOARD_ADMIN_PASSWORD": "cli-test-password",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "local", "run", "--api-port", str(api_port), "--quiet"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out = "".join(_read_until(proc, "Ctrl-C stops everything"))
+        dashboard, api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{api_port}"
+        assert f"Dashboard: {dashboard}/\n" in out and f"API: {api}\n" in out
+
+        # Demo data, read directly and through the dashboard's proxy.
+        top = requests.get(f"{api}/leaderboard", timeout=10).json()["entries"]
+        assert len(top) == 10
+        assert requests.get(f"{dashboard}/api/leaderboard", timeout=10).json()["entries"] == top
+        assert requests.get(f"{dashboard}/config.json", timeout=10).status_code == 200
+        assert requests.get(f"{api}/snapshots", timeout=10).json()["snapshots"]
+        # The admin proxy adds the key; without the password it answers 401.
+        assert requests.post(f"{dashboard}/admin-api/simulate", json={"players": 2}, timeout=30).status_code == 401
+        admin = requests.post(
+            f"{dashboard}/admin-api/simulate", json={"players": 2}, timeout=30, auth=("admin", "cli-test-password")
+        )
+        assert admin.status_code == 200, admin.text
+        # A curl-style submission with the key.
+        mine = requests.post(
+            f"{api}/scores",
+            json={"player_id": "cli", "score": 10**9},
+            headers={"x-api-key": "cli-test-key"},
+            timeout=10,
+        )
+        assert mine.status_code == 200
+
+        seeded = subprocess.run(
+            [sys.executable, "-m", "local", "seed", "--players", "1200"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert seeded.returncode == 0, seeded.stderr
+        board = requests.get(f"{api}/player", params={"player_id": "cli"}, timeout=30).json()["boards"][0]
+        assert board["rank"] == 1 and board["total_players"] >= 1200 + 40 + 2 + 1
+
+        children = _descendants(proc.pid)
+        commands = " ".join(_command(p) for p in children)
+        assert "DynamoDBLocal.jar" in commands
+        assert ("nginx" in commands) == bool(shutil.which("nginx")), commands
+        proc.send_signal(stop_signal)
+        assert proc.wait(30) == 0
+        assert [p for p in children if _alive(p)] == []
+        assert not (tmp_path / "run.json").exists()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
