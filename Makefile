@@ -5,12 +5,12 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 CDK := node_modules/.bin/cdk --no-notices
 STAGE ?= dev
-PLAYERS ?= 1000
+PLAYERS ?=
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -65,8 +65,11 @@ destroy: setup ## remove the stage (prod retains its tables)
 run: setup ## the whole stack on this machine: DynamoDB Local, local API, dashboard behind Nginx
 	$(PY) -m local run
 
-seed: setup ## load PLAYERS simulated players into the running local stack
-	$(PY) -m local seed --players $(PLAYERS)
+seed: setup ## load PLAYERS (default 1000) simulated players into the running local stack
+	$(PY) -m local seed --players $(or $(PLAYERS),1000)
+
+bench: setup ## rank at scale vs the original algorithm: PLAYERS (default 10000) on DynamoDB Local
+	$(PY) -m bench --players $(or $(PLAYERS),10000) --json bench/results/$(or $(PLAYERS),10000).json
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
