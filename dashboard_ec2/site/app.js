@@ -35,6 +35,7 @@
     boardsLoaded: false,
     boardsFetchedAt: 0,
     boardsPromise: null,
+    pendingView: null, // a linked board not listed yet (API down at start): opened once the list arrives
     limit: 25,
     paused: false,
     timer: null,
@@ -158,8 +159,8 @@
   /** "All-Time", "Today (2026-11-30)", "Week 2026-W47", ... for a concrete leaderboard_id of the default board. */
   function boardLabel(id) {
     if (!id || id === 'all-time') return 'All-Time';
-    if (id === currentId('daily')) return `Today (${id.slice(6)})`;
-    if (id === currentId('weekly')) return `This Week (${id.slice(7)})`;
+    if (id === currentId('daily', DEFAULT_BOARD)) return `Today (${id.slice(6)})`;
+    if (id === currentId('weekly', DEFAULT_BOARD)) return `This Week (${id.slice(7)})`;
     if (id.startsWith('daily-')) return `Day ${id.slice(6)}`;
     if (id.startsWith('weekly-')) return `Week ${id.slice(7)}`;
     return id;
@@ -272,7 +273,10 @@
         state.boards = boards;
         state.boardsLoaded = true;
         renderBoardPicker();
-        if (tabPeriods().join() !== boardPeriods().join()) selectView(state.board, state.period, { load: false, rebuild: true });
+        const pending = state.pendingView;
+        state.pendingView = null;
+        if (pending && boardInfo(pending.board)) selectView(pending.board, pending.period);
+        else if (tabPeriods().join() !== boardPeriods().join()) selectView(state.board, state.period, { load: false, rebuild: true });
         renderBoardMeta();
       } catch (err) {
         // The picker keeps what it had (at least the default board); the board's own read shows the error.
@@ -351,6 +355,7 @@
   async function openView(hash) {
     const { board, period } = parseHash(hash);
     if (!boardInfo(board) && !state.boardsLoaded) await loadBoards();
+    state.pendingView = !boardInfo(board) && !state.boardsLoaded ? { board, period } : null;
     selectView(board, period);
   }
 
@@ -381,7 +386,7 @@
     const asc = lowerIsBetter();
     const order = $('#board-order');
     order.dataset.order = asc ? 'asc' : 'desc';
-    order.textContent = asc ? '↓ Lower is better' : '↑ Higher is better';
+    order.replaceChildren(h('span', { 'aria-hidden': 'true' }, asc ? '↓ ' : '↑ '), asc ? 'Lower is better' : 'Higher is better');
     const reset = $('#board-reset');
     const info = periodInfo();
     if (state.period === 'all-time') {
@@ -430,6 +435,7 @@
     else if (event.key === 'End') next = tabs[tabs.length - 1];
     if (!next) return;
     event.preventDefault();
+    state.pendingView = null;
     selectView(state.board, next.dataset.period, { focus: true });
   }
 
@@ -1118,10 +1124,16 @@
     const tabs = $('#period-tabs');
     tabs.addEventListener('click', (event) => {
       const tab = event.target.closest('[role="tab"]');
-      if (tab) selectView(state.board, tab.dataset.period);
+      if (tab) {
+        state.pendingView = null;
+        selectView(state.board, tab.dataset.period);
+      }
     });
     tabs.addEventListener('keydown', onTabKeydown);
-    $('#board-select').addEventListener('change', (event) => selectView(event.target.value, state.period));
+    $('#board-select').addEventListener('change', (event) => {
+      state.pendingView = null;
+      selectView(event.target.value, state.period);
+    });
     $('#refresh-toggle').addEventListener('click', () => setPaused(!state.paused));
     $('#refresh-now').addEventListener('click', () => { loadBoard(); loadHistory(); });
     $('#limit-select').addEventListener('change', (event) => {

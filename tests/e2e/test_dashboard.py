@@ -430,6 +430,25 @@ def test_lower_time_leads_on_speedrun_without_reload(stack, new_page):
     no_problems(page)
 
 
+def test_board_link_opens_once_the_api_is_back(stack, new_page):
+    """API down at start: the page says so on the default board, then opens the linked board when it answers."""
+    stack.reset()
+    stack.submit_to("speedrun", "p-hare", 61_800, "Hare")
+    stack.command("stop-api")
+    try:
+        page = open_dashboard(new_page, stack, hash_="#speedrun/weekly")
+        expect(page.get_by_test_id("board-status")).to_contain_text("API unreachable (HTTP 502)", timeout=10_000)
+        expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "error")
+        expect(page.get_by_label("Board", exact=True).locator("option")).to_have_text(["Global"])
+    finally:
+        stack.command("start-api")
+    expect(page.get_by_test_id("board-select")).to_have_value("speedrun", timeout=10_000)
+    expect(page.get_by_test_id("tab-weekly")).to_have_attribute("aria-selected", "true")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Hare"])
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live")
+    assert page.evaluate("location.hash") == "#speedrun/weekly"
+
+
 RUNNERS = [  # (player_id, name, time): ranks on speedrun are by ascending time
     ("p-r1", "Runner 1", 50_100),
     ("p-r2", "Runner 2", 50_200),
@@ -466,7 +485,9 @@ def test_lookup_shows_the_players_around_on_the_picked_board(stack, new_page):
     expect(picked.get_by_test_id("neighbour-me")).to_have_attribute("aria-current", "true")
     # ...and every period of the default board, from GET /player.
     expect(page.get_by_test_id("default-board-title")).to_have_text("On the Global board")
-    expect(page.get_by_test_id("player-board")).to_have_count(4)
+    expect(page.get_by_test_id("player-board").locator("h4")).to_have_text(
+        [f"{SPEEDRUN} · All-Time", "All-Time", re.compile(r"^This Week \("), re.compile(r"^Today \(")]
+    )
     expect(page.get_by_test_id("lookup-status")).to_have_text(re.compile(r"^Found on 4 boards in \d+ ms\.$"))
 
     # The top of the board: nobody above, three below.
