@@ -1,19 +1,22 @@
-"""Rank and total at nearly flat cost: adaptive bucket counters over the rank-key order.
+"""Rank and total at nearly flat cost: adaptive counters over the rank-key order, in two levels.
 
-Each index partition (a board period, or one shard of it) is cut into buckets, contiguous
-ranges [lo, hi) of rank keys, each with a counter item kept in step with every entry change
-inside the same DynamoDB transaction. Then
+Each index partition (a board period, or one shard of it) is cut into buckets, contiguous ranges
+[lo, hi) of rank keys, each with a counter item; runs of consecutive buckets form segments, with a
+counter item of their own. Both are kept in step with every entry change inside the same DynamoDB
+transaction. Then
 
-    rank  = 1 + (entries in buckets wholly ahead) + COUNT(entries ahead within the player's bucket)
-    total = sum of the counters
+    rank  = 1 + (entries in segments wholly ahead)
+              + (entries in the buckets of the player's segment wholly ahead)
+              + COUNT(entries ahead within the player's bucket)
+    total = sum of the segment counters
 
-i.e. one Query over the (few hundred) counter items and one COUNT over at most one bucket.
-A bucket splits in two when it grows past the capacity, so no bucket holds more than
-`bucket_capacity` entries whatever the score distribution (ties and long tails included):
-the COUNT stays bounded and the counter Query grows with N / capacity, a few KB at 100k players.
+i.e. three small reads whatever the board's size: a few segment items, at most `segment_capacity`
+bucket items, and a COUNT over at most `bucket_capacity` index entries. A bucket splits in two when it
+passes its capacity, and a segment when it holds too many buckets, so no read grows with the score
+distribution (ties and long tails included) and the top level grows only with N / (512 × 64).
 
 Write sharding: a board with `shards` > 1 spreads its entries over index partitions
-`<leaderboard_id>!<k>` (k from a hash of the player id); each shard has its own buckets, and
+`<leaderboard_id>!<k>` (k from a hash of the player id); each shard has its own counters, and
 reads scatter-gather over the shards, merged by rank key, so the order is the unsharded order.
 """
 
@@ -55,31 +58,60 @@ def player_partition(config: BoardConfig, period: Period, player_id: str) -> str
 
 @dataclass(frozen=True)
 class Bucket:
-    lo: str  # inclusive
-    hi: str  # exclusive
+    """One counter: the entries whose rank key is in [lo, hi)."""
+
+    lo: str
+    hi: str
     count: int
-    rev: int  # bumped by every change inside the bucket: a split proceeds only if it is unchanged
+    rev: int  # bumped by every change inside the range: a split proceeds only if it is unchanged
 
 
-def bucket_containing(buckets: list[Bucket], key: str) -> Bucket | None:
-    return next((b for b in buckets if b.lo <= key < b.hi), None)
+BUCKETS, SEGMENTS = 0, 1
+
+
+def containing(counters: list[Bucket], key: str) -> Bucket | None:
+    return next((c for c in counters if c.lo <= key < c.hi), None)
+
+
+def locate(part: str, keys_: list[str]) -> dict[str, tuple[Bucket | None, Bucket | None]]:
+    """For writers: the (bucket, segment) holding each key, read strongly consistent.
+
+    One Query over the segments, then one over the buckets of each segment involved.
+    """
+    segments = store.counters(part, SEGMENTS, consistent=True)
+    found: dict[str, tuple[Bucket | None, Bucket | None]] = {}
+    by_segment: dict[str, list[Bucket]] = {}
+    for key in keys_:
+        segment = containing(segments, key)
+        if segment is None:
+            found[key] = (None, None)
+            continue
+        if segment.lo not in by_segment:
+            by_segment[segment.lo] = store.counters(part, BUCKETS, True, segment.lo, keys.before(segment.hi))
+        found[key] = (containing(by_segment[segment.lo], key), segment)
+    return found
 
 
 def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
-    """1-based rank of the entry with rank key `key`, and the board period's total."""
+    """1-based rank of the entry with rank key `key`, and the board period's total.
+
+    Per partition: the segments (a handful of items), the buckets of the key's segment up to the key
+    (at most segment_capacity items), and a COUNT inside the key's bucket (at most bucket_capacity entries).
+    """
     ahead = total = 0
     for part in parts:
-        buckets = store.buckets(part)
-        total += sum(b.count for b in buckets)
+        segments = store.counters(part, SEGMENTS)
+        total += sum(s.count for s in segments)
+        ahead += sum(s.count for s in segments if s.hi <= key)
+        segment = containing(segments, key)
+        if segment is None or not segment.count:
+            continue
+        buckets = store.counters(part, BUCKETS, lo=segment.lo, hi=key)
         ahead += sum(b.count for b in buckets if b.hi <= key)
-        home = bucket_containing(buckets, key)
-        if home is not None and home.count:
-            ahead += store.count_range(part, home.lo, keys.before(key))
+        bucket = containing(buckets, key)
+        if bucket is not None and bucket.count:
+            ahead += store.count_range(part, bucket.lo, keys.before(key))
     return 1 + ahead, total
-
-
-def total(parts: Iterable[str]) -> int:
-    return sum(b.count for part in parts for b in store.buckets(part))
 
 
 def merged_page(parts: list[str], limit: int, with_history: bool = False, **query) -> list[dict]:
@@ -96,32 +128,50 @@ def merged_page(parts: list[str], limit: int, with_history: bool = False, **quer
     return list(heapq.merge(*pages, key=lambda e: e["rank_key"], reverse=reverse))[:limit]
 
 
-def split_if_full(part: str, lo: str) -> None:
-    """Split the bucket starting at `lo` in two halves if it is past capacity.
+def split_if_full(part: str, key: str) -> None:
+    """Split the bucket holding `key` in two halves if it is past capacity; then its segment, likewise.
 
-    The halves are counted from the index; the split commits only if the bucket did not
-    change meanwhile (its rev) and the index agrees with the counter (a global secondary
-    index lags its table slightly: if it has not caught up, a later write splits instead).
+    A bucket's halves are counted from the index; the split commits only if nothing in the bucket changed
+    meanwhile (its rev) and the index agrees with the counter (a global secondary index lags its table
+    slightly: if it has not caught up, a later write splits instead). A segment's halves are counted from
+    its buckets, read strongly consistent, under the same rev condition.
     """
-
-    bucket = next((b for b in store.buckets(part, consistent=True) if b.lo == lo), None)
-    if bucket is None or bucket.count <= get_settings().bucket_capacity:
+    bucket, segment = locate(part, [key])[key]
+    if bucket is None or segment is None:
         return
-    entries = store.page(part, bucket.count + 1, between=(bucket.lo, keys.before(bucket.hi)))
-    if len(entries) != bucket.count:
-        return
-    half = len(entries) // 2
-    store.split_bucket(part, bucket, entries[half]["rank_key"], half)
+    settings = get_settings()
+    if bucket.count > settings.bucket_capacity:
+        entries = store.page(part, bucket.count + 1, between=(bucket.lo, keys.before(bucket.hi)))
+        if len(entries) != bucket.count:
+            return
+        half = len(entries) // 2
+        if not store.split_counter(part, BUCKETS, bucket, entries[half]["rank_key"], half):
+            return
+    segment = containing(store.counters(part, SEGMENTS, consistent=True), key)
+    buckets = store.counters(part, BUCKETS, True, segment.lo, keys.before(segment.hi))
+    if len(buckets) > settings.segment_capacity:
+        half = len(buckets) // 2
+        left = sum(b.count for b in buckets[:half])
+        if left + sum(b.count for b in buckets[half:]) == segment.count:
+            store.split_counter(part, SEGMENTS, segment, buckets[half].lo, left)
 
 
 def rebuild(part: str) -> None:
-    """Recount a partition's buckets from the index (bulk loads only: no concurrent writers)."""
-
-    size = max(1, get_settings().bucket_capacity // 2)
+    """Recount a partition's counters from the index (bulk loads only: no concurrent writers)."""
+    settings = get_settings()
     all_keys = list(store.index_keys(part))
-    bounds = []
-    for start in range(0, len(all_keys), size):
-        lo = FIRST_LO if start == 0 else all_keys[start]
-        hi = LAST_HI if start + size >= len(all_keys) else all_keys[start + size]
-        bounds.append((lo, hi, len(all_keys[start : start + size])))
-    store.put_buckets(part, bounds)
+    buckets = _cut(all_keys, max(1, settings.bucket_capacity // 2), [1] * len(all_keys))
+    firsts = [lo for lo, _, _ in buckets]
+    segments = _cut(firsts, max(1, settings.segment_capacity // 2), [n for _, _, n in buckets])
+    store.put_counters(part, BUCKETS, buckets)
+    store.put_counters(part, SEGMENTS, segments)
+
+
+def _cut(firsts: list[str], size: int, weights: list[int]) -> list[tuple[str, str, int]]:
+    """Ranges of `size` consecutive items (given by their first keys), each with the sum of their weights."""
+    out = []
+    for start in range(0, len(firsts), size):
+        lo = FIRST_LO if start == 0 else firsts[start]
+        hi = LAST_HI if start + size >= len(firsts) else firsts[start + size]
+        out.append((lo, hi, sum(weights[start : start + size])))
+    return out

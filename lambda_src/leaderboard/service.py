@@ -93,7 +93,8 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
             deleted += done_here
             if not done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
-            store.put_buckets(part, [])
+            for level in (ranking.BUCKETS, ranking.SEGMENTS):
+                store.put_counters(part, level, [])
     store.delete_board(board_id)
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
 
@@ -182,13 +183,14 @@ def submit(
             # No name given: keep the one stored (or show the id for a newcomer).
             entry_name = name or (old.get("player_name") if old else None) or player_id
             entry = make_entry(config, period, player_id, entry_name, new_score, reached_ms, meta)
-            buckets = store.buckets(part, consistent=True)
+            where = ranking.locate(part, [entry.rank_key] + ([old["rank_key"]] if old else []))
+            new_place = where[entry.rank_key]
             changes.append(
                 store.Change(
                     entry,
                     old["score"] if old else None,
-                    ranking.bucket_containing(buckets, old["rank_key"]) if old else None,
-                    ranking.bucket_containing(buckets, entry.rank_key),
+                    where[old["rank_key"]] if old else None,
+                    new_place if new_place[0] is not None else None,
                     replaced=old,
                 )
             )
@@ -203,8 +205,8 @@ def submit(
     else:
         raise Conflict("too many concurrent writes to this entry; retry")
     for change in changes:
-        if change.new_bucket is not None and change.new_bucket.count + 1 > get_settings().bucket_capacity:
-            ranking.split_if_full(change.entry.leaderboard_id, change.new_bucket.lo)
+        if change.new is not None and change.new[0].count + 1 > get_settings().bucket_capacity:
+            ranking.split_if_full(change.entry.leaderboard_id, change.entry.rank_key)
     out = []
     for period, part, stored_score, key, changed in rows:
         row = {

@@ -19,6 +19,7 @@ class Settings:
     enable_simulator: bool
     period_retention_days: int
     bucket_capacity: int  # a rank bucket splits past this many entries
+    segment_capacity: int  # a segment of buckets splits past this many buckets
     page_snapshot_seconds: int  # how long a page cursor keeps walking the ranking as it was at its first page
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
 
@@ -35,6 +36,7 @@ def get_settings() -> Settings:
         enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
         bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
+        segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
         page_snapshot_seconds=int(env.get("PAGE_SNAPSHOT_SECONDS", "900")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
     )

@@ -94,22 +94,28 @@ class Conflict(Exception):
     """Another writer changed an entry between our read and our write."""
 
 
-# --- bucket counters (see ranking.py) ---------------------------------------------------------
+# --- rank counters (see ranking.py) ---------------------------------------------------------
 
-BUCKETS_PREFIX = "#buckets#"  # counter items: player_id = prefix + index partition, leaderboard_id = bucket lo
+# Counter items: player_id = prefix + index partition, leaderboard_id = the range's first key.
+# Level 0 ("buckets") counts the entries of a key range; level 1 ("segments") those of a run of buckets.
+COUNTER_PREFIXES = ("#buckets#", "#segments#")
 HISTORY_PREFIX = "#history#"  # replaced versions of entries: player_id = prefix + partition, leaderboard_id = old key
 
 
-def buckets(partition: str, consistent: bool = False):
-    """Every bucket counter of one index partition, in rank-key order (one Query, usually one page)."""
+def counters(partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None):
+    """The counters of one level of an index partition, in key order: all, or those starting in [lo, hi]."""
     from .ranking import Bucket
 
+    condition, values = "player_id = :p", {":p": COUNTER_PREFIXES[level] + partition}
+    if lo is not None:
+        condition += " AND leaderboard_id BETWEEN :lo AND :hi"
+        values.update({":lo": lo, ":hi": hi})
     items = [
         _from_item(i)
         for p in _pages(
             TableName=get_settings().scores_table,
-            KeyConditionExpression="player_id = :p",
-            ExpressionAttributeValues=_to_item({":p": BUCKETS_PREFIX + partition}),
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues=_to_item(values),
             ConsistentRead=consistent,
         )
         for i in p.get("Items", [])
@@ -131,26 +137,34 @@ def count_range(partition: str, lo: str, hi_inclusive: str) -> int:
     )
 
 
-def _bucket_update(partition: str, bucket, delta: int) -> dict:
-    """Counter change inside a transaction; fails if the bucket was split since it was read."""
+def _counter_update(partition: str, level: int, counter, delta: int) -> dict:
+    """A counter change inside a transaction; it fails if the range was split since it was read."""
     return {
         "Update": {
             "TableName": get_settings().scores_table,
-            "Key": _key(BUCKETS_PREFIX + partition, bucket.lo),
+            "Key": _key(COUNTER_PREFIXES[level] + partition, counter.lo),
             "UpdateExpression": "ADD entries :d, rev :one",
             "ConditionExpression": "hi = :hi",
-            "ExpressionAttributeValues": _to_item({":d": delta, ":one": 1, ":hi": bucket.hi}),
+            "ExpressionAttributeValues": _to_item({":d": delta, ":one": 1, ":hi": counter.hi}),
         }
     }
 
 
-def _first_bucket(partition: str, lo: str, hi: str) -> dict:
+def _counter_item(partition: str, level: int, lo: str, hi: str, entries: int) -> dict:
+    return {
+        "player_id": COUNTER_PREFIXES[level] + partition,
+        "leaderboard_id": lo,
+        "hi": hi,
+        "entries": entries,
+        "rev": 1,
+    }
+
+
+def _first_counter(partition: str, level: int, lo: str, hi: str) -> dict:
     return {
         "Put": {
             "TableName": get_settings().scores_table,
-            "Item": _to_item(
-                {"player_id": BUCKETS_PREFIX + partition, "leaderboard_id": lo, "hi": hi, "entries": 1, "rev": 1}
-            ),
+            "Item": _to_item(_counter_item(partition, level, lo, hi, 1)),
             "ConditionExpression": "attribute_not_exists(leaderboard_id)",
         }
     }
@@ -158,12 +172,13 @@ def _first_bucket(partition: str, lo: str, hi: str) -> dict:
 
 @dataclass(frozen=True)
 class Change:
-    """One entry's new state, the stored score it replaces (None: new entry), and the buckets involved."""
+    """One entry's new state, the stored score it replaces (None: new entry), and its counters per level
+    before (None: new entry) and after (None: the partition has no counter yet)."""
 
     entry: Entry
     previous_score: int | None
-    old_bucket: Any  # ranking.Bucket or None (new entry)
-    new_bucket: Any  # ranking.Bucket, or None when the partition has no bucket yet
+    old: tuple | None  # (bucket, segment) holding the old key
+    new: tuple | None  # (bucket, segment) holding the new key
     replaced: dict | None = None  # the stored entry this change replaces (kept a while for consistent pages)
 
 
@@ -190,9 +205,9 @@ def _history_put(replaced: dict, replaced_at: int, keep_until: int) -> dict:
 
 
 def apply_changes(changes: list[Change], first_lo: str, last_hi: str, history_seconds: int = 0) -> None:
-    """Entries and their bucket counters in ONE transaction, each entry only if unchanged since read.
+    """Entries and their counters in ONE transaction, each entry only if unchanged since read.
 
-    Raises Conflict when another writer got there first (or a bucket split): the caller re-reads and retries.
+    Raises Conflict when another writer got there first (or a range split): the caller re-reads and retries.
     """
     items = []
     for ch in changes:
@@ -207,24 +222,27 @@ def apply_changes(changes: list[Change], first_lo: str, last_hi: str, history_se
             replaced_at = ch.entry.reached_at  # the old version was live until the new one was written
             items.append(_history_put(ch.replaced, replaced_at, int(time.time()) + history_seconds + 3600))
         part = ch.entry.leaderboard_id
-        if ch.new_bucket is None:
-            items.append(_first_bucket(part, first_lo, last_hi))
-        elif ch.old_bucket is not None and ch.old_bucket.lo == ch.new_bucket.lo:
-            items.append(_bucket_update(part, ch.new_bucket, 0))  # same bucket: no count change, but a new rev
-        else:
-            if ch.old_bucket is not None:
-                items.append(_bucket_update(part, ch.old_bucket, -1))
-            items.append(_bucket_update(part, ch.new_bucket, 1))
+        for level in (0, 1):
+            old = ch.old[level] if ch.old else None
+            new = ch.new[level] if ch.new else None
+            if new is None:
+                items.append(_first_counter(part, level, first_lo, last_hi))
+            elif old is not None and old.lo == new.lo:
+                items.append(_counter_update(part, level, new, 0))  # same range: same count, but a new rev
+            else:
+                if old is not None:
+                    items.append(_counter_update(part, level, old, -1))
+                items.append(_counter_update(part, level, new, 1))
     try:
         client().transact_write_items(TransactItems=items)
     except client().exceptions.TransactionCanceledException as err:
         raise Conflict() from err
 
 
-def split_bucket(partition: str, bucket, mid: str, left: int) -> bool:
+def split_counter(partition: str, level: int, counter, mid: str, left: int) -> bool:
     """Cut [lo, hi) at mid: the lo item keeps `left` entries, a new item [mid, hi) the rest.
 
-    Only if no entry of the bucket changed since `bucket` was read (its rev); False otherwise.
+    Only if nothing in the range changed since `counter` was read (its rev); False otherwise.
     """
     table = get_settings().scores_table
     try:
@@ -233,26 +251,18 @@ def split_bucket(partition: str, bucket, mid: str, left: int) -> bool:
                 {
                     "Update": {
                         "TableName": table,
-                        "Key": _key(BUCKETS_PREFIX + partition, bucket.lo),
+                        "Key": _key(COUNTER_PREFIXES[level] + partition, counter.lo),
                         "UpdateExpression": "SET hi = :mid, entries = :left ADD rev :one",
                         "ConditionExpression": "rev = :rev AND hi = :hi",
                         "ExpressionAttributeValues": _to_item(
-                            {":mid": mid, ":left": left, ":one": 1, ":rev": bucket.rev, ":hi": bucket.hi}
+                            {":mid": mid, ":left": left, ":one": 1, ":rev": counter.rev, ":hi": counter.hi}
                         ),
                     }
                 },
                 {
                     "Put": {
                         "TableName": table,
-                        "Item": _to_item(
-                            {
-                                "player_id": BUCKETS_PREFIX + partition,
-                                "leaderboard_id": mid,
-                                "hi": bucket.hi,
-                                "entries": bucket.count - left,
-                                "rev": 1,
-                            }
-                        ),
+                        "Item": _to_item(_counter_item(partition, level, mid, counter.hi, counter.count - left)),
                         "ConditionExpression": "attribute_not_exists(leaderboard_id)",
                     }
                 },
@@ -263,20 +273,11 @@ def split_bucket(partition: str, bucket, mid: str, left: int) -> bool:
         return False
 
 
-def put_buckets(partition: str, bounds: list[tuple[str, str, int]]) -> None:
-    """Replace a partition's counters wholesale (bulk loads: no concurrent writers)."""
-    old = [b.lo for b in buckets(partition, consistent=True)]
-    _batch({"DeleteRequest": {"Key": _key(BUCKETS_PREFIX + partition, lo)}} for lo in old)
-    _batch(
-        {
-            "PutRequest": {
-                "Item": _to_item(
-                    {"player_id": BUCKETS_PREFIX + partition, "leaderboard_id": lo, "hi": hi, "entries": n, "rev": 1}
-                )
-            }
-        }
-        for lo, hi, n in bounds
-    )
+def put_counters(partition: str, level: int, bounds: list[tuple[str, str, int]]) -> None:
+    """Replace one level of a partition's counters wholesale (bulk loads and purges: no concurrent writers)."""
+    old = [c.lo for c in counters(partition, level, consistent=True)]
+    _batch({"DeleteRequest": {"Key": _key(COUNTER_PREFIXES[level] + partition, lo)}} for lo in old)
+    _batch({"PutRequest": {"Item": _to_item(_counter_item(partition, level, *b))}} for b in bounds)
 
 
 def index_keys(partition: str) -> Iterator[str]:

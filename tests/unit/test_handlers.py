@@ -38,7 +38,8 @@ def test_submit_fans_out_to_all_three_periods(ddb):
     items = scan(ddb, get_settings().scores_table)
     assert sum("rank_key" in i for i in items) == 3  # one entry per period
     counters = sorted(i["player_id"]["S"] for i in items if "rank_key" not in i)
-    assert counters == sorted(f"#buckets#{lb}" for lb in expected)  # and one rank counter per period
+    # and one rank counter per level and period
+    assert counters == sorted(f"#{level}#{lb}" for lb in expected for level in ("buckets", "segments"))
 
 
 def test_higher_score_wins_and_lower_is_ignored(ddb):

@@ -24,6 +24,7 @@ _board_ids = itertools.count()
 @pytest.fixture
 def small_buckets(ddb, monkeypatch):
     monkeypatch.setenv("BUCKET_CAPACITY", "3")
+    monkeypatch.setenv("SEGMENT_CAPACITY", "2")
     get_settings.cache_clear()
     yield ddb
     get_settings.cache_clear()
@@ -85,15 +86,20 @@ def test_rank_total_percentile_match_brute_force(small_buckets, spec, submission
         assert [e["player_id"] for e in me["above"]] == expected[max(0, rank - 2) : rank - 1]
         assert [e["player_id"] for e in me["below"]] == expected[rank : rank + 1]
 
-    # The counters themselves: every bucket counts exactly the entries in its key range.
+    # The counters themselves: every bucket and segment counts exactly the entries in its key range,
+    # the ranges tile the key space, and segment bounds are bucket bounds.
     period = service.periods.resolve("all-time", T0, config.periods)
     for part in ranking.partitions(config, period):
         keys_in_part = list(store.index_keys(part))
-        buckets = store.buckets(part, consistent=True)
-        assert sum(b.count for b in buckets) == len(keys_in_part)
-        for b in buckets:
-            assert b.count == sum(b.lo <= k < b.hi for k in keys_in_part)
-            assert b.count <= get_settings().bucket_capacity + 1
+        buckets = store.counters(part, ranking.BUCKETS, consistent=True)
+        segments = store.counters(part, ranking.SEGMENTS, consistent=True)
+        for level in (buckets, segments):
+            assert sum(c.count for c in level) == len(keys_in_part)
+            assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
+            for c in level:
+                assert c.count == sum(c.lo <= k < c.hi for k in keys_in_part)
+        assert {s.lo for s in segments} <= {b.lo for b in buckets}
+        assert all(b.count <= get_settings().bucket_capacity + 1 for b in buckets)
 
 
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
@@ -118,5 +124,6 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
     period = service.periods.resolve("all-time", T0, plain.periods)
-    assert len(store.buckets("flat#all-time")) > 3  # it did split
+    assert len(store.counters("flat#all-time", ranking.BUCKETS)) > 3  # buckets split
+    assert len(store.counters("flat#all-time", ranking.SEGMENTS)) > 1  # and segments too
     assert len(ranking.partitions(sharded, period)) == 4
