@@ -1,6 +1,7 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
 
-from leaderboard import openapi, service, validation as v
+from leaderboard import openapi, service
+from leaderboard import validation as v
 from leaderboard.http import dispatch
 
 

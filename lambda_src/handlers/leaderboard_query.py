@@ -1,6 +1,7 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range."""
 
-from leaderboard import service, validation as v
+from leaderboard import service
+from leaderboard import validation as v
 from leaderboard.http import dispatch
 from routes import MAX_SCORE
 

@@ -1,6 +1,7 @@
 """POST /snapshot freezes a period's top N; GET /snapshots lists them newest first."""
 
-from leaderboard import service, validation as v
+from leaderboard import service
+from leaderboard import validation as v
 from leaderboard.http import dispatch
 
 

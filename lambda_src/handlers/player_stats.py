@@ -1,6 +1,7 @@
 """GET /player (default board) and GET /leaderboards/{board}/players/{player_id} (around-me)."""
 
-from leaderboard import service, validation as v
+from leaderboard import service
+from leaderboard import validation as v
 from leaderboard.http import dispatch
 
 

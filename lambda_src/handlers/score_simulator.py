@@ -1,6 +1,7 @@
 """POST /simulate {"players": N}: demo data, only where the stage enables it."""
 
-from leaderboard import simulation, validation as v
+from leaderboard import simulation
+from leaderboard import validation as v
 from leaderboard.errors import Forbidden
 from leaderboard.http import api_handler
 from leaderboard.settings import get_settings

@@ -1,6 +1,7 @@
 """POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]."""
 
-from leaderboard import idempotency, service, validation as v
+from leaderboard import idempotency, service
+from leaderboard import validation as v
 from leaderboard.errors import ApiError, BadRequest
 from leaderboard.http import dispatch, header
 

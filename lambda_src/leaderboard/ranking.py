@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from . import keys, store
-from .settings import get_settings
 from .boards import BoardConfig
 from .periods import Period
+from .settings import get_settings
 
 FIRST_LO = "0"  # below every rank key (they start with 16 digits)
 LAST_HI = "~"  # above every rank key

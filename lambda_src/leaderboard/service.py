@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import secrets
-from datetime import datetime, timedelta, timezone
 import random
+import secrets
 import time
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
 from . import boards, keys, periods, ranking, store
@@ -442,7 +442,7 @@ def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -
         "taken_at": sort_key,
         "snapshot_id": f"{p.period_id}#{sort_key}",
         "period": p.kind,
-        "entries": _ranked(store.top(p.period_id, limit)),
+        "entries": _ranked(store.page(p.period_id, limit)),
     }
     store.put_snapshot(snapshot)
     return {**snapshot, "taken_at": _iso(now)}

@@ -8,10 +8,9 @@ from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
 import boto3
+import schema
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-
-import schema
 
 from .settings import get_settings
 
@@ -70,13 +69,6 @@ class Entry:
             schema.SCORES_SORT_KEY: self.leaderboard_id,
             **self.attributes(),
         }
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    score: int  # what is stored now
-    rank_key: str
-    changed: bool
 
 
 def _update_args(entry: Entry) -> dict[str, Any]:
@@ -373,11 +365,6 @@ def page(
     if history:  # present a replaced version like the index entry it was
         items = [{**i, "player_id": i["player"], "rank_key": i["leaderboard_id"]} for i in items]
     return items
-
-
-def top(leaderboard_id: str, limit: int) -> list[dict]:
-    """The first `limit` entries of a board, best first."""
-    return page(leaderboard_id, limit)
 
 
 def player_entries(player_id: str) -> list[dict]:

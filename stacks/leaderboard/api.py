@@ -6,8 +6,13 @@ import json
 import re
 from typing import Sequence
 
-from aws_cdk import Duration, aws_apigateway as apigw, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
-from aws_cdk import aws_secretsmanager as secretsmanager, aws_ssm as ssm
+from aws_cdk import Duration
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from .data import LeaderboardTables

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy, aws_dynamodb as ddb
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_dynamodb as ddb
 from constructs import Construct
 
 from .paths import schema

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
-from aws_cdk import RemovalPolicy, aws_logs as logs
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_logs as logs
 
 from . import paths  # noqa: F401  (puts lambda_src on sys.path)
 
