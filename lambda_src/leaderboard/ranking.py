@@ -154,24 +154,3 @@ def split_if_full(part: str, key: str) -> None:
         left = sum(b.count for b in buckets[:half])
         if left + sum(b.count for b in buckets[half:]) == segment.count:
             store.split_counter(part, SEGMENTS, segment, buckets[half].lo, left)
-
-
-def rebuild(part: str) -> None:
-    """Recount a partition's counters from the index (bulk loads only: no concurrent writers)."""
-    settings = get_settings()
-    all_keys = list(store.index_keys(part))
-    buckets = _cut(all_keys, max(1, settings.bucket_capacity // 2), [1] * len(all_keys))
-    firsts = [lo for lo, _, _ in buckets]
-    segments = _cut(firsts, max(1, settings.segment_capacity // 2), [n for _, _, n in buckets])
-    store.put_counters(part, BUCKETS, buckets)
-    store.put_counters(part, SEGMENTS, segments)
-
-
-def _cut(firsts: list[str], size: int, weights: list[int]) -> list[tuple[str, str, int]]:
-    """Ranges of `size` consecutive items (given by their first keys), each with the sum of their weights."""
-    out = []
-    for start in range(0, len(firsts), size):
-        lo = FIRST_LO if start == 0 else firsts[start]
-        hi = LAST_HI if start + size >= len(firsts) else firsts[start + size]
-        out.append((lo, hi, sum(weights[start : start + size])))
-    return out

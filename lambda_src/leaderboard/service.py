@@ -9,7 +9,7 @@ import random
 import secrets
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from . import boards, keys, periods, ranking, store
 from .boards import BoardConfig
@@ -223,22 +223,51 @@ def submit(
     return {"board_id": config.board_id, "player_id": player_id, "player_name": shown, "periods": out}
 
 
+INSERT_CHUNK = 40  # new entries per transaction, with their counter updates: under the 100-item limit
+
+
 def bulk_load(config: BoardConfig, entries: Iterable[store.Entry]) -> int:
-    """Seed many fresh entries at once (simulator, benchmarks): batched puts, then counters rebuilt.
+    """Insert many NEW entries (the simulator's fresh players, benchmarks) with their counters.
 
-    Not for live traffic: writes racing the rebuild would be miscounted.
+    Each chunk of one partition is one transaction: the entries (only if absent) and every counter
+    they change, so bulk loads are exact next to live traffic and to each other.
     """
-    touched: set[str] = set()
-
-    def tracked() -> Iterator[store.Entry]:
-        for entry in entries:
-            touched.add(entry.leaderboard_id)
-            yield entry
-
-    written = store.put_entries(tracked())
-    for part in sorted(touched):
-        ranking.rebuild(part)
+    by_part: dict[str, list[store.Entry]] = {}
+    written = 0
+    for entry in entries:
+        chunk = by_part.setdefault(entry.leaderboard_id, [])
+        chunk.append(entry)
+        if len(chunk) == INSERT_CHUNK:
+            written += _insert_counted(entry.leaderboard_id, chunk)
+            by_part[entry.leaderboard_id] = []
+    for part, chunk in by_part.items():
+        if chunk:
+            written += _insert_counted(part, chunk)
     return written
+
+
+def _insert_counted(part: str, chunk: list[store.Entry]) -> int:
+    for attempt in range(WRITE_ATTEMPTS):
+        where = ranking.locate(part, [e.rank_key for e in chunk])
+        deltas: dict[tuple[int, str], tuple[ranking.Bucket, int]] = {}
+        for entry in chunk:
+            for level, counter in enumerate(where[entry.rank_key]):
+                if counter is not None:
+                    _, n = deltas.get((level, counter.lo), (counter, 0))
+                    deltas[(level, counter.lo)] = (counter, n + 1)
+        try:
+            store.insert_counted(part, chunk, list(deltas.items()), ranking.FIRST_LO, ranking.LAST_HI)
+            break
+        except store.Conflict:
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+    else:
+        raise Conflict("too many concurrent writes while seeding; retry")
+    for (level, _), (counter, n) in deltas.items():
+        if level == ranking.BUCKETS and counter.count + n > get_settings().bucket_capacity:
+            ranking.split_if_full(part, counter.lo)
+    if not deltas:  # the partition had no counters: the first ones hold the whole chunk
+        ranking.split_if_full(part, chunk[0].rank_key)
+    return len(chunk)
 
 
 def submit_default(player_id: str, name: str | None, score: int, now: datetime | None = None) -> dict[str, Any]:

@@ -231,6 +231,38 @@ def apply_changes(changes: list[Change], first_lo: str, last_hi: str, history_se
         raise Conflict() from err
 
 
+def insert_counted(partition: str, entries: list[Entry], deltas: list, first_lo: str, last_hi: str) -> None:
+    """New entries (each only if absent) and their counters' increments in ONE transaction.
+
+    deltas: [((level, lo), (counter, n))]; none at all means the partition has no counters yet,
+    and the first bucket and segment are created holding all the entries.
+    """
+    items = [
+        {
+            "Put": {
+                "TableName": get_settings().scores_table,
+                "Item": _to_item(e.item()),
+                "ConditionExpression": "attribute_not_exists(score)",
+            }
+        }
+        for e in entries
+    ]
+    if deltas:
+        items += [_counter_update(partition, level, counter, n) for (level, _), (counter, n) in deltas]
+    else:
+        for level in (0, 1):
+            first = _first_counter(partition, level, first_lo, last_hi)
+            first["Put"]["Item"]["entries"] = _serializer.serialize(len(entries))
+            items.append(first)
+    try:
+        client().transact_write_items(TransactItems=items)
+    except client().exceptions.TransactionCanceledException as err:
+        reasons = [r.get("Code") for r in err.response.get("CancellationReasons", [])]
+        if any(code == "ConditionalCheckFailed" for code in reasons[: len(entries)]):
+            raise ValueError("bulk loads insert new entries only: one of them exists already") from err
+        raise Conflict() from err
+
+
 def split_counter(partition: str, level: int, counter, mid: str, left: int) -> bool:
     """Cut [lo, hi) at mid: the lo item keeps `left` entries, a new item [mid, hi) the rest.
 
@@ -273,7 +305,7 @@ def put_counters(partition: str, level: int, bounds: list[tuple[str, str, int]])
 
 
 def index_keys(partition: str) -> Iterator[str]:
-    """Every rank key of an index partition, in order (bulk loads rebuild their counters from it)."""
+    """Every rank key of an index partition, in order (for checks of the counters against the index)."""
     s = get_settings()
     for p in _pages(
         TableName=s.scores_table,
@@ -387,11 +419,6 @@ def player_entry(player_id: str, leaderboard_id: str) -> dict | None:
 
 
 # --- batched writes -----------------------------------------------------------------------
-
-
-def put_entries(entries: Iterable[Entry]) -> int:
-    """Unconditional batched puts (the simulator's fresh players); returns how many were written."""
-    return _batch(({"PutRequest": {"Item": _to_item(e.item())}} for e in entries))
 
 
 def delete_board_entries(leaderboard_id: str, budget: int) -> tuple[int, bool]:

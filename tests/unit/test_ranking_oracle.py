@@ -127,3 +127,25 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
     assert len(store.counters("flat#all-time", ranking.BUCKETS)) > 3  # buckets split
     assert len(store.counters("flat#all-time", ranking.SEGMENTS)) > 1  # and segments too
     assert len(ranking.partitions(sharded, period)) == 4
+
+
+def test_bulk_loads_keep_counters_exact_next_to_live_writes(small_buckets):
+    """Seeding (the simulator's path) inserts with counters in transactions: no rebuild to race."""
+    service.create_board({"board_id": "seeded"})
+    config = service.get_board("seeded")
+    period = service.periods.resolve("all-time", T0, config.periods)
+    first = [service.make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
+    assert service.bulk_load(config, first) == 50
+    service.submit(config, "live", "live", 77, now=T0, with_rank=False)
+    more = [service.make_entry(config, period, f"t{i}", "t", i * 5, 2_000 + i, None) for i in range(30)]
+    service.bulk_load(config, more)
+    keys_in_part = list(store.index_keys("seeded#all-time"))
+    for level in (ranking.BUCKETS, ranking.SEGMENTS):
+        counters = store.counters("seeded#all-time", level, consistent=True)
+        assert sum(c.count for c in counters) == len(keys_in_part) == 81
+        assert all(c.count == sum(c.lo <= k < c.hi for k in keys_in_part) for c in counters)
+    expected = sorted(keys_in_part)
+    for rank, key in enumerate(expected[:10], start=1):
+        assert ranking.rank_and_total(["seeded#all-time"], key) == (rank, 81)
+    with pytest.raises(ValueError):
+        service.bulk_load(config, first[:1])  # an existing entry: bulk loads insert only
