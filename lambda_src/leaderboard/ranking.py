@@ -109,7 +109,7 @@ def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
         buckets = store.counters(part, BUCKETS, lo=segment.lo, hi=key)
         ahead += sum(b.count for b in buckets if b.hi <= key)
         bucket = containing(buckets, key)
-        if bucket is not None and bucket.count:
+        if bucket is not None and bucket.count and bucket.lo < key:  # a bucket's first key has none ahead in it
             ahead += store.count_range(part, bucket.lo, keys.before(key))
     return 1 + ahead, total
 
