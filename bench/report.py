@@ -1,8 +1,8 @@
 """The results as Markdown tables (printed by the benchmark; docs/PERFORMANCE.md holds copies).
 
-python -m bench.report bench/results/100k.json           # the tables of a saved run again
-python -m bench.report --update docs/PERFORMANCE.md bench/results/10k.json bench/results/100k.json
-                                                         # rewrite the doc's results section from runs
+python -m bench.report bench/results/100000.json      # the tables of a saved run, again
+python -m bench.report --update docs/PERFORMANCE.md bench/results/10000.json bench/results/100000.json
+                                                      # rewrite the doc's results section from runs
 """
 
 from __future__ import annotations
