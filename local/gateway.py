@@ -137,13 +137,19 @@ class LocalGateway:
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
         """Serve on a background thread; returns the server (its .server_address has the port)."""
         try:
-            server = ThreadingHTTPServer((host, port), _HTTPHandler)
+            server = _Server((host, port), _HTTPHandler)
         except OSError as err:
             raise SystemExit(f"the local API cannot listen on {host}:{port}: {err.strerror}") from None
-        server.daemon_threads = True
         server.gateway = self
         threading.Thread(target=server.serve_forever, name="local-gateway", daemon=True).start()
         return server
+
+
+class _Server(ThreadingHTTPServer):
+    # The stdlib's listen backlog is 5: a burst of clients (a game server, the concurrency test)
+    # would see connections reset before a thread picks them up.
+    request_queue_size = 128
+    daemon_threads = True
 
 
 class _BodyTooLarge(Exception):
