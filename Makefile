@@ -17,7 +17,8 @@ help: ## list the targets
 
 .venv/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@# --no-compile: byte-compiling aws-cdk-lib at install time triples the install; imports compile what they use
+	$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
