@@ -24,35 +24,6 @@ from tqdm import tqdm
 CHUNK = 1000  # entries per call in the threaded fallback (40 BatchWriteItem requests of 25)
 DAY_MS = 86_400_000
 
-_FIRST = (
-    "Ada",
-    "Bea",
-    "Cy",
-    "Dex",
-    "Eve",
-    "Finn",
-    "Gus",
-    "Hana",
-    "Ivo",
-    "Juno",
-    "Kai",
-    "Lux",
-    "Mina",
-    "Nico",
-    "Oz",
-    "Pia",
-    "Quin",
-    "Rex",
-    "Sol",
-    "Tao",
-    "Uma",
-    "Vex",
-    "Wren",
-    "Xia",
-    "Yuki",
-    "Zed",
-)
-_SECOND = ("Blaze", "Frost", "Nova", "Pixel", "Rogue", "Storm", "Viper", "Echo", "Drift", "Bolt", "Onyx", "Flux")
 PLATEAU = 25_000  # a score many players reach exactly (a level cap): a block of exact ties
 
 
@@ -77,9 +48,11 @@ def synthetic_score(rng: random.Random) -> int:
 
 
 def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
+    from leaderboard.simulation import random_name  # lambda_src is importable once the environment is set
+
     rng = random.Random(seed)
     for i in range(count):
-        name = f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randint(1, 99)}"
+        name = random_name(rng)
         # Reached over the last 30 days, so equal scores rank by time (then id).
         yield Player(player_id(i), name, synthetic_score(rng), now_ms - rng.randint(0, 30 * DAY_MS))
 

@@ -40,10 +40,15 @@ _FIRST = (
 _SECOND = ("Blaze", "Frost", "Nova", "Pixel", "Rogue", "Storm", "Viper", "Echo", "Drift", "Bolt", "Onyx", "Flux")
 
 
+def random_name(rng: random.Random) -> str:
+    """A gamer tag such as NovaBlaze42 (the simulator's and the benchmark's players)."""
+    return f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randint(1, 99)}"
+
+
 def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[int]]]:
     for _ in range(count):
         player_id = f"sim-{secrets.token_hex(5)}"
-        name = f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randint(1, 99)}"
+        name = random_name(rng)
         # Log-normal: most players score a few thousand, a few score far more (as real games do).
         all_time = int(rng.lognormvariate(8.5, 1.0))
         weekly = int(all_time * rng.uniform(0.4, 1.0))
