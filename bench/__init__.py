@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LAMBDA_SRC = ROOT / "lambda_src"
 
-# The handlers import `leaderboard`, `routes` and `schema` from the Lambda code asset's root.
+# The Lambda code is the package `leaderboard` at the root of its asset, lambda_src/
 for _path in (str(ROOT), str(LAMBDA_SRC)):
     if _path not in sys.path:
         sys.path.insert(0, _path)

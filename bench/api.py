@@ -26,7 +26,7 @@ class Response:
 
 class HandlerApi:
     def __init__(self) -> None:
-        import routes
+        from leaderboard import routes
 
         self._routes = routes
         self._handlers = load_handlers()  # after the environment is set

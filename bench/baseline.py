@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import schema
+from leaderboard import schema
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 _ser = TypeSerializer()

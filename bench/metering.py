@@ -16,7 +16,7 @@ import math
 import threading
 from dataclasses import dataclass, field, fields
 
-import schema
+from leaderboard import schema
 
 # Operations that accept ReturnConsumedCapacity; split by the kind of unit they consume.
 READ_OPS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})

@@ -131,7 +131,7 @@ class Bench:
 
         sample = next(iter(self.players.values()))
         entry = service.make_entry(self.config, self.period, sample.player_id, sample.name, 0, 0, None)
-        import schema
+        from leaderboard import schema
 
         self.partition = entry.item()[schema.RANK_INDEX_PARTITION_KEY]  # the original design's board partition
         ranking = list(self.oracle.ranking(self.partition))

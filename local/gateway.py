@@ -32,8 +32,8 @@ Response = tuple[int, Headers, bytes]
 
 def routes_module():
     if str(LAMBDA_SRC) not in sys.path:
-        sys.path.insert(0, str(LAMBDA_SRC))  # handlers import `routes` and `leaderboard` from there
-    return importlib.import_module("routes")
+        sys.path.insert(0, str(LAMBDA_SRC))  # the Lambda code asset's root: the `leaderboard` package
+    return importlib.import_module("leaderboard.routes")
 
 
 def load_handlers() -> dict[str, Callable]:

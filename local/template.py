@@ -24,8 +24,8 @@ LOCAL_ACCOUNT = "000000000000"
 
 
 def _sources() -> list[Path]:
-    # The stack reads the top-level modules of lambda_src (routes.py, schema.py) and its pinned CDK version.
-    files = sorted((ROOT / "stacks").rglob("*.py")) + sorted((ROOT / "lambda_src").glob("*.py"))
+    # The stack imports the Lambda package's pure-data modules (routes, schema, boards ...) and pins its CDK version.
+    files = sorted((ROOT / "stacks").rglob("*.py")) + sorted((ROOT / "lambda_src").rglob("*.py"))
     files += [ROOT / "cdk.json", ROOT / "requirements-dev.txt"]
     return [f for f in files if f.is_file() and "__pycache__" not in f.parts]
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from routes import MAX_SCORE
+from .routes import MAX_SCORE
 
 from . import periods
 from .errors import BadRequest

@@ -9,7 +9,7 @@ import logging
 from decimal import Decimal
 from typing import Any, Callable
 
-import routes
+from . import routes
 
 from .errors import ApiError, NotFound
 from .settings import get_settings

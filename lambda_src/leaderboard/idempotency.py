@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
-import schema
+from . import schema
 
 from . import store
 from .errors import Conflict, Unprocessable

@@ -11,7 +11,7 @@ player_id keeps the key unique.
 
 from __future__ import annotations
 
-from routes import MAX_SCORE
+from .routes import MAX_SCORE
 
 _SCORE_WIDTH = 16  # len(str(MAX_SCORE))
 _TIME_WIDTH = 13  # epoch milliseconds until the year 2286

@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import routes
+from . import routes
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}

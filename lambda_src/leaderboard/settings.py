@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-import schema
+from . import schema
 
 
 @dataclass(frozen=True)

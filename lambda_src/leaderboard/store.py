@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
 import boto3
-import schema
+from . import schema
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 

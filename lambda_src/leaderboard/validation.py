@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from routes import MAX_SCORE
+from .routes import MAX_SCORE
 
 from .errors import BadRequest, PayloadTooLarge
 

@@ -9,12 +9,11 @@ ROOT = Path(__file__).resolve().parents[2]
 LAMBDA_SRC = ROOT / "lambda_src"
 DASHBOARD_DIR = ROOT / "dashboard_ec2"
 
-# routes.py and schema.py live beside the Lambda code (the handlers import them too);
-# they are plain data, so the CDK app imports the very same files.
+# The Lambda code is one package, `leaderboard`, at the root of its asset; its route table and table
+# schema are plain data, so the CDK app imports the very same files.
 if str(LAMBDA_SRC) not in sys.path:
     sys.path.insert(0, str(LAMBDA_SRC))
 
-import routes  # noqa: E402
-import schema  # noqa: E402
+from leaderboard import routes, schema  # noqa: E402
 
 __all__ = ["ROOT", "LAMBDA_SRC", "DASHBOARD_DIR", "routes", "schema"]

@@ -7,8 +7,8 @@ import re
 
 from aws_cdk.assertions import Match
 
-import routes
-import schema
+from leaderboard import routes
+from leaderboard import schema
 
 
 def resources(template, type_: str) -> dict:

@@ -11,7 +11,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import schema  # lambda_src/schema.py: the table facts the stack builds from
+from leaderboard import schema  # the table facts the stack builds from
 
 SIMULATED = 9000
 KNOWN = 200  # one bulk request of ~37 KB, under the 64 KiB body limit

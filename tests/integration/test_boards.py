@@ -117,7 +117,7 @@ def test_the_default_board_is_also_addressable_as_global(api, clean):
 
 def test_openapi_document_lists_every_route(api):
     """GET /openapi.json documents each path and method of the route table."""
-    import routes
+    from leaderboard import routes
 
     resp = api.get("/openapi.json")
     assert resp.status_code == 200

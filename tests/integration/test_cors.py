@@ -6,7 +6,7 @@ import re
 
 import pytest
 import requests
-import routes
+from leaderboard import routes
 
 from .stack_config import API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 

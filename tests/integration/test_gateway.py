@@ -47,7 +47,7 @@ def test_the_handler_sees_a_rest_v1_proxy_event(api, stack, monkeypatch):
             "body": "ok",
         }
 
-    monkeypatch.setitem(stack.gateway.handlers, "handlers.leaderboard_query.handler", spy)
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", spy)
     resp = requests.get(f"{api.url}/leaderboard/?period=daily&limit=2&limit=3", headers={"X-Test": "t"}, timeout=10)
     assert (resp.status_code, resp.text, resp.headers["X-Spy"], resp.headers["X-Multi"]) == (299, "ok", "1", "a, b")
     event = seen["event"]
@@ -76,7 +76,7 @@ def test_the_handler_sees_a_rest_v1_proxy_event(api, stack, monkeypatch):
     ids=["raises", "no-status", "none"],
 )
 def test_a_failing_handler_is_a_502_without_details(api, stack, monkeypatch, capfd, broken):
-    monkeypatch.setitem(stack.gateway.handlers, "handlers.leaderboard_query.handler", broken)
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", broken)
     resp = requests.get(api.url + "/leaderboard", headers={"Origin": DASHBOARD_ORIGIN}, timeout=10)
     assert resp.status_code == 502 and resp.json() == {"error": "internal error"}
     assert resp.headers["Access-Control-Allow-Origin"] == DASHBOARD_ORIGIN

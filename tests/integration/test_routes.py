@@ -3,7 +3,7 @@ many-boards routes are in test_boards.py)."""
 
 from __future__ import annotations
 
-import routes
+from leaderboard import routes
 
 # The routes tested here and in test_boards.py.
 COVERED = {

@@ -12,7 +12,7 @@ from moto import mock_aws
 from leaderboard import store
 from leaderboard.settings import get_settings
 from local.events import LambdaContext, Request, build_event
-from routes import match_route
+from leaderboard.routes import match_route
 from local.tables import create_tables
 from local.template import function_env, synthesized_template, table_specs
 

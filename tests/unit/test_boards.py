@@ -7,10 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
+from leaderboard.handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
 from leaderboard import boards, service
 from leaderboard.settings import get_settings
-from routes import ROUTES
+from leaderboard.routes import ROUTES
 from tests.unit.conftest import call, scan
 from tests.unit.openapi_check import assert_matches_openapi
 

@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from leaderboard import keys, periods, service
 from leaderboard.errors import BadRequest
-from routes import MAX_SCORE
+from leaderboard.routes import MAX_SCORE
 
 entries = st.tuples(
     st.integers(min_value=0, max_value=MAX_SCORE),

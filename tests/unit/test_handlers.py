@@ -6,10 +6,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from handlers import leaderboard_query, leaderboard_snapshot, player_stats, score_simulator, score_submit
+from leaderboard.handlers import leaderboard_query, leaderboard_snapshot, player_stats, score_simulator, score_submit
 from leaderboard import periods, service
 from leaderboard.settings import get_settings
-from routes import MAX_SCORE
+from leaderboard.routes import MAX_SCORE
 from tests.unit.conftest import call, scan
 
 

@@ -1,8 +1,8 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
 
-from leaderboard import openapi, service
-from leaderboard import validation as v
-from leaderboard.http import dispatch
+from .. import openapi, service
+from .. import validation as v
+from ..http import dispatch
 
 
 def create(event, params):

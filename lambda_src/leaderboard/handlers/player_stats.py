@@ -1,8 +1,8 @@
 """GET /player (default board) and GET /leaderboards/{board}/players/{player_id} (around-me)."""
 
-from leaderboard import service
-from leaderboard import validation as v
-from leaderboard.http import dispatch
+from .. import service
+from .. import validation as v
+from ..http import dispatch
 
 
 def default_board(event, params):

@@ -50,29 +50,29 @@ class Route:
 
 
 SCORE_SUBMIT = Function(
-    "score-submit", "handlers.score_submit.handler", "POST /scores: high-score-wins on every period"
+    "score-submit", "leaderboard.handlers.score_submit.handler", "POST /scores: high-score-wins on every period"
 )
 LEADERBOARD_QUERY = Function(
-    "leaderboard-query", "handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
+    "leaderboard-query", "leaderboard.handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
 )
 PLAYER_STATS = Function(
-    "player-stats", "handlers.player_stats.handler", "GET /player: rank and percentile on every board"
+    "player-stats", "leaderboard.handlers.player_stats.handler", "GET /player: rank and percentile on every board"
 )
 LEADERBOARD_SNAPSHOT = Function(
     "leaderboard-snapshot",
-    "handlers.leaderboard_snapshot.handler",
+    "leaderboard.handlers.leaderboard_snapshot.handler",
     "POST /snapshot, GET /snapshots: append-only history",
 )
 SCORE_SIMULATOR = Function(
     "score-simulator",
-    "handlers.score_simulator.handler",
+    "leaderboard.handlers.score_simulator.handler",
     "POST /simulate: seeds realistic demo data",
     timeout_seconds=60,
 )
 
 LEADERBOARD_ADMIN = Function(
     "leaderboard-admin",
-    "handlers.leaderboard_admin.handler",
+    "leaderboard.handlers.leaderboard_admin.handler",
     "Boards: create, list, show, delete; the OpenAPI document",
     timeout_seconds=60,
 )

@@ -1,9 +1,9 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range."""
 
-from leaderboard import service
-from leaderboard import validation as v
-from leaderboard.http import dispatch
-from routes import MAX_SCORE
+from .. import service
+from .. import validation as v
+from ..http import dispatch
+from ..routes import MAX_SCORE
 
 
 def default_board(event, params):

@@ -1,8 +1,8 @@
 """POST /snapshot freezes a period's top N; GET /snapshots lists them newest first."""
 
-from leaderboard import service
-from leaderboard import validation as v
-from leaderboard.http import dispatch
+from .. import service
+from .. import validation as v
+from ..http import dispatch
 
 
 def take(event, params):

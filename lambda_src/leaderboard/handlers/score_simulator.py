@@ -1,10 +1,10 @@
 """POST /simulate {"players": N}: demo data, only where the stage enables it."""
 
-from leaderboard import simulation
-from leaderboard import validation as v
-from leaderboard.errors import Forbidden
-from leaderboard.http import api_handler
-from leaderboard.settings import get_settings
+from .. import simulation
+from .. import validation as v
+from ..errors import Forbidden
+from ..http import api_handler
+from ..settings import get_settings
 
 
 @api_handler

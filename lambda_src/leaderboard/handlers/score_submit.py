@@ -1,9 +1,9 @@
 """POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]."""
 
-from leaderboard import idempotency, service
-from leaderboard import validation as v
-from leaderboard.errors import ApiError, BadRequest
-from leaderboard.http import dispatch, header
+from .. import idempotency, service
+from .. import validation as v
+from ..errors import ApiError, BadRequest
+from ..http import dispatch, header
 
 MAX_BULK = 500
 
