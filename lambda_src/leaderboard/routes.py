@@ -19,15 +19,26 @@ class Function:
     timeout_seconds: int = 10
 
 
+# Who may call a route. Keys are API Gateway API keys, each in its own usage plan: game servers get the
+# game key (score submissions only); operators get the admin key (boards, snapshots, the simulator).
+PUBLIC = "public"
+GAME = "game"
+ADMIN = "admin"
+
+
 @dataclass(frozen=True)
 class Route:
     method: str
     path: str  # may hold {name} segments, e.g. /leaderboards/{board}
     function: Function
-    needs_key: bool  # write routes need an API key through a usage plan
+    access: str  # PUBLIC, GAME or ADMIN
     required_query: tuple[str, ...] = field(default=())
     body_schema: dict | None = None  # JSON Schema (draft 4) that API Gateway validates
     summary: str = ""
+
+    @property
+    def needs_key(self) -> bool:
+        return self.access != PUBLIC
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -147,16 +158,16 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/scores",
         SCORE_SUBMIT,
-        needs_key=True,
+        access=GAME,
         body_schema=SCORE_BODY,
         summary="Submit a score to the default board",
     ),
-    Route("GET", "/leaderboard", LEADERBOARD_QUERY, needs_key=False, summary="Top N of the default board"),
+    Route("GET", "/leaderboard", LEADERBOARD_QUERY, access=PUBLIC, summary="Top N of the default board"),
     Route(
         "GET",
         "/player",
         PLAYER_STATS,
-        needs_key=False,
+        access=PUBLIC,
         required_query=("player_id",),
         summary="A player's rank and percentile on every period of the default board",
     ),
@@ -164,37 +175,37 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/snapshot",
         LEADERBOARD_SNAPSHOT,
-        needs_key=True,
+        access=ADMIN,
         body_schema=SNAPSHOT_BODY,
         summary="Freeze the current top N of a default-board period",
     ),
-    Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, needs_key=False, summary="Snapshots of a period, newest first"),
+    Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, access=PUBLIC, summary="Snapshots of a period, newest first"),
     Route(
         "POST",
         "/simulate",
         SCORE_SIMULATOR,
-        needs_key=True,
+        access=ADMIN,
         body_schema=SIMULATE_BODY,
         summary="Seed simulated players (dev stages)",
     ),
     # Many boards.
-    Route("POST", "/leaderboards", LEADERBOARD_ADMIN, needs_key=True, body_schema=BOARD_BODY, summary="Create a board"),
-    Route("GET", "/leaderboards", LEADERBOARD_ADMIN, needs_key=False, summary="List boards"),
+    Route("POST", "/leaderboards", LEADERBOARD_ADMIN, access=ADMIN, body_schema=BOARD_BODY, summary="Create a board"),
+    Route("GET", "/leaderboards", LEADERBOARD_ADMIN, access=PUBLIC, summary="List boards"),
     Route(
-        "GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, needs_key=False, summary="Show a board and its next resets"
+        "GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, access=PUBLIC, summary="Show a board and its next resets"
     ),
     Route(
         "DELETE",
         "/leaderboards/{board}",
         LEADERBOARD_ADMIN,
-        needs_key=True,
+        access=ADMIN,
         summary="Delete a board and its entries (202 while a large board is still being purged)",
     ),
     Route(
         "POST",
         "/leaderboards/{board}/scores",
         SCORE_SUBMIT,
-        needs_key=True,
+        access=GAME,
         body_schema=BOARD_SCORE_BODY,
         summary="Submit a score: the board's operator on every period it keeps",
     ),
@@ -202,7 +213,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/leaderboards/{board}/scores/bulk",
         SCORE_SUBMIT,
-        needs_key=True,
+        access=GAME,
         body_schema=BULK_BODY,
         summary="Submit up to 500 scores; per-entry results in input order",
     ),
@@ -210,14 +221,14 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/leaderboards/{board}/top",
         LEADERBOARD_QUERY,
-        needs_key=False,
+        access=PUBLIC,
         summary="A page of the ranking, with a cursor to the next",
     ),
     Route(
         "GET",
         "/leaderboards/{board}/range",
         LEADERBOARD_QUERY,
-        needs_key=False,
+        access=PUBLIC,
         required_query=("min_score", "max_score"),
         summary="Entries with scores in a range, best first",
     ),
@@ -225,10 +236,10 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/leaderboards/{board}/players/{player_id}",
         PLAYER_STATS,
-        needs_key=False,
+        access=PUBLIC,
         summary="A player's rank, score, percentile and the entries around them",
     ),
-    Route("GET", "/openapi.json", LEADERBOARD_ADMIN, needs_key=False, summary="This API's OpenAPI 3 document"),
+    Route("GET", "/openapi.json", LEADERBOARD_ADMIN, access=PUBLIC, summary="This API's OpenAPI 3 document"),
 )
 
 
