@@ -11,6 +11,7 @@ from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
 from local.processes import ProcessGroup
+from local.streams import StreamPoller, StreamReader
 from local.tables import create_tables, reset_tables
 
 STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
@@ -41,7 +42,9 @@ class Backend:
         _forget_cached_settings()
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
         config = GatewayConfig(self.api_key, origins, quiet=self.quiet, **tpl.preflight_settings(self.template))
-        self.gateway = LocalGateway(config, load_handlers())
+        handlers = load_handlers()
+        self.gateway = LocalGateway(config, handlers)
+        self.pollers = self._start_stream_consumers(handlers)
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
         return self
@@ -63,14 +66,37 @@ class Backend:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         return env
 
+    def _start_stream_consumers(self, handlers: dict) -> list[StreamPoller]:
+        """What Lambda's event source mappings do on AWS: the rank-counter function fed by the scores stream."""
+        streams = dynamodb_local.client(self.ddb_endpoint, "dynamodbstreams")
+        pollers = []
+        for consumer in tpl.stream_consumers(self.template):
+            name = next(s.local_name for s in self.specs if s.logical_id == consumer.table_logical_id)
+            arn = self.ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+            reader = StreamReader(streams, arn)
+            poller = StreamPoller(reader, handlers[consumer.handler], consumer.batch_size, consumer.filter_patterns)
+            pollers.append(poller.start())
+        return pollers
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until the stream consumers have processed every write made so far (ranks and totals are exact)."""
+        for poller in self.pollers:
+            poller.settle(timeout)
+
     def table_name(self, key_attribute: str) -> str:
         """The local name of the table whose partition key is key_attribute."""
         return next(s.local_name for s in self.specs if s.create_args["KeySchema"][0]["AttributeName"] == key_attribute)
 
     def reset_tables(self) -> None:
+        """Empty tables: recreated, so their streams are new and the consumers start over on them."""
+        for poller in self.pollers:
+            poller.stop()
         reset_tables(self.ddb, self.specs)
+        self.pollers = self._start_stream_consumers(self.gateway.handlers)
 
     def stop(self) -> None:
+        for poller in getattr(self, "pollers", []):
+            poller.stop()
         server = getattr(self, "server", None)
         if server:
             server.shutdown()
@@ -102,5 +128,6 @@ def _forget_cached_settings() -> None:
         if name.split(".")[0] != "leaderboard":
             continue
         for value in vars(module).values():
-            if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
+            is_cache = not isinstance(value, type) and callable(getattr(value, "cache_clear", None))
+            if getattr(value, "__module__", None) == name and is_cache:
                 value.cache_clear()

@@ -73,10 +73,10 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def client(endpoint: str):
-    """A DynamoDB client for the local engine; fake credentials, never real AWS."""
+def client(endpoint: str, service: str = "dynamodb"):
+    """A DynamoDB (or "dynamodbstreams") client for the local engine; fake credentials, never real AWS."""
     return boto3.client(
-        "dynamodb",
+        service,
         endpoint_url=endpoint,
         region_name=FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
         aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],

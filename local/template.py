@@ -103,6 +103,9 @@ def table_specs(template: dict) -> list[TableSpec]:
         for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
             if props.get(kind):
                 args[kind] = [_index(ix, billing, kind) for ix in props[kind]]
+        if props.get("StreamSpecification"):
+            view = props["StreamSpecification"]["StreamViewType"]
+            args["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
         ttl = props.get("TimeToLiveSpecification") or {}
         specs.append(TableSpec(logical_id, args, ttl.get("AttributeName") if ttl.get("Enabled") else None))
     return specs
@@ -115,6 +118,33 @@ def _index(ix: dict, billing: str, kind: str) -> dict:
             "ProvisionedThroughput", {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
         )
     return out
+
+
+@dataclass(frozen=True)
+class StreamConsumer:
+    """A Lambda function fed by a table's stream (an AWS::Lambda::EventSourceMapping of the template)."""
+
+    table_logical_id: str
+    handler: str  # "module.attr", as routes.FUNCTIONS names it
+    batch_size: int
+    filter_patterns: tuple[dict, ...]  # Lambda event filter patterns; a record passes if any matches
+
+
+def stream_consumers(template: dict) -> list[StreamConsumer]:
+    resources = template.get("Resources", {})
+    found = []
+    for res in resources.values():
+        props = res.get("Properties", {})
+        source = props.get("EventSourceArn")
+        if res.get("Type") != "AWS::Lambda::EventSourceMapping" or not isinstance(source, dict):
+            continue
+        table_id, attribute = source.get("Fn::GetAtt", [None, None])
+        function = resources.get((props.get("FunctionName") or {}).get("Ref"), {})
+        if attribute != "StreamArn" or "Handler" not in function.get("Properties", {}):
+            continue
+        patterns = tuple(json.loads(f["Pattern"]) for f in (props.get("FilterCriteria") or {}).get("Filters", []))
+        found.append(StreamConsumer(table_id, function["Properties"]["Handler"], props.get("BatchSize", 100), patterns))
+    return found
 
 
 def lambda_handlers(template: dict) -> set[str]:

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .routes import MAX_SCORE
-
-from . import periods
+from . import keys, periods
 from .errors import BadRequest
+from .routes import MAX_SCORE
 
 DESC, ASC = "desc", "asc"
 BEST, LATEST, INCREMENT = "best", "latest", "increment"
 ORDERS = (DESC, ASC)
 OPERATORS = (BEST, LATEST, INCREMENT)
-DEFAULT_BOARD_ID = "global"
+DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
 MAX_SHARDS = 16
 _BOARD_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
@@ -31,13 +30,21 @@ class BoardConfig:
     max_score: int = MAX_SCORE
     created_at: str | None = None
     shards: int = 1  # rank index partitions per period: more for boards written faster than ~1,000/s
+    stored: bool = field(default=False, compare=False)  # an item of the scores table (not built in or declared)
 
     def leaderboard_id(self, period_id: str) -> str:
-        """The rank index partition of one period of this board.
+        """One period of this board (see keys.py for the encoding)."""
+        return keys.leaderboard_id(self.board_id, period_id)
 
-        The default board keeps the original design's ids (`all-time`, `daily-…`); others are prefixed.
-        """
-        return period_id if self.board_id == DEFAULT_BOARD_ID else f"{self.board_id}#{period_id}"
+    def partitions(self, period_id: str) -> list[str]:
+        """The rank index partitions of one period: one per shard."""
+        board_period = self.leaderboard_id(period_id)
+        return [keys.shard_partition(board_period, k, self.shards) for k in range(self.shards)]
+
+    def player_partition(self, period_id: str, player_id: str) -> str:
+        """The rank index partition that holds a player's entry for one period."""
+        shard = keys.shard_of(player_id, self.shards)
+        return keys.shard_partition(self.leaderboard_id(period_id), shard, self.shards)
 
     def better(self, a: int, b: int) -> bool:
         """Whether score a ranks ahead of score b on this board."""
@@ -48,6 +55,7 @@ class BoardConfig:
 
     def to_item(self) -> dict[str, Any]:
         item = asdict(self)
+        del item["stored"]
         item["periods"] = list(self.periods)
         return item
 
@@ -63,6 +71,7 @@ class BoardConfig:
             max_score=int(item["max_score"]),
             created_at=item.get("created_at"),
             shards=int(item.get("shards", 1)),
+            stored=True,
         )
 
 

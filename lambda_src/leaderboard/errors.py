@@ -31,3 +31,7 @@ class Conflict(ApiError):
 
 class Unprocessable(ApiError):
     status = 422
+
+
+class ServiceUnavailable(ApiError):
+    status = 503

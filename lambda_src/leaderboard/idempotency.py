@@ -12,12 +12,12 @@ from typing import Any, Callable
 
 from . import schema
 
-from . import store
+from . import keys
+from .data import dynamo
 from .errors import Conflict, Unprocessable
 from .http import lambda_context
 from .settings import get_settings
 
-RECORDS_PARTITION = "#idempotency"  # '#' never starts a player id
 KEEP_SECONDS = 24 * 3600
 
 
@@ -29,9 +29,9 @@ def _persistence():
         table_name=get_settings().scores_table,
         key_attr=schema.SCORES_PARTITION_KEY,
         sort_key_attr=schema.SCORES_SORT_KEY,
-        static_pk_value=RECORDS_PARTITION,
+        static_pk_value=keys.IDEMPOTENCY_PARTITION,
         expiry_attr=schema.TTL_ATTRIBUTE,  # the table's TTL removes old records
-        boto3_client=store.client(),
+        boto3_client=dynamo.client(),
     )
 
 

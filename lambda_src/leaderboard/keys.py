@@ -1,20 +1,45 @@
-"""Key encoding for the rank index: one module, so every reader and writer agrees.
+"""Every key the scores table and its rank index use, encoded in one module so every reader and writer agrees.
+
+Items of the scores table (partition key `player_id`, sort key `leaderboard_id`):
+
+    entry      (player id,                     index partition)   a player's score on one board period (shard)
+    counter    ("#buckets#" + index partition,  range start)      entries in a key range, see ranking.py
+               ("#segments#" + index partition, range start)      entries in a run of buckets
+    board      ("#boards",                      board id)         a board's configuration
+    idempotency records ("#idempotency", ...), kept by Powertools
+
+An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
+or one shard of it: `all-time`, `daily-2026-11-30` on the default board; `race#weekly-2026-W48`, or
+`race#weekly-2026-W48!3` on a board with shards. '#' never starts a player id, so the item kinds cannot collide.
 
 rank_key = <ordered score, 16 digits>#<reached-at ms, 13 digits>#<player_id>
 
-The ordered score is MAX_SCORE − score on a higher-is-better (desc) board and the
-score itself on a lower-is-better (asc) board. Fixed-width decimal strings compare
-like the numbers they encode, so an ASCENDING query of the index returns the best
-entry first; among equal scores the player who reached it earlier comes first, and
-player_id keeps the key unique.
+The ordered score is MAX_SCORE − score on a higher-is-better (desc) board and the score itself on a lower-is-better
+(asc) board. Fixed-width decimal strings compare like the numbers they encode, so an ASCENDING query of the index
+returns the best entry first; among equal scores the player who reached it earlier comes first, and player_id keeps
+the key unique.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from .routes import MAX_SCORE
 
 _SCORE_WIDTH = 16  # len(str(MAX_SCORE))
 _TIME_WIDTH = 13  # epoch milliseconds until the year 2286
+
+FIRST_LO = "0"  # below every rank key (they start with 16 digits)
+LAST_HI = "~"  # above every rank key
+
+DEFAULT_BOARD_ID = "global"
+BOARDS_PARTITION = "#boards"
+IDEMPOTENCY_PARTITION = "#idempotency"
+BUCKETS, SEGMENTS = 0, 1
+_COUNTER_PREFIXES = ("#buckets#", "#segments#")
+
+
+# --- rank keys ----------------------------------------------------------------------------
 
 
 def _ordered(score: int, descending: bool) -> int:
@@ -42,3 +67,47 @@ def before(key: str) -> str:
     DynamoDB's BETWEEN is inclusive; `BETWEEN lo AND before(key)` is the half-open [lo, key).
     """
     return key[:-1] + chr(ord(key[-1]) - 1) + "\U0010ffff"
+
+
+# --- index partitions ---------------------------------------------------------------------
+
+
+def leaderboard_id(board_id: str, period_id: str) -> str:
+    """One period of a board. The default board keeps the original design's ids (`all-time`, `daily-…`)."""
+    return period_id if board_id == DEFAULT_BOARD_ID else f"{board_id}#{period_id}"
+
+
+def shard_of(player_id: str, shards: int) -> int:
+    if shards == 1:
+        return 0
+    return int(hashlib.sha256(player_id.encode()).hexdigest()[:8], 16) % shards
+
+
+def shard_partition(board_period: str, shard: int, shards: int) -> str:
+    """The index partition of one shard of a board period (the period itself when unsharded)."""
+    return board_period if shards == 1 else f"{board_period}!{shard}"
+
+
+def board_period_of(partition: str) -> str:
+    return partition.split("!", 1)[0]
+
+
+def is_entry(player_id: str) -> bool:
+    """Whether a scores-table item with this partition key is a player's entry (not a counter, board, record)."""
+    return not player_id.startswith("#")
+
+
+# --- counters -----------------------------------------------------------------------------
+
+
+def counter_partition(partition: str, level: int) -> str:
+    """The scores-table partition key of one level of an index partition's counters."""
+    return _COUNTER_PREFIXES[level] + partition
+
+
+# --- idempotent writes ----------------------------------------------------------------------
+
+
+def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
+    """A short id for one entry of one idempotent request, stored on the entries it changed."""
+    return hashlib.sha256(f"{scope}\0{idempotency_key}\0{index}".encode()).hexdigest()[:16]

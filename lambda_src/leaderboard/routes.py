@@ -88,6 +88,14 @@ LEADERBOARD_ADMIN = Function(
     timeout_seconds=60,
 )
 
+# Not behind the API: Lambda feeds it the scores table's stream (an event source mapping).
+RANK_COUNTER = Function(
+    "rank-counter",
+    "leaderboard.handlers.rank_counter.handler",
+    "Keeps the rank counters in step with the scores table's stream",
+    timeout_seconds=60,
+)
+
 FUNCTIONS: tuple[Function, ...] = (
     SCORE_SUBMIT,
     LEADERBOARD_QUERY,
@@ -95,6 +103,7 @@ FUNCTIONS: tuple[Function, ...] = (
     LEADERBOARD_SNAPSHOT,
     SCORE_SIMULATOR,
     LEADERBOARD_ADMIN,
+    RANK_COUNTER,
 )
 
 MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly

@@ -1,34 +1,47 @@
-"""What the API does, independent of HTTP: boards, submissions, rankings, snapshots."""
+"""What the API does, independent of HTTP: boards, submissions with ranks, rankings, snapshots."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
-import random
 import secrets
 import time
-from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable
+from datetime import datetime, timedelta
+from typing import Any
 
-from . import boards, keys, periods, ranking, store
+from . import boards, keys, periods, ranking, scoring
 from .boards import BoardConfig
+from .clock import iso, now_utc
+from .data import boards as board_items
+from .data import counters, entries, snapshots as snapshot_items
 from .errors import BadRequest, Conflict, NotFound
 from .settings import get_settings
 
-WRITE_ATTEMPTS = 40  # one player's entry under many concurrent writers: each round one of them wins
+BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
 
 
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+class _BoardCache:
+    """Configs of boards stored in the table, as last read by this function instance."""
+
+    def __init__(self) -> None:
+        self.read_at: dict[str, tuple[float, BoardConfig]] = {}
+
+    def get(self, board_id: str) -> BoardConfig | None:
+        hit = self.read_at.get(board_id)
+        return hit[1] if hit and time.monotonic() - hit[0] < BOARD_CACHE_SECONDS else None
+
+    def put(self, config: BoardConfig) -> None:
+        self.read_at[config.board_id] = (time.monotonic(), config)
+
+    def forget(self, board_id: str) -> None:
+        self.read_at.pop(board_id, None)
+
+    def cache_clear(self) -> None:
+        self.read_at.clear()
 
 
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+board_cache = _BoardCache()
 
 
 # --- boards ---------------------------------------------------------------------------------
@@ -41,12 +54,18 @@ def declared_boards() -> dict[str, BoardConfig]:
 
 
 def get_board(board_id: str) -> BoardConfig:
+    """A board's config; stored boards are cached for BOARD_CACHE_SECONDS (writes re-check theirs)."""
     if board_id in (builtin := declared_boards()):
         return builtin[board_id]
-    item = store.get_board(boards.board_id(board_id))
+    if (cached := board_cache.get(board_id)) is not None:
+        return cached
+    item = board_items.get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
+        board_cache.forget(board_id)
         raise NotFound(f"no leaderboard {board_id}")
-    return BoardConfig.from_item(item)
+    config = BoardConfig.from_item(item)
+    board_cache.put(config)
+    return config
 
 
 def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
@@ -61,14 +80,14 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
 
 def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
     now = now or now_utc()
-    config = boards.parse_new_board(body, created_at=_iso(now))
-    if config.board_id in declared_boards() or not store.put_board(config.to_item()):
+    config = boards.parse_new_board(body, created_at=iso(now))
+    if config.board_id in declared_boards() or not board_items.put(config.to_item()):
         raise Conflict(f"leaderboard {config.board_id} already exists")
     return board_view(config, now)
 
 
 def list_boards(now: datetime | None = None) -> dict[str, Any]:
-    stored = [BoardConfig.from_item(i) for i in store.list_boards() if i.get("status") != "deleting"]
+    stored = [BoardConfig.from_item(i) for i in board_items.all_boards() if i.get("status") != "deleting"]
     return {"leaderboards": [board_view(c, now) for c in [*declared_boards().values(), *stored]]}
 
 
@@ -80,28 +99,29 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     """
     if board_id in declared_boards():
         raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
-    item = store.get_board(boards.board_id(board_id))
+    item = board_items.get(boards.board_id(board_id))
     if item is None:
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
     if item.get("status") != "deleting":
-        store.put_board_status(board_id, "deleting")
+        board_items.set_status(board_id, "deleting")
+    board_cache.forget(board_id)
     deleted = 0
     for period_id in _period_ids_within_retention(config, now or now_utc()):
-        for part in ranking.partitions(config, periods.from_id(period_id)):
-            done_here, done = store.delete_board_entries(part, budget - deleted)
+        for part in config.partitions(period_id):
+            done_here, done = entries.delete_partition(part, budget - deleted)
             deleted += done_here
             if not done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
-            for level in (ranking.BUCKETS, ranking.SEGMENTS):
-                store.put_counters(part, level, [])
-    store.delete_board(board_id)
+            for level in (keys.BUCKETS, keys.SEGMENTS):
+                counters.replace_all(part, level, [])
+    board_items.delete(board_id)
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
 
 
 def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:
     """Every period id that can still hold entries: older ones have been removed by TTL."""
-    created = datetime.fromisoformat((config.created_at or _iso(now)).replace("Z", "+00:00"))
+    created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
     start = max(created, now - timedelta(days=get_settings().period_retention_days + 31))
     ids: list[str] = []
     day = start
@@ -116,175 +136,38 @@ def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str
 # --- submissions ----------------------------------------------------------------------------
 
 
-def make_entry(
-    config: BoardConfig,
-    period: periods.Period,
-    player_id: str,
-    name: str,
-    score: int,
-    reached_ms: int,
-    metadata: str | None,
-) -> store.Entry:
-    return store.Entry(
-        leaderboard_id=ranking.player_partition(config, period, player_id),
-        player_id=player_id,
-        player_name=name,
-        score=score,
-        rank_key=keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
-        reached_at=reached_ms,
-        expires_at=periods.expires_at(period, get_settings().period_retention_days),
-        metadata=metadata,
-    )
+def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | None = None) -> dict[str, Any]:
+    """A submission, answered with the player's rank on every period (rank reads on top of the write)."""
+    outcome = scoring.submit(config, submission, now)
+    view = outcome.view()
+    for row, period in zip(view["periods"], outcome.periods):
+        if period.rank_key is not None:
+            row["rank"] = ranking.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[0]
+    return view
 
 
-def _combine(config: BoardConfig, stored: int | None, submitted: int) -> int | None:
-    """The board operator: the score to store, or None to leave the entry as it is."""
-    if config.operator == boards.INCREMENT:
-        return (stored or 0) + submitted
-    if config.operator == boards.LATEST or stored is None:
-        return submitted
-    return submitted if config.better(submitted, stored) else None
-
-
-def submit(
-    config: BoardConfig,
-    player_id: str,
-    name: str | None,
-    score: int,
-    metadata: dict | None = None,
-    now: datetime | None = None,
-    with_rank: bool = True,
-) -> dict[str, Any]:
-    """Apply the board's operator on every period it keeps, entries and rank counters in one transaction.
-
-    Nothing is written if a resulting score is out of bounds. A concurrent write to the same entry (or
-    bucket) cancels the transaction: re-read and retry, so no update is lost or applied twice.
-    """
-    now = now or now_utc()
-    reached_ms = _ms(now)
-    meta = json.dumps(metadata, separators=(",", ":")) if metadata is not None else None
-    if config.operator != boards.INCREMENT and not config.in_bounds(score):
-        raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
-    current = periods.current(now, config.periods)
-    parts = [ranking.player_partition(config, p, player_id) for p in current]
-    for attempt in range(WRITE_ATTEMPTS):
-        stored = store.get_entries(player_id, parts)
-        changes, rows = [], []
-        for period, part in zip(current, parts):
-            old = stored.get(part)
-            new_score = _combine(config, old["score"] if old else None, score)
-            if new_score is not None and not config.in_bounds(new_score):
-                raise BadRequest(
-                    f"the result would leave [{config.min_score}, {config.max_score}] on {period.kind}; nothing stored"
-                )
-            if new_score is None or (old is not None and new_score == old["score"]):
-                rows.append((period, part, old["score"], old["rank_key"], False))
-                continue
-            # No name given: keep the one stored (or show the id for a newcomer).
-            entry_name = name or (old.get("player_name") if old else None) or player_id
-            entry = make_entry(config, period, player_id, entry_name, new_score, reached_ms, meta)
-            where = ranking.locate(part, [entry.rank_key] + ([old["rank_key"]] if old else []))
-            new_place = where[entry.rank_key]
-            changes.append(
-                store.Change(
-                    entry,
-                    old["score"] if old else None,
-                    where[old["rank_key"]] if old else None,
-                    new_place if new_place[0] is not None else None,
-                    replaced=old,
-                )
-            )
-            rows.append((period, part, new_score, entry.rank_key, True))
-        if not changes:
-            break
-        try:
-            store.apply_changes(changes, ranking.FIRST_LO, ranking.LAST_HI, get_settings().page_snapshot_seconds)
-            break
-        except store.Conflict:
-            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
-    else:
-        raise Conflict("too many concurrent writes to this entry; retry")
-    for change in changes:
-        if change.new is not None and change.new[0].count + 1 > get_settings().bucket_capacity:
-            ranking.split_if_full(change.entry.leaderboard_id, change.entry.rank_key)
-    out = []
-    for period, part, stored_score, key, changed in rows:
-        row = {
-            "leaderboard_id": config.leaderboard_id(period.period_id),
-            "period": period.kind,
-            "period_id": period.period_id,
-            "score": stored_score,
-            "changed": changed,
-        }
-        if with_rank:
-            row["rank"] = ranking.rank_and_total(ranking.partitions(config, period), key)[0]
-        out.append(row)
-    shown = name or next((e["player_name"] for e in stored.values() if e.get("player_name")), player_id)
-    return {"board_id": config.board_id, "player_id": player_id, "player_name": shown, "periods": out}
-
-
-INSERT_CHUNK = 40  # new entries per transaction, with their counter updates: under the 100-item limit
-
-
-def bulk_load(config: BoardConfig, entries: Iterable[store.Entry]) -> int:
-    """Insert many NEW entries (the simulator's fresh players, benchmarks) with their counters.
-
-    Each chunk of one partition is one transaction: the entries (only if absent) and every counter
-    they change, so bulk loads are exact next to live traffic and to each other.
-    """
-    by_part: dict[str, list[store.Entry]] = {}
-    written = 0
-    for entry in entries:
-        chunk = by_part.setdefault(entry.leaderboard_id, [])
-        chunk.append(entry)
-        if len(chunk) == INSERT_CHUNK:
-            written += _insert_counted(entry.leaderboard_id, chunk)
-            by_part[entry.leaderboard_id] = []
-    for part, chunk in by_part.items():
-        if chunk:
-            written += _insert_counted(part, chunk)
-    return written
-
-
-def _insert_counted(part: str, chunk: list[store.Entry]) -> int:
-    for attempt in range(WRITE_ATTEMPTS):
-        where = ranking.locate(part, [e.rank_key for e in chunk])
-        deltas: dict[tuple[int, str], tuple[ranking.Bucket, int]] = {}
-        for entry in chunk:
-            for level, counter in enumerate(where[entry.rank_key]):
-                if counter is not None:
-                    _, n = deltas.get((level, counter.lo), (counter, 0))
-                    deltas[(level, counter.lo)] = (counter, n + 1)
-        try:
-            store.insert_counted(part, chunk, list(deltas.items()), ranking.FIRST_LO, ranking.LAST_HI)
-            break
-        except store.Conflict:
-            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
-    else:
-        raise Conflict("too many concurrent writes while seeding; retry")
-    for (level, _), (counter, n) in deltas.items():
-        if level == ranking.BUCKETS and counter.count + n > get_settings().bucket_capacity:
-            ranking.split_if_full(part, counter.lo)
-    if not deltas:  # the partition had no counters: the first ones hold the whole chunk
-        ranking.split_if_full(part, chunk[0].rank_key)
-    return len(chunk)
+def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadRequest]) -> dict[str, Any]:
+    """Many submissions with per-entry results in input order (no ranks: they would cost reads per entry)."""
+    results = []
+    for index, outcome in enumerate(scoring.submit_many(config, submissions)):
+        if isinstance(outcome, BadRequest):
+            results.append({"index": index, "status": outcome.status, "error": outcome.message})
+        else:
+            results.append({"index": index, "status": 200, "result": outcome.view()})
+    ok = sum(r["status"] == 200 for r in results)
+    return {"board_id": config.board_id, "accepted": ok, "rejected": len(results) - ok, "results": results}
 
 
 def submit_default(player_id: str, name: str | None, score: int, now: datetime | None = None) -> dict[str, Any]:
-    """POST /scores, the original route: the default board, keep-best, its original response shape."""
-    result = submit(boards.DEFAULT_BOARD, player_id, name, score, now=now, with_rank=False)
+    """POST /scores, the original route: the default board, keep-best, its original response shape (no ranks)."""
+    outcome = scoring.submit(boards.DEFAULT_BOARD, scoring.Submission(player_id, name, score), now)
     return {
         "player_id": player_id,
-        "player_name": result["player_name"],
+        "player_name": outcome.player_name,
         "score": score,
         "boards": [
-            {
-                "leaderboard_id": r["leaderboard_id"],
-                "period": r["period"],
-                "best_score": r["score"],
-                "improved": r["changed"],
-            }
-            for r in result["periods"]
+            {"leaderboard_id": p.leaderboard_id, "period": p.period.kind, "best_score": p.score, "improved": p.changed}
+            for p in outcome.periods
         ],
     }
 
@@ -308,60 +191,61 @@ def _ranked(items: list[dict], first_rank: int = 1) -> list[dict]:
     return [_public(it, r) for r, it in enumerate(items, start=first_rank)]
 
 
-def _encode_cursor(leaderboard_id: str, item: dict, rank: int, as_of: int) -> str:
-    raw = json.dumps({"b": leaderboard_id, "k": item["rank_key"], "r": rank, "t": as_of}, separators=(",", ":"))
+def _encode_cursor(leaderboard_id: str, item: dict, rank: int) -> str:
+    raw = json.dumps(
+        {"b": leaderboard_id, "k": item["rank_key"], "r": rank, "t": int(time.time() * 1000)}, separators=(",", ":")
+    )
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str, leaderboard_id: str) -> tuple[str, int, int]:
-    """(rank key to continue after, rank of that entry, the moment (ms) whose ranking the walk shows)."""
+def _decode_cursor(cursor: str, leaderboard_id: str) -> tuple[str, int]:
+    """(rank key to continue after, rank of that entry)."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        key, rank, as_of = data["k"], int(data["r"]), int(data["t"])
+        key, rank, issued = data["k"], int(data["r"]), int(data["t"])
         ok = data["b"] == leaderboard_id and isinstance(key, str) and rank >= 0
     except (ValueError, KeyError, TypeError, binascii.Error):
         ok = False
     if not ok:
         raise BadRequest("cursor is not valid for this board and period")
-    if time.time() * 1000 - as_of > get_settings().page_snapshot_seconds * 1000:
+    if time.time() * 1000 - issued > get_settings().page_snapshot_seconds * 1000:
         raise BadRequest("cursor has expired: start again from the first page")
-    return key, rank, as_of
+    return key, rank
 
 
 def _paged(
     config: BoardConfig, period: periods.Period, limit: int, cursor: str | None, between: tuple[str, str] | None = None
 ):
-    """A page of the ranking. A walk of pages shows the ranking as it stood at its first page (replaced
-    versions are kept a while for that), so every entry appears exactly once and ranks stay consecutive."""
+    """A page of the ranking: one Query per shard. A cursor continues after the last entry shown, numbering on
+    from its rank: pages are consecutive, but a player whose score changes during a walk may appear on two
+    pages or on none (as in any keyset pagination)."""
     leaderboard_id = config.leaderboard_id(period.period_id)
-    parts = ranking.partitions(config, period)
-    if cursor:
-        after, last_rank, as_of = _decode_cursor(cursor, leaderboard_id)
-        query = {"after": after, "as_of": as_of, "with_history": True}
-    else:
-        last_rank, as_of, query = 0, int(time.time() * 1000), {}
-    items = ranking.merged_page(parts, limit + 1, between=between, **query)  # one extra: is there more?
+    parts = config.partitions(period.period_id)
+    after, last_rank = _decode_cursor(cursor, leaderboard_id) if cursor else (None, 0)
+    items = ranking.merged_page(parts, limit + 1, between=between, after=after)  # one extra: is there more?
     more = len(items) > limit
     items = items[:limit]
     if items and not cursor and between is not None:
         last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
-    entries = _ranked(items, last_rank + 1)
-    page = {"entries": entries}
+    entries_ = _ranked(items, last_rank + 1)
+    page = {"entries": entries_}
     if more:
-        page["next_cursor"] = _encode_cursor(leaderboard_id, items[-1], entries[-1]["rank"], as_of)
+        page["next_cursor"] = _encode_cursor(leaderboard_id, items[-1], entries_[-1]["rank"])
     return page
+
+
+def _period_view(config: BoardConfig, p: periods.Period) -> dict[str, Any]:
+    return {
+        "board_id": config.board_id,
+        "leaderboard_id": config.leaderboard_id(p.period_id),
+        "period": p.kind,
+        "period_id": p.period_id,
+    }
 
 
 def top(config: BoardConfig, period: str | None, limit: int, cursor: str | None, now: datetime | None = None):
     p = periods.resolve(period, now or now_utc(), config.periods)
-    lb = config.leaderboard_id(p.period_id)
-    return {
-        "board_id": config.board_id,
-        "leaderboard_id": lb,
-        "period": p.kind,
-        "period_id": p.period_id,
-        **_paged(config, p, limit, cursor),
-    }
+    return {**_period_view(config, p), **_paged(config, p, limit, cursor)}
 
 
 def score_range(
@@ -376,13 +260,9 @@ def score_range(
     if low > high:
         raise BadRequest("min_score must not be greater than max_score")
     p = periods.resolve(period, now or now_utc(), config.periods)
-    lb = config.leaderboard_id(p.period_id)
     between = keys.score_range(low, high, config.order == boards.DESC)
     return {
-        "board_id": config.board_id,
-        "leaderboard_id": lb,
-        "period": p.kind,
-        "period_id": p.period_id,
+        **_period_view(config, p),
         "min_score": low,
         "max_score": high,
         **_paged(config, p, limit, cursor, between),
@@ -396,19 +276,15 @@ def percentile(rank: int, total: int) -> float:
 
 def around(config: BoardConfig, period: str | None, player_id: str, window: int, now: datetime | None = None):
     p = periods.resolve(period, now or now_utc(), config.periods)
-    lb = config.leaderboard_id(p.period_id)
-    item = store.player_entry(player_id, ranking.player_partition(config, p, player_id))
+    item = entries.one(player_id, config.player_partition(p.period_id, player_id))
     if item is None:
-        raise NotFound(f"player {player_id} is not on {lb}")
-    parts = ranking.partitions(config, p)
+        raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
+    parts = config.partitions(p.period_id)
     rank, total = ranking.rank_and_total(parts, item["rank_key"])
     above = list(reversed(ranking.merged_page(parts, window, before=item["rank_key"]))) if window else []
     below = ranking.merged_page(parts, window, after=item["rank_key"]) if window else []
     return {
-        "board_id": config.board_id,
-        "leaderboard_id": lb,
-        "period": p.kind,
-        "period_id": p.period_id,
+        **_period_view(config, p),
         **_public(item, rank),
         "total_players": total,
         "percentile": percentile(rank, total),
@@ -432,15 +308,15 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     """GET /player, the original route: every period of the default board the player is on."""
     now_s = int((now or now_utc()).timestamp())
     # Other boards' ids contain '#'. TTL deletes expired entries within days, not instantly: hide them meanwhile.
-    entries = [
+    found = [
         e
-        for e in store.player_entries(player_id)
+        for e in entries.of_player(player_id)
         if "#" not in e["leaderboard_id"] and e.get("expires_at", now_s + 1) > now_s
     ]
-    if not entries:
+    if not found:
         raise NotFound(f"player {player_id} is on no leaderboard")
     result = []
-    for entry in entries:
+    for entry in found:
         rank, total = ranking.rank_and_total([entry["leaderboard_id"]], entry["rank_key"])
         result.append(
             {
@@ -454,7 +330,7 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
         )
     order = {k: i for i, k in enumerate(periods.KINDS)}
     result.sort(key=lambda b: (order[b["period"]], b["leaderboard_id"]))
-    newest = max(entries, key=lambda e: e.get("reached_at", 0))
+    newest = max(found, key=lambda e: e.get("reached_at", 0))
     return {"player_id": player_id, "player_name": newest.get("player_name", player_id), "boards": result}
 
 
@@ -465,21 +341,21 @@ def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -
     now = now or now_utc()
     p = periods.resolve(period, now, boards.DEFAULT_BOARD.periods)
     # The sort key is the time plus a random suffix: two snapshots in the same ms stay distinct.
-    sort_key = f"{_iso(now)}#{secrets.token_hex(3)}"
+    sort_key = f"{iso(now)}#{secrets.token_hex(3)}"
     snapshot = {
         "leaderboard_id": p.period_id,
         "taken_at": sort_key,
         "snapshot_id": f"{p.period_id}#{sort_key}",
         "period": p.kind,
-        "entries": _ranked(store.page(p.period_id, limit)),
+        "entries": _ranked(entries.page(p.period_id, limit)),
     }
-    store.put_snapshot(snapshot)
-    return {**snapshot, "taken_at": _iso(now)}
+    snapshot_items.put(snapshot)
+    return {**snapshot, "taken_at": iso(now)}
 
 
 def snapshots(period: str | None, limit: int, now: datetime | None = None) -> dict:
     p = periods.resolve(period, now or now_utc(), boards.DEFAULT_BOARD.periods)
-    items = store.list_snapshots(p.period_id, limit)
+    items = snapshot_items.newest(p.period_id, limit)
     return {
         "leaderboard_id": p.period_id,
         "period": p.kind,

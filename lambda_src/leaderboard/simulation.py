@@ -7,7 +7,10 @@ import secrets
 from datetime import datetime
 from typing import Iterator
 
-from . import boards, periods, service, store
+from . import boards, periods, scoring
+from .clock import now_utc
+from .data import entries as entry_items
+from .model import Entry
 
 _FIRST = (
     "Ada",
@@ -57,18 +60,18 @@ def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[in
 
 
 def simulate(count: int, seed: int | None = None, now: datetime | None = None) -> dict:
-    """Fresh players on the default board's three periods, written in batches (new ids: nothing to compare)."""
-    now = now or service.now_utc()
+    """Fresh players on the default board's three periods, written in batches."""
+    now = now or now_utc()
     rng = random.Random(seed)
     board = boards.DEFAULT_BOARD
     current = periods.current(now, board.periods)  # all-time, daily, weekly
     base_ms = int(now.timestamp() * 1000)
 
-    def entries() -> Iterator[store.Entry]:
+    def entries() -> Iterator[Entry]:
         for player_id, name, scores in _players(count, rng):
             for period, score in zip(current, scores):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
-                yield service.make_entry(board, period, player_id, name, score, reached, None)
+                yield scoring.make_entry(board, period, player_id, name, score, reached, None)
 
-    written = service.bulk_load(board, entries())
+    written = entry_items.put_new(entries())  # new ids: nothing to compare; counters follow from the stream
     return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

@@ -135,6 +135,17 @@ class LeaderboardApi(Construct):
             ),
             iam.PolicyStatement(sid="RankIndexQuery", actions=["dynamodb:Query"], resources=[tables.rank_index_arn]),
             iam.PolicyStatement(
+                sid="ScoresStreamRead",
+                # Lambda reads the stream for the rank-counter function with the function's own role.
+                actions=[
+                    "dynamodb:DescribeStream",
+                    "dynamodb:GetRecords",
+                    "dynamodb:GetShardIterator",
+                    "dynamodb:ListStreams",
+                ],
+                resources=[tables.scores.table_stream_arn],
+            ),
+            iam.PolicyStatement(
                 sid="SnapshotsAppendRead",
                 # No UpdateItem or DeleteItem: the history is append-only.
                 actions=["dynamodb:PutItem", "dynamodb:Query"],

@@ -6,8 +6,10 @@ from aws_cdk import Stack
 from constructs import Construct
 
 from .api import LeaderboardApi
+from .counting import RankCounterSource
 from .dashboard import Dashboard, DashboardAddress
 from .data import LeaderboardTables
+from .paths import routes
 from .props import LeaderboardProps
 
 
@@ -26,6 +28,9 @@ class Leaderboard(Construct):
         self.api = self.api_construct.rest_api
         self.functions = self.api_construct.functions
         self.role = self.api_construct.role
+        self.rank_counter = RankCounterSource(
+            self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
+        )
         self.dashboard: Dashboard | None = None
         if address is not None:
             self.dashboard = Dashboard(

@@ -68,6 +68,7 @@ def table_state(stack):
     """A function returning every item of every table, to prove a request changed nothing."""
 
     def snapshot() -> dict[str, list[str]]:
+        stack.settle()  # the rank counters follow earlier writes a moment later: let them finish first
         out = {}
         for spec in stack.specs:
             items = []

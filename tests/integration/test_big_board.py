@@ -52,6 +52,7 @@ def big_board(api, stack):
         },
     )
     assert resp.status_code == 200 and resp.json()["accepted"] == KNOWN, resp.text[:500]
+    stack.settle(timeout=600)
     return known
 
 

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,13 @@ def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
             timeout=120,
         )
         assert seeded.returncode == 0, seeded.stderr
-        board = requests.get(f"{api}/player", params={"player_id": "cli"}, timeout=30).json()["boards"][0]
+        # Totals follow writes once the stream consumer has counted them: within seconds.
+        deadline = time.monotonic() + 30
+        while True:
+            board = requests.get(f"{api}/player", params={"player_id": "cli"}, timeout=30).json()["boards"][0]
+            if board["total_players"] >= 1200 + 40 + 2 + 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         assert board["rank"] == 1 and board["total_players"] >= 1200 + 40 + 2 + 1
 
         children = _descendants(proc.pid)

@@ -5,8 +5,12 @@ as an empty BETWEEN) must equal the brute force."""
 from __future__ import annotations
 
 import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import requests
 
 from leaderboard.settings import get_settings
 
@@ -20,7 +24,7 @@ def tiny_counters(monkeypatch, stack):
     get_settings.cache_clear()
 
 
-def test_ranks_equal_brute_force_through_many_splits(api, tiny_counters):
+def test_ranks_equal_brute_force_through_many_splits(api, stack, tiny_counters):
     assert api.post("/leaderboards", {"board_id": "splits", "periods": ["all-time"]}).status_code == 201
     rng = random.Random(11)
     best: dict[str, int] = {}
@@ -28,6 +32,7 @@ def test_ranks_equal_brute_force_through_many_splits(api, tiny_counters):
         player, score = f"p{rng.randrange(40):02d}", rng.randrange(0, 50)
         assert api.post("/leaderboards/splits/scores", {"player_id": player, "score": score}).status_code == 200
         best[player] = max(best.get(player, -1), score)
+    stack.settle()  # the rank-counter function has recounted (and split) every bucket the writes touched
     listing = api.get("/leaderboards/splits/top?limit=100").json()["entries"]
     assert sorted(best.values(), reverse=True) == [e["score"] for e in listing]
     total = len(best)
@@ -37,3 +42,98 @@ def test_ranks_equal_brute_force_through_many_splits(api, tiny_counters):
         body = me.json()
         assert (body["rank"], body["total_players"]) == (entry["rank"], total)
         assert body["percentile"] == round((total - entry["rank"]) / total * 100, 1)
+
+
+def _index_keys(stack, partition: str) -> list[str]:
+    from leaderboard import schema
+
+    keys_ = []
+    for page in stack.ddb.get_paginator("query").paginate(
+        TableName=stack.table_name(schema.SCORES_PARTITION_KEY),
+        IndexName=schema.RANK_INDEX,
+        KeyConditionExpression="#b = :b",
+        ExpressionAttributeNames={"#b": schema.RANK_INDEX_PARTITION_KEY},
+        ExpressionAttributeValues={":b": {"S": partition}},
+    ):
+        keys_ += [i[schema.RANK_INDEX_SORT_KEY]["S"] for i in page["Items"]]
+    return keys_
+
+
+def _buckets(stack, partition: str) -> list[tuple[str, str, int]]:
+    from leaderboard import keys
+
+    items = stack.ddb.query(
+        TableName=stack.table_name("player_id"),
+        KeyConditionExpression="player_id = :p",
+        ExpressionAttributeValues={":p": {"S": keys.counter_partition(partition, keys.BUCKETS)}},
+        ConsistentRead=True,
+    )["Items"]
+    return [(i["leaderboard_id"]["S"], i["hi"]["S"], int(i["entries"]["N"])) for i in items]
+
+
+@pytest.fixture
+def capacity_64(monkeypatch, stack):
+    monkeypatch.setenv("BUCKET_CAPACITY", "64")
+    monkeypatch.setenv("SEGMENT_CAPACITY", "8")
+    get_settings.cache_clear()
+    yield 64
+    get_settings.cache_clear()
+
+
+@pytest.mark.slow
+def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api, stack, capacity_64):
+    """Eight writers submit without pause to a fresh board while the stream consumer counts: at every moment
+    sampled, no bucket's key range holds more than twice the capacity, and once the writes settle every rank
+    and total equals the brute force from the index."""
+    assert api.post("/leaderboards", {"board_id": "launch", "periods": ["all-time"]}).status_code == 201
+    stop = threading.Event()
+    best: dict[str, int] = {}
+    lock = threading.Lock()
+    wanted = 400  # enough writes to need several rounds of splits
+
+    def writer(seed: int) -> int:
+        rng, sent = random.Random(seed), 0
+        with requests.Session() as http:
+            while not stop.is_set():
+                player, score = f"w{rng.randrange(1500):04d}", rng.randrange(1_000_000)
+                r = http.post(
+                    f"{api.url}/leaderboards/launch/scores",
+                    json={"player_id": player, "score": score},
+                    headers={"x-api-key": api.key},
+                    timeout=60,
+                )
+                assert r.status_code == 200, r.text
+                with lock:
+                    best[player] = max(best.get(player, -1), score)
+                    written.append(player)
+                sent += 1
+        return sent
+
+    fullest, written = 0, []
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        futures = [pool.submit(writer, seed) for seed in range(8)]
+        deadline = time.monotonic() + 180
+        while len(written) < wanted and time.monotonic() < deadline:
+            time.sleep(0.5)
+            in_index = _index_keys(stack, "launch#all-time")
+            for lo, hi, _ in _buckets(stack, "launch#all-time"):
+                fullest = max(fullest, sum(lo <= k < hi for k in in_index))
+        stop.set()
+        sent = sum(f.result() for f in futures)
+    assert sent >= wanted, sent
+    assert len(_buckets(stack, "launch#all-time")) > 3
+    assert fullest <= 2 * capacity_64, fullest
+
+    stack.settle()
+    listing, cursor = [], None
+    while True:
+        page = api.get("/leaderboards/launch/top", params={"limit": 100, **({"cursor": cursor} if cursor else {})})
+        listing += page.json()["entries"]
+        cursor = page.json().get("next_cursor")
+        if not cursor:
+            break
+    assert [e["score"] for e in listing] == sorted(best.values(), reverse=True)
+    total = len(best)
+    for entry in listing[:: max(1, total // 40)]:  # a sample across the whole board
+        body = api.get(f"/leaderboards/launch/players/{entry['player_id']}?window=0").json()
+        assert (body["rank"], body["total_players"]) == (entry["rank"], total)

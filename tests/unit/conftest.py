@@ -9,12 +9,14 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import store
+from leaderboard import service
+from leaderboard.data import dynamo
 from leaderboard.settings import get_settings
 from local.events import LambdaContext, Request, build_event
 from leaderboard.routes import match_route
 from local.tables import create_tables
-from local.template import function_env, synthesized_template, table_specs
+from local.streams import StreamReader, drain
+from local.template import function_env, stream_consumers, synthesized_template, table_specs
 
 
 @pytest.fixture(scope="session")
@@ -28,13 +30,39 @@ def ddb(stack_template, monkeypatch):
     for name, value in function_env(stack_template).items():
         monkeypatch.setenv(name, value)
     get_settings.cache_clear()
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
+    service.board_cache.cache_clear()
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
         yield client
     get_settings.cache_clear()
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
+
+
+@pytest.fixture
+def settle(ddb, stack_template):
+    """A function that delivers every stream record written so far to its consumer (the rank counters), as
+    Lambda's event source mapping does a moment after each write on AWS."""
+    from leaderboard.routes import FUNCTIONS
+
+    handlers = {f.handler: f for f in FUNCTIONS}
+    # moto serves the streams API only at its classic endpoint, not botocore's account-based one.
+    streams = boto3.client(
+        "dynamodbstreams", region_name="us-east-1", endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com"
+    )
+    names = {spec.logical_id: spec.local_name for spec in table_specs(stack_template)}
+    consumers = []
+    for consumer in stream_consumers(stack_template):
+        arn = ddb.describe_table(TableName=names[consumer.table_logical_id])["Table"]["LatestStreamArn"]
+        module, _, attr = handlers[consumer.handler].handler.rpartition(".")
+        handler = getattr(__import__(module, fromlist=[attr]), attr)
+        consumers.append((StreamReader(streams, arn), handler, consumer))
+
+    def run() -> int:
+        return sum(drain(reader, handler, c.batch_size, c.filter_patterns) for reader, handler, c in consumers)
+
+    return run
 
 
 def event(method: str, path: str, body: Any = None, query: dict | None = None, headers: dict | None = None) -> dict:

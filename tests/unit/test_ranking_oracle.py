@@ -1,22 +1,29 @@
-"""Ranks, totals and percentiles equal a brute-force oracle on random boards (issue 5).
+"""Ranks, totals and percentiles equal a brute-force oracle on random boards.
 
-Random submissions on boards of both orders, every operator, with and without write
-sharding, and a tiny bucket capacity so that bucket splits happen all the time.
+Random submissions on boards of both orders, every operator, with and without write sharding, and a tiny
+bucket capacity so that bucket and segment splits happen all the time. The rank counters come from the table's
+stream, delivered to the consumer the way Lambda may deliver it: in random batches, the stream's shards
+interleaved in any order, batches redelivered and old batches replayed after newer ones.
 """
 
 from __future__ import annotations
 
 import itertools
+import zlib
 from datetime import datetime, timedelta, timezone
 
+import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from leaderboard import boards, ranking, service, store
+from leaderboard import boards, counting, keys, periods, ranking, service
+from leaderboard.data import counters, entries
 from leaderboard.errors import BadRequest
+from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
+from local.streams import StreamReader
 
-T0 = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)  # in the past: page walks show entries written before they began
+T0 = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
 PLAYERS = [f"p{i}" for i in range(7)]
 _board_ids = itertools.count()
 
@@ -28,6 +35,16 @@ def small_buckets(ddb, monkeypatch):
     get_settings.cache_clear()
     yield ddb
     get_settings.cache_clear()
+
+
+@pytest.fixture
+def stream(ddb):
+    """A reader of the scores table's stream (moto serves it at the classic endpoint only)."""
+    client = boto3.client(
+        "dynamodbstreams", region_name="us-east-1", endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com"
+    )
+    arn = ddb.describe_table(TableName=get_settings().scores_table)["Table"]["LatestStreamArn"]
+    return StreamReader(client, arn)
 
 
 def oracle(config, submissions):
@@ -49,6 +66,39 @@ def oracle(config, submissions):
     return sorted(state, key=lambda p: (sign * state[p][0], state[p][1], p)), state
 
 
+def deliver(records: list[dict], plan: dict) -> None:
+    """Hand the records to the consumer as Lambda might: per stream shard in order (records of one item always
+    share a shard), the shards interleaved, in batches, some batches again later (redelivery, replay)."""
+    shards: dict[int, list[dict]] = {}
+    for r in records:
+        player = r["dynamodb"]["Keys"]["player_id"]["S"]
+        shards.setdefault(zlib.crc32(player.encode()) % plan["shards"], []).append(r)
+    batches = []
+    for records_of_shard in shards.values():
+        size = plan["batch"]
+        batches.append([records_of_shard[i : i + size] for i in range(0, len(records_of_shard), size)])
+    order = plan["interleave"]
+    delivered: list[list[dict]] = []
+    while any(batches):
+        live = [b for b in batches if b]
+        nxt = live[order.draw(len(live))].pop(0)
+        counting.apply(nxt)
+        delivered.append(nxt)
+        if delivered and order.draw(3) == 0:  # redeliver or replay an earlier batch
+            counting.apply(delivered[order.draw(len(delivered))])
+
+
+class Draws:
+    """Deterministic choices from hypothesis-drawn integers."""
+
+    def __init__(self, numbers: list[int]):
+        self.numbers, self.i = numbers or [0], 0
+
+    def draw(self, n: int) -> int:
+        self.i += 1
+        return self.numbers[self.i % len(self.numbers)] % n
+
+
 boards_strategy = st.builds(
     lambda order, operator, shards: dict(order=order, operator=operator, shards=shards, max_score=40),
     st.sampled_from(boards.ORDERS),
@@ -58,19 +108,41 @@ boards_strategy = st.builds(
 submissions_strategy = st.lists(
     st.tuples(st.sampled_from(PLAYERS), st.integers(min_value=-5, max_value=20)), min_size=1, max_size=25
 )
+delivery_strategy = st.builds(
+    lambda shards, batch, numbers: {"shards": shards, "batch": batch, "interleave": Draws(numbers)},
+    st.integers(min_value=1, max_value=4),
+    st.integers(min_value=1, max_value=8),
+    st.lists(st.integers(min_value=0, max_value=1000), min_size=1, max_size=20),
+)
+
+
+def assert_counters_exact(part: str) -> None:
+    """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
+    in_index = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI)
+    buckets = counters.read(part, keys.BUCKETS, consistent=True)
+    segments = counters.read(part, keys.SEGMENTS, consistent=True)
+    if not in_index and not buckets:
+        return
+    for level in (buckets, segments):
+        assert level[0].lo == keys.FIRST_LO and level[-1].hi == keys.LAST_HI
+        assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
+        for c in level:
+            assert c.count == sum(c.lo <= k < c.hi for k in in_index)
+    assert {s.lo for s in segments} <= {b.lo for b in buckets}
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(spec=boards_strategy, submissions=submissions_strategy)
-def test_rank_total_percentile_match_brute_force(small_buckets, spec, submissions):
+@given(spec=boards_strategy, submissions=submissions_strategy, plan=delivery_strategy)
+def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, submissions, plan):
     board_id = f"b{next(_board_ids)}"
     service.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
     config = service.get_board(board_id)
     for i, (player, score) in enumerate(submissions):
         try:
-            service.submit(config, player, player, score, now=T0 + timedelta(milliseconds=i), with_rank=False)
+            service.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
         except BadRequest:
             pass  # out of bounds (or a negative score on a best/latest board): refused, as the oracle does
+    deliver(stream.read(10_000), plan)
     expected, state = oracle(config, submissions)
 
     page = service.top(config, "all-time", 100, None, now=T0)
@@ -85,24 +157,12 @@ def test_rank_total_percentile_match_brute_force(small_buckets, spec, submission
         assert me["percentile"] == round((total - rank) / total * 100, 1)
         assert [e["player_id"] for e in me["above"]] == expected[max(0, rank - 2) : rank - 1]
         assert [e["player_id"] for e in me["below"]] == expected[rank : rank + 1]
-
-    # The counters themselves: every bucket and segment counts exactly the entries in its key range,
-    # the ranges tile the key space, and segment bounds are bucket bounds.
-    period = service.periods.resolve("all-time", T0, config.periods)
-    for part in ranking.partitions(config, period):
-        keys_in_part = list(store.index_keys(part))
-        buckets = store.counters(part, ranking.BUCKETS, consistent=True)
-        segments = store.counters(part, ranking.SEGMENTS, consistent=True)
-        for level in (buckets, segments):
-            assert sum(c.count for c in level) == len(keys_in_part)
-            assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
-            for c in level:
-                assert c.count == sum(c.lo <= k < c.hi for k in keys_in_part)
-        assert {s.lo for s in segments} <= {b.lo for b in buckets}
-        assert all(b.count <= get_settings().bucket_capacity + 1 for b in buckets)
+    for part in config.partitions("all-time"):
+        assert_counters_exact(part)
+        assert all(b.count <= get_settings().bucket_capacity for b in counters.read(part, keys.BUCKETS))
 
 
-def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
+def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     """A sharded board pages exactly like the unsharded one, through many splits."""
     for board_id, shards in (("flat", 1), ("sharded", 4)):
         service.create_board({"board_id": board_id, "shards": shards})
@@ -110,7 +170,9 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
     for i in range(40):
         player, score = f"p{i % 23}", (i * 7) % 31
         for config in (plain, sharded):
-            service.submit(config, player, player, score, now=T0 + timedelta(milliseconds=i), with_rank=False)
+            service.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+        if i % 10 == 9:
+            settle()
 
     def walk(config):
         cursor, seen = None, []
@@ -123,29 +185,35 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets):
 
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
-    period = service.periods.resolve("all-time", T0, plain.periods)
-    assert len(store.counters("flat#all-time", ranking.BUCKETS)) > 3  # buckets split
-    assert len(store.counters("flat#all-time", ranking.SEGMENTS)) > 1  # and segments too
-    assert len(ranking.partitions(sharded, period)) == 4
+    assert len(counters.read("flat#all-time", keys.BUCKETS)) > 3  # buckets split
+    assert len(counters.read("flat#all-time", keys.SEGMENTS)) > 1  # and segments too
+    assert len(sharded.partitions("all-time")) == 4
+    for part in plain.partitions("all-time") + sharded.partitions("all-time"):
+        assert_counters_exact(part)
 
 
-def test_bulk_loads_keep_counters_exact_next_to_live_writes(small_buckets):
-    """Seeding (the simulator's path) inserts with counters in transactions: no rebuild to race."""
+def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
+    """Bulk loads (benchmarks) write entries without the consumer and rebuild the counters from the index."""
     service.create_board({"board_id": "seeded"})
     config = service.get_board("seeded")
-    period = service.periods.resolve("all-time", T0, config.periods)
-    first = [service.make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
-    assert service.bulk_load(config, first) == 50
-    service.submit(config, "live", "live", 77, now=T0, with_rank=False)
-    more = [service.make_entry(config, period, f"t{i}", "t", i * 5, 2_000 + i, None) for i in range(30)]
-    service.bulk_load(config, more)
-    keys_in_part = list(store.index_keys("seeded#all-time"))
-    for level in (ranking.BUCKETS, ranking.SEGMENTS):
-        counters = store.counters("seeded#all-time", level, consistent=True)
-        assert sum(c.count for c in counters) == len(keys_in_part) == 81
-        assert all(c.count == sum(c.lo <= k < c.hi for k in keys_in_part) for c in counters)
-    expected = sorted(keys_in_part)
+    period = periods.resolve("all-time", T0, config.periods)
+    from leaderboard.scoring import make_entry
+
+    loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
+    assert entries.put_new(loaded) == 50
+    assert counting.rebuild("seeded#all-time") == 50
+    assert_counters_exact("seeded#all-time")
+    expected = sorted(entries.index_keys("seeded#all-time", keys.FIRST_LO, keys.LAST_HI))
     for rank, key in enumerate(expected[:10], start=1):
-        assert ranking.rank_and_total(["seeded#all-time"], key) == (rank, 81)
-    with pytest.raises(ValueError):
-        service.bulk_load(config, first[:1])  # an existing entry: bulk loads insert only
+        assert ranking.rank_and_total(["seeded#all-time"], key) == (rank, 50)
+
+
+def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
+    """Until the first counters exist, a (new, hence small) partition is counted directly."""
+    service.create_board({"board_id": "fresh", "periods": ["all-time"]})
+    config = service.get_board("fresh")
+    for i in range(5):
+        service.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
+    assert counters.read("fresh#all-time", keys.SEGMENTS) == []
+    me = service.around(config, "all-time", "p1", 0)
+    assert (me["rank"], me["total_players"]) == (4, 5)

@@ -1,0 +1,1 @@
+"""All DynamoDB access, one module per kind of item. Nothing outside this package imports boto3."""

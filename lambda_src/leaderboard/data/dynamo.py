@@ -1,0 +1,131 @@
+"""Shared DynamoDB plumbing: the client, item (de)serialization, paging, batches and transactions."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, Iterable, Iterator
+
+import boto3
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.config import Config
+
+from .. import schema
+from ..settings import get_settings
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
+BATCH_GET_SIZE = 100  # BatchGetItem's limit
+TRANSACTION_SIZE = 100  # TransactWriteItems' limit
+
+
+@lru_cache(maxsize=1)
+def client():
+    """Created lazily so tests can start moto (or point AWS_ENDPOINT_URL_DYNAMODB) before the first call."""
+    return boto3.client("dynamodb", config=Config(retries={"mode": "standard", "max_attempts": 5}))
+
+
+def scores_table() -> str:
+    return get_settings().scores_table
+
+
+def to_item(values: dict[str, Any]) -> dict:
+    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
+
+
+def to_value(value: Any) -> dict:
+    return _serializer.serialize(value)
+
+
+def _plain(value: Any) -> Any:
+    """DynamoDB numbers arrive as Decimal: ints where they are whole (all this app stores), floats otherwise."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def from_item(item: dict) -> dict[str, Any]:
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+
+
+def key(partition: str, sort: str) -> dict:
+    return to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort})
+
+
+class Cancelled(Exception):
+    """A transaction was cancelled: a condition failed or another transaction held one of its items."""
+
+    def __init__(self, reasons: list[str]):
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons  # one code per action, "None" for the ones that were fine
+
+
+def transact(actions: list[dict]) -> None:
+    try:
+        client().transact_write_items(TransactItems=actions)
+    except client().exceptions.TransactionCanceledException as err:
+        reasons = [r.get("Code", "None") for r in err.response.get("CancellationReasons", [])]
+        raise Cancelled(reasons or ["Unknown"]) from err
+
+
+def query_pages(**kwargs: Any) -> Iterator[dict]:
+    while True:
+        page = client().query(**kwargs)
+        yield page
+        if "LastEvaluatedKey" not in page:
+            return
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def query_items(**kwargs: Any) -> list[dict[str, Any]]:
+    return [from_item(i) for page in query_pages(**kwargs) for i in page.get("Items", [])]
+
+
+def batch_get(keys: list[dict], consistent: bool = True) -> list[dict[str, Any]]:
+    """Items of the scores table by key (absent ones left out), in chunks of 100, retrying unprocessed keys."""
+    table = scores_table()
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(keys), BATCH_GET_SIZE):
+        pending = {table: {"Keys": keys[start : start + BATCH_GET_SIZE], "ConsistentRead": consistent}}
+        for attempt in range(8):
+            resp = client().batch_get_item(RequestItems=pending)
+            found += [from_item(i) for i in resp["Responses"].get(table, [])]
+            pending = resp.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off
+        else:
+            raise RuntimeError("batch read left unprocessed keys after retries")
+    return found
+
+
+def batch_write(requests: Iterable[dict]) -> int:
+    """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many."""
+    table = scores_table()
+    written = 0
+    batch: list[dict] = []
+    for request in requests:
+        batch.append(request)
+        if len(batch) == BATCH_WRITE_SIZE:
+            written += _write_batch(table, batch)
+            batch = []
+    if batch:
+        written += _write_batch(table, batch)
+    return written
+
+
+def _write_batch(table: str, requests: list[dict]) -> int:
+    pending = {table: requests}
+    for attempt in range(8):
+        resp = client().batch_write_item(RequestItems=pending)
+        pending = resp.get("UnprocessedItems") or {}
+        if not pending:
+            return len(requests)
+        time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off
+    raise RuntimeError("batch write left unprocessed items after retries")

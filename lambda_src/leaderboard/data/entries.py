@@ -1,0 +1,190 @@
+"""Entries: a player's score on one index partition, and the rank index (GSI) over them."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .. import schema
+from ..model import Entry, EntryWrite
+from ..settings import get_settings
+from . import dynamo
+
+# How many operation ids of idempotent requests an entry remembers (the newest ones).
+OPERATIONS_KEPT = 16
+
+
+class Changed(Exception):
+    """An entry was changed by another writer between our read and our write: re-read and retry."""
+
+
+def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Strongly consistent entries by (player_id, index partition); absent ones are left out."""
+    wanted = list(dict.fromkeys(pairs))
+    items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted])
+    return {(i[schema.SCORES_PARTITION_KEY], i[schema.SCORES_SORT_KEY]): i for i in items}
+
+
+def get_with(pairs: Iterable[tuple[str, str]], extra: list[tuple[str, str]]) -> tuple[dict, dict]:
+    """get(), plus other items of the scores table (a board's config) read in the same request."""
+    items = get(list(pairs) + extra)
+    others = {k: items.pop(k) for k in extra if k in items}
+    return items, others
+
+
+def write(writes: list[EntryWrite]) -> None:
+    """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction.
+
+    Raises Changed when another writer got there first (nothing is written then).
+    """
+    updates = [_update(w) for w in writes]
+    if len(updates) == 1:
+        try:
+            dynamo.client().update_item(**updates[0])
+        except dynamo.client().exceptions.ConditionalCheckFailedException as err:
+            raise Changed() from err
+        return
+    try:
+        dynamo.transact([{"Update": u} for u in updates])
+    except dynamo.Cancelled as err:
+        raise Changed() from err
+
+
+def _update(w: EntryWrite) -> dict:
+    names: dict[str, str] = {}
+    attributes = {k: v for k, v in w.entry.attributes().items() if v is not None}
+    values: dict[str, Any] = {f":{k}": v for k, v in attributes.items()}
+    sets = [f"{k} = :{k}" for k in attributes]
+    removes: list[str] = []
+    if w.expected is None:
+        condition = "attribute_not_exists(score)"
+    else:
+        condition = "rank_key = :expected"
+        values[":expected"] = w.expected["rank_key"]
+    if w.operation:
+        held = dict((w.expected or {}).get("ops") or {})
+        if w.expected is None or "ops" not in w.expected:
+            sets.append("ops = :ops")
+            values[":ops"] = {w.operation: w.operation_expires}
+        else:
+            names["#op"] = w.operation
+            sets.append("ops.#op = :op_expires")
+            values[":op_expires"] = w.operation_expires
+            # Forget the oldest ones so the item stays small.
+            for i, old in enumerate(sorted(held, key=held.get)[: max(0, len(held) + 1 - OPERATIONS_KEPT)]):
+                names[f"#old{i}"] = old
+                removes.append(f"ops.#old{i}")
+    update = {
+        "TableName": dynamo.scores_table(),
+        "Key": dynamo.key(w.entry.player_id, w.entry.leaderboard_id),
+        "UpdateExpression": "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else ""),
+        "ConditionExpression": condition,
+        "ExpressionAttributeValues": dynamo.to_item(values),
+    }
+    if names:
+        update["ExpressionAttributeNames"] = names
+    return update
+
+
+def applied(item: dict[str, Any] | None, operation: str | None) -> bool:
+    """Whether a stored entry was written by this idempotent operation already."""
+    return bool(operation and item and operation in (item.get("ops") or {}))
+
+
+def of_player(player_id: str) -> list[dict[str, Any]]:
+    """Every entry of one player (a Query on the table's partition key)."""
+    return dynamo.query_items(
+        TableName=dynamo.scores_table(),
+        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+        ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
+    )
+
+
+def one(player_id: str, partition: str) -> dict[str, Any] | None:
+    resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(player_id, partition))
+    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+
+def put_new(entries: Iterable[Entry]) -> int:
+    """Bulk loads of fresh players (the simulator, benchmarks): plain batched puts; counters follow from the stream."""
+    return dynamo.batch_write(
+        {
+            "PutRequest": {
+                "Item": dynamo.to_item(
+                    {schema.SCORES_PARTITION_KEY: e.player_id, schema.SCORES_SORT_KEY: e.leaderboard_id, **e.attributes()}
+                )
+            }
+        }
+        for e in entries
+    )
+
+
+# --- the rank index -----------------------------------------------------------------------
+
+
+def _index_args(partition: str, condition: str = "", values: dict | None = None) -> dict[str, Any]:
+    s = get_settings()
+    return {
+        "TableName": s.scores_table,
+        "IndexName": s.rank_index,
+        "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b" + (f" AND {condition}" if condition else ""),
+        "ExpressionAttributeValues": dynamo.to_item({":b": partition, **(values or {})}),
+    }
+
+
+def page(
+    partition: str,
+    limit: int,
+    after: str | None = None,
+    before: str | None = None,
+    between: tuple[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Up to `limit` entries of an index partition in rank order (after a rank key and/or within a key range),
+    or the nearest `limit` before a rank key (closest first). ONE Query: index entries are small (at most a few KB
+    with metadata), so `limit` of them never reach DynamoDB's 1 MB page."""
+    k = schema.RANK_INDEX_SORT_KEY
+    if between is not None:
+        low = max(between[0], after + "\x00") if after is not None else between[0]  # keys > after
+        args = _index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": low, ":hi": between[1]})
+    elif after is not None:
+        args = _index_args(partition, f"{k} > :k", {":k": after})
+    elif before is not None:
+        args = {**_index_args(partition, f"{k} < :k", {":k": before}), "ScanIndexForward": False}
+    else:
+        args = _index_args(partition)
+    resp = dynamo.client().query(Limit=limit, **args)
+    return [dynamo.from_item(i) for i in resp.get("Items", [])]
+
+
+def count_range(partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> int:
+    """COUNT of index entries with lo <= rank_key <= hi_inclusive (at most `at_most` counted, if given)."""
+    if lo > hi_inclusive:
+        return 0  # DynamoDB refuses BETWEEN with lo > hi
+    args = _index_args(partition, f"{schema.RANK_INDEX_SORT_KEY} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
+    counted = 0
+    for p in dynamo.query_pages(Select="COUNT", **args, **({"Limit": at_most} if at_most else {})):
+        counted += p["Count"]
+        if at_most is not None and counted >= at_most:
+            break
+    return counted
+
+
+def index_keys(partition: str, lo: str, hi_inclusive: str) -> list[str]:
+    """The rank keys of an index partition in [lo, hi_inclusive], in order (what a counter recount reads)."""
+    k = schema.RANK_INDEX_SORT_KEY
+    args = _index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
+    return [i[k]["S"] for p in dynamo.query_pages(ProjectionExpression=k, **args) for i in p.get("Items", [])]
+
+
+def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
+    """Delete up to `budget` entries of one index partition; returns (deleted, done)."""
+    deleted = 0
+    while deleted < budget:
+        resp = dynamo.client().query(Limit=min(100, budget - deleted), **_index_args(partition))
+        found = [
+            dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition)
+            for i in resp.get("Items", [])
+        ]
+        if not found:
+            return deleted, True
+        deleted += dynamo.batch_write({"DeleteRequest": {"Key": k}} for k in found)
+    return deleted, False

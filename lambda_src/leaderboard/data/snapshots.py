@@ -1,0 +1,30 @@
+"""The append-only snapshot history (its own table: one board period's snapshots are one partition)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import schema
+from ..settings import get_settings
+from . import dynamo
+
+
+def put(snapshot: dict[str, Any]) -> None:
+    """Append-only: the condition refuses to overwrite an existing snapshot."""
+    dynamo.client().put_item(
+        TableName=get_settings().snapshots_table,
+        Item=dynamo.to_item(snapshot),
+        ConditionExpression=f"attribute_not_exists({schema.SNAPSHOTS_SORT_KEY})",
+    )
+
+
+def newest(leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
+    """A board period's snapshots, newest first: a Query on the partition, sort key descending."""
+    resp = dynamo.client().query(
+        TableName=get_settings().snapshots_table,
+        KeyConditionExpression=f"{schema.SNAPSHOTS_PARTITION_KEY} = :b",
+        ExpressionAttributeValues=dynamo.to_item({":b": leaderboard_id}),
+        ScanIndexForward=False,
+        Limit=limit,
+    )
+    return [dynamo.from_item(i) for i in resp.get("Items", [])]

@@ -1,0 +1,244 @@
+"""Score submissions: the board's operator on every period it keeps, without lost or doubled updates.
+
+A submission reads the player's entries of the current periods (and the board's config, for a board stored in
+the table) in ONE strongly consistent BatchGetItem, applies the operator, and writes every changed entry in ONE
+call (an UpdateItem for one entry, else a TransactWriteItems), each entry only if it is still as read. A
+concurrent write to the same entry cancels ours: re-read and retry. The rank counters are not touched here
+(counting.py keeps them from the table's stream), so two submissions only ever meet on the same player's entries.
+
+Idempotent requests (Idempotency-Key) remember an operation id on every entry they change, so a request retried
+after failing part-way (a bulk whose later chunks failed) skips what it applied already.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import boards, keys, periods
+from .boards import BoardConfig
+from .clock import ms, now_utc
+from .data import boards as board_items
+from .data import entries
+from .errors import BadRequest, Conflict, NotFound
+from .model import Entry, EntryWrite
+from .settings import get_settings
+
+WRITE_ATTEMPTS = 40  # one player's entries under many concurrent writers: each round one of them wins
+OPERATION_MEMORY_SECONDS = 24 * 3600  # as long as Idempotency-Key records live
+
+
+@dataclass(frozen=True)
+class PeriodOutcome:
+    """What a submission left on one period: the stored score, whether it changed, where the entry is."""
+
+    period: periods.Period
+    leaderboard_id: str  # the board period
+    partition: str  # the index partition holding the player's entry (the shard)
+    score: int | None  # None: the player has no entry there (nothing stored)
+    changed: bool
+    rank_key: str | None
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "leaderboard_id": self.leaderboard_id,
+            "period": self.period.kind,
+            "period_id": self.period.period_id,
+            "score": self.score,
+            "changed": self.changed,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    board_id: str
+    player_id: str
+    player_name: str
+    periods: list[PeriodOutcome]
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "board_id": self.board_id,
+            "player_id": self.player_id,
+            "player_name": self.player_name,
+            "periods": [p.row() for p in self.periods],
+        }
+
+
+@dataclass(frozen=True)
+class Submission:
+    player_id: str
+    player_name: str | None  # None: keep the stored name
+    score: int
+    metadata: dict | None = None
+    operation: str | None = None  # set for idempotent requests (see keys.operation_id)
+
+
+def make_entry(
+    config: BoardConfig,
+    period: periods.Period,
+    player_id: str,
+    name: str,
+    score: int,
+    reached_ms: int,
+    metadata: str | None,
+) -> Entry:
+    return Entry(
+        leaderboard_id=config.player_partition(period.period_id, player_id),
+        player_id=player_id,
+        player_name=name,
+        score=score,
+        rank_key=keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
+        reached_at=reached_ms,
+        expires_at=periods.expires_at(period, get_settings().period_retention_days),
+        metadata=metadata,
+    )
+
+
+def combine(config: BoardConfig, stored: int | None, submitted: int) -> int | None:
+    """The board operator: the score to store, or None to leave the entry as it is."""
+    if config.operator == boards.INCREMENT:
+        return (stored or 0) + submitted
+    if config.operator == boards.LATEST or stored is None:
+        return submitted
+    return submitted if config.better(submitted, stored) else None
+
+
+def _check_range(config: BoardConfig, s: Submission) -> None:
+    if config.operator != boards.INCREMENT and not config.in_bounds(s.score):
+        raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
+
+
+def _plan(config, current, s: Submission, stored: dict, reached_ms: int) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
+    """The writes one submission needs given what is stored, and its result rows (one per period)."""
+    meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
+    writes, rows = [], []
+    replay = any(entries.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
+    for period, part in current:
+        old = stored.get((s.player_id, part))
+        new_score = None if replay else combine(config, old["score"] if old else None, s.score)
+        if new_score is not None and not config.in_bounds(new_score):
+            raise BadRequest(
+                f"the result would leave [{config.min_score}, {config.max_score}] on {period.kind}; nothing stored"
+            )
+        changed = new_score is not None and (old is None or new_score != old["score"])
+        if changed:
+            # No name given: keep the one stored (or show the id for a newcomer).
+            name = s.player_name or (old.get("player_name") if old else None) or s.player_id
+            entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
+            expires = int(time.time()) + OPERATION_MEMORY_SECONDS
+            writes.append(EntryWrite(entry, old, s.operation, expires))
+        rows.append(
+            PeriodOutcome(
+                period=period,
+                leaderboard_id=config.leaderboard_id(period.period_id),
+                partition=part,
+                score=new_score if changed else (old["score"] if old else None),
+                changed=changed,
+                rank_key=writes[-1].entry.rank_key if changed else (old or {}).get("rank_key"),
+            )
+        )
+    return writes, rows
+
+
+def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodOutcome]) -> Outcome:
+    names = [e.get("player_name") for (p, _), e in stored.items() if p == s.player_id and e.get("player_name")]
+    return Outcome(config.board_id, s.player_id, s.player_name or (names[0] if names else s.player_id), rows)
+
+
+def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> dict:
+    """The entries, and for a board stored in the table its config in the same request (it may be being deleted)."""
+    if config.stored:
+        stored, others = entries.get_with(pairs, [board_items.item_key(config.board_id)])
+        board = others.get(board_items.item_key(config.board_id))
+        if board is None or board.get("status") == "deleting":
+            raise NotFound(f"no leaderboard {config.board_id}")
+        return stored
+    return entries.get(pairs)
+
+
+def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
+    """One submission on every period the board keeps: 1 read request and at most 1 write request."""
+    now = now or now_utc()
+    _check_range(config, s)
+    current = [(p, config.player_partition(p.period_id, s.player_id)) for p in periods.current(now, config.periods)]
+    for attempt in range(WRITE_ATTEMPTS):
+        stored = _read(config, [(s.player_id, part) for _, part in current])
+        writes, rows = _plan(config, current, s, stored, ms(now))
+        if not writes:
+            return _result(config, s, stored, rows)
+        try:
+            entries.write(writes)
+            return _result(config, s, stored, rows)
+        except entries.Changed:
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
+    raise Conflict("too many concurrent writes to this entry; retry")
+
+
+def submit_many(
+    config: BoardConfig, submissions: list[Submission | BadRequest], now: datetime | None = None
+) -> list[Outcome | BadRequest]:
+    """Many submissions, in input order, in chunks that each take one read request and one transaction.
+
+    A chunk holds each player at most once (a later submission of the same player goes to a later chunk, so
+    they apply in order) and at most 100 entries (DynamoDB's limits for both requests). Returns one result or
+    BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
+    """
+    now = now or now_utc()
+    period_list = periods.current(now, config.periods)
+    per_chunk = max(1, 100 // len(period_list))
+    results: list[Outcome | BadRequest | None] = [None] * len(submissions)
+    chunk: list[int] = []
+    players_in_chunk: set[str] = set()
+
+    def flush() -> None:
+        if chunk:
+            _apply_chunk(config, period_list, [(i, submissions[i]) for i in chunk], results, now)
+            chunk.clear()
+            players_in_chunk.clear()
+
+    for i, s in enumerate(submissions):
+        if isinstance(s, BadRequest):
+            results[i] = s
+            continue
+        try:
+            _check_range(config, s)
+        except BadRequest as err:
+            results[i] = err
+            continue
+        if s.player_id in players_in_chunk or len(chunk) == per_chunk:
+            flush()
+        chunk.append(i)
+        players_in_chunk.add(s.player_id)
+    flush()
+    return results
+
+
+def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime) -> None:
+    currents = {s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items}
+    for attempt in range(WRITE_ATTEMPTS):
+        stored = _read(config, [(player, part) for player, cur in currents.items() for _, part in cur])
+        writes: list[EntryWrite] = []
+        planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
+        for i, s in items:
+            try:
+                w, rows = _plan(config, currents[s.player_id], s, stored, ms(now))
+            except BadRequest as err:
+                results[i] = err
+                continue
+            writes += w
+            planned.append((i, s, rows))
+        try:
+            if writes:
+                entries.write(writes)
+        except entries.Changed:
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+            continue
+        for i, s, rows in planned:
+            results[i] = _result(config, s, stored, rows)
+        return
+    raise Conflict("too many concurrent writes to these entries; retry")

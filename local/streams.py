@@ -1,0 +1,152 @@
+"""Lambda's event source mapping for DynamoDB streams, in-process: poll a table's stream, keep the records that
+the mapping's filters let through, hand them to the handler in batches, and retry a batch until it succeeds.
+
+The same `drain()` serves the background poller of the local stack and the unit tests (under moto)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+IDLE_POLL_SECONDS = 0.1  # Lambda polls a shard about four times a second; a little faster here
+RETRY_SECONDS = 0.5
+
+
+def matches(pattern: Any, value: Any) -> bool:
+    """Lambda/EventBridge event filter matching, for the rules the templates use (values, exists, prefix)."""
+    if isinstance(pattern, dict):
+        if not isinstance(value, dict):
+            return False
+        return all(matches(sub, value.get(k, _MISSING)) for k, sub in pattern.items())
+    if isinstance(pattern, list):
+        return any(_rule(rule, value) for rule in pattern)
+    raise ValueError(f"unsupported filter pattern {pattern!r}")
+
+
+_MISSING = object()
+
+
+def _rule(rule: Any, value: Any) -> bool:
+    if isinstance(rule, dict):
+        if "exists" in rule:
+            return (value is not _MISSING) == rule["exists"]
+        if "prefix" in rule:
+            return isinstance(value, str) and value.startswith(rule["prefix"])
+        raise ValueError(f"unsupported filter rule {rule!r}")
+    return value is not _MISSING and value == rule
+
+
+def lambda_record(record: dict, stream_arn: str) -> dict:
+    """A GetRecords record as Lambda delivers it: with eventSourceARN, the creation time in epoch seconds."""
+    change = dict(record["dynamodb"])
+    created = change.get("ApproximateCreationDateTime")
+    if isinstance(created, datetime):
+        change["ApproximateCreationDateTime"] = created.timestamp()
+    return {**record, "dynamodb": change, "eventSourceARN": stream_arn}
+
+
+class StreamReader:
+    """The records of every shard of one stream, in order per shard, each read once."""
+
+    def __init__(self, streams_client, stream_arn: str) -> None:
+        self.client = streams_client
+        self.arn = stream_arn
+        self.iterators: dict[str, str | None] = {}  # shard id -> next iterator (None: shard closed and read)
+
+    def read(self, limit: int) -> list[dict]:
+        shards = self.client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]
+        records: list[dict] = []
+        for shard in shards:
+            sid = shard["ShardId"]
+            if sid not in self.iterators:
+                self.iterators[sid] = self.client.get_shard_iterator(
+                    StreamArn=self.arn, ShardId=sid, ShardIteratorType="TRIM_HORIZON"
+                )["ShardIterator"]
+            iterator = self.iterators[sid]
+            while iterator and len(records) < limit:
+                resp = self.client.get_records(ShardIterator=iterator, Limit=limit - len(records))
+                iterator = resp.get("NextShardIterator")
+                records += [lambda_record(r, self.arn) for r in resp.get("Records", [])]
+                if not resp.get("Records"):
+                    break
+            self.iterators[sid] = iterator
+        return records
+
+
+def drain(
+    reader: StreamReader,
+    handler: Callable,
+    batch_size: int,
+    patterns: tuple[dict, ...] = (),
+    retry_while: Callable[[], bool] = lambda: False,
+) -> int:
+    """Deliver every record the stream holds now, in batches; returns how many passed the filters.
+
+    A batch whose handler raises is retried as long as retry_while() says so (Lambda retries until the
+    records expire), else the error propagates."""
+    delivered = 0
+    while True:
+        records = reader.read(batch_size)
+        if not records:
+            return delivered
+        batch = [r for r in records if not patterns or any(matches(p, r) for p in patterns)]
+        while batch:
+            try:
+                handler({"Records": batch}, None)
+                break
+            except Exception:
+                if not retry_while():
+                    raise
+                print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
+                traceback.print_exc()
+                time.sleep(RETRY_SECONDS)
+        delivered += len(batch)
+
+
+class StreamPoller:
+    """A background thread doing what Lambda's event source mapping does; `settle()` waits until it is idle."""
+
+    def __init__(self, reader: StreamReader, handler: Callable, batch_size: int, patterns: tuple[dict, ...]) -> None:
+        self.reader, self.handler, self.batch_size, self.patterns = reader, handler, batch_size, patterns
+        self._stop = threading.Event()
+        self._idle_rounds = 0  # completed polls that found nothing to deliver
+        self._changed = threading.Condition()
+        self.thread = threading.Thread(target=self._run, name="stream-poller", daemon=True)
+
+    def start(self) -> StreamPoller:
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                retry = lambda: not self._stop.is_set()  # noqa: E731
+                delivered = drain(self.reader, self.handler, self.batch_size, self.patterns, retry)
+            except Exception:  # stopping, or the stream itself failed: try again shortly
+                delivered = -1
+                if not self._stop.is_set():
+                    traceback.print_exc()
+            with self._changed:
+                self._idle_rounds = self._idle_rounds + 1 if delivered == 0 else 0
+                self._changed.notify_all()
+            self._stop.wait(IDLE_POLL_SECONDS)
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Return once every record written before the call has been delivered (two idle polls in a row)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            self._idle_rounds = 0
+            while self._idle_rounds < 2:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the stream consumer did not catch up")
+                self._changed.wait(left)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(timeout=5)
