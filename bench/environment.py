@@ -8,13 +8,17 @@ reach AWS.
 from __future__ import annotations
 
 import os
+import platform
+import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from local import dynamodb_local
+from local import ROOT, dynamodb_local
 from local import template as tpl
 from local.processes import ProcessGroup
+from local.streams import StreamPoller, StreamReader
 from local.tables import create_tables
 
 STAGE = "dev"  # the stage the local stack mirrors
@@ -32,19 +36,60 @@ class BenchEnvironment:
         """A separate client on the same engine (the baseline's own)."""
         return dynamodb_local.client(self.endpoint)
 
+    @property
+    def specs(self) -> list[tpl.TableSpec]:
+        return tpl.table_specs(self.template)
+
+    @property
+    def client(self):
+        return dynamodb_local.client(self.endpoint)
+
+    def stream_reader(self) -> StreamReader:
+        arn = self.client.describe_table(TableName=self.scores_table)["Table"]["LatestStreamArn"]
+        return StreamReader(dynamodb_local.client(self.endpoint, "dynamodbstreams"), arn)
+
+    def start_consumer(self) -> StreamPoller:
+        """The rank-counter function on the scores table's stream, as Lambda's event source mapping runs it.
+
+        The poller's `oldest_record_age` is how old (since its write, by the entry's reached_at) the oldest
+        record was when it was handed to the function: the counters' lag."""
+        from leaderboard.handlers import rank_counter
+
+        (consumer,) = tpl.stream_consumers(self.template)
+        poller: StreamPoller
+
+        def handler(event, context):
+            now_ms = time.time() * 1000
+            ages = [
+                now_ms - int(r["dynamodb"]["NewImage"]["reached_at"]["N"])
+                for r in event["Records"]
+                if "reached_at" in (r["dynamodb"].get("NewImage") or {})
+            ]
+            poller.oldest_record_age = max([poller.oldest_record_age, *(a / 1000 for a in ages)])
+            return rank_counter.handler(event, context)
+
+        poller = StreamPoller(self.stream_reader(), handler, consumer.batch_size, consumer.filter_patterns)
+        poller.oldest_record_age = 0.0
+        return poller.start()
+
     def stop(self) -> None:
         self.procs.stop_all()
 
 
 def start(log_dir: Path | None = None) -> BenchEnvironment:
+    """DynamoDB Local in memory on a free port, the stack's tables, and this process pointed at it."""
     template = tpl.synthesized_template(STAGE)
-    specs = tpl.table_specs(template)
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="leaderboard-bench-"))
     log = log_dir / "dynamodb-local.log"
     procs = ProcessGroup()
-    endpoint = dynamodb_local.start(procs, log)  # in memory, on a free port
-    create_tables(dynamodb_local.client(endpoint), specs)
+    endpoint = dynamodb_local.start(procs, log)
+    create_tables(dynamodb_local.client(endpoint), tpl.table_specs(template))
+    return connect(endpoint, template, procs, log)
 
+
+def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | None = None, log: Path | None = None):
+    """Point this process's handler code at a running engine (another process may have started it)."""
+    template = template or tpl.synthesized_template(STAGE)
     env = tpl.function_env(template)
     env.update(dynamodb_local.FAKE_CREDENTIALS)
     env.update(
@@ -54,11 +99,38 @@ def start(log_dir: Path | None = None) -> BenchEnvironment:
     )
     os.environ.pop("AWS_PROFILE", None)
     os.environ.pop("AWS_SESSION_TOKEN", None)
-    os.environ.update(env)  # before the first store.client() and get_settings()
+    os.environ.update(env)  # before the first dynamo.client() and get_settings()
 
-    from leaderboard import store
+    from leaderboard.data import dynamo
     from leaderboard.settings import get_settings
 
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
     get_settings.cache_clear()
-    return BenchEnvironment(endpoint, get_settings().scores_table, template, procs, log)
+    return BenchEnvironment(endpoint, get_settings().scores_table, template, procs or ProcessGroup(), log or Path())
+
+
+def meta() -> dict:
+    """Where and on what a run was measured: timings from another machine (or a busy one) do not compare."""
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--", "lambda_src"):
+        commit += " + uncommitted changes in lambda_src"
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load = None
+    return {
+        "dynamodb_local": dynamodb_local.NPM_PACKAGE,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "commit": commit,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "load_average": load,
+    }

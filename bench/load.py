@@ -1,18 +1,11 @@
 """Synthetic players, and loading them onto a board fast.
 
-Entries are built by the service's own `make_entry` (so they have exactly the item shape the
-handlers write) and handed to ONE bulk-load function, `bulk_loader()`: the data layer's
-`service.bulk_load(config, entries)` when it exists (it must keep whatever derived data the
-rankings need, e.g. score-bucket counters, in step), else `store.put_entries(entries)`.
-The loader knows nothing about how rankings are computed.
-
-bulk_load is called ONCE with every entry (it may rebuild derived data from the index at the end,
-so it must see the whole load); it gets `threads=N` if its signature has that parameter.
+Entries are built by the write path's own `make_entry` (so they have exactly the item shape the handlers
+write), written with batched puts, and counted once by `counting.rebuild`.
 """
 
 from __future__ import annotations
 
-import inspect
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -57,59 +50,42 @@ def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
         yield Player(player_id(i), name, synthetic_score(rng), now_ms - rng.randint(0, 30 * DAY_MS))
 
 
-def bulk_loader() -> tuple[str, Callable, bool]:
-    """(name, fn(config, entries), whether fn takes `threads=`): the data layer's bulk load if it has one."""
-    from leaderboard import service, store
-
-    for module in (service, store):
-        fn = getattr(module, "bulk_load", None)
-        if callable(fn):
-            params = inspect.signature(fn).parameters
-            name = f"{module.__name__.rsplit('.', 1)[-1]}.bulk_load"
-            call = fn if len(params) >= 2 else (lambda config, entries, _fn=fn, **kw: _fn(entries, **kw))
-            return name, call, "threads" in params
-    return "store.put_entries", lambda config, entries: store.put_entries(entries), False
-
-
 def _entries(config, period, people: Iterable[Player]) -> Iterator:
-    from leaderboard import service
+    from leaderboard.scoring import make_entry
 
     for p in people:
-        yield service.make_entry(config, period, p.player_id, p.name, p.score, p.reached_ms, None)
+        yield make_entry(config, period, p.player_id, p.name, p.score, p.reached_ms, None)
 
 
 def load(config, period, people: Iterable[Player], count: int, threads: int, progress: bool = True) -> dict:
-    """Write every player's entry onto one period of the board; returns how (loader, threads used).
+    """Write every player's entry onto one period of the board, then count it once.
 
-    With the data layer's bulk_load: ONE call with every entry (it may rebuild derived data at the
-    end, so it must see the whole load), on `threads` threads if it takes that parameter. Without
-    it: batched puts from `threads` threads over disjoint chunks.
+    Entries go in with batched puts from `threads` threads over disjoint chunks; the rank counters are then
+    rebuilt from the index in one pass (counting.rebuild), as the stream consumer would have built them record
+    by record. The stream's records of the load are left for the caller to skip.
     """
-    name, fn, takes_threads = bulk_loader()
+    from leaderboard import counting
+    from leaderboard.data import entries
+
     bar = tqdm(
         total=count,
         unit="player",
-        desc=f"loading via {name}",
+        desc=f"loading ({threads} threads)",
         disable=not progress,
         smoothing=0.05,
         mininterval=0.1 if sys.stderr.isatty() else 15.0,
     )  # a log file gets a line per 15 s
 
-    def counted(entries: Iterable) -> Iterator:
-        for e in entries:
+    def counted(items: Iterable) -> Iterator:
+        for e in items:
             yield e
             bar.update(1)
 
     with bar:
-        if name != "store.put_entries":
-            used = threads if takes_threads else 1
-            kwargs = {"threads": threads} if takes_threads else {}
-            bar.set_description(f"loading via {name} ({used} thread{'s' * (used > 1)})")
-            fn(config, counted(_entries(config, period, people)), **kwargs)
-            return {"loader": name, "threads": used}
-        _threaded(fn, config, counted(_entries(config, period, people)), threads)
-        bar.set_description(f"loading via {name} ({threads} threads)")
-        return {"loader": name, "threads": threads}
+        _threaded(lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads)
+    for part in config.partitions(period.period_id):
+        counting.rebuild(part)
+    return {"loader": "entries.put_new + counting.rebuild", "threads": threads}
 
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:

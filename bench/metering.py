@@ -92,6 +92,30 @@ class Meter:
             self._usage.attempts += 1
 
 
+class ThreadMeter(Meter):
+    """A Meter that counts only calls made on some threads: those named with one of `only` (if given), minus
+    those named with one of `but` (e.g. the request threads, not the stream consumer's)."""
+
+    def __init__(self, only: tuple[str, ...] = (), but: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.only, self.but = only, but
+
+    def _mine(self) -> bool:
+        name = threading.current_thread().name
+        return (not self.only or name.startswith(self.only)) and not (self.but and name.startswith(self.but))
+
+    def _record_call(self, *args, **kwargs) -> None:
+        if self._mine():
+            super()._record_call(*args, **kwargs)
+
+    def _record_attempt(self) -> None:
+        if self._mine():
+            super()._record_attempt()
+
+
+CONSUMER_THREADS = ("stream-poller", "rank-counter")  # the stream consumer's threads (local/streams.py, counting.py)
+
+
 def _capacity(operation: str, consumed) -> tuple[float, float, bool]:
     """(read units, write units, whether the response reported any) from ConsumedCapacity.
 
@@ -174,6 +198,13 @@ def _sets(update: dict, attribute: str) -> bool:
     sets = expression.split("SET", 1)[1] if "SET" in expression else ""
     targets = {part.split("=", 1)[0].strip() for part in sets.split(",") if "=" in part}
     return attribute in targets or bool(names & targets)
+
+
+def detach(client, meter: Meter) -> None:
+    """Stop metering `client` for `meter`."""
+    unique = f"bench-meter-{id(meter)}"
+    for event, suffix in (("provide-client-params", "-params"), ("after-call", "-after"), ("before-send", "-send")):
+        client.meta.events.unregister(f"{event}.dynamodb.*", unique_id=unique + suffix)
 
 
 def attach(client, meter: Meter) -> None:

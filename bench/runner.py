@@ -28,8 +28,9 @@ from bench import api as api_mod
 from bench import load as loader
 from bench.baseline import OriginalDesign
 from bench.measure import Sample, summarize
-from bench.metering import Meter, attach
+from bench.metering import Meter, Usage, attach
 from bench.report import checks, header, tables
+from local.streams import drain
 
 BOARD_ID = "bench"
 BOARD = {"board_id": BOARD_ID, "name": "Benchmark", "order": "desc", "operator": "best", "periods": ["all-time"]}
@@ -73,13 +74,14 @@ class Checks:
 
 class Bench:
     def __init__(self, opts: Options, env: environment.BenchEnvironment) -> None:
-        from leaderboard import store
+        from leaderboard.data import dynamo
 
         self.opts = opts
         self.env = env
         self.rng = random.Random(opts.seed)
         self.handler_meter = Meter()
-        attach(store.client(), self.handler_meter)  # THE client all of the handlers' data access uses
+        attach(dynamo.client(), self.handler_meter)  # THE client all of the handlers' data access uses
+        self.consumer_meter = Meter()  # the same client while the rank-counter function runs (see settle)
         self.original_meter = Meter()
         original_client = env.new_client()
         attach(original_client, self.original_meter)
@@ -92,12 +94,13 @@ class Bench:
 
     def setup(self) -> None:
         from leaderboard import periods, service
+        from leaderboard.clock import now_utc
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
             raise SystemExit(f"creating the board failed: {created.status} {created.body}")
         self.config = service.get_board(BOARD_ID)
-        self.period = periods.current(service.now_utc(), self.config.periods)[0]
+        self.period = periods.current(now_utc(), self.config.periods)[0]
         self.now_ms = int(time.time() * 1000)
         self.players = {p.player_id: p for p in loader.players(self.opts.players, self.opts.seed, self.now_ms)}
         self.handler_meter.reset()
@@ -113,6 +116,8 @@ class Bench:
         )
         seconds = time.perf_counter() - started
         usage = self.handler_meter.take()
+        self.stream = self.env.stream_reader()
+        drain(self.stream, lambda event, context: None, 10_000)  # the load is counted already (rebuild)
         self.results["load"] = {
             **how,
             "seconds": seconds,
@@ -129,11 +134,7 @@ class Bench:
             flush=True,
         )
 
-        sample = next(iter(self.players.values()))
-        entry = service.make_entry(self.config, self.period, sample.player_id, sample.name, 0, 0, None)
-        from leaderboard import schema
-
-        self.partition = entry.item()[schema.RANK_INDEX_PARTITION_KEY]  # the original design's board partition
+        self.partition = self.config.leaderboard_id(self.period.period_id)  # the original design's board partition
         ranking = list(self.oracle.ranking(self.partition))
         self.ranked_ids = [pid for _, pid, _ in ranking]
         self.ranked_keys = [k for k, _, _ in ranking]
@@ -349,8 +350,21 @@ class Bench:
         self.handler_meter.reset()
         return out
 
+    def settle(self) -> None:
+        """Run the rank-counter function on the stream's new records, as Lambda does a moment after a write;
+        its requests and capacity are metered on their own (consumer_meter)."""
+        from leaderboard.handlers import rank_counter
+
+        handler_usage = self.handler_meter.take()
+        drain(self.stream, rank_counter.handler, 1000)
+        self.consumer_usage += self.handler_meter.take()
+        self.handler_meter._usage = handler_usage  # what the handlers had spent before, still theirs
+
     def submits(self) -> None:
-        from leaderboard import service
+        from leaderboard.scoring import make_entry
+
+        self.consumer_usage = Usage()
+        consumer_submissions = 0
 
         untouched = list(self.ranked_ids)
         self.rng.shuffle(untouched)
@@ -387,12 +401,15 @@ class Bench:
             verdict, samples = Checks(), []
             for pid, score, _ in todo[:WARMUP]:
                 self.api.submit(BOARD_ID, pid, score)
+                self.settle()
             started = time.monotonic()
             for i, (pid, score, changes) in enumerate(todo[WARMUP:]):
                 if self._enough(i, started):
                     break
                 resp, sample = self._handler(self.api.submit, BOARD_ID, pid, score)
                 samples.append(sample)
+                self.settle()
+                consumer_submissions += 1
                 row = resp.body["periods"][0] if resp.status == 200 else {}
                 verdict.expect(
                     resp.status == 200 and row.get("changed") == changes,
@@ -407,24 +424,33 @@ class Bench:
         for kind, todo in original_plans.items():  # last: these writes skip the handlers' derived data
             samples = []
             for pid, score, _ in todo[:WARMUP]:
-                self.original.submit(service.make_entry(self.config, self.period, pid, pid, score, _ms(), None).item())
+                self.original.submit(_item(make_entry(self.config, self.period, pid, pid, score, _ms(), None)))
             started = time.monotonic()
             for i, (pid, score, changes) in enumerate(todo[WARMUP:]):
                 if self._enough(i, started) or i >= len(handler_samples[kind]):
                     break
-                item = service.make_entry(
-                    self.config,
-                    self.period,
-                    pid,
-                    self.players[pid].name if pid in self.players else pid,
-                    score,
-                    _ms(),
-                    None,
-                ).item()
+                item = _item(
+                    make_entry(
+                        self.config,
+                        self.period,
+                        pid,
+                        self.players[pid].name if pid in self.players else pid,
+                        score,
+                        _ms(),
+                        None,
+                    )
+                )
                 out, sample = self._original(self.original.submit, item)
                 samples.append(sample)
                 verdicts[kind].expect(out["changed"] == changes, f"original submit {pid} {score}: {out}")
             self._record(kind, handler_samples[kind], samples, verdicts[kind])
+        n = max(consumer_submissions, 1)
+        self.results["rank_counter"] = {
+            "submissions": consumer_submissions,
+            "requests_per_submission": self.consumer_usage.requests / n,
+            "read_units_per_submission": self.consumer_usage.read_units / n,
+            "write_units_per_submission": self.consumer_usage.write_units / n,
+        }
 
     # --- the run ----------------------------------------------------------------------------------
 
@@ -456,6 +482,11 @@ def _loadavg() -> list[float] | None:
 
 def _ms() -> int:
     return int(time.time() * 1000)
+
+
+def _item(entry) -> dict:
+    """An entry as the table item the original design writes (the same shape the handlers write)."""
+    return {"player_id": entry.player_id, "leaderboard_id": entry.leaderboard_id, **entry.attributes()}
 
 
 def main(opts: Options) -> int:

@@ -69,7 +69,7 @@ class StreamReader:
                 )["ShardIterator"]
             iterator = self.iterators[sid]
             while iterator and len(records) < limit:
-                resp = self.client.get_records(ShardIterator=iterator, Limit=limit - len(records))
+                resp = self.client.get_records(ShardIterator=iterator, Limit=min(1000, limit - len(records)))
                 iterator = resp.get("NextShardIterator")
                 records += [lambda_record(r, self.arn) for r in resp.get("Records", [])]
                 if not resp.get("Records"):

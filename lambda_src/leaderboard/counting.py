@@ -99,7 +99,10 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
                 p.expires_at = int(image[schema.TTL_ATTRIBUTE]["N"])
     stats.partitions = len(touched)
     # Two pools: a partition's refresh waits for its recounts, so they must not queue behind refreshes.
-    with ThreadPoolExecutor(PARALLEL_PARTITIONS) as outer, ThreadPoolExecutor(PARALLEL_RECOUNTS) as inner:
+    with (
+        ThreadPoolExecutor(PARALLEL_PARTITIONS, thread_name_prefix="rank-counter") as outer,
+        ThreadPoolExecutor(PARALLEL_RECOUNTS, thread_name_prefix="rank-counter") as inner,
+    ):
         list(outer.map(lambda item: refresh(item[0], item[1], stats, inner), touched.items()))
     return stats
 

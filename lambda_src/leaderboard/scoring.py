@@ -162,10 +162,13 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> dict:
 
 
 def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
-    """One submission on every period the board keeps: 1 read request and at most 1 write request."""
+    """One submission on every period the board keeps: 1 read request and at most 1 write request (keep-best on a
+    built-in or declared board: one conditional write per period and no read)."""
     now = now or now_utc()
     _check_range(config, s)
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in periods.current(now, config.periods)]
+    if config.operator == boards.BEST and not config.stored:
+        return _keep_best(config, s, current, ms(now))
     for attempt in range(WRITE_ATTEMPTS):
         stored = _read(config, [(s.player_id, part) for _, part in current])
         writes, rows = _plan(config, current, s, stored, ms(now))
@@ -177,6 +180,25 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
         except entries.Changed:
             time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
     raise Conflict("too many concurrent writes to this entry; retry")
+
+
+def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int) -> Outcome:
+    """Keep-best needs no read: each period's entry is written only if the new score beats it (see
+    entries.keep_best). It is idempotent by nature, so an idempotent request needs no operation id either.
+    Boards stored in the table take the general path instead: it reads the board's item with the entries, so a
+    board being deleted gets no new entries."""
+    meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
+    outcomes, names = [], []
+    for period, part in current:
+        entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
+        changed, item = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None)
+        names.append(item.get("player_name"))
+        outcomes.append(
+            PeriodOutcome(
+                period, config.leaderboard_id(period.period_id), part, item["score"], changed, item["rank_key"]
+            )
+        )
+    return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
 
 
 def submit_many(

@@ -6,6 +6,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from botocore.awsrequest import AWSResponse
 
 from leaderboard.handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
 from leaderboard import boards, service
@@ -186,6 +187,58 @@ def test_bulk_keeps_input_order_and_isolates_bad_entries(ddb):
     for bad in ({"entries": []}, {"entries": [{}] * 501}, {"entries": "x"}):
         status, _ = api(score_submit.handler, "POST", "/leaderboards/{board}/scores/bulk", {"board": "bulk"}, body=bad)
         assert status == 400
+
+
+def bulk(board, entries, headers=None):
+    return api(
+        score_submit.handler,
+        "POST",
+        "/leaderboards/{board}/scores/bulk",
+        {"board": board},
+        body={"entries": entries},
+        headers=headers,
+    )
+
+
+def fail_transaction(client, n: int):
+    """From now on, the n-th TransactWriteItems call fails as a throttled request does once boto3 has given up."""
+    seen = []
+
+    def before_call(model, **kwargs):
+        if model.name == "TransactWriteItems":
+            seen.append(1)
+            if len(seen) == n:
+                error = {"Code": "ProvisionedThroughputExceededException", "Message": "Rate exceeded"}
+                return AWSResponse("https://dynamodb.test", 400, {}, None), {"Error": error}
+        return None
+
+    client.meta.events.register("before-call.dynamodb.TransactWriteItems", before_call, unique_id="fail-nth")
+    return lambda: client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="fail-nth")
+
+
+def test_a_bulk_retried_after_failing_part_way_applies_every_entry_exactly_once(ddb):
+    """A bulk's chunks are separate transactions; when one fails (throttled past boto3's retries) the client
+    retries with its Idempotency-Key, and entries written before the failure are not applied a second time."""
+    create("clicks", operator="increment", periods=["all-time", "daily", "weekly"])
+    entries = [{"player_id": f"p{i % 40:02d}", "score": 1} for i in range(120)]  # every player three times
+    restore = fail_transaction(dynamo.client(), 3)  # chunks 1 and 2 commit, the third fails
+    try:
+        status, body, _ = call(
+            score_submit.handler,
+            "POST",
+            "/leaderboards/clicks/scores/bulk",
+            body={"entries": entries},
+            headers={"Idempotency-Key": "batch-7"},
+        )
+    finally:
+        restore()
+    assert status == 500 and body == {"error": "internal error"}
+    assert sorted(e["score"] for e in top("clicks", limit=100)[1]["entries"])[-1] == 2  # part-way: some have 2
+    status, body = bulk("clicks", entries, headers={"Idempotency-Key": "batch-7"})
+    assert status == 200 and body["accepted"] == 120
+    for period in ("all-time", "daily", "weekly"):
+        _, page = top("clicks", period=period, limit=100)
+        assert [e["score"] for e in page["entries"]] == [3] * 40, period
 
 
 def test_cursor_pages_walk_the_whole_ranking_once(ddb):

@@ -85,6 +85,31 @@ def _update(w: EntryWrite) -> dict:
     return update
 
 
+def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, dict[str, Any]]:
+    """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
+
+    Returns (changed, the item as it now stands). Concurrent calls cannot lower a stored score: each is atomic on
+    its item, and an equal score does not replace the one reached first. Without a name given the stored one is
+    kept (a newcomer shows their id)."""
+    attributes = {k: v for k, v in entry.attributes().items() if v is not None and k != "player_name"}
+    sets = [f"{k} = :{k}" for k in attributes]
+    sets.append("player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)")
+    values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
+    try:
+        resp = dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(entry.player_id, entry.leaderboard_id),
+            UpdateExpression="SET " + ", ".join(sets),
+            ConditionExpression="attribute_not_exists(score) OR score " + ("<" if descending else ">") + " :score",
+            ExpressionAttributeValues=dynamo.to_item(values),
+            ReturnValues="ALL_NEW",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+        return True, dynamo.from_item(resp["Attributes"])
+    except dynamo.client().exceptions.ConditionalCheckFailedException as err:
+        return False, dynamo.from_item(err.response.get("Item") or {})
+
+
 def applied(item: dict[str, Any] | None, operation: str | None) -> bool:
     """Whether a stored entry was written by this idempotent operation already."""
     return bool(operation and item and operation in (item.get("ops") or {}))
