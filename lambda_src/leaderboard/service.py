@@ -11,7 +11,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 
-from . import boards, keys, periods, ranking, store
+from . import boards, keys, metrics, periods, ranking, store
 from .boards import BoardConfig
 from .errors import BadRequest, Conflict, NotFound
 from .settings import get_settings
@@ -201,9 +201,11 @@ def submit(
             store.apply_changes(changes, ranking.FIRST_LO, ranking.LAST_HI, get_settings().page_snapshot_seconds)
             break
         except store.Conflict:
+            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
     else:
         raise Conflict("too many concurrent writes to this entry; retry")
+    metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     for change in changes:
         if change.new is not None and change.new[0].count + 1 > get_settings().bucket_capacity:
             ranking.split_if_full(change.entry.leaderboard_id, change.entry.rank_key)
@@ -217,6 +219,7 @@ def submit(
             "changed": changed,
         }
         if with_rank:
+            metrics.count(metrics.RANK_READS, board=config.board_id)
             row["rank"] = ranking.rank_and_total(ranking.partitions(config, period), key)[0]
         out.append(row)
     shown = name or next((e["player_name"] for e in stored.values() if e.get("player_name")), player_id)
@@ -259,6 +262,7 @@ def _insert_counted(part: str, chunk: list[store.Entry]) -> int:
             store.insert_counted(part, chunk, list(deltas.items()), ranking.FIRST_LO, ranking.LAST_HI)
             break
         except store.Conflict:
+            metrics.count(metrics.WRITE_RETRIES, partition=part)
             time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
     else:
         raise Conflict("too many concurrent writes while seeding; retry")
@@ -344,6 +348,7 @@ def _paged(
     more = len(items) > limit
     items = items[:limit]
     if items and not cursor and between is not None:
+        metrics.count(metrics.RANK_READS, board=config.board_id)
         last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
     entries = _ranked(items, last_rank + 1)
     page = {"entries": entries}
@@ -401,6 +406,7 @@ def around(config: BoardConfig, period: str | None, player_id: str, window: int,
     if item is None:
         raise NotFound(f"player {player_id} is not on {lb}")
     parts = ranking.partitions(config, p)
+    metrics.count(metrics.RANK_READS, board=config.board_id)
     rank, total = ranking.rank_and_total(parts, item["rank_key"])
     above = list(reversed(ranking.merged_page(parts, window, before=item["rank_key"]))) if window else []
     below = ranking.merged_page(parts, window, after=item["rank_key"]) if window else []
@@ -441,6 +447,7 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
         raise NotFound(f"player {player_id} is on no leaderboard")
     result = []
     for entry in entries:
+        metrics.count(metrics.RANK_READS, board=boards.DEFAULT_BOARD.board_id)
         rank, total = ranking.rank_and_total([entry["leaderboard_id"]], entry["rank_key"])
         result.append(
             {
