@@ -1,4 +1,4 @@
-"""Leaderboard: tables, five functions on one role, the REST API, and the dashboard, as one construct."""
+"""Leaderboard: tables, the functions on one role, the REST API, the dashboard and its alarms, as one construct."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from constructs import Construct
 from .api import LeaderboardApi
 from .dashboard import Dashboard, DashboardAddress
 from .data import LeaderboardTables
+from .monitoring import LeaderboardMonitoring
 from .props import LeaderboardProps
 
 
@@ -38,6 +39,19 @@ class Leaderboard(Construct):
                 api_url=self.api.url,
                 api_key_secret=self.api_construct.api_key_secret,
             )
+        self.monitoring: LeaderboardMonitoring | None = None
+        if props.monitoring:
+            self.monitoring = LeaderboardMonitoring(
+                self,
+                "Monitoring",
+                props=props,
+                tables=self.tables,
+                functions=self.functions,
+                api=self.api,
+                instance=self.dashboard.instance if self.dashboard else None,
+            )
+        self.alarm_topic = self.monitoring.alarm_topic if self.monitoring else None
+        self.operations_dashboard = self.monitoring.operations_dashboard if self.monitoring else None
 
     @staticmethod
     def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:
