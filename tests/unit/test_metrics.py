@@ -12,6 +12,7 @@ import pytest
 from leaderboard import metrics, ranking, store
 from leaderboard.handlers import leaderboard_admin, score_submit
 from leaderboard.settings import get_settings
+from tests.cloudwatch_dashboard import metric_rows
 from tests.unit.conftest import call
 
 FUNCTION = "leaderboard-dev-ScoreSubmit-AbC123"  # what the Lambda runtime puts in AWS_LAMBDA_FUNCTION_NAME
@@ -196,19 +197,6 @@ def test_large_invocations_are_split_within_emf_limits(on_lambda):
     assert sorted(counted) == [f"Metric{i:03d}" for i in range(120)]
 
 
-def _dashboard_metrics(template: dict) -> list[list]:
-    """The metric arrays of the stack's dashboard widgets, with references shown as {"Ref": id}."""
-    (dashboard,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Dashboard"]
-    parts = dashboard["Properties"]["DashboardBody"]["Fn::Join"][1]
-    # Each reference sits inside a JSON string ("...": "<ref>"): put a marker there, then parse.
-    body = "".join(p if isinstance(p, str) else "@" + json.dumps(p).replace('"', "'") + "@" for p in parts)
-    out = []
-    for widget in json.loads(body)["widgets"]:
-        for row in widget["properties"].get("metrics", []):
-            out.append([json.loads(v[1:-1].replace("'", '"')) if str(v).startswith("@") else v for v in row])
-    return out
-
-
 def test_the_dashboard_reads_what_the_handlers_print(on_lambda, capsys, stack_template):
     """Same namespace, same dimension, same metric names, for every function of the stack."""
     assert submit("global", "p-ada", 1) == 200
@@ -217,7 +205,7 @@ def test_the_dashboard_reads_what_the_handlers_print(on_lambda, capsys, stack_te
     printed = {d["Name"] for d in directive["Metrics"]}
     functions = {k for k, r in stack_template["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
 
-    ours = [row for row in _dashboard_metrics(stack_template) if row[0] == directive["Namespace"]]
+    ours = [row for row in metric_rows(stack_template) if row[0] == directive["Namespace"]]
     assert ours, f"the dashboard reads nothing in namespace {directive['Namespace']}"
     read: dict[str, set] = {}
     for namespace, name, dimension, value, *_ in ours:
