@@ -3,12 +3,12 @@
 Written with aws_cloudwatch directly rather than cdk-monitoring-constructs (10.3.3 works with our aws-cdk-lib and
 imports offline): that library gives every alarm and its dashboard a physical name (AlarmName/DashboardName from a
 prefix; two stacks in one account would need care not to clash), its whole API is marked experimental, it adds
-1.7 s of jsii loading to every synth, and half of what we alarm on it does not cover anyway (transaction conflicts,
+1.7 s of jsii loading to every synth, and it has nothing for several of our figures anyway (transaction conflicts,
 the instance's status check, our own EMF metrics). What is left is a page of plain alarms.
 
 Thresholds, in one place below, follow one rule: page on what players feel, sustained, not on a blip.
 - Error figures are rates (share of requests or invocations), so the same threshold holds at 1 and 1,000 requests/s;
-  latency is a percentile.
+  latency is a percentile; throttles are counts on purpose (see THROTTLE_MINUTES).
 - "M of N" periods absorb single bad minutes (a cold start, one retried throttle) but not an outage.
 - Missing data is "not breaching" where silence means no traffic (no requests, no errors), and "breaching" only for
   the instance, where silence means it is stopped.
@@ -333,21 +333,23 @@ class LeaderboardMonitoring(Construct):
         ]
 
     def _service(self, functions: Mapping[str, lambda_.IFunction]) -> list[cw.IWidget]:
-        """The service's own EMF metrics, each summed over every function that emits it (the dimension)."""
+        """The service's own EMF metrics over every function that emits them (the dimension): counts are summed,
+        other statistics (a lag's Maximum) take the largest."""
         widgets = []
-        for name, title in SERVICE_METRICS:
+        for name, title, statistic in SERVICE_METRICS:
             per_function = {
                 f"f{i}": cw.Metric(
                     namespace=metrics.NAMESPACE,
                     metric_name=name,
                     dimensions_map={metrics.FUNCTION_DIMENSION: fn.function_name},
-                    statistic="Sum",
+                    statistic=statistic,
                     period=FIVE_MINUTES,
                 )
                 for i, fn in enumerate(functions.values())
             }
+            combine = "SUM" if statistic == "Sum" else "MAX"
             total = cw.MathExpression(
-                expression=f"SUM([{','.join(per_function)}])",
+                expression=f"{combine}([{','.join(per_function)}])",
                 using_metrics=per_function,
                 label=name,
                 period=FIVE_MINUTES,
@@ -395,9 +397,10 @@ def _graph(title: str, left, *, right=(), threshold: float | None = None) -> cw.
     )
 
 
-# The service's own metrics on the dashboard, one graph each: add a line here for a new one.
-SERVICE_METRICS: list[tuple[str, str]] = [
-    (metrics.SUBMISSIONS, "Score submissions (per 5 min)"),
-    (metrics.RANK_READS, "Rank computations (per 5 min)"),
-    (metrics.WRITE_RETRIES, "Write retries after a conflict (per 5 min)"),
+# The service's own metrics on the dashboard, one graph each: (name in metrics.py, title, statistic).
+# Add a line for a new one, e.g. (metrics.STREAM_LAG, "Stream consumer lag (ms)", "Maximum").
+SERVICE_METRICS: list[tuple[str, str, str]] = [
+    (metrics.SUBMISSIONS, "Score submissions (per 5 min)", "Sum"),
+    (metrics.RANK_READS, "Rank computations (per 5 min)", "Sum"),
+    (metrics.WRITE_RETRIES, "Write retries after a conflict (per 5 min)", "Sum"),
 ]
