@@ -22,6 +22,9 @@ class LeaderboardStack(Stack):
         if board.dashboard is not None:
             outputs["DashboardUrl"] = (board.dashboard.url, "The dashboard (Nginx on EC2)")
             outputs["AdminSecretArn"] = (board.dashboard.admin_secret.secret_arn, "Secret holding the admin password")
+        if board.monitoring is not None:
+            outputs["OperationsDashboardUrl"] = (board.monitoring.dashboard_url, "CloudWatch dashboard: alarms and figures")
+            outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
         for name, (value, description) in outputs.items():
             # Stable logical ids: scripts and other stacks can rely on them across refactors.
             CfnOutput(self, name, value=value, description=description).override_logical_id(name)

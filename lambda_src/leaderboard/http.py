@@ -9,7 +9,7 @@ import logging
 from decimal import Decimal
 from typing import Any, Callable
 
-from . import routes
+from . import metrics, routes
 
 from .errors import ApiError, NotFound
 from .settings import get_settings
@@ -80,6 +80,7 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
     """Wraps a function `event -> (status, payload)` into a Lambda handler with error mapping."""
 
     @functools.wraps(func)
+    @metrics.flushed
     def handler(event: dict, context: Any = None) -> dict:
         lambda_context.set(context)
         try:

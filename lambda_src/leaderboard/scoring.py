@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import boards, keys, periods
+from . import boards, keys, metrics, periods
 from .boards import BoardConfig
 from .clock import ms, now_utc
 from .data import boards as board_items
@@ -167,6 +167,7 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     now = now or now_utc()
     _check_range(config, s)
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in periods.current(now, config.periods)]
+    metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored:
         return _keep_best(config, s, current, ms(now))
     for attempt in range(WRITE_ATTEMPTS):
@@ -178,6 +179,7 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
             entries.write(writes)
             return _result(config, s, stored, rows)
         except entries.Changed:
+            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
     raise Conflict("too many concurrent writes to this entry; retry")
 

@@ -22,6 +22,7 @@ class Settings:
     segment_capacity: int  # a segment of buckets splits past this many buckets
     page_snapshot_seconds: int  # how long a page cursor keeps walking the ranking as it was at its first page
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
+    function_name: str | None  # set by the Lambda runtime; None in local runs, tests and benchmarks (no metrics)
 
 
 @lru_cache(maxsize=1)
@@ -39,4 +40,5 @@ def get_settings() -> Settings:
         segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
         page_snapshot_seconds=int(env.get("PAGE_SNAPSHOT_SECONDS", "900")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
+        function_name=env.get("AWS_LAMBDA_FUNCTION_NAME") or None,
     )

@@ -201,6 +201,7 @@ class LeaderboardApi(Construct):
                 throttling_rate_limit=props.throttle_rate_limit,
                 throttling_burst_limit=props.throttle_burst_limit,
                 tracing_enabled=True,
+                metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
             ),
             default_cors_preflight_options=apigw.CorsOptions(
                 allow_origins=list(cors_origins),

@@ -1,4 +1,4 @@
-"""Leaderboard: tables, five functions on one role, the REST API, and the dashboard, as one construct."""
+"""Leaderboard: tables, the functions on one role, the REST API, the dashboard and its alarms, as one construct."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from .api import LeaderboardApi
 from .counting import RankCounterSource
 from .dashboard import Dashboard, DashboardAddress
 from .data import LeaderboardTables
+from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
 
@@ -43,6 +44,19 @@ class Leaderboard(Construct):
                 api_url=self.api.url,
                 api_key_secret=self.api_construct.api_key_secret,
             )
+        self.monitoring: LeaderboardMonitoring | None = None
+        if props.monitoring:
+            self.monitoring = LeaderboardMonitoring(
+                self,
+                "Monitoring",
+                props=props,
+                tables=self.tables,
+                functions=self.functions,
+                api=self.api,
+                instance=self.dashboard.instance if self.dashboard else None,
+            )
+        self.alarm_topic = self.monitoring.alarm_topic if self.monitoring else None
+        self.operations_dashboard = self.monitoring.operations_dashboard if self.monitoring else None
 
     @staticmethod
     def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:

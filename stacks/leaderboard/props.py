@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
@@ -9,6 +10,8 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_logs as logs
 
 from . import paths  # noqa: F401  (puts lambda_src on sys.path)
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,16 @@ class LeaderboardProps:
     dashboard: bool = True  # False: API and tables only (no VPC, no instance)
     # Boards that exist as soon as the stack is deployed, as POST /leaderboards bodies.
     boards: Sequence[dict[str, Any]] = ()
+    # False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost).
+    monitoring: bool = True
+    # Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm).
+    alarm_email: str | None = None
 
     def __post_init__(self) -> None:
         from leaderboard.boards import parse_new_board  # the Lambda code's own validation, run at synth
 
+        if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
+            raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
         for body in self.boards:
             parse_new_board(dict(body), created_at=None)
 

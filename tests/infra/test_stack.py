@@ -16,9 +16,9 @@ def resources(template, type_: str) -> dict:
 
 
 def test_every_function_shares_one_role(template):
-    """The original five functions and leaderboard-admin run under one hand-written execution role."""
+    """The original five functions, leaderboard-admin and rank-counter run under one hand-written execution role."""
     functions = resources(template, "AWS::Lambda::Function")
-    assert len(functions) == len(routes.FUNCTIONS) == 6
+    assert len(functions) == len(routes.FUNCTIONS) == 7
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == 1
     role_id = next(iter(functions.values()))["Properties"]["Role"]["Fn::GetAtt"][0]
@@ -55,7 +55,14 @@ def _role_statements(template) -> list[dict]:
 def test_shared_role_is_least_privilege(template):
     """Exactly the actions used, on the tables and the rank index by ARN; '*' only for X-Ray."""
     statements = {s["Sid"]: s for s in _role_statements(template)}
-    assert set(statements) == {"ScoresReadWrite", "RankIndexQuery", "SnapshotsAppendRead", "OwnLogGroups", "XRayTraces"}
+    assert set(statements) == {
+        "ScoresReadWrite",
+        "RankIndexQuery",
+        "ScoresStreamRead",
+        "SnapshotsAppendRead",
+        "OwnLogGroups",
+        "XRayTraces",
+    }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
         "dynamodb:BatchGetItem",
         "dynamodb:BatchWriteItem",
@@ -69,6 +76,14 @@ def test_shared_role_is_least_privilege(template):
     index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
     assert f"/index/{schema.RANK_INDEX}" in index_arn and "index/*" not in index_arn
     assert sorted(statements["SnapshotsAppendRead"]["Action"]) == ["dynamodb:PutItem", "dynamodb:Query"]
+    stream = statements["ScoresStreamRead"]
+    assert sorted(stream["Action"]) == [
+        "dynamodb:DescribeStream",
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:ListStreams",
+    ]
+    assert stream["Resource"]["Fn::GetAtt"][1] == "StreamArn"  # this table's stream, not stream/*
     assert len(statements["OwnLogGroups"]["Resource"]) == len(routes.FUNCTIONS)
     for sid, s in statements.items():
         actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
@@ -109,6 +124,26 @@ def test_scores_table_keys_gsi_ttl_pitr(template):
     )
     for table in resources(template, "AWS::DynamoDB::Table").values():
         assert "TableName" not in table["Properties"]
+
+
+def test_scores_table_streams_old_and_new_images_to_the_rank_counter(template):
+    """Every change of the scores table reaches the rank-counter function (its only consumer), entries only."""
+    (scores,) = [
+        t for t in resources(template, "AWS::DynamoDB::Table").values() if "GlobalSecondaryIndexes" in t["Properties"]
+    ]
+    assert scores["Properties"]["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    (mapping,) = resources(template, "AWS::Lambda::EventSourceMapping").values()
+    p = mapping["Properties"]
+    assert p["EventSourceArn"]["Fn::GetAtt"][1] == "StreamArn"
+    functions = resources(template, "AWS::Lambda::Function")
+    assert functions[p["FunctionName"]["Ref"]]["Properties"]["Handler"] == routes.RANK_COUNTER.handler
+    assert p["StartingPosition"] == "TRIM_HORIZON"  # nothing written before the mapping exists is left uncounted
+    assert "MaximumRetryAttempts" not in p  # retried until the records expire: a recount is idempotent
+    patterns = [json.loads(f["Pattern"]) for f in p["FilterCriteria"]["Filters"]]
+    assert patterns == [
+        {"dynamodb": {image: {schema.RANK_INDEX_SORT_KEY: {"S": [{"exists": True}]}}}}
+        for image in ("NewImage", "OldImage")
+    ]
 
 
 def test_snapshots_table_is_queryable_by_board_newest_first(template):
