@@ -10,7 +10,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed bench clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed bench bench-load clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -71,6 +71,9 @@ seed: setup ## load PLAYERS (default 1000) simulated players into the running lo
 
 bench: setup ## rank at scale vs the original algorithm: PLAYERS (default 10000) on DynamoDB Local
 	$(PY) -m bench --players $(or $(PLAYERS),10000) --json bench/results/$(or $(PLAYERS),10000).json
+
+bench-load: setup ## one board under load, DynamoDB conflicts and partition limits modelled: WRITERS (default 32 64)
+	$(PY) -m bench.write_load --writers $(or $(WRITERS),32 64) --json bench/results/load.json
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts

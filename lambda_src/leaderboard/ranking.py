@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from typing import Iterable
 
-from . import keys, metrics
+from . import keys
 from .data import counters, entries
 from .errors import ServiceUnavailable
 from .model import Counter
@@ -43,7 +43,6 @@ def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
     Per partition: the segments (a handful of items), the buckets of the key's segment up to the key
     (at most segment_capacity items), and a COUNT inside the key's bucket (about bucket_capacity entries at most).
     """
-    metrics.count(metrics.RANK_READS)
     ahead = total = 0
     for part in parts:
         segments = counters.read(part, keys.SEGMENTS)

@@ -260,8 +260,10 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
             if writes:
                 entries.write(writes)
         except entries.Changed:
+            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
             continue
+        metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
         return

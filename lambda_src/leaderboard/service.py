@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, keys, periods, ranking, scoring
+from . import boards, keys, metrics, periods, ranking, scoring
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
@@ -142,6 +142,7 @@ def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | 
     view = outcome.view()
     for row, period in zip(view["periods"], outcome.periods):
         if period.rank_key is not None:
+            metrics.count(metrics.RANK_READS, board=config.board_id)
             row["rank"] = ranking.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[0]
     return view
 
@@ -226,6 +227,7 @@ def _paged(
     more = len(items) > limit
     items = items[:limit]
     if items and not cursor and between is not None:
+        metrics.count(metrics.RANK_READS, board=config.board_id)
         last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
     entries_ = _ranked(items, last_rank + 1)
     page = {"entries": entries_}
@@ -280,6 +282,7 @@ def around(config: BoardConfig, period: str | None, player_id: str, window: int,
     if item is None:
         raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
     parts = config.partitions(p.period_id)
+    metrics.count(metrics.RANK_READS, board=config.board_id)
     rank, total = ranking.rank_and_total(parts, item["rank_key"])
     above = list(reversed(ranking.merged_page(parts, window, before=item["rank_key"]))) if window else []
     below = ranking.merged_page(parts, window, after=item["rank_key"]) if window else []
@@ -317,6 +320,7 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
         raise NotFound(f"player {player_id} is on no leaderboard")
     result = []
     for entry in found:
+        metrics.count(metrics.RANK_READS, board=boards.DEFAULT_BOARD.board_id)
         rank, total = ranking.rank_and_total([entry["leaderboard_id"]], entry["rank_key"])
         result.append(
             {
