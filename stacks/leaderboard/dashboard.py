@@ -19,6 +19,8 @@ from .props import LeaderboardProps
 
 USER_DATA_TEMPLATE = DASHBOARD_DIR / "user_data.sh"
 USER_DATA_LIMIT = 16 * 1024
+# The site asset is the whole dashboard_ec2 folder (site, Nginx template and renderer, boot scripts) but these.
+SITE_ASSET_EXCLUDES = ["user_data.sh", "**/__pycache__", "**/.gitignore"]
 DASHBOARD_PORT = 80  # Nginx's port on the instance: CloudFront's origin port, the only port the instance opens
 # From launch to the success signal: dnf, the site, Nginx, and the checks through /api/ (with their retries).
 BOOT_TIMEOUT = Duration.minutes(20)
@@ -180,9 +182,7 @@ class Dashboard(Construct):
         )
         acknowledge(self.password_secret, "SMG4", "Rotated by `make rotate-password` (new value, dashboard refresh)")
         # The whole dashboard_ec2 folder: the site, the Nginx template and renderer, the boot scripts.
-        self.site = s3_assets.Asset(
-            self, "Site", path=str(DASHBOARD_DIR), exclude=["user_data.sh", "**/__pycache__", "**/.gitignore"]
-        )
+        self.site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=SITE_ASSET_EXCLUDES)
 
         instance_type = ec2.InstanceType(props.instance_type)
         # Filled below: the script names the instance's own logical id (for its signal), known once it exists.
