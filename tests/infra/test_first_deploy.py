@@ -99,3 +99,12 @@ def test_powertools_layer_arn_can_be_pinned_instead_of_the_public_parameter(cust
     assert POWERTOOLS_LAYER_PARAMETER not in defaults
     for fn in _of_type(custom_template_json, "AWS::Lambda::Function").values():
         assert fn["Properties"]["Layers"] == [CUSTOM_STAGE["powertools_layer_arn"]]
+
+
+def test_preflight_checks_the_bootstrap_version_the_template_requires(dev_template_json):
+    """`make preflight` refuses exactly the bootstrap versions the template's CheckBootstrapVersion rule refuses."""
+    from ops.preflight import MIN_BOOTSTRAP_VERSION
+
+    rule = dev_template_json["Rules"]["CheckBootstrapVersion"]["Assertions"][0]
+    refused = rule["Assert"]["Fn::Not"][0]["Fn::Contains"][0]
+    assert refused == [str(v) for v in range(1, MIN_BOOTSTRAP_VERSION)]
