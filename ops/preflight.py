@@ -81,7 +81,8 @@ class Preflight:
     def credentials(self) -> Check:
         fix = "configure credentials for the target account (aws configure, AWS_PROFILE, or aws sso login)"
         if not self.region:
-            return Check(FAIL, "credentials", "no region configured", "set AWS_REGION or AWS_DEFAULT_REGION (or the profile's region)")
+            fix = "set AWS_REGION or AWS_DEFAULT_REGION (or the profile's region)"
+            return Check(FAIL, "credentials", "no region configured", fix)
         try:
             identity = self.client("sts").get_caller_identity()
         except (NoCredentialsError, NoRegionError) as err:
@@ -140,7 +141,8 @@ class Preflight:
             try:
                 layer = self.client("lambda").get_layer_version(LayerName=layer_arn, VersionNumber=int(version))
             except (ClientError, ValueError) as err:
-                return Check(FAIL, name, f"pinned {pinned} cannot be read: {_error_code(err) or err}", "pin an ARN that exists")
+                detail = f"pinned {pinned} cannot be read: {_error_code(err) or err}"
+                return Check(FAIL, name, detail, "pin an ARN that exists")
             architectures = layer.get("CompatibleArchitectures") or ["arm64"]
             if "arm64" not in architectures:
                 return Check(FAIL, name, f"pinned {pinned} is not built for arm64", "pin the arm64 layer")
@@ -181,13 +183,19 @@ class Preflight:
         zones = sorted(
             z["ZoneName"]
             for z in ec2.describe_availability_zones(
-                Filters=[{"Name": "state", "Values": ["available"]}, {"Name": "zone-type", "Values": ["availability-zone"]}]
+                Filters=[
+                    {"Name": "state", "Values": ["available"]},
+                    {"Name": "zone-type", "Values": ["availability-zone"]},
+                ]
             )["AvailabilityZones"]
         )
         vpcs = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"]
         if vpcs:
             subnets = ec2.describe_subnets(
-                Filters=[{"Name": "vpc-id", "Values": [vpcs[0]["VpcId"]]}, {"Name": "default-for-az", "Values": ["true"]}]
+                Filters=[
+                    {"Name": "vpc-id", "Values": [vpcs[0]["VpcId"]]},
+                    {"Name": "default-for-az", "Values": ["true"]},
+                ]
             )["Subnets"]
             with_default = sorted({s["AvailabilityZone"] for s in subnets} & set(zones))
             zones = with_default or zones
@@ -212,7 +220,8 @@ class Preflight:
             FAIL,
             "instance type",
             f"{wanted} is not offered in {zone}, the dashboard subnet's zone",
-            f"set instance_type for this stage in cdk.json to one offered there ({', '.join(alternatives) or 'see the EC2 console'})",
+            "set instance_type for this stage in cdk.json to one offered there "
+            f"({', '.join(alternatives) or 'see the EC2 console'})",
         )
 
     def lambda_concurrency(self) -> Check:
@@ -242,7 +251,8 @@ class Preflight:
                 FAIL,
                 name,
                 f"{detail}; Lambda needs {LAMBDA_UNRESERVED_MINIMUM} left unreserved",
-                f"ask for a higher 'Concurrent executions' quota (Service Quotas, Lambda, {LAMBDA_CONCURRENCY_QUOTA_CODE}), "
+                "ask for a higher 'Concurrent executions' quota "
+                f"(Service Quotas, Lambda, {LAMBDA_CONCURRENCY_QUOTA_CODE}), "
                 f"or lower reserved_concurrency for this stage in cdk.json ({{}} reserves none)",
             )
         return Check(OK, name, detail)

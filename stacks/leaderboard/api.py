@@ -145,7 +145,9 @@ class LeaderboardApi(Construct):
             generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=40),
             removal_policy=self._removal,
         )
-        acknowledge(secret, "SMG4", "Rotated by `make rotate-key`: a new API key needs API Gateway, not a rotation Lambda")
+        acknowledge(
+            secret, "SMG4", "Rotated by `make rotate-key`: a new API key needs API Gateway, not a rotation Lambda"
+        )
         return secret
 
     def _shared_role(
@@ -407,7 +409,9 @@ class LeaderboardApi(Construct):
 
         def visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
             return wafv2.CfnWebACL.VisibilityConfigProperty(
-                cloud_watch_metrics_enabled=True, metric_name=f"leaderboard-{props.stage}-{name}", sampled_requests_enabled=True
+                cloud_watch_metrics_enabled=True,
+                metric_name=f"leaderboard-{props.stage}-{name}",
+                sampled_requests_enabled=True,
             )
 
         acl = wafv2.CfnWebACL(

@@ -1,4 +1,4 @@
-"""Leaderboard: tables, the functions on one role, the REST API with its two keys, and the dashboard, as one construct."""
+"""Leaderboard: tables, the functions on one role, the REST API with its two keys, and the dashboard."""
 
 from __future__ import annotations
 

@@ -246,7 +246,7 @@ class Dashboard(Construct):
         mapping = CfnMapping(
             self,
             "CloudFrontOriginFacing",
-            mapping={region: {"PrefixListId": pl} for region, pl in sorted(CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS.items())},
+            mapping={region: {"PrefixListId": pl} for region, pl in CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS.items()},
         )
         return mapping.find_in_map(Aws.REGION, "PrefixListId")
 

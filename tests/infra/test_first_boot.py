@@ -63,7 +63,10 @@ def site_asset_zip(target: Path) -> None:
     with zipfile.ZipFile(target, "w") as zf:
         for path in sorted(DASHBOARD_DIR.rglob("*")):
             relative = path.relative_to(DASHBOARD_DIR).as_posix()
-            excluded = any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(path.name, p.removeprefix("**/")) for p in SITE_ASSET_EXCLUDES)
+            excluded = any(
+                fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(path.name, p.removeprefix("**/"))
+                for p in SITE_ASSET_EXCLUDES
+            )
             if path.is_file() and not excluded and "__pycache__" not in path.parts:
                 zf.write(path, relative)
 
@@ -81,7 +84,9 @@ class StubApi(http.server.BaseHTTPRequestHandler):
         server = self.server
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
-        server.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "at": time.time()})
+        server.requests.append(
+            {"method": self.command, "path": self.path, "headers": dict(self.headers), "at": time.time()}
+        )
         status = server.statuses.pop(0) if server.statuses else 200
         body = json.dumps({"boards": []} if status == 200 else {"message": "Internal server error"}).encode()
         self.send_response(status)
@@ -167,7 +172,9 @@ class Sandbox:
 
     def systemctl(self, *args: str) -> subprocess.CompletedProcess:
         """What SSM Run Command does on the instance, e.g. restart the secrets unit."""
-        return subprocess.run([str(STUBS / "systemctl"), *args], env=self.env, capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [str(STUBS / "systemctl"), *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
 
     @property
     def signals(self) -> list[dict]:
@@ -241,7 +248,8 @@ def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(
     status, page = sandbox.request("/")
     assert status == 200 and b"<html" in page
     assert sandbox.request("/api/leaderboards") == (200, b'{"boards": []}')
-    assert json.loads((sandbox.root / "opt/leaderboard/site/config.json").read_text())["apiUrl"] == f"https://{API_HOST}/dev/"
+    config = json.loads((sandbox.root / "opt/leaderboard/site/config.json").read_text())
+    assert config["apiUrl"] == f"https://{API_HOST}/dev/"
     assert "Dashboard ready" in result.stdout
 
 
@@ -249,9 +257,8 @@ def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(
     assert sandbox.boot().returncode == 0
     assert sandbox.calls("mkswap") and sandbox.calls("swapon")
     assert "/swapfile none swap defaults 0 0" in (sandbox.root / "etc/fstab").read_text()
-    swap_at = [i for i, (name, *_) in enumerate(json.loads(l) for l in (sandbox.state / "calls.log").read_text().splitlines()) if name == "swapon"]
-    dnf_at = [i for i, (name, *_) in enumerate(json.loads(l) for l in (sandbox.state / "calls.log").read_text().splitlines()) if name == "dnf"]
-    assert swap_at[0] < dnf_at[0]  # swap before the install that needs the memory
+    order = [json.loads(line)[0] for line in (sandbox.state / "calls.log").read_text().splitlines()]
+    assert order.index("swapon") < order.index("dnf")  # swap before the install that needs the memory
     assert (sandbox.state / "enabled").read_text().split() == ["leaderboard-secrets.service", "nginx.service"]
     unit = (sandbox.root / "etc/systemd/system/leaderboard-secrets.service").read_text()
     assert "Before=nginx.service" in unit and "WantedBy=multi-user.target" in unit

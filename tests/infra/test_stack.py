@@ -311,7 +311,8 @@ def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_
     assert variables["ENABLE_SIMULATOR"] == "false"
     origins = variables["CORS_ALLOWED_ORIGINS"]
     assert origins["Fn::Join"][1][0] == "https://"
-    (distribution,) = [k for k, r in prod_template_json["Resources"].items() if r["Type"] == "AWS::CloudFront::Distribution"]
+    resources = prod_template_json["Resources"]
+    (distribution,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFront::Distribution"]
     assert origins["Fn::Join"][1][1] == {"Fn::GetAtt": [distribution, "DomainName"]}
     for table in (r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"):
         assert table["DeletionPolicy"] == "Retain"

@@ -106,7 +106,11 @@ def lambda_function(session: boto3.Session, name: str, reserved: int | None = No
         zf.writestr("index.py", "def handler(event, context):\n    return {}\n")
     lam = session.client("lambda")
     lam.create_function(
-        FunctionName=name, Runtime="python3.12", Role=role["Arn"], Handler="index.handler", Code={"ZipFile": code.getvalue()}
+        FunctionName=name,
+        Runtime="python3.12",
+        Role=role["Arn"],
+        Handler="index.handler",
+        Code={"ZipFile": code.getvalue()},
     )
     if reserved:
         lam.put_function_concurrency(FunctionName=name, ReservedConcurrentExecutions=reserved)

@@ -69,7 +69,8 @@ def test_an_unbootstrapped_region_fails_with_the_bootstrap_command(ready):
 
 def test_an_old_bootstrap_fails(ready):
     session, props = ready
-    session.client("ssm").put_parameter(Name="/cdk-bootstrap/hnb659fds/version", Value="5", Type="String", Overwrite=True)
+    ssm = session.client("ssm")
+    ssm.put_parameter(Name="/cdk-bootstrap/hnb659fds/version", Value="5", Type="String", Overwrite=True)
     check = results(session, props)["cdk bootstrap"]
     assert check.status == FAIL and "version 5" in check.detail and "cdk bootstrap" in check.fix
 
@@ -83,7 +84,8 @@ def test_a_claimed_logging_role_that_is_missing_fails(ready):
 
 def test_a_claimed_logging_role_that_exists_passes(ready):
     session, props = ready
-    trust = {"Statement": [{"Effect": "Allow", "Principal": {"Service": "apigateway.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    api_gateway = {"Service": "apigateway.amazonaws.com"}
+    trust = {"Statement": [{"Effect": "Allow", "Principal": api_gateway, "Action": "sts:AssumeRole"}]}
     role = session.client("iam").create_role(RoleName="apigw-logs", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
     session.client("apigateway").update_account(
         patchOperations=[{"op": "replace", "path": "/cloudwatchRoleArn", "value": role["Arn"]}]

@@ -26,8 +26,9 @@ class Stage:
         apigw, secrets = session.client("apigateway"), session.client("secretsmanager")
         self.apigw, self.secrets, self.ssm = apigw, secrets, session.client("ssm")
         api = apigw.create_rest_api(name="leaderboard-dev")
-        apigw.put_method(restApiId=api["id"], resourceId=api["rootResourceId"], httpMethod="GET", authorizationType="NONE")
-        apigw.put_integration(restApiId=api["id"], resourceId=api["rootResourceId"], httpMethod="GET", type="MOCK")
+        root = {"restApiId": api["id"], "resourceId": api["rootResourceId"], "httpMethod": "GET"}
+        apigw.put_method(**root, authorizationType="NONE")
+        apigw.put_integration(**root, type="MOCK")
         apigw.create_deployment(restApiId=api["id"], stageName="dev")
         outputs = {}
         self.initial_keys = {}
@@ -46,13 +47,19 @@ class Stage:
         outputs["DashboardInstanceId"] = instance["InstanceId"]
         self.outputs = outputs
         template = {
-            "Resources": {"Marker": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": "/leaderboard-dev/marker", "Type": "String", "Value": "x"}}},
+            "Resources": {
+                "Marker": {
+                    "Type": "AWS::SSM::Parameter",
+                    "Properties": {"Name": "/leaderboard-dev/marker", "Type": "String", "Value": "x"},
+                }
+            },
             "Outputs": {name: {"Value": value} for name, value in outputs.items()},
         }
         session.client("cloudformation").create_stack(StackName="leaderboard-dev", TemplateBody=json.dumps(template))
 
     def plan_key_ids(self, title: str) -> list[str]:
-        return [k["id"] for k in self.apigw.get_usage_plan_keys(usagePlanId=self.outputs[f"{title}UsagePlanId"])["items"]]
+        plan_id = self.outputs[f"{title}UsagePlanId"]
+        return [k["id"] for k in self.apigw.get_usage_plan_keys(usagePlanId=plan_id)["items"]]
 
     def secret(self, title: str) -> str:
         return self.secrets.get_secret_value(SecretId=self.outputs[f"{title}KeySecretArn"])["SecretString"]
