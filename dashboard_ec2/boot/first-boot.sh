@@ -4,7 +4,7 @@
 
 step="creating a swap file"  # dnf on 0.5 GiB next to the SSM agent can be OOM-killed; AL2023 has no swap
 if [ ! -e "$root/swapfile" ]; then
-  fallocate -l 1G "$root/swapfile"
+  dd if=/dev/zero of="$root/swapfile" bs=1M count=1024 status=none  # written out: swapon refuses sparse files
   chmod 600 "$root/swapfile"
   mkswap "$root/swapfile" >/dev/null
   swapon "$root/swapfile"

@@ -2,10 +2,10 @@
 
 The REAL user data (rendered by the construct's own renderer) runs under bash with a temporary root
 (LEADERBOARD_BOOT_ROOT): everything it writes lands there. `aws`, `dnf`, `systemctl`, `sleep` and the swap
-commands are stand-ins on PATH (tests/infra/first_boot_stubs/), `curl`, `python3` and `nginx` are real:
-the systemctl stand-in starts the real Nginx with the config the boot rendered, in front of a stub API
-Gateway (HTTPS, a certificate for the API's host name, a CA the sandbox trusts). The site asset is the
-dashboard_ec2 folder zipped as the construct ships it.
+commands (`dd`, `mkswap`, `swapon`) are stand-ins on PATH (tests/infra/first_boot_stubs/); `curl`, `python3`
+and `nginx` are real: the systemctl stand-in starts the real Nginx with the config the boot rendered, in
+front of a stub API Gateway (HTTPS, a certificate for the API's host name, a CA the sandbox trusts). The site
+asset is the dashboard_ec2 folder zipped as the construct ships it.
 
 What must hold: the boot signals SUCCESS only once Nginx serves the dashboard and /api/ reaches the API
 through it; transient failures are retried with backoff; a permanent one signals FAILURE with its reason.
@@ -255,7 +255,8 @@ def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(
 
 def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(sandbox):
     assert sandbox.boot().returncode == 0
-    assert sandbox.calls("mkswap") and sandbox.calls("swapon")
+    assert sandbox.calls("dd") and sandbox.calls("mkswap") and sandbox.calls("swapon")
+    assert (sandbox.root / "swapfile").stat().st_mode & 0o777 == 0o600
     assert "/swapfile none swap defaults 0 0" in (sandbox.root / "etc/fstab").read_text()
     order = [json.loads(line)[0] for line in (sandbox.state / "calls.log").read_text().splitlines()]
     assert order.index("swapon") < order.index("dnf")  # swap before the install that needs the memory
