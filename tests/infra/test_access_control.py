@@ -14,6 +14,18 @@ def _of_type(template_json: dict, type_: str) -> dict:
     return {k: r for k, r in template_json["Resources"].items() if r["Type"] == type_}
 
 
+def _route_functions(template_json: dict) -> dict[str, dict]:
+    """The route table's functions by name (the template may hold others, e.g. a stream consumer)."""
+    by_handler = {f.handler: f.name for f in routes.FUNCTIONS}
+    found = {
+        by_handler[fn["Properties"]["Handler"]]: fn
+        for fn in _of_type(template_json, "AWS::Lambda::Function").values()
+        if fn["Properties"]["Handler"] in by_handler
+    }
+    assert set(found) == set(by_handler.values())
+    return found
+
+
 def _plans(template_json: dict) -> dict[str, dict]:
     """Usage plans by output name: GameUsagePlanId / AdminUsagePlanId -> properties."""
     outputs = template_json["Outputs"]
@@ -95,19 +107,15 @@ def test_anonymous_reads_have_their_own_lower_method_throttle(dev_template_json)
 
 
 def test_every_function_has_reserved_concurrency_by_default(dev_template_json):
-    functions = _of_type(dev_template_json, "AWS::Lambda::Function").values()
-    by_handler = {f.handler: f.name for f in routes.FUNCTIONS}
-    for fn in functions:
-        name = by_handler[fn["Properties"]["Handler"]]
+    for name, fn in _route_functions(dev_template_json).items():
         assert fn["Properties"]["ReservedConcurrentExecutions"] == DEFAULT_RESERVED_CONCURRENCY[name]
 
 
 def test_reserved_concurrency_is_a_prop(custom_template_json):
     """Only the functions the prop names get a reservation."""
-    by_handler = {f.handler: f.name for f in routes.FUNCTIONS}
     reserved = {
-        by_handler[fn["Properties"]["Handler"]]: fn["Properties"].get("ReservedConcurrentExecutions")
-        for fn in _of_type(custom_template_json, "AWS::Lambda::Function").values()
+        name: fn["Properties"].get("ReservedConcurrentExecutions")
+        for name, fn in _route_functions(custom_template_json).items()
     }
     assert reserved.pop("score-submit") == 50
     assert set(reserved.values()) == {None}
@@ -197,7 +205,7 @@ def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev
 def test_functions_get_the_cursor_signing_secret_and_may_read_only_it(dev_template_json):
     """A per-deployment HMAC secret: its ARN in every function's environment, GetSecretValue on exactly it."""
     (secret_id,) = [k for k in _of_type(dev_template_json, "AWS::SecretsManager::Secret") if "CursorSecret" in k]
-    for fn in _of_type(dev_template_json, "AWS::Lambda::Function").values():
+    for fn in _route_functions(dev_template_json).values():
         assert fn["Properties"]["Environment"]["Variables"]["CURSOR_SECRET_ARN"] == {"Ref": secret_id}
     roles = _of_type(dev_template_json, "AWS::IAM::Role")
     role = next(r for r in roles.values() if r["Properties"].get("Description", "").startswith("Shared execution"))
