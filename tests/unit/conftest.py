@@ -9,12 +9,15 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import store
+from leaderboard import cursors, store
 from leaderboard.settings import get_settings
 from local.events import LambdaContext, Request, build_event
 from leaderboard.routes import match_route
 from local.tables import create_tables
 from local.template import function_env, synthesized_template, table_specs
+
+
+CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
 
 
 @pytest.fixture(scope="session")
@@ -27,14 +30,17 @@ def ddb(stack_template, monkeypatch):
     """A fresh moto DynamoDB with the stack's tables; the handlers' env points at them."""
     for name, value in function_env(stack_template).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     get_settings.cache_clear()
     store.client.cache_clear()
+    cursors._secret.cache_clear()
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
         yield client
     get_settings.cache_clear()
     store.client.cache_clear()
+    cursors._secret.cache_clear()
 
 
 def event(method: str, path: str, body: Any = None, query: dict | None = None, headers: dict | None = None) -> dict:

@@ -380,7 +380,7 @@ def test_an_old_cursor_expires(ddb, monkeypatch):
     for i in range(3):
         post("short", f"p{i}", i)
     _, first = top("short", limit=1)
-    monkeypatch.setenv("PAGE_SNAPSHOT_SECONDS", "0")
+    monkeypatch.setenv("CURSOR_TTL_SECONDS", "0")
     get_settings.cache_clear()
     status, body = top("short", limit=1, cursor=first["next_cursor"])
     assert status == 400 and "expired" in body["error"]
