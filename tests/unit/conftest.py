@@ -43,7 +43,14 @@ def ddb(stack_template, monkeypatch):
     cursors._secret.cache_clear()
 
 
-def event(method: str, path: str, body: Any = None, query: dict | None = None, headers: dict | None = None) -> dict:
+def event(
+    method: str,
+    path: str,
+    body: Any = None,
+    query: dict | None = None,
+    headers: dict | None = None,
+    key_id: str | None = None,
+) -> dict:
     raw = (
         body
         if isinstance(body, (bytes, type(None)))
@@ -51,7 +58,7 @@ def event(method: str, path: str, body: Any = None, query: dict | None = None, h
     )
     req = Request(method, path, list((query or {}).items()), list((headers or {}).items()), raw)
     route, _, params = match_route(method, path)
-    return build_event(req, route.path if route else path, params, "test", None)
+    return build_event(req, route.path if route else path, params, "test", None, key_id)
 
 
 def call(handler: Callable, method: str, path: str, **kwargs) -> tuple[int, dict, dict]:
