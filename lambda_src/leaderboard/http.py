@@ -88,7 +88,8 @@ def api_key_id(event: dict) -> str | None:
 def _check_key(event: dict) -> None:
     """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
     the admin and game keys' ids, a route of either kind refuses every other key here."""
-    route = next((r for r in routes.ROUTES if (r.method, r.path) == (event.get("httpMethod"), event.get("resource"))), None)
+    matched = (event.get("httpMethod"), event.get("resource"))
+    route = next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
     if route is None or route.access == routes.PUBLIC:
         return
     settings = get_settings()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable
 
-from .errors import BadRequest
+from .errors import BadRequest, NotFound
 
 ALL_TIME = "all-time"
 DAILY = "daily"
@@ -74,7 +74,8 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
     kinds = tuple(kinds)
     if period is not None and not isinstance(period, str):
         raise BadRequest("period must be a string")
-    text = ALL_TIME if period is None else period
+    default = ALL_TIME if ALL_TIME in kinds or not kinds else kinds[0]  # a board may not keep all-time
+    text = default if period is None else period
     if text in kinds:
         return _of_kind(text, now.date())
     for kind, concrete in _CONCRETE.items():
@@ -83,6 +84,10 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
                 return _parse(kind, _FIELDS.fullmatch(text))
             except (ValueError, OverflowError):  # the patterns admit only real dates; this is a second fence
                 break
+    # A well-formed period of a kind the board does not keep: that board period does not exist.
+    other = text if text in KINDS else next((k for k, c in _CONCRETE.items() if c.fullmatch(text)), None)
+    if other is not None and other not in kinds:
+        raise NotFound(f"this board keeps no {other} period (it keeps {', '.join(kinds)})")
     examples = {DAILY: "daily-2026-11-29", WEEKLY: "weekly-2026-W48", MONTHLY: "monthly-2026-11"}
     ids = " / ".join(examples[k] for k in kinds if k in examples)
     raise BadRequest(

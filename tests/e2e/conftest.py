@@ -94,7 +94,10 @@ class Stack:
 
     def snapshot(self, period: str = "all-time", limit: int = 25) -> dict:
         resp = self.http.post(
-            f"{self.api}/snapshot", json={"period": period, "limit": limit}, headers={"x-api-key": ADMIN_KEY}, timeout=30
+            f"{self.api}/snapshot",
+            json={"period": period, "limit": limit},
+            headers={"x-api-key": ADMIN_KEY},
+            timeout=30,
         )
         assert resp.status_code == 201, resp.text
         return resp.json()

@@ -11,6 +11,7 @@ KEY = {"x-api-key": API_KEY}  # the game key
 ADMIN = {"x-api-key": ADMIN_KEY}
 JSON = {"Content-Type": "application/json"}
 TEXT = {"Content-Type": "text/plain"}
+FORGED_CURSOR = "eyJiIjoiYWxsLXRpbWUiLCJrIjoiMCIsInIiOjEsInQiOjF9"
 
 
 def _chunks(total: int):
@@ -174,7 +175,7 @@ CASES = [
         for ctype in ("text/plain", "application/x-www-form-urlencoded")
         for name, path, body in (
             ("nan-metadata", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}'),
-            ("inf-metadata", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": 1e400}}'),
+            ("inf-meta", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": 1e999}}'),
             ("newline-id", "/scores", b'{"player_id": "sv-nl\\n", "score": 1}'),
             ("dots-id", "/scores", b'{"player_id": "..", "score": 1}'),
             ("score-string", "/scores", b'{"player_id": "a", "score": "10"}'),
@@ -193,7 +194,8 @@ CASES = [
     ("fullwidth-digit-range", "GET", "/leaderboards/global/range?min_score=%EF%BC%91&max_score=5", {}, 400),
     ("empty-cursor", "GET", "/leaderboards/global/top?cursor=", {}, 400),
     ("huge-cursor", "GET", "/leaderboards/global/top?cursor=" + "A" * 2048, {}, 400),
-    ("forged-cursor", "GET", "/leaderboards/global/top?cursor=eyJiIjoiYWxsLXRpbWUiLCJrIjoiMCIsInIiOjEsInQiOjF9", {}, 400),
+    # an unsigned cursor as the API used to issue them: {"b": "all-time", "k": "0", "r": 1, "t": 1}
+    ("forged-cursor", "GET", "/leaderboards/global/top?cursor=" + FORGED_CURSOR, {}, 400),
     ("dots-player-path", "GET", "/leaderboards/global/players/...", {}, 400),
 ]
 

@@ -80,7 +80,10 @@ HANDLER, GATEWAY = OTHER_ORIGIN, DASHBOARD_ORIGIN
         (
             "POST",
             "/scores",
-            {"data": '{"player_id": "cors", "score": "x"}', "headers": {"x-api-key": API_KEY, "Content-Type": "text/plain"}},
+            {
+                "data": '{"player_id": "cors", "score": "x"}',
+                "headers": {"x-api-key": API_KEY, "Content-Type": "text/plain"},
+            },
             400,
             HANDLER,
         ),  # another content type: no model applies, the handler refuses it

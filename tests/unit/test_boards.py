@@ -290,7 +290,7 @@ def test_past_periods_are_readable_by_id(ddb):
     assert ids(page) == ["old"] and page["period_id"] == day_id
     _, today = top("weekly", period="daily")
     assert ids(today) == ["new"]
-    assert top("weekly", period="all-time")[0] == 400  # not a period this board keeps
+    assert top("weekly", period="all-time")[0] == 404  # not a period this board keeps
 
 
 def test_delete_removes_board_and_entries(ddb):

@@ -29,7 +29,8 @@ def _b64(raw: str | bytes) -> str:
 
 
 def create(board_id, key_id=None, **fields):
-    return call(leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": board_id, **fields}, key_id=key_id)
+    body = {"board_id": board_id, **fields}
+    return call(leaderboard_admin.handler, "POST", "/leaderboards", body=body, key_id=key_id)
 
 
 def post(board, player, score, **extra):
@@ -244,8 +245,8 @@ def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkey
         score_submit.handler, "POST", "/scores", body={"player_id": "p", "score": 1}, key_id="adminkey01"
     )
     assert status == 403 and "game key" in body["error"]
-    status, _, _ = call(score_submit.handler, "POST", "/scores", body={"player_id": "p", "score": 1}, key_id="gamekey001")
-    assert status == 200
+    body = {"player_id": "p", "score": 1}
+    assert call(score_submit.handler, "POST", "/scores", body=body, key_id="gamekey001")[0] == 200
     assert call(leaderboard_query.handler, "GET", "/leaderboard")[0] == 200  # public: no key at all
 
 
