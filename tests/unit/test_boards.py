@@ -187,7 +187,7 @@ def test_bulk_keeps_input_order_and_isolates_bad_entries(ddb):
 
 
 def test_cursor_pages_walk_the_whole_ranking_once(ddb):
-    create("big")
+    create("big", periods=["all-time", "daily"])
     for i in range(23):
         post("big", f"p{i:02d}", i)
     seen, ranks, cursor, pages = [], [], None, 0
