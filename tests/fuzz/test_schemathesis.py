@@ -64,7 +64,7 @@ def test_schemathesis_finds_nothing(stack, tmp_path):
     ]
     started = time.monotonic()
     done = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=BUDGET_SECONDS + 60, check=False
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=BUDGET_SECONDS + 60, check=False
     )
     elapsed = time.monotonic() - started
     output = done.stdout + done.stderr
