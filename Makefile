@@ -12,7 +12,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -38,7 +38,7 @@ synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
 lint: synth ## cfn-lint on the synthesized template
 	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/leaderboard-$(STAGE).template.json
 
-test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser
+test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	$(PY) -m pytest
 
 test-unit: setup ## handlers under moto, domain logic
@@ -52,6 +52,9 @@ test-integration: setup ## every route over HTTP against DynamoDB Local
 
 test-e2e: setup ## the dashboard in Chromium against the local stack behind Nginx
 	$(PY) -m pytest tests/e2e
+
+test-fuzz: setup ## schemathesis against a local stack, from the OpenAPI document it serves (about 2 minutes)
+	$(PY) -m pytest tests/fuzz -p no:logging
 
 snapshot-update: setup ## accept an intended template change
 	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update

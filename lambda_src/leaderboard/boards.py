@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .routes import MAX_SCORE
+from .routes import BOARD_ID_PATTERN, MAX_SCORE
 
 from . import periods
 from .errors import BadRequest
@@ -17,7 +17,7 @@ ORDERS = (DESC, ASC)
 OPERATORS = (BEST, LATEST, INCREMENT)
 DEFAULT_BOARD_ID = "global"
 MAX_SHARDS = 16
-_BOARD_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+_BOARD_ID = re.compile(BOARD_ID_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
 
 
 def board_id(value: Any) -> str:
-    if not isinstance(value, str) or not _BOARD_ID.match(value):
+    if not isinstance(value, str) or not _BOARD_ID.fullmatch(value):
         raise BadRequest(
             "board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit"
         )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import random
 import secrets
@@ -11,7 +9,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 
-from . import boards, keys, metrics, periods, ranking, store
+from . import boards, cursors, keys, metrics, periods, ranking, store
 from .boards import BoardConfig
 from .errors import BadRequest, Conflict, NotFound
 from .settings import get_settings
@@ -312,48 +310,31 @@ def _ranked(items: list[dict], first_rank: int = 1) -> list[dict]:
     return [_public(it, r) for r, it in enumerate(items, start=first_rank)]
 
 
-def _encode_cursor(leaderboard_id: str, item: dict, rank: int, as_of: int) -> str:
-    raw = json.dumps({"b": leaderboard_id, "k": item["rank_key"], "r": rank, "t": as_of}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str, leaderboard_id: str) -> tuple[str, int, int]:
-    """(rank key to continue after, rank of that entry, the moment (ms) whose ranking the walk shows)."""
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        key, rank, as_of = data["k"], int(data["r"]), int(data["t"])
-        ok = data["b"] == leaderboard_id and isinstance(key, str) and rank >= 0
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        ok = False
-    if not ok:
-        raise BadRequest("cursor is not valid for this board and period")
-    if time.time() * 1000 - as_of > get_settings().page_snapshot_seconds * 1000:
-        raise BadRequest("cursor has expired: start again from the first page")
-    return key, rank, as_of
-
-
 def _paged(
     config: BoardConfig, period: periods.Period, limit: int, cursor: str | None, between: tuple[str, str] | None = None
 ):
     """A page of the ranking. A walk of pages shows the ranking as it stood at its first page (replaced
     versions are kept a while for that), so every entry appears exactly once and ranks stay consecutive."""
     leaderboard_id = config.leaderboard_id(period.period_id)
+    # A cursor belongs to one board period (and one score range): it is signed for exactly that.
+    binding = leaderboard_id if between is None else f"{leaderboard_id}|{between[0]}|{between[1]}"
     parts = ranking.partitions(config, period)
-    if cursor:
-        after, last_rank, as_of = _decode_cursor(cursor, leaderboard_id)
+    if cursor is not None:
+        position = cursors.read(cursor, binding)
+        after, last_rank, as_of = position.last_key, position.last_rank, position.issued_ms
         query = {"after": after, "as_of": as_of, "with_history": True}
     else:
         last_rank, as_of, query = 0, int(time.time() * 1000), {}
     items = ranking.merged_page(parts, limit + 1, between=between, **query)  # one extra: is there more?
     more = len(items) > limit
     items = items[:limit]
-    if items and not cursor and between is not None:
+    if items and cursor is None and between is not None:
         metrics.count(metrics.RANK_READS, board=config.board_id)
         last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
     entries = _ranked(items, last_rank + 1)
     page = {"entries": entries}
     if more:
-        page["next_cursor"] = _encode_cursor(leaderboard_id, items[-1], entries[-1]["rank"], as_of)
+        page["next_cursor"] = cursors.issue(binding, items[-1]["rank_key"], entries[-1]["rank"], issued_ms=as_of)
     return page
 
 

@@ -469,8 +469,10 @@ class LeaderboardApi(Construct):
             )
 
     def _method_not_allowed(self, resource: apigw.Resource, cors_origins: Sequence[str]) -> None:
-        """ANY on a route's path answers 405 for the methods the route table does not define."""
+        """ANY on a route's path answers 405, with the path's methods in `Allow` (RFC 9110), for the methods the
+        route table does not define."""
         body = json.dumps({"error": routes.METHOD_NOT_ALLOWED.message})
+        allowed = ", ".join(sorted({r.method for r in routes.ROUTES if r.path == resource.path} | {"OPTIONS"}))
         status = str(routes.METHOD_NOT_ALLOWED.status)
         method = resource.add_method(
             "ANY",
@@ -481,14 +483,19 @@ class LeaderboardApi(Construct):
                         status_code=status,
                         response_templates={"application/json": body},
                         response_parameters={
-                            "method.response.header.Access-Control-Allow-Origin": self._allow_origin(cors_origins)
+                            "method.response.header.Access-Control-Allow-Origin": self._allow_origin(cors_origins),
+                            "method.response.header.Allow": f"'{allowed}'",
                         },
                     )
                 ],
             ),
             method_responses=[
                 apigw.MethodResponse(
-                    status_code=status, response_parameters={"method.response.header.Access-Control-Allow-Origin": True}
+                    status_code=status,
+                    response_parameters={
+                        "method.response.header.Access-Control-Allow-Origin": True,
+                        "method.response.header.Allow": True,
+                    },
                 )
             ],
         )

@@ -348,3 +348,22 @@ def test_powertools_layer_comes_from_public_ssm_parameter_at_pinned_version(dev_
     (param_id,) = [k for k, p in params.items() if p.get("Default") == POWERTOOLS_LAYER_PARAMETER]
     for fn in (r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function"):
         assert fn["Properties"]["Layers"] == [{"Ref": param_id}]
+
+
+def test_undeclared_methods_answer_405_with_the_allowed_methods(template):
+    """ANY on each route's path is a mock 405 whose Allow header lists what the path does take (as locally)."""
+    methods = resources(template, "AWS::ApiGateway::Method").values()
+    mocks = [m["Properties"] for m in methods if m["Properties"]["HttpMethod"] == "ANY"]
+    assert len(mocks) == len({r.path for r in routes.ROUTES})
+    allows = set()
+    for mock in mocks:
+        (answer,) = mock["Integration"]["IntegrationResponses"]
+        assert answer["StatusCode"] == "405"
+        allows.add(answer["ResponseParameters"]["method.response.header.Allow"])
+        (declared,) = mock["MethodResponses"]
+        assert declared["ResponseParameters"]["method.response.header.Allow"] is True
+    expected = {
+        "'" + ", ".join(sorted({r.method for r in routes.ROUTES if r.path == path} | {"OPTIONS"})) + "'"
+        for path in {r.path for r in routes.ROUTES}
+    }
+    assert allows == expected
