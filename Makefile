@@ -6,11 +6,13 @@ PY := .venv/bin/python
 CDK := node_modules/.bin/cdk --no-notices
 STAGE ?= dev
 PLAYERS ?=
+KEY ?= both
+GRACE ?= 300
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e snapshot-update deploy diff destroy run seed bench bench-load clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -36,7 +38,7 @@ synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
 lint: synth ## cfn-lint on the synthesized template
 	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/leaderboard-$(STAGE).template.json
 
-test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser
+test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	$(PY) -m pytest
 
 test-unit: setup ## handlers under moto, domain logic
@@ -51,10 +53,17 @@ test-integration: setup ## every route over HTTP against DynamoDB Local
 test-e2e: setup ## the dashboard in Chromium against the local stack behind Nginx
 	$(PY) -m pytest tests/e2e
 
+test-fuzz: setup ## schemathesis against a local stack, from the OpenAPI document it serves (about 2 minutes)
+	$(PY) -m pytest tests/fuzz -p no:logging
+
 snapshot-update: setup ## accept an intended template change
 	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update
 
-deploy: setup ## cdk deploy with the pinned CLI (STAGE=dev|prod; needs AWS credentials)
+preflight: setup ## is the target account and region ready for STAGE? one line per check, with its fix
+	$(PY) -m ops preflight --stage $(STAGE)
+
+deploy: setup ## preflight, then cdk deploy with the pinned CLI (STAGE=dev|prod; SKIP_PREFLIGHT=1 skips it)
+	$(if $(SKIP_PREFLIGHT),,$(PY) -m ops preflight --stage $(STAGE))
 	$(CDK) deploy -c stage=$(STAGE)
 
 diff: setup ## what a deploy would change
@@ -62,6 +71,12 @@ diff: setup ## what a deploy would change
 
 destroy: setup ## remove the stage (prod retains its tables)
 	$(CDK) destroy -c stage=$(STAGE)
+
+rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
+	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)
+
+rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
+	$(PY) -m ops rotate-password --stage $(STAGE)
 
 run: setup ## the whole stack on this machine: DynamoDB Local, local API, dashboard behind Nginx
 	$(PY) -m local run

@@ -39,7 +39,7 @@ REQUIRED_KEYS = (
     "API_UPSTREAM",  # scheme + host[:port], no path: https://abc.execute-api.us-east-1.amazonaws.com
     "API_BASE_PATH",  # the stage path, "/prod" on AWS, "" locally
     "API_HOST",  # Host header (and TLS SNI name) sent upstream
-    "API_KEY",  # x-api-key that /admin-api/ adds server-side
+    "API_KEY",  # the ADMIN API key, the x-api-key that /admin-api/ adds server-side
     "HTPASSWD_FILE",  # written by write_htpasswd()
     "PREFIX_DIR",  # writable directory: logs, pid and temp files
     "RESOLVER",  # DNS resolver for a host-name upstream: 169.254.169.253 on EC2, 127.0.0.1 locally
@@ -48,6 +48,7 @@ OPTIONAL_KEYS = (
     "NGINX_USER",  # worker user: "nginx" where that user exists (EC2), else whoever runs this
     "PID_FILE",  # default ${PREFIX_DIR}/nginx.pid; /run/nginx.pid to use the distro's nginx.service
     "CA_BUNDLE",  # CA certificates that verify the upstream's TLS certificate
+    "REAL_IP_FROM",  # proxy (CIDR) whose X-Forwarded-For names the client; default "unix:", i.e. no proxy
 )
 CA_BUNDLES = (
     "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu
@@ -61,6 +62,7 @@ DEFAULT_ADMIN_USER = "admin"
 # block (; { } quotes, whitespace, $) is refused rather than escaped.
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9._:/@+=,%~-]*")
 _UPSTREAM = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
+_TRUSTED_PROXY = re.compile(r"unix:|(\d{1,3}\.){3}\d{1,3}(/\d{1,2})?|[0-9A-Fa-f:]+(/\d{1,3})?")
 _LISTEN = re.compile(r"((\d{1,3}\.){3}\d{1,3}:|\[[0-9A-Fa-f:]+\]:)?\d{1,5}")
 
 
@@ -93,6 +95,8 @@ def optional_defaults(values: dict) -> dict:
         out["PID_FILE"] = f"{str(values['PREFIX_DIR']).rstrip('/')}/nginx.pid"
     if "CA_BUNDLE" not in values:
         out["CA_BUNDLE"] = default_ca_bundle()
+    if "REAL_IP_FROM" not in values:
+        out["REAL_IP_FROM"] = "unix:"  # trusts only UNIX sockets, which the dashboard never listens on
     return out
 
 
@@ -103,6 +107,8 @@ def validate(values: dict) -> None:
             raise ValueError(f"{key}: unsafe characters in {value!r} (allowed: letters, digits, ._:/@+=,%~-)")
     if "API_UPSTREAM" in values and not _UPSTREAM.fullmatch(str(values["API_UPSTREAM"])):
         raise ValueError(f"API_UPSTREAM must be scheme://host[:port] with no path, got {values['API_UPSTREAM']!r}")
+    if "REAL_IP_FROM" in values and not _TRUSTED_PROXY.fullmatch(str(values["REAL_IP_FROM"])):
+        raise ValueError(f"REAL_IP_FROM must be unix:, an address or a CIDR, got {values['REAL_IP_FROM']!r}")
     base = str(values.get("API_BASE_PATH", ""))
     if base and (not base.startswith("/") or base.endswith("/")):
         raise ValueError(f"API_BASE_PATH must be empty or like '/prod' (leading, no trailing slash), got {base!r}")

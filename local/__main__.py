@@ -15,7 +15,12 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument(
         "--port", type=int, default=int(os.environ.get("PORT", 8080)), help="dashboard port (env PORT, default 8080)"
     )
-    run.add_argument("--api-port", type=int, default=3001, help="API port (default 3001)")
+    run.add_argument(
+        "--api-port",
+        type=int,
+        default=int(os.environ.get("API_PORT", 3001)),
+        help="API port (env API_PORT, default 3001)",
+    )
     run.add_argument(
         "--persist",
         type=Path,

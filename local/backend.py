@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from local import dynamodb_local, run_dir
 from local import template as tpl
-from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
+from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
 from local.processes import ProcessGroup
 from local.streams import StreamPoller, StreamReader
 from local.tables import create_tables, reset_tables
@@ -19,7 +20,8 @@ STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
 
 @dataclass
 class Backend:
-    api_key: str
+    api_key: str  # the game key: score submissions
+    admin_key: str | None = None  # the admin key: boards, snapshots, the simulator (None: generated)
     api_port: int = 0  # 0: any free port
     persist_dir: Path | None = None
     cors_origins: tuple[str, ...] | None = None  # None: the template's CORS_ALLOWED_ORIGINS
@@ -28,6 +30,9 @@ class Backend:
     procs: ProcessGroup = field(default_factory=ProcessGroup)
 
     def start(self) -> Backend:
+        self.admin_key = self.admin_key or secrets.token_urlsafe(24)
+        if self.admin_key == self.api_key:
+            raise SystemExit("the admin key and the game key must differ")
         self.template = tpl.synthesized_template(STAGE)
         self.specs = tpl.table_specs(self.template)
         _check_functions(self.template)
@@ -41,7 +46,17 @@ class Backend:
         os.environ.update(self.env)  # before the handlers are imported: settings may be read then
         _forget_cached_settings()
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
-        config = GatewayConfig(self.api_key, origins, quiet=self.quiet, **tpl.preflight_settings(self.template))
+        timeouts = tpl.function_timeouts(self.template)
+        config = GatewayConfig(
+            self.api_key,
+            origins,
+            admin_key=self.admin_key,
+            quiet=self.quiet,
+            # With origins of our own, the stack's rule ("*" or the first) gives the static origin.
+            gateway_origin=None if self.cors_origins else tpl.gateway_response_origin(self.template),
+            timeouts={fn.name: timeouts[fn.handler] for fn in routes_module().FUNCTIONS if fn.handler in timeouts},
+            **tpl.preflight_settings(self.template),
+        )
         handlers = load_handlers()
         self.gateway = LocalGateway(config, handlers)
         self.pollers = self._start_stream_consumers(handlers)
@@ -62,6 +77,12 @@ class Backend:
             ENABLE_SIMULATOR="true",  # seeding goes through the simulator
         )
         env.setdefault("CORS_ALLOWED_ORIGINS", "*")
+        # On AWS the signing secret comes from Secrets Manager; locally it is given (or made up for this run).
+        env.pop("CURSOR_SECRET_ARN", None)
+        env["CURSOR_SECRET"] = os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32)
+        # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
+        env["GAME_API_KEY_ID"] = key_id(self.api_key)
+        env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         return env

@@ -40,20 +40,23 @@ def prepare_site(site: Path, api_url: str) -> Path:
     return site
 
 
-def start(procs: ProcessGroup, run_dir: Path, port: int, api_url: str, api_key: str, admin_password: str) -> str:
-    """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it."""
+def start(procs: ProcessGroup, run_dir: Path, port: int, api_url: str, admin_key: str, admin_password: str) -> str:
+    """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it.
+
+    Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them.
+    """
     site = prepare_site(run_dir / "site", api_url)
     nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
     if nginx:
-        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, api_key, admin_password)
+        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, admin_key, admin_password)
         return f"nginx ({nginx}, config {conf})"
     from local.static_proxy import serve  # the fallback: Python serves the files and proxies /api/
 
-    serve(port, site, api_url, api_key, ADMIN_USER, admin_password)
+    serve(port, site, api_url, admin_key, ADMIN_USER, admin_password)
     return "Python fallback (nginx is not installed: `apt-get install nginx` to use the EC2 config)"
 
 
-def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, api_key, admin_password) -> Path:
+def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password) -> Path:
     render = _render()
     prefix.mkdir(parents=True, exist_ok=True)
     htpasswd = prefix / "htpasswd"
@@ -68,7 +71,7 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, api_key, admin
             "API_UPSTREAM": api_url,
             "API_BASE_PATH": "",
             "API_HOST": host,
-            "API_KEY": api_key,
+            "API_KEY": admin_key,  # added under /admin-api/ only
             "HTPASSWD_FILE": str(htpasswd),
             "PREFIX_DIR": str(prefix),
             "RESOLVER": "127.0.0.1",

@@ -65,7 +65,10 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Whether a server could listen on port now. SO_REUSEADDR, as the servers themselves set it: a socket
+    of a stack stopped a moment ago (TIME_WAIT) does not count, one that still listens does."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

@@ -39,7 +39,14 @@ def _single_and_multi(pairs: list[tuple[str, str]]) -> tuple[dict | None, dict |
     return {k: vs[-1] for k, vs in multi.items()}, multi  # API Gateway keeps the last value
 
 
-def build_event(req: Request, resource: str, path_params: dict[str, str], stage: str, api_key: str | None) -> dict:
+def build_event(
+    req: Request,
+    resource: str,
+    path_params: dict[str, str],
+    stage: str,
+    api_key: str | None,
+    api_key_id: str | None = None,
+) -> dict:
     """The event for `req` matched to `resource` (the route's path template, e.g. /leaderboards/{board})."""
     headers, multi_headers = _single_and_multi(req.headers)
     query, multi_query = _single_and_multi(req.query)
@@ -76,7 +83,13 @@ def build_event(req: Request, resource: str, path_params: dict[str, str], stage:
             "requestTime": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
             "requestTimeEpoch": int(now.timestamp() * 1000),
             "domainName": (headers or {}).get("Host", "localhost"),
-            "identity": {"sourceIp": req.source_ip, "userAgent": req.header("user-agent"), "apiKey": api_key},
+            # apiKey and apiKeyId: the key API Gateway checked (keyed routes only).
+            "identity": {
+                "sourceIp": req.source_ip,
+                "userAgent": req.header("user-agent"),
+                "apiKey": api_key,
+                "apiKeyId": api_key_id,
+            },
         },
     }
 

@@ -1,13 +1,16 @@
 """The local API gateway: the deployed REST API's behaviour, in-process.
 
 It dispatches with the same route table the CDK stack builds API Gateway from,
-answers what API Gateway answers itself (CORS preflight, missing API key,
-unknown route, wrong method, missing query parameter, invalid body), and hands
-everything else to the real handler as a REST v1 proxy event.
+answers what API Gateway answers itself (CORS preflight, missing or wrong API key,
+unknown route, wrong method, missing query parameter, invalid application/json
+body, a function past its timeout), and hands everything else to the real
+handler as a REST v1 proxy event. Its own answers carry the one static
+Access-Control-Allow-Origin that the deployed API's gateway responses carry.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import importlib
 import json
@@ -16,15 +19,18 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from local import LAMBDA_SRC, schema
 from local.events import LambdaContext, Request, build_event, http_response
 
-MAX_BODY = 64 * 1024  # the API's documented limit (413 above it)
-DRAIN_LIMIT = 10 * 1024 * 1024  # API Gateway's own payload cap: past it we just hang up
+# API Gateway's own payload cap: it answers 413 itself above this. Smaller bodies reach the handler,
+# which enforces the API's 64 KiB limit (its 413 carries the caller's allowed origin, like any handler answer).
+MAX_BODY = 10 * 1024 * 1024
+DRAIN_LIMIT = MAX_BODY  # past this we just hang up
+INTEGRATION_TIMEOUT_SECONDS = 29  # API Gateway's default: a longer function still gets a 504 at 29 s
 
 Headers = list[tuple[str, str]]
 Response = tuple[int, Headers, bytes]
@@ -49,14 +55,38 @@ def load_handlers() -> dict[str, Callable]:
     return out
 
 
+def _same(given: str | None, expected: str | None) -> bool:
+    return bool(given and expected and hmac.compare_digest(given.encode(), expected.encode()))
+
+
+def key_id(key: str) -> str:
+    """A stable id for a local API key, shaped like API Gateway's (10 lowercase letters and digits)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
 @dataclass(frozen=True)
 class GatewayConfig:
-    api_key: str
+    api_key: str  # the game key: score submissions (routes with access GAME)
     allowed_origins: tuple[str, ...]  # "*" allows any origin
+    admin_key: str | None = None  # the admin key: boards, snapshots, the simulator (access ADMIN)
     allow_headers: str = "Content-Type,X-Api-Key,Authorization"  # the template's preflight answer
     max_age: str = "3600"
     stage: str = "local"
     quiet: bool = False
+    # The static origin of the gateway's own responses (the template's gateway responses); None: the stack's rule.
+    gateway_origin: str | None = None
+    # Function name -> timeout in seconds, from the template; missing ones use the route table's.
+    timeouts: dict[str, int] = field(default_factory=dict)
+    integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS
+
+    def key_for(self, access: str) -> str | None:
+        return self.admin_key if access == "admin" else self.api_key if access == "game" else None
+
+    @property
+    def static_origin(self) -> str:
+        if self.gateway_origin:
+            return self.gateway_origin
+        return "*" if "*" in self.allowed_origins else self.allowed_origins[0]
 
 
 class LocalGateway:
@@ -67,20 +97,25 @@ class LocalGateway:
 
     # --- what API Gateway answers by itself -------------------------------------------
     def cors_headers(self, origin: str | None) -> Headers:
-        """The same answer as the handlers' CORS: the origin if allowed, else the first allowed one."""
+        """The CORS preflight's answer (CDK's preflight template): the origin if allowed, else the first."""
         allowed = self.config.allowed_origins
         value = "*" if "*" in allowed else origin if origin in allowed else allowed[0]
         return [("Access-Control-Allow-Origin", value), ("Vary", "Origin")]
 
-    def error(self, status: int, message: str, origin: str | None) -> Response:
+    def error(self, status: int, message: str, extra: Headers = ()) -> Response:
+        """An answer of the gateway itself: gateway responses carry one static origin, whatever the caller's."""
         body = json.dumps({"error": message}).encode()
-        return status, [("Content-Type", "application/json"), *self.cors_headers(origin)], body
+        cors = [("Access-Control-Allow-Origin", self.config.static_origin), ("Vary", "Origin")]
+        return status, [("Content-Type", "application/json"), *cors, *extra], body
 
-    def gateway_error(self, err, origin: str | None) -> Response:
-        return self.error(err.status, err.message, origin)
+    def gateway_error(self, err, extra: Headers = ()) -> Response:
+        return self.error(err.status, err.message, extra)
+
+    def methods(self, path: str) -> list[str]:
+        return sorted({r.method for r in self.routes.ROUTES if r.match(path) is not None} | {"OPTIONS"})
 
     def preflight(self, path: str, origin: str | None) -> Response:
-        methods = sorted({r.method for r in self.routes.ROUTES if r.match(path) is not None} | {"OPTIONS"})
+        methods = self.methods(path)
         headers = [
             *self.cors_headers(origin),
             ("Access-Control-Allow-Methods", ",".join(methods)),
@@ -91,29 +126,40 @@ class LocalGateway:
 
     # --- dispatch ----------------------------------------------------------------------
     def dispatch(self, req: Request) -> Response:
-        origin = req.header("origin")
         route, path_known, params = self.routes.match_route(req.method, req.path)
         if not path_known:
-            return self.gateway_error(self.routes.UNKNOWN_ROUTE, origin)
+            return self.gateway_error(self.routes.UNKNOWN_ROUTE)
         if req.method == "OPTIONS" and route is None:
-            return self.preflight(req.path, origin)
+            return self.preflight(req.path, req.header("origin"))
         if route is None:
-            return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, origin)
+            return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, [("Allow", ", ".join(self.methods(req.path)))])
         key = req.header("x-api-key")
-        if route.needs_key and not (key and hmac.compare_digest(key.encode(), self.config.api_key.encode())):
-            return self.gateway_error(self.routes.INVALID_API_KEY, origin)
+        if route.needs_key and not _same(key, self.config.key_for(route.access)):
+            others = [self.config.key_for(a) for a in (self.routes.GAME, self.routes.ADMIN) if a != route.access]
+            if any(_same(key, other) for other in others):
+                # A valid key of the other usage plan: that plan throttles this method to 0 requests/s, and
+                # API Gateway answers a zero throttle as it answers any throttle (stacks/leaderboard/api.py).
+                return self.gateway_error(self.routes.THROTTLED)
+            return self.gateway_error(self.routes.INVALID_API_KEY)
+        # Present and not blank, as API Gateway's parameter validation checks (it does not look at values).
         missing = [q for q in route.required_query if not dict(req.query).get(q)]
         if missing:
-            return self.error(400, f"Missing required request parameters: [{', '.join(missing)}]", origin)
-        problem = self._body_problem(route, req.body)
+            return self.error(400, f"Missing required request parameters: [{', '.join(missing)}]")
+        problem = self._body_problem(route, req)
         if problem:
-            return self.error(400, f"Invalid request body: {problem}", origin)
+            return self.error(400, f"Invalid request body: {problem}")
         return self._invoke(route, req, params, key if route.needs_key else None)
 
     @staticmethod
-    def _body_problem(route, body: bytes | None) -> str | None:
+    def _body_problem(route, req: Request) -> str | None:
+        """API Gateway validates a body against the route's model only for the model's content type,
+        application/json (also assumed when Content-Type is absent); any other type reaches the handler as is."""
+        body = req.body
         if not route.body_schema or not body or not body.strip():
             return None  # no body: the handler applies its defaults or rejects it
+        media_type = (req.header("content-type") or "application/json").split(";", 1)[0].strip().lower()
+        if media_type != "application/json":
+            return None
         try:
             value = json.loads(body)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
@@ -123,15 +169,34 @@ class LocalGateway:
 
     def _invoke(self, route, req: Request, params: dict[str, str], api_key: str | None) -> Response:
         fn = route.function
-        event = build_event(req, route.path, params, self.config.stage, api_key)
-        context = LambdaContext(fn.name, req.request_id, fn.timeout_seconds)
-        try:
-            return http_response(self.handlers[fn.handler](event, context))
-        except Exception:  # includes MalformedResult
+        timeout = self.config.timeouts.get(fn.name, fn.timeout_seconds)
+        event = build_event(req, route.path, params, self.config.stage, api_key, key_id(api_key) if api_key else None)
+        context = LambdaContext(fn.name, req.request_id, timeout)
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                outcome["result"] = http_response(self.handlers[fn.handler](event, context))
+            except Exception as exc:  # includes MalformedResult
+                outcome["error"] = exc
+                outcome["trace"] = traceback.format_exc()
+
+        # Lambda stops a function at its timeout and API Gateway stops waiting at its integration timeout.
+        # A Python thread cannot be stopped: past the deadline the answer is given and the thread's result dropped.
+        worker = threading.Thread(target=run, name=f"lambda-{fn.name}", daemon=True)
+        worker.start()
+        worker.join(min(timeout, self.config.integration_timeout))
+        if worker.is_alive():
+            if timeout <= self.config.integration_timeout:
+                print(f"[{req.request_id}] {fn.handler}: Task timed out after {timeout} seconds", file=sys.stderr)
+                return self.error(502, "Internal server error")
+            return self.error(504, "Endpoint request timed out")
+        if "error" in outcome:
             # Like API Gateway: the client learns nothing of the failure but its status.
             print(f"[{req.request_id}] {fn.handler} failed on {req.method} {req.path}:", file=sys.stderr)
-            traceback.print_exc()
-            return self.error(502, "internal error", req.header("origin"))
+            print(outcome["trace"], file=sys.stderr, end="")
+            return self.error(502, "Internal server error")
+        return outcome["result"]
 
     # --- HTTP --------------------------------------------------------------------------
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
@@ -173,15 +238,11 @@ class _HTTPHandler(BaseHTTPRequestHandler):
             body = self._read_body()
         except _BodyTooLarge:
             self.close_connection = True
-            self._send(
-                *gw.error(
-                    413, f"Request body too large: the limit is {MAX_BODY // 1024} KiB", self.headers.get("Origin")
-                )
-            )
+            self._send(*gw.error(413, f"Request body too large: the limit is {MAX_BODY // (1024 * 1024)} MiB"))
             self._drain()
             return self._log(413, started)
         except ValueError:
-            self._send(*gw.error(400, "Bad Content-Length or chunked encoding", self.headers.get("Origin")))
+            self._send(*gw.error(400, "Bad Content-Length or chunked encoding"))
             self.close_connection = True
             return self._log(400, started)
         req = Request(
@@ -196,7 +257,12 @@ class _HTTPHandler(BaseHTTPRequestHandler):
         self._send(status, [*headers, ("x-amzn-RequestId", req.request_id)], payload)
         self._log(status, started)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _handle
+    def __getattr__(self, name: str):
+        # Every method goes through the route table (TRACE, CONNECT, QUERY ...): a known path answers 405
+        # with Allow, like the deployed API's catch-all method, rather than the stdlib's 501 HTML page.
+        if name.startswith("do_"):
+            return self._handle
+        raise AttributeError(name)
 
     def _read_body(self) -> bytes | None:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

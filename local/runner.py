@@ -33,21 +33,22 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _raise_stop)
     started = time.monotonic()
-    for name, wanted, hint in (("dashboard", port, "PORT=NNNN or --port"), ("API", api_port, "--api-port")):
+    for name, wanted, hint in (("dashboard", port, "PORT=NNNN or --port"), ("API", api_port, "API_PORT=NNNN")):
         if not port_is_free(wanted):
             raise SystemExit(f"{name} port {wanted} is in use (another `make run`?): choose one with {hint}")
     api_key = os.environ.get("LEADERBOARD_API_KEY") or secrets.token_urlsafe(24)
+    admin_key = os.environ.get("LEADERBOARD_ADMIN_KEY") or secrets.token_urlsafe(24)
     admin_password = os.environ.get("LEADERBOARD_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
-    backend = Backend(api_key=api_key, api_port=api_port, persist_dir=persist, quiet=quiet)
+    backend = Backend(api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet)
     try:
         backend.start()
-        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, api_key, admin_password)
+        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password)
         if seed:
-            _seed_demo(backend.api_url, api_key)
-        _write_state(port, backend, api_key)
+            _seed_demo(backend.api_url, admin_key)
+        _write_state(port, backend, api_key, admin_key)
         print(f"\nDashboard: http://127.0.0.1:{port}/", flush=True)
         print(f"API: {backend.api_url}")
-        _print_details(backend, served_by, api_key, admin_password, persist, started)
+        _print_details(backend, served_by, api_key, admin_key, admin_password, persist, started)
         while True:
             time.sleep(1)
             _check_alive(backend)
@@ -63,19 +64,20 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
         print("Stopped: DynamoDB Local, the API and the dashboard are down.", file=sys.stderr)
 
 
-def _seed_demo(api_url: str, api_key: str) -> None:
+def _seed_demo(api_url: str, admin_key: str) -> None:
     """A little demo data through the real simulator handler, and one snapshot for the history."""
-    simulate(api_url, api_key, DEMO_PLAYERS, progress=False)
-    requests.post(f"{api_url}/snapshot", json={}, headers={"x-api-key": api_key}, timeout=30).raise_for_status()
+    simulate(api_url, admin_key, DEMO_PLAYERS, progress=False)
+    requests.post(f"{api_url}/snapshot", json={}, headers={"x-api-key": admin_key}, timeout=30).raise_for_status()
 
 
-def _print_details(backend, served_by, api_key, admin_password, persist, started) -> None:
-    generated = []
-    if not os.environ.get("LEADERBOARD_API_KEY"):
-        generated.append("LEADERBOARD_API_KEY")
-    if not os.environ.get("LEADERBOARD_ADMIN_PASSWORD"):
-        generated.append("LEADERBOARD_ADMIN_PASSWORD")
-    print(f"API key (x-api-key): {api_key}")
+def _print_details(backend, served_by, api_key, admin_key, admin_password, persist, started) -> None:
+    generated = [
+        name
+        for name in ("LEADERBOARD_API_KEY", "LEADERBOARD_ADMIN_KEY", "LEADERBOARD_ADMIN_PASSWORD")
+        if not os.environ.get(name)
+    ]
+    print(f"API key (x-api-key): {api_key}   (game servers: score submissions)")
+    print(f"Admin key (x-api-key): {admin_key}   (boards, snapshots, the simulator)")
     print(f"Dashboard admin: user admin, password {admin_password}")
     if generated:
         print(f"  (generated for this run; set {' / '.join(generated)} to choose them)")
@@ -94,17 +96,18 @@ def _check_alive(backend: Backend) -> None:
             raise SystemExit(f"{name} exited unexpectedly with {proc.returncode}; stopping the stack")
 
 
-def _write_state(port: int, backend: Backend, api_key: str) -> None:
+def _write_state(port: int, backend: Backend, api_key: str, admin_key: str) -> None:
     state = {
         "pid": os.getpid(),
         "dashboard": f"http://127.0.0.1:{port}/",
         "api": backend.api_url,
         "api_key": api_key,
+        "admin_key": admin_key,
         "dynamodb": backend.ddb_endpoint,
     }
     path = state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds the API key
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds the API keys
     with os.fdopen(fd, "w") as f:
         json.dump(state, f, indent=1)
 

@@ -1,7 +1,7 @@
 """Fallback when nginx is missing: the site's files plus the two proxies nginx.conf defines.
 
 /api/...        GET/HEAD only, to the API without credentials
-/admin-api/...  basic auth; ping/session answer 204, POST snapshot/simulate go on with the API key
+/admin-api/...  basic auth; ping/session answer 204, POST snapshot/simulate go on with the admin key
 It is a stand-in for trying things out, not the deployed config: that is nginx's job.
 """
 

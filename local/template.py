@@ -213,3 +213,24 @@ def preflight_settings(template: dict) -> dict[str, str]:
                     "max_age": params.get("Access-Control-Max-Age", "3600"),
                 }
     return {}
+
+
+def function_timeouts(template: dict) -> dict[str, int]:
+    """Each Lambda function's Timeout (seconds), keyed by its Handler ("module.attr")."""
+    return {
+        r["Properties"]["Handler"]: int(r["Properties"].get("Timeout", 3))  # 3 s: Lambda's default
+        for r in template.get("Resources", {}).values()
+        if r.get("Type") == "AWS::Lambda::Function" and "Handler" in r.get("Properties", {})
+    }
+
+
+def gateway_response_origin(template: dict) -> str | None:
+    """The static Access-Control-Allow-Origin of the API's gateway responses (its own error answers)."""
+    for res in template.get("Resources", {}).values():
+        if res.get("Type") == "AWS::ApiGateway::GatewayResponse":
+            value = res.get("Properties", {}).get("ResponseParameters", {}).get(
+                "gatewayresponse.header.Access-Control-Allow-Origin"
+            )
+            if isinstance(value, str):
+                return value.strip("'")
+    return None

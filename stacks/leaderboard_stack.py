@@ -6,6 +6,7 @@ from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
 from .leaderboard import Leaderboard, LeaderboardProps
+from .leaderboard.paths import routes
 
 
 class LeaderboardStack(Stack):
@@ -13,18 +14,26 @@ class LeaderboardStack(Stack):
         super().__init__(scope, id, **kwargs)
         board = Leaderboard(self, "Leaderboard", props)
         self.leaderboard = board
+        api = board.api_construct
         outputs = {
             "ApiUrl": (board.api.url, "Base URL of the REST API"),
             "ScoresTableName": (board.tables.scores.table_name, "Live scores table"),
             "SnapshotsTableName": (board.tables.snapshots.table_name, "Append-only snapshot history"),
-            "ApiKeySecretArn": (board.api_construct.api_key_secret.secret_arn, "Secret holding the write API key"),
+            "GameKeySecretArn": (api.game_key_secret.secret_arn, "Secret holding the game-server API key"),
+            "AdminKeySecretArn": (api.admin_key_secret.secret_arn, "Secret holding the admin API key"),
+            "GameUsagePlanId": (api.usage_plans[routes.GAME].usage_plan_id, "Usage plan of the game-server key"),
+            "AdminUsagePlanId": (api.usage_plans[routes.ADMIN].usage_plan_id, "Usage plan of the admin key"),
         }
         if board.dashboard is not None:
-            outputs["DashboardUrl"] = (board.dashboard.url, "The dashboard (Nginx on EC2)")
-            outputs["AdminSecretArn"] = (board.dashboard.admin_secret.secret_arn, "Secret holding the admin password")
+            outputs["DashboardUrl"] = (board.dashboard.url, "The dashboard (HTTPS, CloudFront in front of Nginx)")
+            outputs["DashboardPasswordSecretArn"] = (
+                board.dashboard.password_secret.secret_arn,
+                "Secret holding the dashboard's admin password",
+            )
+            outputs["DashboardInstanceId"] = (board.dashboard.instance.instance_id, "The dashboard's EC2 instance")
         if board.monitoring is not None:
             outputs["OperationsDashboardUrl"] = (board.monitoring.dashboard_url, "CloudWatch dashboard: alarms and figures")
             outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
         for name, (value, description) in outputs.items():
-            # Stable logical ids: scripts and other stacks can rely on them across refactors.
+            # Stable logical ids: scripts (`python -m ops`) and other stacks rely on them across refactors.
             CfnOutput(self, name, value=value, description=description).override_logical_id(name)

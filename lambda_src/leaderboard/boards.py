@@ -8,7 +8,7 @@ from typing import Any
 
 from . import keys, periods
 from .errors import BadRequest
-from .routes import MAX_SCORE
+from .routes import BOARD_ID_PATTERN, MAX_SCORE
 
 DESC, ASC = "desc", "asc"
 BEST, LATEST, INCREMENT = "best", "latest", "increment"
@@ -16,7 +16,7 @@ ORDERS = (DESC, ASC)
 OPERATORS = (BEST, LATEST, INCREMENT)
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
 MAX_SHARDS = 16
-_BOARD_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+_BOARD_ID = re.compile(BOARD_ID_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
 
 
 def board_id(value: Any) -> str:
-    if not isinstance(value, str) or not _BOARD_ID.match(value):
+    if not isinstance(value, str) or not _BOARD_ID.fullmatch(value):
         raise BadRequest(
             "board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit"
         )

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import hmac
 import json
 import logging
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable
 
 from . import metrics, routes
 
-from .errors import ApiError, NotFound
+from .errors import ApiError, Forbidden, NotFound
 from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
+audit_logger = logging.getLogger("leaderboard.audit")
 
 Handler = Callable[[dict, Any], dict]
 # The Lambda context of the invocation being handled (Powertools' idempotency reads its remaining time).
@@ -44,7 +47,8 @@ def respond(event: dict, status: int, payload: Any) -> dict:
     return {
         "statusCode": status,
         "headers": {"Content-Type": "application/json", **cors_headers(event)},
-        "body": json.dumps(payload, default=_default, separators=(",", ":")),
+        # allow_nan=False: NaN and Infinity are not JSON; a response holding one is a bug, answered as a 500.
+        "body": json.dumps(payload, default=_default, separators=(",", ":"), allow_nan=False),
     }
 
 
@@ -76,6 +80,42 @@ def dispatch(table: dict[tuple[str, str], RouteFn]) -> Handler:
     return handler
 
 
+def api_key_id(event: dict) -> str | None:
+    """The id of the API key API Gateway checked for this request (None on public routes)."""
+    return ((event.get("requestContext") or {}).get("identity") or {}).get("apiKeyId")
+
+
+def _check_key(event: dict) -> None:
+    """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
+    the admin and game keys' ids, a route of either kind refuses every other key here."""
+    matched = (event.get("httpMethod"), event.get("resource"))
+    route = next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
+    if route is None or route.access == routes.PUBLIC:
+        return
+    settings = get_settings()
+    expected = settings.admin_api_key_id if route.access == routes.ADMIN else settings.game_api_key_id
+    if expected is None:
+        return
+    if not hmac.compare_digest((api_key_id(event) or "").encode(), expected.encode()):
+        if route.access == routes.ADMIN:
+            audit(event, "refused", f"{route.method} {route.path}")
+        raise Forbidden(f"this route needs the {route.access} key")
+
+
+def audit(event: dict, action: str, target: Any) -> None:
+    """One JSON line per admin action: who (the API key's id), what, on what, when."""
+    record = {
+        "audit": "admin",
+        "action": action,
+        "target": target,
+        "api_key_id": api_key_id(event),
+        "source_ip": ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp"),
+        "request_id": (event.get("requestContext") or {}).get("requestId"),
+        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+    audit_logger.info(json.dumps(record, separators=(",", ":"), default=str))
+
+
 def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
     """Wraps a function `event -> (status, payload)` into a Lambda handler with error mapping."""
 
@@ -84,6 +124,7 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
     def handler(event: dict, context: Any = None) -> dict:
         lambda_context.set(context)
         try:
+            _check_key(event)
             status, payload = func(event)
             return respond(event, status, payload)
         except ApiError as err:

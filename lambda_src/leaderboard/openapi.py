@@ -1,6 +1,12 @@
-"""The OpenAPI 3.1 document, generated from the route table plus the response schemas below.
+"""The OpenAPI 3.0 document, generated from the route table plus the response schemas below.
 
-Served at GET /openapi.json; the tests validate real responses against it.
+OpenAPI 3.0, not 3.1: its schemas keep JSON Schema draft 4's rule that 2.0 is not an integer, which is the rule
+of API Gateway's body models (draft 4) and of the handlers; under 3.1 a client could send 2.0 for a count.
+
+Served at GET /openapi.json; the tests validate real responses against it and schemathesis fuzzes the
+local stack from it. It states every rule the API enforces that JSON Schema can say (patterns, lengths,
+ranges, enums, required values), so that a request it calls valid is never refused for its shape; what a
+static document cannot know (a board's own periods and score bounds) its descriptions say.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from . import routes
+from . import cursors, periods, routes
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -95,11 +101,11 @@ SCHEMAS: dict[str, dict] = {
             "operator": {"enum": ["best", "latest", "increment"]},
             "periods": {
                 "type": "array",
-                "items": _obj({"period": _STR, "current": _STR, "next_reset": {"type": ["string", "null"]}}),
+                "items": _obj({"period": _STR, "current": _STR, "next_reset": {"type": "string", "nullable": True}}),
             },
             "min_score": _INT,
             "max_score": _INT,
-            "created_at": {"type": ["string", "null"]},
+            "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
         }
     ),
@@ -152,7 +158,7 @@ SCHEMAS: dict[str, dict] = {
             "score": _INT,
             "total_players": _INT,
             "percentile": {"type": "number"},
-            "metadata": {"type": ["object", "null"]},
+            "metadata": {"type": "object", "nullable": True},
             "above": {"type": "array", "items": _ref("Entry")},
             "below": {"type": "array", "items": _ref("Entry")},
         }
@@ -180,41 +186,87 @@ RESPONSES: dict[tuple[str, str], tuple[int, str]] = {
     ("GET", "/openapi.json"): (200, "OpenApi"),
 }
 
+def _limit(high: int) -> dict:
+    return {"type": "integer", "minimum": 1, "maximum": high}
+
+
+def _period(kinds: tuple[str, ...], description: str) -> dict:
+    return {"type": "string", "pattern": periods.pattern(kinds), "description": description}
+
+
+DEFAULT_PERIOD = _period(
+    (periods.ALL_TIME, periods.DAILY, periods.WEEKLY),
+    "all-time (default), daily, weekly, or a past or future id: daily-YYYY-MM-DD, weekly-YYYY-Www (years 2000-2999)",
+)
+BOARD_PERIOD = _period(
+    periods.KINDS,
+    "all-time, daily, weekly, monthly or an id of one (years 2000-2999). A period of a kind the board does not "
+    "keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, or the board's first period "
+    "if it does not keep all-time.",
+)
+SCORE = {"type": "integer", "minimum": 0, "maximum": routes.MAX_SCORE}
+CURSOR = {
+    "type": "string",
+    "maxLength": cursors.MAX_CURSOR_CHARS,
+    "pattern": cursors.PATTERN,
+    "description": "next_cursor of the previous page of the same board, period (and score range); opaque and "
+    "signed: any other value, or one older than the cursor lifetime, is a 400.",
+}
+PATH_PARAMS = {
+    "board": {"type": "string", "minLength": 1, "maxLength": 48, "pattern": routes.BOARD_ID_PATTERN},
+    "player_id": routes.PLAYER_ID,
+}
 QUERY_PARAMS: dict[tuple[str, str], dict[str, dict]] = {
-    ("GET", "/leaderboard"): {"period": _STR, "limit": _INT},
-    ("GET", "/player"): {"player_id": _STR},
-    ("GET", "/snapshots"): {"period": _STR, "limit": _INT},
-    ("GET", "/leaderboards/{board}/top"): {"period": _STR, "limit": _INT, "cursor": _STR},
+    ("GET", "/leaderboard"): {"period": DEFAULT_PERIOD, "limit": _limit(100)},
+    ("GET", "/player"): {"player_id": routes.PLAYER_ID},
+    ("GET", "/snapshots"): {"period": DEFAULT_PERIOD, "limit": _limit(50)},
+    ("GET", "/leaderboards/{board}/top"): {"period": BOARD_PERIOD, "limit": _limit(100), "cursor": CURSOR},
     ("GET", "/leaderboards/{board}/range"): {
-        "period": _STR,
-        "min_score": _INT,
-        "max_score": _INT,
-        "limit": _INT,
-        "cursor": _STR,
+        "period": BOARD_PERIOD,
+        "min_score": {**SCORE, "description": "not greater than max_score"},
+        "max_score": SCORE,
+        "limit": _limit(100),
+        "cursor": CURSOR,
     },
-    ("GET", "/leaderboards/{board}/players/{player_id}"): {"period": _STR, "window": _INT},
+    ("GET", "/leaderboards/{board}/players/{player_id}"): {
+        "period": BOARD_PERIOD,
+        "window": {"type": "integer", "minimum": 0, "maximum": 50},
+    },
 }
 IDEMPOTENT = {("POST", "/leaderboards/{board}/scores"), ("POST", "/leaderboards/{board}/scores/bulk")}
+IDEMPOTENCY_KEY = {"type": "string", "pattern": r"^[!-~]{1,128}$", "description": "1-128 visible ASCII characters"}
 ERROR_STATUSES = {
     400: "invalid input",
-    403: "missing or wrong API key",
+    403: "missing or wrong API key (each route takes one of the two keys)",
     404: "not found",
     409: "conflict",
-    413: "body too large",
+    413: "body too large (more than 64 KiB)",
     422: "Idempotency-Key reused with another body",
     429: "throttled",
+    502: "the function failed or ran past its timeout",
+    504: "no answer within API Gateway's integration timeout",
+}
+SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
+DESCRIPTIONS = {
+    ("POST", "/leaderboards"): "min_score must not be greater than max_score.",
+    ("POST", "/leaderboards/{board}/scores"): "The score must also lie in the board's [min_score, max_score] "
+    "(and, on increment boards, the resulting total); metadata is at most 1,024 bytes as compact JSON.",
+    ("POST", "/leaderboards/{board}/scores/bulk"): "Each entry is a POST /leaderboards/{board}/scores body, "
+    "checked on its own: its status and error are in results.",
+    ("DELETE", "/leaderboards/{board}"): "Boards built in or declared in the stack cannot be deleted (400).",
+    ("POST", "/simulate"): "403 on stages where the simulator is off.",
 }
 
 
 def _operation(route: routes.Route) -> dict:
     status, schema = RESPONSES[(route.method, route.path)]
-    params = [{"name": p, "in": "path", "required": True, "schema": _STR} for p in route.path_params]
+    params = [{"name": p, "in": "path", "required": True, "schema": PATH_PARAMS[p]} for p in route.path_params]
     params += [
         {"name": name, "in": "query", "required": name in route.required_query, "schema": s}
         for name, s in QUERY_PARAMS.get((route.method, route.path), {}).items()
     ]
     if (route.method, route.path) in IDEMPOTENT:
-        params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": _STR})
+        params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": IDEMPOTENCY_KEY})
     json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
     words = re.findall(r"[a-z]+", route.path)
     op: dict[str, Any] = {
@@ -231,6 +283,8 @@ def _operation(route: routes.Route) -> dict:
             "description": "accepted: a large board is still being purged; DELETE again",
             "content": json_of(_ref("Deletion")),
         }
+    if (route.method, route.path) in DESCRIPTIONS:
+        op["description"] = DESCRIPTIONS[(route.method, route.path)]
     if params:
         op["parameters"] = params
     if route.body_schema is not None:
@@ -239,7 +293,7 @@ def _operation(route: routes.Route) -> dict:
             "content": json_of(route.body_schema),
         }
     if route.needs_key:
-        op["security"] = [{"apiKey": []}]
+        op["security"] = [{SECURITY[route.access]: []}]
     return op
 
 
@@ -249,15 +303,19 @@ def document() -> dict:
     for route in routes.ROUTES:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
     return {
-        "openapi": "3.1.0",
+        "openapi": "3.0.3",
         "info": {
             "title": "Leaderboard API",
             "version": "1.0.0",
-            "description": "Real-time, multi-period leaderboards. Write routes need the x-api-key header.",
+            "description": "Real-time, multi-period leaderboards. Reads are public; score submissions need the "
+            "game key and board management, snapshots and the simulator the admin key, both in x-api-key.",
         },
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key"}},
+            "securitySchemes": {
+                "gameKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "game servers"},
+                "adminKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "operators"},
+            },
         },
     }

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable
 
-from .errors import BadRequest
+from .errors import BadRequest, NotFound
 
 ALL_TIME = "all-time"
 DAILY = "daily"
@@ -15,11 +15,40 @@ WEEKLY = "weekly"
 MONTHLY = "monthly"
 KINDS = (ALL_TIME, DAILY, WEEKLY, MONTHLY)
 
-_CONCRETE = {
-    DAILY: re.compile(r"^daily-(\d{4})-(\d{2})-(\d{2})$"),
-    WEEKLY: re.compile(r"^weekly-(\d{4})-W(\d{2})$"),
-    MONTHLY: re.compile(r"^monthly-(\d{4})-(\d{2})$"),
+# Period ids name years 2000-2999 and only dates and ISO weeks that exist, so the exact set of ids the
+# API accepts is a regular expression: the validator and the OpenAPI document share these patterns.
+FIRST_YEAR, LAST_YEAR = 2000, 2999
+_YEAR = r"2[0-9]{3}"
+_LEAP_YEAR = r"2(?:[0-9](?:0[48]|[2468][048]|[13579][26])|[048]00)"
+_DAY_OF_MONTH = (
+    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+
+
+def _years_with_week_53() -> str:
+    by_century: dict[str, list[str]] = {}
+    for year in range(FIRST_YEAR, LAST_YEAR + 1):
+        if date(year, 12, 28).isocalendar()[1] == 53:  # Dec 28 is always in the year's last ISO week
+            by_century.setdefault(str(year)[:2], []).append(str(year)[2:])
+    return "(?:" + "|".join(f"{c}(?:{'|'.join(ys)})" for c, ys in by_century.items()) + ")"
+
+
+ID_PATTERNS = {
+    DAILY: rf"daily-(?:{_YEAR}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)",
+    WEEKLY: rf"weekly-(?:{_YEAR}-W(?:0[1-9]|[1-4][0-9]|5[0-2])|{_years_with_week_53()}-W53)",
+    MONTHLY: rf"monthly-{_YEAR}-(?:0[1-9]|1[0-2])",
 }
+_CONCRETE = {kind: re.compile(pattern) for kind, pattern in ID_PATTERNS.items()}
+_FIELDS = re.compile(r"[a-z]+-([0-9]{4})-W?([0-9]{2})(?:-([0-9]{2}))?")
+
+
+def pattern(kinds: Iterable[str] = KINDS) -> str:
+    """A regular expression (anchored) of every period a board keeping these kinds accepts."""
+    kinds = tuple(kinds)
+    alternatives = [*kinds, *(ID_PATTERNS[k] for k in kinds if k in ID_PATTERNS)]
+    return "^(?:" + "|".join(alternatives) + ")$"
 
 
 @dataclass(frozen=True)
@@ -45,18 +74,26 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
     kinds = tuple(kinds)
     if period is not None and not isinstance(period, str):
         raise BadRequest("period must be a string")
-    text = (period or ALL_TIME).strip()
+    default = ALL_TIME if ALL_TIME in kinds or not kinds else kinds[0]  # a board may not keep all-time
+    text = default if period is None else period
     if text in kinds:
         return _of_kind(text, now.date())
-    for kind, pattern in _CONCRETE.items():
-        if kind in kinds and (m := pattern.match(text)):
+    for kind, concrete in _CONCRETE.items():
+        if kind in kinds and concrete.fullmatch(text):
             try:
-                return _parse(kind, m)
-            except ValueError:
+                return _parse(kind, _FIELDS.fullmatch(text))
+            except (ValueError, OverflowError):  # the patterns admit only real dates; this is a second fence
                 break
+    # A well-formed period of a kind the board does not keep: that board period does not exist.
+    other = text if text in KINDS else next((k for k, c in _CONCRETE.items() if c.fullmatch(text)), None)
+    if other is not None and other not in kinds:
+        raise NotFound(f"this board keeps no {other} period (it keeps {', '.join(kinds)})")
     examples = {DAILY: "daily-2026-11-29", WEEKLY: "weekly-2026-W48", MONTHLY: "monthly-2026-11"}
     ids = " / ".join(examples[k] for k in kinds if k in examples)
-    raise BadRequest(f"period must be one of {', '.join(kinds)}" + (f" or an id like {ids}" if ids else ""))
+    raise BadRequest(
+        f"period must be one of {', '.join(kinds)}"
+        + (f" or an id like {ids} (years {FIRST_YEAR}-{LAST_YEAR})" if ids else "")
+    )
 
 
 def from_id(period_id: str) -> Period:

@@ -1,12 +1,14 @@
 """THE route table: the one source of truth for the API's shape.
 
 The CDK stack builds API Gateway from it, the local gateway dispatches with it,
-and the tests walk it. Pure data: importable without boto3 or aws-cdk-lib.
+and the tests walk it. Pure data (and the period patterns): importable without boto3 or aws-cdk-lib.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from . import periods
 
 
 @dataclass(frozen=True)
@@ -107,58 +109,87 @@ FUNCTIONS: tuple[Function, ...] = (
 )
 
 MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly
+# Ids, as the handlers check them (with fullmatch) and the OpenAPI document and body models state them.
+# A player id is letters, digits and _ . : @ -, not only dots ("." and ".." are path segments that HTTP
+# clients resolve away, so such a player could never be looked up).
+PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*$"
+BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"
+PLAYER_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": PLAYER_ID_PATTERN}
+# A name is shown as given, trimmed; it must have something besides whitespace.
+PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": r"\S"}
 
+# Request body models (JSON Schema draft 4, which API Gateway validates for application/json). They state
+# every rule the handlers enforce that JSON Schema can say; the handlers check them all again themselves.
 SCORE_BODY = {
     "type": "object",
     "required": ["player_id", "score"],
     "properties": {
-        "player_id": {"type": "string", "minLength": 1, "maxLength": 64},
-        "player_name": {"type": "string", "maxLength": 64},
+        "player_id": PLAYER_ID,
+        "player_name": PLAYER_NAME,
         "score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
     },
+    "additionalProperties": False,
 }
 SNAPSHOT_BODY = {
     "type": "object",
     "properties": {
-        "period": {"type": "string"},
+        "period": {"type": "string", "pattern": periods.pattern((periods.ALL_TIME, periods.DAILY, periods.WEEKLY))},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100},
     },
+    "additionalProperties": False,
 }
 SIMULATE_BODY = {
     "type": "object",
     "properties": {"players": {"type": "integer", "minimum": 1, "maximum": 1000}},
+    "additionalProperties": False,
 }
 
-PERIOD_KINDS = ["all-time", "daily", "weekly", "monthly"]
+PERIOD_KINDS = list(periods.KINDS)
 BOARD_BODY = {
     "type": "object",
     "required": ["board_id"],
     "properties": {
-        "board_id": {"type": "string", "minLength": 1, "maxLength": 48},
-        "name": {"type": "string", "minLength": 1, "maxLength": 64},
+        "board_id": {"type": "string", "minLength": 1, "maxLength": 48, "pattern": BOARD_ID_PATTERN},
+        "name": PLAYER_NAME,
         "order": {"type": "string", "enum": ["desc", "asc"]},
         "operator": {"type": "string", "enum": ["best", "latest", "increment"]},
-        "periods": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": PERIOD_KINDS}},
+        "periods": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": len(PERIOD_KINDS),
+            "uniqueItems": True,
+            "items": {"type": "string", "enum": PERIOD_KINDS},
+        },
+        # min_score must not be greater than max_score: JSON Schema cannot compare two fields.
         "min_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
         "max_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
         "shards": {"type": "integer", "minimum": 1, "maximum": 16},
     },
+    "additionalProperties": False,
 }
+MAX_METADATA_BYTES = 1024
 BOARD_SCORE_BODY = {
     "type": "object",
     "required": ["player_id", "score"],
     "properties": {
-        "player_id": {"type": "string", "minLength": 1, "maxLength": 64},
-        "player_name": {"type": "string", "maxLength": 64},
+        "player_id": PLAYER_ID,
+        "player_name": PLAYER_NAME,
         # increment boards take negative deltas; the board's bounds apply to the result
         "score": {"type": "integer", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
+        # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size)
         "metadata": {"type": "object"},
     },
+    "additionalProperties": False,
 }
+MAX_BULK = 500
 BULK_BODY = {
     "type": "object",
     "required": ["entries"],
-    "properties": {"entries": {"type": "array", "minItems": 1, "maxItems": 500, "items": {"type": "object"}}},
+    # Each entry is checked on its own: a bad one gets its own error in the results, the others go on.
+    "properties": {
+        "entries": {"type": "array", "minItems": 1, "maxItems": MAX_BULK, "items": {"type": "object"}},
+    },
+    "additionalProperties": False,
 }
 
 ROUTES: tuple[Route, ...] = (

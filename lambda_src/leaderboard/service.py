@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import secrets
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, keys, metrics, periods, ranking, scoring
+from . import boards, cursors, keys, metrics, periods, ranking, scoring
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
@@ -192,28 +190,6 @@ def _ranked(items: list[dict], first_rank: int = 1) -> list[dict]:
     return [_public(it, r) for r, it in enumerate(items, start=first_rank)]
 
 
-def _encode_cursor(leaderboard_id: str, item: dict, rank: int) -> str:
-    raw = json.dumps(
-        {"b": leaderboard_id, "k": item["rank_key"], "r": rank, "t": int(time.time() * 1000)}, separators=(",", ":")
-    )
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str, leaderboard_id: str) -> tuple[str, int]:
-    """(rank key to continue after, rank of that entry)."""
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        key, rank, issued = data["k"], int(data["r"]), int(data["t"])
-        ok = data["b"] == leaderboard_id and isinstance(key, str) and rank >= 0
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        ok = False
-    if not ok:
-        raise BadRequest("cursor is not valid for this board and period")
-    if time.time() * 1000 - issued > get_settings().page_snapshot_seconds * 1000:
-        raise BadRequest("cursor has expired: start again from the first page")
-    return key, rank
-
-
 def _paged(
     config: BoardConfig, period: periods.Period, limit: int, cursor: str | None, between: tuple[str, str] | None = None
 ):
@@ -221,18 +197,21 @@ def _paged(
     from its rank: pages are consecutive, but a player whose score changes during a walk may appear on two
     pages or on none (as in any keyset pagination)."""
     leaderboard_id = config.leaderboard_id(period.period_id)
+    # A cursor belongs to one board period (and one score range): it is signed for exactly that.
+    binding = leaderboard_id if between is None else f"{leaderboard_id}|{between[0]}|{between[1]}"
     parts = config.partitions(period.period_id)
-    after, last_rank = _decode_cursor(cursor, leaderboard_id) if cursor else (None, 0)
+    position = cursors.read(cursor, binding) if cursor is not None else None
+    after, last_rank = (position.last_key, position.last_rank) if position else (None, 0)
     items = ranking.merged_page(parts, limit + 1, between=between, after=after)  # one extra: is there more?
     more = len(items) > limit
     items = items[:limit]
-    if items and not cursor and between is not None:
+    if items and cursor is None and between is not None:
         metrics.count(metrics.RANK_READS, board=config.board_id)
         last_rank = ranking.rank_and_total(parts, items[0]["rank_key"])[0] - 1
     entries_ = _ranked(items, last_rank + 1)
     page = {"entries": entries_}
     if more:
-        page["next_cursor"] = _encode_cursor(leaderboard_id, items[-1], entries_[-1]["rank"])
+        page["next_cursor"] = cursors.issue(binding, items[-1]["rank_key"], entries_[-1]["rank"])
     return page
 
 

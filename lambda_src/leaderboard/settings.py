@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import schema
@@ -20,9 +20,17 @@ class Settings:
     period_retention_days: int
     bucket_capacity: int  # a rank bucket splits past this many entries
     segment_capacity: int  # a segment of buckets splits past this many buckets
-    page_snapshot_seconds: int  # how long a page cursor keeps walking the ranking as it was at its first page
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
     function_name: str | None  # set by the Lambda runtime; None in local runs, tests and benchmarks (no metrics)
+    # Page cursors are signed with a per-deployment secret: given as is (local runs, tests) or read once
+    # per cold start from Secrets Manager (on AWS: the secret's ARN).
+    cursor_secret: str | None = field(default=None, repr=False)
+    cursor_secret_arn: str | None = None
+    cursor_ttl_seconds: int = 900  # a cursor older than this is refused: start again from the first page
+    # API Gateway's id of each key (requestContext.identity.apiKeyId). When set, the runtime refuses a route
+    # of that access level called with any other key; unset, the gateway's key check is the only one.
+    admin_api_key_id: str | None = None
+    game_api_key_id: str | None = None
 
 
 @lru_cache(maxsize=1)
@@ -38,7 +46,11 @@ def get_settings() -> Settings:
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
         bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
         segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
-        page_snapshot_seconds=int(env.get("PAGE_SNAPSHOT_SECONDS", "900")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
         function_name=env.get("AWS_LAMBDA_FUNCTION_NAME") or None,
+        cursor_secret=env.get("CURSOR_SECRET") or None,
+        cursor_secret_arn=env.get("CURSOR_SECRET_ARN") or None,
+        cursor_ttl_seconds=int(env.get("CURSOR_TTL_SECONDS", "900")),
+        admin_api_key_id=env.get("ADMIN_API_KEY_ID") or None,
+        game_api_key_id=env.get("GAME_API_KEY_ID") or None,
     )

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
-from .routes import MAX_SCORE
+from .routes import MAX_METADATA_BYTES, MAX_SCORE, PLAYER_ID_PATTERN
 
 from .errors import BadRequest, PayloadTooLarge
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_ID_LENGTH = 64
 MAX_NAME_LENGTH = 64
-_PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+_PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
+_ASCII_INT = re.compile(r"-?[0-9]{1,16}")
+
+
+def strict_json(text: str | bytes):
+    """JSON as RFC 8259 defines it: no NaN, Infinity or -Infinity (Python's json accepts them)."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 would be stored as Infinity, which is not JSON
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def json_body(event: dict) -> dict:
@@ -26,7 +44,7 @@ def json_body(event: dict) -> dict:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
+        body = strict_json(raw)
     except (ValueError, RecursionError):
         raise BadRequest("body is not valid JSON") from None
     if not isinstance(body, dict):
@@ -39,8 +57,8 @@ def query(event: dict) -> dict[str, str]:
 
 
 def player_id(value: Any, field: str = "player_id") -> str:
-    if not isinstance(value, str) or not _PLAYER_ID.match(value):
-        raise BadRequest(f"{field} must be 1-{MAX_ID_LENGTH} characters of letters, digits, _ . : @ -")
+    if not isinstance(value, str) or len(value) > MAX_ID_LENGTH or not _PLAYER_ID.fullmatch(value):
+        raise BadRequest(f"{field} must be 1-{MAX_ID_LENGTH} characters of letters, digits, _ . : @ -, not only dots")
     return value
 
 
@@ -70,9 +88,6 @@ def signed_score(value: Any) -> int:
     return value
 
 
-MAX_METADATA_BYTES = 1024
-
-
 def metadata(value: Any) -> dict | None:
     if value is None:
         return None
@@ -89,18 +104,19 @@ _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
 def idempotency_key(value: str | None) -> str | None:
     if value is None:
         return None
-    if not _IDEMPOTENCY_KEY.match(value):
+    if not _IDEMPOTENCY_KEY.fullmatch(value):
         raise BadRequest("Idempotency-Key must be 1-128 visible ASCII characters")
     return value
 
 
 def bounded_int(value: Any, field: str, low: int, high: int, default: int | None, required: bool = False) -> int:
     """An integer in [low, high] from JSON or a query string; absent means default (or 400 if required)."""
-    if value is None or value == "":
+    if value is None:
         if required:
             raise BadRequest(f"{field} is required")
         return default
-    if isinstance(value, str) and re.fullmatch(r"-?\d{1,16}", value.strip()):
+    # ASCII digits only: Python's int() and \d also take other scripts' digits ("٣") and whitespace.
+    if isinstance(value, str) and _ASCII_INT.fullmatch(value):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise BadRequest(f"{field} must be an integer from {low} to {high}")

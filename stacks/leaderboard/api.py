@@ -1,4 +1,4 @@
-"""The five functions on one hand-written role, and the REST API built from the route table."""
+"""The functions on one hand-written role, and the REST API built from the route table, with its two keys."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import json
 import re
 from typing import Sequence
 
-from aws_cdk import Duration
+from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
+from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from .data import LeaderboardTables
@@ -29,6 +30,18 @@ CORS_HEADERS = ["Content-Type", "X-Api-Key", "Authorization", "Idempotency-Key"]
 # deploy time: nothing to bundle, no Docker. Same version as requirements-dev.txt (a test checks).
 POWERTOOLS_VERSION = "3.37.0"
 POWERTOOLS_LAYER_PARAMETER = f"/aws/service/powertools/python/arm64/python3.14/{POWERTOOLS_VERSION}"
+# What API Gateway needs to write access (and execution) logs, as in AWS's managed policy for this role,
+# minus its reads: the role is account-wide, every API of the region logs through it.
+API_GATEWAY_LOGGING_ACTIONS = [
+    "logs:CreateLogGroup",
+    "logs:CreateLogStream",
+    "logs:DescribeLogGroups",
+    "logs:DescribeLogStreams",
+    "logs:PutLogEvents",
+]
+# A usage plan's per-method throttle of 0 requests/s refuses that plan's keys on the method (429) at API
+# Gateway, before any function runs: how each key is kept to its own routes.
+REFUSED = apigw.ThrottleSettings(rate_limit=0, burst_limit=0)
 
 
 def _pascal(name: str) -> str:
@@ -62,11 +75,23 @@ class LeaderboardApi(Construct):
     ) -> None:
         super().__init__(scope, id)
         removal = props.effective_removal_policy
+        self._removal = removal
         log_groups = {
             f.name: logs.LogGroup(self, f"{_pascal(f.name)}Logs", retention=props.log_retention, removal_policy=removal)
             for f in routes.FUNCTIONS
         }
-        self.role = self._shared_role(tables, list(log_groups.values()))
+        # Signs page cursors (HMAC), so a client cannot forge one; one per deployment.
+        self.cursor_secret = secretsmanager.Secret(
+            self,
+            "CursorSecret",
+            description=f"Leaderboard {props.stage}: HMAC key that signs page cursors",
+            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
+            removal_policy=removal,
+        )
+        acknowledge(
+            self.cursor_secret, "SMG4", "A new value only invalidates the page cursors in flight: put one when needed"
+        )
+        self.role = self._shared_role(tables, list(log_groups.values()), self.cursor_secret)
         environment = {
             "SCORES_TABLE": tables.scores.table_name,
             "SNAPSHOTS_TABLE": tables.snapshots.table_name,
@@ -75,11 +100,14 @@ class LeaderboardApi(Construct):
             "ENABLE_SIMULATOR": str(props.simulator_enabled).lower(),
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
             "DECLARED_BOARDS": json.dumps(list(props.boards), separators=(",", ":")),
+            "CURSOR_SECRET_ARN": self.cursor_secret.secret_arn,
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
-        powertools = lambda_.LayerVersion.from_layer_version_arn(
-            self, "PowertoolsLayer", ssm.StringParameter.value_for_string_parameter(self, POWERTOOLS_LAYER_PARAMETER)
+        # A pinned ARN (prop) skips the public parameter, e.g. when AWS has not published it in a region.
+        powertools_arn = props.powertools_layer_arn or ssm.StringParameter.value_for_string_parameter(
+            self, POWERTOOLS_LAYER_PARAMETER
         )
+        powertools = lambda_.LayerVersion.from_layer_version_arn(self, "PowertoolsLayer", powertools_arn)
         # CDK would append its own statements (X-Ray) to a role it is handed; ours is complete already.
         fixed_role = self.role.without_policy_updates()
         self.functions: dict[str, lambda_.Function] = {
@@ -94,6 +122,7 @@ class LeaderboardApi(Construct):
                 layers=[powertools],
                 role=fixed_role,
                 memory_size=props.lambda_memory_mb,
+                reserved_concurrent_executions=props.reserved_concurrency.get(f.name),
                 timeout=Duration.seconds(f.timeout_seconds),
                 environment=environment,
                 log_group=log_groups[f.name],
@@ -102,19 +131,28 @@ class LeaderboardApi(Construct):
             )
             for f in routes.FUNCTIONS
         }
-        self.api_key_secret = secretsmanager.Secret(
-            self,
-            "ApiKeySecret",
-            description=f"Leaderboard {props.stage}: the API key that write routes require",
-            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=40),
-            removal_policy=removal,
-        )
-        acknowledge(
-            self.api_key_secret, "SMG4", "Rotating the key means re-reading it on the dashboard: manual, see README"
-        )
+        # Each key's value is generated into its own secret; the template only references it.
+        self.game_key_secret = self._key_secret("GameKeySecret", f"Leaderboard {props.stage}: game-server API key")
+        self.admin_key_secret = self._key_secret("AdminKeySecret", f"Leaderboard {props.stage}: admin API key")
         self.rest_api = self._rest_api(props, cors_origins)
 
-    def _shared_role(self, tables: LeaderboardTables, log_groups: list[logs.LogGroup]) -> iam.Role:
+    def _key_secret(self, id: str, description: str) -> secretsmanager.Secret:
+        secret = secretsmanager.Secret(
+            self,
+            id,
+            description=description,
+            # API Gateway takes 20 to 128 characters.
+            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=40),
+            removal_policy=self._removal,
+        )
+        acknowledge(
+            secret, "SMG4", "Rotated by `make rotate-key`: a new API key needs API Gateway, not a rotation Lambda"
+        )
+        return secret
+
+    def _shared_role(
+        self, tables: LeaderboardTables, log_groups: list[logs.LogGroup], cursor_secret: secretsmanager.ISecret
+    ) -> iam.Role:
         """One execution role for every function, exactly the actions they use."""
         statements = [
             iam.PolicyStatement(
@@ -157,6 +195,11 @@ class LeaderboardApi(Construct):
                 resources=[lg.log_group_arn for lg in log_groups],
             ),
             iam.PolicyStatement(
+                sid="CursorSecretRead",
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[cursor_secret.secret_arn],
+            ),
+            iam.PolicyStatement(
                 sid="XRayTraces",
                 # X-Ray has no resource-level permissions for these actions: "*" is the narrowest possible.
                 actions=["xray:PutTraceSegments", "xray:PutTelemetryRecords"],
@@ -177,13 +220,24 @@ class LeaderboardApi(Construct):
         access_logs = logs.LogGroup(
             self, "AccessLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy
         )
+        # Anonymous reads get their own per-method throttle (every method has its own bucket).
+        public_reads = {
+            f"{r.path}/{r.method}": apigw.MethodDeploymentOptions(
+                throttling_rate_limit=props.public_read_rate_limit,
+                throttling_burst_limit=props.public_read_burst_limit,
+            )
+            for r in routes.ROUTES
+            if r.access == routes.PUBLIC
+        }
         api = apigw.RestApi(
             self,
             "RestApi",
             rest_api_name=f"leaderboard-{props.stage}",
             description="Real-time leaderboard API",
             endpoint_types=[apigw.EndpointType.REGIONAL],
-            cloud_watch_role=False,  # execution logging would need an account-wide role; access logs suffice
+            # Access logs need the account's API Gateway CloudWatch role: _account_logging_role, not CDK's
+            # (that one attaches a managed policy).
+            cloud_watch_role=False,
             deploy_options=apigw.StageOptions(
                 stage_name=props.stage,
                 access_log_destination=apigw.LogGroupLogDestination(access_logs),
@@ -200,6 +254,7 @@ class LeaderboardApi(Construct):
                 ),
                 throttling_rate_limit=props.throttle_rate_limit,
                 throttling_burst_limit=props.throttle_burst_limit,
+                method_options=public_reads,
                 tracing_enabled=True,
                 metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
             ),
@@ -211,10 +266,12 @@ class LeaderboardApi(Construct):
             ),
         )
         stage = api.deployment_stage
+        if not props.account_has_api_gateway_logging_role:
+            self._account_logging_role(stage)
         acknowledge(
-            stage, "APIG6", "JSON access logs are on; execution logs would need an account-wide CloudWatch role"
+            stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call"
         )
-        acknowledge(stage, "APIG3", "No WAF by default (from 5 USD/month); stage throttling and the write key guard it")
+        self._web_acl(props, stage)
         self._gateway_responses(api, cors_origins)
         validator = api.add_request_validator(
             "RequestValidator", validate_request_body=True, validate_request_parameters=True
@@ -222,6 +279,7 @@ class LeaderboardApi(Construct):
         integrations = {
             name: apigw.LambdaIntegration(fn, allow_test_invoke=False) for name, fn in self.functions.items()
         }
+        methods: list[tuple[routes.Route, apigw.Method]] = []
         for route in routes.ROUTES:
             resource = api.root.resource_for_path(route.path)
             models = None
@@ -240,28 +298,156 @@ class LeaderboardApi(Construct):
                 request_parameters={f"method.request.querystring.{q}": True for q in route.required_query},
                 request_models=models,
             )
-            why = "Writes need the API key of a usage plan" if route.needs_key else "Public read by design"
+            methods.append((route, method))
+            why = f"Needs the {route.access} API key (usage plan)" if route.needs_key else "Public read by design"
             acknowledge(method, "APIG4", why)
             acknowledge(method, "COG4", f"{why}; players have no Cognito identity here")
         for path in sorted({r.path for r in routes.ROUTES}):
             self._method_not_allowed(api.root.resource_for_path(path), cors_origins)
 
+        self.usage_plans = {
+            routes.GAME: self._key_and_plan(
+                api,
+                methods,
+                routes.GAME,
+                self.game_key_secret,
+                description="Game servers: score submissions",
+                throttle=apigw.ThrottleSettings(
+                    rate_limit=props.game_key_rate_limit, burst_limit=props.game_key_burst_limit
+                ),
+                daily_quota=props.game_key_daily_quota,
+            ),
+            routes.ADMIN: self._key_and_plan(
+                api,
+                methods,
+                routes.ADMIN,
+                self.admin_key_secret,
+                description="Operators and the dashboard: boards, snapshots, the simulator",
+                throttle=apigw.ThrottleSettings(
+                    rate_limit=props.admin_key_rate_limit, burst_limit=props.admin_key_burst_limit
+                ),
+                daily_quota=props.admin_key_daily_quota,
+            ),
+        }
+        return api
+
+    def _key_and_plan(
+        self,
+        api: apigw.RestApi,
+        methods: list,
+        access: str,
+        secret: secretsmanager.ISecret,
+        *,
+        description: str,
+        throttle: apigw.ThrottleSettings,
+        daily_quota: int,
+    ) -> apigw.UsagePlan:
+        """One API key class: its key (value from its secret), and its usage plan with throttle and quota.
+
+        API Gateway accepts any key of any plan attached to the stage on every keyed method, so the plan
+        refuses its key on the other class's methods with a zero per-method throttle.
+        """
+        title = _pascal(access)
         key = api.add_api_key(
-            "WriteKey",
-            description="Write routes (POST, DELETE); its value lives only in Secrets Manager",
+            f"{title}Key",
+            description=f"{description}; its value lives only in Secrets Manager",
             # A {{resolve:secretsmanager:...}} reference in the template, never the value itself.
-            value=self.api_key_secret.secret_value.unsafe_unwrap(),
+            value=secret.secret_value.unsafe_unwrap(),
         )
         plan = api.add_usage_plan(
-            "WritePlan",
-            description="Clients that may call the write routes",
-            throttle=apigw.ThrottleSettings(
-                rate_limit=props.throttle_rate_limit, burst_limit=props.throttle_burst_limit
-            ),
+            f"{title}Plan",
+            description=description,
+            throttle=throttle,
+            quota=apigw.QuotaSettings(limit=daily_quota, period=apigw.Period.DAY),
         )
-        plan.add_api_stage(stage=api.deployment_stage)
+        plan.add_api_stage(
+            stage=api.deployment_stage,
+            throttle=[
+                apigw.ThrottlingPerMethod(method=method, throttle=REFUSED)
+                for route, method in methods
+                if route.needs_key and route.access != access
+            ],
+        )
         plan.add_api_key(key)
-        return api
+        return plan
+
+    def _account_logging_role(self, stage: apigw.Stage) -> None:
+        """The account's API Gateway CloudWatch role, without which a stage with access logs fails to create.
+
+        It is account-wide (one per region): kept when the stack is deleted, so that other APIs of the
+        account keep logging; a stack in an account that has one sets `account_has_api_gateway_logging_role`.
+        """
+        role = iam.Role(
+            self,
+            "ApiGatewayLoggingRole",
+            description="API Gateway's account-wide CloudWatch Logs role (kept when the leaderboard stack is deleted)",
+            assumed_by=iam.ServicePrincipal("apigateway.amazonaws.com"),
+            inline_policies={
+                "push-logs": iam.PolicyDocument(
+                    statements=[
+                        iam.PolicyStatement(
+                            actions=API_GATEWAY_LOGGING_ACTIONS,
+                            resources=[
+                                Stack.of(self).format_arn(
+                                    service="logs",
+                                    resource="log-group",
+                                    resource_name="*",
+                                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                                )
+                            ],
+                        )
+                    ]
+                )
+            },
+        )
+        role.apply_removal_policy(RemovalPolicy.RETAIN)
+        acknowledge(
+            role,
+            "IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]",
+            "Account-wide role: every API of the region writes its own log groups through it",
+        )
+        account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
+        account.apply_removal_policy(RemovalPolicy.RETAIN)
+        stage.node.add_dependency(account)
+
+    def _web_acl(self, props: LeaderboardProps, stage: apigw.Stage) -> None:
+        """Optional: a regional WAF web ACL on the stage that blocks an IP address over its rate."""
+        limit = props.waf_requests_per_5_minutes_per_ip
+        if limit is None:
+            acknowledge(
+                stage, "APIG3", "WAF is optional (about 6 USD/month): per-method throttles and usage plans guard it"
+            )
+            return
+
+        def visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
+            return wafv2.CfnWebACL.VisibilityConfigProperty(
+                cloud_watch_metrics_enabled=True,
+                metric_name=f"leaderboard-{props.stage}-{name}",
+                sampled_requests_enabled=True,
+            )
+
+        acl = wafv2.CfnWebACL(
+            self,
+            "WebAcl",
+            scope="REGIONAL",
+            description=f"Leaderboard {props.stage}: per-IP rate limit on the API",
+            default_action=wafv2.CfnWebACL.DefaultActionProperty(allow={}),
+            visibility_config=visibility("api"),
+            rules=[
+                wafv2.CfnWebACL.RuleProperty(
+                    name="RateLimitPerIp",
+                    priority=0,
+                    action=wafv2.CfnWebACL.RuleActionProperty(block={}),
+                    statement=wafv2.CfnWebACL.StatementProperty(
+                        rate_based_statement=wafv2.CfnWebACL.RateBasedStatementProperty(
+                            limit=limit, aggregate_key_type="IP", evaluation_window_sec=300
+                        )
+                    ),
+                    visibility_config=visibility("rate-limit-per-ip"),
+                )
+            ],
+        )
+        wafv2.CfnWebACLAssociation(self, "WebAclAssociation", resource_arn=stage.stage_arn, web_acl_arn=acl.attr_arn)
 
     @staticmethod
     def _allow_origin(cors_origins: Sequence[str]) -> str:
@@ -294,8 +480,10 @@ class LeaderboardApi(Construct):
             )
 
     def _method_not_allowed(self, resource: apigw.Resource, cors_origins: Sequence[str]) -> None:
-        """ANY on a route's path answers 405 for the methods the route table does not define."""
+        """ANY on a route's path answers 405, with the path's methods in `Allow` (RFC 9110), for the methods the
+        route table does not define."""
         body = json.dumps({"error": routes.METHOD_NOT_ALLOWED.message})
+        allowed = ", ".join(sorted({r.method for r in routes.ROUTES if r.path == resource.path} | {"OPTIONS"}))
         status = str(routes.METHOD_NOT_ALLOWED.status)
         method = resource.add_method(
             "ANY",
@@ -306,14 +494,19 @@ class LeaderboardApi(Construct):
                         status_code=status,
                         response_templates={"application/json": body},
                         response_parameters={
-                            "method.response.header.Access-Control-Allow-Origin": self._allow_origin(cors_origins)
+                            "method.response.header.Access-Control-Allow-Origin": self._allow_origin(cors_origins),
+                            "method.response.header.Allow": f"'{allowed}'",
                         },
                     )
                 ],
             ),
             method_responses=[
                 apigw.MethodResponse(
-                    status_code=status, response_parameters={"method.response.header.Access-Control-Allow-Origin": True}
+                    status_code=status,
+                    response_parameters={
+                        "method.response.header.Access-Control-Allow-Origin": True,
+                        "method.response.header.Allow": True,
+                    },
                 )
             ],
         )

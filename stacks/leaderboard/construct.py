@@ -1,4 +1,4 @@
-"""Leaderboard: tables, the functions on one role, the REST API, the dashboard and its alarms, as one construct."""
+"""Leaderboard: tables, the functions on one role, the REST API with its two keys, the dashboard and the alarms."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class Leaderboard(Construct):
                 api_host=f"{self.api.rest_api_id}.execute-api.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
-                api_key_secret=self.api_construct.api_key_secret,
+                admin_key_secret=self.api_construct.admin_key_secret,
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:
@@ -62,6 +62,8 @@ class Leaderboard(Construct):
     def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:
         if props.cors_origins:
             return list(props.cors_origins)
+        # The dashboard itself calls its own same-origin /api/ proxy and needs no CORS; prod allows only its
+        # HTTPS origin (never "*"), for a page that would call the API directly.
         if props.is_prod and address is not None:
             return [address.url]
         return ["*"]

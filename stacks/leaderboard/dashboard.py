@@ -1,22 +1,16 @@
-"""The dashboard: a small public-only VPC, one Graviton instance, Nginx configured at boot."""
+"""The dashboard: CloudFront (HTTPS) in front of one Graviton instance in a small public-only VPC, Nginx
+configured at boot, a boot that signals CloudFormation, and secrets re-read at every boot."""
 
 from __future__ import annotations
 
-from aws_cdk import (
-    Stack,
-)
-from aws_cdk import (
-    aws_ec2 as ec2,
-)
-from aws_cdk import (
-    aws_logs as logs,
-)
-from aws_cdk import (
-    aws_s3_assets as s3_assets,
-)
-from aws_cdk import (
-    aws_secretsmanager as secretsmanager,
-)
+from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn
+from aws_cdk import aws_cloudfront as cloudfront
+from aws_cdk import aws_cloudfront_origins as origins
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3_assets as s3_assets
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from .nag import acknowledge
@@ -25,19 +19,105 @@ from .props import LeaderboardProps
 
 USER_DATA_TEMPLATE = DASHBOARD_DIR / "user_data.sh"
 USER_DATA_LIMIT = 16 * 1024
+# The site asset is the whole dashboard_ec2 folder (site, Nginx template and renderer, boot scripts) but these.
+SITE_ASSET_EXCLUDES = ["user_data.sh", "**/__pycache__", "**/.gitignore"]
+DASHBOARD_PORT = 80  # Nginx's port on the instance: CloudFront's origin port, the only port the instance opens
+# From launch to the success signal: dnf, the site, Nginx, and the checks through /api/ (with their retries).
+BOOT_TIMEOUT = Duration.minutes(20)
+
+# AWS's managed prefix list com.amazonaws.global.cloudfront.origin-facing has a different id in each region.
+# Synth makes no lookups, so the ids are a CloudFormation mapping; `make preflight` checks the entry of the
+# target region against the account, and the `cloudfront_prefix_list_id` prop covers any other region.
+CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS = {
+    "ap-northeast-1": "pl-58a04531",
+    "ap-northeast-2": "pl-22a6434b",
+    "ap-northeast-3": "pl-31a14458",
+    "ap-south-1": "pl-9aa247f3",
+    "ap-southeast-1": "pl-31a34658",
+    "ap-southeast-2": "pl-b8a742d1",
+    "ca-central-1": "pl-38a64351",
+    "eu-central-1": "pl-a3a144ca",
+    "eu-north-1": "pl-fab65393",
+    "eu-west-1": "pl-4fa04526",
+    "eu-west-2": "pl-93a247fa",
+    "eu-west-3": "pl-75b1541c",
+    "sa-east-1": "pl-5da64334",
+    "us-east-1": "pl-3b927c52",
+    "us-east-2": "pl-b6a144df",
+    "us-west-1": "pl-4ea04527",
+    "us-west-2": "pl-82a045eb",
+}
+CLOUDFRONT_PREFIX_LIST_NAME = "com.amazonaws.global.cloudfront.origin-facing"
+
+
+def amazon_linux_2023_parameter(instance_type: str) -> str:
+    """AWS's public SSM parameter of the latest AL2023 AMI for this instance type, default kernel: the
+    kernel-6.1 parameter (CDK's latest_amazon_linux2023 pins it) stops at that kernel's end of support."""
+    arm = ec2.InstanceType(instance_type).architecture == ec2.InstanceArchitecture.ARM_64
+    return f"/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-{'arm64' if arm else 'x86_64'}"
 
 
 class DashboardAddress(Construct):
-    """An Elastic IP made before the API and the instance: the API's CORS origin and the instance's
-    user data both need the dashboard's address, and the instance needs the API, so the address breaks the cycle."""
+    """The dashboard's addresses, made before the API and the instance: an Elastic IP for the instance and the
+    CloudFront distribution (HTTPS with CloudFront's default certificate) in front of it. The API's CORS origin
+    needs the distribution's name and the instance's user data needs the API, so these come first."""
 
     def __init__(self, scope: Construct, id: str) -> None:
         super().__init__(scope, id)
         self.eip = ec2.CfnEIP(self, "Eip", domain="vpc")
+        self.distribution = cloudfront.Distribution(
+            self,
+            "Distribution",
+            comment="Leaderboard dashboard: HTTPS in front of the Nginx instance",
+            default_behavior=cloudfront.BehaviorOptions(
+                origin=origins.HttpOrigin(
+                    self._public_dns_name(),
+                    protocol_policy=cloudfront.OriginProtocolPolicy.HTTP_ONLY,
+                    http_port=DASHBOARD_PORT,
+                ),
+                viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+                # POST for the admin area's snapshot and seed; Nginx refuses what it does not serve.
+                allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
+                # Live data, and caching off is what lets the admin area's Authorization header through.
+                cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
+                origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+                response_headers_policy=cloudfront.ResponseHeadersPolicy(
+                    self,
+                    "Hsts",
+                    comment="Leaderboard dashboard: HSTS (Nginx sets the other security headers)",
+                    security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
+                        strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
+                            access_control_max_age=Duration.days(365), include_subdomains=False, override=True
+                        )
+                    ),
+                ),
+            ),
+            price_class=cloudfront.PriceClass.PRICE_CLASS_100,
+        )
+        self._acknowledge_distribution_findings()
+        self.url = f"https://{self.distribution.distribution_domain_name}"
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.eip.ref}"
+    def _public_dns_name(self) -> str:
+        """The Elastic IP's public DNS name (CloudFront origins are names, not addresses): ec2-1-2-3-4 then
+        compute-1.amazonaws.com in us-east-1, <region>.compute.amazonaws.com elsewhere."""
+        in_us_east_1 = CfnCondition(self, "InUsEast1", expression=Fn.condition_equals(Aws.REGION, "us-east-1"))
+        domain = Fn.condition_if(
+            in_us_east_1.logical_id, "compute-1.amazonaws.com", Fn.join(".", [Aws.REGION, "compute.amazonaws.com"])
+        ).to_string()
+        dashed = Fn.join("-", Fn.split(".", self.eip.ref, 4))
+        return Fn.join("", ["ec2-", dashed, ".", domain])
+
+    def _acknowledge_distribution_findings(self) -> None:
+        reasons = {
+            "CFR1": "A public dashboard: no geo restriction",
+            "CFR2": "WAF on CloudFront costs from 6 USD/month; the admin area is password-protected and rate-limited",
+            "CFR3": "Access logs would need a log bucket; Nginx logs every request on the instance",
+            "CFR4": "CloudFront's default certificate (no custom domain): its TLS policy is CloudFront's own",
+            "CFR5": "HTTP to the instance (HTTPS would need a certificate for a domain of one's own); the instance "
+            "takes port 80 from CloudFront's origin-facing addresses only",
+        }
+        for rule, reason in reasons.items():
+            acknowledge(self.distribution, rule, reason)
 
 
 class Dashboard(Construct):
@@ -51,7 +131,7 @@ class Dashboard(Construct):
         api_host: str,
         api_stage: str,
         api_url: str,
-        api_key_secret: secretsmanager.ISecret,
+        admin_key_secret: secretsmanager.ISecret,
     ) -> None:
         super().__init__(scope, id)
         # Public subnets only: a NAT gateway would cost more than the rest of the stack.
@@ -68,7 +148,10 @@ class Dashboard(Construct):
             restrict_default_security_group=False,
         )
         self.security_group = ec2.SecurityGroup(
-            self, "WebSecurityGroup", vpc=self.vpc, description="Dashboard: HTTP in; no SSH (Session Manager instead)"
+            self,
+            "WebSecurityGroup",
+            vpc=self.vpc,
+            description="Dashboard: HTTP from CloudFront only; no SSH (Session Manager instead)",
         )
         # Rejected traffic only: enough to audit, cheap at any volume.
         flow_logs = logs.LogGroup(
@@ -79,12 +162,15 @@ class Dashboard(Construct):
             destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs),
             traffic_type=ec2.FlowLogTrafficType.REJECT,
         )
-        self.security_group.add_ingress_rule(ec2.Peer.any_ipv4(), ec2.Port.tcp(80), "HTTP from anywhere")
-        acknowledge(self.security_group, "EC23", "The dashboard is public; port 80 is the only port open")
+        self.security_group.add_ingress_rule(
+            ec2.Peer.prefix_list(self._cloudfront_prefix_list_id(props)),
+            ec2.Port.tcp(DASHBOARD_PORT),
+            "HTTP from CloudFront's origin-facing addresses only",
+        )
 
-        self.admin_secret = secretsmanager.Secret(
+        self.password_secret = secretsmanager.Secret(
             self,
-            "AdminSecret",
+            "AdminPasswordSecret",
             description=f"Leaderboard {props.stage}: password of the dashboard's admin area (user admin)",
             generate_secret_string=secretsmanager.SecretStringGenerator(
                 secret_string_template='{"username": "admin"}',
@@ -94,35 +180,22 @@ class Dashboard(Construct):
             ),
             removal_policy=props.effective_removal_policy,
         )
-        acknowledge(self.admin_secret, "SMG4", "Rotate by putting a new value and rebooting the instance, see README")
-        site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=["user_data.sh", "**/__pycache__"])
+        acknowledge(self.password_secret, "SMG4", "Rotated by `make rotate-password` (new value, dashboard refresh)")
+        # The whole dashboard_ec2 folder: the site, the Nginx template and renderer, the boot scripts.
+        self.site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=SITE_ASSET_EXCLUDES)
 
         instance_type = ec2.InstanceType(props.instance_type)
-        cpu = (
-            ec2.AmazonLinuxCpuType.ARM_64
-            if instance_type.architecture == ec2.InstanceArchitecture.ARM_64
-            else ec2.AmazonLinuxCpuType.X86_64
-        )
-        user_data = ec2.UserData.custom(
-            self._render_user_data(
-                SITE_S3_URL=site.s3_object_url,
-                REGION=Stack.of(self).region,
-                API_HOST=api_host,
-                API_STAGE=api_stage,
-                API_URL=api_url,
-                STAGE=props.stage,
-                API_KEY_SECRET_ARN=api_key_secret.secret_arn,
-                ADMIN_SECRET_ARN=self.admin_secret.secret_arn,
-            )
-        )
+        # Filled below: the script names the instance's own logical id (for its signal), known once it exists.
+        user_data = ec2.UserData.for_linux(shebang="#!/bin/bash")
+        public_subnets = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC)
         self.instance = ec2.Instance(
             self,
             "Instance",
             vpc=self.vpc,
-            vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC),
+            vpc_subnets=public_subnets,
             instance_type=instance_type,
             # Resolved from AWS's public SSM parameter at deploy time: no lookup at synth.
-            machine_image=ec2.MachineImage.latest_amazon_linux2023(cpu_type=cpu),
+            machine_image=ec2.MachineImage.from_ssm_parameter(amazon_linux_2023_parameter(props.instance_type)),
             security_group=self.security_group,
             require_imdsv2=True,
             ssm_session_permissions=True,  # Session Manager instead of SSH: no key pair, no port 22
@@ -134,10 +207,30 @@ class Dashboard(Construct):
             ],
             user_data=user_data,
             user_data_causes_replacement=True,
+            # A CreationPolicy: the stack waits for the boot's own signal, and a failed boot rolls it back.
+            resource_signal_timeout=BOOT_TIMEOUT,
         )
-        site.grant_read(self.instance.role)
-        api_key_secret.grant_read(self.instance.role)
-        self.admin_secret.grant_read(self.instance.role)
+        script = self._render_user_data(
+            REGION=Aws.REGION,
+            STACK_NAME=Aws.STACK_NAME,
+            INSTANCE_LOGICAL_ID=self.instance.instance.logical_id,  # with the user-data hash
+            SITE_S3_URL=self.site.s3_object_url,
+            ADMIN_KEY_SECRET_ARN=admin_key_secret.secret_arn,
+            ADMIN_PASSWORD_SECRET_ARN=self.password_secret.secret_arn,
+            API_UPSTREAM=f"https://{api_host}",
+            API_HOST=api_host,
+            API_STAGE=api_stage,
+            API_URL=api_url,
+            STAGE=props.stage,
+            DASHBOARD_PORT=str(DASHBOARD_PORT),
+        )
+        shebang, _, body = script.partition("\n")
+        assert shebang == "#!/bin/bash", "user_data.sh must start with #!/bin/bash"
+        user_data.add_commands(body)
+        # Launch only once the subnet's default route exists (the boot also waits for the network).
+        for subnet in self.vpc.select_subnets(subnet_type=ec2.SubnetType.PUBLIC).subnets:
+            self.instance.node.add_dependency(subnet.internet_connectivity_established)
+        self._instance_permissions(admin_key_secret)
         self._acknowledge_instance_findings()
         ec2.CfnEIPAssociation(
             self,
@@ -147,23 +240,47 @@ class Dashboard(Construct):
         )
         self.url = address.url
 
+    def _cloudfront_prefix_list_id(self, props: LeaderboardProps) -> str:
+        if props.cloudfront_prefix_list_id:
+            return props.cloudfront_prefix_list_id
+        mapping = CfnMapping(
+            self,
+            "CloudFrontOriginFacing",
+            mapping={region: {"PrefixListId": pl} for region, pl in CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS.items()},
+        )
+        return mapping.find_in_map(Aws.REGION, "PrefixListId")
+
+    def _instance_permissions(self, admin_key_secret: secretsmanager.ISecret) -> None:
+        """What the boot and the secrets unit use, by exact ARN (written by hand, as the functions' role)."""
+        statements = [
+            iam.PolicyStatement(
+                sid="SiteAssetRead",
+                actions=["s3:GetObject"],
+                # This asset's object only, not the whole CDK asset bucket.
+                resources=[self.site.bucket.arn_for_objects(self.site.s3_object_key)],
+            ),
+            iam.PolicyStatement(
+                sid="DashboardSecretsRead",
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[admin_key_secret.secret_arn, self.password_secret.secret_arn],
+            ),
+            iam.PolicyStatement(
+                sid="BootSignal",
+                actions=["cloudformation:SignalResource"],
+                resources=[Aws.STACK_ID],
+            ),
+        ]
+        for statement in statements:
+            self.instance.role.add_to_principal_policy(statement)
+
     def _acknowledge_instance_findings(self) -> None:
         acknowledge(self.instance, "EC28", "Detailed monitoring would cost more than the nano instance itself")
         acknowledge(self.instance, "EC29", "Stateless: the instance is rebuilt from user data, nothing to protect")
         acknowledge(
             self.instance.role,
             "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]",
-            "AWS's documented minimum for Session Manager, which replaces SSH",
+            "AWS's documented minimum for Session Manager and Run Command (key rotation refreshes through it)",
         )
-        policy = self.instance.role.node.find_child("DefaultPolicy")
-        asset_reason = "Read-only access to the CDK asset bucket, granted by Asset.grant_read for the site files"
-        for finding in (
-            "Action::s3:GetBucket*",
-            "Action::s3:GetObject*",
-            "Action::s3:List*",
-            "Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*",
-        ):
-            acknowledge(policy, f"IAM5[{finding}]", asset_reason)
 
     @staticmethod
     def _render_user_data(**values: str) -> str:

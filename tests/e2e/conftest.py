@@ -34,7 +34,8 @@ CHROMIUM_ARGS = [
 ]
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
 
-API_KEY = "e2e-" + secrets.token_hex(12)
+API_KEY = "e2e-" + secrets.token_hex(12)  # the game key
+ADMIN_KEY = "e2e-admin-" + secrets.token_hex(12)  # boards and snapshots
 ADMIN_USER = "admin"
 ADMIN_PASSWORD = "e2e-" + secrets.token_hex(8)
 
@@ -87,13 +88,16 @@ class Stack:
 
     def create_board(self, board: dict) -> dict:
         """POST /leaderboards (the tables are emptied by reset(): boards the stack declares stay)."""
-        resp = self.http.post(f"{self.api}/leaderboards", json=board, headers={"x-api-key": API_KEY}, timeout=30)
+        resp = self.http.post(f"{self.api}/leaderboards", json=board, headers={"x-api-key": ADMIN_KEY}, timeout=30)
         assert resp.status_code in (201, 409), resp.text
         return resp.json()
 
     def snapshot(self, period: str = "all-time", limit: int = 25) -> dict:
         resp = self.http.post(
-            f"{self.api}/snapshot", json={"period": period, "limit": limit}, headers={"x-api-key": API_KEY}, timeout=30
+            f"{self.api}/snapshot",
+            json={"period": period, "limit": limit},
+            headers={"x-api-key": ADMIN_KEY},
+            timeout=30,
         )
         assert resp.status_code == 201, resp.text
         return resp.json()
@@ -106,7 +110,14 @@ def stack(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("e2e-stack")
     log = open(run_dir / "stack.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("stack_process.py")), str(run_dir), API_KEY, ADMIN_PASSWORD],
+        [
+            sys.executable,
+            str(Path(__file__).with_name("stack_process.py")),
+            str(run_dir),
+            API_KEY,
+            ADMIN_KEY,
+            ADMIN_PASSWORD,
+        ],
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

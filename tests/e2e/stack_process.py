@@ -34,13 +34,13 @@ def free_port() -> int:
 
 
 def main() -> int:
-    run_dir, api_key, admin_password = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    backend = Backend(api_key=api_key, quiet=True, run_dir=run_dir)
+    run_dir, api_key, admin_key, admin_password = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    backend = Backend(api_key=api_key, admin_key=admin_key, quiet=True, run_dir=run_dir)
     try:
         backend.start()
         api_port = backend.server.server_address[1]
         port = free_port()
-        served_by = dashboard.start(backend.procs, run_dir, port, backend.api_url, api_key, admin_password)
+        served_by = dashboard.start(backend.procs, run_dir, port, backend.api_url, admin_key, admin_password)
         print(
             json.dumps({"dashboard": f"http://127.0.0.1:{port}", "api": backend.api_url, "served_by": served_by}),
             flush=True,

@@ -31,3 +31,20 @@ def template(dev_template_json) -> Template:
 @pytest.fixture(scope="session")
 def prod_template(prod_template_json) -> Template:
     return Template.from_json(prod_template_json)
+
+
+# A stage with every optional prop away from its default, so that each prop's template effect has a test.
+CUSTOM_STAGE = {
+    "account_has_api_gateway_logging_role": True,
+    "powertools_layer_arn": "arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:9",
+    "waf_requests_per_5_minutes_per_ip": 1000,
+    "cloudfront_prefix_list_id": "pl-0123456789abcdef0",
+    "reserved_concurrency": {"score-submit": 50},
+    "instance_type": "t3.nano",
+}
+
+
+@pytest.fixture(scope="session")
+def custom_template_json() -> dict:
+    assembly = build_app("custom", context={"stages": {"custom": CUSTOM_STAGE}}).synth()
+    return assembly.get_stack_by_name(stack_name("custom")).template

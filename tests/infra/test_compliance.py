@@ -23,12 +23,17 @@ def test_cdk_nag_finds_no_unacknowledged_violation(stage):
     app.synth()  # raises ValidationFailed listing the findings
 
 
+def test_cdk_nag_passes_with_every_optional_prop_set(custom_template_json):
+    """The custom stage (WAF, pinned layer, own prefix list, existing logging role) synthesized with cdk-nag."""
+    assert custom_template_json["Resources"]
+
+
 def test_cdk_nag_acknowledgements_are_what_make_it_pass():
     """The same checks, run without CDK's acknowledgement filter, do find the acknowledged rules."""
     app = build_app("dev", nag=False)
     report = AwsSolutionsChecks(app).validate_scope(app)
     found = {v.rule_name.split("[")[0] for v in report.violations}
-    assert {"AwsSolutions-EC23", "AwsSolutions-APIG4", "AwsSolutions-SMG4"} <= found
+    assert {"AwsSolutions-APIG4", "AwsSolutions-SMG4", "AwsSolutions-CFR4", "AwsSolutions-CFR5"} <= found
 
 
 def test_cdk_nag_fails_synth_on_an_unacknowledged_violation():
@@ -41,9 +46,9 @@ def test_cdk_nag_fails_synth_on_an_unacknowledged_violation():
         app.synth()
 
 
-@pytest.mark.parametrize("stage", ["dev", "prod"])
-def test_cfn_lint_passes(stage, dev_template_json, prod_template_json, tmp_path):
-    template = dev_template_json if stage == "dev" else prod_template_json
+@pytest.mark.parametrize("stage", ["dev", "prod", "custom"])
+def test_cfn_lint_passes(stage, dev_template_json, prod_template_json, custom_template_json, tmp_path):
+    template = {"dev": dev_template_json, "prod": prod_template_json, "custom": custom_template_json}[stage]
     path = tmp_path / f"leaderboard-{stage}.template.json"
     path.write_text(json.dumps(template))
     result = subprocess.run(

@@ -594,3 +594,34 @@ def test_live_tls_upstream_with_the_wrong_name_is_refused(tmp_path, tls_upstream
         assert status == 502, body
     finally:
         server.stop()
+
+
+def _last_client(prefix: Path) -> str:
+    time.sleep(0.2)  # the access log line is written after the response
+    return json.loads((prefix / "access.log").read_text().splitlines()[-1])["client"]
+
+
+@needs_nginx
+@pytest.mark.parametrize(
+    "real_ip_from, expected", [(None, "127.0.0.1"), ("127.0.0.1/32", "203.0.113.7")], ids=["no-proxy", "behind-proxy"]
+)
+def test_live_client_address_behind_a_trusted_proxy(tmp_path, upstream, real_ip_from, expected):
+    """Behind CloudFront (REAL_IP_FROM on EC2) the client is the LAST X-Forwarded-For address, the one the
+    proxy appended; what a client sends itself comes first and is ignored. Without a proxy (the default,
+    `make run`) the header changes nothing, so nobody can pick the address the admin rate limit counts."""
+    values = local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1])
+    if real_ip_from:
+        values["REAL_IP_FROM"] = real_ip_from
+    server = Nginx(tmp_path, values)
+    try:
+        status, _, _ = server.request("/", headers={"X-Forwarded-For": "198.51.100.1, 203.0.113.7"})
+        assert status == 200
+        assert _last_client(tmp_path) == expected
+    finally:
+        server.stop()
+
+
+def test_real_ip_from_refuses_what_is_not_an_address(tmp_path):
+    values = {**local_values(tmp_path), "REAL_IP_FROM": "all"}
+    with pytest.raises(ValueError, match="REAL_IP_FROM"):
+        render.render_nginx_conf(values)

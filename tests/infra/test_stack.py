@@ -61,6 +61,7 @@ def test_shared_role_is_least_privilege(template):
         "ScoresStreamRead",
         "SnapshotsAppendRead",
         "OwnLogGroups",
+        "CursorSecretRead",
         "XRayTraces",
     }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
@@ -236,12 +237,14 @@ def test_stage_has_access_logs_throttling_and_tracing(template):
     )
 
 
-def test_api_key_value_is_never_plain_text(template):
-    """The key comes from Secrets Manager through a dynamic reference."""
-    (key,) = resources(template, "AWS::ApiGateway::ApiKey").values()
-    value = json.dumps(key["Properties"]["Value"])
-    assert "{{resolve:secretsmanager:" in value
-    template.resource_count_is("AWS::ApiGateway::UsagePlanKey", 1)
+def test_api_key_values_are_never_plain_text(template):
+    """Both keys come from Secrets Manager through dynamic references, each from its own secret."""
+    keys = resources(template, "AWS::ApiGateway::ApiKey").values()
+    values = [json.dumps(key["Properties"]["Value"]) for key in keys]
+    assert len(values) == 2 and all("{{resolve:secretsmanager:" in v for v in values)
+    secrets = {re.search(r'"Ref": "(\w+)"', v).group(1) for v in values}
+    assert len(secrets) == 2
+    template.resource_count_is("AWS::ApiGateway::UsagePlanKey", 2)
 
 
 def test_instance_requires_imdsv2_and_encrypts_ebs(template):
@@ -260,11 +263,11 @@ def test_instance_requires_imdsv2_and_encrypts_ebs(template):
     assert "KeyName" not in instance["Properties"]
 
 
-def test_image_is_latest_al2023_from_public_ssm_parameter(dev_template_json):
-    params = dev_template_json["Parameters"]
-    assert any(
-        p.get("Default", "").startswith("/aws/service/ami-amazon-linux-latest/al2023-ami") for p in params.values()
-    )
+def test_image_is_latest_al2023_default_kernel_from_public_ssm_parameter(dev_template_json):
+    """The default-kernel parameter: the kernel-6.1 one stops being updated at that kernel's end of support."""
+    defaults = [p.get("Default", "") for p in dev_template_json["Parameters"].values()]
+    amis = [d for d in defaults if d.startswith("/aws/service/ami-amazon-linux-latest/")]
+    assert amis == ["/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64"]
 
 
 def test_no_nat_gateway_and_public_subnets_only(template):
@@ -273,11 +276,15 @@ def test_no_nat_gateway_and_public_subnets_only(template):
         assert subnet["Properties"]["MapPublicIpOnLaunch"] is True
 
 
-def test_security_group_opens_port_80_only(template):
+def test_security_group_opens_port_80_to_cloudfront_only(template):
+    """The only way in is port 80 from CloudFront's origin-facing prefix list: no CIDR, no port 22."""
     (sg,) = resources(template, "AWS::EC2::SecurityGroup").values()
-    ingress = sg["Properties"]["SecurityGroupIngress"]
-    assert [(r["FromPort"], r["ToPort"]) for r in ingress] == [(80, 80)]
-    assert not any(r.get("FromPort") == 22 for r in ingress)
+    assert "SecurityGroupIngress" not in sg["Properties"]
+    (rule,) = resources(template, "AWS::EC2::SecurityGroupIngress").values()
+    props = rule["Properties"]
+    assert (props["IpProtocol"], props["FromPort"], props["ToPort"]) == ("tcp", 80, 80)
+    assert "CidrIp" not in props and "CidrIpv6" not in props
+    assert props["SourcePrefixListId"]["Fn::FindInMap"][1] == {"Ref": "AWS::Region"}
 
 
 def _user_data(template_json: dict) -> str:
@@ -287,25 +294,36 @@ def _user_data(template_json: dict) -> str:
     return "".join(p if isinstance(p, str) else "<token>" for p in parts)
 
 
-def test_user_data_installs_nginx_and_stays_small(dev_template_json):
-    """Nginx in user data; the site travels as an S3 asset, so user data stays far below 16 KB."""
+def test_user_data_fetches_the_boot_from_the_site_asset_and_stays_small(dev_template_json):
+    """User data fetches the site asset and runs its boot script, so it stays far below EC2's 16 KB."""
     text = _user_data(dev_template_json)
-    assert "dnf install -y nginx" in text
-    assert "aws s3 cp" in text and "systemctl enable --now nginx" in text
+    assert "aws s3 cp" in text and "/opt/leaderboard/boot/first-boot.sh" in text
     assert len(text.encode()) < 4 * 1024
 
 
 def test_user_data_holds_no_secret_values(dev_template_json):
-    """The instance fetches the key and password at boot; the template holds only their ARNs."""
+    """The instance reads the key and password at boot; the template holds only their ARNs."""
     text = _user_data(dev_template_json)
-    assert "get-secret-value" in text
-    assert not re.search(r"[A-Za-z0-9]{40}", text.replace("<token>", ""))
+    assert "ADMIN_KEY_SECRET_ARN=" in text and "ADMIN_PASSWORD_SECRET_ARN=" in text
+    assert not re.search(r"[A-Za-z0-9]{40}", re.sub(r"Instance[0-9A-Fa-f]{24}", "", text.replace("<token>", "")))
 
 
 def test_outputs_have_stable_logical_ids(template):
+    """Scripts (`python -m ops`) find the stack's parts by these output names."""
     outputs = template.to_json()["Outputs"]
-    for name in ("ApiUrl", "DashboardUrl", "ScoresTableName", "SnapshotsTableName"):
-        assert name in outputs
+    for name in (
+        "ApiUrl",
+        "DashboardUrl",
+        "ScoresTableName",
+        "SnapshotsTableName",
+        "GameKeySecretArn",
+        "AdminKeySecretArn",
+        "GameUsagePlanId",
+        "AdminUsagePlanId",
+        "DashboardPasswordSecretArn",
+        "DashboardInstanceId",
+    ):
+        assert name in outputs, name
 
 
 def test_dev_allows_any_origin_and_enables_simulator(dev_template_json):
@@ -316,12 +334,15 @@ def test_dev_allows_any_origin_and_enables_simulator(dev_template_json):
 
 
 def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_json):
-    """In prod, CORS allows the dashboard's Elastic IP origin, never '*'; data is retained."""
+    """In prod, CORS allows only the dashboard's HTTPS (CloudFront) origin, never '*'; data is retained."""
     fn = next(r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function")
     variables = fn["Properties"]["Environment"]["Variables"]
     assert variables["ENABLE_SIMULATOR"] == "false"
-    origins = json.dumps(variables["CORS_ALLOWED_ORIGINS"])
-    assert "http://" in origins and "EIP" in origins.upper() and '"*"' not in origins
+    origins = variables["CORS_ALLOWED_ORIGINS"]
+    assert origins["Fn::Join"][1][0] == "https://"
+    resources = prod_template_json["Resources"]
+    (distribution,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFront::Distribution"]
+    assert origins["Fn::Join"][1][1] == {"Fn::GetAtt": [distribution, "DomainName"]}
     for table in (r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"):
         assert table["DeletionPolicy"] == "Retain"
         assert table["Properties"]["DeletionProtectionEnabled"] is True
@@ -356,3 +377,22 @@ def test_powertools_layer_comes_from_public_ssm_parameter_at_pinned_version(dev_
     (param_id,) = [k for k, p in params.items() if p.get("Default") == POWERTOOLS_LAYER_PARAMETER]
     for fn in (r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::Lambda::Function"):
         assert fn["Properties"]["Layers"] == [{"Ref": param_id}]
+
+
+def test_undeclared_methods_answer_405_with_the_allowed_methods(template):
+    """ANY on each route's path is a mock 405 whose Allow header lists what the path does take (as locally)."""
+    methods = resources(template, "AWS::ApiGateway::Method").values()
+    mocks = [m["Properties"] for m in methods if m["Properties"]["HttpMethod"] == "ANY"]
+    assert len(mocks) == len({r.path for r in routes.ROUTES})
+    allows = set()
+    for mock in mocks:
+        (answer,) = mock["Integration"]["IntegrationResponses"]
+        assert answer["StatusCode"] == "405"
+        allows.add(answer["ResponseParameters"]["method.response.header.Allow"])
+        (declared,) = mock["MethodResponses"]
+        assert declared["ResponseParameters"]["method.response.header.Allow"] is True
+    expected = {
+        "'" + ", ".join(sorted({r.method for r in routes.ROUTES if r.path == path} | {"OPTIONS"})) + "'"
+        for path in {r.path for r in routes.ROUTES}
+    }
+    assert allows == expected

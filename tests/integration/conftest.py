@@ -16,22 +16,36 @@ import requests
 
 from local.backend import Backend
 
-from .stack_config import API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
+from leaderboard import routes
+
+from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 
 
 @dataclass
 class Api:
     url: str
-    key: str
+    key: str  # the game key
     http: requests.Session
+    admin_key: str = ADMIN_KEY
+
+    def key_for(self, method: str, path: str) -> str:
+        """The key the route needs: the admin key on admin routes, else the game key."""
+        route, _, _ = routes.match_route(method, path.split("?", 1)[0])
+        return self.admin_key if route is not None and route.access == routes.ADMIN else self.key
 
     def get(self, path: str, **kw) -> requests.Response:
         return self.http.get(self.url + path, timeout=60, **kw)
 
+    def delete(self, path: str, *, key: str | None = "default", **kw) -> requests.Response:
+        headers = dict(kw.pop("headers", {}))
+        if key:
+            headers["x-api-key"] = self.key_for("DELETE", path) if key == "default" else key
+        return self.http.delete(self.url + path, headers=headers, timeout=60, **kw)
+
     def post(self, path: str, body=None, *, key: str | None = "default", **kw) -> requests.Response:
         headers = dict(kw.pop("headers", {}))
         if key:
-            headers["x-api-key"] = self.key if key == "default" else key
+            headers["x-api-key"] = self.key_for("POST", path) if key == "default" else key
         if body is not None:
             kw["json"] = body
         return self.http.post(self.url + path, headers=headers, timeout=60, **kw)
@@ -41,6 +55,7 @@ class Api:
 def stack(tmp_path_factory):
     backend = Backend(
         api_key=API_KEY,
+        admin_key=ADMIN_KEY,
         cors_origins=(DASHBOARD_ORIGIN, OTHER_ORIGIN),
         quiet=True,
         run_dir=tmp_path_factory.mktemp("local-stack"),

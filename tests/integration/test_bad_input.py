@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 import requests
 
-from .stack_config import API_KEY
+from .stack_config import ADMIN_KEY, API_KEY
 
-KEY = {"x-api-key": API_KEY}
+KEY = {"x-api-key": API_KEY}  # the game key
+ADMIN = {"x-api-key": ADMIN_KEY}
 JSON = {"Content-Type": "application/json"}
+TEXT = {"Content-Type": "text/plain"}
+FORGED_CURSOR = "eyJiIjoiYWxsLXRpbWUiLCJrIjoiMCIsInIiOjEsInQiOjF9"
 
 
 def _chunks(total: int):
@@ -54,30 +57,30 @@ CASES = [
         400,
     ),
     ("unknown-field", "POST", "/scores", {"json": {"player_id": "a", "score": 1, "admin": True}, "headers": KEY}, 400),
-    ("simulate-zero", "POST", "/simulate", {"json": {"players": 0}, "headers": KEY}, 400),
-    ("simulate-too-many", "POST", "/simulate", {"json": {"players": 1001}, "headers": KEY}, 400),
-    ("simulate-string", "POST", "/simulate", {"json": {"players": "5"}, "headers": KEY}, 400),
-    ("snapshot-limit", "POST", "/snapshot", {"json": {"limit": 0}, "headers": KEY}, 400),
-    ("snapshot-period", "POST", "/snapshot", {"json": {"period": "monthly"}, "headers": KEY}, 400),
-    ("snapshot-period-type", "POST", "/snapshot", {"json": {"period": 3}, "headers": KEY}, 400),
-    ("board-bad-id", "POST", "/leaderboards", {"json": {"board_id": "Bad Id!", "name": "x"}, "headers": KEY}, 400),
+    ("simulate-zero", "POST", "/simulate", {"json": {"players": 0}, "headers": ADMIN}, 400),
+    ("simulate-too-many", "POST", "/simulate", {"json": {"players": 1001}, "headers": ADMIN}, 400),
+    ("simulate-string", "POST", "/simulate", {"json": {"players": "5"}, "headers": ADMIN}, 400),
+    ("snapshot-limit", "POST", "/snapshot", {"json": {"limit": 0}, "headers": ADMIN}, 400),
+    ("snapshot-period", "POST", "/snapshot", {"json": {"period": "monthly"}, "headers": ADMIN}, 400),
+    ("snapshot-period-type", "POST", "/snapshot", {"json": {"period": 3}, "headers": ADMIN}, 400),
+    ("board-bad-id", "POST", "/leaderboards", {"json": {"board_id": "Bad Id!", "name": "x"}, "headers": ADMIN}, 400),
     (
         "board-bad-order",
         "POST",
         "/leaderboards",
-        {"json": {"board_id": "b1", "order": "sideways"}, "headers": KEY},
+        {"json": {"board_id": "b1", "order": "sideways"}, "headers": ADMIN},
         400,
     ),
     (
         "board-bad-period",
         "POST",
         "/leaderboards",
-        {"json": {"board_id": "b1", "periods": ["hourly"]}, "headers": KEY},
+        {"json": {"board_id": "b1", "periods": ["hourly"]}, "headers": ADMIN},
         400,
     ),
-    ("board-no-periods", "POST", "/leaderboards", {"json": {"board_id": "b1", "periods": []}, "headers": KEY}, 400),
-    ("board-missing-id", "POST", "/leaderboards", {"json": {"name": "x"}, "headers": KEY}, 400),
-    ("board-exists", "POST", "/leaderboards", {"json": {"board_id": "global", "name": "x"}, "headers": KEY}, 409),
+    ("board-no-periods", "POST", "/leaderboards", {"json": {"board_id": "b1", "periods": []}, "headers": ADMIN}, 400),
+    ("board-missing-id", "POST", "/leaderboards", {"json": {"name": "x"}, "headers": ADMIN}, 400),
+    ("board-exists", "POST", "/leaderboards", {"json": {"board_id": "global", "name": "x"}, "headers": ADMIN}, 409),
     ("board-unknown", "GET", "/leaderboards/nope", {}, 404),
     (
         "board-unknown-scores",
@@ -120,11 +123,14 @@ CASES = [
     ("player-empty-query", "GET", "/player?player_id=", {}, 400),
     ("player-bad-id", "GET", "/player?player_id=a%20b", {}, 400),
     ("player-unknown", "GET", "/player?player_id=nobody", {}, 404),
-    # huge bodies
-    ("body-65k", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": {**KEY, **JSON}}, 413),
-    ("body-2mb", "POST", "/scores", {"data": b"x" * (2 * 1024 * 1024), "headers": {**KEY, **JSON}}, 413),
-    ("body-chunked-128k", "POST", "/scores", {"data": _chunks(128 * 1024), "headers": {**KEY, **JSON}}, 413),
-    ("body-65k-no-key", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": JSON}, 413),
+    # huge bodies: the handler refuses more than 64 KiB (413); as application/json API Gateway's body
+    # model sees them first (400); past API Gateway's own 10 MB cap the gateway answers 413 itself
+    ("body-65k", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": {**KEY, **TEXT}}, 413),
+    ("body-2mb", "POST", "/scores", {"data": b"x" * (2 * 1024 * 1024), "headers": {**KEY, **TEXT}}, 413),
+    ("body-chunked-128k", "POST", "/scores", {"data": _chunks(128 * 1024), "headers": {**KEY, **TEXT}}, 413),
+    ("body-65k-json", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": {**KEY, **JSON}}, 400),
+    ("body-65k-no-key", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": JSON}, 403),
+    ("body-11mb", "POST", "/scores", {"data": b"x" * (11 * 1024 * 1024), "headers": {**KEY, **TEXT}}, 413),
     # keys
     ("scores-no-key", "POST", "/scores", {"json": {"player_id": "a", "score": 1}}, 403),
     (
@@ -149,6 +155,48 @@ CASES = [
     ("delete-board-no-key", "DELETE", "/leaderboards/global", {}, 403),
     ("put-board", "PUT", "/leaderboards/global", {"json": {}, "headers": KEY}, 405),
     ("unknown-board-subpath", "GET", "/leaderboards/global/everything", {}, 404),
+    ("trace-method", "TRACE", "/leaderboard", {}, 405),
+    ("made-up-method", "BREW", "/leaderboard", {}, 405),
+    # the other key: each key opens only its own routes (its usage plan throttles the other routes to 0: 429)
+    ("game-key-creates-board", "POST", "/leaderboards", {"json": {"board_id": "g1"}, "headers": KEY}, 429),
+    ("game-key-deletes-board", "DELETE", "/leaderboards/global", {"headers": KEY}, 429),
+    ("game-key-snapshot", "POST", "/snapshot", {"json": {}, "headers": KEY}, 429),
+    ("game-key-simulate", "POST", "/simulate", {"json": {"players": 1}, "headers": KEY}, 429),
+    ("admin-key-submits", "POST", "/scores", {"json": {"player_id": "a", "score": 1}, "headers": ADMIN}, 429),
+    # API Gateway validates bodies only as application/json: the handlers refuse the rest themselves
+    *[
+        (
+            f"{ctype.split('/')[1]}-{name}",
+            "POST",
+            path,
+            {"data": body, "headers": {**KEY, "Content-Type": ctype}},
+            400,
+        )
+        for ctype in ("text/plain", "application/x-www-form-urlencoded")
+        for name, path, body in (
+            ("nan-metadata", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}'),
+            ("inf-meta", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": 1e999}}'),
+            ("newline-id", "/scores", b'{"player_id": "sv-nl\\n", "score": 1}'),
+            ("dots-id", "/scores", b'{"player_id": "..", "score": 1}'),
+            ("score-string", "/scores", b'{"player_id": "a", "score": "10"}'),
+            ("unknown-field", "/scores", b'{"player_id": "a", "score": 1, "admin": true}'),
+        )
+    ],
+    ("json-nan-metadata", "POST", "/leaderboards/global/scores",
+     {"data": b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}', "headers": {**KEY, **JSON}}, 400),
+    ("newline-board-id", "POST", "/leaderboards", {"json": {"board_id": "nl\n"}, "headers": ADMIN}, 400),
+    # query values
+    ("far-future-day", "GET", "/leaderboard?period=daily-9999-12-31", {}, 400),
+    ("far-future-week", "GET", "/leaderboards/global/top?period=weekly-9999-W52", {}, 400),
+    ("far-future-snapshots", "GET", "/snapshots?period=daily-9999-12-31", {}, 400),
+    ("empty-period", "GET", "/leaderboard?period=", {}, 400),
+    ("arabic-digit-limit", "GET", "/leaderboard?limit=%D9%A3", {}, 400),
+    ("fullwidth-digit-range", "GET", "/leaderboards/global/range?min_score=%EF%BC%91&max_score=5", {}, 400),
+    ("empty-cursor", "GET", "/leaderboards/global/top?cursor=", {}, 400),
+    ("huge-cursor", "GET", "/leaderboards/global/top?cursor=" + "A" * 2048, {}, 400),
+    # an unsigned cursor as the API used to issue them: {"b": "all-time", "k": "0", "r": 1, "t": 1}
+    ("forged-cursor", "GET", "/leaderboards/global/top?cursor=" + FORGED_CURSOR, {}, 400),
+    ("dots-player-path", "GET", "/leaderboards/global/players/...", {}, 400),
 ]
 
 

@@ -22,7 +22,7 @@ def test_create_list_show_and_delete_a_board(api, laps):
     assert shown.status_code == 200 and [p["period"] for p in shown.json()["periods"]] == ["all-time"]
 
     api.post("/leaderboards/laps/scores", {"player_id": "p", "score": 5})
-    deleted = api.http.delete(f"{api.url}/leaderboards/laps", headers={"x-api-key": api.key}, timeout=30)
+    deleted = api.delete("/leaderboards/laps")
     assert deleted.status_code == 200, deleted.text
     assert api.get("/leaderboards/laps").status_code == 404
     assert "laps" not in {b["board_id"] for b in api.get("/leaderboards").json()["leaderboards"]}
@@ -41,7 +41,7 @@ def test_boards_declared_in_the_stack_props_exist_from_the_start(api, stack):
 
 def test_board_writes_need_the_key(api, laps):
     assert api.post("/leaderboards", {"board_id": "nokey", "name": "x"}, key=None).status_code == 403
-    assert api.http.delete(f"{api.url}/leaderboards/laps", timeout=10).status_code == 403
+    assert api.delete("/leaderboards/laps", key=None).status_code == 403
     assert api.post("/leaderboards/laps/scores", {"player_id": "p", "score": 1}, key=None).status_code == 403
     assert (
         api.post("/leaderboards/laps/scores/bulk", {"entries": [{"player_id": "p", "score": 1}]}, key="bad").status_code

@@ -73,23 +73,21 @@ def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
     env = {
         **os.environ,
         "PORT": str(port),
+        "API_PORT": str(api_port),
         "LEADERBOARD_RUN_DIR": str(tmp_path),
         "LEADERBOARD_API_KEY": "cli-test-key",
+        "LEADERBOARD_ADMIN_KEY": "cli-admin-key",
         "LEADERBOARD_ADMIN_PASSWORD": "cli-test-password",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "local", "run", "--api-port", str(api_port), "--quiet"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = _start(env)
     try:
         out = "".join(_read_until(proc, "Ctrl-C stops everything"))
         dashboard, api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{api_port}"
         assert f"Dashboard: {dashboard}/\n" in out and f"API: {api}\n" in out
+        assert "\nAPI key (x-api-key): cli-test-key" in out and "\nAdmin key (x-api-key): cli-admin-key" in out
+        # Each key opens its own routes only.
+        game_key = {"x-api-key": "cli-test-key"}
+        assert requests.post(f"{api}/simulate", json={"players": 1}, headers=game_key, timeout=10).status_code == 403
 
         # Demo data, read directly and through the dashboard's proxy.
         top = requests.get(f"{api}/leaderboard", timeout=10).json()["entries"]
@@ -134,11 +132,33 @@ def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
         commands = " ".join(_command(p) for p in children)
         assert "DynamoDBLocal.jar" in commands
         assert ("nginx" in commands) == bool(shutil.which("nginx")), commands
+        # The server closes this connection first: its socket stays in TIME_WAIT for a minute.
+        requests.get(f"{api}/leaderboard", headers={"Connection": "close"}, timeout=10)
         proc.send_signal(stop_signal)
         assert proc.wait(30) == 0
         assert [p for p in children if _alive(p)] == []
         assert not (tmp_path / "run.json").exists()
+        if stop_signal == signal.SIGINT:
+            # Started again at once, on the same ports.
+            proc = _start(env, "--no-seed")
+            out = "".join(_read_until(proc, "Ctrl-C stops everything"))
+            assert f"API: {api}\n" in out
+            assert requests.get(f"{api}/leaderboard", timeout=10).json()["entries"] == []
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(30) == 0
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def _start(env: dict, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "local", "run", "--quiet", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )

@@ -8,7 +8,7 @@ import pytest
 import requests
 from leaderboard import routes
 
-from .stack_config import API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
+from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 
 # Every route path, with a sample value for each {parameter}.
 PATHS = sorted({re.sub(r"\{[^}]+\}", "sample", r.path) for r in routes.ROUTES})
@@ -51,30 +51,74 @@ def test_an_origin_that_is_not_allowed_is_never_echoed(api):
         assert "Origin" in resp.headers["Vary"]
 
 
+# The handlers answer with the caller's origin when it is allowed. API Gateway's own answers (gateway responses:
+# bad key, unknown route, failed validation; the mock 405) carry ONE static origin, "*" or the first allowed one,
+# whatever the caller's: a page on another allowed origin cannot read why the gateway refused it.
+HANDLER, GATEWAY = OTHER_ORIGIN, DASHBOARD_ORIGIN
+
+
 @pytest.mark.parametrize(
-    "method, path, kwargs, status",
+    "method, path, kwargs, status, origin",
     [
-        ("GET", "/leaderboard", {}, 200),
-        ("POST", "/scores", {"json": {"player_id": "cors", "score": 1}, "headers": {"x-api-key": API_KEY}}, 200),
-        ("POST", "/snapshot", {"json": {}, "headers": {"x-api-key": API_KEY}}, 201),
-        ("GET", "/player?player_id=nobody", {}, 404),  # handler error
+        ("GET", "/leaderboard", {}, 200, HANDLER),
+        (
+            "POST",
+            "/scores",
+            {"json": {"player_id": "cors", "score": 1}, "headers": {"x-api-key": API_KEY}},
+            200,
+            HANDLER,
+        ),
+        ("POST", "/snapshot", {"json": {}, "headers": {"x-api-key": ADMIN_KEY}}, 201, HANDLER),
+        ("GET", "/player?player_id=nobody", {}, 404, HANDLER),  # handler error
         (
             "POST",
             "/scores",
             {"json": {"player_id": "cors", "score": "x"}, "headers": {"x-api-key": API_KEY}},
             400,
-        ),  # gateway validation
-        ("POST", "/scores", {"data": "{", "headers": {"x-api-key": API_KEY}}, 400),
-        ("POST", "/scores", {"json": {"player_id": "cors", "score": 1}}, 403),  # missing key
-        ("GET", "/nope", {}, 404),
-        ("DELETE", "/scores", {}, 405),
-        ("POST", "/scores", {"data": b"x" * 70_000, "headers": {"x-api-key": API_KEY}}, 413),
+            GATEWAY,
+        ),  # the body model (application/json)
+        (
+            "POST",
+            "/scores",
+            {
+                "data": '{"player_id": "cors", "score": "x"}',
+                "headers": {"x-api-key": API_KEY, "Content-Type": "text/plain"},
+            },
+            400,
+            HANDLER,
+        ),  # another content type: no model applies, the handler refuses it
+        ("POST", "/scores", {"data": "{", "headers": {"x-api-key": API_KEY}}, 400, GATEWAY),
+        ("POST", "/scores", {"json": {"player_id": "cors", "score": 1}}, 403, GATEWAY),  # missing key
+        ("GET", "/nope", {}, 404, GATEWAY),
+        ("DELETE", "/scores", {}, 405, GATEWAY),
+        (
+            "POST",
+            "/scores",
+            {"data": b"x" * 70_000, "headers": {"x-api-key": API_KEY, "Content-Type": "text/plain"}},
+            413,
+            HANDLER,
+        ),  # the API's 64 KiB limit is the handler's
     ],
 )
-def test_every_response_carries_cors_headers(api, method, path, kwargs, status):
+def test_every_response_carries_cors_headers(api, method, path, kwargs, status, origin):
     """Success and error alike: a browser page can read the answer (including why it failed)."""
     headers = {"Origin": OTHER_ORIGIN, **kwargs.pop("headers", {})}
     resp = requests.request(method, api.url + path, headers=headers, timeout=30, **kwargs)
     assert resp.status_code == status, resp.text
-    assert resp.headers["Access-Control-Allow-Origin"] == OTHER_ORIGIN
+    assert resp.headers["Access-Control-Allow-Origin"] == origin
     assert "Origin" in resp.headers["Vary"]
+
+
+def test_gateway_answers_carry_the_origin_of_the_templates_gateway_responses(stack):
+    """Without origins of its own, the local stack takes the static origin from the synthesized template."""
+    from local import template as tpl
+
+    origin = tpl.gateway_response_origin(stack.template)
+    assert origin is not None
+    resources = stack.template["Resources"].values()
+    values = {
+        r["Properties"]["ResponseParameters"]["gatewayresponse.header.Access-Control-Allow-Origin"]
+        for r in resources
+        if r["Type"] == "AWS::ApiGateway::GatewayResponse"
+    }
+    assert values == {f"'{origin}'"}

@@ -9,14 +9,14 @@ import requests
 from local import dashboard, static_proxy
 from local.dynamodb_local import free_port
 
-from .stack_config import API_KEY
+from .stack_config import ADMIN_KEY
 
 
 @pytest.fixture(scope="module")
 def site(stack, tmp_path_factory):
     port = free_port()
     root = dashboard.prepare_site(tmp_path_factory.mktemp("site") / "site", stack.api_url)
-    server = static_proxy.serve(port, root, stack.api_url, API_KEY, "admin", "pw")
+    server = static_proxy.serve(port, root, stack.api_url, ADMIN_KEY, "admin", "pw")
     yield f"http://127.0.0.1:{port}"
     server.shutdown()
     server.server_close()

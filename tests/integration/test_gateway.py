@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import pytest
 import requests
+from leaderboard import routes
 
-from .stack_config import DASHBOARD_ORIGIN
+from local.gateway import key_id
+
+from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +84,68 @@ def test_the_handler_sees_a_rest_v1_proxy_event(api, stack, monkeypatch):
 def test_a_failing_handler_is_a_502_without_details(api, stack, monkeypatch, capfd, broken):
     monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", broken)
     resp = requests.get(api.url + "/leaderboard", headers={"Origin": DASHBOARD_ORIGIN}, timeout=10)
-    assert resp.status_code == 502 and resp.json() == {"error": "internal error"}
+    assert resp.status_code == 502 and resp.json() == {"error": "Internal server error"}
     assert resp.headers["Access-Control-Allow-Origin"] == DASHBOARD_ORIGIN
     assert "Traceback" in capfd.readouterr().err  # logged for the developer, not sent to the client
+
+
+def test_each_function_has_the_timeout_of_the_template(stack):
+    timeouts = stack.gateway.config.timeouts
+    assert set(timeouts) == {fn.name for fn in routes.FUNCTIONS}
+    for res in stack.template["Resources"].values():
+        if res["Type"] == "AWS::Lambda::Function":
+            fn = next(f for f in routes.FUNCTIONS if f.handler == res["Properties"]["Handler"])
+            assert timeouts[fn.name] == res["Properties"]["Timeout"]
+
+
+def _slow(seconds):
+    def handler(event, context):
+        time.sleep(seconds)
+        return {"statusCode": 200, "body": "{}"}
+
+    return handler
+
+
+def test_a_function_past_its_timeout_is_a_502_like_a_lambda_timeout(api, stack, monkeypatch):
+    """Lambda stops the function at its timeout; API Gateway answers 502 (its DEFAULT_5XX response)."""
+    monkeypatch.setitem(stack.gateway.config.timeouts, "leaderboard-query", 1)
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", _slow(3))
+    started = time.monotonic()
+    resp = requests.get(api.url + "/leaderboard", headers={"Origin": OTHER_ORIGIN}, timeout=10)
+    assert resp.status_code == 502 and resp.json() == {"error": "Internal server error"}
+    assert 1 <= time.monotonic() - started < 2.5
+    assert resp.headers["Access-Control-Allow-Origin"] == DASHBOARD_ORIGIN  # a gateway answer: static origin
+
+
+def test_a_function_longer_than_the_integration_timeout_is_a_504(api, stack, monkeypatch):
+    """A function allowed more than API Gateway's 29 s still gets cut off by the gateway, with a 504."""
+    config = dataclasses.replace(stack.gateway.config, integration_timeout=1)
+    monkeypatch.setattr(stack.gateway, "config", config)
+    monkeypatch.setitem(config.timeouts, "score-simulator", 60)
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.score_simulator.handler", _slow(3))
+    resp = requests.post(api.url + "/simulate", json={"players": 1}, headers={"x-api-key": ADMIN_KEY}, timeout=10)
+    assert resp.status_code == 504 and resp.json() == {"error": "Endpoint request timed out"}
+
+
+def test_undeclared_methods_are_405_with_allow(api):
+    for method in ("PUT", "PATCH", "TRACE", "DELETE", "HEAD"):
+        resp = requests.request(method, api.url + "/leaderboards", timeout=10)
+        assert resp.status_code == 405, method
+        assert resp.headers["Allow"] == "GET, OPTIONS, POST"
+
+
+def test_the_handler_sees_the_id_of_the_key_used(api, stack, monkeypatch):
+    seen = []
+
+    def spy(event, context):
+        seen.append(event["requestContext"]["identity"])
+        return {"statusCode": 200, "body": "{}"}
+
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.score_submit.handler", spy)
+    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_admin.handler", spy)
+    api.post("/scores", {"player_id": "a", "score": 1})
+    api.post("/leaderboards", {"board_id": "spied"})
+    api.get("/leaderboards")
+    assert [i["apiKeyId"] for i in seen] == [key_id(API_KEY), key_id(ADMIN_KEY), None]
+    assert key_id(API_KEY) != key_id(ADMIN_KEY) and len(key_id(API_KEY)) == 10
+    assert stack.env["GAME_API_KEY_ID"] == key_id(API_KEY) and stack.env["ADMIN_API_KEY_ID"] == key_id(ADMIN_KEY)

@@ -9,7 +9,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import service
+from leaderboard import cursors, service
 from leaderboard.data import dynamo
 from leaderboard.settings import get_settings
 from local.events import LambdaContext, Request, build_event
@@ -17,6 +17,9 @@ from leaderboard.routes import match_route
 from local.tables import create_tables
 from local.streams import StreamReader, drain
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
+
+
+CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
 
 
 @pytest.fixture(scope="session")
@@ -29,15 +32,18 @@ def ddb(stack_template, monkeypatch):
     """A fresh moto DynamoDB with the stack's tables; the handlers' env points at them."""
     for name, value in function_env(stack_template).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     get_settings.cache_clear()
     dynamo.client.cache_clear()
     service.board_cache.cache_clear()
+    cursors._secret.cache_clear()
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
         yield client
     get_settings.cache_clear()
     dynamo.client.cache_clear()
+    cursors._secret.cache_clear()
 
 
 @pytest.fixture
@@ -65,7 +71,14 @@ def settle(ddb, stack_template):
     return run
 
 
-def event(method: str, path: str, body: Any = None, query: dict | None = None, headers: dict | None = None) -> dict:
+def event(
+    method: str,
+    path: str,
+    body: Any = None,
+    query: dict | None = None,
+    headers: dict | None = None,
+    key_id: str | None = None,
+) -> dict:
     raw = (
         body
         if isinstance(body, (bytes, type(None)))
@@ -73,7 +86,7 @@ def event(method: str, path: str, body: Any = None, query: dict | None = None, h
     )
     req = Request(method, path, list((query or {}).items()), list((headers or {}).items()), raw)
     route, _, params = match_route(method, path)
-    return build_event(req, route.path if route else path, params, "test", None)
+    return build_event(req, route.path if route else path, params, "test", None, key_id)
 
 
 def call(handler: Callable, method: str, path: str, **kwargs) -> tuple[int, dict, dict]:

@@ -242,7 +242,7 @@ def test_a_bulk_retried_after_failing_part_way_applies_every_entry_exactly_once(
 
 
 def test_cursor_pages_walk_the_whole_ranking_once(ddb):
-    create("big")
+    create("big", periods=["all-time", "daily"])
     for i in range(23):
         post("big", f"p{i:02d}", i)
     seen, ranks, cursor, pages = [], [], None, 0
@@ -345,7 +345,7 @@ def test_past_periods_are_readable_by_id(ddb):
     assert ids(page) == ["old"] and page["period_id"] == day_id
     _, today = top("weekly", period="daily")
     assert ids(today) == ["new"]
-    assert top("weekly", period="all-time")[0] == 400  # not a period this board keeps
+    assert top("weekly", period="all-time")[0] == 404  # not a period this board keeps
 
 
 def test_delete_removes_board_and_entries(ddb):
@@ -453,7 +453,7 @@ def test_an_old_cursor_expires(ddb, monkeypatch):
     for i in range(3):
         post("short", f"p{i}", i)
     _, first = top("short", limit=1)
-    monkeypatch.setenv("PAGE_SNAPSHOT_SECONDS", "0")
+    monkeypatch.setenv("CURSOR_TTL_SECONDS", "0")
     get_settings.cache_clear()
     status, body = top("short", limit=1, cursor=first["next_cursor"])
     assert status == 400 and "expired" in body["error"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from leaderboard import keys, periods, service
-from leaderboard.errors import BadRequest
+from leaderboard.errors import BadRequest, NotFound
 from leaderboard.routes import MAX_SCORE
 
 entries = st.tuples(
@@ -57,8 +57,11 @@ def test_resolve_accepts_aliases_and_concrete_ids():
     assert periods.resolve("daily-2026-11-29", now).kind == "daily"
     assert periods.resolve("monthly-2026-02", now).ends_at == datetime(2026, 3, 1, tzinfo=timezone.utc)
     assert periods.resolve("monthly", now).period_id == "monthly-2026-11"
-    with pytest.raises(BadRequest):
+    with pytest.raises(NotFound):  # a board period that does not exist
         periods.resolve("monthly", now, kinds=("all-time", "daily"))
+    with pytest.raises(NotFound):
+        periods.resolve("weekly-2026-W48", now, kinds=("all-time", "daily"))
+    assert periods.resolve(None, now, kinds=("daily", "weekly")).kind == "daily"  # no all-time: the first kept
     for bad in ("daily-2026-02-30", "weekly-2026-W60", "yearly", "monthly-2026-13", "all", 7):
         with pytest.raises(BadRequest):
             periods.resolve(bad, now)

@@ -109,6 +109,8 @@ def test_daily_and_weekly_boards_and_bad_period(ddb):
         _, body, _ = top(period)
         assert body["period"] == period and body["entries"][0]["player_id"] == "p1"
     status, body, _ = top("monthly")
+    assert status == 404 and "monthly" in body["error"]  # the default board keeps no monthly period
+    status, body, _ = top("yearly")
     assert status == 400 and "period" in body["error"]
 
 

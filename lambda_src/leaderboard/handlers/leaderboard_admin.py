@@ -2,11 +2,13 @@
 
 from .. import openapi, service
 from .. import validation as v
-from ..http import dispatch
+from ..http import audit, dispatch
 
 
 def create(event, params):
-    return 201, service.create_board(v.json_body(event))
+    board = service.create_board(v.json_body(event))
+    audit(event, "board.create", board["board_id"])
+    return 201, board
 
 
 def list_boards(event, params):
@@ -19,6 +21,7 @@ def show(event, params):
 
 def delete(event, params):
     done, result = service.delete_board(params["board"])
+    audit(event, "board.delete", result)
     return (200 if done else 202), result
 
 

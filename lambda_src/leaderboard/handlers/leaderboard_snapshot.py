@@ -2,14 +2,16 @@
 
 from .. import service
 from .. import validation as v
-from ..http import dispatch
+from ..http import audit, dispatch
 
 
 def take(event, params):
     body = v.json_body(event)
     v.only_fields(body, {"period", "limit"})
     limit = v.bounded_int(body.get("limit"), "limit", 1, 100, default=10)
-    return 201, service.take_snapshot(body.get("period"), limit)
+    snapshot = service.take_snapshot(body.get("period"), limit)
+    audit(event, "snapshot.take", snapshot["snapshot_id"])
+    return 201, snapshot
 
 
 def listing(event, params):

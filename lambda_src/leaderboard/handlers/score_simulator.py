@@ -3,7 +3,7 @@
 from .. import simulation
 from .. import validation as v
 from ..errors import Forbidden
-from ..http import api_handler
+from ..http import api_handler, audit
 from ..settings import get_settings
 
 
@@ -13,4 +13,7 @@ def handler(event):
         raise Forbidden("the simulator is disabled on this stage")
     body = v.json_body(event)
     v.only_fields(body, {"players"})
-    return 200, simulation.simulate(v.bounded_int(body.get("players"), "players", 1, 1000, default=25))
+    players = v.bounded_int(body.get("players"), "players", 1, 1000, default=25)
+    result = simulation.simulate(players)
+    audit(event, "simulator.run", {"players": players, "writes": result.get("writes")})
+    return 200, result

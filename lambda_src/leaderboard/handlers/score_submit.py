@@ -4,8 +4,7 @@ from .. import idempotency, keys, scoring, service
 from .. import validation as v
 from ..errors import BadRequest
 from ..http import dispatch, header
-
-MAX_BULK = 500
+from ..routes import MAX_BULK
 
 
 def default_board(event, params):

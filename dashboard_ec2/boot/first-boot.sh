@@ -1,0 +1,51 @@
+# The first boot after the site is fetched. Sourced by the EC2 user data (dashboard_ec2/user_data.sh): it
+# uses that script's settings, `root`, `retry`, `signal`, `die` and error trap (a failing command fails the
+# boot with the current `step` as its reason). Later boots only run leaderboard-secrets.service.
+
+step="creating a swap file"  # dnf on 0.5 GiB next to the SSM agent can be OOM-killed; AL2023 has no swap
+if [ ! -e "$root/swapfile" ]; then
+  dd if=/dev/zero of="$root/swapfile" bs=1M count=1024 status=none  # written out: swapon refuses sparse files
+  chmod 600 "$root/swapfile"
+  mkswap "$root/swapfile" >/dev/null
+  swapon "$root/swapfile"
+  echo "/swapfile none swap defaults 0 0" >>"$root/etc/fstab"
+fi
+
+step="installing nginx"
+retry 5 dnf install -y nginx
+
+step="installing the secrets unit"
+install -d -m 755 "$root/etc/systemd/system"
+install -m 644 "$root/opt/leaderboard/boot/leaderboard-secrets.service" "$root/etc/systemd/system/"
+systemctl daemon-reload
+systemctl enable leaderboard-secrets.service nginx.service
+
+step="writing the site's config.json"
+# The API's URL reaches the page; the page itself calls the same-origin /api/ proxy.
+python3 "$root/opt/leaderboard/render.py" --site-config "$root/opt/leaderboard/site/config.json" \
+  --stage "$STAGE" --api-url "$API_URL"
+
+step="reading the secrets into nginx.conf"
+systemctl start leaderboard-secrets.service
+
+step="starting nginx"
+systemctl start nginx.service
+
+step="checking the dashboard"
+dashboard_serves_the_site() {
+  local page
+  page=$(curl -fsS --max-time 5 "http://127.0.0.1:$DASHBOARD_PORT/") && [[ "$page" == *"<html"* ]]
+}
+retry 5 dashboard_serves_the_site || die "no dashboard page from Nginx on port $DASHBOARD_PORT"
+
+step="checking the API through /api/"
+api_answer=""
+api_answers_through_the_proxy() {
+  api_answer=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' \
+    "http://127.0.0.1:$DASHBOARD_PORT/api/leaderboards" 2>/dev/null) || true
+  [ "$api_answer" = 200 ]
+}
+retry 8 api_answers_through_the_proxy || die "/api/leaderboards answered ${api_answer:-nothing}, not 200"
+
+signal SUCCESS
+echo "Dashboard ready: Nginx serves the site and /api/ reaches the API"

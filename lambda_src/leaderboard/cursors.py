@@ -1,0 +1,113 @@
+"""Page cursors: opaque, signed, bound to one board period, expiring.
+
+A cursor is `<payload>.<tag>`, both base64url without padding. The payload is the compact JSON
+`[last rank key, last rank shown, issued at (ms)]`; the tag is HMAC-SHA256 (truncated to 128 bits)
+over the board period it belongs to and the payload, keyed with the deployment's secret. So a cursor
+that the API did not issue, that was altered, or that belongs to another board or period fails the
+tag check before anything in it is read; the payload is parsed only once it is known to be ours.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .data import secrets
+from .errors import BadRequest
+from .settings import get_settings
+
+MAX_CURSOR_CHARS = 512  # a rank key is at most ~100 characters: an issued cursor is well under this
+PATTERN = r"^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$"  # what issue() produces, as the OpenAPI document says
+_SHAPE = re.compile(PATTERN)
+TAG_BYTES = 16
+MAX_RANK = 10**15  # far beyond any board; a rank is a JSON number that stays exact
+CLOCK_SKEW_MS = 5_000  # functions' clocks may differ a little; beyond that "issued in the future" is forged
+MIN_SECRET_CHARS = 16
+INVALID = "cursor is not valid for this board and period: use the next_cursor of a page of the same board and period"
+EXPIRED = "cursor has expired: start again from the first page"
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the next page starts: after `last_key`, numbering from `last_rank` + 1."""
+
+    last_key: str
+    last_rank: int
+    issued_ms: int
+
+
+@lru_cache(maxsize=1)
+def _secret() -> bytes:
+    """The signing key, read once per cold start."""
+    settings = get_settings()
+    value = settings.cursor_secret
+    if value is None and settings.cursor_secret_arn:
+        value = secrets.secret_string(settings.cursor_secret_arn)
+    if not value or len(value) < MIN_SECRET_CHARS:
+        raise RuntimeError(
+            f"no cursor secret: set CURSOR_SECRET (at least {MIN_SECRET_CHARS} characters) or CURSOR_SECRET_ARN"
+        )
+    return value.encode()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _tag(binding: str, payload: str) -> str:
+    mac = hmac.new(_secret(), f"v1\n{binding}\n{payload}".encode(), hashlib.sha256).digest()
+    return _b64(mac[:TAG_BYTES])
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def issue(binding: str, last_key: str, last_rank: int, issued_ms: int | None = None) -> str:
+    """A cursor for the page after (last_key, last_rank) of the board period `binding` (its leaderboard id).
+
+    issued_ms (default now) is when the cursor's walk began: it expires cursor_ttl_seconds after that.
+    """
+    raw = json.dumps([last_key, last_rank, _now_ms() if issued_ms is None else issued_ms], separators=(",", ":"))
+    payload = _b64(raw.encode())
+    return f"{payload}.{_tag(binding, payload)}"
+
+
+def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
+    """The position a cursor holds, if the API issued it for `binding` and it has not expired; else 400."""
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS or not _SHAPE.fullmatch(cursor):
+        raise BadRequest(INVALID)
+    payload, tag = cursor.split(".")
+    if not hmac.compare_digest(tag, _tag(binding, payload)):
+        raise BadRequest(INVALID)
+    try:  # ours (the tag says so), but parsed defensively all the same
+        last_key, last_rank, issued_ms = json.loads(_unb64(payload), parse_constant=_refuse)
+    except (ValueError, TypeError, RecursionError, binascii.Error):
+        raise BadRequest(INVALID) from None
+    if not (
+        isinstance(last_key, str)
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in (last_rank, issued_ms))
+        and 0 <= last_rank <= MAX_RANK
+    ):
+        raise BadRequest(INVALID)
+    now_ms = _now_ms() if now_ms is None else now_ms
+    if issued_ms > now_ms + CLOCK_SKEW_MS:
+        raise BadRequest(INVALID)
+    if now_ms - issued_ms > get_settings().cursor_ttl_seconds * 1000:
+        raise BadRequest(EXPIRED)
+    return Position(last_key, last_rank, issued_ms)
+
+
+def _refuse(name: str):
+    raise ValueError(f"{name} is not JSON")

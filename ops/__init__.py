@@ -1,0 +1,8 @@
+"""Operator tooling for a deployed (or about to be deployed) leaderboard stage, boto3 only.
+
+    python -m ops preflight --stage dev          # before `cdk deploy`: is this account and region ready?
+    python -m ops rotate-key --stage dev         # new game and admin API keys; old ones removed after a grace period
+    python -m ops rotate-password --stage dev    # new dashboard admin password
+
+The Makefile wraps them: `make preflight`, `make rotate-key`, `make rotate-password` (STAGE=dev|prod).
+"""

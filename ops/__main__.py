@@ -1,0 +1,66 @@
+"""`python -m ops preflight|rotate-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+from stacks.leaderboard.paths import routes
+
+from .outputs import StackNotReady
+from .preflight import preflight
+from .rotation import RefreshFailed, Rotator
+from .settings import stack_name, stage_props
+
+DEFAULT_GRACE_S = 300
+
+
+def main(argv: list[str] | None = None, session: boto3.Session | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ops", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (
+        ("preflight", "check the target account and region before `cdk deploy`"),
+        ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
+        ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--stage", default="dev", help="stage in cdk.json (default: %(default)s)")
+        if name == "rotate-key":
+            command.add_argument(
+                "--key", choices=[routes.GAME, routes.ADMIN, "both"], default="both", help="which key (default: both)"
+            )
+            command.add_argument(
+                "--grace-seconds",
+                type=float,
+                default=DEFAULT_GRACE_S,
+                help="how long the old key keeps working (default: %(default)s)",
+            )
+    args = parser.parse_args(argv)
+    if session is None:
+        session = boto3.Session()
+        if session.region_name is None and os.environ.get("AWS_REGION"):  # the CDK CLI reads it too
+            session = boto3.Session(region_name=os.environ["AWS_REGION"])
+    try:
+        if args.command == "preflight":
+            return 0 if preflight(session, stage_props(args.stage)) else 1
+        rotator = Rotator(session, stack_name(args.stage))
+        if args.command == "rotate-password":
+            rotator.rotate_password()
+        else:
+            accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
+            rotator.rotate_keys(accesses, args.grace_seconds)
+        return 0
+    except (StackNotReady, RefreshFailed) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except (ClientError, BotoCoreError) as err:
+        print(f"error: AWS said: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Who may call what, and what any caller can cost: keys, usage plans, throttles, concurrency, WAF, the
+HTTPS dashboard, and the instance's permissions. One concern per test."""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard import routes
+from stacks.leaderboard.dashboard import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, DASHBOARD_PORT
+from stacks.leaderboard.props import DEFAULT_RESERVED_CONCURRENCY, LeaderboardProps
+
+
+def _of_type(template_json: dict, type_: str) -> dict:
+    return {k: r for k, r in template_json["Resources"].items() if r["Type"] == type_}
+
+
+def _route_functions(template_json: dict) -> dict[str, dict]:
+    """The route table's functions by name (the template may hold others, e.g. a stream consumer)."""
+    by_handler = {f.handler: f.name for f in routes.FUNCTIONS}
+    found = {
+        by_handler[fn["Properties"]["Handler"]]: fn
+        for fn in _of_type(template_json, "AWS::Lambda::Function").values()
+        if fn["Properties"]["Handler"] in by_handler
+    }
+    assert set(found) == set(by_handler.values())
+    return found
+
+
+def _plans(template_json: dict) -> dict[str, dict]:
+    """Usage plans by output name: GameUsagePlanId / AdminUsagePlanId -> properties."""
+    outputs = template_json["Outputs"]
+    return {
+        access: template_json["Resources"][outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]["Properties"]
+        for access, name in ((routes.GAME, "Game"), (routes.ADMIN, "Admin"))
+    }
+
+
+def _plan_keys(template_json: dict) -> dict[str, str]:
+    """Usage plan logical id -> API key logical id."""
+    return {
+        r["Properties"]["UsagePlanId"]["Ref"]: r["Properties"]["KeyId"]["Ref"]
+        for r in _of_type(template_json, "AWS::ApiGateway::UsagePlanKey").values()
+    }
+
+
+def test_each_key_class_has_its_own_key_plan_throttle_and_quota(dev_template_json):
+    """A game-server key and an admin key, each the only key of its own usage plan, with the props' limits."""
+    defaults = LeaderboardProps()
+    plans = _plans(dev_template_json)
+    assert plans[routes.GAME]["Throttle"] == {
+        "RateLimit": defaults.game_key_rate_limit,
+        "BurstLimit": defaults.game_key_burst_limit,
+    }
+    assert plans[routes.GAME]["Quota"] == {"Limit": defaults.game_key_daily_quota, "Period": "DAY"}
+    assert plans[routes.ADMIN]["Throttle"] == {
+        "RateLimit": defaults.admin_key_rate_limit,
+        "BurstLimit": defaults.admin_key_burst_limit,
+    }
+    assert plans[routes.ADMIN]["Quota"] == {"Limit": defaults.admin_key_daily_quota, "Period": "DAY"}
+    keys = _plan_keys(dev_template_json)
+    outputs = dev_template_json["Outputs"]
+    game_plan, admin_plan = outputs["GameUsagePlanId"]["Value"]["Ref"], outputs["AdminUsagePlanId"]["Value"]["Ref"]
+    assert set(keys) == {game_plan, admin_plan} and keys[game_plan] != keys[admin_plan]
+
+
+def test_each_key_value_comes_from_its_own_secret(dev_template_json):
+    """The game key's value is the GameKeySecretArn secret, the admin key's the AdminKeySecretArn one."""
+    resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
+    keys = _plan_keys(dev_template_json)
+    for name in ("Game", "Admin"):
+        key = resources[keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]]
+        secret = outputs[f"{name}KeySecretArn"]["Value"]["Ref"]
+        assert f'"Ref": "{secret}"' in json.dumps(key["Properties"]["Value"])
+        assert "{{resolve:secretsmanager:" in json.dumps(key["Properties"]["Value"])
+
+
+def test_each_key_is_refused_on_the_other_keys_routes(dev_template_json):
+    """API Gateway accepts any plan's key on every keyed method; a zero per-method throttle in a plan refuses
+    its key there (429) before any function runs. Each plan zeroes exactly the other class's routes."""
+    plans = _plans(dev_template_json)
+    for access, plan in plans.items():
+        ((stage,),) = [plan["ApiStages"]]
+        refused = {path for path, limits in stage["Throttle"].items() if limits == {"RateLimit": 0, "BurstLimit": 0}}
+        expected = {f"{r.path}/{r.method}" for r in routes.ROUTES if r.needs_key and r.access != access}
+        assert refused == expected == set(stage["Throttle"]), access
+        assert expected  # each class has routes the other may not call
+
+
+def _stage_path(path: str) -> str:
+    """A route's path as a stage's MethodSettings name it: "/leaderboards/{board}" -> "/~1leaderboards~1{board}"."""
+    return "/" + path.replace("/", "~1")
+
+
+def test_anonymous_reads_have_their_own_lower_method_throttle(dev_template_json):
+    """Every public GET has its own per-method throttle below the stage default that writes get."""
+    defaults = LeaderboardProps()
+    ((stage,),) = [list(_of_type(dev_template_json, "AWS::ApiGateway::Stage").values())]
+    settings = {(s["ResourcePath"], s["HttpMethod"]): s for s in stage["Properties"]["MethodSettings"]}
+    assert settings[("/*", "*")]["ThrottlingRateLimit"] == defaults.throttle_rate_limit
+    public = [r for r in routes.ROUTES if r.access == routes.PUBLIC]
+    for route in public:
+        setting = settings[(_stage_path(route.path), route.method)]
+        assert setting["ThrottlingRateLimit"] == defaults.public_read_rate_limit < defaults.throttle_rate_limit
+        assert setting["ThrottlingBurstLimit"] == defaults.public_read_burst_limit
+    keyed = {(_stage_path(r.path), r.method) for r in routes.ROUTES if r.needs_key}
+    assert not keyed & set(settings)  # writes keep the stage default (and their key's plan)
+
+
+def test_every_function_has_reserved_concurrency_by_default(dev_template_json):
+    for name, fn in _route_functions(dev_template_json).items():
+        assert fn["Properties"]["ReservedConcurrentExecutions"] == DEFAULT_RESERVED_CONCURRENCY[name]
+
+
+def test_reserved_concurrency_is_a_prop(custom_template_json):
+    """Only the functions the prop names get a reservation."""
+    reserved = {
+        name: fn["Properties"].get("ReservedConcurrentExecutions")
+        for name, fn in _route_functions(custom_template_json).items()
+    }
+    assert reserved.pop("score-submit") == 50
+    assert set(reserved.values()) == {None}
+
+
+def test_no_waf_by_default(dev_template_json, prod_template_json):
+    for t in (dev_template_json, prod_template_json):
+        assert _of_type(t, "AWS::WAFv2::WebACL") == {}
+
+
+def test_optional_waf_blocks_an_ip_over_its_rate_on_the_stage(custom_template_json):
+    ((acl_id, acl),) = _of_type(custom_template_json, "AWS::WAFv2::WebACL").items()
+    props = acl["Properties"]
+    assert props["Scope"] == "REGIONAL" and props["DefaultAction"] == {"Allow": {}}
+    (rule,) = props["Rules"]
+    assert rule["Action"] == {"Block": {}}
+    rate = rule["Statement"]["RateBasedStatement"]
+    assert rate == {"Limit": 1000, "AggregateKeyType": "IP", "EvaluationWindowSec": 300}
+    ((_, association),) = _of_type(custom_template_json, "AWS::WAFv2::WebACLAssociation").items()
+    (stage_id,) = _of_type(custom_template_json, "AWS::ApiGateway::Stage")
+    assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}
+    arn = association["Properties"]["ResourceArn"]["Fn::Join"][1]
+    assert arn[-2:] == ["/stages/", {"Ref": stage_id}]
+
+
+def test_dashboard_is_served_over_https_by_cloudfront(dev_template_json):
+    """Viewers get HTTPS (HTTP redirects); CloudFront reaches the instance's Elastic IP by its public DNS
+    name on the dashboard port; nothing is cached and the admin area's Authorization header passes."""
+    ((_, distribution),) = _of_type(dev_template_json, "AWS::CloudFront::Distribution").items()
+    config = distribution["Properties"]["DistributionConfig"]
+    behavior = config["DefaultCacheBehavior"]
+    assert behavior["ViewerProtocolPolicy"] == "redirect-to-https"
+    assert behavior["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # Managed-CachingDisabled
+    assert behavior["OriginRequestPolicyId"] == "b689b0a8-53d0-40ab-baf2-68738e2966ac"  # AllViewerExceptHostHeader
+    assert "POST" in behavior["AllowedMethods"]
+    assert "ViewerCertificate" not in config  # CloudFront's default certificate
+    (origin,) = config["Origins"]
+    assert origin["CustomOriginConfig"]["HTTPPort"] == DASHBOARD_PORT
+    (eip_id,) = _of_type(dev_template_json, "AWS::EC2::EIP")
+    domain = json.dumps(origin["DomainName"])
+    assert f'"Ref": "{eip_id}"' in domain and "compute-1.amazonaws.com" in domain and "compute.amazonaws.com" in domain
+    url = dev_template_json["Outputs"]["DashboardUrl"]["Value"]["Fn::Join"][1]
+    assert url[0] == "https://" and url[1]["Fn::GetAtt"][1] == "DomainName"
+
+
+def test_cloudfront_prefix_list_comes_from_the_region_table(dev_template_json):
+    """The prefix list id differs per region and synth makes no lookups: a mapping keyed by region."""
+    (mapping,) = dev_template_json["Mappings"].values()
+    assert {region: entry["PrefixListId"] for region, entry in mapping.items()} == CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS
+
+
+def test_cloudfront_prefix_list_id_can_be_set(custom_template_json):
+    from tests.infra.conftest import CUSTOM_STAGE
+
+    (rule,) = _of_type(custom_template_json, "AWS::EC2::SecurityGroupIngress").values()
+    assert rule["Properties"]["SourcePrefixListId"] == CUSTOM_STAGE["cloudfront_prefix_list_id"]
+    assert "Mappings" not in custom_template_json
+
+
+def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev_template_json):
+    """s3:GetObject on the site asset's object alone (not the CDK asset bucket); the admin key and the
+    password, never the game key; no other policy on the instance role."""
+    resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
+    instance_role = next(
+        k for k, r in resources.items() if r["Type"] == "AWS::IAM::Role" and "InstanceRole" in k
+    )
+    policies = [
+        p
+        for p in _of_type(dev_template_json, "AWS::IAM::Policy").values()
+        if {"Ref": instance_role} in p["Properties"]["Roles"]
+    ]
+    (policy,) = policies
+    statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+    assert set(statements) == {"SiteAssetRead", "DashboardSecretsRead", "BootSignal"}
+    site = statements["SiteAssetRead"]
+    assert site["Action"] == "s3:GetObject"
+    object_arn = site["Resource"]["Fn::Join"][1]
+    assert object_arn[-1].startswith("/") and object_arn[-1].endswith(".zip") and "*" not in json.dumps(site)
+    secrets = statements["DashboardSecretsRead"]
+    assert secrets["Action"] == "secretsmanager:GetSecretValue"
+    assert secrets["Resource"] == [
+        outputs["AdminKeySecretArn"]["Value"],
+        outputs["DashboardPasswordSecretArn"]["Value"],
+    ]
+
+
+def test_functions_get_the_cursor_signing_secret_and_may_read_only_it(dev_template_json):
+    """A per-deployment HMAC secret: its ARN in every function's environment, GetSecretValue on exactly it."""
+    (secret_id,) = [k for k in _of_type(dev_template_json, "AWS::SecretsManager::Secret") if "CursorSecret" in k]
+    for fn in _route_functions(dev_template_json).values():
+        assert fn["Properties"]["Environment"]["Variables"]["CURSOR_SECRET_ARN"] == {"Ref": secret_id}
+    roles = _of_type(dev_template_json, "AWS::IAM::Role")
+    role = next(r for r in roles.values() if r["Properties"].get("Description", "").startswith("Shared execution"))
+    statements = [s for p in role["Properties"]["Policies"] for s in p["PolicyDocument"]["Statement"]]
+    readers = [s for s in statements if "secretsmanager" in json.dumps(s["Action"])]
+    (reader,) = readers
+    assert reader["Sid"] == "CursorSecretRead"
+    assert (reader["Action"], reader["Resource"]) == ("secretsmanager:GetSecretValue", {"Ref": secret_id})

@@ -1,0 +1,351 @@
+"""The dashboard's first boot, run for real in a sandbox.
+
+The REAL user data (rendered by the construct's own renderer) runs under bash with a temporary root
+(LEADERBOARD_BOOT_ROOT): everything it writes lands there. `aws`, `dnf`, `systemctl`, `sleep` and the swap
+commands (`dd`, `mkswap`, `swapon`) are stand-ins on PATH (tests/infra/first_boot_stubs/); `curl`, `python3`
+and `nginx` are real: the systemctl stand-in starts the real Nginx with the config the boot rendered, in
+front of a stub API Gateway (HTTPS, a certificate for the API's host name, a CA the sandbox trusts). The site
+asset is the dashboard_ec2 folder zipped as the construct ships it.
+
+What must hold: the boot signals SUCCESS only once Nginx serves the dashboard and /api/ reaches the API
+through it; transient failures are retried with backoff; a permanent one signals FAILURE with its reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import http.server
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stacks.leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
+from stacks.leaderboard.paths import DASHBOARD_DIR
+
+STUBS = Path(__file__).resolve().parent / "first_boot_stubs"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+OPENSSL = shutil.which("openssl")
+CURL = shutil.which("curl")
+pytestmark = pytest.mark.skipif(
+    not (NGINX and OPENSSL and CURL), reason="needs nginx, openssl and curl (CI installs them)"
+)
+
+INSTANCE_ID = "i-0123456789abcdef0"
+API_HOST = "api.leaderboard.test"
+ADMIN_KEY_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf"
+PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-password-GhIjKl"
+ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
+SITE_OBJECT = "cdk-assets-bucket/site-asset.zip"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def site_asset_zip(target: Path) -> None:
+    """dashboard_ec2 zipped as the CDK asset is: every file but SITE_ASSET_EXCLUDES."""
+    with zipfile.ZipFile(target, "w") as zf:
+        for path in sorted(DASHBOARD_DIR.rglob("*")):
+            relative = path.relative_to(DASHBOARD_DIR).as_posix()
+            excluded = any(
+                fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(path.name, p.removeprefix("**/"))
+                for p in SITE_ASSET_EXCLUDES
+            )
+            if path.is_file() and not excluded and "__pycache__" not in path.parts:
+                zf.write(path, relative)
+
+
+class StubApi(http.server.BaseHTTPRequestHandler):
+    """API Gateway's stage /dev: GET /dev/leaderboards answers the scripted statuses, then 200."""
+
+    def do_GET(self):
+        self._answer()
+
+    def do_POST(self):
+        self._answer()
+
+    def _answer(self):
+        server = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        server.requests.append(
+            {"method": self.command, "path": self.path, "headers": dict(self.headers), "at": time.time()}
+        )
+        status = server.statuses.pop(0) if server.statuses else 200
+        body = json.dumps({"boards": []} if status == 200 else {"message": "Internal server error"}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[Path, Path]:
+    """A self-signed certificate for API_HOST: its own CA, which the sandbox's CA bundle holds."""
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "api.crt", directory / "api.key"
+    subprocess.run(
+        [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={API_HOST}",
+         "-addext", f"subjectAltName=DNS:{API_HOST}", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+class Sandbox:
+    """A temporary root, the stub state, the stub API; `boot()` runs the rendered user data."""
+
+    def __init__(self, base: Path, certificate: tuple[Path, Path]) -> None:
+        self.root, self.state = base / "root", base / "state"
+        self.root.mkdir()
+        (self.state / "s3" / SITE_OBJECT).parent.mkdir(parents=True)
+        site_asset_zip(self.state / "s3" / SITE_OBJECT)
+        self.write_secrets(ADMIN_KEY, ADMIN_PASSWORD)
+        for directory in ("var/lib/cloud/data", "etc/pki/tls/certs", "dev"):
+            (self.root / directory).mkdir(parents=True)
+        (self.root / "var/lib/cloud/data/instance-id").write_text(INSTANCE_ID + "\n")
+        shutil.copyfile(certificate[0], self.root / "etc/pki/tls/certs/ca-bundle.crt")
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*certificate)
+        self.api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubApi)
+        self.api.socket = context.wrap_socket(self.api.socket, server_side=True)
+        self.api.requests, self.api.statuses = [], []
+        threading.Thread(target=self.api.serve_forever, daemon=True).start()
+        self.port = free_port()
+        self.user_data = base / "user-data.sh"
+        self.user_data.write_text(
+            Dashboard._render_user_data(
+                REGION="us-east-1",
+                STACK_NAME="leaderboard-dev",
+                INSTANCE_LOGICAL_ID="LeaderboardDashboardInstance42CF32D7abcdef0123456789",
+                SITE_S3_URL=f"s3://{SITE_OBJECT}",
+                ADMIN_KEY_SECRET_ARN=ADMIN_KEY_ARN,
+                ADMIN_PASSWORD_SECRET_ARN=PASSWORD_ARN,
+                API_UPSTREAM=f"https://127.0.0.1:{self.api.server_address[1]}",
+                API_HOST=API_HOST,
+                API_STAGE="dev",
+                API_URL=f"https://{API_HOST}/dev/",
+                STAGE="dev",
+                DASHBOARD_PORT=str(self.port),
+            )
+        )
+        self.env = {
+            **os.environ,
+            "PATH": f"{STUBS}:{Path(NGINX).parent}:{os.environ['PATH']}",
+            "LEADERBOARD_BOOT_ROOT": str(self.root),
+            "STUB_STATE": str(self.state),
+            "STUB_PYTHON": sys.executable,
+        }
+
+    def write_secrets(self, admin_key: str, password: str) -> None:
+        secrets = {ADMIN_KEY_ARN: admin_key, PASSWORD_ARN: json.dumps({"username": "admin", "password": password})}
+        (self.state / "secrets.json").write_text(json.dumps(secrets))
+
+    def fail(self, what: str, times: int | str) -> None:
+        (self.state / f"fail-{what}").write_text(str(times))
+
+    def boot(self) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["bash", str(self.user_data)], env=self.env, capture_output=True, text=True, timeout=180
+        )
+
+    def systemctl(self, *args: str) -> subprocess.CompletedProcess:
+        """What SSM Run Command does on the instance, e.g. restart the secrets unit."""
+        return subprocess.run(
+            [str(STUBS / "systemctl"), *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
+
+    @property
+    def signals(self) -> list[dict]:
+        path = self.state / "signals.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def calls(self, name: str) -> list[list[str]]:
+        path = self.state / "calls.log"
+        lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        return [line[1:] for line in lines if line[0] == name]
+
+    @property
+    def sleeps(self) -> list[int]:
+        path = self.state / "sleeps"
+        return [int(s) for s in path.read_text().split()] if path.exists() else []
+
+    def request(self, path: str, method: str = "GET", auth: tuple[str, str] | None = None, body: bytes | None = None):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=body)
+        if auth:
+            req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read()
+
+    def nginx_running(self) -> bool:
+        return self.systemctl("is-active", "--quiet", "nginx.service").returncode == 0
+
+    def close(self) -> None:
+        pid_file = self.root / "run/nginx.pid"
+        if pid_file.exists():
+            pid = int(pid_file.read_text())
+            try:
+                os.kill(pid, signal.SIGTERM)
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    os.kill(pid, 0)
+                    time.sleep(0.05)
+            except ProcessLookupError:
+                pass
+        self.api.shutdown()
+        self.api.server_close()
+
+
+@pytest.fixture
+def sandbox(tmp_path, certificate):
+    box = Sandbox(tmp_path, certificate)
+    yield box
+    box.close()
+
+
+def success_only(box: Sandbox) -> dict:
+    (signal_,) = box.signals
+    assert signal_["status"] == "SUCCESS", signal_
+    assert signal_["unique_id"] == INSTANCE_ID
+    assert signal_["stack"] == "leaderboard-dev"
+    assert signal_["logical_id"] == "LeaderboardDashboardInstance42CF32D7abcdef0123456789"
+    return signal_
+
+
+def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(sandbox):
+    result = sandbox.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    signal_ = success_only(sandbox)
+    # The boot's own check went through Nginx to the API before it signalled.
+    checks = [r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]
+    assert checks and checks[-1]["at"] < signal_["at"]
+    assert checks[-1]["headers"]["Host"] == API_HOST
+    # And Nginx still serves both.
+    status, page = sandbox.request("/")
+    assert status == 200 and b"<html" in page
+    assert sandbox.request("/api/leaderboards") == (200, b'{"boards": []}')
+    config = json.loads((sandbox.root / "opt/leaderboard/site/config.json").read_text())
+    assert config["apiUrl"] == f"https://{API_HOST}/dev/"
+    assert "Dashboard ready" in result.stdout
+
+
+def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(sandbox):
+    assert sandbox.boot().returncode == 0
+    assert sandbox.calls("dd") and sandbox.calls("mkswap") and sandbox.calls("swapon")
+    assert (sandbox.root / "swapfile").stat().st_mode & 0o777 == 0o600
+    assert "/swapfile none swap defaults 0 0" in (sandbox.root / "etc/fstab").read_text()
+    order = [json.loads(line)[0] for line in (sandbox.state / "calls.log").read_text().splitlines()]
+    assert order.index("swapon") < order.index("dnf")  # swap before the install that needs the memory
+    assert (sandbox.state / "enabled").read_text().split() == ["leaderboard-secrets.service", "nginx.service"]
+    unit = (sandbox.root / "etc/systemd/system/leaderboard-secrets.service").read_text()
+    assert "Before=nginx.service" in unit and "WantedBy=multi-user.target" in unit
+    assert "ExecStart=/bin/bash /opt/leaderboard/boot/refresh-secrets.sh" in unit
+
+
+def test_nginx_adds_the_admin_key_on_the_admin_routes_only(sandbox):
+    assert sandbox.boot().returncode == 0
+    status, _ = sandbox.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", ADMIN_PASSWORD))
+    assert status == 200
+    snapshot = [r for r in sandbox.api.requests if r["path"] == "/dev/snapshot"][-1]
+    assert snapshot["headers"]["x-api-key"] == ADMIN_KEY
+    reads = [r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]
+    assert all("x-api-key" not in {h.lower() for h in r["headers"]} for r in reads)
+    assert sandbox.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", "wrong"))[0] == 401
+
+
+def test_secrets_unit_rereads_the_secrets_and_reloads_nginx(sandbox):
+    """What rotation does through SSM Run Command: new values in Secrets Manager, then restart the unit."""
+    assert sandbox.boot().returncode == 0
+    sandbox.write_secrets("rotatedAdminKey0123456789abcdefghijklmn", "rotatedPassw0rd")
+    result = sandbox.systemctl("restart", "leaderboard-secrets.service")
+    assert result.returncode == 0, result.stdout + result.stderr
+    time.sleep(0.5)  # the reload replaces the workers
+    assert sandbox.request("/admin-api/ping", auth=("admin", ADMIN_PASSWORD))[0] == 401
+    status, _ = sandbox.request("/admin-api/simulate", method="POST", body=b"{}", auth=("admin", "rotatedPassw0rd"))
+    assert status == 200
+    simulate = [r for r in sandbox.api.requests if r["path"] == "/dev/simulate"][-1]
+    assert simulate["headers"]["x-api-key"] == "rotatedAdminKey0123456789abcdefghijklmn"
+
+
+def test_a_transient_install_failure_is_retried_with_backoff(sandbox):
+    sandbox.fail("dnf", 2)
+    result = sandbox.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    success_only(sandbox)
+    assert len(sandbox.calls("dnf")) == 3
+    assert sandbox.sleeps[:2] == [2, 4]
+
+
+def test_a_permanent_install_failure_signals_failure_with_its_reason(sandbox):
+    sandbox.fail("dnf", "always")
+    result = sandbox.boot()
+    assert result.returncode != 0
+    (signal_,) = sandbox.signals
+    assert signal_["status"] == "FAILURE"
+    assert signal_["unique_id"] == f"{INSTANCE_ID}: installing nginx failed (exit 1)"
+    assert len(sandbox.calls("dnf")) == 5
+    assert sandbox.sleeps == [2, 4, 8, 16]
+    assert "BOOT FAILED: installing nginx failed" in (sandbox.root / "dev/console").read_text()
+    assert not sandbox.nginx_running()
+
+
+def test_no_success_while_the_api_does_not_answer_through_the_proxy(sandbox):
+    """Nginx serves the page, but /api/ gets 500s from the API: the boot fails, with the answer it got."""
+    sandbox.api.statuses = [500] * 20
+    result = sandbox.boot()
+    assert result.returncode != 0
+    (signal_,) = sandbox.signals
+    assert signal_["status"] == "FAILURE"
+    assert signal_["unique_id"] == f"{INSTANCE_ID}: /api/leaderboards answered 500, not 200"[:64]
+    assert len([r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]) == 8
+
+
+def test_an_api_that_comes_up_late_is_waited_for(sandbox):
+    """Lambda cold starts and permissions still being created: 502s at first, then success."""
+    sandbox.api.statuses = [502, 502, 500]
+    result = sandbox.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    signal_ = success_only(sandbox)
+    checks = [r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]
+    assert len(checks) == 4 and checks[-1]["at"] < signal_["at"]
+
+
+def test_the_boot_waits_for_the_network_and_retries_secret_reads(sandbox):
+    sandbox.fail("network", 3)
+    sandbox.fail("secrets", 2)
+    result = sandbox.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    success_only(sandbox)
+    assert len([c for c in sandbox.calls("aws") if c[:2] == ["sts", "get-caller-identity"]]) == 4
+    assert len([c for c in sandbox.calls("aws") if c[:2] == ["secretsmanager", "get-secret-value"]]) == 4
+
+
+def test_a_site_that_cannot_be_fetched_signals_failure(sandbox):
+    sandbox.fail("s3", "always")
+    assert sandbox.boot().returncode != 0
+    (signal_,) = sandbox.signals
+    assert (signal_["status"], signal_["unique_id"]) == ("FAILURE", f"{INSTANCE_ID}: fetching the site failed (exit 1)")

@@ -1,0 +1,190 @@
+"""`make preflight` against moto: a prepared account passes; each missing prerequisite fails with its fix."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ops.preflight import FAIL, NOTE, OK, Preflight, preflight
+from stacks.leaderboard.props import LeaderboardProps
+from tests.ops.conftest import REGION, cloudfront_prefix_list_id, lambda_function, prepare_account
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def ready(session) -> tuple:
+    """A prepared account and props that fit it (moto's CloudFront prefix list id is its own)."""
+    prepare_account(session)
+    return session, LeaderboardProps(stage="dev", cloudfront_prefix_list_id=cloudfront_prefix_list_id(session))
+
+
+def results(session, props) -> dict:
+    return {c.name: c for c in Preflight(session, props).run()}
+
+
+def test_a_prepared_account_passes_every_check(ready):
+    session, props = ready
+    lines: list[str] = []
+    assert preflight(session, props, out=lines.append) is True
+    checks = results(session, props)
+    assert set(checks) == {
+        "credentials",
+        "cdk bootstrap",
+        "API Gateway logging role",
+        "Powertools layer",
+        "Lambda concurrency",
+        "AMI parameter",
+        "instance type",
+        "CloudFront prefix list",
+    }
+    assert {c.status for c in checks.values()} == {OK}
+    assert lines[-1] == "Ready to deploy."
+    assert len(lines) == len(checks) + 2  # a heading, one line per check, the verdict
+
+
+def test_missing_credentials_fail_with_the_fix(session, monkeypatch, tmp_path):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    import boto3
+
+    (check,) = Preflight(boto3.Session(region_name=REGION), LeaderboardProps()).run()
+    assert (check.name, check.status) == ("credentials", FAIL)
+    assert "aws configure" in check.fix
+
+
+def test_an_unbootstrapped_region_fails_with_the_bootstrap_command(ready):
+    session, props = ready
+    session.client("ssm").delete_parameter(Name="/cdk-bootstrap/hnb659fds/version")
+    check = results(session, props)["cdk bootstrap"]
+    assert check.status == FAIL
+    assert check.fix == f"npx cdk bootstrap aws://123456789012/{REGION}"
+
+
+def test_an_old_bootstrap_fails(ready):
+    session, props = ready
+    ssm = session.client("ssm")
+    ssm.put_parameter(Name="/cdk-bootstrap/hnb659fds/version", Value="5", Type="String", Overwrite=True)
+    check = results(session, props)["cdk bootstrap"]
+    assert check.status == FAIL and "version 5" in check.detail and "cdk bootstrap" in check.fix
+
+
+def test_a_claimed_logging_role_that_is_missing_fails(ready):
+    session, props = ready
+    check = results(session, replace(props, account_has_api_gateway_logging_role=True))["API Gateway logging role"]
+    assert check.status == FAIL
+    assert "account_has_api_gateway_logging_role: false" in check.fix
+
+
+def test_a_claimed_logging_role_that_exists_passes(ready):
+    session, props = ready
+    api_gateway = {"Service": "apigateway.amazonaws.com"}
+    trust = {"Statement": [{"Effect": "Allow", "Principal": api_gateway, "Action": "sts:AssumeRole"}]}
+    role = session.client("iam").create_role(RoleName="apigw-logs", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    session.client("apigateway").update_account(
+        patchOperations=[{"op": "replace", "path": "/cloudwatchRoleArn", "value": role["Arn"]}]
+    )
+    check = results(session, replace(props, account_has_api_gateway_logging_role=True))["API Gateway logging role"]
+    assert check.status == OK and role["Arn"] in check.detail
+    # Without the prop, the stack would replace it: said, but not a failure.
+    check = results(session, props)["API Gateway logging role"]
+    assert check.status == NOTE and "replace" in check.detail
+
+
+def test_a_missing_powertools_parameter_fails_with_the_pin_fix(session):
+    session.client("ssm").put_parameter(Name="/cdk-bootstrap/hnb659fds/version", Value="30", Type="String")
+    props = LeaderboardProps(cloudfront_prefix_list_id=cloudfront_prefix_list_id(session))
+    check = results(session, props)["Powertools layer"]
+    assert check.status == FAIL
+    assert "powertools_layer_arn" in check.fix
+
+
+def test_a_pinned_powertools_layer_is_checked_instead(session):
+    layer = session.client("lambda").publish_layer_version(
+        LayerName="powertools", Content={"ZipFile": b"PK\x05\x06" + b"\x00" * 18}, CompatibleArchitectures=["arm64"]
+    )
+    props = LeaderboardProps(powertools_layer_arn=layer["LayerVersionArn"])
+    assert results(session, props)["Powertools layer"].status == OK
+    props = LeaderboardProps(powertools_layer_arn=layer["LayerVersionArn"].replace(":1", ":7"))
+    check = results(session, props)["Powertools layer"]
+    assert check.status == FAIL and "cannot be read" in check.detail
+
+
+def test_a_region_without_the_ami_parameter_fails(monkeypatch):
+    """mx-central-1 has no Amazon Linux parameters in moto's region data."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        session = boto3.Session(region_name="mx-central-1")
+        check = Preflight(session, LeaderboardProps()).ami_parameter()
+    assert check.status == FAIL
+    assert "al2023-ami-kernel-default-arm64" in check.detail and check.fix
+
+
+def test_an_instance_type_not_offered_in_the_subnet_zone_fails_with_alternatives(ready):
+    """us-east-1e has no Graviton types. With a default VPC whose only default subnet is there, Fn::GetAZs'
+    first zone (the dashboard subnet's) is us-east-1e, and t4g.nano cannot launch."""
+    session, props = ready
+    ec2 = session.client("ec2")
+    for subnet in ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"]:
+        if subnet["AvailabilityZone"] != "us-east-1e":
+            ec2.delete_subnet(SubnetId=subnet["SubnetId"])
+    check = results(session, props)["instance type"]
+    assert check.status == FAIL
+    assert check.detail == "t4g.nano is not offered in us-east-1e, the dashboard subnet's zone"
+    assert "(t2.nano, t2.micro)" in check.fix
+    assert results(session, replace(props, instance_type="t2.nano"))["instance type"].status == OK
+
+
+def test_a_low_lambda_concurrency_quota_fails_with_the_quota_and_prop_fixes(ready, monkeypatch):
+    session, props = ready
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")  # new accounts can start this low
+    check = results(session, props)["Lambda concurrency"]
+    assert check.status == FAIL
+    assert "L-B99A9384" in check.fix and "reserved_concurrency" in check.fix
+    assert results(session, replace(props, reserved_concurrency={}))["Lambda concurrency"].status == OK
+
+
+def test_concurrency_counts_this_stages_own_reservations_on_a_redeploy(ready, monkeypatch):
+    """The deployed stage's reservations are replaced by the new ones, so they count as available."""
+    session, props = ready
+    wanted = sum(props.reserved_concurrency.values())
+    lambda_function(session, "leaderboard-dev-LeaderboardApiScoreSubmit-AbCdEf", reserved=wanted)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", str(100 + wanted))  # exactly enough for this stage
+    assert results(session, props)["Lambda concurrency"].status == OK
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "1000")
+    lambda_function(session, "someone-else", reserved=1)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", str(100 + wanted))
+    assert results(session, props)["Lambda concurrency"].status == FAIL
+
+
+def test_a_wrong_cloudfront_prefix_list_fails_with_the_right_id(ready):
+    """moto's prefix list id is not us-east-1's real one: the region table's entry is caught, with the fix."""
+    session, props = ready
+    actual = cloudfront_prefix_list_id(session)
+    check = results(session, replace(props, cloudfront_prefix_list_id=None))["CloudFront prefix list"]
+    assert check.status == FAIL
+    assert "pl-3b927c52" in check.detail
+    assert check.fix == f"set cloudfront_prefix_list_id: {actual} for this stage in cdk.json"
+
+
+def test_a_stage_without_dashboard_skips_the_instance_checks(ready):
+    session, props = ready
+    checks = results(session, replace(props, dashboard=False))
+    assert not {"AMI parameter", "instance type", "CloudFront prefix list"} & set(checks)
+
+
+def test_cli_exit_status_follows_the_checks(ready, capsys):
+    from ops.__main__ import main
+
+    session, _ = ready
+    assert main(["preflight", "--stage", "dev"], session=session) == 1  # cdk.json's dev uses the real prefix list
+    out = capsys.readouterr().out
+    assert "FAIL CloudFront prefix list" in out and "-> fix: set cloudfront_prefix_list_id" in out

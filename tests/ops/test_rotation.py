@@ -1,0 +1,158 @@
+"""Key and password rotation against moto: a deployed stage as the stack leaves it, then `python -m ops`.
+
+After a key rotation the old key no longer works at API Gateway's level (its usage plan no longer holds
+it, and it is disabled or deleted) and the new value is in the key's secret.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ops.__main__ import main
+from ops.rotation import REFRESH_COMMAND, RefreshFailed, Rotator
+from tests.ops.conftest import REGION
+
+GAME_VALUE, ADMIN_VALUE = "g" * 40, "a" * 40
+
+
+class Stage:
+    """What `cdk deploy` leaves: the REST API, the two plans with the stack's own keys (values from their
+    secrets), the password secret, the dashboard instance, and the stack's outputs."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        apigw, secrets = session.client("apigateway"), session.client("secretsmanager")
+        self.apigw, self.secrets, self.ssm = apigw, secrets, session.client("ssm")
+        api = apigw.create_rest_api(name="leaderboard-dev")
+        root = {"restApiId": api["id"], "resourceId": api["rootResourceId"], "httpMethod": "GET"}
+        apigw.put_method(**root, authorizationType="NONE")
+        apigw.put_integration(**root, type="MOCK")
+        apigw.create_deployment(restApiId=api["id"], stageName="dev")
+        outputs = {}
+        self.initial_keys = {}
+        for title, value in (("Game", GAME_VALUE), ("Admin", ADMIN_VALUE)):
+            secret = secrets.create_secret(Name=f"{title}KeySecret", SecretString=value)["ARN"]
+            key = apigw.create_api_key(name=f"stack-{title}Key", value=value, enabled=True)
+            plan = apigw.create_usage_plan(name=f"{title}Plan", apiStages=[{"apiId": api["id"], "stage": "dev"}])
+            apigw.create_usage_plan_key(usagePlanId=plan["id"], keyId=key["id"], keyType="API_KEY")
+            outputs[f"{title}KeySecretArn"], outputs[f"{title}UsagePlanId"] = secret, plan["id"]
+            self.initial_keys[title] = key["id"]
+        outputs["DashboardPasswordSecretArn"] = secrets.create_secret(
+            Name="AdminPasswordSecret", SecretString=json.dumps({"username": "admin", "password": "initialPassw0rd"})
+        )["ARN"]
+        # ami-12c6146b: one of moto's built-in images (listing them all takes seconds)
+        instance = session.client("ec2").run_instances(ImageId="ami-12c6146b", MinCount=1, MaxCount=1)["Instances"][0]
+        outputs["DashboardInstanceId"] = instance["InstanceId"]
+        self.outputs = outputs
+        template = {
+            "Resources": {
+                "Marker": {
+                    "Type": "AWS::SSM::Parameter",
+                    "Properties": {"Name": "/leaderboard-dev/marker", "Type": "String", "Value": "x"},
+                }
+            },
+            "Outputs": {name: {"Value": value} for name, value in outputs.items()},
+        }
+        session.client("cloudformation").create_stack(StackName="leaderboard-dev", TemplateBody=json.dumps(template))
+
+    def plan_key_ids(self, title: str) -> list[str]:
+        plan_id = self.outputs[f"{title}UsagePlanId"]
+        return [k["id"] for k in self.apigw.get_usage_plan_keys(usagePlanId=plan_id)["items"]]
+
+    def secret(self, title: str) -> str:
+        return self.secrets.get_secret_value(SecretId=self.outputs[f"{title}KeySecretArn"])["SecretString"]
+
+    def key(self, key_id: str) -> dict:
+        return self.apigw.get_api_key(apiKey=key_id, includeValue=True)
+
+    def refresh_commands(self) -> list[dict]:
+        return [c for c in self.ssm.list_commands()["Commands"] if c["Parameters"]["commands"] == [REFRESH_COMMAND]]
+
+
+@pytest.fixture
+def stage(session) -> Stage:
+    return Stage(session)
+
+
+def rotator(stage: Stage, **kwargs) -> Rotator:
+    return Rotator(stage.session, "leaderboard-dev", out=lambda _: None, **kwargs)
+
+
+def test_game_key_rotation_replaces_the_key_in_its_plan_and_its_secret(stage):
+    new = rotator(stage).rotate_keys(["game"], grace_s=0)["game"]
+    old = stage.initial_keys["Game"]
+    assert stage.plan_key_ids("Game") == [new]  # API Gateway no longer accepts the old key
+    assert stage.secret("Game") == stage.key(new)["value"] != GAME_VALUE
+    assert stage.key(old)["enabled"] is False  # the stack's own key: disabled, not deleted
+    assert stage.plan_key_ids("Admin") == [stage.initial_keys["Admin"]] and stage.secret("Admin") == ADMIN_VALUE
+    assert stage.refresh_commands() == []  # the game key is not on the dashboard
+
+
+def test_admin_key_rotation_refreshes_the_dashboard_before_the_old_key_goes(stage):
+    seen = {}
+
+    def grace(seconds: float) -> None:  # the moment the old key would still be in use
+        seen["seconds"] = seconds
+        seen["plan"] = stage.plan_key_ids("Admin")
+        seen["commands"] = stage.refresh_commands()
+
+    new = rotator(stage, wait=grace).rotate_keys(["admin"], grace_s=120)["admin"]
+    old = stage.initial_keys["Admin"]
+    assert seen["seconds"] == 120
+    assert sorted(seen["plan"]) == sorted([old, new])  # both valid during the grace period
+    (command,) = seen["commands"]
+    assert command["InstanceIds"] == [stage.outputs["DashboardInstanceId"]]
+    assert command["DocumentName"] == "AWS-RunShellScript"
+    assert stage.plan_key_ids("Admin") == [new]
+    assert stage.secret("Admin") == stage.key(new)["value"]
+
+
+def test_a_key_made_by_a_rotation_is_deleted_by_the_next(stage):
+    first = rotator(stage).rotate_keys(["game"], grace_s=0)["game"]
+    second = rotator(stage).rotate_keys(["game"], grace_s=0)["game"]
+    assert stage.plan_key_ids("Game") == [second]
+    with pytest.raises(stage.apigw.exceptions.NotFoundException):
+        stage.key(first)
+
+
+def test_a_failed_dashboard_refresh_retires_nothing_and_a_rerun_finishes(stage, monkeypatch):
+    def broken(self):
+        raise RefreshFailed("instance unreachable")
+
+    monkeypatch.setattr(Rotator, "refresh_dashboard", broken)
+    with pytest.raises(RefreshFailed):
+        rotator(stage).rotate_keys(["admin"], grace_s=0)
+    old = stage.initial_keys["Admin"]
+    assert old in stage.plan_key_ids("Admin") and stage.key(old)["enabled"] is True
+    assert len(stage.plan_key_ids("Admin")) == 2
+    monkeypatch.undo()
+    new = rotator(stage).rotate_keys(["admin"], grace_s=0)["admin"]
+    assert stage.plan_key_ids("Admin") == [new]  # the old key and the half-done rotation's key are gone
+
+
+def test_password_rotation_puts_a_new_password_and_refreshes_the_dashboard(stage):
+    arn = stage.outputs["DashboardPasswordSecretArn"]
+    rotator(stage).rotate_password()
+    secret = json.loads(stage.secrets.get_secret_value(SecretId=arn)["SecretString"])
+    assert secret["username"] == "admin"
+    assert secret["password"] != "initialPassw0rd" and len(secret["password"]) == 24
+    (command,) = stage.refresh_commands()
+    assert command["InstanceIds"] == [stage.outputs["DashboardInstanceId"]]
+
+
+def test_cli_rotates_both_keys_and_prints_no_secret(stage, capsys):
+    assert main(["rotate-key", "--stage", "dev", "--grace-seconds", "0"], session=stage.session) == 0
+    printed = capsys.readouterr()
+    for title, initial in (("Game", GAME_VALUE), ("Admin", ADMIN_VALUE)):
+        (new,) = stage.plan_key_ids(title)
+        assert new != stage.initial_keys[title]
+        assert stage.secret(title) != initial
+        assert stage.secret(title) not in printed.out + printed.err
+    assert len(stage.refresh_commands()) == 1  # one refresh for both keys
+
+
+def test_cli_on_a_stage_that_is_not_deployed(session, capsys):
+    assert main(["rotate-password", "--stage", "prod"], session=session) == 1
+    assert f"stack leaderboard-prod does not exist in {REGION}" in capsys.readouterr().err

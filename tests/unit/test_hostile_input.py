@@ -1,0 +1,267 @@
+"""Hostile input under moto: forged cursors, non-JSON numbers, look-alike ids, foreign digits, far-off periods,
+the wrong key on a keyed route. Each is a clear 4xx that stores nothing; admin actions leave an audit line."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import time
+
+import boto3
+import pytest
+
+from leaderboard import http
+from leaderboard.handlers import (
+    leaderboard_admin,
+    leaderboard_query,
+    leaderboard_snapshot,
+    player_stats,
+    score_simulator,
+    score_submit,
+)
+from leaderboard.settings import get_settings
+from tests.unit.conftest import call, scan
+
+
+def _b64(raw: str | bytes) -> str:
+    return base64.urlsafe_b64encode(raw if isinstance(raw, bytes) else raw.encode()).decode().rstrip("=")
+
+
+def create(board_id, key_id=None, **fields):
+    body = {"board_id": board_id, **fields}
+    return call(leaderboard_admin.handler, "POST", "/leaderboards", body=body, key_id=key_id)
+
+
+def post(board, player, score, **extra):
+    body = {"player_id": player, "score": score, **extra}
+    return call(score_submit.handler, "POST", f"/leaderboards/{board}/scores", body=body)
+
+
+def top(board, **query):
+    return call(leaderboard_query.handler, "GET", f"/leaderboards/{board}/top", query=query)
+
+
+@pytest.fixture
+def board_of_five(ddb):
+    create("five")
+    for i in range(5):
+        assert post("five", f"p{i}", i * 10)[0] == 200
+    return "five"
+
+
+def _old_style(payload) -> str:
+    """A cursor as the API used to issue them: unsigned base64 JSON, every field forgeable."""
+    return _b64(json.dumps(payload) if not isinstance(payload, str) else payload)
+
+
+FORGED = {
+    # a rank of 10^30 and a time far in the future: once accepted, never expiring, printing made-up ranks
+    "forged-rank-future": _old_style({"b": "five#all-time", "k": "0#0#p0", "r": 10**30, "t": 10**15}),
+    "huge-number": _old_style('{"b":"five#all-time","k":"x","r":1e400,"t":1}'),
+    "deep-nesting": _old_style("[" * 5000 + "]" * 5000),
+    "empty": "",
+    "oversized-key": _old_style({"b": "five#all-time", "k": "9" * 1100, "r": 1, "t": int(time.time() * 1000)}),
+    "garbage": "garbage",
+    "nan-rank": _old_style('{"b":"five#all-time","k":"x","r":NaN,"t":1}'),
+    "dots-only": "..",
+    "tag-without-payload": "." + "A" * 22,
+}
+
+
+@pytest.mark.parametrize("cursor", FORGED.values(), ids=FORGED.keys())
+def test_a_cursor_the_api_did_not_issue_is_400(board_of_five, cursor):
+    status, body, _ = top("five", limit="2", cursor=cursor)
+    assert status == 400 and "cursor" in body["error"], body
+
+
+def test_a_tampered_cursor_is_400(board_of_five):
+    _, page, _ = top("five", limit="2")
+    real = page["next_cursor"]
+    assert top("five", limit="2", cursor=real)[0] == 200
+    payload, tag = real.split(".")
+    raw = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    raw[1] = 10**6  # claim a later rank, keep the signature
+    for forged in (
+        f"{_b64(json.dumps(raw, separators=(',', ':')))}.{tag}",
+        f"{payload}.{tag[:-1]}{'A' if tag[-1] != 'A' else 'B'}",
+        payload,
+    ):
+        status, body, _ = top("five", limit="2", cursor=forged)
+        assert status == 400 and "cursor" in body["error"]
+
+
+def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
+    create("other")
+    for i in range(5):
+        post("other", f"p{i}", i * 10)
+    _, page, _ = top("five", limit="2")
+    assert top("other", limit="2", cursor=page["next_cursor"])[0] == 400
+    query = {"min_score": "0", "max_score": "40", "limit": "2"}
+    _, in_range, _ = call(leaderboard_query.handler, "GET", "/leaderboards/five/range", query=query)
+    assert top("five", limit="2", cursor=in_range["next_cursor"])[0] == 400
+    other_range = {**query, "max_score": "30", "cursor": in_range["next_cursor"]}
+    assert call(leaderboard_query.handler, "GET", "/leaderboards/five/range", query=other_range)[0] == 400
+
+
+def test_a_cursor_issued_in_the_future_or_too_long_ago_is_400(board_of_five):
+    from leaderboard import cursors
+
+    now = int(time.time() * 1000)
+    future = cursors.issue("five#all-time", "0#0#p0", 1, issued_ms=now + 3_600_000)
+    status, body, _ = top("five", cursor=future)
+    assert status == 400 and "not valid" in body["error"]
+    stale = cursors.issue("five#all-time", "0#0#p0", 1, issued_ms=now - get_settings().cursor_ttl_seconds * 1000 - 1)
+    status, body, _ = top("five", cursor=stale)
+    assert status == 400 and "expired" in body["error"]
+
+
+def test_cursors_are_compact_and_url_safe(board_of_five):
+    _, page, _ = top("five", limit="1")
+    cursor = page["next_cursor"]
+    assert len(cursor) < 120 and cursor.replace("-", "").replace("_", "").replace(".", "").isalnum()
+    walked, cursor = [e["rank"] for e in page["entries"]], page["next_cursor"]
+    while cursor:
+        _, page, _ = top("five", limit="1", cursor=cursor)
+        walked += [e["rank"] for e in page["entries"]]
+        cursor = page.get("next_cursor")
+    assert walked == [1, 2, 3, 4, 5]
+
+
+def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch):
+    """No CURSOR_SECRET: the function reads CURSOR_SECRET_ARN's value once per cold start."""
+    from leaderboard import cursors
+
+    arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
+        Name="cursor-signing", SecretString="s3cret-from-secrets-manager-0123456789"
+    )["ARN"]
+    monkeypatch.delenv("CURSOR_SECRET")
+    monkeypatch.setenv("CURSOR_SECRET_ARN", arn)
+    get_settings.cache_clear()
+    cursors._secret.cache_clear()
+    calls = []
+    real = cursors.secrets.secret_string
+    monkeypatch.setattr(cursors.secrets, "secret_string", lambda a: calls.append(a) or real(a))
+    token = cursors.issue("b#all-time", "k", 3)
+    assert cursors.read(token, "b#all-time").last_rank == 3
+    assert calls == [arn]
+    monkeypatch.setenv("CURSOR_SECRET", "a-different-local-secret-0123456789")
+    get_settings.cache_clear()
+    cursors._secret.cache_clear()
+    with pytest.raises(Exception, match="not valid"):
+        cursors.read(token, "b#all-time")  # another deployment's secret: not ours
+
+
+# --- strict JSON ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_non_json_numbers_are_refused_in_every_body(ddb, number):
+    create("meta")
+    raw = '{"player_id": "p1", "score": 1, "metadata": {"x": %s}}' % number
+    status, body, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores", body=raw)
+    assert status == 400 and "JSON" in body["error"]
+    bulk = '{"entries": [{"player_id": "p1", "score": 1, "metadata": {"x": %s}}]}' % number
+    status, _, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores/bulk", body=bulk)
+    assert status == 400
+    status, _, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body='{"limit": %s}' % number)
+    assert status == 400
+    assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "p1"] == []
+    status, page, _ = top("meta")
+    assert status == 200 and page["entries"] == []
+
+
+def test_a_response_is_always_valid_json(ddb):
+    @http.api_handler
+    def broken(event):
+        return 200, {"x": float("nan")}
+
+    result = broken({"httpMethod": "GET", "resource": "/nowhere"})
+    assert result["statusCode"] == 500
+    json.loads(result["body"], parse_constant=lambda c: pytest.fail(f"{c} in a response"))
+
+
+# --- ids, digits and periods ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("player_id", ["sv-nl\n", "a\n", ".", "..", "...", "a b", "x" * 65])
+def test_player_ids_are_matched_in_full_and_not_only_dots(ddb, player_id):
+    create("ids")
+    for path in ("/scores", "/leaderboards/ids/scores"):
+        status, body, _ = call(score_submit.handler, "POST", path, body={"player_id": player_id, "score": 1})
+        assert status == 400 and "player_id" in body["error"], (path, player_id)
+    status, _, _ = call(player_stats.handler, "GET", "/player", query={"player_id": player_id})
+    assert status == 400
+    assert [i for i in scan(ddb, get_settings().scores_table) if not i["player_id"]["S"].startswith("#")] == []
+
+
+def test_ids_with_dots_among_other_characters_are_fine(ddb):
+    status, _, _ = call(score_submit.handler, "POST", "/scores", body={"player_id": "a.b..c", "score": 1})
+    assert status == 200
+
+
+@pytest.mark.parametrize("board_id", ["race\n", "race\n\n", "Race", "-race"])
+def test_board_ids_are_matched_in_full(ddb, board_id):
+    status, body, _ = create(board_id)
+    assert status == 400 and "board_id" in body["error"]
+    assert scan(ddb, get_settings().scores_table) == []
+
+
+@pytest.mark.parametrize("value", ["٣", "３", "५", " 5", "5 ", "+5", "5\n", "", "1_0"])
+def test_numeric_query_values_are_ascii_digits_only(ddb, value):
+    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboard", query={"limit": value})
+    assert status == 400 and "limit" in body["error"]
+    query = {"min_score": value, "max_score": "10"}
+    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboards/global/range", query=query)
+    assert status == 400 and "min_score" in body["error"]
+
+
+@pytest.mark.parametrize(
+    "period", ["daily-9999-12-31", "weekly-9999-W52", "monthly-9999-12", "daily-2026-02-30", "weekly-2025-W53", ""]
+)
+def test_far_off_or_impossible_periods_are_400(ddb, period):
+    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboard", query={"period": period})
+    assert status == 400 and "period" in body["error"]
+    status, body, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={"period": period})
+    assert status == 400
+    status, body, _ = top("global", period=period)
+    assert status == 400
+
+
+# --- keys and the audit trail --------------------------------------------------------------
+
+
+def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkeypatch):
+    monkeypatch.setenv("ADMIN_API_KEY_ID", "adminkey01")
+    monkeypatch.setenv("GAME_API_KEY_ID", "gamekey001")
+    get_settings.cache_clear()
+    status, body, _ = create("mine", key_id="gamekey001")
+    assert status == 403 and "admin key" in body["error"]
+    assert scan(ddb, get_settings().scores_table) == []
+    status, _, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": 1}, key_id="gamekey001")
+    assert status == 403
+    assert create("mine", key_id="adminkey01")[0] == 201
+    status, body, _ = call(
+        score_submit.handler, "POST", "/scores", body={"player_id": "p", "score": 1}, key_id="adminkey01"
+    )
+    assert status == 403 and "game key" in body["error"]
+    body = {"player_id": "p", "score": 1}
+    assert call(score_submit.handler, "POST", "/scores", body=body, key_id="gamekey001")[0] == 200
+    assert call(leaderboard_query.handler, "GET", "/leaderboard")[0] == 200  # public: no key at all
+
+
+def test_without_key_ids_the_runtime_leaves_keys_to_the_gateway(ddb):
+    assert create("anyone", key_id="whatever")[0] == 201
+
+
+def test_admin_actions_are_logged_with_the_key_id(ddb, caplog):
+    caplog.set_level(logging.INFO, logger="leaderboard.audit")
+    create("audited", key_id="adminkey01")
+    call(leaderboard_snapshot.handler, "POST", "/snapshot", body={"limit": 3}, key_id="adminkey01")
+    call(score_simulator.handler, "POST", "/simulate", body={"players": 2}, key_id="adminkey01")
+    call(leaderboard_admin.handler, "DELETE", "/leaderboards/audited", key_id="adminkey01")
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "leaderboard.audit"]
+    assert [line["action"] for line in lines] == ["board.create", "snapshot.take", "simulator.run", "board.delete"]
+    assert all(line["api_key_id"] == "adminkey01" and line["time"].endswith("Z") for line in lines)
+    assert lines[0]["target"] == "audited" and lines[1]["target"].startswith("all-time#")
+    assert lines[2]["target"]["players"] == 2 and lines[3]["target"]["board_id"] == "audited"
