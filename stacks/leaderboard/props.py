@@ -22,6 +22,8 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
     "leaderboard-snapshot": 2,
     "score-simulator": 2,
     "leaderboard-admin": 5,
+    # One invocation per stream shard and parallelization slot (2): 5 covers a table of a few partitions.
+    "rank-counter": 5,
 }
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
