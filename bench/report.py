@@ -125,6 +125,18 @@ def header(results: dict[str, Any]) -> str:
         f"{m['cpus']} CPU(s), Python {m['python']}, commit {m['commit']}, {m['date']}; "
         f"load average {_avg(m.get('load_average_at_start'))} at the start, "
         f"{_avg(m.get('load_average_at_end'))} at the end."
+    ) + _rank_counter(results)
+
+
+def _rank_counter(results: dict[str, Any]) -> str:
+    """The stream consumer's cost per submission: off the request path, but paid all the same."""
+    rc = results.get("rank_counter")
+    if not rc:
+        return ""
+    return (
+        f" The rank-counter function (run on the stream after each submission) cost "
+        f"{_num(rc['requests_per_submission'], 2)} requests, {_num(rc['read_units_per_submission'])} read units and "
+        f"{_num(rc['write_units_per_submission'])} write units per submission ({rc['submissions']} submissions)."
     )
 
 
