@@ -67,6 +67,10 @@ class Stack:
     def reset(self) -> None:
         self.command("reset")
 
+    def settle(self) -> None:
+        """Ranks and totals follow writes once the stream consumer has counted them (a moment later)."""
+        self.command("settle")
+
     def submit(self, player_id: str, score: int, name: str | None = None) -> dict:
         body = {"player_id": player_id, "score": score}
         if name:

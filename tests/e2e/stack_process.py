@@ -8,6 +8,7 @@ Local, the handlers behind the local gateway, and Nginx with dashboard_ec2's con
 Protocol: prints one JSON line {"dashboard", "api", "served_by"} when ready, then answers
 each command line with "ok" (or "error: ..."):
     reset       empty every table
+    settle      wait until the rank counters have counted every write so far (the stream consumer's lag)
     stop-api    stop the API (Nginx stays up: the dashboard sees 502s)
     start-api   start it again on the same port
     quit        stop everything
@@ -50,6 +51,8 @@ def main() -> int:
             try:
                 if command == "reset":
                     backend.reset_tables()
+                elif command == "settle":
+                    backend.settle()
                 elif command == "stop-api":
                     backend.server.shutdown()
                     backend.server.server_close()

@@ -25,9 +25,10 @@ def open_dashboard(new_page, stack, viewport=DESKTOP, admin=False, hash_=""):
 
 
 def seed_players(stack, players):
-    """players: [(player_id, name, score)], submitted in order."""
+    """players: [(player_id, name, score)], submitted in order, then counted."""
     for player_id, name, score in players:
         stack.submit(player_id, score, name)
+    stack.settle()
 
 
 def sign_in(page):
@@ -468,6 +469,7 @@ def test_lookup_shows_the_players_around_on_the_picked_board(stack, new_page):
     for player_id, name, run in reversed(RUNNERS):  # submitted slowest first: the order comes from the scores
         stack.submit_to("speedrun", player_id, run, name)
     stack.submit("p-r5", 777, "Runner 5")  # also on the default board
+    stack.settle()
     page = open_dashboard(new_page, stack, hash_="#speedrun/all-time")
     expect(page.locator(ROW_NAMES).first).to_have_text("Runner 1")
 

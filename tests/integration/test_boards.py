@@ -97,9 +97,10 @@ def test_range_returns_scores_within_bounds(api, laps):
     assert missing.status_code == 400 and "max_score" in missing.json()["error"]
 
 
-def test_player_on_a_board_with_the_entries_around_them(api, laps):
-    """GET /leaderboards/{board}/players/{player_id}: rank, percentile and neighbours."""
+def test_player_on_a_board_with_the_entries_around_them(api, stack, laps):
+    """GET /leaderboards/{board}/players/{player_id}: rank, percentile and neighbours (once counted)."""
     api.post("/leaderboards/laps/scores/bulk", {"entries": [{"player_id": f"n{i}", "score": i} for i in range(1, 11)]})
+    stack.settle()
     resp = api.get("/leaderboards/laps/players/n5", params={"window": 2})
     assert resp.status_code == 200, resp.text
     body = resp.json()
