@@ -68,7 +68,9 @@ class BenchEnvironment:
             poller.oldest_record_age = max([poller.oldest_record_age, *(a / 1000 for a in ages)])
             return rank_counter.handler(event, context)
 
-        poller = StreamPoller(self.stream_reader(), handler, consumer.batch_size, consumer.filter_patterns)
+        poller = StreamPoller(
+            self.stream_reader(), handler, consumer.batch_size, consumer.filter_patterns, consumer.retry_attempts
+        )
         poller.oldest_record_age = 0.0
         return poller.start()
 

@@ -95,7 +95,9 @@ class Backend:
             name = next(s.local_name for s in self.specs if s.logical_id == consumer.table_logical_id)
             arn = self.ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
             reader = StreamReader(streams, arn)
-            poller = StreamPoller(reader, handlers[consumer.handler], consumer.batch_size, consumer.filter_patterns)
+            poller = StreamPoller(
+                reader, handlers[consumer.handler], consumer.batch_size, consumer.filter_patterns, consumer.retry_attempts
+            )
             pollers.append(poller.start())
         return pollers
 

@@ -84,26 +84,33 @@ def drain(
     batch_size: int,
     patterns: tuple[dict, ...] = (),
     retry_while: Callable[[], bool] = lambda: False,
+    retry_attempts: int | None = None,
 ) -> int:
     """Deliver every record the stream holds now, in batches; returns how many passed the filters.
 
-    A batch whose handler raises is retried as long as retry_while() says so (Lambda retries until the
-    records expire), else the error propagates."""
+    A batch whose handler raises is retried while retry_while() says so, at most retry_attempts times (None:
+    until it succeeds, as Lambda does until the records expire), then given up as Lambda gives it up; without
+    retries the error propagates. (Lambda's halving of a failing batch is not modelled.)"""
     delivered = 0
     while True:
         records = reader.read(batch_size)
         if not records:
             return delivered
         batch = [r for r in records if not patterns or any(matches(p, r) for p in patterns)]
+        failures = 0
         while batch:
             try:
                 handler({"Records": batch}, None)
                 break
             except Exception:
+                failures += 1
                 if not retry_while():
                     raise
-                print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 traceback.print_exc()
+                if retry_attempts is not None and failures > retry_attempts:
+                    print(f"stream consumer: gave up a batch of {len(batch)} after {failures} attempts", file=sys.stderr)
+                    break
+                print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 time.sleep(RETRY_SECONDS)
         delivered += len(batch)
 
@@ -111,8 +118,16 @@ def drain(
 class StreamPoller:
     """A background thread doing what Lambda's event source mapping does; `settle()` waits until it is idle."""
 
-    def __init__(self, reader: StreamReader, handler: Callable, batch_size: int, patterns: tuple[dict, ...]) -> None:
+    def __init__(
+        self,
+        reader: StreamReader,
+        handler: Callable,
+        batch_size: int,
+        patterns: tuple[dict, ...],
+        retry_attempts: int | None = None,
+    ) -> None:
         self.reader, self.handler, self.batch_size, self.patterns = reader, handler, batch_size, patterns
+        self.retry_attempts = retry_attempts
         self._stop = threading.Event()
         self._idle_rounds = 0  # completed polls that found nothing to deliver
         self._changed = threading.Condition()
@@ -126,7 +141,9 @@ class StreamPoller:
         while not self._stop.is_set():
             try:
                 retry = lambda: not self._stop.is_set()  # noqa: E731
-                delivered = drain(self.reader, self.handler, self.batch_size, self.patterns, retry)
+                delivered = drain(
+                    self.reader, self.handler, self.batch_size, self.patterns, retry, self.retry_attempts
+                )
             except Exception:  # stopping, or the stream itself failed: try again shortly
                 delivered = -1
                 if not self._stop.is_set():

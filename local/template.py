@@ -128,6 +128,7 @@ class StreamConsumer:
     handler: str  # "module.attr", as routes.FUNCTIONS names it
     batch_size: int
     filter_patterns: tuple[dict, ...]  # Lambda event filter patterns; a record passes if any matches
+    retry_attempts: int | None = None  # None: until the records expire
 
 
 def stream_consumers(template: dict) -> list[StreamConsumer]:
@@ -143,7 +144,15 @@ def stream_consumers(template: dict) -> list[StreamConsumer]:
         if attribute != "StreamArn" or "Handler" not in function.get("Properties", {}):
             continue
         patterns = tuple(json.loads(f["Pattern"]) for f in (props.get("FilterCriteria") or {}).get("Filters", []))
-        found.append(StreamConsumer(table_id, function["Properties"]["Handler"], props.get("BatchSize", 100), patterns))
+        found.append(
+            StreamConsumer(
+                table_id,
+                function["Properties"]["Handler"],
+                props.get("BatchSize", 100),
+                patterns,
+                props.get("MaximumRetryAttempts"),
+            )
+        )
     return found
 
 

@@ -36,8 +36,7 @@ from .ranking import containing
 from .settings import get_settings
 
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
-PARALLEL_PARTITIONS = 4  # index partitions refreshed side by side
-PARALLEL_RECOUNTS = 8  # recounts are a few small requests each: run them side by side
+MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
 _RELOCATE = "relocate"  # the bucket was split meanwhile: find the keys' buckets again
 
 
@@ -98,10 +97,12 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
             if schema.TTL_ATTRIBUTE in image:
                 p.expires_at = int(image[schema.TTL_ATTRIBUTE]["N"])
     stats.partitions = len(touched)
-    # Two pools: a partition's refresh waits for its recounts, so they must not queue behind refreshes.
+    # Recounts are a few small requests each: side by side. Two pools: a partition's refresh waits for its
+    # recounts, so they must not queue behind refreshes.
+    threads = get_settings().recount_threads
     with (
-        ThreadPoolExecutor(PARALLEL_PARTITIONS, thread_name_prefix="rank-counter") as outer,
-        ThreadPoolExecutor(PARALLEL_RECOUNTS, thread_name_prefix="rank-counter") as inner,
+        ThreadPoolExecutor(max(1, threads // 2), thread_name_prefix="rank-counter") as outer,
+        ThreadPoolExecutor(threads, thread_name_prefix="rank-counter") as inner,
     ):
         list(outer.map(lambda item: refresh(item[0], item[1], stats, inner), touched.items()))
     return stats
@@ -203,9 +204,9 @@ def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[s
         present, absent = expected(refresh=True)  # the players may have written again meanwhile
 
 
-def _cut(lo: str, found: list[str], capacity: int) -> list[tuple[str, int]]:
-    """Pieces of at most half the capacity: [(start, count)], the first starting at lo."""
-    n = max(2, math.ceil(2 * len(found) / max(capacity, 1)))
+def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> list[tuple[str, int]]:
+    """Pieces of at most half the capacity (or `most` equal pieces): [(start, count)], the first starting at lo."""
+    n = min(most, max(2, math.ceil(2 * len(found) / max(capacity, 1))))
     bounds = [round(i * len(found) / n) for i in range(n + 1)]
     return [(lo if i == 0 else found[bounds[i]], bounds[i + 1] - bounds[i]) for i in range(n)]
 
@@ -222,7 +223,7 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
         buckets = counters.read(partition, keys.BUCKETS, True, segment.lo, keys.before(segment.hi))
         stats.add(recounts=1)
         if len(buckets) > capacity:
-            n = max(2, math.ceil(2 * len(buckets) / max(capacity, 1)))
+            n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
             bounds = [round(i * len(buckets) / n) for i in range(n + 1)]
             pieces = [
                 (segment.lo if i == 0 else buckets[bounds[i]].lo, sum(b.count for b in buckets[bounds[i] : bounds[i + 1]]))
@@ -246,10 +247,8 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
     """
     found = entries.index_keys(partition, keys.FIRST_LO, keys.LAST_HI)
     settings = get_settings()
-    buckets = [
-        Counter(lo, "", n, expires_at=expires_at)
-        for lo, n in (_cut(keys.FIRST_LO, found, settings.bucket_capacity) if found else [(keys.FIRST_LO, 0)])
-    ]
+    pieces = _cut(keys.FIRST_LO, found, settings.bucket_capacity, most=len(found) + 2) if found else []
+    buckets = [Counter(lo, "", n, expires_at=expires_at) for lo, n in pieces or [(keys.FIRST_LO, 0)]]
     buckets = [
         Counter(b.lo, (buckets[i + 1].lo if i + 1 < len(buckets) else keys.LAST_HI), b.count, expires_at=expires_at)
         for i, b in enumerate(buckets)

@@ -20,6 +20,7 @@ class Settings:
     period_retention_days: int
     bucket_capacity: int  # a rank bucket splits past this many entries
     segment_capacity: int  # a segment of buckets splits past this many buckets
+    recount_threads: int  # the rank-counter function's recounts side by side (1 under moto: it is not thread-safe)
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
     function_name: str | None  # set by the Lambda runtime; None in local runs, tests and benchmarks (no metrics)
     # Page cursors are signed with a per-deployment secret: given as is (local runs, tests) or read once
@@ -46,6 +47,7 @@ def get_settings() -> Settings:
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
         bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
         segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
+        recount_threads=int(env.get("RECOUNT_THREADS", "8")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
         function_name=env.get("AWS_LAMBDA_FUNCTION_NAME") or None,
         cursor_secret=env.get("CURSOR_SECRET") or None,

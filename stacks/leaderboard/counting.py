@@ -10,6 +10,9 @@ from .data import LeaderboardTables
 from .paths import schema
 
 
+RETRY_ATTEMPTS = 10
+
+
 class RankCounterSource(Construct):
     def __init__(self, scope: Construct, id: str, *, tables: LeaderboardTables, function: lambda_.IFunction) -> None:
         super().__init__(scope, id)
@@ -30,9 +33,13 @@ class RankCounterSource(Construct):
             # Wait up to a second to fill a batch (the smallest window but none): fewer, larger recounts under
             # load; the counters' lag is this plus the stream's own delay and one recount.
             max_batching_window=Duration.seconds(1),
-            # Retries unbounded (the default): a recount is idempotent, so retrying a whole batch is always safe;
-            # records are only given up when they leave the stream (24 h).
-            bisect_batch_on_error=False,
+            # A recount is idempotent, so retrying a batch is always safe. A batch that keeps failing is halved
+            # to isolate what fails, then given up after 10 attempts (or an hour): recounting is self-healing (the
+            # next write into the same ranges recounts them), while a batch retried for the stream's 24 h would
+            # hold every later record of its shard back. The lag alarm and the function's errors tell.
+            bisect_batch_on_error=True,
+            retry_attempts=RETRY_ATTEMPTS,
+            max_record_age=Duration.hours(1),
             parallelization_factor=2,
             filters=entry_changes,
         )

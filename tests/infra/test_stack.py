@@ -139,7 +139,12 @@ def test_scores_table_streams_old_and_new_images_to_the_rank_counter(template):
     functions = resources(template, "AWS::Lambda::Function")
     assert functions[p["FunctionName"]["Ref"]]["Properties"]["Handler"] == routes.RANK_COUNTER.handler
     assert p["StartingPosition"] == "TRIM_HORIZON"  # nothing written before the mapping exists is left uncounted
-    assert "MaximumRetryAttempts" not in p  # retried until the records expire: a recount is idempotent
+    # A failing batch is halved and retried, then given up: recounts heal later, a stuck shard would not.
+    assert (p["BisectBatchOnFunctionError"], p["MaximumRetryAttempts"], p["MaximumRecordAgeInSeconds"]) == (
+        True,
+        10,
+        3600,
+    )
     patterns = [json.loads(f["Pattern"]) for f in p["FilterCriteria"]["Filters"]]
     assert patterns == [
         {"dynamodb": {image: {schema.RANK_INDEX_SORT_KEY: {"S": [{"exists": True}]}}}}

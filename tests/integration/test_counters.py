@@ -121,12 +121,6 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
         stop.set()
         sent = sum(f.result() for f in futures)
     assert sent >= wanted, sent
-    import sys, traceback
-    for t in stack.pollers:
-        print("POLLER alive", t.thread.is_alive(), t.reader.arn, file=sys.stderr)
-        frame = sys._current_frames().get(t.thread.ident)
-        if frame: traceback.print_stack(frame, file=sys.stderr)
-    print("TABLE STREAM", stack.ddb.describe_table(TableName=stack.table_name("player_id"))["Table"].get("LatestStreamArn"), file=sys.stderr)
     assert len(_buckets(stack, "launch#all-time")) > 3
     assert fullest <= 2 * capacity_64, fullest
 

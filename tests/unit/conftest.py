@@ -32,6 +32,7 @@ def ddb(stack_template, monkeypatch):
     """A fresh moto DynamoDB with the stack's tables; the handlers' env points at them."""
     for name, value in function_env(stack_template).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     get_settings.cache_clear()
     dynamo.client.cache_clear()

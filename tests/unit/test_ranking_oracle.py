@@ -217,3 +217,23 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     assert counters.read("fresh#all-time", keys.SEGMENTS) == []
     me = service.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
+
+
+def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(small_buckets, settle):
+    """200 entries land before the consumer first counts (capacity 3): a split is one transaction of at most 100
+    items, so the bucket is cut into at most 25 pieces per round; later rounds cut the pieces again."""
+    service.create_board({"board_id": "burst", "periods": ["all-time"]})
+    config = service.get_board("burst")
+    period = periods.resolve("all-time", T0, config.periods)
+    from leaderboard.scoring import make_entry
+
+    entries.put_new(make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200))
+    settle()  # one batch: the first bucket is counted and cut in 25
+    assert len(counters.read("burst#all-time", keys.BUCKETS)) == 25
+    assert_counters_exact("burst#all-time")
+    for _ in range(3):  # later writes into the pieces recount (and cut) them again
+        for i in range(0, 200, 3):
+            service.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
+        settle()
+    assert_counters_exact("burst#all-time")
+    assert max(b.count for b in counters.read("burst#all-time", keys.BUCKETS)) <= 8
