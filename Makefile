@@ -36,9 +36,10 @@ synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
 	$(CDK) synth -c stage=$(STAGE) --quiet
 
 lint: synth ## cfn-lint on the synthesized template
-	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/leaderboard-$(STAGE).template.json
+	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/*.template.json
 
-test: setup ## everything: unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
+test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
+	.venv/bin/ruff check .
 	$(PY) -m pytest
 
 test-unit: setup ## handlers under moto, domain logic

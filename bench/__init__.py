@@ -1,4 +1,4 @@
-"""The benchmark of issue 5: what each API operation costs in DynamoDB requests, capacity units and time.
+"""The benchmark: what each API operation costs in DynamoDB requests, capacity units and time.
 
 `python -m bench --players N` starts DynamoDB Local, loads N players onto one board and measures the
 real handlers (called in-process with API Gateway proxy events) next to the original design's

@@ -66,7 +66,8 @@ class _Bucket:
     def take(self, units: float, now: float) -> bool:
         self.tokens = min(self.rate, self.tokens + (now - self.at) * self.rate)
         self.at = now
-        if self.tokens < units and self.tokens < self.rate:  # a request larger than a second's worth waits for a full bucket
+        # A request larger than a second's worth waits for a full bucket.
+        if self.tokens < units and self.tokens < self.rate:
             return False
         self.tokens -= units
         return True
@@ -206,13 +207,18 @@ class AwsModel:
         """What the response says the read consumed, spread over the key values it read."""
         keys = context.get("aws_model_read_keys") or []
         consumed = parsed.get("ConsumedCapacity")
-        total = sum(float(c.get("CapacityUnits", 0.0)) for c in (consumed if isinstance(consumed, list) else [consumed] if consumed else []))
+        total = sum(
+            float(c.get("CapacityUnits", 0.0))
+            for c in (consumed if isinstance(consumed, list) else [consumed] if consumed else [])
+        )
         if not keys or not total:
             return
         now = time.monotonic()
         with self._lock:
             for key in keys:
-                self._buckets.setdefault((key[0], key[1], "r"), _Bucket(READ_UNITS_PER_KEY)).charge(total / len(keys), now)
+                self._buckets.setdefault((key[0], key[1], "r"), _Bucket(READ_UNITS_PER_KEY)).charge(
+                    total / len(keys), now
+                )
 
     def hottest_keys(self, n: int = 5) -> list[tuple[str, float]]:
         with self._lock:
@@ -305,9 +311,8 @@ def _read_keys(op: str, body: dict) -> list[tuple[str, str]]:
         return [(body["TableName"], _partition_value(body["Key"]))]
     if op == "BatchGetItem":
         return [(t, _partition_value(k)) for t, r in body["RequestItems"].items() for k in r["Keys"]]
-    names = body.get("ExpressionAttributeNames", {})
     values = body.get("ExpressionAttributeValues", {})
-    for name, placeholder in _EQ.findall(body.get("KeyConditionExpression", "")):
+    for _name, placeholder in _EQ.findall(body.get("KeyConditionExpression", "")):
         value = values.get(placeholder, {})
         space = _INDEX if body.get("IndexName") else body.get("TableName", "table")
         return [(space, next(iter(value.values())))] if value else []

@@ -1,4 +1,4 @@
-"""The original design's algorithm, written for the benchmark: the yardstick for issue 5.
+"""The original design's algorithm, written for the benchmark: the yardstick.
 
 Rank = 1 + COUNT of the rank-index entries ahead of the player (Select=COUNT, paged at 1 MB);
 total = COUNT of the whole board partition; percentile = round((total - rank) / total * 100, 1).
@@ -7,7 +7,7 @@ the rank the response reports, by COUNT.
 
 It reads and writes the same items as the handlers (the same table, rank index and item shape),
 on its own boto3 client, so the benchmark meters it separately. It is deliberately independent
-of leaderboard.store: that module is what issue 5 changes.
+of the data layer (leaderboard.data), which is what the benchmark measures.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from leaderboard import schema
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+from leaderboard import schema
 
 _ser = TypeSerializer()
 _de = TypeDeserializer()

@@ -93,12 +93,8 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     """Point this process's handler code at a running engine (another process may have started it)."""
     template = template or tpl.synthesized_template(STAGE)
     env = tpl.function_env(template)
-    env.update(dynamodb_local.FAKE_CREDENTIALS)
-    env.update(
-        AWS_REGION=dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
-        AWS_ENDPOINT_URL_DYNAMODB=endpoint,
-        AWS_EC2_METADATA_DISABLED="true",  # never look for real credentials
-    )
+    env.pop("CURSOR_SECRET_ARN", None)
+    env.update(dynamodb_local.handler_env(endpoint))
     os.environ.pop("AWS_PROFILE", None)
     os.environ.pop("AWS_SESSION_TOKEN", None)
     os.environ.update(env)  # before the first dynamo.client() and get_settings()

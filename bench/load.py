@@ -82,7 +82,9 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
             bar.update(1)
 
     with bar:
-        _threaded(lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads)
+        _threaded(
+            lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads
+        )
     for part in config.partitions(period.period_id):
         counting.rebuild(part)
     return {"loader": "entries.put_new + counting.rebuild", "threads": threads}

@@ -93,13 +93,13 @@ class Bench:
     # --- setup ----------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        from leaderboard import periods, service
+        from leaderboard import board_registry, periods
         from leaderboard.clock import now_utc
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
             raise SystemExit(f"creating the board failed: {created.status} {created.body}")
-        self.config = service.get_board(BOARD_ID)
+        self.config = board_registry.get_board(BOARD_ID)
         self.period = periods.current(now_utc(), self.config.periods)[0]
         self.now_ms = int(time.time() * 1000)
         self.players = {p.player_id: p for p in loader.players(self.opts.players, self.opts.seed, self.now_ms)}

@@ -92,7 +92,11 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
     meter.reset()
     api.call("POST", "/scores", body={"player_id": "budget", "score": 200})
     u = meter.take()
-    out["improving_post_scores"] = {"requests": u.requests, "write_units": u.write_units, "by_operation": u.by_operation}
+    out["improving_post_scores"] = {
+        "requests": u.requests,
+        "write_units": u.write_units,
+        "by_operation": u.by_operation,
+    }
     api.call("POST", "/leaderboards", body={"board_id": "bulky", "periods": ["all-time", "daily", "weekly"]})
     api.call("GET", "/leaderboards/bulky/top", query={"limit": 25})
     meter.reset()
@@ -216,7 +220,9 @@ def _summary(outcomes: list[tuple[int, float]], elapsed: float, usage: Usage) ->
             "refused_writes": usage.refused,
         },
         **_usage_per(usage, len(ok)),
-        "requests_by_operation_per_submission": {k: round(v / max(len(ok), 1), 2) for k, v in usage.by_operation.items()},
+        "requests_by_operation_per_submission": {
+            k: round(v / max(len(ok), 1), 2) for k, v in usage.by_operation.items()
+        },
     }
 
 
@@ -258,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(results: dict[str, Any]) -> str:
     rows = [
-        "| writers | design | submissions/s | failed | cancelled transactions / throttled | p50 ms | p99 ms | requests | write units |",
+        "| writers | design | submissions/s | failed | cancelled transactions / throttled"
+        " | p50 ms | p99 ms | requests | write units |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results["runs"]:

@@ -66,20 +66,10 @@ class Backend:
 
     def _handler_env(self) -> dict[str, str]:
         env = tpl.function_env(self.template)
-        env.update(dynamodb_local.FAKE_CREDENTIALS)
-        env.update(
-            AWS_REGION=dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
-            AWS_ENDPOINT_URL_DYNAMODB=self.ddb_endpoint,
-            AWS_EC2_METADATA_DISABLED="true",  # never look for real credentials
-            AWS_CONFIG_FILE=os.devnull,  # nor for profiles or endpoints configured in ~/.aws
-            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-            AWS_IGNORE_CONFIGURED_ENDPOINT_URLS="false",
-            ENABLE_SIMULATOR="true",  # seeding goes through the simulator
-        )
-        env.setdefault("CORS_ALLOWED_ORIGINS", "*")
-        # On AWS the signing secret comes from Secrets Manager; locally it is given (or made up for this run).
         env.pop("CURSOR_SECRET_ARN", None)
-        env["CURSOR_SECRET"] = os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32)
+        env.update(dynamodb_local.handler_env(self.ddb_endpoint))
+        env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
+        env.setdefault("CORS_ALLOWED_ORIGINS", "*")
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
         env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
@@ -96,7 +86,11 @@ class Backend:
             arn = self.ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
             reader = StreamReader(streams, arn)
             poller = StreamPoller(
-                reader, handlers[consumer.handler], consumer.batch_size, consumer.filter_patterns, consumer.retry_attempts
+                reader,
+                handlers[consumer.handler],
+                consumer.batch_size,
+                consumer.filter_patterns,
+                consumer.retry_attempts,
             )
             pollers.append(poller.start())
         return pollers

@@ -10,22 +10,15 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from dashboard_ec2 import render  # the same renderer EC2's user data runs
 from local import ROOT
 from local.processes import ProcessGroup
 
 SITE_SRC = ROOT / "dashboard_ec2" / "site"
-ADMIN_USER = "admin"
-
-
-def _render():
-    sys.path.insert(0, str(ROOT / "dashboard_ec2"))
-    import render  # dashboard_ec2/render.py: the same renderer EC2's user data runs
-
-    return render
+ADMIN_USER = render.DEFAULT_ADMIN_USER
 
 
 def prepare_site(site: Path, api_url: str) -> Path:
@@ -36,7 +29,7 @@ def prepare_site(site: Path, api_url: str) -> Path:
     for entry in SITE_SRC.iterdir() if SITE_SRC.is_dir() else ():
         if entry.name != "config.json":
             (site / entry.name).symlink_to(entry)
-    _render().write_site_config(site / "config.json", "local", api_url)
+    render.write_site_config(site / "config.json", "local", api_url)
     return site
 
 
@@ -57,7 +50,6 @@ def start(procs: ProcessGroup, run_dir: Path, port: int, api_url: str, admin_key
 
 
 def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password) -> Path:
-    render = _render()
     prefix.mkdir(parents=True, exist_ok=True)
     htpasswd = prefix / "htpasswd"
     render.write_htpasswd(htpasswd, ADMIN_USER, admin_password)

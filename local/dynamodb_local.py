@@ -8,6 +8,7 @@ folder; `npm install` of the package would pull ~280 dependencies we don't need.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -30,6 +31,21 @@ FAKE_CREDENTIALS = {
     "AWS_SECRET_ACCESS_KEY": "test",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
+
+
+def handler_env(endpoint: str) -> dict[str, str]:
+    """What the handlers need, beside their template environment, to run here against `endpoint`."""
+    return {
+        **FAKE_CREDENTIALS,
+        "AWS_REGION": FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
+        "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
+        "AWS_EC2_METADATA_DISABLED": "true",  # never look for real credentials
+        "AWS_CONFIG_FILE": os.devnull,  # nor for profiles or endpoints configured in ~/.aws
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "false",
+        # On AWS the page-cursor signing secret comes from Secrets Manager; here it is given or made up per run.
+        "CURSOR_SECRET": os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32),
+    }
 
 
 def ensure_installed(dest: Path = INSTALL_DIR) -> Path:

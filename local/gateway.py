@@ -69,7 +69,7 @@ class GatewayConfig:
     api_key: str  # the game key: score submissions (routes with access GAME)
     allowed_origins: tuple[str, ...]  # "*" allows any origin
     admin_key: str | None = None  # the admin key: boards, snapshots, the simulator (access ADMIN)
-    allow_headers: str = "Content-Type,X-Api-Key,Authorization"  # the template's preflight answer
+    allow_headers: str = ""  # the template's preflight answer (template.preflight_settings)
     max_age: str = "3600"
     stage: str = "local"
     quiet: bool = False

@@ -108,7 +108,9 @@ def drain(
                     raise
                 traceback.print_exc()
                 if retry_attempts is not None and failures > retry_attempts:
-                    print(f"stream consumer: gave up a batch of {len(batch)} after {failures} attempts", file=sys.stderr)
+                    print(
+                        f"stream consumer: gave up a batch of {len(batch)} after {failures} attempts", file=sys.stderr
+                    )
                     break
                 print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 time.sleep(RETRY_SECONDS)

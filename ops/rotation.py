@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 import boto3
 
@@ -70,7 +70,7 @@ class Rotator:
         title = KEY_CLASSES[access]
         plan_id, secret_arn = require(self.outputs, f"{title}UsagePlanId", f"{title}KeySecretArn")
         value = self.secrets.get_random_password(PasswordLength=40, ExcludePunctuation=True)["RandomPassword"]
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         key = self.apigw.create_api_key(
             name=f"{self.stack}-{access}-{stamp}",
             description=f"{title} key of {self.stack}, rotated {stamp}; its value lives in {secret_arn}",

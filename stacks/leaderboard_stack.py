@@ -32,7 +32,10 @@ class LeaderboardStack(Stack):
             )
             outputs["DashboardInstanceId"] = (board.dashboard.instance.instance_id, "The dashboard's EC2 instance")
         if board.monitoring is not None:
-            outputs["OperationsDashboardUrl"] = (board.monitoring.dashboard_url, "CloudWatch dashboard: alarms and figures")
+            outputs["OperationsDashboardUrl"] = (
+                board.monitoring.dashboard_url,
+                "CloudWatch dashboard: alarms and figures",
+            )
             outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
         for name, (value, description) in outputs.items():
             # Stable logical ids: scripts (`python -m ops`) and other stacks rely on them across refactors.

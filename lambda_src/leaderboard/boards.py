@@ -8,14 +8,22 @@ from typing import Any
 
 from . import keys, periods
 from .errors import BadRequest
-from .routes import BOARD_ID_PATTERN, MAX_SCORE
+from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how the domain names them)
+    ASC,
+    BEST,
+    BOARD_ID_PATTERN,
+    DESC,
+    INCREMENT,
+    LATEST,
+    MAX_BOARD_ID_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_SCORE,
+    MAX_SHARDS,
+    OPERATORS,
+    ORDERS,
+)
 
-DESC, ASC = "desc", "asc"
-BEST, LATEST, INCREMENT = "best", "latest", "increment"
-ORDERS = (DESC, ASC)
-OPERATORS = (BEST, LATEST, INCREMENT)
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
-MAX_SHARDS = 16
 _BOARD_ID = re.compile(BOARD_ID_PATTERN)
 
 
@@ -60,7 +68,7 @@ class BoardConfig:
         return item
 
     @classmethod
-    def from_item(cls, item: dict[str, Any]) -> "BoardConfig":
+    def from_item(cls, item: dict[str, Any]) -> BoardConfig:
         return cls(
             board_id=item["board_id"],
             name=item["name"],
@@ -81,7 +89,8 @@ DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
 def board_id(value: Any) -> str:
     if not isinstance(value, str) or not _BOARD_ID.fullmatch(value):
         raise BadRequest(
-            "board_id must be 1-48 characters: lowercase letters, digits, _ or -, starting with a letter or digit"
+            f"board_id must be 1-{MAX_BOARD_ID_LENGTH} characters: lowercase letters, digits, _ or -, starting with "
+            "a letter or digit"
         )
     return value
 
@@ -94,8 +103,8 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
     bid = board_id(body.get("board_id"))
     name = body.get("name", bid)
-    if not isinstance(name, str) or not name.strip() or len(name) > 64:
-        raise BadRequest("name must be a non-empty string of at most 64 characters")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
+        raise BadRequest(f"name must be a non-empty string of at most {MAX_NAME_LENGTH} characters")
     order = body.get("order", DESC)
     if order not in ORDERS:
         raise BadRequest(f"order must be one of {', '.join(ORDERS)}")
@@ -111,10 +120,10 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     ):
         raise BadRequest(f"periods must be a non-empty list of distinct values from {', '.join(periods.KINDS)}")
     bounds = []
-    for field, default in (("min_score", 0), ("max_score", MAX_SCORE)):
-        value = body.get(field, default)
+    for bound, default in (("min_score", 0), ("max_score", MAX_SCORE)):
+        value = body.get(bound, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORE:
-            raise BadRequest(f"{field} must be an integer from 0 to {MAX_SCORE}")
+            raise BadRequest(f"{bound} must be an integer from 0 to {MAX_SCORE}")
         bounds.append(value)
     if bounds[0] > bounds[1]:
         raise BadRequest("min_score must not be greater than max_score")

@@ -25,9 +25,10 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import keys, schema
 from .data import counters, entries
@@ -136,7 +137,7 @@ def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolE
         groups = _buckets_of(partition, pending)
         outcomes = run(lambda group: _recount_bucket(partition, group[0], expected, stats), groups)
         pending = set()
-        for (bucket, held), outcome in zip(groups, outcomes):
+        for (bucket, held), outcome in zip(groups, outcomes, strict=True):
             if outcome == _RELOCATE:
                 pending |= held
             else:
@@ -226,7 +227,10 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
             n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
             bounds = [round(i * len(buckets) / n) for i in range(n + 1)]
             pieces = [
-                (segment.lo if i == 0 else buckets[bounds[i]].lo, sum(b.count for b in buckets[bounds[i] : bounds[i + 1]]))
+                (
+                    segment.lo if i == 0 else buckets[bounds[i]].lo,
+                    sum(b.count for b in buckets[bounds[i] : bounds[i + 1]]),
+                )
                 for i in range(n)
             ]
             stored = counters.split(partition, keys.SEGMENTS, segment, gen, pieces)

@@ -21,11 +21,10 @@ from functools import lru_cache
 
 from .data import secrets
 from .errors import BadRequest
+from .limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
 from .settings import get_settings
 
-MAX_CURSOR_CHARS = 512  # a rank key is at most ~100 characters: an issued cursor is well under this
-PATTERN = r"^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$"  # what issue() produces, as the OpenAPI document says
-_SHAPE = re.compile(PATTERN)
+_SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16
 MAX_RANK = 10**15  # far beyond any board; a rank is a JSON number that stays exact
 CLOCK_SKEW_MS = 5_000  # functions' clocks may differ a little; beyond that "issued in the future" is forged

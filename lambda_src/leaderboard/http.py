@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import hmac
 import json
 import logging
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from . import metrics, routes
-
+from . import validation as v
 from .errors import ApiError, Forbidden, NotFound
+from .invocation import lambda_context
 from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
@@ -21,8 +23,6 @@ logger.setLevel(logging.INFO)
 audit_logger = logging.getLogger("leaderboard.audit")
 
 Handler = Callable[[dict, Any], dict]
-# The Lambda context of the invocation being handled (Powertools' idempotency reads its remaining time).
-lambda_context: contextvars.ContextVar[Any] = contextvars.ContextVar("lambda_context", default=None)
 
 
 def _default(value: Any) -> Any:
@@ -58,24 +58,43 @@ def header(event: dict, name: str) -> str | None:
     return next((v for k, v in (event.get("headers") or {}).items() if k.lower() == name), None)
 
 
-RouteFn = Callable[[dict, dict[str, str]], tuple[int, Any]]
+@dataclass(frozen=True)
+class Call:
+    """One request to a route: the proxy event, the route it matched, and its parameters, validated."""
+
+    event: dict
+    route: routes.Route
+    params: dict[str, str]  # path parameters, decoded
+    query: dict[str, Any]  # the route's query parameters: integers checked and converted, defaults applied
+
+    def header(self, name: str) -> str | None:
+        return header(self.event, name)
+
+    def body(self) -> dict:
+        return v.json_body(self.event)
 
 
-def dispatch(table: dict[tuple[str, str], RouteFn]) -> Handler:
-    """A Lambda handler for a function that serves several routes: (method, path template) -> fn(event, params).
+Operation = Callable[[Call], tuple[int, Any]]
+
+
+def function_handler(function: routes.Function, operations: Mapping[str, Any]) -> Handler:
+    """The Lambda handler of a function that serves several routes: each route of the table that names this
+    function is served by `operations[route.operation]` (pass the handler module's globals()).
 
     API Gateway names the matched template in `resource`; path parameters arrive decoded.
     """
+    served = {(r.method, r.path): r for r in routes.ROUTES if r.function == function}
+    missing = sorted(r.operation for r in served.values() if not callable(operations.get(r.operation)))
+    if missing:
+        raise RuntimeError(f"{function.name} does not define {', '.join(missing)}")
 
     @api_handler
     def handler(event: dict) -> tuple[int, Any]:
-        method, resource = event.get("httpMethod"), event.get("resource")
-        fn = table.get((method, resource))
-        if fn is None:
-            raise NotFound(f"no route {method} {resource} in this function")
-        route = next(r for r in routes.ROUTES if (r.method, r.path) == (method, resource))
+        route = served.get((event.get("httpMethod"), event.get("resource")))
+        if route is None:
+            raise NotFound(f"no route {event.get('httpMethod')} {event.get('resource')} in this function")
         params = event.get("pathParameters") or route.match(event.get("path", "")) or {}
-        return fn(event, params)
+        return operations[route.operation](Call(event, route, params, v.query_values(event, route)))
 
     return handler
 
@@ -111,7 +130,7 @@ def audit(event: dict, action: str, target: Any) -> None:
         "api_key_id": api_key_id(event),
         "source_ip": ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp"),
         "request_id": (event.get("requestContext") or {}).get("requestId"),
-        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     }
     audit_logger.info(json.dumps(record, separators=(",", ":"), default=str))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 
-from .routes import MAX_SCORE
+from .limits import MAX_SCORE
 
 _SCORE_WIDTH = 16  # len(str(MAX_SCORE))
 _TIME_WIDTH = 13  # epoch milliseconds until the year 2286
@@ -75,6 +75,11 @@ def before(key: str) -> str:
 def leaderboard_id(board_id: str, period_id: str) -> str:
     """One period of a board. The default board keeps the original design's ids (`all-time`, `daily-…`)."""
     return period_id if board_id == DEFAULT_BOARD_ID else f"{board_id}#{period_id}"
+
+
+def is_default_board(leaderboard_id_: str) -> bool:
+    """Whether a board period id belongs to the default board (other boards' ids hold their board id)."""
+    return "#" not in leaderboard_id_
 
 
 def shard_of(player_id: str, shards: int) -> int:

@@ -26,7 +26,8 @@ import functools
 import json
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .settings import get_settings
 

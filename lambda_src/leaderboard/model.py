@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from . import schema
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -22,10 +24,10 @@ class Entry:
     def attributes(self) -> dict[str, Any]:
         return {
             "score": self.score,
-            "rank_key": self.rank_key,
+            schema.RANK_INDEX_SORT_KEY: self.rank_key,
             "player_name": self.player_name,
             "reached_at": self.reached_at,
-            "expires_at": self.expires_at,
+            schema.TTL_ATTRIBUTE: self.expires_at,
             "metadata": self.metadata,
         }
 

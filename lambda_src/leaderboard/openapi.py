@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from . import cursors, periods, routes
+from . import limits, routes
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -97,8 +97,8 @@ SCHEMAS: dict[str, dict] = {
         {
             "board_id": _STR,
             "name": _STR,
-            "order": {"enum": ["desc", "asc"]},
-            "operator": {"enum": ["best", "latest", "increment"]},
+            "order": {"enum": list(limits.ORDERS)},
+            "operator": {"enum": list(limits.OPERATORS)},
             "periods": {
                 "type": "array",
                 "items": _obj({"period": _STR, "current": _STR, "next_reset": {"type": "string", "nullable": True}}),
@@ -166,107 +166,29 @@ SCHEMAS: dict[str, dict] = {
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }
 
-# (method, path) -> (success status, response schema)
-RESPONSES: dict[tuple[str, str], tuple[int, str]] = {
-    ("POST", "/scores"): (200, "DefaultSubmit"),
-    ("GET", "/leaderboard"): (200, "Leaderboard"),
-    ("GET", "/player"): (200, "PlayerStats"),
-    ("POST", "/snapshot"): (201, "Snapshot"),
-    ("GET", "/snapshots"): (200, "SnapshotList"),
-    ("POST", "/simulate"): (200, "Simulated"),
-    ("POST", "/leaderboards"): (201, "Board"),
-    ("GET", "/leaderboards"): (200, "BoardList"),
-    ("GET", "/leaderboards/{board}"): (200, "Board"),
-    ("DELETE", "/leaderboards/{board}"): (200, "Deletion"),
-    ("POST", "/leaderboards/{board}/scores"): (200, "BoardSubmit"),
-    ("POST", "/leaderboards/{board}/scores/bulk"): (200, "Bulk"),
-    ("GET", "/leaderboards/{board}/top"): (200, "Page"),
-    ("GET", "/leaderboards/{board}/range"): (200, "Page"),
-    ("GET", "/leaderboards/{board}/players/{player_id}"): (200, "Around"),
-    ("GET", "/openapi.json"): (200, "OpenApi"),
-}
-
-def _limit(high: int) -> dict:
-    return {"type": "integer", "minimum": 1, "maximum": high}
-
-
-def _period(kinds: tuple[str, ...], description: str) -> dict:
-    return {"type": "string", "pattern": periods.pattern(kinds), "description": description}
-
-
-DEFAULT_PERIOD = _period(
-    (periods.ALL_TIME, periods.DAILY, periods.WEEKLY),
-    "all-time (default), daily, weekly, or a past or future id: daily-YYYY-MM-DD, weekly-YYYY-Www (years 2000-2999)",
-)
-BOARD_PERIOD = _period(
-    periods.KINDS,
-    "all-time, daily, weekly, monthly or an id of one (years 2000-2999). A period of a kind the board does not "
-    "keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, or the board's first period "
-    "if it does not keep all-time.",
-)
-SCORE = {"type": "integer", "minimum": 0, "maximum": routes.MAX_SCORE}
-CURSOR = {
-    "type": "string",
-    "maxLength": cursors.MAX_CURSOR_CHARS,
-    "pattern": cursors.PATTERN,
-    "description": "next_cursor of the previous page of the same board, period (and score range); opaque and "
-    "signed: any other value, or one older than the cursor lifetime, is a 400.",
-}
-PATH_PARAMS = {
-    "board": {"type": "string", "minLength": 1, "maxLength": 48, "pattern": routes.BOARD_ID_PATTERN},
-    "player_id": routes.PLAYER_ID,
-}
-QUERY_PARAMS: dict[tuple[str, str], dict[str, dict]] = {
-    ("GET", "/leaderboard"): {"period": DEFAULT_PERIOD, "limit": _limit(100)},
-    ("GET", "/player"): {"player_id": routes.PLAYER_ID},
-    ("GET", "/snapshots"): {"period": DEFAULT_PERIOD, "limit": _limit(50)},
-    ("GET", "/leaderboards/{board}/top"): {"period": BOARD_PERIOD, "limit": _limit(100), "cursor": CURSOR},
-    ("GET", "/leaderboards/{board}/range"): {
-        "period": BOARD_PERIOD,
-        "min_score": {**SCORE, "description": "not greater than max_score"},
-        "max_score": SCORE,
-        "limit": _limit(100),
-        "cursor": CURSOR,
-    },
-    ("GET", "/leaderboards/{board}/players/{player_id}"): {
-        "period": BOARD_PERIOD,
-        "window": {"type": "integer", "minimum": 0, "maximum": 50},
-    },
-}
-IDEMPOTENT = {("POST", "/leaderboards/{board}/scores"), ("POST", "/leaderboards/{board}/scores/bulk")}
-IDEMPOTENCY_KEY = {"type": "string", "pattern": r"^[!-~]{1,128}$", "description": "1-128 visible ASCII characters"}
 ERROR_STATUSES = {
     400: "invalid input",
     403: "missing or wrong API key (each route takes one of the two keys)",
     404: "not found",
     409: "conflict",
-    413: "body too large (more than 64 KiB)",
+    413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
     422: "Idempotency-Key reused with another body",
-    429: "throttled",
+    429: "throttled (or the other key's route: its usage plan throttles it to 0)",
     502: "the function failed or ran past its timeout",
     504: "no answer within API Gateway's integration timeout",
 }
 SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
-DESCRIPTIONS = {
-    ("POST", "/leaderboards"): "min_score must not be greater than max_score.",
-    ("POST", "/leaderboards/{board}/scores"): "The score must also lie in the board's [min_score, max_score] "
-    "(and, on increment boards, the resulting total); metadata is at most 1,024 bytes as compact JSON.",
-    ("POST", "/leaderboards/{board}/scores/bulk"): "Each entry is a POST /leaderboards/{board}/scores body, "
-    "checked on its own: its status and error are in results.",
-    ("DELETE", "/leaderboards/{board}"): "Boards built in or declared in the stack cannot be deleted (400).",
-    ("POST", "/simulate"): "403 on stages where the simulator is off.",
-}
 
 
 def _operation(route: routes.Route) -> dict:
-    status, schema = RESPONSES[(route.method, route.path)]
-    params = [{"name": p, "in": "path", "required": True, "schema": PATH_PARAMS[p]} for p in route.path_params]
+    status, schema = route.response
+    params = [{"name": p, "in": "path", "required": True, "schema": routes.PATH_PARAMS[p]} for p in route.path_params]
     params += [
         {"name": name, "in": "query", "required": name in route.required_query, "schema": s}
-        for name, s in QUERY_PARAMS.get((route.method, route.path), {}).items()
+        for name, s in route.query.items()
     ]
-    if (route.method, route.path) in IDEMPOTENT:
-        params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": IDEMPOTENCY_KEY})
+    if route.idempotent:
+        params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": routes.IDEMPOTENCY_KEY})
     json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
     words = re.findall(r"[a-z]+", route.path)
     op: dict[str, Any] = {
@@ -283,8 +205,8 @@ def _operation(route: routes.Route) -> dict:
             "description": "accepted: a large board is still being purged; DELETE again",
             "content": json_of(_ref("Deletion")),
         }
-    if (route.method, route.path) in DESCRIPTIONS:
-        op["description"] = DESCRIPTIONS[(route.method, route.path)]
+    if route.description:
+        op["description"] = route.description
     if params:
         op["parameters"] = params
     if route.body_schema is not None:

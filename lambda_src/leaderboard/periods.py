@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
-from typing import Iterable
+from datetime import UTC, date, datetime, time, timedelta
 
 from .errors import BadRequest, NotFound
 
@@ -97,7 +97,7 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
 
 
 def from_id(period_id: str) -> Period:
-    return resolve(period_id, datetime.now(timezone.utc))
+    return resolve(period_id, datetime.now(UTC))
 
 
 def _parse(kind: str, m: re.Match) -> Period:
@@ -124,7 +124,7 @@ def _of_kind(kind: str, day: date) -> Period:
 
 
 def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=timezone.utc)
+    return datetime.combine(day, time.min, tzinfo=UTC)
 
 
 def expires_at(period: Period, retention_days: int) -> int | None:

@@ -24,7 +24,7 @@ the unsharded order.
 from __future__ import annotations
 
 import heapq
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import keys
 from .data import counters, entries

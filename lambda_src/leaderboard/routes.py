@@ -1,14 +1,19 @@
 """THE route table: the one source of truth for the API's shape.
 
-The CDK stack builds API Gateway from it, the local gateway dispatches with it,
-and the tests walk it. Pure data (and the period patterns): importable without boto3 or aws-cdk-lib.
+Each route says its method and path, the function that serves it and the handler function in that function's
+module (`operation`), who may call it, the query parameters it takes and the JSON Schema of its body (with the
+limits of limits.py), and what it answers. The CDK stack builds API Gateway from it, the handlers dispatch with it
+(http.function_handler), the local gateway dispatches with it, the OpenAPI document is generated from it, and the
+tests walk it. Pure data: importable without boto3 or aws-cdk-lib.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from . import periods
+from . import limits, periods
+from .limits import MAX_SCORE
 
 
 @dataclass(frozen=True)
@@ -33,10 +38,15 @@ class Route:
     method: str
     path: str  # may hold {name} segments, e.g. /leaderboards/{board}
     function: Function
+    operation: str  # the function's handler module serves this route with the function of this name
     access: str  # PUBLIC, GAME or ADMIN
+    response: tuple[int, str]  # success status, and the name of its schema in the OpenAPI document
+    query: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON Schema (with "default")
     required_query: tuple[str, ...] = field(default=())
     body_schema: dict | None = None  # JSON Schema (draft 4) that API Gateway validates
+    idempotent: bool = False  # takes an Idempotency-Key header
     summary: str = ""
+    description: str = ""  # rules the schemas cannot say
 
     @property
     def needs_key(self) -> bool:
@@ -52,7 +62,7 @@ class Route:
         if len(template) != len(parts):
             return None
         params = {}
-        for expected, actual in zip(template, parts):
+        for expected, actual in zip(template, parts, strict=True):
             if expected.startswith("{"):
                 if not actual:
                     return None
@@ -108,66 +118,101 @@ FUNCTIONS: tuple[Function, ...] = (
     RANK_COUNTER,
 )
 
-MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly
-# Ids, as the handlers check them (with fullmatch) and the OpenAPI document and body models state them.
-# A player id is letters, digits and _ . : @ -, not only dots ("." and ".." are path segments that HTTP
-# clients resolve away, so such a player could never be looked up).
-PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*$"
-BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"
-PLAYER_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": PLAYER_ID_PATTERN}
+# --- the shapes of ids, names, periods and bodies --------------------------------------------------
+
+PLAYER_ID = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": limits.MAX_ID_LENGTH,
+    "pattern": limits.PLAYER_ID_PATTERN,
+}
+BOARD_ID = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": limits.MAX_BOARD_ID_LENGTH,
+    "pattern": limits.BOARD_ID_PATTERN,
+}
 # A name is shown as given, trimmed; it must have something besides whitespace.
-PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": r"\S"}
+PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
+PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID}
+DEFAULT_BOARD_KINDS = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
+SCORE = {"type": "integer", "minimum": 0, "maximum": MAX_SCORE}
+
+
+def _limit(high: int, default: int, low: int = 1) -> dict:
+    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
+
+
+def _period(kinds: tuple[str, ...], description: str) -> dict:
+    return {"type": "string", "pattern": periods.pattern(kinds), "description": description}
+
+
+DEFAULT_PERIOD = _period(
+    DEFAULT_BOARD_KINDS,
+    "all-time (default), daily, weekly, or a past or future id: daily-YYYY-MM-DD, weekly-YYYY-Www (years 2000-2999)",
+)
+BOARD_PERIOD = _period(
+    periods.KINDS,
+    "all-time, daily, weekly, monthly or an id of one (years 2000-2999). A period of a kind the board does not "
+    "keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, or the board's first period "
+    "if it does not keep all-time.",
+)
+CURSOR = {
+    "type": "string",
+    "maxLength": limits.MAX_CURSOR_CHARS,
+    "pattern": limits.CURSOR_PATTERN,
+    "description": "next_cursor of the previous page of the same board, period (and score range); opaque and "
+    "signed: any other value, or one older than the cursor lifetime, is a 400.",
+}
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "pattern": rf"^[!-~]{{1,{limits.MAX_IDEMPOTENCY_KEY_LENGTH}}}$",
+    "description": f"1-{limits.MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters",
+}
 
 # Request body models (JSON Schema draft 4, which API Gateway validates for application/json). They state
 # every rule the handlers enforce that JSON Schema can say; the handlers check them all again themselves.
 SCORE_BODY = {
     "type": "object",
     "required": ["player_id", "score"],
-    "properties": {
-        "player_id": PLAYER_ID,
-        "player_name": PLAYER_NAME,
-        "score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
-    },
+    "properties": {"player_id": PLAYER_ID, "player_name": PLAYER_NAME, "score": SCORE},
     "additionalProperties": False,
 }
 SNAPSHOT_BODY = {
     "type": "object",
     "properties": {
-        "period": {"type": "string", "pattern": periods.pattern((periods.ALL_TIME, periods.DAILY, periods.WEEKLY))},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        "period": {"type": "string", "pattern": periods.pattern(DEFAULT_BOARD_KINDS)},
+        "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_SNAPSHOT),
     },
     "additionalProperties": False,
 }
 SIMULATE_BODY = {
     "type": "object",
-    "properties": {"players": {"type": "integer", "minimum": 1, "maximum": 1000}},
+    "properties": {"players": _limit(limits.MAX_SIMULATED_PLAYERS, limits.DEFAULT_SIMULATED_PLAYERS)},
     "additionalProperties": False,
 }
-
-PERIOD_KINDS = list(periods.KINDS)
 BOARD_BODY = {
     "type": "object",
     "required": ["board_id"],
     "properties": {
-        "board_id": {"type": "string", "minLength": 1, "maxLength": 48, "pattern": BOARD_ID_PATTERN},
+        "board_id": BOARD_ID,
         "name": PLAYER_NAME,
-        "order": {"type": "string", "enum": ["desc", "asc"]},
-        "operator": {"type": "string", "enum": ["best", "latest", "increment"]},
+        "order": {"type": "string", "enum": list(limits.ORDERS)},
+        "operator": {"type": "string", "enum": list(limits.OPERATORS)},
         "periods": {
             "type": "array",
             "minItems": 1,
-            "maxItems": len(PERIOD_KINDS),
+            "maxItems": len(periods.KINDS),
             "uniqueItems": True,
-            "items": {"type": "string", "enum": PERIOD_KINDS},
+            "items": {"type": "string", "enum": list(periods.KINDS)},
         },
         # min_score must not be greater than max_score: JSON Schema cannot compare two fields.
-        "min_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
-        "max_score": {"type": "integer", "minimum": 0, "maximum": MAX_SCORE},
-        "shards": {"type": "integer", "minimum": 1, "maximum": 16},
+        "min_score": SCORE,
+        "max_score": SCORE,
+        "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
     },
     "additionalProperties": False,
 }
-MAX_METADATA_BYTES = 1024
 BOARD_SCORE_BODY = {
     "type": "object",
     "required": ["player_id", "score"],
@@ -181,15 +226,19 @@ BOARD_SCORE_BODY = {
     },
     "additionalProperties": False,
 }
-MAX_BULK = 500
 BULK_BODY = {
     "type": "object",
     "required": ["entries"],
     # Each entry is checked on its own: a bad one gets its own error in the results, the others go on.
     "properties": {
-        "entries": {"type": "array", "minItems": 1, "maxItems": MAX_BULK, "items": {"type": "object"}},
+        "entries": {"type": "array", "minItems": 1, "maxItems": limits.MAX_BULK, "items": {"type": "object"}},
     },
     "additionalProperties": False,
+}
+PAGE_QUERY = {
+    "period": BOARD_PERIOD,
+    "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
+    "cursor": CURSOR,
 }
 
 ROUTES: tuple[Route, ...] = (
@@ -198,16 +247,30 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/scores",
         SCORE_SUBMIT,
+        "default_board_submit",
         access=GAME,
+        response=(200, "DefaultSubmit"),
         body_schema=SCORE_BODY,
         summary="Submit a score to the default board",
     ),
-    Route("GET", "/leaderboard", LEADERBOARD_QUERY, access=PUBLIC, summary="Top N of the default board"),
+    Route(
+        "GET",
+        "/leaderboard",
+        LEADERBOARD_QUERY,
+        "default_board_top",
+        access=PUBLIC,
+        response=(200, "Leaderboard"),
+        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP)},
+        summary="Top N of the default board",
+    ),
     Route(
         "GET",
         "/player",
         PLAYER_STATS,
+        "default_board_player",
         access=PUBLIC,
+        response=(200, "PlayerStats"),
+        query={"player_id": PLAYER_ID},
         required_query=("player_id",),
         summary="A player's rank and percentile on every period of the default board",
     ),
@@ -215,60 +278,118 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/snapshot",
         LEADERBOARD_SNAPSHOT,
+        "take",
         access=ADMIN,
+        response=(201, "Snapshot"),
         body_schema=SNAPSHOT_BODY,
         summary="Freeze the current top N of a default-board period",
     ),
-    Route("GET", "/snapshots", LEADERBOARD_SNAPSHOT, access=PUBLIC, summary="Snapshots of a period, newest first"),
+    Route(
+        "GET",
+        "/snapshots",
+        LEADERBOARD_SNAPSHOT,
+        "listing",
+        access=PUBLIC,
+        response=(200, "SnapshotList"),
+        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_SNAPSHOTS_LISTED, limits.DEFAULT_SNAPSHOT)},
+        summary="Snapshots of a period, newest first",
+    ),
     Route(
         "POST",
         "/simulate",
         SCORE_SIMULATOR,
+        "simulate",
         access=ADMIN,
+        response=(200, "Simulated"),
         body_schema=SIMULATE_BODY,
         summary="Seed simulated players (dev stages)",
+        description="403 on stages where the simulator is off.",
     ),
     # Many boards.
-    Route("POST", "/leaderboards", LEADERBOARD_ADMIN, access=ADMIN, body_schema=BOARD_BODY, summary="Create a board"),
-    Route("GET", "/leaderboards", LEADERBOARD_ADMIN, access=PUBLIC, summary="List boards"),
     Route(
-        "GET", "/leaderboards/{board}", LEADERBOARD_ADMIN, access=PUBLIC, summary="Show a board and its next resets"
+        "POST",
+        "/leaderboards",
+        LEADERBOARD_ADMIN,
+        "create",
+        access=ADMIN,
+        response=(201, "Board"),
+        body_schema=BOARD_BODY,
+        summary="Create a board",
+        description="min_score must not be greater than max_score.",
+    ),
+    Route(
+        "GET", "/leaderboards", LEADERBOARD_ADMIN, "list_boards", access=PUBLIC, response=(200, "BoardList"),
+        summary="List boards",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}",
+        LEADERBOARD_ADMIN,
+        "show",
+        access=PUBLIC,
+        response=(200, "Board"),
+        summary="Show a board and its next resets",
     ),
     Route(
         "DELETE",
         "/leaderboards/{board}",
         LEADERBOARD_ADMIN,
+        "delete",
         access=ADMIN,
+        response=(200, "Deletion"),
         summary="Delete a board and its entries (202 while a large board is still being purged)",
+        description="Boards built in or declared in the stack cannot be deleted (400).",
     ),
     Route(
         "POST",
         "/leaderboards/{board}/scores",
         SCORE_SUBMIT,
+        "board_score",
         access=GAME,
+        response=(200, "BoardSubmit"),
         body_schema=BOARD_SCORE_BODY,
+        idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
+        description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
+        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON.",
     ),
     Route(
         "POST",
         "/leaderboards/{board}/scores/bulk",
         SCORE_SUBMIT,
+        "bulk",
         access=GAME,
+        response=(200, "Bulk"),
         body_schema=BULK_BODY,
-        summary="Submit up to 500 scores; per-entry results in input order",
+        idempotent=True,
+        summary=f"Submit up to {limits.MAX_BULK} scores; per-entry results in input order",
+        description="Each entry is a POST /leaderboards/{board}/scores body, checked on its own: its status and "
+        "error are in results.",
     ),
     Route(
         "GET",
         "/leaderboards/{board}/top",
         LEADERBOARD_QUERY,
+        "top",
         access=PUBLIC,
+        response=(200, "Page"),
+        query=PAGE_QUERY,
         summary="A page of the ranking, with a cursor to the next",
     ),
     Route(
         "GET",
         "/leaderboards/{board}/range",
         LEADERBOARD_QUERY,
+        "score_range",
         access=PUBLIC,
+        response=(200, "Page"),
+        query={
+            "period": BOARD_PERIOD,
+            "min_score": {**SCORE, "description": "not greater than max_score"},
+            "max_score": SCORE,
+            "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
+            "cursor": CURSOR,
+        },
         required_query=("min_score", "max_score"),
         summary="Entries with scores in a range, best first",
     ),
@@ -276,10 +397,21 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/leaderboards/{board}/players/{player_id}",
         PLAYER_STATS,
+        "around",
         access=PUBLIC,
+        response=(200, "Around"),
+        query={"period": BOARD_PERIOD, "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0)},
         summary="A player's rank, score, percentile and the entries around them",
     ),
-    Route("GET", "/openapi.json", LEADERBOARD_ADMIN, access=PUBLIC, summary="This API's OpenAPI 3 document"),
+    Route(
+        "GET",
+        "/openapi.json",
+        LEADERBOARD_ADMIN,
+        "document",
+        access=PUBLIC,
+        response=(200, "OpenApi"),
+        summary="This API's OpenAPI 3 document",
+    ),
 )
 
 
@@ -290,12 +422,6 @@ def match_route(method: str, path: str) -> tuple[Route | None, bool, dict[str, s
         if route.method == method:
             return route, True, params
     return None, bool(matches), {}
-
-
-def find_route(method: str, path: str) -> tuple[Route | None, bool]:
-    """The route for (method, path), and whether the path exists under any method."""
-    route, known, _ = match_route(method, path)
-    return route, known
 
 
 # Errors that API Gateway itself answers before a handler runs. The CDK stack turns

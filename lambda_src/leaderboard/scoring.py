@@ -15,21 +15,24 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from . import boards, keys, metrics, periods
 from .boards import BoardConfig
 from .clock import ms, now_utc
 from .data import boards as board_items
 from .data import entries
+from .data import idempotency as idempotency_records
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
 from .settings import get_settings
 
+T = TypeVar("T")
+
 WRITE_ATTEMPTS = 40  # one player's entries under many concurrent writers: each round one of them wins
-OPERATION_MEMORY_SECONDS = 24 * 3600  # as long as Idempotency-Key records live
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,9 @@ def _check_range(config: BoardConfig, s: Submission) -> None:
         raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
 
 
-def _plan(config, current, s: Submission, stored: dict, reached_ms: int) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
+def _plan(
+    config, current, s: Submission, stored: dict, reached_ms: int
+) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
     """The writes one submission needs given what is stored, and its result rows (one per period)."""
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     writes, rows = [], []
@@ -130,7 +135,7 @@ def _plan(config, current, s: Submission, stored: dict, reached_ms: int) -> tupl
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
-            expires = int(time.time()) + OPERATION_MEMORY_SECONDS
+            expires = int(time.time()) + idempotency_records.KEEP_SECONDS  # as long as a retry may come
             writes.append(EntryWrite(entry, old, s.operation, expires))
         rows.append(
             PeriodOutcome(
@@ -170,18 +175,26 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored:
         return _keep_best(config, s, current, ms(now))
-    for attempt in range(WRITE_ATTEMPTS):
+
+    def attempt() -> Outcome:
         stored = _read(config, [(s.player_id, part) for _, part in current])
         writes, rows = _plan(config, current, s, stored, ms(now))
-        if not writes:
-            return _result(config, s, stored, rows)
-        try:
+        if writes:
             entries.write(writes)
-            return _result(config, s, stored, rows)
+        return _result(config, s, stored, rows)
+
+    return _retry_on_change(config, attempt, "this entry")
+
+
+def _retry_on_change(config: BoardConfig, attempt: Callable[[], T], what: str) -> T:
+    """attempt() re-reads and writes; a concurrent writer that changed what it read makes it raise Changed."""
+    for n in range(WRITE_ATTEMPTS):
+        try:
+            return attempt()
         except entries.Changed:
             metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
-            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # jitter: let the other writer finish
-    raise Conflict("too many concurrent writes to this entry; retry")
+            time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
+    raise Conflict(f"too many concurrent writes to {what}; retry")
 
 
 def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int) -> Outcome:
@@ -243,8 +256,11 @@ def submit_many(
 
 
 def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime) -> None:
-    currents = {s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items}
-    for attempt in range(WRITE_ATTEMPTS):
+    currents = {
+        s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items
+    }
+
+    def attempt() -> None:
         stored = _read(config, [(player, part) for player, cur in currents.items() for _, part in cur])
         writes: list[EntryWrite] = []
         planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
@@ -256,15 +272,10 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
                 continue
             writes += w
             planned.append((i, s, rows))
-        try:
-            if writes:
-                entries.write(writes)
-        except entries.Changed:
-            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
-            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
-            continue
+        if writes:
+            entries.write(writes)
         metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
-        return
-    raise Conflict("too many concurrent writes to these entries; retry")
+
+    _retry_on_change(config, attempt, "these entries")

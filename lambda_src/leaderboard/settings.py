@@ -34,13 +34,21 @@ class Settings:
     game_api_key_id: str | None = None
 
 
+def _required(env, name: str) -> str:
+    """What the stack always sets: missing means a broken deployment or test setup, which must not pass quietly."""
+    value = env.get(name)
+    if not value:
+        raise RuntimeError(f"{name} is not set: the stack sets it on every function (tests: from the template)")
+    return value
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     env = os.environ
     origins = tuple(o.strip() for o in env.get("CORS_ALLOWED_ORIGINS", "*").split(",") if o.strip())
     return Settings(
-        scores_table=env.get("SCORES_TABLE", "leaderboard-scores"),
-        snapshots_table=env.get("SNAPSHOTS_TABLE", "leaderboard-snapshots"),
+        scores_table=_required(env, "SCORES_TABLE"),
+        snapshots_table=_required(env, "SNAPSHOTS_TABLE"),
         rank_index=env.get("RANK_INDEX", schema.RANK_INDEX),
         cors_allowed_origins=origins or ("*",),
         enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",

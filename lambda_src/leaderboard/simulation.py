@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Iterator
 
 from . import boards, periods, scoring
 from .clock import now_utc
@@ -69,7 +69,7 @@ def simulate(count: int, seed: int | None = None, now: datetime | None = None) -
 
     def entries() -> Iterator[Entry]:
         for player_id, name, scores in _players(count, rng):
-            for period, score in zip(current, scores):
+            for period, score in zip(current, scores, strict=True):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
                 yield scoring.make_entry(board, period, player_id, name, score, reached, None)
 

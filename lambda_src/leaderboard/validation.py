@@ -7,13 +7,17 @@ import math
 import re
 from typing import Any
 
-from .routes import MAX_METADATA_BYTES, MAX_SCORE, PLAYER_ID_PATTERN
-
 from .errors import BadRequest, PayloadTooLarge
+from .limits import (
+    MAX_BODY_BYTES,
+    MAX_ID_LENGTH,
+    MAX_IDEMPOTENCY_KEY_LENGTH,
+    MAX_METADATA_BYTES,
+    MAX_NAME_LENGTH,
+    MAX_SCORE,
+    PLAYER_ID_PATTERN,
+)
 
-MAX_BODY_BYTES = 64 * 1024
-MAX_ID_LENGTH = 64
-MAX_NAME_LENGTH = 64
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 _ASCII_INT = re.compile(r"-?[0-9]{1,16}")
 
@@ -54,6 +58,25 @@ def json_body(event: dict) -> dict:
 
 def query(event: dict) -> dict[str, str]:
     return event.get("queryStringParameters") or {}
+
+
+def query_values(event: dict, route) -> dict[str, Any]:
+    """The route's query parameters (routes.Route.query): integers checked against their schema's range and
+    converted, the defaults applied, player ids checked; other strings (periods, cursors) as given, for the
+    domain to read. Parameters the route does not take are ignored, as API Gateway ignores them."""
+    given = query(event)
+    values: dict[str, Any] = {}
+    for name, spec in route.query.items():
+        raw = given.get(name)
+        if spec.get("type") == "integer":
+            values[name] = bounded_int(
+                raw, name, spec["minimum"], spec["maximum"], spec.get("default"), name in route.required_query
+            )
+        elif name == "player_id":
+            values[name] = player_id(raw)
+        else:
+            values[name] = raw
+    return values
 
 
 def player_id(value: Any, field: str = "player_id") -> str:
@@ -98,14 +121,14 @@ def metadata(value: Any) -> dict | None:
     return value
 
 
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
+_IDEMPOTENCY_KEY = re.compile(rf"^[\x21-\x7e]{{1,{MAX_IDEMPOTENCY_KEY_LENGTH}}}$")
 
 
 def idempotency_key(value: str | None) -> str | None:
     if value is None:
         return None
     if not _IDEMPOTENCY_KEY.fullmatch(value):
-        raise BadRequest("Idempotency-Key must be 1-128 visible ASCII characters")
+        raise BadRequest(f"Idempotency-Key must be 1-{MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters")
     return value
 
 

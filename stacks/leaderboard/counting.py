@@ -9,7 +9,6 @@ from constructs import Construct
 from .data import LeaderboardTables
 from .paths import schema
 
-
 RETRY_ATTEMPTS = 10
 
 

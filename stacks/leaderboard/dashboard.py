@@ -3,6 +3,8 @@ configured at boot, a boot that signals CloudFormation, and secrets re-read at e
 
 from __future__ import annotations
 
+import json
+
 from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
@@ -12,6 +14,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3_assets as s3_assets
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
+
+from dashboard_ec2.render import DEFAULT_ADMIN_USER
 
 from .nag import acknowledge
 from .paths import DASHBOARD_DIR
@@ -171,9 +175,9 @@ class Dashboard(Construct):
         self.password_secret = secretsmanager.Secret(
             self,
             "AdminPasswordSecret",
-            description=f"Leaderboard {props.stage}: password of the dashboard's admin area (user admin)",
+            description=f"Leaderboard {props.stage}: password of the dashboard's admin user ({DEFAULT_ADMIN_USER})",
             generate_secret_string=secretsmanager.SecretStringGenerator(
-                secret_string_template='{"username": "admin"}',
+                secret_string_template=json.dumps({"username": DEFAULT_ADMIN_USER}),
                 generate_string_key="password",
                 exclude_punctuation=True,
                 password_length=24,

@@ -16,7 +16,7 @@ Thresholds, in one place below, follow one rule: page on what players feel, sust
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw

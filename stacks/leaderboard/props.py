@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_logs as logs
@@ -112,7 +113,7 @@ class LeaderboardProps:
         return (not self.is_prod) if self.enable_simulator is None else self.enable_simulator
 
     @classmethod
-    def from_context(cls, stage: str, overrides: dict[str, Any] | None) -> "LeaderboardProps":
+    def from_context(cls, stage: str, overrides: dict[str, Any] | None) -> LeaderboardProps:
         """Props from cdk.json's `stages.<stage>` context block (plain JSON values)."""
         values = dict(overrides or {})
         known = {f.name for f in fields(cls)}

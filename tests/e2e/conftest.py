@@ -21,6 +21,8 @@ import pytest
 import requests
 from dashboard_support import ARTIFACTS, DESKTOP, REPO
 
+from dashboard_ec2.render import DEFAULT_ADMIN_USER
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -36,7 +38,7 @@ NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/ngin
 
 API_KEY = "e2e-" + secrets.token_hex(12)  # the game key
 ADMIN_KEY = "e2e-admin-" + secrets.token_hex(12)  # boards and snapshots
-ADMIN_USER = "admin"
+ADMIN_USER = DEFAULT_ADMIN_USER
 ADMIN_PASSWORD = "e2e-" + secrets.token_hex(8)
 
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from aws_cdk import Stack, aws_ec2 as ec2
+from aws_cdk import Stack
+from aws_cdk import aws_ec2 as ec2
 from cdk_nag import AwsSolutionsChecks
 
 from stacks.app_builder import build_app

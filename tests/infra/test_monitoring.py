@@ -51,7 +51,9 @@ def reads(alarm: dict) -> list[dict]:
             metric = query["MetricStat"]["Metric"]
             dims = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
             stat = query["MetricStat"]["Stat"]
-            out.append({"namespace": metric["Namespace"], "name": metric["MetricName"], "dimensions": dims, "stat": stat})
+            out.append(
+                {"namespace": metric["Namespace"], "name": metric["MetricName"], "dimensions": dims, "stat": stat}
+            )
     return out
 
 
@@ -178,7 +180,9 @@ def test_alarm_topic_is_encrypted_with_a_rotated_key_cloudwatch_may_use(template
     assert topic["Properties"]["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
     assert key["Properties"]["EnableKeyRotation"] is True
     (statement,) = [
-        s for s in key["Properties"]["KeyPolicy"]["Statement"] if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+        s
+        for s in key["Properties"]["KeyPolicy"]["Statement"]
+        if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
     ]
     assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey*"]
     assert statement["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}

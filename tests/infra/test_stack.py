@@ -7,8 +7,7 @@ import re
 
 from aws_cdk.assertions import Match
 
-from leaderboard import routes
-from leaderboard import schema
+from leaderboard import routes, schema
 
 
 def resources(template, type_: str) -> dict:

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from local.backend import Backend
-
 from leaderboard import routes
+from local.backend import Backend
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 

@@ -11,6 +11,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from leaderboard import schema  # the table facts the stack builds from
 
 SIMULATED = 9000

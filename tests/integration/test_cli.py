@@ -19,7 +19,7 @@ import requests
 from local import ROOT
 from local.dynamodb_local import free_port
 
-START_TIMEOUT = 120  # s; the budget for a fresh clone is 90 s
+START_TIMEOUT = 120  # s; a fresh clone should come up within 90 s
 
 
 def _descendants(pid: int) -> set[int]:

@@ -28,7 +28,7 @@ def test_ranks_equal_brute_force_through_many_splits(api, stack, tiny_counters):
     assert api.post("/leaderboards", {"board_id": "splits", "periods": ["all-time"]}).status_code == 201
     rng = random.Random(11)
     best: dict[str, int] = {}
-    for i in range(60):
+    for _ in range(60):
         player, score = f"p{rng.randrange(40):02d}", rng.randrange(0, 50)
         assert api.post("/leaderboards/splits/scores", {"player_id": player, "score": score}).status_code == 200
         best[player] = max(best.get(player, -1), score)

@@ -7,8 +7,8 @@ import time
 
 import pytest
 import requests
-from leaderboard import routes
 
+from leaderboard import routes
 from local.gateway import key_id
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN

@@ -20,6 +20,7 @@ from bench.write_load import original_submit
 from leaderboard import routes
 from leaderboard.data import dynamo
 
+
 @contextlib.contextmanager
 def metered(client=None):
     """The requests made through a client (the handlers' by default), not those of the stream consumer."""
@@ -58,7 +59,9 @@ def test_a_page_read_is_one_request(api, clean):
     first = api.get("/leaderboards/pages/top", params={"limit": 10}).json()  # the board's config is cached after
     with metered() as meter:
         assert api.get("/leaderboards/pages/top", params={"limit": 10}).status_code == 200
-        assert api.get("/leaderboards/pages/top", params={"limit": 10, "cursor": first["next_cursor"]}).status_code == 200
+        assert (
+            api.get("/leaderboards/pages/top", params={"limit": 10, "cursor": first["next_cursor"]}).status_code == 200
+        )
         assert api.get("/leaderboard", params={"limit": 10}).status_code == 200
     assert meter.take().by_operation == {"Query": 3}
 
@@ -67,7 +70,9 @@ def test_a_page_read_is_one_request(api, clean):
 def test_a_500_entry_bulk_fits_its_request_and_time_budgets(api, clean):
     """500 entries on a three-period board: at most 1,000 requests, and within half the function's timeout on the
     benchmark's latency model (the handler's own CPU time plus modelled DynamoDB latencies, 20 ms commits)."""
-    assert api.post("/leaderboards", {"board_id": "bulky", "periods": ["all-time", "daily", "weekly"]}).status_code == 201
+    assert (
+        api.post("/leaderboards", {"board_id": "bulky", "periods": ["all-time", "daily", "weekly"]}).status_code == 201
+    )
     entries = [{"player_id": f"b{i:04d}", "score": i} for i in range(500)]
     handlers = HandlerApi()  # in-process on this thread, so its CPU time and modelled latency are this thread's
     model = AwsModel(commit_ms=20)

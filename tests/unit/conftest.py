@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import cursors, service
+from leaderboard import board_registry, cursors
 from leaderboard.data import dynamo
+from leaderboard.routes import match_route
 from leaderboard.settings import get_settings
 from local.events import LambdaContext, Request, build_event
-from leaderboard.routes import match_route
-from local.tables import create_tables
 from local.streams import StreamReader, drain
+from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
-
 
 CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
 
@@ -36,7 +36,7 @@ def ddb(stack_template, monkeypatch):
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     get_settings.cache_clear()
     dynamo.client.cache_clear()
-    service.board_cache.cache_clear()
+    board_registry.board_cache.cache_clear()
     cursors._secret.cache_clear()
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")

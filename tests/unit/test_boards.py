@@ -1,19 +1,19 @@
-"""Many boards (issue 4) under moto: operators, orders, bounds, idempotency, bulk, pages, around-me, ranges."""
+"""Many boards under moto: operators, orders, bounds, idempotency, bulk, pages, around-me, ranges."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from leaderboard.handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
-from leaderboard import boards, service
+from leaderboard import board_registry, boards, submissions
 from leaderboard.data import dynamo
+from leaderboard.handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
+from leaderboard.routes import ROUTES
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
-from leaderboard.routes import ROUTES
 from tests.unit.conftest import call, scan
 from tests.unit.openapi_check import assert_matches_openapi
 
@@ -289,10 +289,10 @@ def test_around_me_at_the_top_bottom_and_middle(ddb):
 
 def test_ranks_agree_with_top_order_including_ties(ddb):
     create("ties")
-    t0 = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
-    config = service.get_board("ties")
+    t0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    config = board_registry.get_board("ties")
     for i, (player, score) in enumerate([("zed", 50), ("amy", 50), ("bob", 70), ("cat", 50)]):
-        service.submit(config, Submission(player, player, score), now=t0 + timedelta(seconds=i))
+        submissions.submit(config, Submission(player, player, score), now=t0 + timedelta(seconds=i))
     _, page = top("ties")
     assert ids(page) == ["bob", "zed", "amy", "cat"]  # equal scores: first to reach them first
     for entry in page["entries"]:
@@ -336,9 +336,9 @@ def test_score_range_best_first_with_ranks(ddb):
 
 def test_past_periods_are_readable_by_id(ddb):
     create("weekly", periods=["daily", "weekly"])
-    config = service.get_board("weekly")
-    yesterday = datetime.now(timezone.utc) - timedelta(days=1)
-    service.submit(config, Submission("old", "Old", 5), now=yesterday)
+    config = board_registry.get_board("weekly")
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    submissions.submit(config, Submission("old", "Old", 5), now=yesterday)
     post("weekly", "new", 9)
     day_id = f"daily-{yesterday.date().isoformat()}"
     _, page = top("weekly", period=day_id)
@@ -362,15 +362,15 @@ def test_delete_removes_board_and_entries(ddb):
 
 def test_large_board_deletes_in_steps(ddb):
     create("huge")
-    config = service.get_board("huge")
+    config = board_registry.get_board("huge")
     for i in range(12):
-        service.submit(config, Submission(f"p{i}", "x", i))
-    done, result = service.delete_board("huge", budget=5)
+        submissions.submit(config, Submission(f"p{i}", "x", i))
+    done, result = board_registry.delete_board("huge", budget=5)
     assert not done and result["status"] == "deleting"
     assert top("huge")[0] == 404  # gone for readers at once
     assert create("huge")[0] == 409  # the id is not reusable mid-purge
     while not done:
-        done, result = service.delete_board("huge", budget=5)
+        done, result = board_registry.delete_board("huge", budget=5)
     assert create("huge")[0] == 201
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from leaderboard import keys, periods, service
+from leaderboard import keys, periods, rankings
 from leaderboard.errors import BadRequest, NotFound
 from leaderboard.routes import MAX_SCORE
 
@@ -41,7 +42,7 @@ def test_rank_key_round_trips_the_score(entry):
     ],
 )
 def test_current_boards_use_utc_and_iso_weeks(day, daily, weekly):
-    now = datetime.fromisoformat(day).replace(hour=23, minute=59, tzinfo=timezone.utc)
+    now = datetime.fromisoformat(day).replace(hour=23, minute=59, tzinfo=UTC)
     assert [p.period_id for p in periods.current(now, (periods.ALL_TIME, periods.DAILY, periods.WEEKLY))] == [
         "all-time",
         daily,
@@ -50,12 +51,12 @@ def test_current_boards_use_utc_and_iso_weeks(day, daily, weekly):
 
 
 def test_resolve_accepts_aliases_and_concrete_ids():
-    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, tzinfo=UTC)
     assert periods.resolve(None, now).period_id == "all-time"
     assert periods.resolve("daily", now).period_id == "daily-2026-11-30"
     assert periods.resolve("weekly-2026-W48", now).kind == "weekly"
     assert periods.resolve("daily-2026-11-29", now).kind == "daily"
-    assert periods.resolve("monthly-2026-02", now).ends_at == datetime(2026, 3, 1, tzinfo=timezone.utc)
+    assert periods.resolve("monthly-2026-02", now).ends_at == datetime(2026, 3, 1, tzinfo=UTC)
     assert periods.resolve("monthly", now).period_id == "monthly-2026-11"
     with pytest.raises(NotFound):  # a board period that does not exist
         periods.resolve("monthly", now, kinds=("all-time", "daily"))
@@ -68,16 +69,16 @@ def test_resolve_accepts_aliases_and_concrete_ids():
 
 
 def test_period_entries_expire_after_retention_and_all_time_never():
-    now = datetime(2026, 11, 30, 15, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 15, tzinfo=UTC)
     all_time, daily, weekly, monthly = periods.current(now, periods.KINDS)
     assert periods.expires_at(all_time, 35) is None
-    assert periods.expires_at(daily, 35) == int(datetime(2027, 1, 5, tzinfo=timezone.utc).timestamp())
+    assert periods.expires_at(daily, 35) == int(datetime(2027, 1, 5, tzinfo=UTC).timestamp())
     # Week 49 of 2026 ends Monday 2026-12-07 00:00 UTC.
-    assert periods.expires_at(weekly, 0) == int(datetime(2026, 12, 7, tzinfo=timezone.utc).timestamp())
-    assert periods.expires_at(monthly, 1) == int(datetime(2026, 12, 2, tzinfo=timezone.utc).timestamp())
+    assert periods.expires_at(weekly, 0) == int(datetime(2026, 12, 7, tzinfo=UTC).timestamp())
+    assert periods.expires_at(monthly, 1) == int(datetime(2026, 12, 2, tzinfo=UTC).timestamp())
 
 
 def test_percentile_matches_the_original_definition():
-    assert service.percentile(1, 1) == 0.0
-    assert service.percentile(1, 38) == 97.4
-    assert service.percentile(38, 38) == 0.0
+    assert rankings.percentile(1, 1) == 0.0
+    assert rankings.percentile(1, 38) == 97.4
+    assert rankings.percentile(38, 38) == 0.0

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard.handlers import leaderboard_query, leaderboard_snapshot, player_stats, score_simulator, score_submit
+from leaderboard import default_board, periods
 from leaderboard.data import entries
-from leaderboard import periods, service
-from leaderboard.settings import get_settings
+from leaderboard.handlers import leaderboard_query, leaderboard_snapshot, player_stats, score_simulator, score_submit
 from leaderboard.routes import MAX_SCORE
+from leaderboard.settings import get_settings
 from tests.unit.conftest import call, scan
+
+PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates
 
 
 def submit(player_id, score, name=None, **kwargs):
@@ -31,7 +33,7 @@ def top(period="all-time", limit=None):
 def test_submit_fans_out_to_all_three_periods(ddb, settle):
     status, body, _ = submit("p1", 100, "Ada")
     assert status == 200
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     expected = [p.period_id for p in periods.current(now, (periods.ALL_TIME, periods.DAILY, periods.WEEKLY))]
     assert [b["leaderboard_id"] for b in body["boards"]] == expected
     assert [b["period"] for b in body["boards"]] == ["all-time", "daily", "weekly"]
@@ -49,9 +51,13 @@ def test_higher_score_wins_and_lower_is_ignored(ddb):
     submit("p1", 100)
     status, body, _ = submit("p1", 50)
     assert status == 200
-    assert all(b["best_score"] == 100 and not b["improved"] for b in body["boards"])
+    assert [(b["period"], b["best_score"], b["improved"]) for b in body["boards"]] == [
+        (kind, 100, False) for kind in PERIOD_KINDS
+    ]
     _, body, _ = submit("p1", 150)
-    assert all(b["best_score"] == 150 and b["improved"] for b in body["boards"])
+    assert [(b["period"], b["best_score"], b["improved"]) for b in body["boards"]] == [
+        (kind, 150, True) for kind in PERIOD_KINDS
+    ]
     _, board, _ = top()
     assert board["entries"] == [{"rank": 1, "player_id": "p1", "player_name": "p1", "score": 150}]
 
@@ -59,7 +65,7 @@ def test_higher_score_wins_and_lower_is_ignored(ddb):
 def test_equal_score_does_not_count_as_improvement(ddb):
     submit("p1", 100)
     _, body, _ = submit("p1", 100)
-    assert not any(b["improved"] for b in body["boards"])
+    assert [b["improved"] for b in body["boards"]] == [False] * len(PERIOD_KINDS)
 
 
 def test_many_submissions_keep_the_maximum(ddb):
@@ -69,7 +75,7 @@ def test_many_submissions_keep_the_maximum(ddb):
     for s in scores:
         submit("racer", s)
     _, body, _ = call(player_stats.handler, "GET", "/player", query={"player_id": "racer"})
-    assert {b["score"] for b in body["boards"]} == {99}
+    assert [b["score"] for b in body["boards"]] == [99] * len(PERIOD_KINDS)
 
 
 def test_leaderboard_is_sorted_best_first_with_consecutive_ranks(ddb):
@@ -84,10 +90,10 @@ def test_leaderboard_is_sorted_best_first_with_consecutive_ranks(ddb):
 
 
 def test_ties_go_to_whoever_reached_the_score_first(ddb):
-    early = datetime(2026, 11, 30, 10, 0, tzinfo=timezone.utc)
-    late = datetime(2026, 11, 30, 11, 0, tzinfo=timezone.utc)
-    service.submit_default("zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
-    service.submit_default("amy", "Amy", 500, now=late)
+    early = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    late = datetime(2026, 11, 30, 11, 0, tzinfo=UTC)
+    default_board.submit("zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
+    default_board.submit("amy", "Amy", 500, now=late)
     _, body, _ = top()
     assert [e["player_id"] for e in body["entries"]] == ["zed", "amy"]
 

@@ -158,13 +158,13 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch):
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
 def test_non_json_numbers_are_refused_in_every_body(ddb, number):
     create("meta")
-    raw = '{"player_id": "p1", "score": 1, "metadata": {"x": %s}}' % number
+    raw = f'{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}'
     status, body, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores", body=raw)
     assert status == 400 and "JSON" in body["error"]
-    bulk = '{"entries": [{"player_id": "p1", "score": 1, "metadata": {"x": %s}}]}' % number
+    bulk = f'{{"entries": [{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}]}}'
     status, _, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores/bulk", body=bulk)
     assert status == 400
-    status, _, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body='{"limit": %s}' % number)
+    status, _, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body=f'{{"limit": {number}}}')
     assert status == 400
     assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "p1"] == []
     status, page, _ = top("meta")

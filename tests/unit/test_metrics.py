@@ -145,7 +145,9 @@ def test_every_accepted_entry_of_a_bulk_request_counts(on_lambda, capsys):
 def test_a_conflicting_write_counts_as_a_retry(on_lambda, capsys, monkeypatch):
     """A write refused because another writer changed the entries first is retried, and counted (the first attempt
     is made to conflict). Keep-best on the default board cannot conflict: an increment board can."""
-    status, _, _ = call(leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": "coins", "operator": "increment"})
+    status, _, _ = call(
+        leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": "coins", "operator": "increment"}
+    )
     assert status == 201
     emf_lines(capsys)
     real = entries.write
@@ -213,7 +215,7 @@ def test_the_dashboard_reads_what_the_handlers_print(on_lambda, capsys, stack_te
     ours = [row for row in metric_rows(stack_template) if row[0] == directive["Namespace"]]
     assert ours, f"the dashboard reads nothing in namespace {directive['Namespace']}"
     read: dict[str, set] = {}
-    for namespace, name, dimension, value, *_ in ours:
+    for _namespace, name, dimension, value, *_ in ours:
         assert [dimension] == directive["Dimensions"][0]
         read.setdefault(name, set()).add(value["Ref"])
     assert printed <= set(read)

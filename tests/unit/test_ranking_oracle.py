@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from leaderboard import boards, counting, keys, periods, ranking, service
+from leaderboard import board_registry, boards, counting, keys, periods, ranking, rankings
+from leaderboard import submissions as scores_in
 from leaderboard.data import counters, entries
 from leaderboard.errors import BadRequest
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
 from local.streams import StreamReader
 
-T0 = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 PLAYERS = [f"p{i}" for i in range(7)]
 _board_ids = itertools.count()
 
@@ -135,24 +137,24 @@ def assert_counters_exact(part: str) -> None:
 @given(spec=boards_strategy, submissions=submissions_strategy, plan=delivery_strategy)
 def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, submissions, plan):
     board_id = f"b{next(_board_ids)}"
-    service.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
-    config = service.get_board(board_id)
+    board_registry.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
+    config = board_registry.get_board(board_id)
     for i, (player, score) in enumerate(submissions):
         try:
-            service.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+            scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
         except BadRequest:
             pass  # out of bounds (or a negative score on a best/latest board): refused, as the oracle does
     deliver(stream.read(10_000), plan)
     expected, state = oracle(config, submissions)
 
-    page = service.top(config, "all-time", 100, None, now=T0)
+    page = rankings.top(config, "all-time", 100, None, now=T0)
     assert [e["player_id"] for e in page["entries"]] == expected
     assert [e["score"] for e in page["entries"]] == [state[p][0] for p in expected]
     assert [e["rank"] for e in page["entries"]] == list(range(1, len(expected) + 1))
 
     total = len(expected)
     for rank, player in enumerate(expected, start=1):
-        me = service.around(config, "all-time", player, 1, now=T0)
+        me = rankings.around(config, "all-time", player, 1, now=T0)
         assert (me["rank"], me["total_players"]) == (rank, total)
         assert me["percentile"] == round((total - rank) / total * 100, 1)
         assert [e["player_id"] for e in me["above"]] == expected[max(0, rank - 2) : rank - 1]
@@ -165,19 +167,19 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     """A sharded board pages exactly like the unsharded one, through many splits."""
     for board_id, shards in (("flat", 1), ("sharded", 4)):
-        service.create_board({"board_id": board_id, "shards": shards})
-    plain, sharded = service.get_board("flat"), service.get_board("sharded")
+        board_registry.create_board({"board_id": board_id, "shards": shards})
+    plain, sharded = board_registry.get_board("flat"), board_registry.get_board("sharded")
     for i in range(40):
         player, score = f"p{i % 23}", (i * 7) % 31
         for config in (plain, sharded):
-            service.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+            scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
         if i % 10 == 9:
             settle()
 
     def walk(config):
         cursor, seen = None, []
         while True:
-            page = service.top(config, "all-time", 5, cursor, now=T0)
+            page = rankings.top(config, "all-time", 5, cursor, now=T0)
             seen += [(e["rank"], e["player_id"], e["score"]) for e in page["entries"]]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -194,8 +196,8 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
 def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     """Bulk loads (benchmarks) write entries without the consumer and rebuild the counters from the index."""
-    service.create_board({"board_id": "seeded"})
-    config = service.get_board("seeded")
+    board_registry.create_board({"board_id": "seeded"})
+    config = board_registry.get_board("seeded")
     period = periods.resolve("all-time", T0, config.periods)
     from leaderboard.scoring import make_entry
 
@@ -210,20 +212,20 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
 
 def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
     """Until the first counters exist, a (new, hence small) partition is counted directly."""
-    service.create_board({"board_id": "fresh", "periods": ["all-time"]})
-    config = service.get_board("fresh")
+    board_registry.create_board({"board_id": "fresh", "periods": ["all-time"]})
+    config = board_registry.get_board("fresh")
     for i in range(5):
-        service.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
+        scores_in.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
     assert counters.read("fresh#all-time", keys.SEGMENTS) == []
-    me = service.around(config, "all-time", "p1", 0)
+    me = rankings.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
 
 
 def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(small_buckets, settle):
     """200 entries land before the consumer first counts (capacity 3): a split is one transaction of at most 100
     items, so the bucket is cut into at most 25 pieces per round; later rounds cut the pieces again."""
-    service.create_board({"board_id": "burst", "periods": ["all-time"]})
-    config = service.get_board("burst")
+    board_registry.create_board({"board_id": "burst", "periods": ["all-time"]})
+    config = board_registry.get_board("burst")
     period = periods.resolve("all-time", T0, config.periods)
     from leaderboard.scoring import make_entry
 
@@ -233,7 +235,7 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
     assert_counters_exact("burst#all-time")
     for _ in range(3):  # later writes into the pieces recount (and cut) them again
         for i in range(0, 200, 3):
-            service.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
+            scores_in.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
         settle()
     assert_counters_exact("burst#all-time")
     assert max(b.count for b in counters.read("burst#all-time", keys.BUCKETS)) <= 8

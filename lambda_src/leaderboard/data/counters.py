@@ -126,7 +126,7 @@ def split(partition: str, level: int, counter: Counter, gen: int, pieces: list[t
             }
         }
     ]
-    for (start, count), end in zip(pieces[1:], ends[1:]):
+    for (start, count), end in zip(pieces[1:], ends[1:], strict=True):
         piece = Counter(start, end, count, gen=gen, counted_gen=gen, expires_at=counter.expires_at)
         actions.append(
             {

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .. import schema
 from ..model import Entry, EntryWrite
@@ -93,7 +94,9 @@ def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, d
     kept (a newcomer shows their id)."""
     attributes = {k: v for k, v in entry.attributes().items() if v is not None and k != "player_name"}
     sets = [f"{k} = :{k}" for k in attributes]
-    sets.append("player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)")
+    sets.append(
+        "player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)"
+    )
     values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
     try:
         resp = dynamo.client().update_item(
@@ -135,7 +138,11 @@ def put_new(entries: Iterable[Entry]) -> int:
         {
             "PutRequest": {
                 "Item": dynamo.to_item(
-                    {schema.SCORES_PARTITION_KEY: e.player_id, schema.SCORES_SORT_KEY: e.leaderboard_id, **e.attributes()}
+                    {
+                        schema.SCORES_PARTITION_KEY: e.player_id,
+                        schema.SCORES_SORT_KEY: e.leaderboard_id,
+                        **e.attributes(),
+                    }
                 )
             }
         }
@@ -151,7 +158,8 @@ def _index_args(partition: str, condition: str = "", values: dict | None = None)
     return {
         "TableName": s.scores_table,
         "IndexName": s.rank_index,
-        "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b" + (f" AND {condition}" if condition else ""),
+        "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b"
+        + (f" AND {condition}" if condition else ""),
         "ExpressionAttributeValues": dynamo.to_item({":b": partition, **(values or {})}),
     }
 

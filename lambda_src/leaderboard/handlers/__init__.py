@@ -1,1 +1,1 @@
-"""Thin Lambda entry points: parse the request, call the service, respond. One module per function."""
+"""Thin Lambda entry points, one module per function: each names the operations the route table maps to it."""

@@ -1,40 +1,31 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
 
-from .. import openapi, service
-from .. import validation as v
-from ..http import audit, dispatch
+from .. import board_registry, openapi, routes
+from ..http import Call, audit, function_handler
 
 
-def create(event, params):
-    board = service.create_board(v.json_body(event))
-    audit(event, "board.create", board["board_id"])
+def create(call: Call):
+    board = board_registry.create_board(call.body())
+    audit(call.event, "board.create", board["board_id"])
     return 201, board
 
 
-def list_boards(event, params):
-    return 200, service.list_boards()
+def list_boards(call: Call):
+    return 200, board_registry.list_boards()
 
 
-def show(event, params):
-    return 200, service.board_view(service.get_board(params["board"]))
+def show(call: Call):
+    return 200, board_registry.board_view(board_registry.get_board(call.params["board"]))
 
 
-def delete(event, params):
-    done, result = service.delete_board(params["board"])
-    audit(event, "board.delete", result)
+def delete(call: Call):
+    done, result = board_registry.delete_board(call.params["board"])
+    audit(call.event, "board.delete", result)
     return (200 if done else 202), result
 
 
-def document(event, params):
+def document(call: Call):
     return 200, openapi.document()
 
 
-handler = dispatch(
-    {
-        ("POST", "/leaderboards"): create,
-        ("GET", "/leaderboards"): list_boards,
-        ("GET", "/leaderboards/{board}"): show,
-        ("DELETE", "/leaderboards/{board}"): delete,
-        ("GET", "/openapi.json"): document,
-    }
-)
+handler = function_handler(routes.LEADERBOARD_ADMIN, globals())

@@ -1,23 +1,21 @@
 """POST /snapshot freezes a period's top N; GET /snapshots lists them newest first."""
 
-from .. import service
+from .. import limits, routes, snapshots
 from .. import validation as v
-from ..http import audit, dispatch
+from ..http import Call, audit, function_handler
 
 
-def take(event, params):
-    body = v.json_body(event)
+def take(call: Call):
+    body = call.body()
     v.only_fields(body, {"period", "limit"})
-    limit = v.bounded_int(body.get("limit"), "limit", 1, 100, default=10)
-    snapshot = service.take_snapshot(body.get("period"), limit)
-    audit(event, "snapshot.take", snapshot["snapshot_id"])
+    limit = v.bounded_int(body.get("limit"), "limit", 1, limits.MAX_PAGE, default=limits.DEFAULT_SNAPSHOT)
+    snapshot = snapshots.take_snapshot(body.get("period"), limit)
+    audit(call.event, "snapshot.take", snapshot["snapshot_id"])
     return 201, snapshot
 
 
-def listing(event, params):
-    q = v.query(event)
-    limit = v.bounded_int(q.get("limit"), "limit", 1, 50, default=10)
-    return 200, service.snapshots(q.get("period"), limit)
+def listing(call: Call):
+    return 200, snapshots.snapshots(call.query["period"], call.query["limit"])
 
 
-handler = dispatch({("POST", "/snapshot"): take, ("GET", "/snapshots"): listing})
+handler = function_handler(routes.LEADERBOARD_SNAPSHOT, globals())

@@ -1,24 +1,18 @@
 """GET /player (default board) and GET /leaderboards/{board}/players/{player_id} (around-me)."""
 
-from .. import service
+from .. import board_registry, default_board, rankings, routes
 from .. import validation as v
-from ..http import dispatch
+from ..http import Call, function_handler
 
 
-def default_board(event, params):
-    return 200, service.player_stats(v.player_id(v.query(event).get("player_id")))
+def default_board_player(call: Call):
+    return 200, default_board.player_stats(call.query["player_id"])
 
 
-def around(event, params):
-    board = service.get_board(params["board"])
-    q = v.query(event)
-    window = v.bounded_int(q.get("window"), "window", 0, 50, default=5)
-    return 200, service.around(board, q.get("period"), v.player_id(params["player_id"]), window)
+def around(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    player = v.player_id(call.params["player_id"])
+    return 200, rankings.around(board, call.query["period"], player, call.query["window"])
 
 
-handler = dispatch(
-    {
-        ("GET", "/player"): default_board,
-        ("GET", "/leaderboards/{board}/players/{player_id}"): around,
-    }
-)
+handler = function_handler(routes.PLAYER_STATS, globals())

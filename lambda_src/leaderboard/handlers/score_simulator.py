@@ -1,19 +1,23 @@
 """POST /simulate {"players": N}: demo data, only where the stage enables it."""
 
-from .. import simulation
+from .. import limits, routes, simulation
 from .. import validation as v
 from ..errors import Forbidden
-from ..http import api_handler, audit
+from ..http import Call, audit, function_handler
 from ..settings import get_settings
 
 
-@api_handler
-def handler(event):
+def simulate(call: Call):
     if not get_settings().enable_simulator:
         raise Forbidden("the simulator is disabled on this stage")
-    body = v.json_body(event)
+    body = call.body()
     v.only_fields(body, {"players"})
-    players = v.bounded_int(body.get("players"), "players", 1, 1000, default=25)
+    players = v.bounded_int(
+        body.get("players"), "players", 1, limits.MAX_SIMULATED_PLAYERS, default=limits.DEFAULT_SIMULATED_PLAYERS
+    )
     result = simulation.simulate(players)
-    audit(event, "simulator.run", {"players": players, "writes": result.get("writes")})
+    audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")})
     return 200, result
+
+
+handler = function_handler(routes.SCORE_SIMULATOR, globals())

@@ -38,7 +38,7 @@ def start_nginx() -> int:
 def run_unit(unit: str) -> int:
     """The unit's ExecStart, with its absolute paths under the sandbox root."""
     text = Path(f"{ROOT}/etc/systemd/system/{unit}").read_text()
-    (line,) = [l for l in text.splitlines() if l.startswith("ExecStart=")]
+    (line,) = [row for row in text.splitlines() if row.startswith("ExecStart=")]
     argv = [a if not a.startswith("/opt/") else ROOT + a for a in shlex.split(line.removeprefix("ExecStart="))]
     return subprocess.run(argv).returncode
 

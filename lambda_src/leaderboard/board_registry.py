@@ -1,0 +1,127 @@
+"""The boards that exist: built in, declared in the stack's props, or stored in the table; created, listed,
+shown and deleted."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from . import boards, keys, periods
+from .boards import BoardConfig
+from .clock import iso, now_utc
+from .data import boards as board_items
+from .data import counters, entries
+from .errors import BadRequest, Conflict, NotFound
+from .settings import get_settings
+
+BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
+
+
+class _BoardCache:
+    """Configs of boards stored in the table, as last read by this function instance."""
+
+    def __init__(self) -> None:
+        self.read_at: dict[str, tuple[float, BoardConfig]] = {}
+
+    def get(self, board_id: str) -> BoardConfig | None:
+        hit = self.read_at.get(board_id)
+        return hit[1] if hit and time.monotonic() - hit[0] < BOARD_CACHE_SECONDS else None
+
+    def put(self, config: BoardConfig) -> None:
+        self.read_at[config.board_id] = (time.monotonic(), config)
+
+    def forget(self, board_id: str) -> None:
+        self.read_at.pop(board_id, None)
+
+    def cache_clear(self) -> None:
+        self.read_at.clear()
+
+
+board_cache = _BoardCache()
+
+
+def declared_boards() -> dict[str, BoardConfig]:
+    """The built-in board and the boards declared in the stack's props (no table item: nothing to create)."""
+    declared = [boards.parse_new_board(b, created_at=None) for b in get_settings().declared_boards]
+    return {b.board_id: b for b in [boards.DEFAULT_BOARD, *declared]}
+
+
+def get_board(board_id: str) -> BoardConfig:
+    """A board's config; stored boards are cached for BOARD_CACHE_SECONDS (writes re-check theirs)."""
+    if board_id in (builtin := declared_boards()):
+        return builtin[board_id]
+    if (cached := board_cache.get(board_id)) is not None:
+        return cached
+    item = board_items.get(boards.board_id(board_id))
+    if item is None or item.get("status") == "deleting":
+        board_cache.forget(board_id)
+        raise NotFound(f"no leaderboard {board_id}")
+    config = BoardConfig.from_item(item)
+    board_cache.put(config)
+    return config
+
+
+def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
+    now = now or now_utc()
+    view = config.to_item()
+    view["periods"] = [
+        {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()}
+        for p in periods.current(now, config.periods)
+    ]
+    return view
+
+
+def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    now = now or now_utc()
+    config = boards.parse_new_board(body, created_at=iso(now))
+    if config.board_id in declared_boards() or not board_items.put(config.to_item()):
+        raise Conflict(f"leaderboard {config.board_id} already exists")
+    return board_view(config, now)
+
+
+def list_boards(now: datetime | None = None) -> dict[str, Any]:
+    stored = [BoardConfig.from_item(i) for i in board_items.all_boards() if i.get("status") != "deleting"]
+    return {"leaderboards": [board_view(c, now) for c in [*declared_boards().values(), *stored]]}
+
+
+def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
+    """Remove a board and its entries; returns (done, view). Large boards finish in later calls.
+
+    The config stays as a 'deleting' tombstone until the last entry is gone, so the board
+    vanishes at once for readers and its id cannot be reused mid-purge.
+    """
+    if board_id in declared_boards():
+        raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
+    item = board_items.get(boards.board_id(board_id))
+    if item is None:
+        raise NotFound(f"no leaderboard {board_id}")
+    config = BoardConfig.from_item(item)
+    if item.get("status") != "deleting":
+        board_items.set_status(board_id, "deleting")
+    board_cache.forget(board_id)
+    deleted = 0
+    for period_id in _period_ids_within_retention(config, now or now_utc()):
+        for part in config.partitions(period_id):
+            done_here, done = entries.delete_partition(part, budget - deleted)
+            deleted += done_here
+            if not done:
+                return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
+            for level in (keys.BUCKETS, keys.SEGMENTS):
+                counters.replace_all(part, level, [])
+    board_items.delete(board_id)
+    return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
+
+
+def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:
+    """Every period id that can still hold entries: older ones have been removed by TTL."""
+    created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
+    start = max(created, now - timedelta(days=get_settings().period_retention_days + 31))
+    ids: list[str] = []
+    day = start
+    while day <= now + timedelta(days=1):
+        for p in periods.current(day, config.periods):
+            if p.period_id not in ids:
+                ids.append(p.period_id)
+        day += timedelta(days=1)
+    return ids
