@@ -130,8 +130,12 @@ class AwsModel:
                 busy = [key in self._held for key in items]
                 if any(busy):
                     self.stats.transactions_cancelled += 1
-                    reasons = [{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
-                               if b else {"Code": "None"} for b in busy]
+                    reasons = [
+                        {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+                        if b
+                        else {"Code": "None"}
+                        for b in busy
+                    ]
                     return _error_response(
                         "TransactionCanceledException",
                         "Transaction cancelled, please refer cancellation reasons for specific reasons "
@@ -146,9 +150,7 @@ class AwsModel:
             with self._lock:
                 if key in self._held:
                     self.stats.writes_conflicted += 1
-                    return _error_response(
-                        "TransactionConflictException", "Transaction is ongoing for the item"
-                    )
+                    return _error_response("TransactionConflictException", "Transaction is ongoing for the item")
         return None
 
     def modelled_seconds(self, reset: bool = False) -> float:

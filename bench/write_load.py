@@ -132,9 +132,18 @@ def run_once(
         client = dynamo.client()
         submit = _handler_submit()
         consumer = subprocess.Popen(
-            [sys.executable, "-m", "bench.consumer_process", env.endpoint, str(model.commit_seconds * 1000),
-             "1" if model.throughput else "0"],
-            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "bench.consumer_process",
+                env.endpoint,
+                str(model.commit_seconds * 1000),
+                "1" if model.throughput else "0",
+            ],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         if consumer.stdout.readline().strip() != "ready":
             raise SystemExit("the stream consumer process did not start")

@@ -143,9 +143,7 @@ class StreamPoller:
         while not self._stop.is_set():
             try:
                 retry = lambda: not self._stop.is_set()  # noqa: E731
-                delivered = drain(
-                    self.reader, self.handler, self.batch_size, self.patterns, retry, self.retry_attempts
-                )
+                delivered = drain(self.reader, self.handler, self.batch_size, self.patterns, retry, self.retry_attempts)
             except Exception:  # stopping, or the stream itself failed: try again shortly
                 delivered = -1
                 if not self._stop.is_set():

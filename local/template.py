@@ -237,8 +237,10 @@ def gateway_response_origin(template: dict) -> str | None:
     """The static Access-Control-Allow-Origin of the API's gateway responses (its own error answers)."""
     for res in template.get("Resources", {}).values():
         if res.get("Type") == "AWS::ApiGateway::GatewayResponse":
-            value = res.get("Properties", {}).get("ResponseParameters", {}).get(
-                "gatewayresponse.header.Access-Control-Allow-Origin"
+            value = (
+                res.get("Properties", {})
+                .get("ResponseParameters", {})
+                .get("gatewayresponse.header.Access-Control-Allow-Origin")
             )
             if isinstance(value, str):
                 return value.strip("'")

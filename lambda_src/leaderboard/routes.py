@@ -318,7 +318,12 @@ ROUTES: tuple[Route, ...] = (
         description="min_score must not be greater than max_score.",
     ),
     Route(
-        "GET", "/leaderboards", LEADERBOARD_ADMIN, "list_boards", access=PUBLIC, response=(200, "BoardList"),
+        "GET",
+        "/leaderboards",
+        LEADERBOARD_ADMIN,
+        "list_boards",
+        access=PUBLIC,
+        response=(200, "BoardList"),
         summary="List boards",
     ),
     Route(

@@ -268,9 +268,7 @@ class LeaderboardApi(Construct):
         stage = api.deployment_stage
         if not props.account_has_api_gateway_logging_role:
             self._account_logging_role(stage)
-        acknowledge(
-            stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call"
-        )
+        acknowledge(stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call")
         self._web_acl(props, stage)
         self._gateway_responses(api, cors_origins)
         validator = api.add_request_validator(

@@ -17,7 +17,6 @@ each command line with "ok" (or "error: ..."):
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from pathlib import Path
 
@@ -26,12 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from local import dashboard  # noqa: E402
 from local.backend import Backend  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from local.dynamodb_local import free_port  # noqa: E402
 
 
 def main() -> int:

@@ -45,6 +45,11 @@ CUSTOM_STAGE = {
 
 
 @pytest.fixture(scope="session")
-def custom_template_json() -> dict:
-    assembly = build_app("custom", context={"stages": {"custom": CUSTOM_STAGE}}).synth()
+def custom_stage() -> dict:
+    return CUSTOM_STAGE
+
+
+@pytest.fixture(scope="session")
+def custom_template_json(custom_stage) -> dict:
+    assembly = build_app("custom", context={"stages": {"custom": custom_stage}}).synth()
     return assembly.get_stack_by_name(stack_name("custom")).template

@@ -167,11 +167,9 @@ def test_cloudfront_prefix_list_comes_from_the_region_table(dev_template_json):
     assert {region: entry["PrefixListId"] for region, entry in mapping.items()} == CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS
 
 
-def test_cloudfront_prefix_list_id_can_be_set(custom_template_json):
-    from tests.infra.conftest import CUSTOM_STAGE
-
+def test_cloudfront_prefix_list_id_can_be_set(custom_template_json, custom_stage):
     (rule,) = _of_type(custom_template_json, "AWS::EC2::SecurityGroupIngress").values()
-    assert rule["Properties"]["SourcePrefixListId"] == CUSTOM_STAGE["cloudfront_prefix_list_id"]
+    assert rule["Properties"]["SourcePrefixListId"] == custom_stage["cloudfront_prefix_list_id"]
     assert "Mappings" not in custom_template_json
 
 
@@ -179,9 +177,7 @@ def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev
     """s3:GetObject on the site asset's object alone (not the CDK asset bucket); the admin key and the
     password, never the game key; no other policy on the instance role."""
     resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
-    instance_role = next(
-        k for k, r in resources.items() if r["Type"] == "AWS::IAM::Role" and "InstanceRole" in k
-    )
+    instance_role = next(k for k, r in resources.items() if r["Type"] == "AWS::IAM::Role" and "InstanceRole" in k)
     policies = [
         p
         for p in _of_type(dev_template_json, "AWS::IAM::Policy").values()

@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from local.dynamodb_local import free_port
 from stacks.leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
 from stacks.leaderboard.paths import DASHBOARD_DIR
 
@@ -50,12 +50,6 @@ ADMIN_KEY_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-
 PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-password-GhIjKl"
 ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
 SITE_OBJECT = "cdk-assets-bucket/site-asset.zip"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def site_asset_zip(target: Path) -> None:
@@ -166,9 +160,7 @@ class Sandbox:
         (self.state / f"fail-{what}").write_text(str(times))
 
     def boot(self) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            ["bash", str(self.user_data)], env=self.env, capture_output=True, text=True, timeout=180
-        )
+        return subprocess.run(["bash", str(self.user_data)], env=self.env, capture_output=True, text=True, timeout=180)
 
     def systemctl(self, *args: str) -> subprocess.CompletedProcess:
         """What SSM Run Command does on the instance, e.g. restart the secrets unit."""

@@ -90,14 +90,13 @@ def test_the_ami_follows_the_instance_architecture(custom_template_json):
     assert "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64" in defaults
 
 
-def test_powertools_layer_arn_can_be_pinned_instead_of_the_public_parameter(custom_template_json):
+def test_powertools_layer_arn_can_be_pinned_instead_of_the_public_parameter(custom_template_json, custom_stage):
     """A pinned ARN (prop) goes straight into the functions: no SSM parameter that could be missing."""
-    from tests.infra.conftest import CUSTOM_STAGE
 
     defaults = [p.get("Default") for p in custom_template_json["Parameters"].values()]
     assert POWERTOOLS_LAYER_PARAMETER not in defaults
     for fn in _of_type(custom_template_json, "AWS::Lambda::Function").values():
-        assert fn["Properties"]["Layers"] == [CUSTOM_STAGE["powertools_layer_arn"]]
+        assert fn["Properties"]["Layers"] == [custom_stage["powertools_layer_arn"]]
 
 
 def test_preflight_checks_the_bootstrap_version_the_template_requires(dev_template_json):

@@ -28,6 +28,8 @@ from string import Template
 
 import pytest
 
+from local.dynamodb_local import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 DASHBOARD = REPO / "dashboard_ec2"
 TEMPLATE = DASHBOARD / "nginx.conf.template"
@@ -305,12 +307,6 @@ def test_nginx_accepts_the_rendered_config(tmp_path, values_for):
 
 
 # --- live behaviour --------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class EchoUpstream(http.server.BaseHTTPRequestHandler):

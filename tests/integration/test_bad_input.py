@@ -182,8 +182,13 @@ CASES = [
             ("unknown-field", "/scores", b'{"player_id": "a", "score": 1, "admin": true}'),
         )
     ],
-    ("json-nan-metadata", "POST", "/leaderboards/global/scores",
-     {"data": b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}', "headers": {**KEY, **JSON}}, 400),
+    (
+        "json-nan-metadata",
+        "POST",
+        "/leaderboards/global/scores",
+        {"data": b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}', "headers": {**KEY, **JSON}},
+        400,
+    ),
     ("newline-board-id", "POST", "/leaderboards", {"json": {"board_id": "nl\n"}, "headers": ADMIN}, 400),
     # query values
     ("far-future-day", "GET", "/leaderboard?period=daily-9999-12-31", {}, 400),

@@ -12,7 +12,7 @@ import pytest
 
 from ops.__main__ import main
 from ops.rotation import REFRESH_COMMAND, RefreshFailed, Rotator
-from tests.ops.conftest import REGION
+from tests.support.account import REGION
 
 GAME_VALUE, ADMIN_VALUE = "g" * 40, "a" * 40
 

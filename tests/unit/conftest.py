@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from typing import Any
-
 import boto3
 import pytest
 from moto import mock_aws
 
 from leaderboard import board_registry, cursors
 from leaderboard.data import dynamo
-from leaderboard.routes import match_route
 from leaderboard.settings import get_settings
-from local.events import LambdaContext, Request, build_event
 from local.streams import StreamReader, drain
 from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
@@ -70,31 +64,3 @@ def settle(ddb, stack_template):
         return sum(drain(reader, handler, c.batch_size, c.filter_patterns) for reader, handler, c in consumers)
 
     return run
-
-
-def event(
-    method: str,
-    path: str,
-    body: Any = None,
-    query: dict | None = None,
-    headers: dict | None = None,
-    key_id: str | None = None,
-) -> dict:
-    raw = (
-        body
-        if isinstance(body, (bytes, type(None)))
-        else (body if isinstance(body, str) else json.dumps(body)).encode()
-    )
-    req = Request(method, path, list((query or {}).items()), list((headers or {}).items()), raw)
-    route, _, params = match_route(method, path)
-    return build_event(req, route.path if route else path, params, "test", None, key_id)
-
-
-def call(handler: Callable, method: str, path: str, **kwargs) -> tuple[int, dict, dict]:
-    """Invoke a handler like API Gateway would; returns (status, json body, headers)."""
-    result = handler(event(method, path, **kwargs), LambdaContext("unit", "req-1", 10))
-    return result["statusCode"], json.loads(result["body"]), result["headers"]
-
-
-def scan(client, table: str) -> list[dict]:
-    return client.scan(TableName=table)["Items"]

@@ -10,54 +10,28 @@ from botocore.awsrequest import AWSResponse
 
 from leaderboard import board_registry, boards, submissions
 from leaderboard.data import dynamo
-from leaderboard.handlers import leaderboard_admin, leaderboard_query, player_stats, score_submit
 from leaderboard.routes import ROUTES
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
-from tests.unit.conftest import call, scan
-from tests.unit.openapi_check import assert_matches_openapi
-
-
-def api(handler, method, template, params=None, **kwargs):
-    path = template.format(**(params or {}))
-    status, body, headers = call(handler, method, path, **kwargs)
-    assert_matches_openapi(method, template, status, body)
-    return status, body
+from tests.support.lambda_api import call, scan
 
 
 def create(board_id, **fields):
-    return api(leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": board_id, **fields})
+    return call("POST", "/leaderboards", body={"board_id": board_id, **fields})[:2]
 
 
 def post(board, player, score, headers=None, **extra):
-    return api(
-        score_submit.handler,
-        "POST",
-        "/leaderboards/{board}/scores",
-        {"board": board},
-        body={"player_id": player, "score": score, **extra},
-        headers=headers,
-    )
+    return call(
+        "POST", f"/leaderboards/{board}/scores", body={"player_id": player, "score": score, **extra}, headers=headers
+    )[:2]
 
 
 def top(board, **query):
-    return api(
-        leaderboard_query.handler,
-        "GET",
-        "/leaderboards/{board}/top",
-        {"board": board},
-        query={k: str(v) for k, v in query.items()},
-    )
+    return call("GET", f"/leaderboards/{board}/top", query={k: str(v) for k, v in query.items()})[:2]
 
 
 def around(board, player, **query):
-    return api(
-        player_stats.handler,
-        "GET",
-        "/leaderboards/{board}/players/{player_id}",
-        {"board": board, "player_id": player},
-        query={k: str(v) for k, v in query.items()},
-    )
+    return call("GET", f"/leaderboards/{board}/players/{player}", query={k: str(v) for k, v in query.items()})[:2]
 
 
 def ids(page):
@@ -73,12 +47,12 @@ def test_create_show_list_and_conflict(ddb):
     assert monthly["current"].startswith("monthly-") and monthly["next_reset"].endswith("T00:00:00Z")
     assert create("race")[0] == 409
     assert create("global")[0] == 409
-    status, listing = api(leaderboard_admin.handler, "GET", "/leaderboards")
+    status, listing = call("GET", "/leaderboards")[:2]
     # global is built in; the dev stage declares speedrun in cdk.json.
     assert [b["board_id"] for b in listing["leaderboards"]] == ["global", "speedrun", "race"]
-    status, shown = api(leaderboard_admin.handler, "GET", "/leaderboards/{board}", {"board": "race"})
+    status, shown = call("GET", "/leaderboards/race")[:2]
     assert status == 200 and shown["name"] == "Race"
-    assert api(leaderboard_admin.handler, "GET", "/leaderboards/{board}", {"board": "nope"})[0] == 404
+    assert call("GET", "/leaderboards/nope")[:2][0] == 404
 
 
 @pytest.mark.parametrize(
@@ -96,7 +70,7 @@ def test_create_show_list_and_conflict(ddb):
     ],
 )
 def test_bad_board_definitions_are_400_and_store_nothing(ddb, fields, fragment):
-    status, body = api(leaderboard_admin.handler, "POST", "/leaderboards", body=fields)
+    status, body = call("POST", "/leaderboards", body=fields)[:2]
     assert status == 400 and fragment in body["error"]
     assert scan(ddb, get_settings().scores_table) == []
 
@@ -175,9 +149,7 @@ def test_bulk_keeps_input_order_and_isolates_bad_entries(ddb):
         "not an object",
         {"player_id": "", "score": 1},
     ]
-    status, body = api(
-        score_submit.handler, "POST", "/leaderboards/{board}/scores/bulk", {"board": "bulk"}, body={"entries": entries}
-    )
+    status, body = call("POST", "/leaderboards/bulk/scores/bulk", body={"entries": entries})[:2]
     assert status == 200 and body["accepted"] == 2 and body["rejected"] == 3
     assert [r["index"] for r in body["results"]] == [0, 1, 2, 3, 4]
     assert [r["status"] for r in body["results"]] == [200, 400, 200, 400, 400]
@@ -185,19 +157,12 @@ def test_bulk_keeps_input_order_and_isolates_bad_entries(ddb):
     _, page = top("bulk")
     assert ids(page) == ["c", "a"] and page["entries"][0]["metadata"] == {"level": 3}
     for bad in ({"entries": []}, {"entries": [{}] * 501}, {"entries": "x"}):
-        status, _ = api(score_submit.handler, "POST", "/leaderboards/{board}/scores/bulk", {"board": "bulk"}, body=bad)
+        status, _ = call("POST", "/leaderboards/bulk/scores/bulk", body=bad)[:2]
         assert status == 400
 
 
 def bulk(board, entries, headers=None):
-    return api(
-        score_submit.handler,
-        "POST",
-        "/leaderboards/{board}/scores/bulk",
-        {"board": board},
-        body={"entries": entries},
-        headers=headers,
-    )
+    return call("POST", f"/leaderboards/{board}/scores/bulk", body={"entries": entries}, headers=headers)[:2]
 
 
 def fail_transaction(client, n: int):
@@ -224,7 +189,6 @@ def test_a_bulk_retried_after_failing_part_way_applies_every_entry_exactly_once(
     restore = fail_transaction(dynamo.client(), 3)  # chunks 1 and 2 commit, the third fails
     try:
         status, body, _ = call(
-            score_submit.handler,
             "POST",
             "/leaderboards/clicks/scores/bulk",
             body={"entries": entries},
@@ -261,13 +225,7 @@ def test_cursor_pages_walk_the_whole_ranking_once(ddb):
     status, body = top("big", cursor="garbage")
     assert status == 400 and "cursor" in body["error"]
     _, first = top("big", limit=5)
-    status, _ = api(
-        leaderboard_query.handler,
-        "GET",
-        "/leaderboards/{board}/top",
-        {"board": "big"},
-        query={"period": "daily", "cursor": first["next_cursor"]},
-    )
+    status, _ = call("GET", "/leaderboards/big/top", query={"period": "daily", "cursor": first["next_cursor"]})[:2]
     assert status == 400  # a cursor belongs to one board period
 
 
@@ -304,33 +262,21 @@ def test_score_range_best_first_with_ranks(ddb):
         create(f"r-{order}", order=order)
         for i in range(10):
             post(f"r-{order}", f"p{i}", i * 10)
-        status, page = api(
-            leaderboard_query.handler,
-            "GET",
-            "/leaderboards/{board}/range",
-            {"board": f"r-{order}"},
-            query={"min_score": "20", "max_score": "50", "limit": "3"},
-        )
+        status, page = call(
+            "GET", f"/leaderboards/{f'r-{order}'}/range", query={"min_score": "20", "max_score": "50", "limit": "3"}
+        )[:2]
         assert status == 200
         expected = [50, 40, 30, 20] if order == "desc" else [20, 30, 40, 50]
         assert [e["score"] for e in page["entries"]] == expected[:3]
         first_rank = 5 if order == "desc" else 3
         assert [e["rank"] for e in page["entries"]] == [first_rank, first_rank + 1, first_rank + 2]
-        _, rest = api(
-            leaderboard_query.handler,
+        _, rest = call(
             "GET",
-            "/leaderboards/{board}/range",
-            {"board": f"r-{order}"},
+            f"/leaderboards/{f'r-{order}'}/range",
             query={"min_score": "20", "max_score": "50", "cursor": page["next_cursor"]},
-        )
+        )[:2]
         assert [e["score"] for e in rest["entries"]] == expected[3:] and "next_cursor" not in rest
-    status, body = api(
-        leaderboard_query.handler,
-        "GET",
-        "/leaderboards/{board}/range",
-        {"board": "r-asc"},
-        query={"min_score": "50", "max_score": "20"},
-    )
+    status, body = call("GET", "/leaderboards/r-asc/range", query={"min_score": "50", "max_score": "20"})[:2]
     assert status == 400
 
 
@@ -352,12 +298,12 @@ def test_delete_removes_board_and_entries(ddb):
     create("gone", periods=["all-time", "daily"])
     for i in range(30):
         post("gone", f"p{i}", i)
-    status, result = api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "gone"})
+    status, result = call("DELETE", "/leaderboards/gone")[:2]
     assert status == 200 and result["deleted_entries"] == 60
     assert not [i for i in scan(ddb, get_settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
     assert top("gone")[0] == 404
-    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "gone"})[0] == 404
-    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "global"})[0] == 400
+    assert call("DELETE", "/leaderboards/gone")[:2][0] == 404
+    assert call("DELETE", "/leaderboards/global")[:2][0] == 400
 
 
 def test_large_board_deletes_in_steps(ddb):
@@ -377,24 +323,24 @@ def test_large_board_deletes_in_steps(ddb):
 def test_declared_boards_exist_without_being_created(ddb, monkeypatch):
     monkeypatch.setenv("DECLARED_BOARDS", json.dumps([{"board_id": "lap", "order": "asc"}]))
     get_settings.cache_clear()
-    _, listing = api(leaderboard_admin.handler, "GET", "/leaderboards")
+    _, listing = call("GET", "/leaderboards")[:2]
     assert [b["board_id"] for b in listing["leaderboards"]] == ["global", "lap"]
     post("lap", "a", 99)
     post("lap", "b", 12)
     assert ids(top("lap")[1]) == ["b", "a"]
     assert create("lap")[0] == 409
-    assert api(leaderboard_admin.handler, "DELETE", "/leaderboards/{board}", {"board": "lap"})[0] == 400
+    assert call("DELETE", "/leaderboards/lap")[:2][0] == 400
 
 
 def test_default_board_is_reachable_through_the_new_routes(ddb):
-    call(score_submit.handler, "POST", "/scores", body={"player_id": "a", "score": 3})
+    call("POST", "/scores", body={"player_id": "a", "score": 3})
     _, page = top("global")
     assert ids(page) == ["a"] and page["leaderboard_id"] == "all-time"
     assert boards.DEFAULT_BOARD.leaderboard_id("daily-2026-11-30") == "daily-2026-11-30"
 
 
 def test_openapi_document_covers_every_route(ddb):
-    status, doc = api(leaderboard_admin.handler, "GET", "/openapi.json")
+    status, doc = call("GET", "/openapi.json")[:2]
     assert status == 200 and doc["openapi"].startswith("3.")
     documented = {(m.upper(), p) for p, ops in doc["paths"].items() for m in ops}
     assert documented == {(r.method, r.path) for r in ROUTES}

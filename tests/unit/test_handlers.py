@@ -8,10 +8,9 @@ import pytest
 
 from leaderboard import default_board, periods
 from leaderboard.data import entries
-from leaderboard.handlers import leaderboard_query, leaderboard_snapshot, player_stats, score_simulator, score_submit
 from leaderboard.routes import MAX_SCORE
 from leaderboard.settings import get_settings
-from tests.unit.conftest import call, scan
+from tests.support.lambda_api import call, scan
 
 PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates
 
@@ -20,14 +19,14 @@ def submit(player_id, score, name=None, **kwargs):
     body = {"player_id": player_id, "score": score}
     if name:
         body["player_name"] = name
-    return call(score_submit.handler, "POST", "/scores", body=body, **kwargs)
+    return call("POST", "/scores", body=body, **kwargs)
 
 
 def top(period="all-time", limit=None):
     query = {"period": period}
     if limit is not None:
         query["limit"] = str(limit)
-    return call(leaderboard_query.handler, "GET", "/leaderboard", query=query)
+    return call("GET", "/leaderboard", query=query)
 
 
 def test_submit_fans_out_to_all_three_periods(ddb, settle):
@@ -74,7 +73,7 @@ def test_many_submissions_keep_the_maximum(ddb):
     scores = [17, 3, 99, 42, 98, 5, 64, 99, 1, 77]
     for s in scores:
         submit("racer", s)
-    _, body, _ = call(player_stats.handler, "GET", "/player", query={"player_id": "racer"})
+    _, body, _ = call("GET", "/player", query={"player_id": "racer"})
     assert [b["score"] for b in body["boards"]] == [99] * len(PERIOD_KINDS)
 
 
@@ -123,26 +122,26 @@ def test_daily_and_weekly_boards_and_bad_period(ddb):
 def test_player_stats_rank_and_percentile(ddb):
     for i in range(10):
         submit(f"p{i}", i * 10)  # p9 best, p0 worst
-    status, body, _ = call(player_stats.handler, "GET", "/player", query={"player_id": "p7"})
+    status, body, _ = call("GET", "/player", query={"player_id": "p7"})
     assert status == 200
     assert len(body["boards"]) == 3
     for board in body["boards"]:
         assert board["rank"] == 3 and board["total_players"] == 10
         assert board["percentile"] == round((10 - 3) / 10 * 100, 1) == 70.0
         assert board["score"] == 70
-    _, best, _ = call(player_stats.handler, "GET", "/player", query={"player_id": "p9"})
+    _, best, _ = call("GET", "/player", query={"player_id": "p9"})
     assert best["boards"][0]["rank"] == 1 and best["boards"][0]["percentile"] == 90.0
 
 
 def test_unknown_player_is_404(ddb):
-    status, body, headers = call(player_stats.handler, "GET", "/player", query={"player_id": "ghost"})
+    status, body, headers = call("GET", "/player", query={"player_id": "ghost"})
     assert status == 404 and "ghost" in body["error"]
     assert headers["Access-Control-Allow-Origin"] == "*"
 
 
 def test_player_stats_needs_a_valid_player_id(ddb):
     for query in ({}, {"player_id": ""}, {"player_id": "x" * 65}, {"player_id": "bad id!"}):
-        status, body, _ = call(player_stats.handler, "GET", "/player", query=query)
+        status, body, _ = call("GET", "/player", query=query)
         assert status == 400 and "player_id" in body["error"]
 
 
@@ -168,7 +167,7 @@ def test_player_stats_needs_a_valid_player_id(ddb):
     ],
 )
 def test_bad_submissions_are_400_and_write_nothing(ddb, body, fragment):
-    status, payload, headers = call(score_submit.handler, "POST", "/scores", body=body)
+    status, payload, headers = call("POST", "/scores", body=body)
     assert status == 400
     assert fragment in payload["error"]
     assert headers["Access-Control-Allow-Origin"] == "*"
@@ -177,7 +176,7 @@ def test_bad_submissions_are_400_and_write_nothing(ddb, body, fragment):
 
 def test_huge_body_is_413_and_writes_nothing(ddb):
     body = '{"player_id": "p", "score": 1, "player_name": "' + "x" * 70_000 + '"}'
-    status, payload, _ = call(score_submit.handler, "POST", "/scores", body=body)
+    status, payload, _ = call("POST", "/scores", body=body)
     assert status == 413 and "larger" in payload["error"]
     assert scan(ddb, get_settings().scores_table) == []
 
@@ -187,12 +186,10 @@ def test_cors_headers_follow_the_allowed_origins(ddb, monkeypatch):
     get_settings.cache_clear()
     _, _, headers = top()  # no Origin header: the first allowed origin
     assert headers["Access-Control-Allow-Origin"] == "https://a.example"
-    _, _, headers = call(leaderboard_query.handler, "GET", "/leaderboard", headers={"Origin": "https://b.example"})
+    _, _, headers = call("GET", "/leaderboard", headers={"Origin": "https://b.example"})
     assert headers["Access-Control-Allow-Origin"] == "https://b.example"
     assert headers["Vary"] == "Origin"
-    status, _, headers = call(
-        score_submit.handler, "POST", "/scores", body="nope", headers={"Origin": "https://evil.example"}
-    )
+    status, _, headers = call("POST", "/scores", body="nope", headers={"Origin": "https://evil.example"})
     assert status == 400 and headers["Access-Control-Allow-Origin"] == "https://a.example"
 
 
@@ -209,14 +206,14 @@ def test_internal_errors_are_500_without_details(ddb, monkeypatch):
 def test_snapshot_freezes_top_n_and_lists_newest_first(ddb):
     for i in range(5):
         submit(f"p{i}", i)
-    status, first, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={"limit": 3})
+    status, first, _ = call("POST", "/snapshot", body={"limit": 3})
     assert status == 201
     assert [e["player_id"] for e in first["entries"]] == ["p4", "p3", "p2"]
     assert first["snapshot_id"].startswith(f"all-time#{first['taken_at']}#")
     submit("p9", 100)
-    _, second, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={})
+    _, second, _ = call("POST", "/snapshot", body={})
     assert second["entries"][0]["player_id"] == "p9"
-    status, listing, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={"period": "all-time"})
+    status, listing, _ = call("GET", "/snapshots", query={"period": "all-time"})
     assert status == 200
     assert [s["snapshot_id"] for s in listing["snapshots"]] == [second["snapshot_id"], first["snapshot_id"]]
     assert listing["snapshots"][1]["entries"][0] == {"rank": 1, "player_id": "p4", "player_name": "p4", "score": 4}
@@ -224,18 +221,18 @@ def test_snapshot_freezes_top_n_and_lists_newest_first(ddb):
 
 def test_snapshot_of_daily_board_and_bad_input(ddb):
     submit("p1", 1)
-    status, snap, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={"period": "daily"})
+    status, snap, _ = call("POST", "/snapshot", body={"period": "daily"})
     assert status == 201 and snap["leaderboard_id"].startswith("daily-")
     for body in ({"limit": 0}, {"limit": 101}, {"period": 5}, {"period": "hourly"}, {"bogus": 1}):
-        status, payload, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body=body)
+        status, payload, _ = call("POST", "/snapshot", body=body)
         assert status == 400, body
     assert len(scan(ddb, get_settings().snapshots_table)) == 1
-    status, _, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={"limit": "51"})
+    status, _, _ = call("GET", "/snapshots", query={"limit": "51"})
     assert status == 400
 
 
 def test_simulator_seeds_consistent_players(ddb):
-    status, body, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": 40})
+    status, body, _ = call("POST", "/simulate", body={"players": 40})
     assert status == 200 and body["players"] == 40 and body["writes"] == 120
     _, board, _ = top(limit=100)
     assert len(board["entries"]) == 40
@@ -243,18 +240,18 @@ def test_simulator_seeds_consistent_players(ddb):
     assert scores == sorted(scores, reverse=True)
     # A player's best today never exceeds this week's, which never exceeds all-time.
     player = board["entries"][0]["player_id"]
-    _, stats, _ = call(player_stats.handler, "GET", "/player", query={"player_id": player})
+    _, stats, _ = call("GET", "/player", query={"player_id": player})
     by_period = {b["period"]: b["score"] for b in stats["boards"]}
     assert by_period["daily"] <= by_period["weekly"] <= by_period["all-time"]
 
 
 def test_simulator_limits_and_disabled_stage(ddb, monkeypatch):
     for players in (0, 1001, "many"):
-        status, body, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": players})
+        status, body, _ = call("POST", "/simulate", body={"players": players})
         assert status == 400 and "players" in body["error"]
     monkeypatch.setenv("ENABLE_SIMULATOR", "false")
     get_settings.cache_clear()
-    status, body, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": 1})
+    status, body, _ = call("POST", "/simulate", body={"players": 1})
     assert status == 403 and "disabled" in body["error"]
     assert scan(ddb, get_settings().scores_table) == []
 
@@ -271,8 +268,8 @@ def test_a_submission_without_name_keeps_the_stored_name(ddb):
 
 def test_snapshot_taken_at_is_a_plain_timestamp(ddb):
     submit("p1", 1)
-    _, snap, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body={})
+    _, snap, _ = call("POST", "/snapshot", body={})
     assert snap["taken_at"].endswith("Z") and "#" not in snap["taken_at"]
-    _, listing, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={})
+    _, listing, _ = call("GET", "/snapshots", query={})
     assert listing["snapshots"][0]["taken_at"] == snap["taken_at"]
     assert listing["snapshots"][0]["snapshot_id"] == snap["snapshot_id"]

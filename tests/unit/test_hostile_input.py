@@ -12,34 +12,14 @@ import boto3
 import pytest
 
 from leaderboard import http
-from leaderboard.handlers import (
-    leaderboard_admin,
-    leaderboard_query,
-    leaderboard_snapshot,
-    player_stats,
-    score_simulator,
-    score_submit,
-)
 from leaderboard.settings import get_settings
-from tests.unit.conftest import call, scan
+from tests.support.lambda_api import call, scan, top
+from tests.support.lambda_api import create_board as create
+from tests.support.lambda_api import submit as post
 
 
 def _b64(raw: str | bytes) -> str:
     return base64.urlsafe_b64encode(raw if isinstance(raw, bytes) else raw.encode()).decode().rstrip("=")
-
-
-def create(board_id, key_id=None, **fields):
-    body = {"board_id": board_id, **fields}
-    return call(leaderboard_admin.handler, "POST", "/leaderboards", body=body, key_id=key_id)
-
-
-def post(board, player, score, **extra):
-    body = {"player_id": player, "score": score, **extra}
-    return call(score_submit.handler, "POST", f"/leaderboards/{board}/scores", body=body)
-
-
-def top(board, **query):
-    return call(leaderboard_query.handler, "GET", f"/leaderboards/{board}/top", query=query)
 
 
 @pytest.fixture
@@ -98,10 +78,10 @@ def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
     _, page, _ = top("five", limit="2")
     assert top("other", limit="2", cursor=page["next_cursor"])[0] == 400
     query = {"min_score": "0", "max_score": "40", "limit": "2"}
-    _, in_range, _ = call(leaderboard_query.handler, "GET", "/leaderboards/five/range", query=query)
+    _, in_range, _ = call("GET", "/leaderboards/five/range", query=query)
     assert top("five", limit="2", cursor=in_range["next_cursor"])[0] == 400
     other_range = {**query, "max_score": "30", "cursor": in_range["next_cursor"]}
-    assert call(leaderboard_query.handler, "GET", "/leaderboards/five/range", query=other_range)[0] == 400
+    assert call("GET", "/leaderboards/five/range", query=other_range)[0] == 400
 
 
 def test_a_cursor_issued_in_the_future_or_too_long_ago_is_400(board_of_five):
@@ -159,12 +139,12 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch):
 def test_non_json_numbers_are_refused_in_every_body(ddb, number):
     create("meta")
     raw = f'{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}'
-    status, body, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores", body=raw)
+    status, body, _ = call("POST", "/leaderboards/meta/scores", body=raw)
     assert status == 400 and "JSON" in body["error"]
     bulk = f'{{"entries": [{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}]}}'
-    status, _, _ = call(score_submit.handler, "POST", "/leaderboards/meta/scores/bulk", body=bulk)
+    status, _, _ = call("POST", "/leaderboards/meta/scores/bulk", body=bulk)
     assert status == 400
-    status, _, _ = call(leaderboard_snapshot.handler, "POST", "/snapshot", body=f'{{"limit": {number}}}')
+    status, _, _ = call("POST", "/snapshot", body=f'{{"limit": {number}}}')
     assert status == 400
     assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "p1"] == []
     status, page, _ = top("meta")
@@ -188,15 +168,15 @@ def test_a_response_is_always_valid_json(ddb):
 def test_player_ids_are_matched_in_full_and_not_only_dots(ddb, player_id):
     create("ids")
     for path in ("/scores", "/leaderboards/ids/scores"):
-        status, body, _ = call(score_submit.handler, "POST", path, body={"player_id": player_id, "score": 1})
+        status, body, _ = call("POST", path, body={"player_id": player_id, "score": 1})
         assert status == 400 and "player_id" in body["error"], (path, player_id)
-    status, _, _ = call(player_stats.handler, "GET", "/player", query={"player_id": player_id})
+    status, _, _ = call("GET", "/player", query={"player_id": player_id})
     assert status == 400
     assert [i for i in scan(ddb, get_settings().scores_table) if not i["player_id"]["S"].startswith("#")] == []
 
 
 def test_ids_with_dots_among_other_characters_are_fine(ddb):
-    status, _, _ = call(score_submit.handler, "POST", "/scores", body={"player_id": "a.b..c", "score": 1})
+    status, _, _ = call("POST", "/scores", body={"player_id": "a.b..c", "score": 1})
     assert status == 200
 
 
@@ -209,10 +189,10 @@ def test_board_ids_are_matched_in_full(ddb, board_id):
 
 @pytest.mark.parametrize("value", ["٣", "３", "५", " 5", "5 ", "+5", "5\n", "", "1_0"])
 def test_numeric_query_values_are_ascii_digits_only(ddb, value):
-    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboard", query={"limit": value})
+    status, body, _ = call("GET", "/leaderboard", query={"limit": value})
     assert status == 400 and "limit" in body["error"]
     query = {"min_score": value, "max_score": "10"}
-    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboards/global/range", query=query)
+    status, body, _ = call("GET", "/leaderboards/global/range", query=query)
     assert status == 400 and "min_score" in body["error"]
 
 
@@ -220,9 +200,9 @@ def test_numeric_query_values_are_ascii_digits_only(ddb, value):
     "period", ["daily-9999-12-31", "weekly-9999-W52", "monthly-9999-12", "daily-2026-02-30", "weekly-2025-W53", ""]
 )
 def test_far_off_or_impossible_periods_are_400(ddb, period):
-    status, body, _ = call(leaderboard_query.handler, "GET", "/leaderboard", query={"period": period})
+    status, body, _ = call("GET", "/leaderboard", query={"period": period})
     assert status == 400 and "period" in body["error"]
-    status, body, _ = call(leaderboard_snapshot.handler, "GET", "/snapshots", query={"period": period})
+    status, body, _ = call("GET", "/snapshots", query={"period": period})
     assert status == 400
     status, body, _ = top("global", period=period)
     assert status == 400
@@ -238,16 +218,14 @@ def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkey
     status, body, _ = create("mine", key_id="gamekey001")
     assert status == 403 and "admin key" in body["error"]
     assert scan(ddb, get_settings().scores_table) == []
-    status, _, _ = call(score_simulator.handler, "POST", "/simulate", body={"players": 1}, key_id="gamekey001")
+    status, _, _ = call("POST", "/simulate", body={"players": 1}, key_id="gamekey001")
     assert status == 403
     assert create("mine", key_id="adminkey01")[0] == 201
-    status, body, _ = call(
-        score_submit.handler, "POST", "/scores", body={"player_id": "p", "score": 1}, key_id="adminkey01"
-    )
+    status, body, _ = call("POST", "/scores", body={"player_id": "p", "score": 1}, key_id="adminkey01")
     assert status == 403 and "game key" in body["error"]
     body = {"player_id": "p", "score": 1}
-    assert call(score_submit.handler, "POST", "/scores", body=body, key_id="gamekey001")[0] == 200
-    assert call(leaderboard_query.handler, "GET", "/leaderboard")[0] == 200  # public: no key at all
+    assert call("POST", "/scores", body=body, key_id="gamekey001")[0] == 200
+    assert call("GET", "/leaderboard")[0] == 200  # public: no key at all
 
 
 def test_without_key_ids_the_runtime_leaves_keys_to_the_gateway(ddb):
@@ -257,9 +235,9 @@ def test_without_key_ids_the_runtime_leaves_keys_to_the_gateway(ddb):
 def test_admin_actions_are_logged_with_the_key_id(ddb, caplog):
     caplog.set_level(logging.INFO, logger="leaderboard.audit")
     create("audited", key_id="adminkey01")
-    call(leaderboard_snapshot.handler, "POST", "/snapshot", body={"limit": 3}, key_id="adminkey01")
-    call(score_simulator.handler, "POST", "/simulate", body={"players": 2}, key_id="adminkey01")
-    call(leaderboard_admin.handler, "DELETE", "/leaderboards/audited", key_id="adminkey01")
+    call("POST", "/snapshot", body={"limit": 3}, key_id="adminkey01")
+    call("POST", "/simulate", body={"players": 2}, key_id="adminkey01")
+    call("DELETE", "/leaderboards/audited", key_id="adminkey01")
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "leaderboard.audit"]
     assert [line["action"] for line in lines] == ["board.create", "snapshot.take", "simulator.run", "board.delete"]
     assert all(line["api_key_id"] == "adminkey01" and line["time"].endswith("Z") for line in lines)

@@ -11,10 +11,10 @@ import pytest
 
 from leaderboard import metrics, ranking
 from leaderboard.data import entries
-from leaderboard.handlers import leaderboard_admin, score_submit
 from leaderboard.settings import get_settings
 from tests.cloudwatch_dashboard import metric_rows
-from tests.unit.conftest import call
+from tests.support import lambda_api
+from tests.support.lambda_api import call
 
 FUNCTION = "leaderboard-dev-ScoreSubmit-AbC123"  # what the Lambda runtime puts in AWS_LAMBDA_FUNCTION_NAME
 
@@ -115,10 +115,7 @@ def on_lambda(ddb, monkeypatch):
 
 
 def submit(board: str, player: str, score: int) -> int:
-    status, _, _ = call(
-        score_submit.handler, "POST", f"/leaderboards/{board}/scores", body={"player_id": player, "score": score}
-    )
-    return status
+    return lambda_api.submit(board, player, score).status
 
 
 def test_a_submission_prints_one_valid_emf_line_with_its_counts(on_lambda, capsys):
@@ -136,7 +133,7 @@ def test_a_submission_prints_one_valid_emf_line_with_its_counts(on_lambda, capsy
 def test_every_accepted_entry_of_a_bulk_request_counts(on_lambda, capsys):
     """Refused entries are not submissions."""
     body = {"entries": [{"player_id": "p-a", "score": 1}, {"player_id": "p-b", "score": 2}, {"score": 3}]}
-    status, result, _ = call(score_submit.handler, "POST", "/leaderboards/global/scores/bulk", body=body)
+    status, result, _ = call("POST", "/leaderboards/global/scores/bulk", body=body)
     assert status == 200 and result["accepted"] == 2
     (doc,) = emf_lines(capsys)
     assert doc[metrics.SUBMISSIONS] == 2
@@ -145,9 +142,7 @@ def test_every_accepted_entry_of_a_bulk_request_counts(on_lambda, capsys):
 def test_a_conflicting_write_counts_as_a_retry(on_lambda, capsys, monkeypatch):
     """A write refused because another writer changed the entries first is retried, and counted (the first attempt
     is made to conflict). Keep-best on the default board cannot conflict: an increment board can."""
-    status, _, _ = call(
-        leaderboard_admin.handler, "POST", "/leaderboards", body={"board_id": "coins", "operator": "increment"}
-    )
+    status, _, _ = call("POST", "/leaderboards", body={"board_id": "coins", "operator": "increment"})
     assert status == 201
     emf_lines(capsys)
     real = entries.write
@@ -175,7 +170,7 @@ def test_a_failed_invocation_still_flushes_and_leaves_nothing_behind(on_lambda, 
     assert submit("global", "p-ada", 10) == 500
     (doc,) = emf_lines(capsys)
     assert doc[metrics.SUBMISSIONS] == 1 and doc[metrics.RANK_READS] == 1
-    status, _, _ = call(leaderboard_admin.handler, "GET", "/leaderboards")
+    status, _, _ = call("GET", "/leaderboards")
     assert status == 200
     assert emf_lines(capsys) == []  # this invocation counted nothing
 

@@ -149,7 +149,5 @@ def replace_all(partition: str, level: int, counters: list[Counter]) -> None:
     old = [c.lo for c in read(partition, level, consistent=True)]
     counter_partition = keys.counter_partition(partition, level)
     new = {c.lo for c in counters}
-    dynamo.batch_write(
-        {"DeleteRequest": {"Key": dynamo.key(counter_partition, lo)}} for lo in old if lo not in new
-    )
+    dynamo.batch_write({"DeleteRequest": {"Key": dynamo.key(counter_partition, lo)}} for lo in old if lo not in new)
     dynamo.batch_write({"PutRequest": {"Item": _item(partition, level, c)}} for c in counters)

@@ -213,10 +213,7 @@ def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
     deleted = 0
     while deleted < budget:
         resp = dynamo.client().query(Limit=min(100, budget - deleted), **_index_args(partition))
-        found = [
-            dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition)
-            for i in resp.get("Items", [])
-        ]
+        found = [dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition) for i in resp.get("Items", [])]
         if not found:
             return deleted, True
         deleted += dynamo.batch_write({"DeleteRequest": {"Key": k}} for k in found)

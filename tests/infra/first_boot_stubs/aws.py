@@ -20,7 +20,7 @@ def option(name: str) -> str:
 command = args[:2]
 if command == ["sts", "get-caller-identity"]:
     if should_fail("network"):
-        die("Could not connect to the endpoint URL: \"https://sts.us-east-1.amazonaws.com/\"", 255)
+        die('Could not connect to the endpoint URL: "https://sts.us-east-1.amazonaws.com/"', 255)
     print("123456789012\tarn:aws:sts::123456789012:assumed-role/instance/i-0123456789abcdef0\tAROAEXAMPLE")
 elif command == ["s3", "cp"]:
     if should_fail("s3"):

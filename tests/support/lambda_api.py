@@ -1,0 +1,76 @@
+"""The API as the unit tests call it: each request goes, through the route table, to its function's handler,
+as the event API Gateway would send; every answer is checked against the OpenAPI document the API serves."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any, NamedTuple
+
+from leaderboard.routes import match_route
+from local.events import LambdaContext, Request, build_event
+from tests.support.openapi_check import assert_matches_openapi
+
+
+class Reply(NamedTuple):
+    status: int
+    body: Any
+    headers: dict
+
+
+def event(
+    method: str,
+    path: str,
+    body: Any = None,
+    query: dict | None = None,
+    headers: dict | None = None,
+    key_id: str | None = None,
+) -> dict:
+    raw = (
+        body
+        if isinstance(body, (bytes, type(None)))
+        else (body if isinstance(body, str) else json.dumps(body)).encode()
+    )
+    req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], list((headers or {}).items()), raw)
+    route, _, params = match_route(method, path)
+    return build_event(req, route.path if route else path, params, "test", None, key_id)
+
+
+def handler_of(method: str, path: str):
+    """The handler API Gateway would invoke for this request (the route's function)."""
+    route, _, _ = match_route(method, path)
+    assert route is not None, f"no route {method} {path}: the gateway answers it, not a handler"
+    module, _, name = route.function.handler.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def call(method: str, path: str, *, check_contract: bool = True, **kwargs) -> Reply:
+    """Invoke the route's handler like API Gateway would: (status, JSON body, headers)."""
+    result = handler_of(method, path)(event(method, path, **kwargs), LambdaContext("unit", "req-1", 10))
+    reply = Reply(result["statusCode"], json.loads(result["body"]), result["headers"])
+    if check_contract:
+        route, _, _ = match_route(method, path)
+        assert_matches_openapi(method, route.path, reply.status, reply.body)
+    return reply
+
+
+def scan(client, table: str) -> list[dict]:
+    return client.scan(TableName=table)["Items"]
+
+
+# --- the calls most tests make ---------------------------------------------------------------------------
+
+
+def create_board(board_id: str, key_id: str | None = None, **fields) -> Reply:
+    return call("POST", "/leaderboards", body={"board_id": board_id, **fields}, key_id=key_id)
+
+
+def submit(board: str, player: str, score: Any, **fields) -> Reply:
+    """A score on a board (the default board's original route when board is None)."""
+    path = "/scores" if board is None else f"/leaderboards/{board}/scores"
+    headers = fields.pop("headers", None)
+    return call("POST", path, body={"player_id": player, "score": score, **fields}, headers=headers)
+
+
+def top(board: str, **query) -> Reply:
+    return call("GET", f"/leaderboards/{board}/top", query=query)
