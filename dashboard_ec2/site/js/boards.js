@@ -124,7 +124,7 @@ export const viewLabel = (id = state.view().board, period = state.view().period)
  * original routes name it ({leaderboard_id, period}); their leaderboard ids are the board's period ids.
  */
 export function periodTitle({ leaderboard_id: id, period }) {
-  if (!id || period === ALL_TIME) return periodLabel(period || ALL_TIME);
+  if (!id || !period || period === ALL_TIME) return (period && periodLabel(period)) || id || '';
   const names = PERIOD_NAMES[period] || { label: period };
   const date = id.startsWith(`${period}-`) ? id.slice(period.length + 1) : id;
   const info = periodInfo(state.defaultBoard(), period);

@@ -14,12 +14,12 @@ const LISTED_ENTRIES = 10; // players shown in each snapshot
 const RESIZE_SETTLE_MS = 150;
 
 const reads = latestOnly();
-const history = { snapshots: [], mode: 'score' };
+const shown = { snapshots: [], mode: 'score' }; // newest first, as the API lists them
 
 export function initHistory() {
   for (const radio of $$('input[name="chart-mode"]')) {
     radio.addEventListener('change', () => {
-      history.mode = radio.value;
+      shown.mode = radio.value;
       redraw();
     });
   }
@@ -40,7 +40,7 @@ export function initHistory() {
   });
 }
 
-const redraw = () => drawChart($('#history-chart'), $('#history-legend'), [...history.snapshots].reverse(), history.mode);
+const redraw = () => drawChart($('#history-chart'), $('#history-legend'), [...shown.snapshots].reverse(), shown.mode);
 
 /** GET /snapshots of the period on screen. background: an auto-refresh (no loading message). */
 export async function loadHistory({ background = false } = {}) {
@@ -71,7 +71,7 @@ export async function loadHistory({ background = false } = {}) {
 
 /** snapshots: newest first, as the API lists them. */
 function show(snapshots) {
-  history.snapshots = snapshots;
+  shown.snapshots = snapshots;
   $('#history-list').replaceChildren(...snapshots.map((snap, i) => {
     const taken = parseTime(snap.taken_at);
     const entries = Array.isArray(snap.entries) ? snap.entries : [];
