@@ -11,7 +11,7 @@ import { fmt, fmtMs, timeFormat } from '../format.js';
 import { latestOnly, Superseded } from '../request.js';
 import * as state from '../state.js';
 
-export const REFRESH_MS = 3000;
+const REFRESH_MS = 3000;
 const TIMING_WINDOW = 20; // the median is of this many reads
 const LEADER_BANNER_MS = 8000;
 
@@ -36,6 +36,7 @@ let hooks = { onLookup() {}, onTick() {}, onAnswer() {} };
 export function initTable(options) {
   hooks = { ...hooks, ...options };
   table.limit = Number($('#limit-select').value);
+  showRefreshState();
   $('#refresh-toggle').addEventListener('click', () => setPaused(!table.paused));
   $('#limit-select').addEventListener('change', (event) => {
     table.limit = Number(event.target.value);
@@ -94,13 +95,17 @@ function offerPageSizes({ min, max } = {}) {
   }
 }
 
+function showRefreshState() {
+  const button = $('#refresh-toggle');
+  button.setAttribute('aria-pressed', String(table.paused));
+  button.textContent = table.paused ? 'Resume auto-refresh' : 'Pause auto-refresh';
+  $('#refresh-state').textContent = table.paused ? 'Auto-refresh paused' : `Auto-refresh every ${REFRESH_MS / 1000} s`;
+  $('#refresh-state').dataset.paused = String(table.paused);
+}
+
 function setPaused(paused) {
   table.paused = paused;
-  const button = $('#refresh-toggle');
-  button.setAttribute('aria-pressed', String(paused));
-  button.textContent = paused ? 'Resume auto-refresh' : 'Pause auto-refresh';
-  $('#refresh-state').textContent = paused ? 'Auto-refresh paused' : `Auto-refresh every ${REFRESH_MS / 1000} s`;
-  $('#refresh-state').dataset.paused = String(paused);
+  showRefreshState();
   if (paused) {
     clearTimeout(table.timer);
     setConnection('paused', 'Paused');
