@@ -41,24 +41,28 @@ export function loadBoards() {
   if (listing) return listing;
   const started = Date.now();
   listing = request(api.boards())
-    .then(({ data }) => {
-      const boards = new Map();
-      for (const board of Array.isArray(data && data.leaderboards) ? data.leaderboards : []) {
-        const parsed = parseBoard(board);
-        if (parsed) boards.set(parsed.board_id, parsed);
-        fetchedAt.set(board.board_id, started);
-      }
-      const before = state.boards();
-      const keep = [state.defaultBoard(), state.view().board];
-      // A board that vanished while on screen stays in the picker: its reads say what happened.
-      for (const id of keep) if (id && !boards.has(id) && before.has(id)) boards.set(id, before.get(id));
-      state.listBoards(boards);
-    })
-    .catch(() => {}) // the picker keeps what it had; the board's own read shows the error
+    // A failure keeps what the picker had; the board's own read shows the error.
+    .then(({ data }) => listed(data, started), () => {})
     .finally(() => {
       listing = null;
     });
   return listing;
+}
+
+function listed(data, readAt) {
+  const boards = new Map();
+  for (const board of Array.isArray(data && data.leaderboards) ? data.leaderboards : []) {
+    const parsed = parseBoard(board);
+    if (!parsed) continue;
+    boards.set(parsed.board_id, parsed);
+    fetchedAt.set(parsed.board_id, readAt);
+  }
+  const before = state.boards();
+  // The default board, and a board that vanished while on screen, stay in the picker: its reads say what happened.
+  for (const id of [state.defaultBoard(), state.view().board]) {
+    if (id && !boards.has(id) && before.has(id)) boards.set(id, before.get(id));
+  }
+  state.listBoards(boards);
 }
 
 /** The list again if the API has not given it yet (it was down at start). */
@@ -72,11 +76,10 @@ export function refreshBoard(id) {
   if (Date.now() - (fetchedAt.get(id) || 0) < REFRESH_MIN_AGE_MS) return Promise.resolve();
   fetchedAt.set(id, Date.now());
   const reading = request(api.board(id))
-    .then(({ data }) => {
-      const board = parseBoard(data);
+    .then(({ data }) => parseBoard(data), () => null) // a failure: tried again after 15 s
+    .then((board) => {
       if (board) state.updateBoard(board);
     })
-    .catch(() => {})
     .finally(() => refreshing.delete(id));
   refreshing.set(id, reading);
   return reading;

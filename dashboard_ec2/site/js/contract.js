@@ -18,8 +18,7 @@ let failedAt = -Infinity;
 export function loadLimits() {
   if (state.limits() || loading || Date.now() - failedAt < RETRY_AFTER_MS) return loading;
   loading = request(api.openapi())
-    .then(({ data }) => state.setLimits(limitsFrom(data)))
-    .catch((err) => {
+    .then(({ data }) => state.setLimits(limitsFrom(data)), (err) => {
       const unreachable = err.status === 0 || err.status >= 502;
       if (!unreachable) failedAt = Date.now();
     })
