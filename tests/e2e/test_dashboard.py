@@ -514,6 +514,95 @@ def test_lookup_shows_the_players_around_on_the_picked_board(stack, new_page):
     no_problems(page)
 
 
+# --- what the page takes from the API instead of knowing it; answers that come too late -----
+
+
+def _resolved(doc, node):
+    """A node of the OpenAPI document, its local $ref followed."""
+    while isinstance(node, dict) and "$ref" in node:
+        target = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+def _narrowed(doc, players_max, page_max):
+    """The API's own document with a smaller simulator maximum and a smaller largest page."""
+    body = _resolved(doc, doc["paths"]["/simulate"]["post"]["requestBody"])
+    schema = _resolved(doc, body["content"]["application/json"]["schema"])
+    _resolved(doc, schema["properties"]["players"])["maximum"] = players_max
+    for path in ("/leaderboard", "/leaderboards/{board}/top"):
+        for parameter in doc["paths"][path]["get"]["parameters"]:
+            parameter = _resolved(doc, parameter)
+            if parameter["in"] == "query" and parameter["name"] == "limit":
+                _resolved(doc, parameter["schema"])["maximum"] = page_max
+    return doc
+
+
+def test_seed_range_and_page_sizes_follow_the_openapi_document(stack, new_page):
+    """The simulator's range and the largest page come from GET /openapi.json, not from the page's script."""
+    stack.reset()
+    seed_players(stack, FIVE)
+    page = new_page(admin=True)
+
+    def narrow(route):
+        response = route.fetch()
+        route.fulfill(response=response, json=_narrowed(response.json(), players_max=40, page_max=50))
+
+    page.route("**/api/openapi.json", narrow)
+    page.goto(stack.dashboard)
+    sign_in(page)
+    seed = page.get_by_label("Players to seed (1–40)")
+    expect(seed).to_have_attribute("max", "40")
+    expect(page.get_by_test_id("limit-select").locator("option")).to_have_text(["top 10", "top 25", "top 50"])
+
+    seed.fill("41")
+    page.get_by_test_id("seed-button").click()
+    assert page.evaluate("document.getElementById('seed-count').validity.rangeOverflow") is True
+    assert not page.evaluate(
+        "[...document.querySelectorAll('#request-log-body code')].some(c => c.textContent.includes('simulate'))"
+    )
+    no_problems(page)
+
+
+def test_a_late_answer_for_an_earlier_tab_never_replaces_the_tab_picked_since(stack, new_page):
+    """Only the latest read counts: All-Time answering after Today was picked leaves Today on screen."""
+    stack.reset()
+    seed_players(stack, FIVE)
+    page = new_page()
+    held = []
+
+    def hold_first(route):  # the first All-Time read is answered only after Today is on screen
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r"/api/leaderboard\?period=all-time&"), hold_first)
+    page.goto(stack.dashboard)
+    for _ in range(200):  # route handlers run while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.get_by_role("tab", name="Today").click()
+    board_id = page.get_by_test_id("board-id")
+    expect(board_id).to_have_text(re.compile(r"^daily-\d{4}-\d{2}-\d{2}$"))
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ada", "Grace", "Linus", "Alan", "Ken"])
+
+    page.get_by_test_id("refresh-toggle").click()  # paused: no later read of Today can hide a wrong render
+    try:
+        held[0].continue_()  # the page may have dropped the request already
+    except Exception:
+        pass
+    page.wait_for_timeout(1_500)
+    assert re.match(r"^daily-", board_id.text_content())  # read once: no waiting for it to come right
+    assert page.get_by_test_id("tab-daily").get_attribute("aria-selected") == "true"
+    assert "Today leaderboard" in page.locator("#board-caption").text_content()
+    no_problems(page)
+
+
 # --- the screenshots in docs/screenshots/ (UPDATE_SCREENSHOTS=1 refreshes them) ----------
 
 DEMO = [

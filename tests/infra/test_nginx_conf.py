@@ -413,6 +413,10 @@ def test_live_static_site_headers(local_nginx):
     status, headers, _ = local_nginx.request("/app.js", headers={"Accept-Encoding": "gzip"})
     assert status == 200 and headers["Content-Type"].startswith("application/javascript")
     assert headers.get("Content-Encoding") == "gzip"
+    # The script is native ES modules: with nosniff, a browser runs a module only if it comes as JavaScript.
+    status, headers, _ = local_nginx.request("/js/views/table.js")
+    assert status == 200 and headers["Content-Type"].startswith("application/javascript")
+    assert headers["Cache-Control"] == "no-cache"
     status, _, _ = local_nginx.request("/.gitignore")
     assert status == 404
 

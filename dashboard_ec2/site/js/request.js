@@ -1,0 +1,114 @@
+/* The one way the page talks to the server: fetch, timed, JSON in and out, failures in words, and
+ * turns in which only the latest answer counts. */
+
+export class ApiError extends Error {
+  constructor(message, status, body) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status; // 0: no answer at all
+    this.body = body;
+  }
+}
+
+/** Thrown instead of the answer (or error) of a request whose turn a newer one has replaced: ignore it. */
+export class Superseded extends Error {
+  constructor() {
+    super('superseded by a newer request');
+    this.name = 'Superseded';
+  }
+}
+
+const observers = [];
+
+/** observer(method, url, status or "network error", ms) after every request that got an answer or failed. */
+export function onRequest(observer) {
+  observers.push(observer);
+}
+
+function report(method, url, status, ms) {
+  for (const observer of observers) observer(method, url, status, ms);
+}
+
+function describeFailure(status, body) {
+  const detail = body && typeof body.error === 'string' ? body.error : '';
+  if (status === 0) return 'Dashboard server unreachable (network error)';
+  if (status === 502 || status === 503 || status === 504) {
+    const extra = detail && !/^API unreachable/i.test(detail) ? `: ${detail}` : '';
+    return `API unreachable (HTTP ${status})${extra}`;
+  }
+  if (status === 401) return 'Admin sign-in required (HTTP 401)';
+  if (status === 429) return 'Too many requests (HTTP 429): slow down a little';
+  return `API error (HTTP ${status})${detail ? `: ${detail}` : ''}`;
+}
+
+/** fetch + JSON, timed. Resolves {status, data, ms}; rejects with ApiError (or the AbortError of an abort). */
+export async function request(url, options = {}) {
+  const method = options.method || 'GET';
+  const started = performance.now();
+  let response;
+  try {
+    response = await fetch(url, {
+      cache: 'no-store',
+      credentials: 'same-origin',
+      ...options,
+      headers: { Accept: 'application/json', ...(options.headers || {}) },
+    });
+  } catch (err) {
+    if (err.name === 'AbortError') throw err;
+    report(method, url, 'network error', performance.now() - started);
+    throw new ApiError(describeFailure(0), 0, null);
+  }
+  const text = await response.text();
+  const ms = performance.now() - started;
+  report(method, url, response.status, ms);
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch (_) {
+      data = undefined;
+    }
+  }
+  if (!response.ok) throw new ApiError(describeFailure(response.status, data), response.status, data);
+  if (data === undefined) {
+    throw new ApiError(`Unexpected response (HTTP ${response.status}, not JSON)`, response.status, null);
+  }
+  return { status: response.status, data, ms };
+}
+
+/** POST a JSON body. */
+export const post = (url, body) =>
+  request(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+/**
+ * A series of turns in which only the latest counts: `begin()` starts a turn and aborts the previous
+ * one's requests. A turn's `request` resolves like `request` above while the turn is current, and
+ * rejects with Superseded once a newer turn has begun, whatever the server answered.
+ * A turn may make several requests (a lookup reads a player's boards, then the players around them).
+ */
+export function latestOnly() {
+  let active = null;
+  return {
+    begin() {
+      if (active) active.abort();
+      const controller = new AbortController();
+      active = controller;
+      const isCurrent = () => active === controller;
+      return {
+        get current() {
+          return isCurrent();
+        },
+        async request(url, options = {}) {
+          let answer;
+          try {
+            answer = await request(url, { ...options, signal: controller.signal });
+          } catch (err) {
+            throw isCurrent() ? err : new Superseded();
+          }
+          if (!isCurrent()) throw new Superseded();
+          return answer;
+        },
+      };
+    },
+  };
+}
