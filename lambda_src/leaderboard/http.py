@@ -74,9 +74,6 @@ class Call:
         return v.json_body(self.event)
 
 
-Operation = Callable[[Call], tuple[int, Any]]
-
-
 def function_handler(function: routes.Function, operations: Mapping[str, Any]) -> Handler:
     """The Lambda handler of a function that serves several routes: each route of the table that names this
     function is served by `operations[route.operation]` (pass the handler module's globals()).

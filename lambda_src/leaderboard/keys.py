@@ -26,10 +26,10 @@ import hashlib
 
 from .limits import MAX_SCORE
 
-_SCORE_WIDTH = 16  # len(str(MAX_SCORE))
+_SCORE_WIDTH = len(str(MAX_SCORE))  # 16 digits
 _TIME_WIDTH = 13  # epoch milliseconds until the year 2286
 
-FIRST_LO = "0"  # below every rank key (they start with 16 digits)
+FIRST_LO = "0"  # below every rank key (they start with _SCORE_WIDTH digits)
 LAST_HI = "~"  # above every rank key
 
 DEFAULT_BOARD_ID = "global"
@@ -48,10 +48,6 @@ def _ordered(score: int, descending: bool) -> int:
 
 def rank_key(score: int, reached_at_ms: int, player_id: str, descending: bool = True) -> str:
     return f"{_ordered(score, descending):0{_SCORE_WIDTH}d}#{reached_at_ms:0{_TIME_WIDTH}d}#{player_id}"
-
-
-def score_from_rank_key(key: str, descending: bool = True) -> int:
-    return _ordered(int(key.split("#", 1)[0]), descending)
 
 
 def score_range(low: int, high: int, descending: bool = True) -> tuple[str, str]:
@@ -91,10 +87,6 @@ def shard_of(player_id: str, shards: int) -> int:
 def shard_partition(board_period: str, shard: int, shards: int) -> str:
     """The index partition of one shard of a board period (the period itself when unsharded)."""
     return board_period if shards == 1 else f"{board_period}!{shard}"
-
-
-def board_period_of(partition: str) -> str:
-    return partition.split("!", 1)[0]
 
 
 def is_entry(player_id: str) -> bool:

@@ -19,7 +19,7 @@ from .limits import (
 )
 
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
-_ASCII_INT = re.compile(r"-?[0-9]{1,16}")
+_ASCII_INT = re.compile(rf"-?[0-9]{{1,{len(str(MAX_SCORE))}}}")  # no bound here is longer than the largest score
 
 
 def strict_json(text: str | bytes):

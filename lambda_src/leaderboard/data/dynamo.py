@@ -19,7 +19,6 @@ _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 BATCH_GET_SIZE = 100  # BatchGetItem's limit
-TRANSACTION_SIZE = 100  # TransactWriteItems' limit
 
 
 @lru_cache(maxsize=1)
@@ -34,10 +33,6 @@ def scores_table() -> str:
 
 def to_item(values: dict[str, Any]) -> dict:
     return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
-
-
-def to_value(value: Any) -> dict:
-    return _serializer.serialize(value)
 
 
 def _plain(value: Any) -> Any:
