@@ -98,6 +98,16 @@ class AwsModel:
         events.register("before-send.dynamodb.*", self._before_send, unique_id=uid + "-send")
         events.register("after-call.dynamodb.*", self._after_call, unique_id=uid + "-after")
 
+    def detach(self, client) -> None:
+        uid = f"aws-model-{id(self)}"
+        for event, suffix in (
+            ("provide-client-params", "-params"),
+            ("before-call", "-call"),
+            ("before-send", "-send"),
+            ("after-call", "-after"),
+        ):
+            client.meta.events.unregister(f"{event}.dynamodb.*", unique_id=uid + suffix)
+
     @staticmethod
     def _ask_capacity(params, model, **kwargs):
         if model.name in ("GetItem", "BatchGetItem", "Query"):

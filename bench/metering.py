@@ -200,6 +200,13 @@ def _sets(update: dict, attribute: str) -> bool:
     return attribute in targets or bool(names & targets)
 
 
+def detach(client, meter: Meter) -> None:
+    """Stop metering `client` for `meter`."""
+    unique = f"bench-meter-{id(meter)}"
+    for event, suffix in (("provide-client-params", "-params"), ("after-call", "-after"), ("before-send", "-send")):
+        client.meta.events.unregister(f"{event}.dynamodb.*", unique_id=unique + suffix)
+
+
 def attach(client, meter: Meter) -> None:
     """Meter every call of `client` from now on (idempotent per client and meter)."""
     events = client.meta.events
