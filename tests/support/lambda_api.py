@@ -3,12 +3,12 @@ as the event API Gateway would send; every answer is checked against the OpenAPI
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any, NamedTuple
 
 from leaderboard.routes import match_route
 from local.events import LambdaContext, Request, build_event
+from local.gateway import load_handlers
 from tests.support.openapi_check import assert_matches_openapi
 
 
@@ -40,8 +40,7 @@ def handler_of(method: str, path: str):
     """The handler API Gateway would invoke for this request (the route's function)."""
     route, _, _ = match_route(method, path)
     assert route is not None, f"no route {method} {path}: the gateway answers it, not a handler"
-    module, _, name = route.function.handler.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    return load_handlers()[route.function.handler]
 
 
 def call(method: str, path: str, *, check_contract: bool = True, **kwargs) -> Reply:
