@@ -165,6 +165,10 @@ def lambda_handlers(template: dict) -> set[str]:
     }
 
 
+# Secrets' ARNs with no local counterpart: the local stack hands the value itself (dynamodb_local.handler_env).
+GIVEN_LOCALLY = {"CURSOR_SECRET_ARN"}
+
+
 def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:
     """The union of the Lambda functions' environment variables, Refs resolved to local names.
 
@@ -179,7 +183,8 @@ def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:
         for name, raw in variables.items():
             value = _resolve(raw, tables, region)
             if value is None:
-                print(f"note: {fn_id} {name}={raw!r} has no local value; left unset", file=sys.stderr)
+                if name not in GIVEN_LOCALLY:
+                    print(f"note: {fn_id} {name}={raw!r} has no local value; left unset", file=sys.stderr)
                 continue
             if env.setdefault(name, value) != value:
                 raise ValueError(f"functions disagree on {name}: {env[name]!r} vs {value!r}")
