@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
 from local.processes import ProcessGroup
-from local.streams import StreamPoller, StreamReader
+from local.streams import StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
 
 STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
@@ -99,6 +101,26 @@ class Backend:
         """Wait until the stream consumers have processed every write made so far (ranks and totals are exact)."""
         for poller in self.pollers:
             poller.settle(timeout)
+
+    @contextmanager
+    def consumers_by_hand(self) -> Iterator[Callable[[], None]]:
+        """The stream consumers stopped; yields a function that delivers every record written before each call
+        (as one poll of Lambda's would). They run in the background again afterwards."""
+        self.settle()
+        for poller in self.pollers:
+            poller.stop()
+
+        def consume() -> None:
+            for p in self.pollers:
+                drain(p.reader, p.handler, p.batch_size, p.patterns, once=True)
+
+        try:
+            yield consume
+        finally:
+            self.pollers = [
+                StreamPoller(p.reader, p.handler, p.batch_size, p.patterns, p.retry_attempts).start()
+                for p in self.pollers
+            ]
 
     def table_name(self, key_attribute: str) -> str:
         """The local name of the table whose partition key is key_attribute."""

@@ -85,8 +85,11 @@ def drain(
     patterns: tuple[dict, ...] = (),
     retry_while: Callable[[], bool] = lambda: False,
     retry_attempts: int | None = None,
+    once: bool = False,
 ) -> int:
-    """Deliver every record the stream holds now, in batches; returns how many passed the filters.
+    """Deliver every record the stream holds now, in batches; returns how many passed the filters. With once,
+    stop after the first batch that is not full: every record written before the call is then delivered, even
+    while writers go on adding more.
 
     A batch whose handler raises is retried while retry_while() says so, at most retry_attempts times (None:
     until it succeeds, as Lambda does until the records expire), then given up as Lambda gives it up; without
@@ -115,6 +118,8 @@ def drain(
                 print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 time.sleep(RETRY_SECONDS)
         delivered += len(batch)
+        if once and len(records) < batch_size:
+            return delivered
 
 
 class StreamPoller:
