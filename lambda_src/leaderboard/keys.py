@@ -116,3 +116,15 @@ def counter_partition(partition: str, level: int) -> str:
 def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
     """A short id for one entry of one idempotent request, stored on the entries it changed."""
     return hashlib.sha256(f"{scope}\0{idempotency_key}\0{index}".encode()).hexdigest()[:16]
+
+
+# --- a player's entries across boards -----------------------------------------------------
+
+
+def board_and_period(partition: str) -> tuple[str, str]:
+    """(board id, period id) of an entry's index partition: the inverse of leaderboard_id (and shard_partition)."""
+    board_period = board_period_of(partition)
+    if is_default_board(board_period):
+        return DEFAULT_BOARD_ID, board_period
+    board_id, _, period_id = board_period.partition("#")
+    return board_id, period_id

@@ -36,3 +36,8 @@ DEFAULT_SIMULATED_PLAYERS = 25
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
 MAX_CURSOR_CHARS = 512  # a rank key is at most ~100 characters: an issued cursor is well under this
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$"  # what cursors.issue() produces
+
+# Players.
+MAX_FRIEND_IDS = 100  # player ids in one GET /leaderboards/{board}/players (one BatchGetItem)
+MAX_FRIEND_IDS_CHARS = MAX_FRIEND_IDS * (MAX_ID_LENGTH + 1)  # the ids query parameter, comma separated
+MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare

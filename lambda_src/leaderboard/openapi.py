@@ -163,6 +163,36 @@ SCHEMAS: dict[str, dict] = {
             "below": {"type": "array", "items": _ref("Entry")},
         }
     ),
+    "Friends": _obj(
+        {
+            "board_id": _STR,
+            "period": _STR,
+            "period_id": _STR,
+            "entries": {
+                "type": "array",
+                "items": _obj({"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT}),
+            },
+        }
+    ),
+    "PlayerBoards": _obj(
+        {
+            "player_id": _STR,
+            "boards": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "board_id": _STR,
+                        "period": _STR,
+                        "period_id": _STR,
+                        "rank": _INT,
+                        "score": _INT,
+                        "total_players": _INT,
+                        "percentile": {"type": "number"},
+                    }
+                ),
+            },
+        }
+    ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }
 

@@ -235,6 +235,12 @@ BULK_BODY = {
     },
     "additionalProperties": False,
 }
+FRIEND_IDS = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": limits.MAX_FRIEND_IDS_CHARS,
+    "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400",
+}
 PAGE_QUERY = {
     "period": BOARD_PERIOD,
     "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
@@ -407,6 +413,33 @@ ROUTES: tuple[Route, ...] = (
         response=(200, "Around"),
         query={"period": BOARD_PERIOD, "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0)},
         summary="A player's rank, score, percentile and the entries around them",
+    ),
+    # Players across boards.
+    Route(
+        "GET",
+        "/leaderboards/{board}/players",
+        PLAYER_STATS,
+        "friends",
+        access=PUBLIC,
+        response=(200, "Friends"),
+        query={"period": BOARD_PERIOD, "ids": FRIEND_IDS},
+        required_query=("ids",),
+        summary=f"Up to {limits.MAX_FRIEND_IDS} players (friends) ranked on a board",
+        description="The players of ids that are on the board's period, in rank order with their board-wide ranks; "
+        "the others are left out. Cost: one BatchGetItem of the entries, then per shard of the board one read of "
+        "its segment counters, one read of bucket counters per segment the players fall in and one COUNT per "
+        "player: it grows with the number of ids, never with the board's size or history.",
+    ),
+    Route(
+        "GET",
+        "/players/{player_id}/boards",
+        PLAYER_STATS,
+        "player_boards",
+        access=PUBLIC,
+        response=(200, "PlayerBoards"),
+        summary="Every board and current period a player is on, with rank and percentile",
+        description="Cost: one Query on the player's own partition of the scores table, then one rank read per "
+        "entry found: it grows with the boards the player is on, not with the boards that exist.",
     ),
     Route(
         "GET",

@@ -10,6 +10,7 @@ from typing import Any
 from .errors import BadRequest, PayloadTooLarge
 from .limits import (
     MAX_BODY_BYTES,
+    MAX_FRIEND_IDS,
     MAX_ID_LENGTH,
     MAX_IDEMPOTENCY_KEY_LENGTH,
     MAX_METADATA_BYTES,
@@ -150,3 +151,13 @@ def only_fields(body: dict, allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
+
+
+def player_ids(raw: str | None) -> list[str]:
+    """A comma-separated list of 1 to MAX_FRIEND_IDS player ids (a repeat counts once)."""
+    if not raw:
+        raise BadRequest("ids is required: comma-separated player ids")
+    ids = list(dict.fromkeys(raw.split(",")))
+    if len(ids) > MAX_FRIEND_IDS:
+        raise BadRequest(f"ids takes at most {MAX_FRIEND_IDS} player ids")
+    return [player_id(i, "each of ids") for i in ids]
