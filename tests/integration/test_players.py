@@ -1,0 +1,88 @@
+"""Players across boards over HTTP against DynamoDB Local: friends view and every board of a player equal a brute
+force over what was submitted."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from leaderboard import limits
+from leaderboard.settings import get_settings
+
+
+@pytest.fixture
+def tiny_counters(monkeypatch, stack):
+    monkeypatch.setenv("BUCKET_CAPACITY", "4")
+    monkeypatch.setenv("SEGMENT_CAPACITY", "3")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def _brute_force_ranks(best: dict[str, tuple[int, int]], descending: bool) -> dict[str, int]:
+    """Rank by score (best first), then by who reached it first (submission order), as the API documents."""
+    order = sorted(best, key=lambda p: ((-best[p][0] if descending else best[p][0]), best[p][1]))
+    return {player: i + 1 for i, player in enumerate(order)}
+
+
+@pytest.mark.parametrize("order, shards", [("desc", 1), ("asc", 2)])
+def test_friends_order_and_ranks_equal_a_brute_force(api, stack, tiny_counters, order, shards):
+    board = f"friends-{order}-{shards}"
+    created = api.post("/leaderboards", {"board_id": board, "order": order, "periods": ["all-time"], "shards": shards})
+    assert created.status_code == 201, created.text
+    rng = random.Random(7 + shards)
+    best: dict[str, tuple[int, int]] = {}  # player -> (best score, when it was first reached)
+    for step in range(80):
+        player, score = f"f{rng.randrange(40):02d}", rng.randrange(0, 30)
+        reply = api.post(f"/leaderboards/{board}/scores", {"player_id": player, "score": score})
+        assert reply.status_code == 200, reply.text
+        old = best.get(player)
+        if old is None or (score > old[0] if order == "desc" else score < old[0]):
+            best[player] = (score, step)
+    stack.settle()
+    ranks = _brute_force_ranks(best, order == "desc")
+    for _ in range(5):
+        asked = rng.sample(sorted(best), 12) + ["not-here", "nobody"]
+        rng.shuffle(asked)
+        reply = api.get(f"/leaderboards/{board}/players", params={"ids": ",".join(asked)})
+        assert reply.status_code == 200, reply.text
+        got = [(e["player_id"], e["rank"], e["score"]) for e in reply.json()["entries"]]
+        expected = sorted(((p, ranks[p], best[p][0]) for p in asked if p in best), key=lambda t: t[1])
+        assert got == expected
+
+
+def test_friends_more_than_the_limit_is_a_400(api):
+    ids = ",".join(f"p{i}" for i in range(limits.MAX_FRIEND_IDS + 1))
+    reply = api.get("/leaderboards/global/players", params={"ids": ids})
+    assert reply.status_code == 400 and "at most" in reply.json()["error"]
+
+
+def test_every_board_of_a_player_equals_each_boards_own_answer(api, stack):
+    for board, fields in (("pb-race", {"order": "asc", "periods": ["all-time", "weekly"]}), ("pb-cash", {})):
+        assert api.post("/leaderboards", {"board_id": board, **fields}).status_code == 201
+    for board, player, score in (
+        ("pb-race", "pb-ada", 61),
+        ("pb-race", "pb-bob", 59),
+        ("pb-cash", "pb-ada", 5),
+        ("pb-cash", "pb-cy", 9),
+    ):
+        assert api.post(f"/leaderboards/{board}/scores", {"player_id": player, "score": score}).status_code == 200
+    stack.settle()
+    reply = api.get("/players/pb-ada/boards")
+    assert reply.status_code == 200, reply.text
+    rows = reply.json()["boards"]
+    assert sorted((r["board_id"], r["period"]) for r in rows) == [
+        ("pb-cash", "all-time"),
+        ("pb-race", "all-time"),
+        ("pb-race", "weekly"),
+    ]
+    for row in rows:
+        own = api.get(f"/leaderboards/{row['board_id']}/players/pb-ada", params={"period": row["period_id"]}).json()
+        assert (row["rank"], row["score"], row["total_players"], row["percentile"]) == (
+            own["rank"],
+            own["score"],
+            own["total_players"],
+            own["percentile"],
+        )
+    assert api.get("/players/pb-nobody/boards").json() == {"player_id": "pb-nobody", "boards": []}
