@@ -128,3 +128,18 @@ def board_and_period(partition: str) -> tuple[str, str]:
         return DEFAULT_BOARD_ID, board_period
     board_id, _, period_id = board_period.partition("#")
     return board_id, period_id
+
+
+# --- per-player submission limits ------------------------------------------------------------
+
+RATE_PREFIX = "#rate#"
+
+
+def rate_partition(player_id: str) -> str:
+    """The scores-table partition key of one player's submission counters (one item per board and minute)."""
+    return RATE_PREFIX + player_id
+
+
+def rate_window(board_id: str, minute: int) -> str:
+    """The sort key of one board's submission counter for one minute (epoch minutes)."""
+    return f"{board_id}#{minute}"

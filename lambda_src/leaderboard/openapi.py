@@ -107,7 +107,8 @@ SCHEMAS: dict[str, dict] = {
             "max_score": _INT,
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
-        }
+        },
+        {"max_submissions_per_minute": _INT},
     ),
     "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
@@ -203,7 +204,8 @@ ERROR_STATUSES = {
     409: "conflict",
     413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
     422: "Idempotency-Key reused with another body",
-    429: "throttled (or the other key's route: its usage plan throttles it to 0)",
+    429: "throttled (or the other key's route: its usage plan throttles it to 0), or past a board's "
+    "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
     502: "the function failed or ran past its timeout",
     504: "no answer within API Gateway's integration timeout",
 }

@@ -210,6 +210,7 @@ BOARD_BODY = {
         "min_score": SCORE,
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
+        "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
     },
     "additionalProperties": False,
 }

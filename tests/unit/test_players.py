@@ -130,3 +130,69 @@ def test_a_deleted_board_leaves_a_players_boards(ddb, settle):
     assert [b["board_id"] for b in call("GET", "/players/ada/boards").body["boards"]] == ["gone"]
     assert call("DELETE", "/leaderboards/gone").status == 200
     assert call("GET", "/players/ada/boards").body["boards"] == []
+
+
+# --- per-player limits ---------------------------------------------------------------------------
+
+
+def _entries(ddb, stack_template):
+    from tests.support.lambda_api import scan
+
+    table = get_settings().scores_table
+    return [i for i in scan(ddb, table) if i["player_id"]["S"] == "ada" and "rank_key" in i]
+
+
+def test_a_player_past_the_boards_limit_gets_429_with_retry_after_and_nothing_is_written(ddb, stack_template):
+    create("capped", periods=["all-time"], max_submissions_per_minute=3)
+    assert call("GET", "/leaderboards/capped").body["max_submissions_per_minute"] == 3
+    for score in (1, 2, 3):
+        post("capped", "ada", score)
+    before = _entries(ddb, stack_template)
+    refused = call("POST", "/leaderboards/capped/scores", body={"player_id": "ada", "score": 99})
+    assert refused.status == 429 and "3 submissions per minute" in refused.body["error"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "Retry-After" in refused.headers["Access-Control-Expose-Headers"]
+    assert _entries(ddb, stack_template) == before  # the refused score is stored nowhere
+    post("capped", "bob", 5)  # another player has their own budget
+    # a bulk counts each player's entries together: all of them, or none
+    bulk = call(
+        "POST",
+        "/leaderboards/capped/scores/bulk",
+        body={
+            "entries": [
+                {"player_id": "ada", "score": 7},
+                {"player_id": "cy", "score": 1},
+                {"player_id": "cy", "score": 2},
+            ]
+        },
+    )
+    assert [r["status"] for r in bulk.body["results"]] == [429, 200, 200]
+    over = call(
+        "POST",
+        "/leaderboards/capped/scores/bulk",
+        body={"entries": [{"player_id": "dan", "score": s} for s in range(4)]},
+    )
+    assert [r["status"] for r in over.body["results"]] == [429] * 4
+
+
+def test_the_limit_resets_with_the_next_minute(ddb):
+    from datetime import UTC, datetime
+
+    from leaderboard import board_registry, submissions
+    from leaderboard.errors import TooManyRequests
+    from leaderboard.scoring import Submission
+
+    create("capped", periods=["all-time"], max_submissions_per_minute=1)
+    config = board_registry.get_board("capped")
+    t0 = datetime(2026, 11, 30, 12, 0, 50, tzinfo=UTC)
+    submissions.submit(config, Submission("ada", "Ada", 1), now=t0)
+    with pytest.raises(TooManyRequests) as refused:
+        submissions.submit(config, Submission("ada", "Ada", 2), now=t0.replace(second=55))
+    assert refused.value.retry_after == 5
+    submissions.submit(config, Submission("ada", "Ada", 3), now=t0.replace(minute=1, second=0))
+
+
+@pytest.mark.parametrize("value", [0, -1, "5", True, 1.5, limits.MAX_SUBMISSIONS_PER_MINUTE + 1])
+def test_a_bad_limit_is_a_400(ddb, value):
+    reply = call("POST", "/leaderboards", body={"board_id": "bad", "max_submissions_per_minute": value})
+    assert reply.status == 400 and "max_submissions_per_minute" in reply.body["error"]
