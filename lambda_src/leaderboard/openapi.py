@@ -194,6 +194,7 @@ SCHEMAS: dict[str, dict] = {
             },
         }
     ),
+    "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }
 
@@ -232,7 +233,7 @@ def _operation(route: routes.Route) -> dict:
             **{str(s): {"description": d, "content": json_of(_ref("Error"))} for s, d in ERROR_STATUSES.items()},
         },
     }
-    if route.method == "DELETE":
+    if route.method == "DELETE" and schema == "Deletion":
         op["responses"]["202"] = {
             "description": "accepted: a large board is still being purged; DELETE again",
             "content": json_of(_ref("Deletion")),

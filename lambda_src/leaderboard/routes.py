@@ -443,6 +443,17 @@ ROUTES: tuple[Route, ...] = (
         "entry found: it grows with the boards the player is on, not with the boards that exist.",
     ),
     Route(
+        "DELETE",
+        "/leaderboards/{board}/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "remove_player",
+        access=ADMIN,
+        response=(200, "PlayerRemoval"),
+        summary="Delete a player's entries on every period of a board",
+        description="Deleting a player who has no entry on the board deletes nothing (200, deleted_entries 0). "
+        "Ranks and totals follow within the rank counters' usual delay.",
+    ),
+    Route(
         "GET",
         "/openapi.json",
         LEADERBOARD_ADMIN,

@@ -196,3 +196,34 @@ def test_the_limit_resets_with_the_next_minute(ddb):
 def test_a_bad_limit_is_a_400(ddb, value):
     reply = call("POST", "/leaderboards", body={"board_id": "bad", "max_submissions_per_minute": value})
     assert reply.status == 400 and "max_submissions_per_minute" in reply.body["error"]
+
+
+# --- moderation: a player's entries deleted from a board ---------------------------------------------
+
+
+def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_exact(ddb, settle):
+    from tests.support.lambda_api import scan
+
+    create("arena", periods=["all-time", "daily", "weekly"], shards=2)
+    create("other", periods=["all-time"])
+    for player, score in (("ada", 30), ("bob", 20), ("cy", 10)):
+        post("arena", player, score)
+    post("other", "ada", 1)
+    call("POST", "/scores", body={"player_id": "ada", "score": 5})
+    settle()
+    reply = call("DELETE", "/leaderboards/arena/players/ada")
+    assert reply.status == 200 and reply.body == {"board_id": "arena", "player_id": "ada", "deleted_entries": 3}
+    settle()
+    items = [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "ada"]
+    left = sorted(i["leaderboard_id"]["S"].split("#")[0] for i in items if "rank_key" in i)
+    # other boards keep the player: the default board's three periods and "other"
+    assert [b.split("-")[0] for b in left] == ["all", "daily", "other", "weekly"]
+    for period in ("all-time", "daily", "weekly"):
+        page = call("GET", "/leaderboards/arena/top", query={"period": period}).body["entries"]
+        assert [(e["player_id"], e["rank"]) for e in page] == [("bob", 1), ("cy", 2)]
+        bob = call("GET", "/leaderboards/arena/players/bob", query={"period": period}).body
+        assert (bob["rank"], bob["total_players"]) == (1, 2)
+    assert call("GET", "/leaderboards/arena/players/ada").status == 404
+    again = call("DELETE", "/leaderboards/arena/players/ada")
+    assert again.status == 200 and again.body["deleted_entries"] == 0
+    assert call("DELETE", "/leaderboards/nope/players/ada").status == 404

@@ -218,3 +218,8 @@ def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
             return deleted, True
         deleted += dynamo.batch_write({"DeleteRequest": {"Key": k}} for k in found)
     return deleted, False
+
+
+def delete(pairs: Iterable[tuple[str, str]]) -> int:
+    """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""
+    return dynamo.batch_write({"DeleteRequest": {"Key": dynamo.key(p, s)}} for p, s in pairs)

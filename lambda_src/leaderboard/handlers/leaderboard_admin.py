@@ -1,6 +1,8 @@
-"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
+"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; DELETE /leaderboards/{board}/players/{player_id};
+GET /openapi.json."""
 
-from .. import board_registry, openapi, routes
+from .. import board_registry, openapi, player_removal, routes
+from .. import validation as v
 from ..http import Call, audit, function_handler
 
 
@@ -22,6 +24,13 @@ def delete(call: Call):
     done, result = board_registry.delete_board(call.params["board"])
     audit(call.event, "board.delete", result)
     return (200 if done else 202), result
+
+
+def remove_player(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
+    audit(call.event, "player.remove", result)
+    return 200, result
 
 
 def document(call: Call):
