@@ -3,6 +3,7 @@ force over what was submitted."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -102,3 +103,43 @@ def test_the_per_player_limit_answers_429_with_retry_after_and_writes_nothing(ap
     assert table_state() == before  # refused: not even the player's counter changes
     top = api.get("/leaderboards/capped/top").json()["entries"]
     assert [(e["player_id"], e["score"]) for e in top] == [("cap-ada", 2)]
+
+
+def _items_of(stack, player_id: str) -> list[dict]:
+    """Every item of every table that holds the player id anywhere (a full scan)."""
+    found = []
+    for spec in stack.specs:
+        for page in stack.ddb.get_paginator("scan").paginate(TableName=spec.local_name, ConsistentRead=True):
+            found += [i for i in page["Items"] if player_id in json.dumps(i)]
+    return found
+
+
+def test_a_deleted_player_is_gone_from_the_board_with_counters_exact(api, stack):
+    board = "mod-del"
+    assert (
+        api.post("/leaderboards", {"board_id": board, "periods": ["all-time", "daily"], "shards": 2}).status_code == 201
+    )
+    rng = random.Random(3)
+    scores = {f"md{i:02d}": rng.randrange(100) for i in range(20)}
+    for player, score in scores.items():
+        assert api.post(f"/leaderboards/{board}/scores", {"player_id": player, "score": score}).status_code == 200
+    stack.settle()
+    gone = "md05"
+    reply = api.delete(f"/leaderboards/{board}/players/{gone}")
+    assert reply.status_code == 200 and reply.json()["deleted_entries"] == 2, reply.text
+    # the game key is not in the admin routes' usage plan: API Gateway throttles it to 0 there
+    assert api.delete(f"/leaderboards/{board}/players/{gone}", key=api.key).status_code == 429
+    stack.settle()
+    assert _items_of(stack, gone) == []  # no entry, in any table, on any period or shard
+    del scores[gone]
+    expected = sorted(scores.items(), key=lambda kv: -kv[1])
+    for period in ("all-time", "daily"):
+        page = api.get(f"/leaderboards/{board}/top", params={"period": period, "limit": 100}).json()["entries"]
+        assert [(e["player_id"], e["score"]) for e in page] == [
+            (p, s) for p, s in sorted(expected, key=lambda kv: (-kv[1], int(kv[0][2:])))
+        ]
+        for entry in page:
+            me = api.get(f"/leaderboards/{board}/players/{entry['player_id']}", params={"period": period}).json()
+            assert (me["rank"], me["total_players"]) == (entry["rank"], len(scores))
+    assert api.get(f"/leaderboards/{board}/players/{gone}").status_code == 404
+    assert api.get(f"/leaderboards/{board}/players", params={"ids": gone}).json()["entries"] == []
