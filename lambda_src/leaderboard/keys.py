@@ -143,3 +143,15 @@ def rate_partition(player_id: str) -> str:
 def rate_window(board_id: str, minute: int) -> str:
     """The sort key of one board's submission counter for one minute (epoch minutes)."""
     return f"{board_id}#{minute}"
+
+
+# --- erasure on request ---------------------------------------------------------------------
+
+ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
+ERASING_PREFIX = "#erasing#"  # the state of an erasure still under way (deleted when it ends)
+ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
+ERASED_PLAYER_NAME = "(erased player)"
+
+
+def erasing_partition(player_id: str) -> str:
+    return ERASING_PREFIX + player_id

@@ -41,3 +41,4 @@ CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$"  # what cursors.is
 MAX_FRIEND_IDS = 100  # player ids in one GET /leaderboards/{board}/players (one BatchGetItem)
 MAX_FRIEND_IDS_CHARS = MAX_FRIEND_IDS * (MAX_ID_LENGTH + 1)  # the ids query parameter, comma separated
 MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
+ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)

@@ -195,6 +195,10 @@ SCHEMAS: dict[str, dict] = {
         }
     ),
     "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
+    "Erasure": _obj(
+        {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},
+        {"finished_at": _STR},
+    ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }
 
@@ -209,6 +213,11 @@ ERROR_STATUSES = {
     "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
     502: "the function failed or ran past its timeout",
     504: "no answer within API Gateway's integration timeout",
+}
+# DELETE routes that may answer 202 (not finished yet: DELETE again), by their response schema.
+ACCEPTED = {
+    "Deletion": "accepted: a large board is still being purged; DELETE again",
+    "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
 }
 SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
 
@@ -233,11 +242,8 @@ def _operation(route: routes.Route) -> dict:
             **{str(s): {"description": d, "content": json_of(_ref("Error"))} for s, d in ERROR_STATUSES.items()},
         },
     }
-    if route.method == "DELETE" and schema == "Deletion":
-        op["responses"]["202"] = {
-            "description": "accepted: a large board is still being purged; DELETE again",
-            "content": json_of(_ref("Deletion")),
-        }
+    if route.method == "DELETE" and schema in ACCEPTED:
+        op["responses"]["202"] = {"description": ACCEPTED[schema], "content": json_of(_ref(schema))}
     if route.description:
         op["description"] = route.description
     if params:

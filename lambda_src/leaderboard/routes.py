@@ -134,7 +134,8 @@ BOARD_ID = {
 }
 # A name is shown as given, trimmed; it must have something besides whitespace.
 PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
-PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID}
+ERASURE_ID = {"type": "string", "pattern": limits.ERASURE_ID_PATTERN}
+PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID, "erasure_id": ERASURE_ID}
 DEFAULT_BOARD_KINDS = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
 SCORE = {"type": "integer", "minimum": 0, "maximum": MAX_SCORE}
 
@@ -452,6 +453,28 @@ ROUTES: tuple[Route, ...] = (
         summary="Delete a player's entries on every period of a board",
         description="Deleting a player who has no entry on the board deletes nothing (200, deleted_entries 0). "
         "Ranks and totals follow within the rank counters' usual delay.",
+    ),
+    Route(
+        "DELETE",
+        "/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "erase_player",
+        access=ADMIN,
+        response=(200, "Erasure"),
+        summary="Erase a player: every board, period, idempotency record, and their place in snapshots",
+        description="Entries and counters go at once; idempotency records (the last 24 h) and the snapshot history "
+        "are searched in steps: while some remain the answer is 202 with a status_url, and DELETE again goes on. "
+        "Snapshots keep the erased player's rank and score under a placeholder id and name. The audit record keeps "
+        "the erasure's id and times, not the player.",
+    ),
+    Route(
+        "GET",
+        "/erasures/{erasure_id}",
+        LEADERBOARD_ADMIN,
+        "erasure_status",
+        access=ADMIN,
+        response=(200, "Erasure"),
+        summary="The status of an erasure",
     ),
     Route(
         "GET",

@@ -9,6 +9,7 @@ from typing import Any
 
 from .errors import BadRequest, PayloadTooLarge
 from .limits import (
+    ERASURE_ID_PATTERN,
     MAX_BODY_BYTES,
     MAX_FRIEND_IDS,
     MAX_ID_LENGTH,
@@ -161,3 +162,9 @@ def player_ids(raw: str | None) -> list[str]:
     if len(ids) > MAX_FRIEND_IDS:
         raise BadRequest(f"ids takes at most {MAX_FRIEND_IDS} player ids")
     return [player_id(i, "each of ids") for i in ids]
+
+
+def erasure_id(value: str) -> str:
+    if not re.fullmatch(ERASURE_ID_PATTERN, value):
+        raise BadRequest("erasure_id must be 16 characters of letters, digits, _ or -")
+    return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -227,3 +228,73 @@ def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_ex
     again = call("DELETE", "/leaderboards/arena/players/ada")
     assert again.status == 200 and again.body["deleted_entries"] == 0
     assert call("DELETE", "/leaderboards/nope/players/ada").status == 404
+
+
+# --- erasure on request --------------------------------------------------------------------------------
+
+
+def _holding(ddb, text):
+    settings = get_settings()
+    return [
+        item
+        for table in (settings.scores_table, settings.snapshots_table)
+        for item in ddb.scan(TableName=table)["Items"]
+        if text in json.dumps(item)
+    ]
+
+
+def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle):
+    create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
+    for player, score in (("erin", 30), ("bob", 20), ("erin2", 10)):
+        reply = call(
+            "POST",
+            "/leaderboards/capped/scores",
+            body={"player_id": player, "score": score, "player_name": f"Name of {player}"},
+            headers={"Idempotency-Key": f"k-{player}"},
+        )
+        assert reply.status == 200
+        call("POST", "/scores", body={"player_id": player, "score": score})
+    assert call("POST", "/snapshot", body={"period": "all-time"}).status == 201
+    settle()
+    assert _holding(ddb, '"erin"')  # entries, counters of the limit, idempotency record, snapshot
+    reply = call("DELETE", "/players/erin")
+    assert reply.status == 200 and reply.body["status"] == "erased", reply.body
+    settle()
+    assert _holding(ddb, '"erin"') == [] and _holding(ddb, 'Name of erin"') == []
+    assert _holding(ddb, '"erin2"')  # another player whose id starts the same is untouched
+    snapshot = call("GET", "/snapshots", query={"period": "all-time"}).body["snapshots"][0]["entries"]
+    assert [(e["player_id"], e["rank"], e["score"]) for e in snapshot] == [
+        ("erased", 1, 30),
+        ("bob", 2, 20),
+        ("erin2", 3, 10),
+    ]
+    for board in ("capped", "global"):
+        page = call("GET", f"/leaderboards/{board}/top").body["entries"]
+        assert [(e["player_id"], e["rank"]) for e in page] == [("bob", 1), ("erin2", 2)]
+        assert call("GET", f"/leaderboards/{board}/players/bob").body["total_players"] == 2
+    status = call("GET", reply.body["status_url"])
+    assert status.status == 200 and status.body["status"] == "erased" and "finished_at" in status.body
+    audit = [i for i in ddb.scan(TableName=get_settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"]
+    assert len(audit) == 1 and set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at"}
+    assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
+    assert call("GET", "/erasures/bad").status == 400
+
+
+def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch):
+    from leaderboard import player_removal
+
+    for i in range(5):
+        call("POST", "/scores", body={"player_id": "erin", "score": i})
+        assert call("POST", "/snapshot", body={"period": "all-time"}).status == 201
+    monkeypatch.setattr(player_removal, "PAGE_SIZE", 1)
+    monkeypatch.setattr(player_removal, "PAGES_PER_CALL", 2)
+    statuses = []
+    for _ in range(10):
+        reply = call("DELETE", "/players/erin")
+        statuses.append(reply.status)
+        if reply.status == 200:
+            break
+        assert reply.body["status"] == "erasing" and call("GET", reply.body["status_url"]).body["status"] == "erasing"
+    assert statuses[0] == 202 and statuses[-1] == 200
+    assert len({call("GET", "/erasures/" + reply.body["erasure_id"]).body["erasure_id"]}) == 1
+    assert _holding(ddb, '"erin"') == []

@@ -1,4 +1,5 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; DELETE /leaderboards/{board}/players/{player_id};
+DELETE /players/{player_id} and GET /erasures/{erasure_id};
 GET /openapi.json."""
 
 from .. import board_registry, openapi, player_removal, routes
@@ -31,6 +32,16 @@ def remove_player(call: Call):
     result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
     audit(call.event, "player.remove", result)
     return 200, result
+
+
+def erase_player(call: Call):
+    done, status = player_removal.erase(v.player_id(call.params["player_id"]))
+    audit(call.event, "player.erase", {"erasure_id": status["erasure_id"], "status": status["status"]})  # not who
+    return (200 if done else 202), status
+
+
+def erasure_status(call: Call):
+    return 200, player_removal.status_view(v.erasure_id(call.params["erasure_id"]))
 
 
 def document(call: Call):
