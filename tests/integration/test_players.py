@@ -105,12 +105,12 @@ def test_the_per_player_limit_answers_429_with_retry_after_and_writes_nothing(ap
     assert [(e["player_id"], e["score"]) for e in top] == [("cap-ada", 2)]
 
 
-def _items_of(stack, player_id: str) -> list[dict]:
-    """Every item of every table that holds the player id anywhere (a full scan)."""
+def _items_of(stack, text: str) -> list[dict]:
+    """Every item of every table that holds `text` anywhere in its JSON (a full scan)."""
     found = []
     for spec in stack.specs:
         for page in stack.ddb.get_paginator("scan").paginate(TableName=spec.local_name, ConsistentRead=True):
-            found += [i for i in page["Items"] if player_id in json.dumps(i)]
+            found += [i for i in page["Items"] if text in json.dumps(i)]
     return found
 
 
@@ -130,7 +130,7 @@ def test_a_deleted_player_is_gone_from_the_board_with_counters_exact(api, stack)
     # the game key is not in the admin routes' usage plan: API Gateway throttles it to 0 there
     assert api.delete(f"/leaderboards/{board}/players/{gone}", key=api.key).status_code == 429
     stack.settle()
-    assert _items_of(stack, gone) == []  # no entry, in any table, on any period or shard
+    assert _items_of(stack, f'"{gone}"') == []  # no entry, in any table, on any period or shard
     del scores[gone]
     expected = sorted(scores.items(), key=lambda kv: -kv[1])
     for period in ("all-time", "daily"):
@@ -143,3 +143,43 @@ def test_a_deleted_player_is_gone_from_the_board_with_counters_exact(api, stack)
             assert (me["rank"], me["total_players"]) == (entry["rank"], len(scores))
     assert api.get(f"/leaderboards/{board}/players/{gone}").status_code == 404
     assert api.get(f"/leaderboards/{board}/players", params={"ids": gone}).json()["entries"] == []
+
+
+def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api, stack):
+    assert api.post("/leaderboards", {"board_id": "er-a", "periods": ["all-time", "weekly"]}).status_code == 201
+    assert api.post("/leaderboards", {"board_id": "er-b", "max_submissions_per_minute": 10}).status_code == 201
+    for board in ("er-a", "er-b"):
+        for player, score in (("er-gone", 50), ("er-stay", 40), ("er-gone2", 30)):
+            reply = api.post(
+                f"/leaderboards/{board}/scores",
+                {"player_id": player, "score": score, "player_name": f"Name {player}"},
+                headers={"Idempotency-Key": f"{board}-{player}"},
+            )
+            assert reply.status_code == 200, reply.text
+    assert api.post("/scores", {"player_id": "er-gone", "score": 10**12}).status_code == 200
+    assert api.post("/snapshot", {"period": "all-time"}).status_code == 201
+    stack.settle()
+    assert _items_of(stack, '"er-gone"')
+    reply = api.delete("/players/er-gone")
+    assert reply.status_code == 200 and reply.json()["status"] == "erased", reply.text
+    stack.settle()
+    assert _items_of(stack, '"er-gone"') == [] and _items_of(stack, 'Name er-gone"') == []
+    assert _items_of(stack, '"er-gone2"')  # a player whose id starts the same is untouched
+    status = api.get(reply.json()["status_url"], headers={"x-api-key": api.admin_key})
+    assert status.status_code == 200 and status.json()["status"] == "erased"
+    responses = [
+        api.get("/leaderboard?limit=100"),
+        api.get("/snapshots?period=all-time"),
+        api.get("/leaderboards/er-a/players", params={"ids": "er-gone,er-stay"}),
+    ]
+    for board in ("er-a", "er-b"):
+        page = api.get(f"/leaderboards/{board}/top")
+        responses.append(page)
+        assert [(e["player_id"], e["rank"]) for e in page.json()["entries"]] == [("er-stay", 1), ("er-gone2", 2)]
+        me = api.get(f"/leaderboards/{board}/players/er-gone2").json()
+        assert (me["rank"], me["total_players"]) == (2, 2)
+    assert all('"er-gone"' not in r.text for r in responses)
+    snapshot = api.get("/snapshots?period=all-time").json()["snapshots"][0]["entries"]
+    assert snapshot[0]["player_id"] == "erased" and snapshot[0]["score"] == 10**12
+    assert api.get("/player?player_id=er-gone").status_code == 404
+    assert api.get("/players/er-gone/boards").json()["boards"] == []  # (the answer names only the id asked for)
