@@ -69,6 +69,14 @@ def before(key: str) -> str:
     return key[:-1] + chr(ord(key[-1]) - 1) + "\U0010ffff"
 
 
+def separator(previous: str, key: str) -> str:
+    """The shortest prefix of `key` that sorts above `previous` (previous < key): a range boundary between the
+    two. Counter ranges start at these rather than at keys, so they name no player unless two keys share their
+    score and millisecond."""
+    i = next((i for i, (a, b) in enumerate(zip(previous, key, strict=False)) if a != b), len(previous))
+    return key[: i + 1]
+
+
 # --- index partitions ---------------------------------------------------------------------
 
 

@@ -145,7 +145,7 @@ def test_a_deleted_player_is_gone_from_the_board_with_counters_exact(api, stack)
     assert api.get(f"/leaderboards/{board}/players", params={"ids": gone}).json()["entries"] == []
 
 
-def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api, stack):
+def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api, stack, tiny_counters):
     assert api.post("/leaderboards", {"board_id": "er-a", "periods": ["all-time", "weekly"]}).status_code == 201
     assert api.post("/leaderboards", {"board_id": "er-b", "max_submissions_per_minute": 10}).status_code == 201
     for board in ("er-a", "er-b"):
@@ -156,14 +156,21 @@ def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api,
                 headers={"Idempotency-Key": f"{board}-{player}"},
             )
             assert reply.status_code == 200, reply.text
+    # enough players that the counters split: their ranges must not start at the erased player's rank key
+    for i in range(12):
+        reply = api.post("/leaderboards/er-a/scores", {"player_id": f"er-x{i}", "score": 45 - 3 * i})
+        assert reply.status_code == 200
     assert api.post("/scores", {"player_id": "er-gone", "score": 10**12}).status_code == 200
     assert api.post("/snapshot", {"period": "all-time"}).status_code == 201
     stack.settle()
-    assert _items_of(stack, '"er-gone"')
+    # as a JSON string, or ending a rank key (entries, and ranges of the rank counters)
+    assert _items_of(stack, 'er-gone"')
+    buckets = [i for i in _items_of(stack, "#buckets#er-a#all-time") if i["player_id"]["S"] == "#buckets#er-a#all-time"]
+    assert len(buckets) > 2  # the counters split
     reply = api.delete("/players/er-gone")
     assert reply.status_code == 200 and reply.json()["status"] == "erased", reply.text
     stack.settle()
-    assert _items_of(stack, '"er-gone"') == [] and _items_of(stack, 'Name er-gone"') == []
+    assert _items_of(stack, 'er-gone"') == []
     assert _items_of(stack, '"er-gone2"')  # a player whose id starts the same is untouched
     status = api.get(reply.json()["status_url"], headers={"x-api-key": api.admin_key})
     assert status.status_code == 200 and status.json()["status"] == "erased"
@@ -175,9 +182,16 @@ def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api,
     for board in ("er-a", "er-b"):
         page = api.get(f"/leaderboards/{board}/top")
         responses.append(page)
-        assert [(e["player_id"], e["rank"]) for e in page.json()["entries"]] == [("er-stay", 1), ("er-gone2", 2)]
-        me = api.get(f"/leaderboards/{board}/players/er-gone2").json()
-        assert (me["rank"], me["total_players"]) == (2, 2)
+        # brute force: the scores as submitted, in submission order for ties
+        kept = [("er-stay", 40), ("er-gone2", 30)] + (
+            [(f"er-x{i}", 45 - 3 * i) for i in range(12)] if board == "er-a" else []
+        )
+        expected = [p for p, _ in sorted(kept, key=lambda kv: -kv[1])]
+        ranked = [e["player_id"] for e in api.get(f"/leaderboards/{board}/top?limit=100").json()["entries"]]
+        assert ranked == expected
+        for rank, player in enumerate(expected, start=1):
+            me = api.get(f"/leaderboards/{board}/players/{player}").json()
+            assert (me["rank"], me["total_players"]) == (rank, len(expected))
     assert all('"er-gone"' not in r.text for r in responses)
     snapshot = api.get("/snapshots?period=all-time").json()["snapshots"][0]["entries"]
     assert snapshot[0]["player_id"] == "erased" and snapshot[0]["score"] == 10**12

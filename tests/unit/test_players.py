@@ -298,3 +298,17 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
     assert statuses[0] == 202 and statuses[-1] == 200
     assert len({call("GET", "/erasures/" + reply.body["erasure_id"]).body["erasure_id"]}) == 1
     assert _holding(ddb, '"erin"') == []
+
+
+def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, settle, small_counters):
+    create("many", periods=["all-time"])
+    for i in range(40):
+        post("many", f"player-{i:02d}", i * 7 % 23)  # ties too: equal scores reached at different times
+    settle()
+    table = get_settings().scores_table
+    counters = [i for i in ddb.scan(TableName=table)["Items"] if i["player_id"]["S"].startswith("#buckets#many")]
+    assert len(counters) > 5  # the buckets split many times
+    assert not [c for c in counters if "player-" in json.dumps(c)]
+    page = call("GET", "/leaderboards/many/top", query={"limit": "100"}).body["entries"]
+    for entry in page[::7]:
+        assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
