@@ -241,7 +241,9 @@ FRIEND_IDS = {
     "type": "string",
     "minLength": 1,
     "maxLength": limits.MAX_FRIEND_IDS_CHARS,
-    "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400",
+    "pattern": limits.PLAYER_IDS_PATTERN,
+    "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400. "
+    "Ids not on the board (including any longer than a player id can be) are left out of the answer.",
 }
 PAGE_QUERY = {
     "period": BOARD_PERIOD,

@@ -12,15 +12,18 @@ from .limits import (
     ERASURE_ID_PATTERN,
     MAX_BODY_BYTES,
     MAX_FRIEND_IDS,
+    MAX_FRIEND_IDS_CHARS,
     MAX_ID_LENGTH,
     MAX_IDEMPOTENCY_KEY_LENGTH,
     MAX_METADATA_BYTES,
     MAX_NAME_LENGTH,
     MAX_SCORE,
     PLAYER_ID_PATTERN,
+    PLAYER_IDS_PATTERN,
 )
 
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
+_PLAYER_IDS = re.compile(PLAYER_IDS_PATTERN)
 _ASCII_INT = re.compile(r"-?[0-9]{1,16}")
 
 
@@ -155,13 +158,16 @@ def only_fields(body: dict, allowed: set[str]) -> None:
 
 
 def player_ids(raw: str | None) -> list[str]:
-    """A comma-separated list of 1 to MAX_FRIEND_IDS player ids (a repeat counts once)."""
+    """A comma-separated list of 1 to MAX_FRIEND_IDS player ids (a repeat counts once). Ids longer than a player
+    id can be are left out: no board holds them."""
     if not raw:
         raise BadRequest("ids is required: comma-separated player ids")
-    ids = list(dict.fromkeys(raw.split(",")))
-    if len(ids) > MAX_FRIEND_IDS:
+    ids = raw.split(",")
+    if len(ids) > MAX_FRIEND_IDS or len(raw) > MAX_FRIEND_IDS_CHARS:
         raise BadRequest(f"ids takes at most {MAX_FRIEND_IDS} player ids")
-    return [player_id(i, "each of ids") for i in ids]
+    if not _PLAYER_IDS.fullmatch(raw):
+        raise BadRequest("each of ids must be letters, digits, _ . : @ -, not only dots, separated by commas")
+    return [i for i in dict.fromkeys(ids) if len(i) <= MAX_ID_LENGTH]
 
 
 def erasure_id(value: str) -> str:

@@ -64,6 +64,9 @@ def test_friends_refuses_bad_ids_and_more_than_the_limit(ddb):
     assert too_many.status == 400 and "at most" in too_many.body["error"]
     assert friends("duel", ["ok", "bad id"]).status == 400
     assert friends("duel", ["ok", ""]).status == 400
+    assert friends("duel", ["..", "ok"]).status == 400  # not only dots
+    long_id = friends("duel", ["ok", "x" * (limits.MAX_ID_LENGTH + 1)])  # no board holds it: left out
+    assert long_id.status == 200 and long_id.body["entries"] == []
     assert call("GET", "/leaderboards/duel/players").status == 400  # ids is required
     assert friends("nope", ["a"]).status == 404
     assert friends("duel", ["a"], period="daily").status == 404  # a period the board does not keep
