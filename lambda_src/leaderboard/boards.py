@@ -19,6 +19,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     MAX_NAME_LENGTH,
     MAX_SCORE,
     MAX_SHARDS,
+    MAX_SUBMISSIONS_PER_MINUTE,
     OPERATORS,
     ORDERS,
 )
@@ -38,6 +39,7 @@ class BoardConfig:
     max_score: int = MAX_SCORE
     created_at: str | None = None
     shards: int = 1  # rank index partitions per period: more for boards written faster than ~1,000/s
+    max_submissions_per_minute: int | None = None  # per player on this board; None: no per-player limit
     stored: bool = field(default=False, compare=False)  # an item of the scores table (not built in or declared)
 
     def leaderboard_id(self, period_id: str) -> str:
@@ -64,6 +66,8 @@ class BoardConfig:
     def to_item(self) -> dict[str, Any]:
         item = asdict(self)
         del item["stored"]
+        if item["max_submissions_per_minute"] is None:
+            del item["max_submissions_per_minute"]
         item["periods"] = list(self.periods)
         return item
 
@@ -79,8 +83,13 @@ class BoardConfig:
             max_score=int(item["max_score"]),
             created_at=item.get("created_at"),
             shards=int(item.get("shards", 1)),
+            max_submissions_per_minute=_optional_int(item.get("max_submissions_per_minute")),
             stored=True,
         )
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
@@ -97,7 +106,17 @@ def board_id(value: Any) -> str:
 
 def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     """A board from a POST /leaderboards body; every check says why it failed."""
-    allowed = {"board_id", "name", "order", "operator", "periods", "min_score", "max_score", "shards"}
+    allowed = {
+        "board_id",
+        "name",
+        "order",
+        "operator",
+        "periods",
+        "min_score",
+        "max_score",
+        "shards",
+        "max_submissions_per_minute",
+    }
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -130,5 +149,14 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     shards = body.get("shards", 1)
     if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
         raise BadRequest(f"shards must be an integer from 1 to {MAX_SHARDS}")
+    per_minute = body.get("max_submissions_per_minute")
+    if per_minute is not None and (
+        isinstance(per_minute, bool)
+        or not isinstance(per_minute, int)
+        or not 1 <= per_minute <= MAX_SUBMISSIONS_PER_MINUTE
+    ):
+        raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
-    return BoardConfig(bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at, shards)
+    return BoardConfig(
+        bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at, shards, per_minute
+    )

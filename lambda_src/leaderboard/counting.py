@@ -209,7 +209,11 @@ def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> li
     """Pieces of at most half the capacity (or `most` equal pieces): [(start, count)], the first starting at lo."""
     n = min(most, max(2, math.ceil(2 * len(found) / max(capacity, 1))))
     bounds = [round(i * len(found) / n) for i in range(n + 1)]
-    return [(lo if i == 0 else found[bounds[i]], bounds[i + 1] - bounds[i]) for i in range(n)]
+    # Each later piece starts at the shortest string between its first key and the one before: no player id.
+    return [
+        (lo if i == 0 else keys.separator(found[bounds[i] - 1], found[bounds[i]]), bounds[i + 1] - bounds[i])
+        for i in range(n)
+    ]
 
 
 def _recount_segment(partition: str, key: str, stats: Stats) -> None:

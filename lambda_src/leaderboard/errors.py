@@ -33,5 +33,15 @@ class Unprocessable(ApiError):
     status = 422
 
 
+class TooManyRequests(ApiError):
+    """A limit of the service's own (not API Gateway's throttle): the client may retry after `retry_after` s."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class ServiceUnavailable(ApiError):
     status = 503

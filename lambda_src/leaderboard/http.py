@@ -14,7 +14,7 @@ from typing import Any
 
 from . import metrics, routes
 from . import validation as v
-from .errors import ApiError, Forbidden, NotFound
+from .errors import ApiError, Forbidden, NotFound, TooManyRequests
 from .invocation import lambda_context
 from .settings import get_settings
 
@@ -43,10 +43,10 @@ def cors_headers(event: dict) -> dict[str, str]:
     return headers
 
 
-def respond(event: dict, status: int, payload: Any) -> dict:
+def respond(event: dict, status: int, payload: Any, headers: dict[str, str] | None = None) -> dict:
     return {
         "statusCode": status,
-        "headers": {"Content-Type": "application/json", **cors_headers(event)},
+        "headers": {"Content-Type": "application/json", **cors_headers(event), **(headers or {})},
         # allow_nan=False: NaN and Infinity are not JSON; a response holding one is a bug, answered as a 500.
         "body": json.dumps(payload, default=_default, separators=(",", ":"), allow_nan=False),
     }
@@ -143,6 +143,11 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
             _check_key(event)
             status, payload = func(event)
             return respond(event, status, payload)
+        except TooManyRequests as err:
+            logger.info("request refused", extra={"status": err.status, "reason": err.message})
+            # Exposed so that a browser's script may read it too.
+            retry = {"Retry-After": str(err.retry_after), "Access-Control-Expose-Headers": "Retry-After"}
+            return respond(event, err.status, {"error": err.message}, retry)
         except ApiError as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
             return respond(event, err.status, {"error": err.message})

@@ -65,6 +65,14 @@ def before(key: str) -> str:
     return key[:-1] + chr(ord(key[-1]) - 1) + "\U0010ffff"
 
 
+def separator(previous: str, key: str) -> str:
+    """The shortest prefix of `key` that sorts above `previous` (previous < key): a range boundary between the
+    two. Counter ranges start at these rather than at keys, so they name no player unless two keys share their
+    score and millisecond."""
+    i = next((i for i, (a, b) in enumerate(zip(previous, key, strict=False)) if a != b), len(previous))
+    return key[: i + 1]
+
+
 # --- index partitions ---------------------------------------------------------------------
 
 
@@ -108,3 +116,42 @@ def counter_partition(partition: str, level: int) -> str:
 def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
     """A short id for one entry of one idempotent request, stored on the entries it changed."""
     return hashlib.sha256(f"{scope}\0{idempotency_key}\0{index}".encode()).hexdigest()[:16]
+
+
+# --- a player's entries across boards -----------------------------------------------------
+
+
+def board_and_period(partition: str) -> tuple[str, str]:
+    """(board id, period id) of an entry's index partition: the inverse of leaderboard_id (and shard_partition)."""
+    board_period = board_period_of(partition)
+    if is_default_board(board_period):
+        return DEFAULT_BOARD_ID, board_period
+    board_id, _, period_id = board_period.partition("#")
+    return board_id, period_id
+
+
+# --- per-player submission limits ------------------------------------------------------------
+
+RATE_PREFIX = "#rate#"
+
+
+def rate_partition(player_id: str) -> str:
+    """The scores-table partition key of one player's submission counters (one item per board and minute)."""
+    return RATE_PREFIX + player_id
+
+
+def rate_window(board_id: str, minute: int) -> str:
+    """The sort key of one board's submission counter for one minute (epoch minutes)."""
+    return f"{board_id}#{minute}"
+
+
+# --- erasure on request ---------------------------------------------------------------------
+
+ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
+ERASING_PREFIX = "#erasing#"  # the state of an erasure still under way (deleted when it ends)
+ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
+ERASED_PLAYER_NAME = "(erased player)"
+
+
+def erasing_partition(player_id: str) -> str:
+    return ERASING_PREFIX + player_id

@@ -36,3 +36,13 @@ DEFAULT_SIMULATED_PLAYERS = 25
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
 MAX_CURSOR_CHARS = 512  # a rank key is at most ~100 characters: an issued cursor is well under this
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$"  # what cursors.issue() produces
+
+# Players.
+MAX_FRIEND_IDS = 100  # player ids in one GET /leaderboards/{board}/players (one BatchGetItem)
+MAX_FRIEND_IDS_CHARS = MAX_FRIEND_IDS * (MAX_ID_LENGTH + 1)  # the ids query parameter, comma separated
+# PLAYER_ID_PATTERN's language, written so that a regex engine matches it in linear time (dots, then one other)
+_ONE_ID = r"\.*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*"
+# 1 to MAX_FRIEND_IDS player ids, comma separated (an id longer than MAX_ID_LENGTH is on no board: left out)
+PLAYER_IDS_PATTERN = rf"^{_ONE_ID}(?:,{_ONE_ID}){{0,{MAX_FRIEND_IDS - 1}}}$"
+MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
+ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)

@@ -107,7 +107,8 @@ SCHEMAS: dict[str, dict] = {
             "max_score": _INT,
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
-        }
+        },
+        {"max_submissions_per_minute": _INT},
     ),
     "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
@@ -163,6 +164,41 @@ SCHEMAS: dict[str, dict] = {
             "below": {"type": "array", "items": _ref("Entry")},
         }
     ),
+    "Friends": _obj(
+        {
+            "board_id": _STR,
+            "period": _STR,
+            "period_id": _STR,
+            "entries": {
+                "type": "array",
+                "items": _obj({"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT}),
+            },
+        }
+    ),
+    "PlayerBoards": _obj(
+        {
+            "player_id": _STR,
+            "boards": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "board_id": _STR,
+                        "period": _STR,
+                        "period_id": _STR,
+                        "rank": _INT,
+                        "score": _INT,
+                        "total_players": _INT,
+                        "percentile": {"type": "number"},
+                    }
+                ),
+            },
+        }
+    ),
+    "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
+    "Erasure": _obj(
+        {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},
+        {"finished_at": _STR},
+    ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }
 
@@ -173,9 +209,15 @@ ERROR_STATUSES = {
     409: "conflict",
     413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
     422: "Idempotency-Key reused with another body",
-    429: "throttled (or the other key's route: its usage plan throttles it to 0)",
+    429: "throttled (or the other key's route: its usage plan throttles it to 0), or past a board's "
+    "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
     502: "the function failed or ran past its timeout",
     504: "no answer within API Gateway's integration timeout",
+}
+# DELETE routes that may answer 202 (not finished yet: DELETE again), by their response schema.
+ACCEPTED = {
+    "Deletion": "accepted: a large board is still being purged; DELETE again",
+    "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
 }
 SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
 
@@ -200,11 +242,8 @@ def _operation(route: routes.Route) -> dict:
             **{str(s): {"description": d, "content": json_of(_ref("Error"))} for s, d in ERROR_STATUSES.items()},
         },
     }
-    if route.method == "DELETE":
-        op["responses"]["202"] = {
-            "description": "accepted: a large board is still being purged; DELETE again",
-            "content": json_of(_ref("Deletion")),
-        }
+    if route.method == "DELETE" and schema in ACCEPTED:
+        op["responses"]["202"] = {"description": ACCEPTED[schema], "content": json_of(_ref(schema))}
     if route.description:
         op["description"] = route.description
     if params:

@@ -87,3 +87,38 @@ def merged_page(parts: list[str], limit: int, **query) -> list[dict]:
     pages = [entries.page(p, limit, **query) for p in parts]
     reverse = query.get("before") is not None
     return list(heapq.merge(*pages, key=lambda e: e["rank_key"], reverse=reverse))[:limit]
+
+
+def ranks_and_total(parts: Iterable[str], wanted: list[str]) -> tuple[dict[str, int], int]:
+    """rank_and_total for many rank keys of one board period at once, sharing the counter reads.
+
+    Per partition: the segments once, the buckets of each segment a key falls in once, and one COUNT per key
+    inside its bucket; so the cost grows with the number of keys (and shards), never with the board's size.
+    """
+    ahead = dict.fromkeys(wanted, 0)
+    total = 0
+    for part in parts:
+        segments = counters.read(part, keys.SEGMENTS)
+        if not segments:
+            for key in wanted:
+                part_ahead, part_total = _count_uncounted(part, key)
+                ahead[key] += part_ahead
+            total += part_total if wanted else 0
+            continue
+        total += sum(s.count for s in segments)
+        buckets_of: dict[str, list[Counter]] = {}
+        for key in wanted:
+            ahead[key] += sum(s.count for s in segments if s.hi <= key)
+            segment = containing(segments, key)
+            if segment is None:
+                continue
+            if segment.lo not in buckets_of:
+                buckets_of[segment.lo] = counters.read(part, keys.BUCKETS, lo=segment.lo, hi=keys.before(segment.hi))
+            buckets = buckets_of[segment.lo]
+            ahead[key] += sum(b.count for b in buckets if b.hi <= key)
+            bucket = containing(buckets, key)
+            if bucket is not None:
+                ahead[key] += entries.count_range(part, bucket.lo, keys.before(key))
+    ranks = {key: 1 + n for key, n in ahead.items()}
+    # As in rank_and_total: the counters may lag the live COUNTs; never show a rank past the total.
+    return ranks, max([total, *ranks.values()])

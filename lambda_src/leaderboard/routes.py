@@ -134,7 +134,8 @@ BOARD_ID = {
 }
 # A name is shown as given, trimmed; it must have something besides whitespace.
 PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
-PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID}
+ERASURE_ID = {"type": "string", "pattern": limits.ERASURE_ID_PATTERN}
+PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID, "erasure_id": ERASURE_ID}
 DEFAULT_BOARD_KINDS = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
 SCORE = {"type": "integer", "minimum": 0, "maximum": MAX_SCORE}
 
@@ -210,6 +211,7 @@ BOARD_BODY = {
         "min_score": SCORE,
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
+        "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
     },
     "additionalProperties": False,
 }
@@ -234,6 +236,14 @@ BULK_BODY = {
         "entries": {"type": "array", "minItems": 1, "maxItems": limits.MAX_BULK, "items": {"type": "object"}},
     },
     "additionalProperties": False,
+}
+FRIEND_IDS = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": limits.MAX_FRIEND_IDS_CHARS,
+    "pattern": limits.PLAYER_IDS_PATTERN,
+    "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400. "
+    "Ids not on the board (including any longer than a player id can be) are left out of the answer.",
 }
 PAGE_QUERY = {
     "period": BOARD_PERIOD,
@@ -407,6 +417,67 @@ ROUTES: tuple[Route, ...] = (
         response=(200, "Around"),
         query={"period": BOARD_PERIOD, "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0)},
         summary="A player's rank, score, percentile and the entries around them",
+    ),
+    # Players across boards.
+    Route(
+        "GET",
+        "/leaderboards/{board}/players",
+        PLAYER_STATS,
+        "friends",
+        access=PUBLIC,
+        response=(200, "Friends"),
+        query={"period": BOARD_PERIOD, "ids": FRIEND_IDS},
+        required_query=("ids",),
+        summary=f"Up to {limits.MAX_FRIEND_IDS} players (friends) ranked on a board",
+        description="The players of ids that are on the board's period, in rank order with their board-wide ranks; "
+        "the others are left out. Cost: one BatchGetItem of the entries, then per shard of the board one read of "
+        "its segment counters, one read of bucket counters per segment the players fall in and one COUNT per "
+        "player: it grows with the number of ids, never with the board's size or history.",
+    ),
+    Route(
+        "GET",
+        "/players/{player_id}/boards",
+        PLAYER_STATS,
+        "player_boards",
+        access=PUBLIC,
+        response=(200, "PlayerBoards"),
+        summary="Every board and current period a player is on, with rank and percentile",
+        description="Cost: one Query on the player's own partition of the scores table, then one rank read per "
+        "entry found: it grows with the boards the player is on, not with the boards that exist.",
+    ),
+    Route(
+        "DELETE",
+        "/leaderboards/{board}/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "remove_player",
+        access=ADMIN,
+        response=(200, "PlayerRemoval"),
+        summary="Delete a player's entries on every period of a board",
+        description="Deleting a player who has no entry on the board deletes nothing (200, deleted_entries 0). "
+        "Ranks and totals follow within the rank counters' usual delay.",
+    ),
+    Route(
+        "DELETE",
+        "/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "erase_player",
+        access=ADMIN,
+        response=(200, "Erasure"),
+        summary="Erase a player: every board, period, idempotency record, and their place in snapshots",
+        description="Entries and counters go at once; idempotency records (the last 24 h) and the snapshot history "
+        "are searched in steps: while some remain the answer is 202 with a status_url, and DELETE again goes on. "
+        "Snapshots keep the erased player's rank and score under a placeholder id and name. The audit record keeps "
+        "the erasure's id and times, not the player.",
+    ),
+    Route(
+        "GET",
+        "/erasures/{erasure_id}",
+        LEADERBOARD_ADMIN,
+        "erasure_status",
+        access=PUBLIC,  # like every read: the id is an unguessable token and the record names no player
+        response=(200, "Erasure"),
+        summary="The status of an erasure",
+        description="Its id, status and times only: never the player.",
     ),
     Route(
         "GET",

@@ -9,16 +9,21 @@ from typing import Any
 
 from .errors import BadRequest, PayloadTooLarge
 from .limits import (
+    ERASURE_ID_PATTERN,
     MAX_BODY_BYTES,
+    MAX_FRIEND_IDS,
+    MAX_FRIEND_IDS_CHARS,
     MAX_ID_LENGTH,
     MAX_IDEMPOTENCY_KEY_LENGTH,
     MAX_METADATA_BYTES,
     MAX_NAME_LENGTH,
     MAX_SCORE,
     PLAYER_ID_PATTERN,
+    PLAYER_IDS_PATTERN,
 )
 
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
+_PLAYER_IDS = re.compile(PLAYER_IDS_PATTERN)
 _ASCII_INT = re.compile(rf"-?[0-9]{{1,{len(str(MAX_SCORE))}}}")  # no bound here is longer than the largest score
 
 
@@ -150,3 +155,22 @@ def only_fields(body: dict, allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
+
+
+def player_ids(raw: str | None) -> list[str]:
+    """A comma-separated list of 1 to MAX_FRIEND_IDS player ids (a repeat counts once). Ids longer than a player
+    id can be are left out: no board holds them."""
+    if not raw:
+        raise BadRequest("ids is required: comma-separated player ids")
+    ids = raw.split(",")
+    if len(ids) > MAX_FRIEND_IDS or len(raw) > MAX_FRIEND_IDS_CHARS:
+        raise BadRequest(f"ids takes at most {MAX_FRIEND_IDS} player ids")
+    if not _PLAYER_IDS.fullmatch(raw):
+        raise BadRequest("each of ids must be letters, digits, _ . : @ -, not only dots, separated by commas")
+    return [i for i in dict.fromkeys(ids) if len(i) <= MAX_ID_LENGTH]
+
+
+def erasure_id(value: str) -> str:
+    if not re.fullmatch(ERASURE_ID_PATTERN, value):
+        raise BadRequest("erasure_id must be 16 characters of letters, digits, _ or -")
+    return value

@@ -19,6 +19,7 @@ from constructs import Construct
 from .data import LeaderboardTables
 from .nag import acknowledge
 from .paths import LAMBDA_SRC, routes, schema
+from .players import erasure_statements
 from .props import LeaderboardProps
 
 # Lambda defaults in one place.
@@ -189,6 +190,7 @@ class LeaderboardApi(Construct):
                 actions=["dynamodb:PutItem", "dynamodb:Query"],
                 resources=[tables.snapshots.table_arn],
             ),
+            *erasure_statements(tables),
             iam.PolicyStatement(
                 sid="OwnLogGroups",
                 actions=["logs:CreateLogStream", "logs:PutLogEvents"],

@@ -59,6 +59,7 @@ def test_shared_role_is_least_privilege(template):
         "RankIndexQuery",
         "ScoresStreamRead",
         "SnapshotsAppendRead",
+        "SnapshotsErasure",
         "OwnLogGroups",
         "CursorSecretRead",
         "XRayTraces",
@@ -76,6 +77,9 @@ def test_shared_role_is_least_privilege(template):
     index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
     assert f"/index/{schema.RANK_INDEX}" in index_arn and "index/*" not in index_arn
     assert sorted(statements["SnapshotsAppendRead"]["Action"]) == ["dynamodb:PutItem", "dynamodb:Query"]
+    # erasure on request: scan the history in steps and rewrite the snapshots naming the erased player
+    assert sorted(statements["SnapshotsErasure"]["Action"]) == ["dynamodb:Scan", "dynamodb:UpdateItem"]
+    assert statements["SnapshotsErasure"]["Resource"] == statements["SnapshotsAppendRead"]["Resource"]
     stream = statements["ScoresStreamRead"]
     assert sorted(stream["Action"]) == [
         "dynamodb:DescribeStream",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leaderboard import routes
 
-# The routes tested here and in test_boards.py.
+# The routes tested here, in test_boards.py and in test_players.py.
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -23,6 +23,12 @@ COVERED = {
     ("GET", "/leaderboards/{board}/range"),
     ("GET", "/leaderboards/{board}/players/{player_id}"),
     ("GET", "/openapi.json"),
+    # test_players.py
+    ("GET", "/leaderboards/{board}/players"),
+    ("GET", "/players/{player_id}/boards"),
+    ("DELETE", "/leaderboards/{board}/players/{player_id}"),
+    ("DELETE", "/players/{player_id}"),
+    ("GET", "/erasures/{erasure_id}"),
 }
 
 

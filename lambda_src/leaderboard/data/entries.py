@@ -218,3 +218,21 @@ def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
             return deleted, True
         deleted += dynamo.batch_write({"DeleteRequest": {"Key": k}} for k in found)
     return deleted, False
+
+
+def delete(pairs: Iterable[tuple[str, str]]) -> int:
+    """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""
+    return dynamo.batch_write({"DeleteRequest": {"Key": dynamo.key(p, s)}} for p, s in pairs)
+
+
+def keys_in_partition(partition_key: str) -> list[tuple[str, str]]:
+    """The keys of every item under one partition key of the scores table (a player's entries, their counters)."""
+    return [
+        (partition_key, item[schema.SCORES_SORT_KEY])
+        for item in dynamo.query_items(
+            TableName=dynamo.scores_table(),
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": partition_key}),
+            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+        )
+    ]

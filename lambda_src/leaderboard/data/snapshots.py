@@ -28,3 +28,23 @@ def newest(leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
         Limit=limit,
     )
     return [dynamo.from_item(i) for i in resp.get("Items", [])]
+
+
+def scan_page(start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
+    """One page of the whole history (erasure only: its cost grows with the history, so it runs in steps)."""
+    args: dict[str, Any] = {"TableName": get_settings().snapshots_table, "Limit": limit}
+    if start:
+        args["ExclusiveStartKey"] = start
+    resp = dynamo.client().scan(**args)
+    return [dynamo.from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+
+
+def replace_entries(snapshot: dict[str, Any], new_entries: list[dict[str, Any]]) -> None:
+    """Rewrite one snapshot's entries (erasure replaces a player by a placeholder; nothing else changes them)."""
+    dynamo.client().update_item(
+        TableName=get_settings().snapshots_table,
+        Key=dynamo.to_item({k: snapshot[k] for k in (schema.SNAPSHOTS_PARTITION_KEY, schema.SNAPSHOTS_SORT_KEY)}),
+        UpdateExpression="SET entries = :e",
+        ConditionExpression=f"attribute_exists({schema.SNAPSHOTS_SORT_KEY})",
+        ExpressionAttributeValues=dynamo.to_item({":e": new_entries}),
+    )

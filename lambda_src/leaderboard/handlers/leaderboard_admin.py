@@ -1,6 +1,9 @@
-"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
+"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; DELETE /leaderboards/{board}/players/{player_id};
+DELETE /players/{player_id} and GET /erasures/{erasure_id};
+GET /openapi.json."""
 
-from .. import board_registry, openapi, routes
+from .. import board_registry, openapi, player_removal, routes
+from .. import validation as v
 from ..http import Call, audit, function_handler
 
 
@@ -22,6 +25,23 @@ def delete(call: Call):
     done, result = board_registry.delete_board(call.params["board"])
     audit(call.event, "board.delete", result)
     return (200 if done else 202), result
+
+
+def remove_player(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
+    audit(call.event, "player.remove", result)
+    return 200, result
+
+
+def erase_player(call: Call):
+    done, status = player_removal.erase(v.player_id(call.params["player_id"]))
+    audit(call.event, "player.erase", {"erasure_id": status["erasure_id"], "status": status["status"]})  # not who
+    return (200 if done else 202), status
+
+
+def erasure_status(call: Call):
+    return 200, player_removal.status_view(v.erasure_id(call.params["erasure_id"]))
 
 
 def document(call: Call):

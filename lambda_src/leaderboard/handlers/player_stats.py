@@ -1,6 +1,7 @@
-"""GET /player (default board) and GET /leaderboards/{board}/players/{player_id} (around-me)."""
+"""GET /player (default board), GET /leaderboards/{board}/players/{player_id} (around-me), GET
+/leaderboards/{board}/players?ids= (friends) and GET /players/{player_id}/boards."""
 
-from .. import board_registry, default_board, rankings, routes
+from .. import board_registry, default_board, players, rankings, routes
 from .. import validation as v
 from ..http import Call, function_handler
 
@@ -13,6 +14,15 @@ def around(call: Call):
     board = board_registry.get_board(call.params["board"])
     player = v.player_id(call.params["player_id"])
     return 200, rankings.around(board, call.query["period"], player, call.query["window"])
+
+
+def friends(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    return 200, players.friends(board, call.query["period"], v.player_ids(call.query["ids"]))
+
+
+def player_boards(call: Call):
+    return 200, players.boards_of(v.player_id(call.params["player_id"]))
 
 
 handler = function_handler(routes.PLAYER_STATS, globals())

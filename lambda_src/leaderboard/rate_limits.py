@@ -1,0 +1,33 @@
+"""A board's per-player limit (`max_submissions_per_minute`): a fixed window per calendar minute (UTC).
+
+Each submission (each entry of a bulk request) of a player on a board with a limit counts in that minute's
+counter item, checked and incremented in one conditional write before anything else is written; past the limit
+the submission is refused with the seconds until the next minute. A fixed window lets a player make up to twice
+the limit across a minute's boundary; it costs one small write per request (per distinct player in a bulk).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from .boards import BoardConfig
+from .clock import now_utc
+from .data import rate_limits
+from .errors import TooManyRequests
+
+WINDOW_SECONDS = 60
+KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes within days, not at once)
+
+
+def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | None = None) -> None:
+    """Count `count` submissions of the player on the board, or raise TooManyRequests (nothing counted)."""
+    most = config.max_submissions_per_minute
+    if most is None:
+        return
+    epoch = int((now or now_utc()).timestamp())
+    minute = epoch // WINDOW_SECONDS
+    if count > most or not rate_limits.take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
+        raise TooManyRequests(
+            f"{player_id} is past this board's limit of {most} submissions per minute",
+            retry_after=(minute + 1) * WINDOW_SECONDS - epoch,
+        )

@@ -1,0 +1,317 @@
+"""Players across boards under moto: the friends view, every board of a player."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from leaderboard import limits
+from leaderboard.settings import get_settings
+from tests.support.lambda_api import call
+
+
+def create(board_id, **fields):
+    reply = call("POST", "/leaderboards", body={"board_id": board_id, **fields})
+    assert reply.status == 201, reply.body
+
+
+def post(board, player, score, **extra):
+    reply = call("POST", f"/leaderboards/{board}/scores", body={"player_id": player, "score": score, **extra})
+    assert reply.status == 200, reply.body
+
+
+def friends(board, ids, **query):
+    return call("GET", f"/leaderboards/{board}/players", query={"ids": ",".join(ids), **query})
+
+
+@pytest.fixture
+def small_counters(monkeypatch, ddb):
+    """Tiny buckets and segments, so ranks come from several counter levels."""
+    monkeypatch.setenv("BUCKET_CAPACITY", "4")
+    monkeypatch.setenv("SEGMENT_CAPACITY", "3")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_friends_are_in_rank_order_with_board_wide_ranks(ddb, settle, small_counters, shards):
+    create("duel", periods=["all-time"], shards=shards)
+    rng = random.Random(shards)
+    scores = {f"p{i:02d}": rng.randrange(0, 40) for i in range(30)}
+    for player, score in scores.items():
+        post("duel", player, score)
+    settle()
+    board = call("GET", "/leaderboards/duel/top", query={"limit": "100"}).body["entries"]
+    rank_of = {e["player_id"]: e["rank"] for e in board}
+    asked = ["p03", "ghost", "p17", "p03", "p29", "p00", "nobody"]
+    reply = friends("duel", asked)
+    assert reply.status == 200
+    got = reply.body["entries"]
+    on_board = sorted({p for p in asked if p in scores}, key=lambda p: rank_of[p])
+    assert [e["player_id"] for e in got] == on_board  # ghosts left out, a repeat once, rank order
+    assert [e["rank"] for e in got] == [rank_of[p] for p in on_board]
+    assert [e["score"] for e in got] == [scores[p] for p in on_board]
+    assert reply.body["period"] == "all-time" and reply.body["board_id"] == "duel"
+
+
+def test_friends_refuses_bad_ids_and_more_than_the_limit(ddb):
+    create("duel", periods=["all-time"])
+    assert friends("duel", [f"p{i}" for i in range(limits.MAX_FRIEND_IDS)]).status == 200
+    too_many = friends("duel", [f"p{i}" for i in range(limits.MAX_FRIEND_IDS + 1)])
+    assert too_many.status == 400 and "at most" in too_many.body["error"]
+    assert friends("duel", ["ok", "bad id"]).status == 400
+    assert friends("duel", ["ok", ""]).status == 400
+    assert friends("duel", ["..", "ok"]).status == 400  # not only dots
+    long_id = friends("duel", ["ok", "x" * (limits.MAX_ID_LENGTH + 1)])  # no board holds it: left out
+    assert long_id.status == 200 and long_id.body["entries"] == []
+    assert call("GET", "/leaderboards/duel/players").status == 400  # ids is required
+    assert friends("nope", ["a"]).status == 404
+    assert friends("duel", ["a"], period="daily").status == 404  # a period the board does not keep
+
+
+def test_friends_cost_one_batch_read_whatever_the_number_of_ids(ddb, settle):
+    create("duel", periods=["all-time"])
+    for i in range(5):
+        post("duel", f"p{i}", i)
+    settle()
+    from leaderboard.data import dynamo
+
+    calls: list[str] = []
+    dynamo.client().meta.events.register(
+        "before-call.dynamodb.*", lambda model, **_: calls.append(model.name), unique_id="count-calls"
+    )
+    assert friends("duel", ["p1", "p3"] + [f"ghost{i}" for i in range(90)]).status == 200
+    dynamo.client().meta.events.unregister("before-call.dynamodb.*", unique_id="count-calls")
+    assert calls.count("BatchGetItem") == 1 and "Scan" not in calls
+    # two players found: one segment read, one bucket read, one COUNT each
+    assert 1 <= calls.count("Query") <= 2 + 2, calls
+
+
+def test_every_board_of_a_player_with_rank_and_percentile(ddb, settle):
+    create("race", order="asc", periods=["all-time", "weekly"])
+    create("coins", operator="increment", periods=["daily"])
+    create("other", periods=["all-time"])
+    for player, lap in (("ada", 60), ("bob", 55), ("cy", 70)):
+        post("race", player, lap)
+    post("coins", "ada", 5)
+    post("coins", "ada", 7)
+    post("other", "bob", 1)
+    call("POST", "/scores", body={"player_id": "ada", "score": 10})
+    settle()
+    reply = call("GET", "/players/ada/boards")
+    assert reply.status == 200
+    rows = {(b["board_id"], b["period"]): b for b in reply.body["boards"]}
+    assert set(rows) == {
+        ("coins", "daily"),
+        ("global", "all-time"),
+        ("global", "daily"),
+        ("global", "weekly"),
+        ("race", "all-time"),
+        ("race", "weekly"),
+    }
+    assert rows[("race", "all-time")] | {"period_id": "x"} == {
+        "board_id": "race",
+        "period": "all-time",
+        "period_id": "x",
+        "rank": 2,
+        "score": 60,
+        "total_players": 3,
+        "percentile": round(1 / 3 * 100, 1),
+    }
+    assert rows[("coins", "daily")]["score"] == 12 and rows[("coins", "daily")]["rank"] == 1
+    assert rows[("race", "weekly")]["period_id"].startswith("weekly-")
+    assert call("GET", "/players/nobody/boards").body == {"player_id": "nobody", "boards": []}
+    assert call("GET", "/players/bad%20id/boards").status == 400
+
+
+def test_a_deleted_board_leaves_a_players_boards(ddb, settle):
+    create("gone", periods=["all-time"])
+    post("gone", "ada", 3)
+    settle()
+    assert [b["board_id"] for b in call("GET", "/players/ada/boards").body["boards"]] == ["gone"]
+    assert call("DELETE", "/leaderboards/gone").status == 200
+    assert call("GET", "/players/ada/boards").body["boards"] == []
+
+
+# --- per-player limits ---------------------------------------------------------------------------
+
+
+def _entries(ddb, stack_template):
+    from tests.support.lambda_api import scan
+
+    table = get_settings().scores_table
+    return [i for i in scan(ddb, table) if i["player_id"]["S"] == "ada" and "rank_key" in i]
+
+
+def test_a_player_past_the_boards_limit_gets_429_with_retry_after_and_nothing_is_written(ddb, stack_template):
+    create("capped", periods=["all-time"], max_submissions_per_minute=3)
+    assert call("GET", "/leaderboards/capped").body["max_submissions_per_minute"] == 3
+    for score in (1, 2, 3):
+        post("capped", "ada", score)
+    before = _entries(ddb, stack_template)
+    refused = call("POST", "/leaderboards/capped/scores", body={"player_id": "ada", "score": 99})
+    assert refused.status == 429 and "3 submissions per minute" in refused.body["error"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "Retry-After" in refused.headers["Access-Control-Expose-Headers"]
+    assert _entries(ddb, stack_template) == before  # the refused score is stored nowhere
+    post("capped", "bob", 5)  # another player has their own budget
+    # a bulk counts each player's entries together: all of them, or none
+    bulk = call(
+        "POST",
+        "/leaderboards/capped/scores/bulk",
+        body={
+            "entries": [
+                {"player_id": "ada", "score": 7},
+                {"player_id": "cy", "score": 1},
+                {"player_id": "cy", "score": 2},
+            ]
+        },
+    )
+    assert [r["status"] for r in bulk.body["results"]] == [429, 200, 200]
+    over = call(
+        "POST",
+        "/leaderboards/capped/scores/bulk",
+        body={"entries": [{"player_id": "dan", "score": s} for s in range(4)]},
+    )
+    assert [r["status"] for r in over.body["results"]] == [429] * 4
+
+
+def test_the_limit_resets_with_the_next_minute(ddb):
+    from datetime import UTC, datetime
+
+    from leaderboard import board_registry, submissions
+    from leaderboard.errors import TooManyRequests
+    from leaderboard.scoring import Submission
+
+    create("capped", periods=["all-time"], max_submissions_per_minute=1)
+    config = board_registry.get_board("capped")
+    t0 = datetime(2026, 11, 30, 12, 0, 50, tzinfo=UTC)
+    submissions.submit(config, Submission("ada", "Ada", 1), now=t0)
+    with pytest.raises(TooManyRequests) as refused:
+        submissions.submit(config, Submission("ada", "Ada", 2), now=t0.replace(second=55))
+    assert refused.value.retry_after == 5
+    submissions.submit(config, Submission("ada", "Ada", 3), now=t0.replace(minute=1, second=0))
+
+
+@pytest.mark.parametrize("value", [0, -1, "5", True, 1.5, limits.MAX_SUBMISSIONS_PER_MINUTE + 1])
+def test_a_bad_limit_is_a_400(ddb, value):
+    reply = call("POST", "/leaderboards", body={"board_id": "bad", "max_submissions_per_minute": value})
+    assert reply.status == 400 and "max_submissions_per_minute" in reply.body["error"]
+
+
+# --- moderation: a player's entries deleted from a board ---------------------------------------------
+
+
+def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_exact(ddb, settle):
+    from tests.support.lambda_api import scan
+
+    create("arena", periods=["all-time", "daily", "weekly"], shards=2)
+    create("other", periods=["all-time"])
+    for player, score in (("ada", 30), ("bob", 20), ("cy", 10)):
+        post("arena", player, score)
+    post("other", "ada", 1)
+    call("POST", "/scores", body={"player_id": "ada", "score": 5})
+    settle()
+    reply = call("DELETE", "/leaderboards/arena/players/ada")
+    assert reply.status == 200 and reply.body == {"board_id": "arena", "player_id": "ada", "deleted_entries": 3}
+    settle()
+    items = [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "ada"]
+    left = sorted(i["leaderboard_id"]["S"].split("#")[0] for i in items if "rank_key" in i)
+    # other boards keep the player: the default board's three periods and "other"
+    assert [b.split("-")[0] for b in left] == ["all", "daily", "other", "weekly"]
+    for period in ("all-time", "daily", "weekly"):
+        page = call("GET", "/leaderboards/arena/top", query={"period": period}).body["entries"]
+        assert [(e["player_id"], e["rank"]) for e in page] == [("bob", 1), ("cy", 2)]
+        bob = call("GET", "/leaderboards/arena/players/bob", query={"period": period}).body
+        assert (bob["rank"], bob["total_players"]) == (1, 2)
+    assert call("GET", "/leaderboards/arena/players/ada").status == 404
+    again = call("DELETE", "/leaderboards/arena/players/ada")
+    assert again.status == 200 and again.body["deleted_entries"] == 0
+    assert call("DELETE", "/leaderboards/nope/players/ada").status == 404
+
+
+# --- erasure on request --------------------------------------------------------------------------------
+
+
+def _holding(ddb, text):
+    settings = get_settings()
+    return [
+        item
+        for table in (settings.scores_table, settings.snapshots_table)
+        for item in ddb.scan(TableName=table)["Items"]
+        if text in json.dumps(item)
+    ]
+
+
+def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle):
+    create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
+    for player, score in (("erin", 30), ("bob", 20), ("erin2", 10)):
+        reply = call(
+            "POST",
+            "/leaderboards/capped/scores",
+            body={"player_id": player, "score": score, "player_name": f"Name of {player}"},
+            headers={"Idempotency-Key": f"k-{player}"},
+        )
+        assert reply.status == 200
+        call("POST", "/scores", body={"player_id": player, "score": score})
+    assert call("POST", "/snapshot", body={"period": "all-time"}).status == 201
+    settle()
+    assert _holding(ddb, '"erin"')  # entries, counters of the limit, idempotency record, snapshot
+    reply = call("DELETE", "/players/erin")
+    assert reply.status == 200 and reply.body["status"] == "erased", reply.body
+    settle()
+    assert _holding(ddb, '"erin"') == [] and _holding(ddb, 'Name of erin"') == []
+    assert _holding(ddb, '"erin2"')  # another player whose id starts the same is untouched
+    snapshot = call("GET", "/snapshots", query={"period": "all-time"}).body["snapshots"][0]["entries"]
+    assert [(e["player_id"], e["rank"], e["score"]) for e in snapshot] == [
+        ("erased", 1, 30),
+        ("bob", 2, 20),
+        ("erin2", 3, 10),
+    ]
+    for board in ("capped", "global"):
+        page = call("GET", f"/leaderboards/{board}/top").body["entries"]
+        assert [(e["player_id"], e["rank"]) for e in page] == [("bob", 1), ("erin2", 2)]
+        assert call("GET", f"/leaderboards/{board}/players/bob").body["total_players"] == 2
+    status = call("GET", reply.body["status_url"])
+    assert status.status == 200 and status.body["status"] == "erased" and "finished_at" in status.body
+    audit = [i for i in ddb.scan(TableName=get_settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"]
+    assert len(audit) == 1 and set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at"}
+    assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
+    assert call("GET", "/erasures/bad").status == 400
+
+
+def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch):
+    from leaderboard import player_removal
+
+    for i in range(5):
+        call("POST", "/scores", body={"player_id": "erin", "score": i})
+        assert call("POST", "/snapshot", body={"period": "all-time"}).status == 201
+    monkeypatch.setattr(player_removal, "PAGE_SIZE", 1)
+    monkeypatch.setattr(player_removal, "PAGES_PER_CALL", 2)
+    statuses = []
+    for _ in range(10):
+        reply = call("DELETE", "/players/erin")
+        statuses.append(reply.status)
+        if reply.status == 200:
+            break
+        assert reply.body["status"] == "erasing" and call("GET", reply.body["status_url"]).body["status"] == "erasing"
+    assert statuses[0] == 202 and statuses[-1] == 200
+    assert len({call("GET", "/erasures/" + reply.body["erasure_id"]).body["erasure_id"]}) == 1
+    assert _holding(ddb, '"erin"') == []
+
+
+def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, settle, small_counters):
+    create("many", periods=["all-time"])
+    for i in range(40):
+        post("many", f"player-{i:02d}", i * 7 % 23)  # ties too: equal scores reached at different times
+    settle()
+    table = get_settings().scores_table
+    counters = [i for i in ddb.scan(TableName=table)["Items"] if i["player_id"]["S"].startswith("#buckets#many")]
+    assert len(counters) > 5  # the buckets split many times
+    assert not [c for c in counters if "player-" in json.dumps(c)]
+    page = call("GET", "/leaderboards/many/top", query={"limit": "100"}).body["entries"]
+    for entry in page[::7]:
+        assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
