@@ -121,6 +121,10 @@ def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
 # --- a player's entries across boards -----------------------------------------------------
 
 
+def board_period_of(partition: str) -> str:
+    return partition.split("!", 1)[0]
+
+
 def board_and_period(partition: str) -> tuple[str, str]:
     """(board id, period id) of an entry's index partition: the inverse of leaderboard_id (and shard_partition)."""
     board_period = board_period_of(partition)
