@@ -61,6 +61,12 @@ def score_range(low: int, high: int, descending: bool = True) -> tuple[str, str]
     return f"{a:0{_SCORE_WIDTH}d}#", f"{b:0{_SCORE_WIDTH}d}$"
 
 
+def first_key_of_score(score: int, descending: bool = True) -> str:
+    """Below every rank key of this score and above every key of a better one: the entries ahead of it are
+    exactly those that rank strictly better (a competition rank counts them)."""
+    return f"{_ordered(score, descending):0{_SCORE_WIDTH}d}#"
+
+
 def before(key: str) -> str:
     """The greatest bound that is below `key` and above every string that sorts before it.
 

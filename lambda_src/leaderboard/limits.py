@@ -20,6 +20,14 @@ BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
 
+# How ties are shown. unique: every entry its own rank, ties broken by who reached the score first (1, 2, 3, 4);
+# competition: equal scores share the best of their ranks (1, 2, 2, 4); dense: (1, 2, 2, 3), which needs the
+# number of DISTINCT scores ahead: the rank counters count entries, not distinct scores (and distinct counts of
+# shards cannot be added up), so dense is refused rather than computed at a cost that grows with the board.
+UNIQUE, COMPETITION, DENSE = "unique", "competition", "dense"
+RANK_MODES = (UNIQUE, COMPETITION)
+UNSUPPORTED_RANK_MODES = (DENSE,)
+
 # Requests.
 MAX_BODY_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 1024  # an entry's metadata, as compact JSON

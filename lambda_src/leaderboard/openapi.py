@@ -144,7 +144,7 @@ SCHEMAS: dict[str, dict] = {
             "period_id": _STR,
             "entries": {"type": "array", "items": _ref("Entry")},
         },
-        {"next_cursor": _STR, "min_score": _INT, "max_score": _INT},
+        {"next_cursor": _STR, "min_score": _INT, "max_score": _INT, "rank_mode": {"enum": list(limits.RANK_MODES)}},
     ),
     "Around": _obj(
         {
@@ -161,7 +161,8 @@ SCHEMAS: dict[str, dict] = {
             "metadata": {"type": "object", "nullable": True},
             "above": {"type": "array", "items": _ref("Entry")},
             "below": {"type": "array", "items": _ref("Entry")},
-        }
+        },
+        {"rank_mode": {"enum": list(limits.RANK_MODES)}},
     ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }

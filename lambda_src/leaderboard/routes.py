@@ -235,10 +235,21 @@ BULK_BODY = {
     },
     "additionalProperties": False,
 }
+RANK_MODE = {
+    "type": "string",
+    "enum": list(limits.RANK_MODES),
+    "default": limits.UNIQUE,
+    "description": "how ties are ranked: unique (default; equal scores ranked by who reached the score first: "
+    "1, 2, 3, 4) or competition (equal scores share a rank: 1, 2, 2, 4), at the same bounded cost. dense "
+    "(1, 2, 2, 3) is not offered and answers 400: it needs the number of distinct scores ahead, which the rank "
+    "counters do not keep (they count entries per key range, and the distinct scores of shards cannot be added "
+    "up), so it could only be computed at a cost that grows with the board.",
+}
 PAGE_QUERY = {
     "period": BOARD_PERIOD,
     "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
     "cursor": CURSOR,
+    "rank_mode": RANK_MODE,
 }
 
 ROUTES: tuple[Route, ...] = (
@@ -260,7 +271,7 @@ ROUTES: tuple[Route, ...] = (
         "default_board_top",
         access=PUBLIC,
         response=(200, "Leaderboard"),
-        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP)},
+        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP), "rank_mode": RANK_MODE},
         summary="Top N of the default board",
     ),
     Route(
@@ -394,6 +405,7 @@ ROUTES: tuple[Route, ...] = (
             "max_score": SCORE,
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
             "cursor": CURSOR,
+            "rank_mode": RANK_MODE,
         },
         required_query=("min_score", "max_score"),
         summary="Entries with scores in a range, best first",
@@ -405,7 +417,11 @@ ROUTES: tuple[Route, ...] = (
         "around",
         access=PUBLIC,
         response=(200, "Around"),
-        query={"period": BOARD_PERIOD, "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0)},
+        query={
+            "period": BOARD_PERIOD,
+            "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0),
+            "rank_mode": RANK_MODE,
+        },
         summary="A player's rank, score, percentile and the entries around them",
     ),
     Route(
