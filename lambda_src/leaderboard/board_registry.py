@@ -66,8 +66,7 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
     now = now or now_utc()
     view = config.to_item()
     view["periods"] = [
-        {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()}
-        for p in periods.current(now, config.periods)
+        {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()} for p in config.current_periods(now)
     ]
     return view
 
@@ -115,6 +114,8 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
 
 def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:
     """Every period id that can still hold entries: older ones have been removed by TTL."""
+    if config.is_tournament:
+        return [periods.TOURNAMENT]
     created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
     start = max(created, now - timedelta(days=get_settings().period_retention_days + 31))
     ids: list[str] = []

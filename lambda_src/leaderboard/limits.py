@@ -20,6 +20,9 @@ BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
 
+# A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer.
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"
+
 # How ties are shown. unique: every entry its own rank, ties broken by who reached the score first (1, 2, 3, 4);
 # competition: equal scores share the best of their ranks (1, 2, 2, 4); dense: (1, 2, 2, 3), which needs the
 # number of DISTINCT scores ahead: the rank counters count entries, not distinct scores (and distinct counts of

@@ -107,7 +107,8 @@ SCHEMAS: dict[str, dict] = {
             "max_score": _INT,
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
-        }
+        },
+        {"starts_at": _STR, "ends_at": _STR},
     ),
     "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),

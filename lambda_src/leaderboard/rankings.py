@@ -126,7 +126,7 @@ def top(
     now: datetime | None = None,
     mode: str = UNIQUE,
 ):
-    p = periods.resolve(period, now or now_utc(), config.periods)
+    p = config.resolve_period(period, now or now_utc())
     return {**_period_view(config, p), **_paged(config, p, limit, cursor, mode=mode)}
 
 
@@ -142,7 +142,7 @@ def score_range(
 ):
     if low > high:
         raise BadRequest("min_score must not be greater than max_score")
-    p = periods.resolve(period, now or now_utc(), config.periods)
+    p = config.resolve_period(period, now or now_utc())
     between = keys.score_range(low, high, config.order == boards.DESC)
     return {
         **_period_view(config, p),
@@ -165,7 +165,7 @@ def around(
     now: datetime | None = None,
     mode: str = UNIQUE,
 ):
-    p = periods.resolve(period, now or now_utc(), config.periods)
+    p = config.resolve_period(period, now or now_utc())
     item = entries.one(player_id, config.player_partition(p.period_id, player_id))
     if item is None:
         raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")

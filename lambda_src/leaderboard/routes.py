@@ -152,10 +152,10 @@ DEFAULT_PERIOD = _period(
     "all-time (default), daily, weekly, or a past or future id: daily-YYYY-MM-DD, weekly-YYYY-Www (years 2000-2999)",
 )
 BOARD_PERIOD = _period(
-    periods.KINDS,
-    "all-time, daily, weekly, monthly or an id of one (years 2000-2999). A period of a kind the board does not "
-    "keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, or the board's first period "
-    "if it does not keep all-time.",
+    (*periods.KINDS, periods.TOURNAMENT),
+    "all-time, daily, weekly, monthly or an id of one (years 2000-2999), or tournament on a tournament board. A "
+    "period of a kind the board does not keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, "
+    "or the board's first period if it does not keep all-time.",
 )
 CURSOR = {
     "type": "string",
@@ -210,6 +210,9 @@ BOARD_BODY = {
         "min_score": SCORE,
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
+        # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
+        "starts_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        "ends_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
     },
     "additionalProperties": False,
 }
@@ -326,7 +329,9 @@ ROUTES: tuple[Route, ...] = (
         response=(201, "Board"),
         body_schema=BOARD_BODY,
         summary="Create a board",
-        description="min_score must not be greater than max_score.",
+        description="min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
+        "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
+        "from starts_at until ends_at (409 outside, nothing written).",
     ),
     Route(
         "GET",
@@ -367,7 +372,8 @@ ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
-        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON.",
+        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON. On a "
+        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing.",
     ),
     Route(
         "POST",
@@ -380,7 +386,7 @@ ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary=f"Submit up to {limits.MAX_BULK} scores; per-entry results in input order",
         description="Each entry is a POST /leaderboards/{board}/scores body, checked on its own: its status and "
-        "error are in results.",
+        "error are in results. On a tournament outside its window the whole bulk is a 409 and writes nothing.",
     ),
     Route(
         "GET",
