@@ -79,9 +79,14 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     return board_view(config, now)
 
 
-def list_boards(now: datetime | None = None) -> dict[str, Any]:
+def all_boards() -> list[BoardConfig]:
+    """Every board: built in, declared, then stored (not those being deleted)."""
     stored = [BoardConfig.from_item(i) for i in board_items.all_boards() if i.get("status") != "deleting"]
-    return {"leaderboards": [board_view(c, now) for c in [*declared_boards().values(), *stored]]}
+    return [*declared_boards().values(), *stored]
+
+
+def list_boards(now: datetime | None = None) -> dict[str, Any]:
+    return {"leaderboards": [board_view(c, now) for c in all_boards()]}
 
 
 def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:

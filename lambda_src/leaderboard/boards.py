@@ -14,13 +14,16 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     ASC,
     BEST,
     BOARD_ID_PATTERN,
+    CLOSING_TOP,
     DESC,
     INCREMENT,
     LATEST,
     MAX_BOARD_ID_LENGTH,
     MAX_NAME_LENGTH,
+    MAX_REWARDS,
     MAX_SCORE,
     MAX_SHARDS,
+    MAX_TIERS,
     OPERATORS,
     ORDERS,
     TIMESTAMP_PATTERN,
@@ -56,6 +59,13 @@ class BoardConfig:
     # A tournament: one period, `tournament`, open from starts_at (inclusive) to ends_at (exclusive); ISO 8601 UTC.
     starts_at: str | None = None
     ends_at: str | None = None
+    # Handed out when a period closes: [{"reward", "ranks": [first, last]}] within the closing's top.
+    rewards: tuple[dict, ...] = ()
+    # [{"name", "min_percentile"}], best first: a player's tier is the first whose minimum their percentile reaches.
+    tiers: tuple[dict, ...] = ()
+
+    def tier_of(self, percentile: float) -> str | None:
+        return next((t["name"] for t in self.tiers if percentile >= t["min_percentile"]), None)
 
     @property
     def is_tournament(self) -> bool:
@@ -113,6 +123,11 @@ class BoardConfig:
         item["periods"] = list(self.periods)
         if not self.is_tournament:
             del item["starts_at"], item["ends_at"]
+        for optional in ("rewards", "tiers"):
+            if item[optional]:
+                item[optional] = [dict(x) for x in item[optional]]
+            else:
+                del item[optional]
         return item
 
     @classmethod
@@ -130,6 +145,8 @@ class BoardConfig:
             stored=True,
             starts_at=item.get("starts_at"),
             ends_at=item.get("ends_at"),
+            rewards=tuple(_reward(r) for r in item.get("rewards", ())),
+            tiers=tuple(_tier(t) for t in item.get("tiers", ())),
         )
 
 
@@ -148,7 +165,7 @@ def board_id(value: Any) -> str:
 def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     """A board from a POST /leaderboards body; every check says why it failed."""
     allowed = {"board_id", "name", "order", "operator", "periods", "min_score", "max_score", "shards"}
-    allowed |= {"starts_at", "ends_at"}
+    allowed |= {"starts_at", "ends_at", "rewards", "tiers"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -198,7 +215,69 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         shards,
         starts_at=starts_at,
         ends_at=ends_at,
+        rewards=parse_rewards(body.get("rewards", [])),
+        tiers=parse_tiers(body.get("tiers", [])),
     )
+
+
+def _reward(r: dict) -> dict:
+    return {"reward": r["reward"], "ranks": [int(r["ranks"][0]), int(r["ranks"][1])]}
+
+
+def _tier(t: dict) -> dict:
+    return {"name": t["name"], "min_percentile": int(t["min_percentile"])}
+
+
+def _label(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_NAME_LENGTH
+
+
+def _rank(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= CLOSING_TOP
+
+
+def parse_rewards(value: object) -> tuple[dict, ...]:
+    rule = (
+        f"rewards must be a list of at most {MAX_REWARDS} objects {{reward: a name, ranks: [first, last]}} with "
+        f"1 <= first <= last <= {CLOSING_TOP} (the closing keeps the top {CLOSING_TOP})"
+    )
+    if not isinstance(value, list) or len(value) > MAX_REWARDS:
+        raise BadRequest(rule)
+    for r in value:
+        ranks = r.get("ranks") if isinstance(r, dict) else None
+        if (
+            not isinstance(r, dict)
+            or set(r) != {"reward", "ranks"}
+            or not _label(r["reward"])
+            or not isinstance(ranks, list)
+            or len(ranks) != 2
+            or not all(_rank(n) for n in ranks)
+            or ranks[0] > ranks[1]
+        ):
+            raise BadRequest(rule)
+    return tuple(_reward(r) for r in value)
+
+
+def parse_tiers(value: object) -> tuple[dict, ...]:
+    rule = (
+        f"tiers must be a list of at most {MAX_TIERS} objects {{name, min_percentile: an integer 0-100}} with "
+        "distinct names and distinct minimums"
+    )
+    if not isinstance(value, list) or len(value) > MAX_TIERS:
+        raise BadRequest(rule)
+    for t in value:
+        if (
+            not isinstance(t, dict)
+            or set(t) != {"name", "min_percentile"}
+            or not _label(t["name"])
+            or isinstance(t["min_percentile"], bool)
+            or not isinstance(t["min_percentile"], int)
+            or not 0 <= t["min_percentile"] <= 100
+        ):
+            raise BadRequest(rule)
+    if len({t["name"] for t in value}) != len(value) or len({t["min_percentile"] for t in value}) != len(value):
+        raise BadRequest(rule)
+    return tuple(sorted((_tier(t) for t in value), key=lambda t: -t["min_percentile"]))
 
 
 def _tournament_window(body: dict[str, Any]) -> tuple[str, str] | None:

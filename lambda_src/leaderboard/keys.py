@@ -35,6 +35,7 @@ LAST_HI = "~"  # above every rank key
 DEFAULT_BOARD_ID = "global"
 BOARDS_PARTITION = "#boards"
 IDEMPOTENCY_PARTITION = "#idempotency"
+_CLOSINGS_PREFIX = "#closings#"
 BUCKETS, SEGMENTS = 0, 1
 _COUNTER_PREFIXES = ("#buckets#", "#segments#")
 
@@ -114,6 +115,19 @@ def is_entry(player_id: str) -> bool:
 def counter_partition(partition: str, level: int) -> str:
     """The scores-table partition key of one level of an index partition's counters."""
     return _COUNTER_PREFIXES[level] + partition
+
+
+# --- closing summaries ----------------------------------------------------------------------
+
+
+def closings_partition(board_id: str) -> str:
+    """The scores-table partition of a board's closing summaries (no TTL: they outlive the entries)."""
+    return _CLOSINGS_PREFIX + board_id
+
+
+def closing_sort_key(ends_at_iso: str, period_id: str) -> str:
+    """A closed period's sort key: its end first, so a board's summaries list newest first across kinds."""
+    return f"{ends_at_iso}#{period_id}"
 
 
 # --- idempotent writes ----------------------------------------------------------------------

@@ -68,6 +68,24 @@ class Period:
         return self.ends_at.isoformat().replace("+00:00", "Z") if self.ends_at else None
 
 
+def starts_at(period: Period) -> datetime | None:
+    """When a daily, weekly or monthly period began (None for all-time; a tournament's start is its board's)."""
+    if period.ends_at is None or period.kind == TOURNAMENT:
+        return None
+    if period.kind == DAILY:
+        return period.ends_at - timedelta(days=1)
+    if period.kind == WEEKLY:
+        return period.ends_at - timedelta(days=7)
+    last_day = (period.ends_at - timedelta(days=1)).date()
+    return _midnight(last_day.replace(day=1))
+
+
+def previous(period: Period) -> Period | None:
+    """The period of the same kind that ended when this one began."""
+    start = starts_at(period)
+    return None if start is None else _of_kind(period.kind, (start - timedelta(days=1)).date())
+
+
 def tournament(ends_at: datetime) -> Period:
     return Period(TOURNAMENT, TOURNAMENT, ends_at)
 

@@ -181,6 +181,7 @@ def around(
     if mode == COMPETITION:
         shown = competition_ranks(config, parts, run, first, starts_a_score=False)
     mine = len(above)
+    tier = {"tier": config.tier_of(percentile(rank, total))} if config.tiers else {}
     return {
         **_period_view(config, p),
         **public_entry(item, shown[mine]),
@@ -191,4 +192,5 @@ def around(
         "metadata": json.loads(item["metadata"]) if item.get("metadata") else None,
         "above": _shown(above, shown[:mine]),
         "below": _shown(below, shown[mine + 1 :]),
+        **tier,
     }

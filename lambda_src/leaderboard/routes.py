@@ -108,6 +108,14 @@ RANK_COUNTER = Function(
     timeout_seconds=60,
 )
 
+# Not behind the API: an EventBridge schedule runs it every few minutes to close the periods that have ended.
+PERIOD_CLOSER = Function(
+    "period-closer",
+    "leaderboard.handlers.period_closer.handler",
+    "Closes ended periods: summary, final snapshot, event",
+    timeout_seconds=300,
+)
+
 FUNCTIONS: tuple[Function, ...] = (
     SCORE_SUBMIT,
     LEADERBOARD_QUERY,
@@ -116,6 +124,7 @@ FUNCTIONS: tuple[Function, ...] = (
     SCORE_SIMULATOR,
     LEADERBOARD_ADMIN,
     RANK_COUNTER,
+    PERIOD_CLOSER,
 )
 
 # --- the shapes of ids, names, periods and bodies --------------------------------------------------
@@ -134,7 +143,7 @@ BOARD_ID = {
 }
 # A name is shown as given, trimmed; it must have something besides whitespace.
 PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
-PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID}
+PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID}  # period_id: added below, once periods are described
 DEFAULT_BOARD_KINDS = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
 SCORE = {"type": "integer", "minimum": 0, "maximum": MAX_SCORE}
 
@@ -157,6 +166,7 @@ BOARD_PERIOD = _period(
     "period of a kind the board does not keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, "
     "or the board's first period if it does not keep all-time.",
 )
+PATH_PARAMS["period_id"] = BOARD_PERIOD
 CURSOR = {
     "type": "string",
     "maxLength": limits.MAX_CURSOR_CHARS,
@@ -213,6 +223,38 @@ BOARD_BODY = {
         # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
         "starts_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
         "ends_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        "rewards": {
+            "type": "array",
+            "maxItems": limits.MAX_REWARDS,
+            "items": {
+                "type": "object",
+                "required": ["reward", "ranks"],
+                "properties": {
+                    "reward": PLAYER_NAME,
+                    # first <= last: JSON Schema cannot compare the two
+                    "ranks": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "items": {"type": "integer", "minimum": 1, "maximum": limits.CLOSING_TOP},
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+        "tiers": {
+            "type": "array",
+            "maxItems": limits.MAX_TIERS,
+            "items": {
+                "type": "object",
+                "required": ["name", "min_percentile"],
+                "properties": {
+                    "name": PLAYER_NAME,
+                    "min_percentile": {"type": "integer", "minimum": 0, "maximum": 100},
+                },
+                "additionalProperties": False,
+            },
+        },
     },
     "additionalProperties": False,
 }
@@ -429,6 +471,40 @@ ROUTES: tuple[Route, ...] = (
             "rank_mode": RANK_MODE,
         },
         summary="A player's rank, score, percentile and the entries around them",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/periods",
+        LEADERBOARD_ADMIN,
+        "list_periods",
+        access=PUBLIC,
+        response=(200, "PeriodList"),
+        summary="The board's periods: the current ones, then the closed ones, newest first",
+        description=f"At most {limits.MAX_PERIODS_LISTED} closed periods. A period is open until its closing has "
+        f"run: at most {limits.CLOSE_EVERY_MINUTES} minutes after its end (the schedule's interval).",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/periods/{period_id}",
+        LEADERBOARD_ADMIN,
+        "show_period",
+        access=PUBLIC,
+        response=(200, "Period"),
+        summary="One period; once closed, its closing summary (top, total, tier cut-offs, reward winners)",
+        description="A closing summary is kept after the period's entries expire.",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/periods/{period_id}/close",
+        LEADERBOARD_ADMIN,
+        "close_period",
+        access=ADMIN,
+        response=(200, "Period"),
+        summary="Close an ended period now (what the schedule does on its own); idempotent",
+        description=f"Stores the closing summary (the top {limits.CLOSING_TOP}, the total, each tier's score cut-off, "
+        "the reward winners), appends the final top to the snapshot history and sends the event "
+        f"(source {limits.EVENT_SOURCE}, detail-type {limits.PERIOD_CLOSED_DETAIL_TYPE}). A period closed already "
+        "returns the same summary; a period still open (or all-time) is a 409.",
     ),
     Route(
         "GET",

@@ -1,6 +1,7 @@
-"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; GET /openapi.json."""
+"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}, a board's periods and their closing;
+GET /openapi.json."""
 
-from .. import board_registry, openapi, routes
+from .. import board_registry, closing, openapi, routes
 from ..http import Call, audit, function_handler
 
 
@@ -22,6 +23,20 @@ def delete(call: Call):
     done, result = board_registry.delete_board(call.params["board"])
     audit(call.event, "board.delete", result)
     return (200 if done else 202), result
+
+
+def list_periods(call: Call):
+    return 200, closing.listing(board_registry.get_board(call.params["board"]))
+
+
+def show_period(call: Call):
+    return 200, closing.detail(board_registry.get_board(call.params["board"]), call.params["period_id"])
+
+
+def close_period(call: Call):
+    summary = closing.close(board_registry.get_board(call.params["board"]), call.params["period_id"])
+    audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
+    return 200, summary
 
 
 def document(call: Call):
