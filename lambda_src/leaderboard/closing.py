@@ -47,20 +47,29 @@ def _ended(config: BoardConfig, period_ref: str, now: datetime) -> periods.Perio
     return p
 
 
-def tier_cutoffs(config: BoardConfig, parts: list[str], total: int) -> dict[str, int | None]:
+def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[dict]) -> dict[str, int | None]:
     """Each tier's lowest score that still reaches it (None: nobody reaches it), from the same percentile the
-    player lookups show."""
+    player lookups show. A cut-off inside the closing's top is read from it; one further down is searched for
+    between the top's last score and the board's last (ranking.score_at_rank: a rank read per probe)."""
     cutoffs: dict[str, int | None] = {}
     descending = config.order == boards.DESC
+    low, high = config.min_score, config.max_score
+    if len(top) < total and top:
+        last_entries = ranking.merged_page(parts, 1, before=keys.LAST_HI)  # the worst entry (of each shard)
+        scores = [top[-1]["score"], *(int(e["score"]) for e in last_entries)]
+        low, high = min(scores), max(scores)
     for tier in config.tiers:
         # the worst rank whose (rounded) percentile reaches the tier's minimum
         last = total * (100 - tier["min_percentile"]) // 100 + 1
         while last >= 1 and rankings.percentile(last, total) < tier["min_percentile"]:
             last -= 1
         last = min(last, total)
-        cutoffs[tier["name"]] = (
-            ranking.score_at_rank(parts, last, config.min_score, config.max_score, descending) if last >= 1 else None
-        )
+        if last < 1:
+            cutoffs[tier["name"]] = None
+        elif last <= len(top):
+            cutoffs[tier["name"]] = top[last - 1]["score"]
+        else:
+            cutoffs[tier["name"]] = ranking.score_at_rank(parts, last, low, high, descending)
     return cutoffs
 
 
@@ -80,7 +89,7 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
         "closed_at": iso(now),
         "total_players": total,
         "top": top,
-        "tier_cutoffs": tier_cutoffs(config, parts, total),
+        "tier_cutoffs": tier_cutoffs(config, parts, total, top),
         "rewards": [
             {
                 "reward": r["reward"],

@@ -165,7 +165,7 @@ def test_closing_is_idempotent_and_open_periods_are_409(ddb, settle, events_file
 
 
 def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(ddb, settle, events_file):
-    start, end = NOW - timedelta(hours=1), datetime.now(UTC) + timedelta(seconds=2)
+    start, end = NOW - timedelta(hours=1), datetime.now(UTC) + timedelta(seconds=8)
     body = {"board_id": "cup", "starts_at": iso(start), "ends_at": iso(end), "rewards": REWARDS, "tiers": TIERS}
     assert call("POST", "/leaderboards", body=body).status == 201
     for player, score in (("ada", 5), ("bob", 9), ("cy", 9)):
@@ -211,3 +211,24 @@ def test_the_scheduled_job_closes_each_kind_s_previous_period(ddb, events_file):
 def test_bad_rewards_and_tiers_are_400(ddb, fields, fragment):
     reply = call("POST", "/leaderboards", body={"board_id": "bad", **fields})
     assert reply.status == 400 and fragment in reply.body["error"]
+
+
+@pytest.mark.parametrize(("order", "shards"), [(boards.DESC, 1), (boards.ASC, 3)])
+def test_tier_cutoffs_below_the_closing_top_are_searched(ddb, settle, events_file, order, shards):
+    """150 players: the silver and bronze cut-offs lie past the top 100 the summary keeps."""
+    board_id = f"big-{order}"
+    body = {"board_id": board_id, "periods": ["daily"], "order": order, "shards": shards, "tiers": TIERS}
+    board_registry.create_board(body, now=YESTERDAY - timedelta(days=1))
+    config = board_registry.get_board(board_id)
+    rng = random.Random(order)
+    expected = {}
+    for i in range(150):
+        score = rng.randrange(0, 60)
+        scores_in.submit(config, Submission(f"p{i:03d}", None, score), now=YESTERDAY + timedelta(milliseconds=i))
+        expected[f"p{i:03d}"] = (score, i)
+    settle()
+    summary = closing.close(config, f"daily-{YESTERDAY.date().isoformat()}")
+    _, total, cutoffs, _ = brute_force(expected, order, TIERS, [])
+    assert summary["total_players"] == total == 150
+    assert summary["tier_cutoffs"] == cutoffs
+    assert len(summary["top"]) == 100
