@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leaderboard import routes
 
-# The routes tested here and in test_boards.py.
+# The routes tested here, in test_boards.py and in test_season.py (a board's periods and their closing).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -23,6 +23,9 @@ COVERED = {
     ("GET", "/leaderboards/{board}/range"),
     ("GET", "/leaderboards/{board}/players/{player_id}"),
     ("GET", "/openapi.json"),
+    ("GET", "/leaderboards/{board}/periods"),
+    ("GET", "/leaderboards/{board}/periods/{period_id}"),
+    ("POST", "/leaderboards/{board}/periods/{period_id}/close"),
 }
 
 
