@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
@@ -14,6 +15,7 @@ from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
 from local.processes import ProcessGroup
+from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
 from local.streams import StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
 
@@ -28,6 +30,7 @@ class Backend:
     persist_dir: Path | None = None
     cors_origins: tuple[str, ...] | None = None  # None: the template's CORS_ALLOWED_ORIGINS
     quiet: bool = False
+    schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
 
@@ -62,6 +65,10 @@ class Backend:
         handlers = load_handlers()
         self.gateway = LocalGateway(config, handlers)
         self.pollers = self._start_stream_consumers(handlers)
+        self.schedules = [
+            ScheduledInvoker(handler.rpartition(".")[0], handlers[handler], self.schedule_seconds).start()
+            for handler in tpl.scheduled_handlers(self.template)
+        ]
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
         return self
@@ -71,6 +78,9 @@ class Backend:
         env.pop("CURSOR_SECRET_ARN", None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
+        # No EventBridge locally: closed periods' events are appended here (and logged).
+        env.pop("EVENT_BUS_NAME", None)
+        env["LOCAL_EVENTS_FILE"] = str(self.events_file)
         env.setdefault("CORS_ALLOWED_ORIGINS", "*")
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
@@ -96,6 +106,15 @@ class Backend:
             )
             pollers.append(poller.start())
         return pollers
+
+    @property
+    def events_file(self) -> Path:
+        return self.run_dir / "events.jsonl"
+
+    def events(self) -> list[dict]:
+        """The events the functions sent (what would have gone to the EventBridge bus)."""
+        path = self.events_file
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
     def settle(self, timeout: float = 30.0) -> None:
         """Wait until the stream consumers have processed every write made so far (ranks and totals are exact)."""
@@ -134,6 +153,8 @@ class Backend:
         self.pollers = self._start_stream_consumers(self.gateway.handlers)
 
     def stop(self) -> None:
+        for schedule in getattr(self, "schedules", []):
+            schedule.stop()
         for poller in getattr(self, "pollers", []):
             poller.stop()
         server = getattr(self, "server", None)

@@ -156,6 +156,21 @@ def stream_consumers(template: dict) -> list[StreamConsumer]:
     return found
 
 
+def scheduled_handlers(template: dict) -> dict[str, str]:
+    """The Handler of every Lambda function an EventBridge schedule invokes, with its schedule expression."""
+    resources = template.get("Resources", {})
+    found = {}
+    for res in resources.values():
+        props = res.get("Properties", {})
+        if res.get("Type") != "AWS::Events::Rule" or "ScheduleExpression" not in props:
+            continue
+        for target in props.get("Targets", []):
+            function = resources.get((target.get("Arn") or {}).get("Fn::GetAtt", [None])[0], {})
+            if "Handler" in function.get("Properties", {}):
+                found[function["Properties"]["Handler"]] = props["ScheduleExpression"]
+    return found
+
+
 def lambda_handlers(template: dict) -> set[str]:
     """The Handler of every Lambda function in the template."""
     return {

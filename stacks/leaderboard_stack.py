@@ -23,6 +23,10 @@ class LeaderboardStack(Stack):
             "AdminKeySecretArn": (api.admin_key_secret.secret_arn, "Secret holding the admin API key"),
             "GameUsagePlanId": (api.usage_plans[routes.GAME].usage_plan_id, "Usage plan of the game-server key"),
             "AdminUsagePlanId": (api.usage_plans[routes.ADMIN].usage_plan_id, "Usage plan of the admin key"),
+            "EventBusName": (
+                board.season.bus.event_bus_name,
+                "EventBridge bus of the Leaderboard Period Closed events",
+            ),
         }
         if board.dashboard is not None:
             outputs["DashboardUrl"] = (board.dashboard.url, "The dashboard (HTTPS, CloudFront in front of Nginx)")

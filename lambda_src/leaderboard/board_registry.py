@@ -66,8 +66,7 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
     now = now or now_utc()
     view = config.to_item()
     view["periods"] = [
-        {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()}
-        for p in periods.current(now, config.periods)
+        {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()} for p in config.current_periods(now)
     ]
     return view
 
@@ -80,9 +79,14 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     return board_view(config, now)
 
 
-def list_boards(now: datetime | None = None) -> dict[str, Any]:
+def all_boards() -> list[BoardConfig]:
+    """Every board: built in, declared, then stored (not those being deleted)."""
     stored = [BoardConfig.from_item(i) for i in board_items.all_boards() if i.get("status") != "deleting"]
-    return {"leaderboards": [board_view(c, now) for c in [*declared_boards().values(), *stored]]}
+    return [*declared_boards().values(), *stored]
+
+
+def list_boards(now: datetime | None = None) -> dict[str, Any]:
+    return {"leaderboards": [board_view(c, now) for c in all_boards()]}
 
 
 def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
@@ -115,6 +119,8 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
 
 def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:
     """Every period id that can still hold entries: older ones have been removed by TTL."""
+    if config.is_tournament:
+        return [periods.TOURNAMENT]
     created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
     start = max(created, now - timedelta(days=get_settings().period_retention_days + 31))
     ids: list[str] = []

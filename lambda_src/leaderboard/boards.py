@@ -4,28 +4,45 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from . import keys, periods
-from .errors import BadRequest
+from .clock import iso
+from .errors import BadRequest, Conflict, NotFound
 from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how the domain names them)
     ASC,
     BEST,
     BOARD_ID_PATTERN,
+    CLOSING_TOP,
     DESC,
     INCREMENT,
     LATEST,
     MAX_BOARD_ID_LENGTH,
     MAX_NAME_LENGTH,
+    MAX_REWARDS,
     MAX_SCORE,
     MAX_SHARDS,
     MAX_SUBMISSIONS_PER_MINUTE,
+    MAX_TIERS,
     OPERATORS,
     ORDERS,
+    TIMESTAMP_PATTERN,
 )
 
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
 _BOARD_ID = re.compile(BOARD_ID_PATTERN)
+_TIMESTAMP = re.compile(TIMESTAMP_PATTERN)
+
+
+def parse_time(value: object, field_name: str) -> datetime:
+    """An ISO 8601 UTC timestamp as the API takes it: 2026-12-01T18:00:00Z (fractions of a second allowed)."""
+    if isinstance(value, str) and _TIMESTAMP.fullmatch(value):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+        except ValueError:
+            pass
+    raise BadRequest(f"{field_name} must be an ISO 8601 UTC time like 2026-12-01T18:00:00Z")
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,45 @@ class BoardConfig:
     shards: int = 1  # rank index partitions per period: more for boards written faster than ~1,000/s
     max_submissions_per_minute: int | None = None  # per player on this board; None: no per-player limit
     stored: bool = field(default=False, compare=False)  # an item of the scores table (not built in or declared)
+    # A tournament: one period, `tournament`, open from starts_at (inclusive) to ends_at (exclusive); ISO 8601 UTC.
+    starts_at: str | None = None
+    ends_at: str | None = None
+    # Handed out when a period closes: [{"reward", "ranks": [first, last]}] within the closing's top.
+    rewards: tuple[dict, ...] = ()
+    # [{"name", "min_percentile"}], best first: a player's tier is the first whose minimum their percentile reaches.
+    tiers: tuple[dict, ...] = ()
+
+    def tier_of(self, percentile: float) -> str | None:
+        return next((t["name"] for t in self.tiers if percentile >= t["min_percentile"]), None)
+
+    @property
+    def is_tournament(self) -> bool:
+        return self.ends_at is not None
+
+    def current_periods(self, now: datetime) -> list[periods.Period]:
+        """The periods a submission at `now` updates (a tournament's one period, whether open or not)."""
+        if self.is_tournament:
+            return [periods.tournament(parse_time(self.ends_at, "ends_at"))]
+        return periods.current(now, self.periods)
+
+    def resolve_period(self, period: object, now: datetime) -> periods.Period:
+        """A period of this board from the API's period parameter (see periods.resolve)."""
+        if self.is_tournament:
+            if period is None or period == periods.TOURNAMENT:
+                return self.current_periods(now)[0]
+            raise NotFound(f"tournament {self.board_id} keeps one period: {periods.TOURNAMENT}")
+        if period == periods.TOURNAMENT:
+            raise NotFound(f"this board keeps no tournament period (it keeps {', '.join(self.periods)})")
+        return periods.resolve(period, now, self.periods)
+
+    def check_open(self, now: datetime) -> None:
+        """A tournament takes scores only inside its window: 409 before the start and after the end."""
+        if not self.is_tournament:
+            return
+        if now < parse_time(self.starts_at, "starts_at"):
+            raise Conflict(f"tournament {self.board_id} has not started: it starts at {self.starts_at}")
+        if now >= parse_time(self.ends_at, "ends_at"):
+            raise Conflict(f"tournament {self.board_id} has ended: it ended at {self.ends_at}")
 
     def leaderboard_id(self, period_id: str) -> str:
         """One period of this board (see keys.py for the encoding)."""
@@ -69,6 +125,13 @@ class BoardConfig:
         if item["max_submissions_per_minute"] is None:
             del item["max_submissions_per_minute"]
         item["periods"] = list(self.periods)
+        if not self.is_tournament:
+            del item["starts_at"], item["ends_at"]
+        for optional in ("rewards", "tiers"):
+            if item[optional]:
+                item[optional] = [dict(x) for x in item[optional]]
+            else:
+                del item[optional]
         return item
 
     @classmethod
@@ -85,6 +148,10 @@ class BoardConfig:
             shards=int(item.get("shards", 1)),
             max_submissions_per_minute=_optional_int(item.get("max_submissions_per_minute")),
             stored=True,
+            starts_at=item.get("starts_at"),
+            ends_at=item.get("ends_at"),
+            rewards=tuple(_reward(r) for r in item.get("rewards", ())),
+            tiers=tuple(_tier(t) for t in item.get("tiers", ())),
         )
 
 
@@ -117,6 +184,7 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         "shards",
         "max_submissions_per_minute",
     }
+    allowed |= {"starts_at", "ends_at", "rewards", "tiers"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -157,6 +225,97 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     ):
         raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
+    window = _tournament_window(body)
+    if window is not None:
+        ordered_kinds = (periods.TOURNAMENT,)
+    starts_at, ends_at = window or (None, None)
     return BoardConfig(
-        bid, name.strip(), order, operator, ordered_kinds, bounds[0], bounds[1], created_at, shards, per_minute
+        bid,
+        name.strip(),
+        order,
+        operator,
+        ordered_kinds,
+        bounds[0],
+        bounds[1],
+        created_at,
+        shards,
+        max_submissions_per_minute=per_minute,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        rewards=parse_rewards(body.get("rewards", [])),
+        tiers=parse_tiers(body.get("tiers", [])),
     )
+
+
+def _reward(r: dict) -> dict:
+    return {"reward": r["reward"], "ranks": [int(r["ranks"][0]), int(r["ranks"][1])]}
+
+
+def _tier(t: dict) -> dict:
+    return {"name": t["name"], "min_percentile": int(t["min_percentile"])}
+
+
+def _label(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_NAME_LENGTH
+
+
+def _rank(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= CLOSING_TOP
+
+
+def parse_rewards(value: object) -> tuple[dict, ...]:
+    rule = (
+        f"rewards must be a list of at most {MAX_REWARDS} objects {{reward: a name, ranks: [first, last]}} with "
+        f"1 <= first <= last <= {CLOSING_TOP} (the closing keeps the top {CLOSING_TOP})"
+    )
+    if not isinstance(value, list) or len(value) > MAX_REWARDS:
+        raise BadRequest(rule)
+    for r in value:
+        ranks = r.get("ranks") if isinstance(r, dict) else None
+        if (
+            not isinstance(r, dict)
+            or set(r) != {"reward", "ranks"}
+            or not _label(r["reward"])
+            or not isinstance(ranks, list)
+            or len(ranks) != 2
+            or not all(_rank(n) for n in ranks)
+            or ranks[0] > ranks[1]
+        ):
+            raise BadRequest(rule)
+    return tuple(_reward(r) for r in value)
+
+
+def parse_tiers(value: object) -> tuple[dict, ...]:
+    rule = (
+        f"tiers must be a list of at most {MAX_TIERS} objects {{name, min_percentile: an integer 0-100}} with "
+        "distinct names and distinct minimums"
+    )
+    if not isinstance(value, list) or len(value) > MAX_TIERS:
+        raise BadRequest(rule)
+    for t in value:
+        if (
+            not isinstance(t, dict)
+            or set(t) != {"name", "min_percentile"}
+            or not _label(t["name"])
+            or isinstance(t["min_percentile"], bool)
+            or not isinstance(t["min_percentile"], int)
+            or not 0 <= t["min_percentile"] <= 100
+        ):
+            raise BadRequest(rule)
+    if len({t["name"] for t in value}) != len(value) or len({t["min_percentile"] for t in value}) != len(value):
+        raise BadRequest(rule)
+    return tuple(sorted((_tier(t) for t in value), key=lambda t: -t["min_percentile"]))
+
+
+def _tournament_window(body: dict[str, Any]) -> tuple[str, str] | None:
+    """starts_at and ends_at, both or neither, instead of periods; normalized to milliseconds and Z."""
+    if "starts_at" not in body and "ends_at" not in body:
+        return None
+    if "starts_at" not in body or "ends_at" not in body:
+        raise BadRequest("a tournament needs both starts_at and ends_at")
+    if "periods" in body:
+        raise BadRequest("a tournament has starts_at and ends_at instead of periods: give one or the other")
+    start, end = parse_time(body["starts_at"], "starts_at"), parse_time(body["ends_at"], "ends_at")
+    if end <= start:
+        raise BadRequest("ends_at must be after starts_at")
+    return iso(start), iso(end)

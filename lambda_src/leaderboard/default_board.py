@@ -28,9 +28,9 @@ def submit(player_id: str, name: str | None, score: int, now: datetime | None = 
     }
 
 
-def leaderboard(period: str | None, limit: int, now: datetime | None = None) -> dict:
-    """GET /leaderboard, the original route: top N of the default board."""
-    page = rankings.top(boards.DEFAULT_BOARD, period, limit, None, now)
+def leaderboard(period: str | None, limit: int, now: datetime | None = None, mode: str = rankings.UNIQUE) -> dict:
+    """GET /leaderboard, the original route: top N of the default board (the first page: any mode is free)."""
+    page = rankings.top(boards.DEFAULT_BOARD, period, limit, None, now, mode)
     return {
         "leaderboard_id": page["leaderboard_id"],
         "period": page["period"],

@@ -35,6 +35,7 @@ LAST_HI = "~"  # above every rank key
 DEFAULT_BOARD_ID = "global"
 BOARDS_PARTITION = "#boards"
 IDEMPOTENCY_PARTITION = "#idempotency"
+_CLOSINGS_PREFIX = "#closings#"
 BUCKETS, SEGMENTS = 0, 1
 _COUNTER_PREFIXES = ("#buckets#", "#segments#")
 
@@ -55,6 +56,12 @@ def score_range(low: int, high: int, descending: bool = True) -> tuple[str, str]
     a, b = sorted((_ordered(low, descending), _ordered(high, descending)))
     # "$" sorts right after "#": every key of ordered score b is below f"{b}$".
     return f"{a:0{_SCORE_WIDTH}d}#", f"{b:0{_SCORE_WIDTH}d}$"
+
+
+def first_key_of_score(score: int, descending: bool = True) -> str:
+    """Below every rank key of this score and above every key of a better one: the entries ahead of it are
+    exactly those that rank strictly better (a competition rank counts them)."""
+    return f"{_ordered(score, descending):0{_SCORE_WIDTH}d}#"
 
 
 def before(key: str) -> str:
@@ -108,6 +115,19 @@ def is_entry(player_id: str) -> bool:
 def counter_partition(partition: str, level: int) -> str:
     """The scores-table partition key of one level of an index partition's counters."""
     return _COUNTER_PREFIXES[level] + partition
+
+
+# --- closing summaries ----------------------------------------------------------------------
+
+
+def closings_partition(board_id: str) -> str:
+    """The scores-table partition of a board's closing summaries (no TTL: they outlive the entries)."""
+    return _CLOSINGS_PREFIX + board_id
+
+
+def closing_sort_key(ends_at_iso: str, period_id: str) -> str:
+    """A closed period's sort key: its end first, so a board's summaries list newest first across kinds."""
+    return f"{ends_at_iso}#{period_id}"
 
 
 # --- idempotent writes ----------------------------------------------------------------------

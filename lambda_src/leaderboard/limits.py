@@ -20,6 +20,27 @@ BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
 
+# A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer.
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"
+
+# Closing a period: its summary (kept after the entries expire), its rewards and tiers, the event it sends.
+CLOSING_TOP = 100  # entries a closing summary (and its snapshot) keeps
+MAX_REWARDS = 10  # rewards a board declares; each names a rank range within the closing top
+MAX_TIERS = 10  # tiers a board declares, each from a minimum percentile (0-100)
+MAX_PERIODS_LISTED = 50  # closed periods GET /leaderboards/{board}/periods lists (newest first)
+CLOSE_EVERY_MINUTES = 5  # the scheduled closing runs this often: a period closes at most this long after its end
+EVENT_SOURCE = "leaderboard"
+PERIOD_CLOSED_DETAIL_TYPE = "Leaderboard Period Closed"
+OPEN, CLOSED = "open", "closed"
+
+# How ties are shown. unique: every entry its own rank, ties broken by who reached the score first (1, 2, 3, 4);
+# competition: equal scores share the best of their ranks (1, 2, 2, 4); dense: (1, 2, 2, 3), which needs the
+# number of DISTINCT scores ahead: the rank counters count entries, not distinct scores (and distinct counts of
+# shards cannot be added up), so dense is refused rather than computed at a cost that grows with the board.
+UNIQUE, COMPETITION, DENSE = "unique", "competition", "dense"
+RANK_MODES = (UNIQUE, COMPETITION)
+UNSUPPORTED_RANK_MODES = (DENSE,)
+
 # Requests.
 MAX_BODY_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 1024  # an entry's metadata, as compact JSON

@@ -20,6 +20,7 @@ from . import limits, routes
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
 _BOOL = {"type": "boolean"}
+_NULLABLE_STR = {"type": "string", "nullable": True}
 
 
 def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict:
@@ -108,7 +109,13 @@ SCHEMAS: dict[str, dict] = {
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
         },
-        {"max_submissions_per_minute": _INT},
+        {
+            "max_submissions_per_minute": _INT,
+            "starts_at": _STR,
+            "ends_at": _STR,
+            "rewards": {"type": "array", "items": _obj({"reward": _STR, "ranks": {"type": "array", "items": _INT}})},
+            "tiers": {"type": "array", "items": _obj({"name": _STR, "min_percentile": _INT})},
+        },
     ),
     "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
@@ -145,7 +152,7 @@ SCHEMAS: dict[str, dict] = {
             "period_id": _STR,
             "entries": {"type": "array", "items": _ref("Entry")},
         },
-        {"next_cursor": _STR, "min_score": _INT, "max_score": _INT},
+        {"next_cursor": _STR, "min_score": _INT, "max_score": _INT, "rank_mode": {"enum": list(limits.RANK_MODES)}},
     ),
     "Around": _obj(
         {
@@ -162,6 +169,25 @@ SCHEMAS: dict[str, dict] = {
             "metadata": {"type": "object", "nullable": True},
             "above": {"type": "array", "items": _ref("Entry")},
             "below": {"type": "array", "items": _ref("Entry")},
+        },
+        {"rank_mode": {"enum": list(limits.RANK_MODES)}, "tier": {"type": "string", "nullable": True}},
+    ),
+    "PeriodList": _obj(
+        {
+            "board_id": _STR,
+            "periods": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "period_id": _STR,
+                        "kind": _STR,
+                        "status": {"enum": [limits.OPEN, limits.CLOSED]},
+                        "starts_at": _NULLABLE_STR,
+                        "ends_at": _NULLABLE_STR,
+                    },
+                    {"closed_at": _STR, "total_players": _INT, "next_reset": _NULLABLE_STR},
+                ),
+            },
         }
     ),
     "Friends": _obj(
@@ -198,6 +224,35 @@ SCHEMAS: dict[str, dict] = {
     "Erasure": _obj(
         {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},
         {"finished_at": _STR},
+    ),
+    "Period": _obj(
+        {
+            "board_id": _STR,
+            "period_id": _STR,
+            "kind": _STR,
+            "status": {"enum": [limits.OPEN, limits.CLOSED]},
+            "starts_at": _NULLABLE_STR,
+            "ends_at": _NULLABLE_STR,
+            "total_players": _INT,
+        },
+        {
+            "next_reset": _NULLABLE_STR,
+            "leaderboard_id": _STR,
+            "closed_at": _STR,
+            "snapshot_id": _STR,
+            "top": {"type": "array", "items": _ref("Entry")},
+            "tier_cutoffs": {"type": "object", "additionalProperties": {"type": "integer", "nullable": True}},
+            "rewards": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "reward": _STR,
+                        "ranks": {"type": "array", "items": _INT},
+                        "players": {"type": "array", "items": _ref("Entry")},
+                    }
+                ),
+            },
+        },
     ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
 }

@@ -1,4 +1,5 @@
-"""Periods (UTC): all-time, daily-YYYY-MM-DD, weekly-YYYY-Www (ISO week), monthly-YYYY-MM."""
+"""Periods (UTC): all-time, daily-YYYY-MM-DD, weekly-YYYY-Www (ISO week), monthly-YYYY-MM; and a tournament
+board's one period, `tournament`, whose window is the board's own (boards.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from .clock import iso
 from .errors import BadRequest, NotFound
 
 ALL_TIME = "all-time"
@@ -14,6 +16,7 @@ DAILY = "daily"
 WEEKLY = "weekly"
 MONTHLY = "monthly"
 KINDS = (ALL_TIME, DAILY, WEEKLY, MONTHLY)
+TOURNAMENT = "tournament"  # not one of KINDS: a board keeps it instead of them, with its own start and end
 
 # Period ids name years 2000-2999 and only dates and ISO weeks that exist, so the exact set of ids the
 # API accepts is a regular expression: the validator and the OpenAPI document share these patterns.
@@ -60,7 +63,31 @@ class Period:
     ends_at: datetime | None  # None for all-time
 
     def next_reset(self) -> str | None:
+        if self.kind == TOURNAMENT:  # the board's ends_at as given (to the millisecond)
+            return iso(self.ends_at) if self.ends_at else None
         return self.ends_at.isoformat().replace("+00:00", "Z") if self.ends_at else None
+
+
+def starts_at(period: Period) -> datetime | None:
+    """When a daily, weekly or monthly period began (None for all-time; a tournament's start is its board's)."""
+    if period.ends_at is None or period.kind == TOURNAMENT:
+        return None
+    if period.kind == DAILY:
+        return period.ends_at - timedelta(days=1)
+    if period.kind == WEEKLY:
+        return period.ends_at - timedelta(days=7)
+    last_day = (period.ends_at - timedelta(days=1)).date()
+    return _midnight(last_day.replace(day=1))
+
+
+def previous(period: Period) -> Period | None:
+    """The period of the same kind that ended when this one began."""
+    start = starts_at(period)
+    return None if start is None else _of_kind(period.kind, (start - timedelta(days=1)).date())
+
+
+def tournament(ends_at: datetime) -> Period:
+    return Period(TOURNAMENT, TOURNAMENT, ends_at)
 
 
 def current(now: datetime, kinds: Iterable[str]) -> list[Period]:

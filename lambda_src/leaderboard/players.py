@@ -19,7 +19,7 @@ from .errors import NotFound
 
 def friends(config: BoardConfig, period: str | None, player_ids: list[str], now: datetime | None = None):
     """Those of `player_ids` on the board's period, in rank order with their board-wide ranks."""
-    p = periods.resolve(period, now or now_utc(), config.periods)
+    p = config.resolve_period(period, now or now_utc())
     found = entries.get((pid, config.player_partition(p.period_id, pid)) for pid in player_ids)
     items = sorted(
         (item for item in found.values() if schema.RANK_INDEX_SORT_KEY in item),
@@ -62,7 +62,7 @@ def boards_of(player_id: str, now: datetime | None = None) -> dict[str, Any]:
         config = current[board_id]
         if config is None:
             continue
-        period = next((q for q in periods.current(now, config.periods) if q.period_id == period_id), None)
+        period = next((q for q in config.current_periods(now) if q.period_id == period_id), None)
         if period is None:
             continue
         metrics.count(metrics.RANK_READS, board=board_id)
@@ -78,6 +78,6 @@ def boards_of(player_id: str, now: datetime | None = None) -> dict[str, Any]:
                 "percentile": rankings.percentile(rank, total),
             }
         )
-    order = {k: i for i, k in enumerate(periods.KINDS)}
+    order = {k: i for i, k in enumerate((*periods.KINDS, periods.TOURNAMENT))}
     rows.sort(key=lambda r: (r["board_id"], order[r["period"]]))
     return {"player_id": player_id, "boards": rows}

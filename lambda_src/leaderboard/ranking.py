@@ -65,6 +65,43 @@ def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
     return rank, max(total, rank)
 
 
+def total(parts: Iterable[str]) -> int:
+    """A board period's entries: the sum of its segment counters (a handful of items per shard)."""
+    counted = 0
+    for part in parts:
+        segments = counters.read(part, keys.SEGMENTS)
+        counted += sum(s.count for s in segments) if segments else _count_uncounted(part, keys.LAST_HI)[1]
+    return counted
+
+
+def score_at_rank(parts: list[str], rank: int, low: int, high: int, descending: bool) -> int | None:
+    """The score of the entry at a 1-based (unique) rank, or None past the last entry.
+
+    A binary search over the board's score range [low, high]: each probe is one rank read (the three small reads
+    per shard of rank_and_total) of the first key of a score, so at most about 53 probes whatever the board's size,
+    sharded or not. It looks for the worst score s with fewer than `rank` entries strictly better: the entry at
+    `rank` has that score."""
+
+    def better_than(score: int) -> int:  # entries strictly better than `score`
+        return rank_and_total(parts, keys.first_key_of_score(score, descending))[0] - 1
+
+    best, worst = (high, low) if descending else (low, high)
+    step = -1 if descending else 1  # from best toward worst
+    if better_than(worst) >= rank:
+        found_lo, found_hi = best, worst  # the answer lies in [best, worst]: search by position along the order
+    else:
+        # fewer than `rank` entries better than the worst score: the entry at `rank`, if any, has the worst score
+        return worst if total(parts) >= rank else None
+    lo, hi = 0, abs(found_hi - found_lo)  # positions along the order: best = 0
+    while lo < hi:  # the last position p with better_than(score at p) < rank
+        mid = (lo + hi + 1) // 2
+        if better_than(found_lo + step * mid) < rank:
+            lo = mid
+        else:
+            hi = mid - 1
+    return found_lo + step * lo
+
+
 UNCOUNTED_LIMIT = 10  # bucket capacities: what a partition can gather before the consumer first counts it
 
 

@@ -108,6 +108,14 @@ RANK_COUNTER = Function(
     timeout_seconds=60,
 )
 
+# Not behind the API: an EventBridge schedule runs it every few minutes to close the periods that have ended.
+PERIOD_CLOSER = Function(
+    "period-closer",
+    "leaderboard.handlers.period_closer.handler",
+    "Closes ended periods: summary, final snapshot, event",
+    timeout_seconds=300,
+)
+
 FUNCTIONS: tuple[Function, ...] = (
     SCORE_SUBMIT,
     LEADERBOARD_QUERY,
@@ -116,6 +124,7 @@ FUNCTIONS: tuple[Function, ...] = (
     SCORE_SIMULATOR,
     LEADERBOARD_ADMIN,
     RANK_COUNTER,
+    PERIOD_CLOSER,
 )
 
 # --- the shapes of ids, names, periods and bodies --------------------------------------------------
@@ -135,6 +144,7 @@ BOARD_ID = {
 # A name is shown as given, trimmed; it must have something besides whitespace.
 PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
 ERASURE_ID = {"type": "string", "pattern": limits.ERASURE_ID_PATTERN}
+# period_id: added below, once periods are described
 PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID, "erasure_id": ERASURE_ID}
 DEFAULT_BOARD_KINDS = (periods.ALL_TIME, periods.DAILY, periods.WEEKLY)
 SCORE = {"type": "integer", "minimum": 0, "maximum": MAX_SCORE}
@@ -153,11 +163,12 @@ DEFAULT_PERIOD = _period(
     "all-time (default), daily, weekly, or a past or future id: daily-YYYY-MM-DD, weekly-YYYY-Www (years 2000-2999)",
 )
 BOARD_PERIOD = _period(
-    periods.KINDS,
-    "all-time, daily, weekly, monthly or an id of one (years 2000-2999). A period of a kind the board does not "
-    "keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, or the board's first period "
-    "if it does not keep all-time.",
+    (*periods.KINDS, periods.TOURNAMENT),
+    "all-time, daily, weekly, monthly or an id of one (years 2000-2999), or tournament on a tournament board. A "
+    "period of a kind the board does not keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, "
+    "or the board's first period if it does not keep all-time.",
 )
+PATH_PARAMS["period_id"] = BOARD_PERIOD
 CURSOR = {
     "type": "string",
     "maxLength": limits.MAX_CURSOR_CHARS,
@@ -212,6 +223,41 @@ BOARD_BODY = {
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
         "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
+        # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
+        "starts_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        "ends_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        "rewards": {
+            "type": "array",
+            "maxItems": limits.MAX_REWARDS,
+            "items": {
+                "type": "object",
+                "required": ["reward", "ranks"],
+                "properties": {
+                    "reward": PLAYER_NAME,
+                    # first <= last: JSON Schema cannot compare the two
+                    "ranks": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "items": {"type": "integer", "minimum": 1, "maximum": limits.CLOSING_TOP},
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+        "tiers": {
+            "type": "array",
+            "maxItems": limits.MAX_TIERS,
+            "items": {
+                "type": "object",
+                "required": ["name", "min_percentile"],
+                "properties": {
+                    "name": PLAYER_NAME,
+                    "min_percentile": {"type": "integer", "minimum": 0, "maximum": 100},
+                },
+                "additionalProperties": False,
+            },
+        },
     },
     "additionalProperties": False,
 }
@@ -245,10 +291,21 @@ FRIEND_IDS = {
     "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400. "
     "Ids not on the board (including any longer than a player id can be) are left out of the answer.",
 }
+RANK_MODE = {
+    "type": "string",
+    "enum": list(limits.RANK_MODES),
+    "default": limits.UNIQUE,
+    "description": "how ties are ranked: unique (default; equal scores ranked by who reached the score first: "
+    "1, 2, 3, 4) or competition (equal scores share a rank: 1, 2, 2, 4), at the same bounded cost. dense "
+    "(1, 2, 2, 3) is not offered and answers 400: it needs the number of distinct scores ahead, which the rank "
+    "counters do not keep (they count entries per key range, and the distinct scores of shards cannot be added "
+    "up), so it could only be computed at a cost that grows with the board.",
+}
 PAGE_QUERY = {
     "period": BOARD_PERIOD,
     "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
     "cursor": CURSOR,
+    "rank_mode": RANK_MODE,
 }
 
 ROUTES: tuple[Route, ...] = (
@@ -270,7 +327,7 @@ ROUTES: tuple[Route, ...] = (
         "default_board_top",
         access=PUBLIC,
         response=(200, "Leaderboard"),
-        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP)},
+        query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP), "rank_mode": RANK_MODE},
         summary="Top N of the default board",
     ),
     Route(
@@ -325,7 +382,9 @@ ROUTES: tuple[Route, ...] = (
         response=(201, "Board"),
         body_schema=BOARD_BODY,
         summary="Create a board",
-        description="min_score must not be greater than max_score.",
+        description="min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
+        "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
+        "from starts_at until ends_at (409 outside, nothing written).",
     ),
     Route(
         "GET",
@@ -366,7 +425,8 @@ ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
-        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON.",
+        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON. On a "
+        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing.",
     ),
     Route(
         "POST",
@@ -379,7 +439,7 @@ ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary=f"Submit up to {limits.MAX_BULK} scores; per-entry results in input order",
         description="Each entry is a POST /leaderboards/{board}/scores body, checked on its own: its status and "
-        "error are in results.",
+        "error are in results. On a tournament outside its window the whole bulk is a 409 and writes nothing.",
     ),
     Route(
         "GET",
@@ -404,6 +464,7 @@ ROUTES: tuple[Route, ...] = (
             "max_score": SCORE,
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
             "cursor": CURSOR,
+            "rank_mode": RANK_MODE,
         },
         required_query=("min_score", "max_score"),
         summary="Entries with scores in a range, best first",
@@ -415,7 +476,11 @@ ROUTES: tuple[Route, ...] = (
         "around",
         access=PUBLIC,
         response=(200, "Around"),
-        query={"period": BOARD_PERIOD, "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0)},
+        query={
+            "period": BOARD_PERIOD,
+            "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0),
+            "rank_mode": RANK_MODE,
+        },
         summary="A player's rank, score, percentile and the entries around them",
     ),
     # Players across boards.
@@ -478,6 +543,40 @@ ROUTES: tuple[Route, ...] = (
         response=(200, "Erasure"),
         summary="The status of an erasure",
         description="Its id, status and times only: never the player.",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/periods",
+        LEADERBOARD_ADMIN,
+        "list_periods",
+        access=PUBLIC,
+        response=(200, "PeriodList"),
+        summary="The board's periods: the current ones, then the closed ones, newest first",
+        description=f"At most {limits.MAX_PERIODS_LISTED} closed periods. A period is open until its closing has "
+        f"run: at most {limits.CLOSE_EVERY_MINUTES} minutes after its end (the schedule's interval).",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/periods/{period_id}",
+        LEADERBOARD_ADMIN,
+        "show_period",
+        access=PUBLIC,
+        response=(200, "Period"),
+        summary="One period; once closed, its closing summary (top, total, tier cut-offs, reward winners)",
+        description="A closing summary is kept after the period's entries expire.",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/periods/{period_id}/close",
+        LEADERBOARD_ADMIN,
+        "close_period",
+        access=ADMIN,
+        response=(200, "Period"),
+        summary="Close an ended period now (what the schedule does on its own); idempotent",
+        description=f"Stores the closing summary (the top {limits.CLOSING_TOP}, the total, each tier's score cut-off, "
+        "the reward winners), appends the final top to the snapshot history and sends the event "
+        f"(source {limits.EVENT_SOURCE}, detail-type {limits.PERIOD_CLOSED_DETAIL_TYPE}). A period closed already "
+        "returns the same summary; a period still open (or all-time) is a 409.",
     ),
     Route(
         "GET",

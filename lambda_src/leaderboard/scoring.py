@@ -170,8 +170,9 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     """One submission on every period the board keeps: 1 read request and at most 1 write request (keep-best on a
     built-in or declared board: one conditional write per period and no read)."""
     now = now or now_utc()
+    config.check_open(now)
     _check_range(config, s)
-    current = [(p, config.player_partition(p.period_id, s.player_id)) for p in periods.current(now, config.periods)]
+    current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored:
         return _keep_best(config, s, current, ms(now))
@@ -226,7 +227,8 @@ def submit_many(
     BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
     """
     now = now or now_utc()
-    period_list = periods.current(now, config.periods)
+    config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
+    period_list = config.current_periods(now)
     per_chunk = max(1, 100 // len(period_list))
     results: list[Outcome | BadRequest | None] = [None] * len(submissions)
     chunk: list[int] = []

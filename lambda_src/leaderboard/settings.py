@@ -32,6 +32,10 @@ class Settings:
     # of that access level called with any other key; unset, the gateway's key check is the only one.
     admin_api_key_id: str | None = None
     game_api_key_id: str | None = None
+    # Where a closed period's event goes: the EventBridge bus (on AWS), else a JSON-lines file (local runs), else
+    # only the log (tests).
+    event_bus_name: str | None = None
+    local_events_file: str | None = None
 
 
 def _required(env, name: str) -> str:
@@ -63,4 +67,6 @@ def get_settings() -> Settings:
         cursor_ttl_seconds=int(env.get("CURSOR_TTL_SECONDS", "900")),
         admin_api_key_id=env.get("ADMIN_API_KEY_ID") or None,
         game_api_key_id=env.get("GAME_API_KEY_ID") or None,
+        event_bus_name=env.get("EVENT_BUS_NAME") or None,
+        local_events_file=env.get("LOCAL_EVENTS_FILE") or None,
     )

@@ -12,6 +12,7 @@ from .data import LeaderboardTables
 from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
+from .season import SeasonClosing
 
 
 class Leaderboard(Construct):
@@ -31,6 +32,13 @@ class Leaderboard(Construct):
         self.role = self.api_construct.role
         self.rank_counter = RankCounterSource(
             self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
+        )
+        self.season = SeasonClosing(
+            self,
+            "Season",
+            role=self.role,
+            closer=self.functions[routes.PERIOD_CLOSER.name],
+            publishers=[self.functions[routes.LEADERBOARD_ADMIN.name]],  # POST .../periods/{period_id}/close
         )
         self.dashboard: Dashboard | None = None
         if address is not None:

@@ -14,6 +14,6 @@ DASHBOARD_DIR = ROOT / "dashboard_ec2"
 if str(LAMBDA_SRC) not in sys.path:
     sys.path.insert(0, str(LAMBDA_SRC))
 
-from leaderboard import metrics, routes, schema  # noqa: E402
+from leaderboard import limits, metrics, routes, schema  # noqa: E402
 
-__all__ = ["ROOT", "LAMBDA_SRC", "DASHBOARD_DIR", "metrics", "routes", "schema"]
+__all__ = ["ROOT", "LAMBDA_SRC", "DASHBOARD_DIR", "limits", "metrics", "routes", "schema"]

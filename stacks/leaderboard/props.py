@@ -25,6 +25,8 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
     "leaderboard-admin": 5,
     # One invocation per stream shard and parallelization slot (2): 5 covers a table of a few partitions.
     "rank-counter": 5,
+    # The schedule's runs are minutes apart; one at a time is all a closing needs.
+    "period-closer": 1,
 }
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody

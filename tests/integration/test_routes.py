@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from leaderboard import routes
 
-# The routes tested here, in test_boards.py and in test_players.py.
+# The routes tested here, in test_boards.py, in test_players.py and in test_season.py (a board's periods and
+# their closing).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -29,6 +30,10 @@ COVERED = {
     ("DELETE", "/leaderboards/{board}/players/{player_id}"),
     ("DELETE", "/players/{player_id}"),
     ("GET", "/erasures/{erasure_id}"),
+    # test_season.py
+    ("GET", "/leaderboards/{board}/periods"),
+    ("GET", "/leaderboards/{board}/periods/{period_id}"),
+    ("POST", "/leaderboards/{board}/periods/{period_id}/close"),
 }
 
 

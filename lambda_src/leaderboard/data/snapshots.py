@@ -18,6 +18,15 @@ def put(snapshot: dict[str, Any]) -> None:
     )
 
 
+def put_once(snapshot: dict[str, Any]) -> bool:
+    """put(), or False if that snapshot exists already (a closing retried after it was written)."""
+    try:
+        put(snapshot)
+        return True
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        return False
+
+
 def newest(leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
     """A board period's snapshots, newest first: a Query on the partition, sort key descending."""
     resp = dynamo.client().query(

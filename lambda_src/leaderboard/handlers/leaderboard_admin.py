@@ -1,8 +1,8 @@
-"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}; DELETE /leaderboards/{board}/players/{player_id};
-DELETE /players/{player_id} and GET /erasures/{erasure_id};
+"""Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}, a board's periods and their closing;
+DELETE /leaderboards/{board}/players/{player_id}; DELETE /players/{player_id} and GET /erasures/{erasure_id};
 GET /openapi.json."""
 
-from .. import board_registry, openapi, player_removal, routes
+from .. import board_registry, closing, openapi, player_removal, routes
 from .. import validation as v
 from ..http import Call, audit, function_handler
 
@@ -42,6 +42,20 @@ def erase_player(call: Call):
 
 def erasure_status(call: Call):
     return 200, player_removal.status_view(v.erasure_id(call.params["erasure_id"]))
+
+
+def list_periods(call: Call):
+    return 200, closing.listing(board_registry.get_board(call.params["board"]))
+
+
+def show_period(call: Call):
+    return 200, closing.detail(board_registry.get_board(call.params["board"]), call.params["period_id"])
+
+
+def close_period(call: Call):
+    summary = closing.close(board_registry.get_board(call.params["board"]), call.params["period_id"])
+    audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
+    return 200, summary
 
 
 def document(call: Call):

@@ -5,18 +5,23 @@ from ..http import Call, function_handler
 
 
 def default_board_top(call: Call):
-    return 200, default_board.leaderboard(call.query["period"], call.query["limit"])
+    mode = rankings.rank_mode(call.query["rank_mode"])
+    return 200, default_board.leaderboard(call.query["period"], call.query["limit"], mode=mode)
 
 
 def top(call: Call):
     board = board_registry.get_board(call.params["board"])
-    return 200, rankings.top(board, call.query["period"], call.query["limit"], call.query["cursor"])
+    q = call.query
+    return 200, rankings.top(board, q["period"], q["limit"], q["cursor"], mode=rankings.rank_mode(q["rank_mode"]))
 
 
 def score_range(call: Call):
     board = board_registry.get_board(call.params["board"])
     q = call.query
-    return 200, rankings.score_range(board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"])
+    mode = rankings.rank_mode(q["rank_mode"])
+    return 200, rankings.score_range(
+        board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
+    )
 
 
 handler = function_handler(routes.LEADERBOARD_QUERY, globals())

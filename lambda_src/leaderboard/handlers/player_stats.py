@@ -13,7 +13,8 @@ def default_board_player(call: Call):
 def around(call: Call):
     board = board_registry.get_board(call.params["board"])
     player = v.player_id(call.params["player_id"])
-    return 200, rankings.around(board, call.query["period"], player, call.query["window"])
+    q = call.query
+    return 200, rankings.around(board, q["period"], player, q["window"], mode=rankings.rank_mode(q["rank_mode"]))
 
 
 def friends(call: Call):

@@ -1,0 +1,222 @@
+"""Closing a period once it has ended: a summary kept after the entries expire (the top, the total, each tier's
+score cut-off, the reward winners), the final top frozen into the snapshot history, and an event for the game's
+backend. Run by the scheduled closer a few minutes after each end, or by an admin through the API; both are
+idempotent: the first closing's summary is stored once and returned ever after.
+
+Delivery of the event is at least once: a closing that stops between storing the summary and sending its event
+sends it on the next run (the summary remembers whether it went out). Consumers dedupe on (board_id, period_id).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from . import board_registry, boards, keys, periods, ranking, rankings
+from .boards import BoardConfig
+from .clock import iso, now_utc
+from .data import closings, events
+from .data import snapshots as snapshot_items
+from .errors import Conflict, NotFound
+from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, OPEN, PERIOD_CLOSED_DETAIL_TYPE
+from .settings import get_settings
+
+logger = logging.getLogger(__name__)
+SUMMARY_FIELDS = ("board_id", "leaderboard_id", "period_id", "kind", "status", "starts_at", "ends_at", "closed_at")
+
+
+def _start_of(config: BoardConfig, p: periods.Period) -> str | None:
+    if p.kind == periods.TOURNAMENT:
+        return config.starts_at
+    start = periods.starts_at(p)
+    return None if start is None else iso(start)
+
+
+def _sort_key(p: periods.Period) -> str:
+    assert p.ends_at is not None
+    return keys.closing_sort_key(iso(p.ends_at), p.period_id)
+
+
+def _ended(config: BoardConfig, period_ref: str, now: datetime) -> periods.Period:
+    p = config.resolve_period(period_ref, now)
+    if p.ends_at is None:
+        raise Conflict(f"{p.period_id} never ends: it cannot be closed")
+    if now < p.ends_at:
+        raise Conflict(f"period {p.period_id} is open until {p.next_reset()}: only an ended period can be closed")
+    return p
+
+
+def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[dict]) -> dict[str, int | None]:
+    """Each tier's lowest score that still reaches it (None: nobody reaches it), from the same percentile the
+    player lookups show. A cut-off inside the closing's top is read from it; one further down is searched for
+    between the top's last score and the board's last (ranking.score_at_rank: a rank read per probe)."""
+    cutoffs: dict[str, int | None] = {}
+    descending = config.order == boards.DESC
+    low, high = config.min_score, config.max_score
+    if len(top) < total and top:
+        last_entries = ranking.merged_page(parts, 1, before=keys.LAST_HI)  # the worst entry (of each shard)
+        scores = [top[-1]["score"], *(int(e["score"]) for e in last_entries)]
+        low, high = min(scores), max(scores)
+    for tier in config.tiers:
+        # the worst rank whose (rounded) percentile reaches the tier's minimum
+        last = total * (100 - tier["min_percentile"]) // 100 + 1
+        while last >= 1 and rankings.percentile(last, total) < tier["min_percentile"]:
+            last -= 1
+        last = min(last, total)
+        if last < 1:
+            cutoffs[tier["name"]] = None
+        elif last <= len(top):
+            cutoffs[tier["name"]] = top[last - 1]["score"]
+        else:
+            cutoffs[tier["name"]] = ranking.score_at_rank(parts, last, low, high, descending)
+    return cutoffs
+
+
+def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
+    parts = config.partitions(p.period_id)
+    items = ranking.merged_page(parts, CLOSING_TOP)
+    top = [{k: e[k] for k in ("rank", "player_id", "player_name", "score")} for e in rankings.ranked(items)]
+    total = max(ranking.total(parts), len(top))
+    return {
+        "board_id": config.board_id,
+        "leaderboard_id": config.leaderboard_id(p.period_id),
+        "period_id": p.period_id,
+        "kind": p.kind,
+        "status": CLOSED,
+        "starts_at": _start_of(config, p),
+        "ends_at": p.next_reset(),
+        "closed_at": iso(now),
+        "total_players": total,
+        "top": top,
+        "tier_cutoffs": tier_cutoffs(config, parts, total, top),
+        "rewards": [
+            {
+                "reward": r["reward"],
+                "ranks": r["ranks"],
+                "players": [e for e in top if r["ranks"][0] <= e["rank"] <= r["ranks"][1]],
+            }
+            for r in config.rewards
+        ],
+    }
+
+
+def close(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
+    """Close an ended period (409 for one still open); a period closed already returns its stored summary."""
+    return _close(config, period_ref, now or now_utc())[0]
+
+
+def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[str, Any], bool]:
+    """close(), and whether this call finished the closing (stored the summary or sent its event)."""
+    p = _ended(config, period_ref, now)
+    sort_key = _sort_key(p)
+    summary = closings.get(config.board_id, sort_key)
+    finished = False
+    if summary is None:
+        assert p.ends_at is not None
+        if now > p.ends_at + timedelta(days=get_settings().period_retention_days):
+            raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
+        fresh = _summarize(config, p, now)
+        snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
+        snapshot_items.put_once(
+            {
+                "leaderboard_id": fresh["leaderboard_id"],
+                "taken_at": f"{iso(p.ends_at)}#closing",  # one per period: a retried closing finds it there
+                "snapshot_id": snapshot_id,
+                "period": p.kind,
+                "entries": fresh["top"],
+            }
+        )
+        fresh["snapshot_id"] = snapshot_id
+        # the scores table's sort key is named leaderboard_id: the summary's own is derived on reading
+        stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
+        closings.put_new(config.board_id, sort_key, {**stored, "event_sent": False})
+        summary = closings.get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
+        assert summary is not None
+    if not summary.get("event_sent"):
+        public = _public(summary)
+        events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
+        closings.mark_event_sent(config.board_id, sort_key)
+        logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
+        finished = True
+    return _public(summary), finished
+
+
+def _public(summary: dict[str, Any]) -> dict[str, Any]:
+    board_period = keys.leaderboard_id(summary["board_id"], summary["period_id"])
+    return {"leaderboard_id": board_period, **{k: v for k, v in summary.items() if k != "event_sent"}}
+
+
+def _open_view(config: BoardConfig, p: periods.Period) -> dict[str, Any]:
+    return {
+        "period_id": p.period_id,
+        "kind": p.kind,
+        "status": OPEN,
+        "starts_at": _start_of(config, p),
+        "ends_at": p.next_reset(),
+        "next_reset": p.next_reset(),
+        "total_players": ranking.total(config.partitions(p.period_id)),
+    }
+
+
+def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
+    """The board's current periods (open, or ended and awaiting their closing), then its closed ones, newest
+    first. Bounded: a counter read per current period and one Query of at most MAX_PERIODS_LISTED summaries."""
+    now = now or now_utc()
+    closed = [
+        {"period_id": c["period_id"], "kind": c["kind"], "status": CLOSED, **_times(c)}
+        for c in closings.newest(config.board_id, MAX_PERIODS_LISTED)
+    ]
+    closed_ids = {c["period_id"] for c in closed}
+    current = [_open_view(config, p) for p in config.current_periods(now) if p.period_id not in closed_ids]
+    return {"board_id": config.board_id, "periods": current + closed}
+
+
+def _times(c: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "starts_at": c.get("starts_at"),
+        "ends_at": c["ends_at"],
+        "closed_at": c["closed_at"],
+        "total_players": c["total_players"],
+    }
+
+
+def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
+    """One period: its closing summary once closed, else its open view."""
+    now = now or now_utc()
+    p = config.resolve_period(period_ref, now)
+    if p.ends_at is not None:
+        summary = closings.get(config.board_id, _sort_key(p))
+        if summary is not None:
+            return _public(summary)
+    return {"board_id": config.board_id, **_open_view(config, p)}
+
+
+def due(config: BoardConfig, now: datetime) -> list[periods.Period]:
+    """The periods of a board the scheduled closing should have closed by now: each kind's previous period (a
+    tournament: itself, once ended), if the board existed before it ended."""
+    found = []
+    for p in config.current_periods(now):
+        candidate = p if p.kind == periods.TOURNAMENT else periods.previous(p)
+        if candidate is None or candidate.ends_at is None or candidate.ends_at > now:
+            continue
+        if config.created_at and iso(candidate.ends_at) <= config.created_at:
+            continue
+        found.append(candidate)
+    return found
+
+
+def close_ended(now: datetime | None = None) -> list[dict[str, str]]:
+    """The scheduled job: close every board's ended periods that are not closed yet (a GetItem each when they
+    are). One board failing does not stop the others; its period is retried on the next run."""
+    now = now or now_utc()
+    closed = []
+    for config in board_registry.all_boards():
+        for p in due(config, now):
+            try:
+                summary, finished = _close(config, p.period_id, now)
+                if finished:
+                    closed.append({"board_id": config.board_id, "period_id": summary["period_id"]})
+            except (Conflict, NotFound) as err:
+                logger.warning("not closing %s %s: %s", config.board_id, p.period_id, err)
+    return closed

@@ -1,0 +1,50 @@
+"""The season's clock: an EventBridge schedule that runs the period-closer function every few minutes, and the
+event bus the closings publish to (see lambda_src/leaderboard/closing.py)."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+from .paths import limits
+
+
+class SeasonClosing(Construct):
+    """A bus of the stack's own for "Leaderboard Period Closed" events (the game's backend puts its rules on it),
+    and the schedule. The shared role gets events:PutEvents on that bus only."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        role: iam.IRole,
+        closer: lambda_.Function,
+        publishers: list[lambda_.Function],
+    ) -> None:
+        super().__init__(scope, id)
+        self.bus = events.EventBus(self, "Bus", description="Leaderboard events: periods closed, with their summary")
+        iam.Policy(
+            self,
+            "PutEvents",
+            roles=[role],
+            statements=[
+                iam.PolicyStatement(
+                    sid="PeriodClosedEvents", actions=["events:PutEvents"], resources=[self.bus.event_bus_arn]
+                )
+            ],
+        )
+        for fn in [closer, *(p for p in publishers if p is not closer)]:
+            fn.add_environment("EVENT_BUS_NAME", self.bus.event_bus_name)
+        self.schedule = events.Rule(
+            self,
+            "Schedule",
+            description="Closes the periods that have ended",
+            schedule=events.Schedule.rate(Duration.minutes(limits.CLOSE_EVERY_MINUTES)),
+            # A failed run is not retried: the next one, minutes later, closes whatever is still open.
+            targets=[targets.LambdaFunction(closer, retry_attempts=0)],
+        )

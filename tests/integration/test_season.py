@@ -1,0 +1,113 @@
+"""A tournament end to end over HTTP against DynamoDB Local: scores in its window, 409 after, closed on its own
+by the local schedule within a stated delay, its summary, rewards, tiers, snapshot and event against a brute
+force; the close route is idempotent and 409 for an open period; competition ranks and dense refused."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import boto3.dynamodb.types
+
+from leaderboard.clock import iso
+from local.schedules import SCHEDULE_SECONDS
+
+TIERS = [
+    {"name": "diamond", "min_percentile": 99},
+    {"name": "gold", "min_percentile": 90},
+    {"name": "silver", "min_percentile": 50},
+    {"name": "bronze", "min_percentile": 0},
+]
+REWARDS = [{"reward": "trophy", "ranks": [1, 1]}, {"reward": "medal", "ranks": [2, 10]}]
+SCORES = {f"p{i:02d}": (i * 37) % 23 for i in range(24)}  # ties on purpose
+# The schedule runs every SCHEDULE_SECONDS locally; a closing of this size takes well under a second more.
+CLOSING_DELAY = SCHEDULE_SECONDS + 5
+
+
+def brute_force():
+    order = sorted(SCORES, key=lambda p: (-SCORES[p], list(SCORES).index(p)))  # ties: who reached it first
+    total = len(order)
+    top = [{"rank": r, "player_id": p, "player_name": p, "score": SCORES[p]} for r, p in enumerate(order, 1)]
+    cutoffs = {}
+    for tier in TIERS:
+        reaching = [e for e in top if round((total - e["rank"]) / total * 100, 1) >= tier["min_percentile"]]
+        cutoffs[tier["name"]] = reaching[-1]["score"] if reaching else None
+    rewards = [
+        {"reward": r["reward"], "ranks": r["ranks"], "players": top[r["ranks"][0] - 1 : r["ranks"][1]]} for r in REWARDS
+    ]
+    return top, total, cutoffs, rewards
+
+
+def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
+    start, end = datetime.now(UTC) - timedelta(seconds=1), datetime.now(UTC) + timedelta(seconds=10)
+    body = {"board_id": "blitz", "starts_at": iso(start), "ends_at": iso(end), "tiers": TIERS, "rewards": REWARDS}
+    assert api.post("/leaderboards", body).status_code == 201
+    # one request (the window is short): equal scores then rank by player id, as the brute force does
+    bulk = api.post(
+        "/leaderboards/blitz/scores/bulk", {"entries": [{"player_id": p, "score": s} for p, s in SCORES.items()]}
+    )
+    assert bulk.status_code == 200 and bulk.json()["accepted"] == len(SCORES), bulk.text
+    assert api.post("/leaderboards/blitz/periods/tournament/close").status_code == 409  # still open
+    stack.settle()
+
+    time.sleep(max(0.0, (end - datetime.now(UTC)).total_seconds()) + 0.05)
+    late = api.post("/leaderboards/blitz/scores", {"player_id": "late", "score": 99})
+    assert late.status_code == 409 and "has ended" in late.json()["error"]
+    assert api.get("/leaderboards/blitz/players/late").status_code == 404  # nothing written
+    me = api.get("/leaderboards/blitz/players/p00?rank_mode=competition").json()
+    assert me["rank"] == 1 + sum(s > SCORES["p00"] for s in SCORES.values())
+    assert me["tier"] == "bronze"
+    assert api.get("/leaderboards/blitz/top?rank_mode=dense").status_code == 400
+
+    while True:
+        summary = api.get("/leaderboards/blitz/periods/tournament").json()
+        if summary["status"] == "closed":
+            break
+        assert (datetime.now(UTC) - end).total_seconds() < CLOSING_DELAY, "not closed within the stated delay"
+        time.sleep(0.2)
+    closed_at = datetime.fromisoformat(summary["closed_at"].replace("Z", "+00:00"))
+    assert end <= closed_at <= end + timedelta(seconds=CLOSING_DELAY)
+
+    top, total, cutoffs, rewards = brute_force()
+    assert summary["top"] == top
+    assert summary["total_players"] == total
+    assert summary["tier_cutoffs"] == cutoffs
+    assert summary["rewards"] == rewards
+    assert (summary["starts_at"], summary["ends_at"]) == (iso(start), iso(end))
+
+    again = api.post("/leaderboards/blitz/periods/tournament/close")
+    assert (again.status_code, again.json()) == (200, summary)  # idempotent
+    listing = api.get("/leaderboards/blitz/periods").json()
+    assert [(p["period_id"], p["status"], p["total_players"]) for p in listing["periods"]] == [
+        ("tournament", "closed", total)
+    ]
+    # the final top went into the append-only history, and the event once
+    snapshots = stack.ddb.query(
+        TableName=_snapshots_table(stack),
+        KeyConditionExpression="leaderboard_id = :b",
+        ExpressionAttributeValues={":b": {"S": "blitz#tournament"}},
+    )["Items"]
+    deserialize = boto3.dynamodb.types.TypeDeserializer().deserialize
+    frozen = [
+        [{k: int(v) if k in ("rank", "score") else v for k, v in e.items()} for e in deserialize(s["entries"])]
+        for s in snapshots
+    ]
+    assert frozen == [top]
+    sent = [e for e in stack.events() if e["detail"]["board_id"] == "blitz"]
+    assert [(e["source"], e["detail-type"], e["detail"]) for e in sent] == [
+        ("leaderboard", "Leaderboard Period Closed", summary)
+    ]
+
+
+def _snapshots_table(stack) -> str:
+    return next(s.local_name for s in stack.specs if s.create_args["KeySchema"][0]["AttributeName"] == "leaderboard_id")
+
+
+def test_closing_an_open_period_is_409_and_changes_nothing(api):
+    assert api.post("/leaderboards", {"board_id": "daily-only", "periods": ["daily"]}).status_code == 201
+    r = api.post("/leaderboards/daily-only/periods/daily/close")
+    assert r.status_code == 409 and "is open until" in r.json()["error"]
+    period = api.get("/leaderboards/daily-only/periods/daily").json()
+    assert period["status"] == "open"
+    # admin only: the game key is throttled to 0 on admin routes, as its usage plan does on API Gateway
+    assert api.post("/leaderboards/daily-only/periods/daily/close", key=api.key).status_code == 429
