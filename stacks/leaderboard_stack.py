@@ -5,8 +5,8 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
-from .leaderboard import Leaderboard, LeaderboardProps
-from .leaderboard.paths import routes
+from cdk_leaderboard import Leaderboard, LeaderboardProps
+from cdk_leaderboard.paths import routes
 
 
 class LeaderboardStack(Stack):

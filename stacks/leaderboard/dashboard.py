@@ -15,8 +15,7 @@ from aws_cdk import aws_s3_assets as s3_assets
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from dashboard_ec2.render import DEFAULT_ADMIN_USER
-
+from .dashboard_ec2.render import DEFAULT_ADMIN_USER
 from .nag import acknowledge
 from .paths import DASHBOARD_DIR
 from .props import LeaderboardProps

@@ -10,8 +10,8 @@ from typing import Any
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_logs as logs
 
-from . import paths  # noqa: F401  (puts lambda_src on sys.path)
 from .paths import routes
+from .runtime.leaderboard.boards import parse_new_board
 
 # Upper bounds on each function's concurrency: a cost bound per function, and isolation (a flood of anonymous
 # reads cannot take the concurrency that score submissions need). Lambda keeps 100 of the account's quota
@@ -81,8 +81,6 @@ class LeaderboardProps:
     alarm_email: str | None = None
 
     def __post_init__(self) -> None:
-        from leaderboard.boards import parse_new_board  # the Lambda code's own validation, run at synth
-
         if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
             raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
         for body in self.boards:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks.leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
-from stacks.leaderboard.paths import DASHBOARD_DIR
+from cdk_leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
+from cdk_leaderboard.paths import DASHBOARD_DIR
 
 STUBS = Path(__file__).resolve().parent / "first_boot_stubs"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)

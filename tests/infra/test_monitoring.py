@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 
 from leaderboard import routes, schema
 from stacks.app_builder import cdk_json_context
-from stacks.leaderboard import LeaderboardProps
+from cdk_leaderboard import LeaderboardProps
 from stacks.leaderboard_stack import LeaderboardStack
 from tests.cloudwatch_dashboard import dashboard_body, metric_rows
 

@@ -22,7 +22,7 @@ from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.botocore_stubber import MockRawResponse
 
-from stacks.leaderboard.api import POWERTOOLS_LAYER_PARAMETER
+from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 
 REGION = "us-east-1"
 ACCOUNT = DEFAULT_ACCOUNT_ID
