@@ -8,7 +8,6 @@ import sys
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
-
 from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
-
 from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 from cdk_leaderboard.dashboard import (
     CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS,

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import boto3
-
 from cdk_leaderboard.paths import routes
 
 from .outputs import require, stack_outputs

@@ -32,7 +32,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from cdk_leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
 from cdk_leaderboard.paths import DASHBOARD_DIR
 

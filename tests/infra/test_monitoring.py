@@ -7,10 +7,10 @@ import json
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
+from cdk_leaderboard import LeaderboardProps
 
 from leaderboard import routes, schema
 from stacks.app_builder import cdk_json_context
-from cdk_leaderboard import LeaderboardProps
 from stacks.leaderboard_stack import LeaderboardStack
 from tests.cloudwatch_dashboard import dashboard_body, metric_rows
 

@@ -18,11 +18,10 @@ import zipfile
 import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
+from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.botocore_stubber import MockRawResponse
-
-from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 
 REGION = "us-east-1"
 ACCOUNT = DEFAULT_ACCOUNT_ID
