@@ -76,7 +76,9 @@ class LeaderboardApi(Construct):
         super().__init__(scope, id)
         # Physical names unique per stack and construct path: two leaderboards in one stack, or two stages in one
         # account, never share a name (nor the metrics keyed by it, such as API Gateway's ApiName).
-        self.unique_name = Names.unique_resource_name(self, max_length=100, separator="-")
+        self.unique_name = Names.unique_resource_name(
+            self, max_length=100, separator="-", allowed_special_characters="-"
+        )
         removal = props.effective_removal_policy
         self._removal = removal
         log_groups = {
@@ -274,9 +276,7 @@ class LeaderboardApi(Construct):
         stage = api.deployment_stage
         if not props.account_has_api_gateway_logging_role:
             self._account_logging_role(stage)
-        acknowledge(
-            stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call"
-        )
+        acknowledge(stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call")
         self._web_acl(props, stage)
         self._gateway_responses(api, cors_origins)
         validator = api.add_request_validator(

@@ -122,13 +122,6 @@ class Leaderboard(Construct):
             resource_arns=[self.scores_table.table_stream_arn],
         )
 
-    def grant_invoke_api(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Call the API's stage with IAM (execute-api:Invoke); the keyed routes still need their API key."""
-        stage = self.api.deployment_stage.stage_name
-        return iam.Grant.add_to_principal(
-            grantee=grantee, actions=["execute-api:Invoke"], resource_arns=[self.api.arn_for_execute_api(stage=stage)]
-        )
-
     # Metrics of the API and of each function, for your own alarms and dashboards.
 
     def metric_api_requests(self, *, period: Duration = FIVE_MINUTES, **options: Any) -> cw.Metric:

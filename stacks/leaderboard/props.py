@@ -1,4 +1,4 @@
-"""Everything a forker would change, with defaults that suit the stage."""
+"""Everything a user of the construct may set, each with a default; and the typed board declarations."""
 
 from __future__ import annotations
 

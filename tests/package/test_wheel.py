@@ -84,19 +84,23 @@ def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_rang
         "cdk_leaderboard/dashboard_ec2/boot/first-boot.sh",
     ):
         assert needed in names, needed
-    shipped = {n.removeprefix("cdk_leaderboard/") for n in names if n.startswith("cdk_leaderboard/dashboard_ec2/")}
-    in_repo = {
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "dashboard_ec2").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.name != ".gitignore"
-    }
-    assert in_repo <= shipped, in_repo - shipped
+    # Every file of the three source folders is shipped (a new subpackage must be listed in pyproject.toml).
+    for folder, inside in (("stacks/leaderboard", ""), ("lambda_src", "runtime/"), ("dashboard_ec2", "dashboard_ec2/")):
+        in_repo = {
+            f"cdk_leaderboard/{inside}{p.relative_to(ROOT / folder)}"
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.name != ".gitignore"
+        }
+        assert in_repo <= set(names), sorted(in_repo - set(names))
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     requires = {
         Requirement(line.split(": ", 1)[1]) for line in metadata.splitlines() if line.startswith("Requires-Dist:")
     }
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert {(r.name, r.specifier) for r in requires} == {(r.name, r.specifier) for r in map(Requirement, declared)}
+    version = next(line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Version:"))
+    assert f'__version__ = "{version}"' in (ROOT / "stacks" / "leaderboard" / "__init__.py").read_text()
+    assert f"## {version}" in (ROOT / "CHANGELOG.md").read_text()
     ranges = {r.name: r.specifier for r in requires}
     assert set(ranges) == {"aws-cdk-lib", "constructs"}
     assert "2.999" in ranges["aws-cdk-lib"] and "3.0.0" not in ranges["aws-cdk-lib"]
