@@ -64,7 +64,7 @@ test-package: setup ## build the wheel, install it in a fresh venv, synthesize a
 	$(PY) -m pytest tests/package
 
 integ: setup ## deploy the integ-test stack to your account, call the API, assert, destroy (needs AWS credentials)
-	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --directory tests/integ --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
+	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --test-regex '^integ_.*\.py$$' --directory tests/integ --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
 
 snapshot-update: setup ## accept an intended template change
 	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFINITION = Path(__file__).resolve().parent / "integ.leaderboard.py"
+DEFINITION = Path(__file__).resolve().parent / "integ_leaderboard.py"
 ROOT = Path(__file__).resolve().parents[2]
 
 

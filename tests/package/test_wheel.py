@@ -134,3 +134,18 @@ def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, t
         r["Properties"]["Handler"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
     }
     assert handlers and all(h.startswith("leaderboard.handlers.") for h in handlers)
+
+
+def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["CDK_OUTDIR"] = str(tmp_path)
+    example = ROOT / "examples" / "basic"
+    run(str(user_env), "app.py", cwd=example, env=env)
+    template = json.loads((tmp_path / "my-game.template.json").read_text())
+    assert "ApiUrl" in template["Outputs"]
+    (declared,) = {
+        r["Properties"]["Environment"]["Variables"]["DECLARED_BOARDS"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+    assert json.loads(declared)[0]["board_id"] == "speedrun"
