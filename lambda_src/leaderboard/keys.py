@@ -51,6 +51,10 @@ def rank_key(score: int, reached_at_ms: int, player_id: str, descending: bool = 
     return f"{_ordered(score, descending):0{_SCORE_WIDTH}d}#{reached_at_ms:0{_TIME_WIDTH}d}#{player_id}"
 
 
+def score_from_rank_key(key: str, descending: bool = True) -> int:
+    return _ordered(int(key.split("#", 1)[0]), descending)
+
+
 def score_range(low: int, high: int, descending: bool = True) -> tuple[str, str]:
     """The rank_key interval (for BETWEEN) holding exactly the scores in [low, high]."""
     a, b = sorted((_ordered(low, descending), _ordered(high, descending)))

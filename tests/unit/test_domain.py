@@ -27,6 +27,11 @@ def test_rank_key_order_is_score_desc_then_first_reached_then_player(items):
     assert by_key == by_meaning
 
 
+@given(entries)
+def test_rank_key_round_trips_the_score(entry):
+    assert keys.score_from_rank_key(keys.rank_key(*entry)) == entry[0]
+
+
 @pytest.mark.parametrize(
     "day, daily, weekly",
     [
