@@ -113,7 +113,8 @@ class ThreadMeter(Meter):
             super()._record_attempt()
 
 
-CONSUMER_THREADS = ("stream-poller", "rank-counter")  # the stream consumer's threads (local/streams.py, counting.py)
+CONSUMER_THREADS = ("stream-poller", "rank-counter", "schedule-")  # off the request path: the stream consumer's
+# threads (local/streams.py, counting.py) and the scheduled functions' (local/schedules.py)
 
 
 def _capacity(operation: str, consumed) -> tuple[float, float, bool]:
