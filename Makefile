@@ -4,6 +4,7 @@ SHELL := /bin/bash
 
 PY := .venv/bin/python
 CDK := node_modules/.bin/cdk --no-notices
+CDK_DEPLOY_FLAGS ?=
 STAGE ?= dev
 PLAYERS ?=
 KEY ?= both
@@ -12,15 +13,17 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
-.venv/.installed: requirements.txt requirements-dev.txt
+.venv/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	@# --no-compile: byte-compiling aws-cdk-lib at install time triples the install; imports compile what they use
 	$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements-dev.txt
+	@# The app, ops and tests import the construct as users do (`cdk_leaderboard`): an editable install of this checkout
+	$(PY) -m pip install --quiet --no-compile --disable-pip-version-check --no-deps -e .
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -57,6 +60,12 @@ test-e2e: setup ## the dashboard in Chromium against the local stack behind Ngin
 test-fuzz: setup ## schemathesis against a local stack, from the OpenAPI document it serves (about 2 minutes)
 	$(PY) -m pytest tests/fuzz -p no:logging
 
+test-package: setup ## build the wheel, install it in a fresh venv, synthesize a user's app with it
+	$(PY) -m pytest tests/package
+
+integ: setup ## deploy the integ-test stack to your account, call the API, assert, destroy (needs AWS credentials)
+	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --test-regex '^integ_.*\.py$$' --directory tests/integ --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
+
 snapshot-update: setup ## accept an intended template change
 	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update
 
@@ -65,7 +74,7 @@ preflight: setup ## is the target account and region ready for STAGE? one line p
 
 deploy: setup ## preflight, then cdk deploy with the pinned CLI (STAGE=dev|prod; SKIP_PREFLIGHT=1 skips it)
 	$(if $(SKIP_PREFLIGHT),,$(PY) -m ops preflight --stage $(STAGE))
-	$(CDK) deploy -c stage=$(STAGE)
+	$(CDK) deploy -c stage=$(STAGE) $(CDK_DEPLOY_FLAGS)
 
 diff: setup ## what a deploy would change
 	$(CDK) diff -c stage=$(STAGE)

@@ -16,17 +16,21 @@ to read it from a file (so a secret never shows on a command line).
 from __future__ import annotations
 
 import argparse
-import grp
 import hashlib
 import json
 import os
-import pwd
 import re
 import secrets
 import sys
 import tempfile
 from pathlib import Path
 from string import Template
+
+try:
+    import grp
+    import pwd
+except ImportError:  # Windows: the CDK construct imports this module for DEFAULT_ADMIN_USER only
+    grp = pwd = None
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE_PATH = HERE / "nginx.conf.template"

@@ -8,8 +8,7 @@ import sys
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
-
-from stacks.leaderboard.paths import routes
+from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady
 from .preflight import preflight

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
-
-from stacks.leaderboard.api import POWERTOOLS_LAYER_PARAMETER
-from stacks.leaderboard.dashboard import (
+from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
+from cdk_leaderboard.dashboard import (
     CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS,
     CLOUDFRONT_PREFIX_LIST_NAME,
     amazon_linux_2023_parameter,
 )
-from stacks.leaderboard.props import LeaderboardProps
+from cdk_leaderboard.props import LeaderboardProps
 
 from .settings import bootstrap_qualifier, stack_name
 

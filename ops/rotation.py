@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import boto3
-
-from stacks.leaderboard.paths import routes
+from cdk_leaderboard.paths import routes
 
 from .outputs import require, stack_outputs
 

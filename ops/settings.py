@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from cdk_leaderboard import LeaderboardProps
+
 from stacks.app_builder import cdk_json_context, stack_name
-from stacks.leaderboard import LeaderboardProps
 
 __all__ = ["stage_props", "stack_name", "bootstrap_qualifier"]
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import aws_cdk as cdk
 from aws_cdk import Validations
+from cdk_leaderboard import LeaderboardProps
 from cdk_nag import AwsSolutionsChecks
 
-from .leaderboard import LeaderboardProps
 from .leaderboard_stack import LeaderboardStack
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Stack
+from cdk_leaderboard import Leaderboard, LeaderboardProps
+from cdk_leaderboard.paths import routes
 from constructs import Construct
-
-from .leaderboard import Leaderboard, LeaderboardProps
-from .leaderboard.paths import routes
 
 
 class LeaderboardStack(Stack):

@@ -1,6 +1,10 @@
 """Test-wide environment: fake AWS credentials and region, so nothing can reach real AWS."""
 
+import importlib.util
 import os
+from pathlib import Path
+
+import pytest
 
 os.environ.update(
     {
@@ -14,3 +18,13 @@ os.environ.update(
     }
 )
 os.environ.pop("AWS_PROFILE", None)
+
+# The app and the tests import the construct as users do, `cdk_leaderboard`, from an editable install of this checkout
+# (`make setup`). A venv shared with another checkout would silently test that checkout's construct: refuse instead.
+_construct = importlib.util.find_spec("cdk_leaderboard")
+_checkout = Path(__file__).resolve().parents[1]
+if _construct is None or not Path(_construct.origin).resolve().is_relative_to(_checkout):
+    raise pytest.UsageError(
+        f"cdk_leaderboard is {'not installed' if _construct is None else 'installed from ' + str(_construct.origin)}; "
+        f"run `.venv/bin/python -m pip install --no-deps -e .` in {_checkout} (make setup does)"
+    )

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack
+from aws_cdk import ArnFormat, Duration, Names, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -74,6 +74,11 @@ class LeaderboardApi(Construct):
         cors_origins: Sequence[str],
     ) -> None:
         super().__init__(scope, id)
+        # Physical names unique per stack and construct path: two leaderboards in one stack, or two stages in one
+        # account, never share a name (nor the metrics keyed by it, such as API Gateway's ApiName).
+        self.unique_name = Names.unique_resource_name(
+            self, max_length=100, separator="-", allowed_special_characters="-"
+        )
         removal = props.effective_removal_policy
         self._removal = removal
         log_groups = {
@@ -99,7 +104,7 @@ class LeaderboardApi(Construct):
             "CORS_ALLOWED_ORIGINS": ",".join(cors_origins),
             "ENABLE_SIMULATOR": str(props.simulator_enabled).lower(),
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
-            "DECLARED_BOARDS": json.dumps(list(props.boards), separators=(",", ":")),
+            "DECLARED_BOARDS": json.dumps([board.as_body() for board in props.boards], separators=(",", ":")),
             "CURSOR_SECRET_ARN": self.cursor_secret.secret_arn,
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
@@ -131,6 +136,9 @@ class LeaderboardApi(Construct):
             )
             for f in routes.FUNCTIONS
         }
+        for function in self.functions.values():
+            for name, value in props.function_overrides.items():
+                function.node.default_child.add_property_override(name, value)
         # Each key's value is generated into its own secret; the template only references it.
         self.game_key_secret = self._key_secret("GameKeySecret", f"Leaderboard {props.stage}: game-server API key")
         self.admin_key_secret = self._key_secret("AdminKeySecret", f"Leaderboard {props.stage}: admin API key")
@@ -232,7 +240,7 @@ class LeaderboardApi(Construct):
         api = apigw.RestApi(
             self,
             "RestApi",
-            rest_api_name=f"leaderboard-{props.stage}",
+            rest_api_name=self.unique_name,
             description="Real-time leaderboard API",
             endpoint_types=[apigw.EndpointType.REGIONAL],
             # Access logs need the account's API Gateway CloudWatch role: _account_logging_role, not CDK's
@@ -420,7 +428,7 @@ class LeaderboardApi(Construct):
         def visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
             return wafv2.CfnWebACL.VisibilityConfigProperty(
                 cloud_watch_metrics_enabled=True,
-                metric_name=f"leaderboard-{props.stage}-{name}",
+                metric_name=f"{self.unique_name}-{name}",
                 sampled_requests_enabled=True,
             )
 

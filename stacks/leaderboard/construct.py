@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from aws_cdk import Stack
+from typing import Any
+
+from aws_cdk import Duration, Stack
+from aws_cdk import aws_cloudwatch as cw
+from aws_cdk import aws_dynamodb as ddb
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from .api import LeaderboardApi
@@ -13,22 +21,46 @@ from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
 
+FIVE_MINUTES = Duration.minutes(5)
+
 
 class Leaderboard(Construct):
-    def __init__(self, scope: Construct, id: str, props: LeaderboardProps | None = None) -> None:
+    """A real-time multi-period leaderboard: two DynamoDB tables, Lambda functions on one least-privilege role behind
+    a REST API with a game-server key and an admin key, the rank counters, a dashboard (CloudFront, Nginx on EC2)
+    and alarms.
+
+    Settings are keyword arguments, the fields of `LeaderboardProps` (or one `props=` object); every one has a
+    default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard.
+
+    Attributes: `api` (RestApi), `scores_table` and `snapshots_table` (also `tables`), `functions` (by name, e.g.
+    "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
+    `vpc`, `alarm_topic` and `operations_dashboard` (None where turned off).
+    """
+
+    def __init__(self, scope: Construct, id: str, props: LeaderboardProps | None = None, **settings: Any) -> None:
+        if props is not None and settings:
+            raise TypeError("pass either props= or keyword settings, not both")
+        props = props or LeaderboardProps(**settings)
         super().__init__(scope, id)
-        props = props or LeaderboardProps()
         self.props = props
         self.tables = LeaderboardTables(
-            self, "Tables", removal_policy=props.effective_removal_policy, deletion_protection=props.is_prod
+            self,
+            "Tables",
+            removal_policy=props.effective_removal_policy,
+            deletion_protection=props.is_prod,
+            overrides=props.table_overrides,
         )
+        self.scores_table: ddb.Table = self.tables.scores
+        self.snapshots_table: ddb.Table = self.tables.snapshots
         address = DashboardAddress(self, "DashboardAddress") if props.dashboard else None
         self.api_construct = LeaderboardApi(
             self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props, address)
         )
         self.api = self.api_construct.rest_api
-        self.functions = self.api_construct.functions
-        self.role = self.api_construct.role
+        self.functions: dict[str, lambda_.Function] = self.api_construct.functions
+        self.role: iam.Role = self.api_construct.role
+        self.game_key_secret = self.api_construct.game_key_secret
+        self.admin_key_secret = self.api_construct.admin_key_secret
         self.rank_counter = RankCounterSource(
             self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
         )
@@ -55,8 +87,79 @@ class Leaderboard(Construct):
                 api=self.api,
                 instance=self.dashboard.instance if self.dashboard else None,
             )
-        self.alarm_topic = self.monitoring.alarm_topic if self.monitoring else None
+        self.vpc: ec2.IVpc | None = self.dashboard.vpc if self.dashboard else None
+        self.alarm_topic: sns.ITopic | None = self.monitoring.alarm_topic if self.monitoring else None
         self.operations_dashboard = self.monitoring.operations_dashboard if self.monitoring else None
+
+    # Grants, written by hand like the functions' role: exact actions, the rank index by name (never index/*).
+
+    def grant_read_scores(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Read the live scores table and query its rank index (GetItem, BatchGetItem, Query)."""
+        return iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"],
+            resource_arns=[self.scores_table.table_arn, self.tables.rank_index_arn],
+        )
+
+    def grant_read_snapshots(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Read the snapshot history (GetItem, Query)."""
+        return iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=["dynamodb:GetItem", "dynamodb:Query"],
+            resource_arns=[self.snapshots_table.table_arn],
+        )
+
+    def grant_stream_read(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Consume the scores table's stream (every change of an entry, old and new image)."""
+        return iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=[
+                "dynamodb:DescribeStream",
+                "dynamodb:GetRecords",
+                "dynamodb:GetShardIterator",
+                "dynamodb:ListStreams",
+            ],
+            resource_arns=[self.scores_table.table_stream_arn],
+        )
+
+    # Metrics of the API and of each function, for your own alarms and dashboards.
+
+    def metric_api_requests(self, *, period: Duration = FIVE_MINUTES, **options: Any) -> cw.Metric:
+        """Requests to the API stage (Sum)."""
+        return self.api.deployment_stage.metric_count(period=period, statistic="Sum", **options)
+
+    def metric_api_server_errors(self, *, period: Duration = FIVE_MINUTES, **options: Any) -> cw.Metric:
+        """Share of requests answered 5xx (Average of 5XXError: 0.01 is 1 %)."""
+        return self.api.deployment_stage.metric_server_error(period=period, statistic="Average", **options)
+
+    def metric_api_client_errors(self, *, period: Duration = FIVE_MINUTES, **options: Any) -> cw.Metric:
+        """Share of requests answered 4xx (Average of 4XXError)."""
+        return self.api.deployment_stage.metric_client_error(period=period, statistic="Average", **options)
+
+    def metric_api_latency(
+        self, *, statistic: str = "p99", period: Duration = FIVE_MINUTES, **options: Any
+    ) -> cw.Metric:
+        """End-to-end latency of the API stage (ms), p99 unless told."""
+        return self.api.deployment_stage.metric_latency(period=period, statistic=statistic, **options)
+
+    def _function(self, name: str) -> lambda_.Function:
+        if name not in self.functions:
+            raise KeyError(f"no function {name!r}; the functions are {', '.join(sorted(self.functions))}")
+        return self.functions[name]
+
+    def metric_function_errors(self, name: str, **options: Any) -> cw.Metric:
+        """Crashes, timeouts and out-of-memory of one function (Sum); `name` as in `functions`, e.g. "score-submit"."""
+        return self._function(name).metric_errors(**options)
+
+    def metric_function_invocations(self, name: str, **options: Any) -> cw.Metric:
+        return self._function(name).metric_invocations(**options)
+
+    def metric_function_throttles(self, name: str, **options: Any) -> cw.Metric:
+        return self._function(name).metric_throttles(**options)
+
+    def metric_function_duration(self, name: str, **options: Any) -> cw.Metric:
+        """Run time of one function (ms, Average unless told)."""
+        return self._function(name).metric_duration(**options)
 
     @staticmethod
     def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn
+from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_ec2 as ec2
@@ -15,8 +15,7 @@ from aws_cdk import aws_s3_assets as s3_assets
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from dashboard_ec2.render import DEFAULT_ADMIN_USER
-
+from .dashboard_ec2.render import DEFAULT_ADMIN_USER
 from .nag import acknowledge
 from .paths import DASHBOARD_DIR
 from .props import LeaderboardProps
@@ -104,7 +103,11 @@ class DashboardAddress(Construct):
     def _public_dns_name(self) -> str:
         """The Elastic IP's public DNS name (CloudFront origins are names, not addresses): ec2-1-2-3-4 then
         compute-1.amazonaws.com in us-east-1, <region>.compute.amazonaws.com elsewhere."""
-        in_us_east_1 = CfnCondition(self, "InUsEast1", expression=Fn.condition_equals(Aws.REGION, "us-east-1"))
+        # One condition per stack, shared by every leaderboard in it (CloudFormation flags duplicates).
+        stack = Stack.of(self)
+        in_us_east_1 = stack.node.try_find_child("LeaderboardInUsEast1") or CfnCondition(
+            stack, "LeaderboardInUsEast1", expression=Fn.condition_equals(Aws.REGION, "us-east-1")
+        )
         domain = Fn.condition_if(
             in_us_east_1.logical_id, "compute-1.amazonaws.com", Fn.join(".", [Aws.REGION, "compute.amazonaws.com"])
         ).to_string()
@@ -138,34 +141,23 @@ class Dashboard(Construct):
         admin_key_secret: secretsmanager.ISecret,
     ) -> None:
         super().__init__(scope, id)
-        # Public subnets only: a NAT gateway would cost more than the rest of the stack.
-        self.vpc = ec2.Vpc(
-            self,
-            "Vpc",
-            ip_addresses=ec2.IpAddresses.cidr("10.80.0.0/24"),
-            max_azs=1,
-            nat_gateways=0,
-            subnet_configuration=[
-                ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=26)
-            ],
-            # The default security group is unused; restricting it would add a custom-resource Lambda.
-            restrict_default_security_group=False,
-        )
+        self.vpc = props.vpc or self._own_vpc()
         self.security_group = ec2.SecurityGroup(
             self,
             "WebSecurityGroup",
             vpc=self.vpc,
             description="Dashboard: HTTP from CloudFront only; no SSH (Session Manager instead)",
         )
-        # Rejected traffic only: enough to audit, cheap at any volume.
-        flow_logs = logs.LogGroup(
-            self, "FlowLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy
-        )
-        self.vpc.add_flow_log(
-            "FlowLog",
-            destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs),
-            traffic_type=ec2.FlowLogTrafficType.REJECT,
-        )
+        if props.vpc is None:
+            # Rejected traffic only: enough to audit, cheap at any volume. A VPC passed in is its owner's to log.
+            flow_logs = logs.LogGroup(
+                self, "FlowLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy
+            )
+            self.vpc.add_flow_log(
+                "FlowLog",
+                destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs),
+                traffic_type=ec2.FlowLogTrafficType.REJECT,
+            )
         self.security_group.add_ingress_rule(
             ec2.Peer.prefix_list(self._cloudfront_prefix_list_id(props)),
             ec2.Port.tcp(DASHBOARD_PORT),
@@ -243,6 +235,21 @@ class Dashboard(Construct):
             instance_id=self.instance.instance_id,
         )
         self.url = address.url
+
+    def _own_vpc(self) -> ec2.Vpc:
+        # Public subnets only: a NAT gateway would cost more than the rest of the stack.
+        return ec2.Vpc(
+            self,
+            "Vpc",
+            ip_addresses=ec2.IpAddresses.cidr("10.80.0.0/24"),
+            max_azs=1,
+            nat_gateways=0,
+            subnet_configuration=[
+                ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=26)
+            ],
+            # The default security group is unused; restricting it would add a custom-resource Lambda.
+            restrict_default_security_group=False,
+        )
 
     def _cloudfront_prefix_list_id(self, props: LeaderboardProps) -> str:
         if props.cloudfront_prefix_list_id:

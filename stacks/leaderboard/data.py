@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_dynamodb as ddb
 from constructs import Construct
@@ -14,7 +17,15 @@ def _string(name: str) -> ddb.Attribute:
 
 
 class LeaderboardTables(Construct):
-    def __init__(self, scope: Construct, id: str, *, removal_policy: RemovalPolicy, deletion_protection: bool) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        removal_policy: RemovalPolicy,
+        deletion_protection: bool,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(scope, id)
         common = dict(
             billing_mode=ddb.BillingMode.PAY_PER_REQUEST,  # nothing to pay at idle
@@ -51,6 +62,9 @@ class LeaderboardTables(Construct):
             sort_key=_string(schema.SNAPSHOTS_SORT_KEY),
             **common,
         )
+        for table in (self.scores, self.snapshots):
+            for name, value in (overrides or {}).items():
+                table.node.default_child.add_property_override(name, value)
 
     @property
     def rank_index_arn(self) -> str:

@@ -1,19 +1,19 @@
-"""Where the construct finds the Lambda code and the dashboard files, and the shared pure-data modules."""
+"""Where the construct finds the Lambda code and the dashboard files, and the Lambda package's pure-data modules.
+
+Both ship inside this package (`runtime` is the Lambda asset's root, `dashboard_ec2` the dashboard's files), so an
+installed wheel and this repository (an editable install) find them the same way, and nothing touches sys.path: the
+Lambda package is imported as `cdk_leaderboard.runtime.leaderboard` here, and as top-level `leaderboard` in Lambda.
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-LAMBDA_SRC = ROOT / "lambda_src"
-DASHBOARD_DIR = ROOT / "dashboard_ec2"
+from . import dashboard_ec2 as _dashboard_package
+from . import runtime as _runtime_package
+from .runtime.leaderboard import metrics, routes, schema
 
-# The Lambda code is one package, `leaderboard`, at the root of its asset; its route table and table
-# schema are plain data, so the CDK app imports the very same files.
-if str(LAMBDA_SRC) not in sys.path:
-    sys.path.insert(0, str(LAMBDA_SRC))
+LAMBDA_SRC = Path(next(iter(_runtime_package.__path__)))
+DASHBOARD_DIR = Path(next(iter(_dashboard_package.__path__)))
 
-from leaderboard import metrics, routes, schema  # noqa: E402
-
-__all__ = ["ROOT", "LAMBDA_SRC", "DASHBOARD_DIR", "metrics", "routes", "schema"]
+__all__ = ["LAMBDA_SRC", "DASHBOARD_DIR", "metrics", "routes", "schema"]

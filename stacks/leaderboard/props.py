@@ -1,17 +1,19 @@
-"""Everything a forker would change, with defaults that suit the stage."""
+"""Everything a user of the construct may set, each with a default; and the typed board declarations."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from aws_cdk import RemovalPolicy
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 
-from . import paths  # noqa: F401  (puts lambda_src on sys.path)
 from .paths import routes
+from .runtime.leaderboard.boards import parse_new_board
+from .runtime.leaderboard.errors import BadRequest
 
 # Upper bounds on each function's concurrency: a cost bound per function, and isolation (a flood of anonymous
 # reads cannot take the concurrency that score submissions need). Lambda keeps 100 of the account's quota
@@ -30,63 +32,114 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Board:
+    """A board that exists as soon as the stack is deployed: the fields of a POST /leaderboards body.
+
+    Checked at synth by the Lambda code's own validation, so a bad declaration fails `cdk synth`, not the deploy.
+    """
+
+    board_id: str
+    """Letters, digits, `-` and `_`; part of every URL of the board."""
+    name: str | None = None
+    """Shown on the dashboard; None: the board id."""
+    order: str = "desc"
+    """"desc": higher scores rank first; "asc": lower first (times)."""
+    operator: str = "best"
+    """"best" keeps a player's best score, "latest" the last one, "increment" adds each submission."""
+    periods: Sequence[str] = ("all-time",)
+    """Which rankings to keep: any of "all-time", "daily", "weekly", "monthly"."""
+    min_score: int = 0
+    max_score: int | None = None
+    """None: the largest integer a JSON number carries exactly."""
+    shards: int = 1
+    """Rank index partitions per board period: more for boards that take more writes per second than one takes."""
+
+    def __post_init__(self) -> None:
+        try:
+            parse_new_board(self.as_body(), created_at=None)
+        except BadRequest as error:
+            raise ValueError(f"board {self.board_id!r}: {error}") from None
+
+    def as_body(self) -> dict[str, Any]:
+        """The POST /leaderboards body (the handlers read declared boards in this form)."""
+        body = {k: v for k, v in asdict(self).items() if v is not None}
+        body["periods"] = list(self.periods)
+        return body
+
+
+@dataclass(frozen=True, kw_only=True)
 class LeaderboardProps:
+    """Everything a user of the construct may set. Every field has a default: `Leaderboard(self, "Leaderboard")`
+    deploys a working non-production leaderboard."""
+
     stage: str = "dev"
-    # None: DESTROY in a non-prod stage, RETAIN in prod (tables, log groups, secrets).
+    """The API stage name (the last path segment of the API URL) and a label in descriptions."""
+    production: bool = False
+    """True: tables, log groups and secrets are retained on deletion, tables have deletion protection, the score
+    simulator is off and CORS allows only the dashboard's origin. Nothing is inferred from the stage's name."""
     removal_policy: RemovalPolicy | None = None
-    # Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot adds a 1 GiB swap
-    # file so that dnf fits. ~3 USD/month.
+    """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets)."""
     instance_type: str = "t4g.nano"
-    # None: any origin outside prod; in prod only the dashboard's own (HTTPS) origin.
+    """The dashboard's instance. Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot
+    adds a 1 GiB swap file so that dnf fits. About 3 USD/month."""
+    vpc: ec2.IVpc | None = None
+    """An existing VPC for the dashboard's instance (it needs a public subnet). None: a small public-only VPC of its
+    own (one AZ, no NAT gateway)."""
     cors_origins: Sequence[str] | None = None
-    # Default throttle of every API method (each method has its own bucket), requests/s.
+    """None: any origin outside production; in production only the dashboard's own (HTTPS) origin."""
     throttle_rate_limit: float = 50.0
+    """Default throttle of every API method (each method has its own bucket), requests/s."""
     throttle_burst_limit: int = 100
-    # Anonymous reads get their own, lower per-method throttle.
     public_read_rate_limit: float = 25.0
+    """Anonymous reads get their own, lower per-method throttle (requests/s)."""
     public_read_burst_limit: int = 50
-    # Per API key (usage plans): the game-server key submits scores, the admin key manages boards,
-    # snapshots and the simulator. Each key is refused on the other key's routes.
     game_key_rate_limit: float = 50.0
+    """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
+    the simulator. Each key is refused on the other key's routes."""
     game_key_burst_limit: int = 100
     game_key_daily_quota: int = 1_000_000
     admin_key_rate_limit: float = 5.0
     admin_key_burst_limit: int = 10
     admin_key_daily_quota: int = 10_000
-    # None: on in a non-prod stage, off in prod.
     enable_simulator: bool | None = None
-    # Reserved concurrency per function name; a function left out has none. {} reserves nothing.
+    """None: on outside production, off in production."""
     reserved_concurrency: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_RESERVED_CONCURRENCY))
-    # None: no WAF. A number: a regional web ACL on the API stage that blocks an IP address sending more
-    # than this many requests in 5 minutes (about 6 USD/month, see README).
+    """Reserved concurrency per function name; a function left out has none. {} reserves nothing."""
     waf_requests_per_5_minutes_per_ip: int | None = None
-    # False: the stack sets the account's API Gateway CloudWatch role (account-wide, kept on deletion).
-    # True: the account already has one (`make preflight` checks it), the stack leaves it alone.
+    """None: no WAF. A number: a regional web ACL on the API stage that blocks an IP address sending more than
+    this many requests in 5 minutes (about 6 USD/month, see README)."""
     account_has_api_gateway_logging_role: bool = False
-    # None: the Powertools layer's ARN is read from AWS's public SSM parameter at deploy time.
+    """False: the stack sets the account's API Gateway CloudWatch role (account-wide, kept on deletion). True: the
+    account already has one (`make preflight` checks it), the stack leaves it alone. Set it on all but one
+    leaderboard of a stack."""
     powertools_layer_arn: str | None = None
-    # None: CloudFront's origin-facing managed prefix list id from the region table in dashboard.py.
+    """None: the Powertools layer's ARN is read from AWS's public SSM parameter at deploy time."""
     cloudfront_prefix_list_id: str | None = None
-    # Daily and weekly entries are deleted by TTL this many days after their period ends.
+    """None: CloudFront's origin-facing managed prefix list id from the region table in dashboard.py."""
     period_retention_days: int = 35
+    """Daily and weekly entries are deleted by TTL this many days after their period ends."""
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
     lambda_memory_mb: int = 256
-    dashboard: bool = True  # False: API and tables only (no VPC, no instance, no CloudFront)
-    # Boards that exist as soon as the stack is deployed, as POST /leaderboards bodies.
-    boards: Sequence[dict[str, Any]] = ()
-    # False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost).
+    dashboard: bool = True
+    """False: API and tables only (no VPC, no instance, no CloudFront)."""
+    boards: Sequence[Board] = ()
+    """Boards that exist as soon as the stack is deployed."""
     monitoring: bool = True
-    # Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm).
+    """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
     alarm_email: str | None = None
+    """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
+    table_overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Escape hatch: CloudFormation properties set on both tables (`add_property_override`), e.g.
+    {"TableClass": "STANDARD_INFREQUENT_ACCESS"}."""
+    function_overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Escape hatch: CloudFormation properties set on every function, e.g. {"Timeout": 10}."""
 
     def __post_init__(self) -> None:
-        from leaderboard.boards import parse_new_board  # the Lambda code's own validation, run at synth
-
         if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
             raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
-        for body in self.boards:
-            parse_new_board(dict(body), created_at=None)
+        if any(not isinstance(board, Board) for board in self.boards):
+            raise TypeError("boards must be Board(...) declarations")
         known = {f.name for f in routes.FUNCTIONS}
         unknown = sorted(set(self.reserved_concurrency) - known)
         if unknown:
@@ -100,7 +153,7 @@ class LeaderboardProps:
 
     @property
     def is_prod(self) -> bool:
-        return self.stage.startswith("prod")
+        return self.production
 
     @property
     def effective_removal_policy(self) -> RemovalPolicy:
@@ -124,6 +177,7 @@ class LeaderboardProps:
             values["removal_policy"] = RemovalPolicy[values["removal_policy"].upper()]
         if "log_retention" in values:
             values["log_retention"] = logs.RetentionDays[values["log_retention"].upper()]
+        values["boards"] = tuple(Board(**board) for board in values.get("boards", ()))
         if values.get("reserved_concurrency") is None and "reserved_concurrency" in values:
             values["reserved_concurrency"] = {}
         return cls(stage=stage, **values)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
+from cdk_leaderboard.dashboard import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, DASHBOARD_PORT
+from cdk_leaderboard.props import DEFAULT_RESERVED_CONCURRENCY, LeaderboardProps
+
 from leaderboard import routes
-from stacks.leaderboard.dashboard import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, DASHBOARD_PORT
-from stacks.leaderboard.props import DEFAULT_RESERVED_CONCURRENCY, LeaderboardProps
 
 
 def _of_type(template_json: dict, type_: str) -> dict:

@@ -31,10 +31,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from cdk_leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
+from cdk_leaderboard.paths import DASHBOARD_DIR
 
 from local.dynamodb_local import free_port
-from stacks.leaderboard.dashboard import SITE_ASSET_EXCLUDES, Dashboard
-from stacks.leaderboard.paths import DASHBOARD_DIR
 
 STUBS = Path(__file__).resolve().parent / "first_boot_stubs"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from stacks.leaderboard.api import API_GATEWAY_LOGGING_ACTIONS, POWERTOOLS_LAYER_PARAMETER
-from stacks.leaderboard.dashboard import BOOT_TIMEOUT
+from cdk_leaderboard.api import API_GATEWAY_LOGGING_ACTIONS, POWERTOOLS_LAYER_PARAMETER
+from cdk_leaderboard.dashboard import BOOT_TIMEOUT
 
 
 def _of_type(template_json: dict, type_: str) -> dict:

@@ -7,10 +7,10 @@ import json
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
+from cdk_leaderboard import LeaderboardProps
 
 from leaderboard import routes, schema
 from stacks.app_builder import cdk_json_context
-from stacks.leaderboard import LeaderboardProps
 from stacks.leaderboard_stack import LeaderboardStack
 from tests.cloudwatch_dashboard import dashboard_body, metric_rows
 
@@ -66,6 +66,11 @@ def alarms_on(template: dict, name: str, **dimensions) -> dict[str, dict]:
     }
 
 
+def api_name(template: dict) -> str:
+    (api,) = of_type(template, "AWS::ApiGateway::RestApi").values()
+    return api["Properties"]["Name"]
+
+
 def ref(template: dict, type_: str, contains: str = "") -> dict:
     (logical_id,) = [k for k in of_type(template, type_) if contains in k]
     return {"Ref": logical_id}
@@ -75,7 +80,7 @@ def test_api_5xx_alarm_is_a_rate_sustained_over_ten_minutes(template):
     """Average of 5XXError is the share of requests answered 5xx: above 1 % in 2 of 3 five-minute periods."""
     t = template.to_json()
     stage = ref(t, "AWS::ApiGateway::Stage")
-    (alarm,) = alarms_on(t, "5XXError", ApiName="leaderboard-dev", Stage=stage).values()
+    (alarm,) = alarms_on(t, "5XXError", ApiName=api_name(t), Stage=stage).values()
     assert (alarm["Statistic"], alarm["Period"], alarm["Threshold"]) == ("Average", 300, 0.01)
     assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (2, 3)
     assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
@@ -85,7 +90,7 @@ def test_api_5xx_alarm_is_a_rate_sustained_over_ten_minutes(template):
 def test_api_latency_alarm_is_p99_judged_only_on_enough_requests(template):
     """p99 above 1 s for 15 minutes; periods with fewer than 1,000 requests (cold starts) do not count."""
     t = template.to_json()
-    (alarm,) = alarms_on(t, "Latency", ApiName="leaderboard-dev", Stage=ref(t, "AWS::ApiGateway::Stage")).values()
+    (alarm,) = alarms_on(t, "Latency", ApiName=api_name(t), Stage=ref(t, "AWS::ApiGateway::Stage")).values()
     assert (alarm["ExtendedStatistic"], alarm["Threshold"], alarm["Period"]) == ("p99", 1000, 300)
     assert alarm["EvaluateLowSampleCountPercentile"] == "ignore"
     assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 3)

@@ -373,7 +373,7 @@ def test_powertools_layer_comes_from_public_ssm_parameter_at_pinned_version(dev_
     """The layer ARN resolves at deploy time (no bundling, no Docker) and matches the tested version."""
     from pathlib import Path
 
-    from stacks.leaderboard.api import POWERTOOLS_LAYER_PARAMETER, POWERTOOLS_VERSION
+    from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER, POWERTOOLS_VERSION
 
     pinned = Path(__file__).resolve().parents[2].joinpath("requirements-dev.txt").read_text()
     assert f"aws-lambda-powertools=={POWERTOOLS_VERSION}" in pinned

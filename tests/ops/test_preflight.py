@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from cdk_leaderboard.props import LeaderboardProps
 
 from ops.preflight import FAIL, NOTE, OK, Preflight, preflight
-from stacks.leaderboard.props import LeaderboardProps
 from tests.support.account import REGION, cloudfront_prefix_list_id, lambda_function, prepare_account
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,38 @@
+"""Integration test for people with an AWS account (`make integ`): aws-cdk's integ-runner deploys this stack, calls
+the API, checks the answers, and destroys it. The test suite only synthesizes it (tests/integ/test_integ.py)."""
+
+import aws_cdk as cdk
+from aws_cdk.assertions import Match
+from aws_cdk.integ_tests_alpha import ExpectedResult, IntegTest
+from cdk_leaderboard import Board, Leaderboard
+
+app = cdk.App()
+stack = cdk.Stack(app, "leaderboard-integ")
+# API, functions and tables only: the dashboard's instance and CloudFront would add 15 minutes to every run.
+board = Leaderboard(
+    stack,
+    "Leaderboard",
+    stage="integ",
+    dashboard=False,
+    monitoring=False,
+    boards=[Board(board_id="speedrun", order="asc")],
+)
+integ = IntegTest(app, "LeaderboardInteg", test_cases=[stack], regions=[stack.region])
+
+# Anyone may list the boards, and the declared one is there.
+listed = integ.assertions.http_api_call(f"{board.api.url}leaderboards")
+listed.expect(
+    ExpectedResult.object_like(
+        {"status": 200, "body": {"leaderboards": Match.array_with([Match.object_like({"board_id": "speedrun"})])}}
+    )
+)
+# A score without the game-server key is refused by API Gateway itself.
+keyless = integ.assertions.http_api_call(
+    f"{board.api.url}leaderboards/speedrun/scores",
+    method="POST",
+    body='{"player_id": "p1", "score": 10}',
+    headers={"Content-Type": "application/json"},
+)
+keyless.expect(ExpectedResult.object_like({"status": 403}))
+
+app.synth()

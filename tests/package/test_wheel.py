@@ -1,0 +1,151 @@
+"""The distribution as a user gets it: build the wheel, install it into a fresh virtual environment with only its
+declared dependencies, and synthesize an app of one's own that has module names the Lambda package also uses.
+
+The dependencies' wheels are downloaded once into .local/wheelhouse (pinned by requirements.txt), so later runs
+install offline in well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[2]
+USER_APP = Path(__file__).resolve().parent / "user_app"
+WHEELHOUSE = ROOT / ".local" / "wheelhouse"
+PIP = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
+
+pytestmark = pytest.mark.slow
+
+
+def run(*args: str, cwd: Path = ROOT, env: dict | None = None, timeout: int = 600) -> str:
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, f"{' '.join(args)}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    run(sys.executable, *PIP, "wheel", "--no-deps", "--wheel-dir", str(out), str(ROOT))
+    (built,) = out.glob("cdk_leaderboard-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def user_env(wheel, tmp_path_factory) -> Path:
+    """A fresh venv (no system site-packages) with the wheel, its declared dependencies and cdk-nag."""
+    venv = tmp_path_factory.mktemp("venv")
+    run(sys.executable, "-m", "venv", str(venv))
+    python = venv / "bin" / "python"
+    pins = ROOT / "requirements.txt"  # the versions the repository is tested with, inside the declared ranges
+    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    run(str(python), *PIP, "download", "--quiet", "--dest", str(WHEELHOUSE), "-r", str(pins), str(wheel))
+    run(
+        str(python),
+        *PIP,
+        "install",
+        "--quiet",
+        "--no-compile",
+        "--no-index",
+        "--find-links",
+        str(WHEELHOUSE),
+        "--constraint",
+        str(pins),
+        str(wheel),
+        "cdk-nag",
+    )
+    return python
+
+
+def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_ranges(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"cdk_leaderboard"}
+    for needed in (
+        "cdk_leaderboard/py.typed",
+        "cdk_leaderboard/construct.py",
+        "cdk_leaderboard/runtime/leaderboard/routes.py",
+        "cdk_leaderboard/runtime/leaderboard/handlers/score_submit.py",
+        "cdk_leaderboard/runtime/leaderboard/data/dynamo.py",
+        "cdk_leaderboard/dashboard_ec2/render.py",
+        "cdk_leaderboard/dashboard_ec2/user_data.sh",
+        "cdk_leaderboard/dashboard_ec2/nginx.conf.template",
+        "cdk_leaderboard/dashboard_ec2/site/index.html",
+        "cdk_leaderboard/dashboard_ec2/boot/first-boot.sh",
+    ):
+        assert needed in names, needed
+    # Every file of the three source folders is shipped (a new subpackage must be listed in pyproject.toml).
+    for folder, inside in (("stacks/leaderboard", ""), ("lambda_src", "runtime/"), ("dashboard_ec2", "dashboard_ec2/")):
+        in_repo = {
+            f"cdk_leaderboard/{inside}{p.relative_to(ROOT / folder)}"
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.name != ".gitignore"
+        }
+        assert in_repo <= set(names), sorted(in_repo - set(names))
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    requires = {
+        Requirement(line.split(": ", 1)[1]) for line in metadata.splitlines() if line.startswith("Requires-Dist:")
+    }
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert {(r.name, r.specifier) for r in requires} == {(r.name, r.specifier) for r in map(Requirement, declared)}
+    version = next(line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Version:"))
+    assert f'__version__ = "{version}"' in (ROOT / "stacks" / "leaderboard" / "__init__.py").read_text()
+    assert f"## {version}" in (ROOT / "CHANGELOG.md").read_text()
+    ranges = {r.name: r.specifier for r in requires}
+    assert set(ranges) == {"aws-cdk-lib", "constructs"}
+    assert "2.999" in ranges["aws-cdk-lib"] and "3.0.0" not in ranges["aws-cdk-lib"]
+    assert "10.99" in ranges["constructs"] and "11.0.0" not in ranges["constructs"]
+
+
+def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, tmp_path):
+    app = tmp_path / "app"
+    shutil.copytree(USER_APP, app, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["OUTDIR"] = str(tmp_path / "cdk.out")
+    report = json.loads(run(str(user_env), "app.py", cwd=app, env=env).strip().splitlines()[-1])
+
+    assert report["own_modules_kept"] and report["schema_is_own"]
+    assert report["sys_path_unchanged"]
+    assert "cdk_leaderboard" in report["new_top_level_modules"]
+    assert not {"schema", "routes", "handlers", "leaderboard", "runtime", "dashboard_ec2", "stacks"} & set(
+        report["new_top_level_modules"]
+    )
+    assert str(Path(report["construct_file"]).resolve()).startswith(str(user_env.parents[1].resolve()))
+    assert report["stacks"] == ["games", "tools"]
+    assert len(set(report["rest_apis"])) == 3
+
+    # The Lambda asset is the installed package's runtime folder: `leaderboard` at its root, as Lambda imports it.
+    outdir = tmp_path / "cdk.out"
+    handler_files = list(outdir.glob("asset.*/leaderboard/handlers/score_submit.py"))
+    assert handler_files, sorted(p.name for p in outdir.iterdir())
+    assert list(outdir.glob("asset.*/site/index.html")), "the dashboard's site asset"
+    template = json.loads((outdir / "games.template.json").read_text())
+    handlers = {
+        r["Properties"]["Handler"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
+    }
+    assert handlers and all(h.startswith("leaderboard.handlers.") for h in handlers)
+
+
+def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["CDK_OUTDIR"] = str(tmp_path)
+    example = ROOT / "examples" / "basic"
+    run(str(user_env), "app.py", cwd=example, env=env)
+    template = json.loads((tmp_path / "my-game.template.json").read_text())
+    assert "ApiUrl" in template["Outputs"]
+    (declared,) = {
+        r["Properties"]["Environment"]["Variables"]["DECLARED_BOARDS"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+    assert json.loads(declared)[0]["board_id"] == "speedrun"

@@ -1,0 +1,60 @@
+"""A user's CDK app with module names of its own (schema, routes, handlers, leaderboard), using the installed
+construct twice in one stack and once in another, with cdk-nag. Prints a JSON report of what it saw."""
+
+import importlib
+import json
+import os
+import sys
+
+import handlers
+import routes
+import schema
+
+import leaderboard
+
+own = {m.__name__: m for m in (schema, routes, handlers, leaderboard)}
+path_before = list(sys.path)
+modules_before = set(sys.modules)
+
+import aws_cdk as cdk  # noqa: E402
+from aws_cdk import Validations  # noqa: E402
+from cdk_leaderboard import Board, Leaderboard  # noqa: E402
+from cdk_nag import AwsSolutionsChecks  # noqa: E402
+
+schema_again = importlib.import_module("schema")  # what `import schema` gives now
+new_top_level = sorted({m.split(".")[0] for m in set(sys.modules) - modules_before})
+
+app = cdk.App(outdir=os.environ["OUTDIR"])
+games = cdk.Stack(app, "games")
+first = Leaderboard(games, "Arcade")
+Leaderboard(
+    games,
+    "Racing",
+    boards=[Board(board_id="lap", order="asc", periods=["all-time", "weekly"])],
+    account_has_api_gateway_logging_role=True,
+    dashboard=False,
+)
+tools = cdk.Stack(app, "tools")
+Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, monitoring=False)
+Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+assembly = app.synth()  # raises on any unacknowledged cdk-nag finding
+
+print(
+    json.dumps(
+        {
+            "own_modules_kept": all(sys.modules[name] is module for name, module in own.items()),
+            "schema_is_own": schema_again is schema and schema_again.OWNER == "user-app",
+            "sys_path_unchanged": sys.path == path_before,
+            "new_top_level_modules": new_top_level,
+            "construct_file": sys.modules["cdk_leaderboard"].__file__,
+            "stacks": sorted(s.stack_name for s in assembly.stacks),
+            "rest_apis": sorted(
+                r["Properties"]["Name"]
+                for s in assembly.stacks
+                for r in s.template["Resources"].values()
+                if r["Type"] == "AWS::ApiGateway::RestApi"
+            ),
+            "first_api_is_attribute": first.api.node.path,
+        }
+    )
+)

@@ -1,0 +1,3 @@
+"""The app's own handlers package."""
+
+OWNER = "user-app"

@@ -1,0 +1,3 @@
+"""The app's own leaderboard package."""
+
+OWNER = "user-app"

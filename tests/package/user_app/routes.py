@@ -1,0 +1,3 @@
+"""The app's own routes module."""
+
+OWNER = "user-app"
