@@ -110,9 +110,9 @@ class Backend:
         for poller in self.pollers:
             poller.stop()
 
-        def consume() -> None:
+        def consume() -> None:  # a failing batch is retried, as Lambda (and the background poller) retries it
             for p in self.pollers:
-                drain(p.reader, p.handler, p.batch_size, p.patterns, once=True)
+                drain(p.reader, p.handler, p.batch_size, p.patterns, lambda: True, p.retry_attempts, once=True)
 
         try:
             yield consume

@@ -115,14 +115,16 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
     with stack.consumers_by_hand() as consume, ThreadPoolExecutor(max_workers=8) as pool:
         futures = [pool.submit(writer, seed) for seed in range(8)]
         deadline = time.monotonic() + 180
-        while len(written) < wanted and time.monotonic() < deadline:
-            time.sleep(0.2)
-            written_before = _index_keys(stack, "launch#all-time")
-            consume()
-            batches += 1
-            for lo, hi, _ in _buckets(stack, "launch#all-time"):
-                fullest = max(fullest, sum(lo <= k < hi for k in written_before))
-        stop.set()
+        try:
+            while len(written) < wanted and time.monotonic() < deadline and not any(f.done() for f in futures):
+                time.sleep(0.2)
+                written_before = _index_keys(stack, "launch#all-time")
+                consume()
+                batches += 1
+                for lo, hi, _ in _buckets(stack, "launch#all-time"):
+                    fullest = max(fullest, sum(lo <= k < hi for k in written_before))
+        finally:
+            stop.set()
         sent = sum(f.result() for f in futures)
     assert sent >= wanted, sent
     assert batches > 5  # the consumer ran many times while the writers went on
