@@ -88,13 +88,13 @@ def drain(
     once: bool = False,
 ) -> int:
     """Deliver every record the stream holds now, in batches; returns how many passed the filters. With once,
-    stop after the first batch that is not full: every record written before the call is then delivered, even
-    while writers go on adding more.
+    stop as soon as every record written before the call is delivered (a batch that is not full, or one that
+    reaches records created after the call), even while writers go on adding more.
 
     A batch whose handler raises is retried while retry_while() says so, at most retry_attempts times (None:
     until it succeeds, as Lambda does until the records expire), then given up as Lambda gives it up; without
     retries the error propagates. (Lambda's halving of a failing batch is not modelled.)"""
-    delivered = 0
+    delivered, called_at = 0, time.time()
     while True:
         records = reader.read(batch_size)
         if not records:
@@ -118,7 +118,9 @@ def drain(
                 print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 time.sleep(RETRY_SECONDS)
         delivered += len(batch)
-        if once and len(records) < batch_size:
+        if once and (
+            len(records) < batch_size or records[-1]["dynamodb"].get("ApproximateCreationDateTime", 0) > called_at
+        ):
             return delivered
 
 
