@@ -1,8 +1,8 @@
 """cdk-leaderboard: the Leaderboard construct (L3), its props and its board declarations.
 
-    from cdk_leaderboard import Board, Leaderboard
+from cdk_leaderboard import Board, Leaderboard
 
-    Leaderboard(self, "Leaderboard", boards=[Board(board_id="speedrun", order="asc")])
+Leaderboard(self, "Leaderboard", boards=[Board(board_id="speedrun", order="asc")])
 """
 
 from .construct import Leaderboard

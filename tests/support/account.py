@@ -17,10 +17,9 @@ import zipfile
 
 import boto3
 from botocore.awsrequest import AWSResponse
+from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.botocore_stubber import MockRawResponse
-
-from stacks.leaderboard.api import POWERTOOLS_LAYER_PARAMETER
 
 REGION = "us-east-1"
 ACCOUNT = DEFAULT_ACCOUNT_ID
