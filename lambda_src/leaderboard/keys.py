@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import hashlib
 
-from .limits import MAX_SCORE
+from .limits import MAX_SCORE, SCORE_DIGITS
 
-_SCORE_WIDTH = len(str(MAX_SCORE))  # 16 digits
+_SCORE_WIDTH = SCORE_DIGITS
 _TIME_WIDTH = 13  # epoch milliseconds until the year 2286
 
 FIRST_LO = "0"  # below every rank key (they start with _SCORE_WIDTH digits)

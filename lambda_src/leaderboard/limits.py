@@ -4,6 +4,7 @@ JSON Schemas, the handlers' validation, the OpenAPI document and the dashboard (
 from __future__ import annotations
 
 MAX_SCORE = 2**53 - 1  # the largest integer a JSON number carries exactly
+SCORE_DIGITS = len(str(MAX_SCORE))  # 16: rank keys are this wide; no integer bound is longer
 
 # Ids and names. A player id is letters, digits and _ . : @ -, not only dots ("." and ".." are path segments that
 # HTTP clients resolve away, so such a player could never be looked up). Checked with fullmatch.

@@ -8,18 +8,25 @@ from typing import Any
 
 from . import metrics, ranking, rate_limits, scoring
 from .boards import BoardConfig
-from .errors import ApiError, BadRequest, TooManyRequests
+from .errors import ApiError, BadRequest, ServiceUnavailable, TooManyRequests
 
 
 def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | None = None) -> dict[str, Any]:
-    """A submission, answered with the player's rank on every period (rank reads on top of the write)."""
+    """A submission, answered with the player's rank on every period (rank reads on top of the write).
+
+    The write has committed before any rank is read: a rank that cannot be computed yet (a fresh period whose
+    counters the stream consumer has not built) is left out of that period's row rather than failing a stored write.
+    """
     rate_limits.take(config, submission.player_id, now=now)
     outcome = scoring.submit(config, submission, now)
     view = outcome.view()
     for row, period in zip(view["periods"], outcome.periods, strict=True):
         if period.rank_key is not None:
             metrics.count(metrics.RANK_READS, board=config.board_id)
-            row["rank"] = ranking.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[0]
+            try:
+                row["rank"] = ranking.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[0]
+            except ServiceUnavailable:
+                continue
     return view
 
 

@@ -20,11 +20,12 @@ from .limits import (
     MAX_SCORE,
     PLAYER_ID_PATTERN,
     PLAYER_IDS_PATTERN,
+    SCORE_DIGITS,
 )
 
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 _PLAYER_IDS = re.compile(PLAYER_IDS_PATTERN)
-_ASCII_INT = re.compile(rf"-?[0-9]{{1,{len(str(MAX_SCORE))}}}")  # no bound here is longer than the largest score
+_ASCII_INT = re.compile(rf"-?[0-9]{{1,{SCORE_DIGITS}}}")  # no bound here is longer than the largest score
 
 
 def strict_json(text: str | bytes):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from leaderboard import board_registry, boards, counting, keys, periods, ranking, rankings
 from leaderboard import submissions as scores_in
 from leaderboard.data import counters, entries
-from leaderboard.errors import BadRequest
+from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
 from local.streams import StreamReader
@@ -219,6 +219,25 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     assert counters.read("fresh#all-time", keys.SEGMENTS) == []
     me = rankings.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
+
+
+def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_without_rank(small_buckets, settle):
+    """Past ranking.UNCOUNTED_LIMIT buckets of uncounted entries a rank read answers 503 (the consumer is behind),
+    but a submission has committed by then: it answers 200 without that period's rank instead of failing."""
+    board_registry.create_board({"board_id": "rush", "periods": ["all-time"]})
+    config = board_registry.get_board("rush")
+    period = periods.resolve("all-time", T0, config.periods)
+    from leaderboard.scoring import make_entry
+
+    crowd = ranking.UNCOUNTED_LIMIT * get_settings().bucket_capacity + 1
+    entries.put_new(make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd))
+    answer = scores_in.submit(config, Submission("late", None, 10_000), now=T0)
+    assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]
+    with pytest.raises(ServiceUnavailable):
+        rankings.around(config, "all-time", "late", 0)
+    settle()  # the consumer catches up: the stored write ranks first
+    me = rankings.around(config, "all-time", "late", 0)
+    assert (me["rank"], me["total_players"]) == (1, crowd + 1)
 
 
 def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(small_buckets, settle):
