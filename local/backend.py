@@ -7,7 +7,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,9 +66,12 @@ class Backend:
         self.gateway = LocalGateway(config, handlers)
         self.pollers = self._start_stream_consumers(handlers)
         self.schedules = [
-            ScheduledInvoker(handler.rpartition(".")[0], handlers[handler], self.schedule_seconds).start()
+            ScheduledInvoker(handler.rpartition(".")[0], handlers[handler], self.schedule_seconds)
             for handler in tpl.scheduled_handlers(self.template)
         ]
+        for schedule in self.schedules:  # what is due already is done before the first request
+            schedule.run_once()
+            schedule.start()
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
         return self
@@ -146,11 +149,18 @@ class Backend:
         return next(s.local_name for s in self.specs if s.create_args["KeySchema"][0]["AttributeName"] == key_attribute)
 
     def reset_tables(self) -> None:
-        """Empty tables: recreated, so their streams are new and the consumers start over on them."""
-        for poller in self.pollers:
-            poller.stop()
-        reset_tables(self.ddb, self.specs)
-        self.pollers = self._start_stream_consumers(self.gateway.handlers)
+        """Empty tables: recreated, so their streams are new and the consumers start over on them. The scheduled
+        functions are paused meanwhile and then run once, so what they find due on the fresh tables (the declared
+        boards' previous periods, to close) is done before this returns, not in the middle of the next test."""
+        with ExitStack() as paused:
+            for schedule in self.schedules:
+                paused.enter_context(schedule.paused())
+            for poller in self.pollers:
+                poller.stop()
+            reset_tables(self.ddb, self.specs)
+            self.pollers = self._start_stream_consumers(self.gateway.handlers)
+            for schedule in self.schedules:
+                schedule.run_once()
 
     def stop(self) -> None:
         for schedule in getattr(self, "schedules", []):

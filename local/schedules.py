@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from local.events import LambdaContext
 
@@ -18,6 +19,7 @@ class ScheduledInvoker:
     def __init__(self, name: str, handler: Callable, interval: float = SCHEDULE_SECONDS, timeout_s: int = 300) -> None:
         self.name, self.handler, self.interval, self.timeout_s = name, handler, interval, timeout_s
         self._stop = threading.Event()
+        self._running = threading.Lock()  # one run at a time, and none while paused
         self.runs = 0
         self.thread = threading.Thread(target=self._run, name=f"schedule-{name}", daemon=True)
 
@@ -27,12 +29,23 @@ class ScheduledInvoker:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            event = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
-            try:
-                self.handler(event, LambdaContext(self.name, f"schedule-{self.runs}", self.timeout_s))
-            except Exception:  # as on AWS, a failed run is not retried: the next one tries again
-                traceback.print_exc()
-            self.runs += 1
+            with self._running:
+                try:
+                    self.run_once()
+                except Exception:  # as on AWS, a failed run is not retried: the next one tries again
+                    traceback.print_exc()
+
+    def run_once(self) -> None:
+        """One scheduled invocation, in the caller's thread (the caller holds no pause)."""
+        event = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
+        self.runs += 1
+        self.handler(event, LambdaContext(self.name, f"schedule-{self.runs}", self.timeout_s))
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No timed run starts (and none is under way) inside the block."""
+        with self._running:
+            yield
 
     def stop(self) -> None:
         self._stop.set()

@@ -57,6 +57,7 @@ class StreamReader:
         self.client = streams_client
         self.arn = stream_arn
         self.iterators: dict[str, str | None] = {}  # shard id -> next iterator (None: shard closed and read)
+        self.last_read: dict[str, str] = {}  # shard id -> sequence number of the last record read
 
     def read(self, limit: int) -> list[dict]:
         shards = self.client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]
@@ -64,18 +65,35 @@ class StreamReader:
         for shard in shards:
             sid = shard["ShardId"]
             if sid not in self.iterators:
-                self.iterators[sid] = self.client.get_shard_iterator(
-                    StreamArn=self.arn, ShardId=sid, ShardIteratorType="TRIM_HORIZON"
-                )["ShardIterator"]
-            iterator = self.iterators[sid]
+                self.iterators[sid] = self._iterator(sid)
+            iterator, renewed = self.iterators[sid], False
             while iterator and len(records) < limit:
-                resp = self.client.get_records(ShardIterator=iterator, Limit=min(1000, limit - len(records)))
+                try:
+                    resp = self.client.get_records(ShardIterator=iterator, Limit=min(1000, limit - len(records)))
+                except self.client.exceptions.TrimmedDataAccessException:
+                    # DynamoDB Local sometimes refuses an iterator taken on a shard before its first record:
+                    # take a fresh one after the last record read, once (Lambda's poller does the same)
+                    if renewed:
+                        raise
+                    iterator, renewed = self._iterator(sid), True
+                    continue
                 iterator = resp.get("NextShardIterator")
-                records += [lambda_record(r, self.arn) for r in resp.get("Records", [])]
-                if not resp.get("Records"):
+                fresh = resp.get("Records", [])
+                records += [lambda_record(r, self.arn) for r in fresh]
+                if not fresh:
                     break
+                self.last_read[sid] = fresh[-1]["dynamodb"]["SequenceNumber"]
             self.iterators[sid] = iterator
         return records
+
+    def _iterator(self, shard_id: str) -> str:
+        after = self.last_read.get(shard_id)
+        position = (
+            {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after}
+            if after
+            else {"ShardIteratorType": "TRIM_HORIZON"}
+        )
+        return self.client.get_shard_iterator(StreamArn=self.arn, ShardId=shard_id, **position)["ShardIterator"]
 
 
 def drain(
