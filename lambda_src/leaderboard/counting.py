@@ -187,7 +187,11 @@ def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: 
 
 
 def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[str]:
-    """The bucket's keys in the index, once the index shows the entries as the table holds them."""
+    """The bucket's keys in the index, once the index shows the entries as the table held them.
+
+    A key missing from the index because its player wrote again after the table was read is not lag: the table,
+    read again, no longer holds it, and the record of that newer write recounts this bucket (requiring the key
+    gone). Without that excuse, players who keep writing would hold a recount back forever."""
     deadline = time.monotonic() + VISIBILITY_WAIT_SECONDS
     delay = 0.02
     present, absent = expected()
@@ -198,11 +202,13 @@ def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[s
         stale = {k for k in absent if bucket.holds(k)} & held
         if not missing and not stale:
             return found
+        present, absent = expected(refresh=True)  # the players may have written again since
+        if not (missing & present) and not stale:
+            return found
         if time.monotonic() > deadline:
             raise IndexLag(f"{partition}: the rank index lags its table by more than {VISIBILITY_WAIT_SECONDS} s")
         time.sleep(delay)
         delay = min(delay * 2, 0.5)
-        present, absent = expected(refresh=True)  # the players may have written again meanwhile
 
 
 def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> list[tuple[str, int]]:
