@@ -11,6 +11,7 @@ import * as state from './js/state.js';
 import { checkAdmin, initAdmin } from './js/views/admin.js';
 import { initHistory, loadHistory } from './js/views/history.js';
 import { initLookup, lookupFromTable } from './js/views/lookup.js';
+import { initPeriods } from './js/views/periods.js';
 import { initPicker, openFromHash } from './js/views/picker.js';
 import { initRequestLog } from './js/views/request-log.js';
 import { initTable, loadTable } from './js/views/table.js';
@@ -51,7 +52,7 @@ async function start() {
   await loadConfig();
   startFromMarkup();
   initRequestLog();
-  // Views react to the view shown in this order: table, history, lookup, admin.
+  // Views react to the view shown in this order: table, history, lookup, periods, admin.
   initTable({
     onLookup: lookupFromTable,
     onTick: (tick) => {
@@ -65,6 +66,7 @@ async function start() {
   });
   initHistory();
   initLookup();
+  initPeriods();
   initAdmin({ afterSnapshot: () => loadHistory(), afterSeed: () => loadTable() });
   initPicker();
   $('#refresh-now').addEventListener('click', () => {

@@ -98,6 +98,14 @@ class Stack:
         assert resp.status_code in (201, 409), resp.text
         return resp.json()
 
+    def close_period(self, board: str, period_id: str) -> dict:
+        """POST /leaderboards/{board}/periods/{period_id}/close (admin): what the scheduled closer does, now."""
+        resp = self.http.post(
+            f"{self.api}/leaderboards/{board}/periods/{period_id}/close", headers={"x-api-key": ADMIN_KEY}, timeout=30
+        )
+        assert resp.status_code == 200, resp.text
+        return resp.json()
+
     def snapshot(self, period: str = "all-time", limit: int = 25) -> dict:
         resp = self.http.post(
             f"{self.api}/snapshot",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from dashboard_support import DESKTOP, PHONE, shoot
@@ -698,9 +699,74 @@ def test_screenshots_of_each_view(stack, new_page, viewport):
     shoot(boards.get_by_test_id("lookup-section"), "board-lookup", viewport)
     no_problems(boards)
 
+    shoot_season_views(stack, new_page, viewport)
+
     stack.reset()
     empty = open_dashboard(new_page, stack, viewport=viewport)
     expect(empty.get_by_test_id("board-status")).to_have_attribute("data-kind", "empty")
     expect(empty.get_by_test_id("history-status")).to_have_attribute("data-kind", "empty")
     shoot(empty, "empty", viewport)
+    no_problems(page)
+
+
+SEASON_TIERS = [
+    {"name": "diamond", "min_percentile": 95},
+    {"name": "gold", "min_percentile": 80},
+    {"name": "silver", "min_percentile": 50},
+    {"name": "bronze", "min_percentile": 0},
+]
+SEASON_REWARDS = [{"reward": "trophy", "ranks": [1, 1]}, {"reward": "medal", "ranks": [2, 3]}]
+
+
+def _iso(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def shoot_season_views(stack, new_page, viewport):
+    """A running tournament (countdown, ties in competition mode, a tier in the lookup) and a closed one's summary."""
+    now = datetime.now(UTC)
+    ends_at = now + timedelta(seconds=4)
+    season = {"order": "desc", "operator": "best", "rewards": SEASON_REWARDS, "tiers": SEASON_TIERS}
+    stack.create_board(
+        {
+            "board_id": "winter-cup",
+            "name": "Winter cup",
+            "starts_at": _iso(now - timedelta(days=7)),
+            "ends_at": _iso(ends_at),
+            **season,
+        }
+    )
+    stack.create_board(
+        {
+            "board_id": "spring-cup",
+            "name": "Spring cup",
+            "starts_at": _iso(now - timedelta(hours=1)),
+            "ends_at": _iso(now + timedelta(days=2, hours=5, minutes=12)),
+            **season,
+        }
+    )
+    for (player_id, name, score), bump in zip(DEMO[:12], range(12), strict=True):
+        stack.submit_to("winter-cup", player_id, score, name)
+        stack.submit_to("spring-cup", player_id, 5_000 - (bump // 3) * 250, name)  # ties of three
+    stack.settle()
+
+    page = open_dashboard(new_page, stack, viewport=viewport, hash_="#spring-cup/tournament")
+    page.get_by_label("Ties").select_option("competition")
+    expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").first).to_have_text("1")
+    expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").nth(2)).to_have_text("1")
+    expect(page.get_by_test_id("tournament-countdown")).to_have_attribute("data-state", "running")
+    shoot(page.locator(".board-card"), "tournament", viewport)
+    page.get_by_label("Player ID").fill("p-linus")
+    page.get_by_role("button", name="Look up").click()
+    expect(page.get_by_test_id("picked-board").get_by_test_id("player-tier")).to_have_text("silver")
+    shoot(page.get_by_test_id("lookup-section"), "tier-lookup", viewport)
+
+    time.sleep(max(0.0, (ends_at - datetime.now(UTC)).total_seconds()) + 0.5)
+    stack.close_period("winter-cup", "tournament")  # or the scheduled closer did already: the same summary
+    pick_board(page, "winter-cup")
+    item = page.get_by_test_id("period-item").first
+    expect(item).to_have_attribute("data-status", "closed")
+    item.get_by_test_id("period-name").click()
+    expect(page.get_by_test_id("summary-row")).to_have_count(10)
+    shoot(page.get_by_test_id("periods-section"), "periods", viewport)
     no_problems(page)

@@ -4,9 +4,16 @@
 
 import { config } from './state.js';
 
-const query = (params) => (params ? `?${new URLSearchParams(params)}` : '');
+// Parameters left undefined are not sent (the API's default applies).
+const query = (params) => {
+  const given = Object.entries(params || {}).filter(([, value]) => value !== undefined);
+  return given.length ? `?${new URLSearchParams(given)}` : '';
+};
 const read = (path, params) => `${config().apiBase}${path}${query(params)}`;
 const board = (id) => `/leaderboards/${encodeURIComponent(id)}`;
+
+/** rank_mode is sent only when it is not the API's default (unique), so the usual URLs stay as they were. */
+const sent = (mode) => (mode && mode !== 'unique' ? mode : undefined);
 
 /** Where a game server submits a board's scores (the empty board says so). */
 export const boardScoresPath = (id) => `${board(id)}/scores`;
@@ -15,11 +22,13 @@ export const api = {
   openapi: () => read('/openapi.json'),
   boards: () => read('/leaderboards'),
   board: (id) => read(board(id)),
-  top: (id, period, limit) => read(`${board(id)}/top`, { period, limit }),
-  around: (id, period, playerId, window) =>
-    read(`${board(id)}/players/${encodeURIComponent(playerId)}`, { period, window }),
+  top: (id, period, limit, mode) => read(`${board(id)}/top`, { period, limit, rank_mode: sent(mode) }),
+  around: (id, period, playerId, window, mode) =>
+    read(`${board(id)}/players/${encodeURIComponent(playerId)}`, { period, window, rank_mode: sent(mode) }),
+  periods: (id) => read(`${board(id)}/periods`),
+  period: (id, periodId) => read(`${board(id)}/periods/${encodeURIComponent(periodId)}`),
   // The original routes: the default board only.
-  leaderboard: (period, limit) => read('/leaderboard', { period, limit }),
+  leaderboard: (period, limit, mode) => read('/leaderboard', { period, limit, rank_mode: sent(mode) }),
   player: (playerId) => read('/player', { player_id: playerId }),
   snapshots: (period, limit) => read('/snapshots', { period, limit }),
 };

@@ -4,6 +4,7 @@
 
 import { api } from './api.js';
 import { $, $$ } from './dom.js';
+import { parseTime } from './format.js';
 import { request } from './request.js';
 import * as state from './state.js';
 
@@ -15,6 +16,7 @@ const PERIOD_NAMES = {
   weekly: { label: 'This Week', past: 'Week', order: 1 },
   daily: { label: 'Today', past: 'Day', order: 2 },
   monthly: { label: 'This Month', past: 'Month', order: 3 },
+  tournament: { label: 'Tournament', order: 4 },
 };
 const REFRESH_MIN_AGE_MS = 15000; // a board's periods are read again at most this often when one rolls over
 
@@ -111,12 +113,27 @@ export const boardName = (id = state.view().board) => (boardInfo(id) && boardInf
 export const periodsOf = (id = state.view().board) => ((boardInfo(id) || {}).periods || []).map((p) => p.period);
 export const periodInfo = (id = state.view().board, period = state.view().period) =>
   ((boardInfo(id) || {}).periods || []).find((p) => p.period === period) || null;
+/** {startsAt, endsAt} (Dates) of a tournament board (one period, `tournament`, open in between); else null. */
+export function tournamentOf(id = state.view().board) {
+  const board = boardInfo(id) || {};
+  const startsAt = parseTime(board.starts_at);
+  const endsAt = parseTime(board.ends_at);
+  return startsAt && endsAt ? { startsAt, endsAt } : null;
+}
 export const lowerIsBetter = (id = state.view().board) => (boardInfo(id) || {}).order === 'asc';
 /** Whether score a ranks ahead of score b on the board. */
 export const better = (a, b, id = state.view().board) => (lowerIsBetter(id) ? a < b : a > b);
 
 export const periodLabel = (period) => (PERIOD_NAMES[period] || {}).label || period;
 export const periodOrder = (period) => (PERIOD_NAMES[period] || {}).order ?? Object.keys(PERIOD_NAMES).length;
+
+/** A period of any board by its kind and id: "All-Time", "Today (2026-11-30)" (current), "Week 2026-W47", "Tournament". */
+export function periodName(kind, periodId, current = false) {
+  const names = PERIOD_NAMES[kind] || { label: kind };
+  const date = String(periodId || '').startsWith(`${kind}-`) ? periodId.slice(kind.length + 1) : '';
+  if (!date) return names.label;
+  return current ? `${names.label} (${date})` : `${names.past || names.label} ${date}`;
+}
 
 /** "All-Time" on the default board (as before there were others), "Speedrun · This Week" on another. */
 export const viewLabel = (id = state.view().board, period = state.view().period) =>

@@ -39,6 +39,20 @@ export function fmtDuration(ms) {
   return 'less than a minute';
 }
 
+/** A live countdown to the second: "2 d 3 h 4 min", "1 h 02 min 05 s", "4 min 05 s", "7 s". */
+export function fmtCountdown(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const d = Math.floor(total / 86400);
+  const hrs = Math.floor((total % 86400) / 3600);
+  const min = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  const two = (n) => String(n).padStart(2, '0');
+  if (d > 0) return `${d} d ${hrs} h ${min} min`;
+  if (hrs > 0) return `${hrs} h ${two(min)} min ${two(sec)} s`;
+  if (min > 0) return `${min} min ${two(sec)} s`;
+  return `${sec} s`;
+}
+
 /** Short axis labels: 1.25M, 98.3k. */
 export function compact(n) {
   const abs = Math.abs(n);

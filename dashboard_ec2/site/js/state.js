@@ -3,6 +3,10 @@
  * Each update replaces its part and tells the views that subscribed to its topic (`on`). What only one
  * view needs (the table's last rows, the chart mode, the player looked up) stays in that view's module. */
 
+/** How ties can be ranked (the API's rank_mode; dense it refuses), the API's default first. */
+export const RANK_MODES = Object.freeze(['unique', 'competition']);
+const RANK_MODE_KEY = 'leaderboard.rankMode';
+
 const state = {
   /** Where the API and the admin area are (config.json; these defaults suit the standard Nginx config). */
   config: Object.freeze({ apiBase: '/api', adminBase: '/admin-api', stage: '', apiUrl: '' }),
@@ -17,11 +21,13 @@ const state = {
   signedIn: false,
   /** Limits the API enforces, read from its OpenAPI document (null until it has answered). */
   limits: null,
+  /** How ties are ranked in the table and the lookup: "unique" (the API's default) or "competition". */
+  rankMode: rememberedRankMode(),
 };
 
-const listeners = { view: [], boards: [], admin: [], limits: [] };
+const listeners = { view: [], boards: [], admin: [], limits: [], rankMode: [] };
 
-/** Call `listener(detail)` after each update of `topic` ("view", "boards", "admin" or "limits"). */
+/** Call `listener(detail)` after each update of `topic` ("view", "boards", "admin", "limits" or "rankMode"). */
 export function on(topic, listener) {
   listeners[topic].push(listener);
 }
@@ -32,6 +38,17 @@ function changed(topic, detail) {
 
 // ---------------------------------------------------------------- reads
 
+
+/** The rank mode picked on an earlier visit (kept in this browser), else the API's default. */
+function rememberedRankMode() {
+  try {
+    const saved = window.localStorage.getItem(RANK_MODE_KEY);
+    return RANK_MODES.includes(saved) ? saved : RANK_MODES[0];
+  } catch (_) {
+    return RANK_MODES[0]; // storage blocked: this visit only
+  }
+}
+
 export const config = () => state.config;
 export const defaultBoard = () => state.defaultBoard;
 export const boards = () => state.boards;
@@ -39,6 +56,7 @@ export const boardsListed = () => state.boardsListed;
 export const view = () => state.view;
 export const signedIn = () => state.signedIn;
 export const limits = () => state.limits;
+export const rankMode = () => state.rankMode;
 
 // ---------------------------------------------------------------- named updates
 
@@ -86,4 +104,16 @@ export function setSignedIn(signedIn) {
 export function setLimits(limits) {
   state.limits = Object.freeze(limits);
   changed('limits', state.limits);
+}
+
+/** Rank ties another way; remembered in this browser for the next visit. */
+export function setRankMode(mode) {
+  if (!RANK_MODES.includes(mode) || mode === state.rankMode) return;
+  state.rankMode = mode;
+  try {
+    window.localStorage.setItem(RANK_MODE_KEY, mode);
+  } catch (_) {
+    // storage blocked: remembered for this visit only
+  }
+  changed('rankMode', { rankMode: mode });
 }

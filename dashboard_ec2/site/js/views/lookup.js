@@ -25,6 +25,9 @@ export function initLookup() {
     // The players around them on the board and period picked (the default board's periods do not change).
     if (changed && lookedUp && (boardChanged || !isDefault())) lookup(lookedUp, { quiet: true });
   });
+  state.on('rankMode', () => {
+    if (lookedUp) lookup(lookedUp, { quiet: true }); // the ranks around them, numbered the new way
+  });
 }
 
 /** A name clicked in the table: look them up, then bring the result into view. */
@@ -57,7 +60,7 @@ async function lookup(playerId, { quiet = false } = {}) {
   try {
     const [player, picked] = await Promise.all([
       outcome(turn.request(api.player(id))),
-      isDefault(board) ? null : outcome(turn.request(api.around(board, period, id, AROUND_WINDOW))),
+      isDefault(board) ? null : outcome(turn.request(api.around(board, period, id, AROUND_WINDOW, state.rankMode()))),
       refreshIfRolledOver(defaultBoard), // which of its periods is the current one
     ]);
     if (!turn.current) return;
@@ -123,7 +126,10 @@ function playerCard(key, title, stats, { picked = false } = {}) {
     h('dl', { class: 'stats' },
       h('div', null, h('dt', null, 'Rank'), h('dd', { 'data-testid': 'player-rank' }, `#${fmt(stats.rank)}`, h('span', { class: 'muted' }, ` of ${fmt(stats.total_players)}`))),
       h('div', null, h('dt', null, 'Score'), h('dd', { 'data-testid': 'player-score' }, fmt(stats.score))),
-      h('div', null, h('dt', null, 'Percentile'), h('dd', { 'data-testid': 'player-percentile' }, `${pct.toFixed(1)}`))),
+      h('div', null, h('dt', null, 'Percentile'), h('dd', { 'data-testid': 'player-percentile' }, `${pct.toFixed(1)}`)),
+      // A board with tiers names the player's ("none" below the lowest tier); other boards have no tier.
+      'tier' in stats ? h('div', null, h('dt', null, 'Tier'),
+        h('dd', { class: 'tier', 'data-testid': 'player-tier', dataset: { tier: stats.tier || '' } }, stats.tier || 'none')) : null),
     meter,
     h('p', { class: 'muted small' }, `Ahead of ${pct.toFixed(1)}% of the ${fmt(stats.total_players)} players on this board.`),
     h('div', { class: 'neighbours', 'data-testid': 'player-neighbours' }, h('p', { class: 'muted small' }, 'Loading the players around them…')));
@@ -131,6 +137,9 @@ function playerCard(key, title, stats, { picked = false } = {}) {
 
 /** The around-me list: the players above, this player, the players below, each with their rank. */
 function renderAround(box, data, playerId, board) {
+  // The card's rank from GET /player is the unique one; the around-me answer numbers it in the mode picked.
+  const rank = box.closest('.player-board') && $('[data-testid=player-rank]', box.closest('.player-board'));
+  if (rank && typeof data.rank === 'number') rank.firstChild.textContent = `#${fmt(data.rank)}`;
   const me = { rank: data.rank, player_id: data.player_id || playerId, player_name: data.player_name, score: data.score };
   const rows = [...(data.above || []), me, ...(data.below || [])];
   box.replaceChildren(
@@ -151,7 +160,7 @@ async function loadAround(turn, entry, playerId) {
   const box = $('.neighbours', card);
   const defaultBoard = state.defaultBoard();
   try {
-    const { data } = await turn.request(api.around(defaultBoard, entry.leaderboard_id, playerId, AROUND_WINDOW));
+    const { data } = await turn.request(api.around(defaultBoard, entry.leaderboard_id, playerId, AROUND_WINDOW, state.rankMode()));
     renderAround(box, data, playerId, defaultBoard);
   } catch (err) {
     if (err instanceof Superseded) return;

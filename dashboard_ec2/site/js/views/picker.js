@@ -5,12 +5,17 @@
 
 import {
   ALL_TIME, boardInfo, isDefault, loadBoards, lowerIsBetter, periodInfo, periodLabel, periodsOf, refreshBoard,
+  tournamentOf,
 } from '../boards.js';
 import { $, $$, h } from '../dom.js';
 import { fmtDuration, parseTime, utcFormat } from '../format.js';
 import * as state from '../state.js';
+import { tournamentCountdown, tournamentState } from './tournament.js';
 
 const COUNTDOWN_MS = 15000; // the "resets in" line is redrawn this often (not a live region: no announcements)
+const TOURNAMENT_COUNTDOWN_MS = 1000; // a tournament's countdown ticks by the second
+
+let metaTimer = null;
 
 let pendingView = null; // a linked board not listed yet (the API was down at start): opened once the list arrives
 
@@ -24,7 +29,6 @@ export function initPicker() {
   $('#board-select').addEventListener('change', (event) => pick(event.target.value, state.view().period));
   window.addEventListener('hashchange', () => openFromHash(location.hash));
   state.on('boards', onBoardsListed);
-  setInterval(renderMeta, COUNTDOWN_MS);
 }
 
 /** A view from the URL; a board not listed yet waits for the list (or, if the API is down, for its return). */
@@ -126,8 +130,16 @@ function onTabKeydown(event) {
   pick(state.view().board, next.dataset.period, { focus: true });
 }
 
-/** "Lower is better" for asc boards, and the time left until the period starts over (UTC). */
+/** "Lower is better" for asc boards, and the time left until the period starts over (UTC) or, on a
+ * tournament, until it starts or ends. Redrawn on a timer: every second while a tournament counts down. */
 function renderMeta() {
+  clearTimeout(metaTimer);
+  const ticking = showMeta();
+  metaTimer = setTimeout(renderMeta, ticking ? TOURNAMENT_COUNTDOWN_MS : COUNTDOWN_MS);
+}
+
+/** Whether what it shows counts down by the second. */
+function showMeta() {
   const { board, period } = state.view();
   const asc = lowerIsBetter(board);
   const order = $('#board-order');
@@ -137,22 +149,29 @@ function renderMeta() {
   if (period === ALL_TIME) {
     reset.dataset.reset = 'never';
     reset.replaceChildren('All-time: never resets');
-    return;
+    return false;
+  }
+  const tournament = tournamentOf(board);
+  if (tournament) {
+    reset.dataset.reset = tournament.endsAt.toISOString();
+    reset.replaceChildren(tournamentCountdown(tournament));
+    return tournamentState(tournament) !== 'ended';
   }
   const info = periodInfo(board, period);
   const at = info && info.next_reset ? parseTime(info.next_reset) : null;
   if (!at) {
     reset.dataset.reset = 'unknown';
     reset.replaceChildren();
-    return;
+    return false;
   }
   const left = at.getTime() - Date.now();
   reset.dataset.reset = at.toISOString();
   if (left <= 0) {
     reset.replaceChildren(`${periodLabel(period)} is starting over…`);
     refreshBoard(board);
-    return;
+    return false;
   }
   const when = h('time', { datetime: at.toISOString() }, utcFormat.format(at), ' UTC');
   reset.replaceChildren(`Resets in ${fmtDuration(left)}`, h('span', { class: 'muted' }, ' · '), when);
+  return false;
 }

@@ -58,6 +58,16 @@ export function initTable(options) {
     if (status.dataset.kind === 'empty') setStatus(status, 'empty', emptyBoardMessage());
   });
   state.on('limits', (limits) => offerPageSizes(limits.pageSize));
+  const rankMode = $('#rank-mode-select');
+  rankMode.value = state.rankMode();
+  rankMode.addEventListener('change', (event) => state.setRankMode(event.target.value));
+  state.on('rankMode', ({ rankMode: mode }) => {
+    rankMode.value = mode;
+    table.previous = new Map(); // ranks renumbered by the mode are not moves
+    table.renderedKey = '';
+    updateCaption();
+    loadTable();
+  });
 }
 
 function onViewShown({ changed }) {
@@ -73,7 +83,8 @@ function onViewShown({ changed }) {
 }
 
 function updateCaption() {
-  $('#board-caption').textContent = `${viewLabel()} leaderboard, top ${table.limit}, ${lowerIsBetter() ? 'lower' : 'higher'} scores are better`;
+  const ties = state.rankMode() === 'competition' ? ', equal scores share a rank' : '';
+  $('#board-caption').textContent = `${viewLabel()} leaderboard, top ${table.limit}, ${lowerIsBetter() ? 'lower' : 'higher'} scores are better${ties}`;
 }
 
 /** The page sizes the API allows: the markup's choices within its range, and its largest page. */
@@ -141,7 +152,8 @@ export async function loadTable({ background = false } = {}) {
     tableEl.setAttribute('aria-busy', 'true');
     setStatus(status, 'loading', `Loading the ${viewLabel()} board…`);
   }
-  const url = isDefault(board) ? api.leaderboard(period, table.limit) : api.top(board, period, table.limit);
+  const mode = state.rankMode();
+  const url = isDefault(board) ? api.leaderboard(period, table.limit, mode) : api.top(board, period, table.limit, mode);
   try {
     const { data, ms } = await turn.request(url);
     if (data && data.leaderboard_id) {
