@@ -12,16 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from leaderboard.settings import get_settings
+from tests.support.capacities import counter_capacities
 
 
 @pytest.fixture
 def tiny_counters(monkeypatch, stack):
-    monkeypatch.setenv("BUCKET_CAPACITY", "4")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "3")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=4, segment=3):
+        yield
 
 
 def test_ranks_equal_brute_force_through_many_splits(api, stack, tiny_counters):
@@ -73,11 +70,8 @@ def _buckets(stack, partition: str) -> list[tuple[str, str, int]]:
 
 @pytest.fixture
 def capacity_64(monkeypatch, stack):
-    monkeypatch.setenv("BUCKET_CAPACITY", "64")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "8")
-    get_settings.cache_clear()
-    yield 64
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=64, segment=8) as capacity:
+        yield capacity
 
 
 @pytest.mark.slow

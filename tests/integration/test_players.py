@@ -9,16 +9,13 @@ import random
 import pytest
 
 from leaderboard import limits
-from leaderboard.settings import get_settings
+from tests.support.capacities import counter_capacities
 
 
 @pytest.fixture
 def tiny_counters(monkeypatch, stack):
-    monkeypatch.setenv("BUCKET_CAPACITY", "4")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "3")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=4, segment=3):
+        yield
 
 
 def _brute_force_ranks(best: dict[str, tuple[int, int]], descending: bool) -> dict[str, int]:

@@ -11,14 +11,8 @@ import boto3.dynamodb.types
 
 from leaderboard.clock import iso
 from local.schedules import SCHEDULE_SECONDS
+from tests.support.season import REWARDS, TIERS
 
-TIERS = [
-    {"name": "diamond", "min_percentile": 99},
-    {"name": "gold", "min_percentile": 90},
-    {"name": "silver", "min_percentile": 50},
-    {"name": "bronze", "min_percentile": 0},
-]
-REWARDS = [{"reward": "trophy", "ranks": [1, 1]}, {"reward": "medal", "ranks": [2, 10]}]
 SCORES = {f"p{i:02d}": (i * 37) % 23 for i in range(24)}  # ties on purpose
 # The schedule runs every SCHEDULE_SECONDS locally; a closing of this size takes well under a second more.
 CLOSING_DELAY = SCHEDULE_SECONDS + 5

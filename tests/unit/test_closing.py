@@ -21,16 +21,10 @@ from leaderboard.data import snapshots as snapshot_items
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
 from tests.support.lambda_api import call
+from tests.support.season import REWARDS, TIERS
 
 NOW = datetime.now(UTC)
 YESTERDAY = NOW - timedelta(days=1)
-TIERS = [
-    {"name": "diamond", "min_percentile": 99},
-    {"name": "gold", "min_percentile": 90},
-    {"name": "silver", "min_percentile": 50},
-    {"name": "bronze", "min_percentile": 0},
-]
-REWARDS = [{"reward": "trophy", "ranks": [1, 1]}, {"reward": "medal", "ranks": [2, 10]}]
 _board_ids = itertools.count()
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from leaderboard import limits
 from leaderboard.settings import get_settings
+from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
 
@@ -29,11 +30,8 @@ def friends(board, ids, **query):
 @pytest.fixture
 def small_counters(monkeypatch, ddb):
     """Tiny buckets and segments, so ranks come from several counter levels."""
-    monkeypatch.setenv("BUCKET_CAPACITY", "4")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "3")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=4, segment=3):
+        yield
 
 
 @pytest.mark.parametrize("shards", [1, 3])

@@ -15,7 +15,7 @@ from leaderboard import board_registry, boards, rankings
 from leaderboard import submissions as scores_in
 from leaderboard.errors import BadRequest
 from leaderboard.scoring import Submission
-from leaderboard.settings import get_settings
+from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -25,11 +25,8 @@ _board_ids = itertools.count()
 @pytest.fixture
 def small_buckets(ddb, monkeypatch):
     """Tiny buckets and segments: ties straddle buckets, segments and pages."""
-    monkeypatch.setenv("BUCKET_CAPACITY", "3")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "2")
-    get_settings.cache_clear()
-    yield ddb
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=3, segment=2):
+        yield ddb
 
 
 def competition(best: dict[str, int], order: str) -> dict[str, int]:

@@ -24,6 +24,7 @@ from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
 from leaderboard.settings import get_settings
 from local.streams import StreamReader
+from tests.support.capacities import counter_capacities
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 PLAYERS = [f"p{i}" for i in range(7)]
@@ -32,11 +33,8 @@ _board_ids = itertools.count()
 
 @pytest.fixture
 def small_buckets(ddb, monkeypatch):
-    monkeypatch.setenv("BUCKET_CAPACITY", "3")
-    monkeypatch.setenv("SEGMENT_CAPACITY", "2")
-    get_settings.cache_clear()
-    yield ddb
-    get_settings.cache_clear()
+    with counter_capacities(monkeypatch, bucket=3, segment=2):
+        yield ddb
 
 
 @pytest.fixture
