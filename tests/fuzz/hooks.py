@@ -1,13 +1,16 @@
-"""schemathesis hooks: the one rule of the API that JSON Schema cannot state.
+"""schemathesis hooks: the rules of POST /leaderboards that the OpenAPI document states in words only.
 
-POST /leaderboards refuses min_score > max_score (the OpenAPI document says so in words). A generated
-body that the document calls valid gets its bounds put in order before it is sent, in every phase;
-bodies generated to be invalid are sent as they are.
+It refuses min_score > max_score, and a tournament window that is not a real one: starts_at and ends_at come
+together, instead of periods, as calendar dates with ends_at after starts_at. A generated body that the document
+calls valid gets its bounds put in order and its window made real before it is sent, in every phase; bodies
+generated to be invalid are sent as they are.
 """
 
 from __future__ import annotations
 
 import schemathesis
+
+TOURNAMENT_WINDOW = {"starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-08T00:00:00Z"}
 
 
 @schemathesis.hook
@@ -20,3 +23,6 @@ def before_call(ctx, case, **kwargs):
     low, high = case.body.get("min_score"), case.body.get("max_score")
     if isinstance(low, int) and isinstance(high, int) and low > high:
         case.body["min_score"], case.body["max_score"] = high, low
+    if "starts_at" in case.body or "ends_at" in case.body:
+        case.body.pop("periods", None)
+        case.body.update(TOURNAMENT_WINDOW)
