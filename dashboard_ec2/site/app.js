@@ -9,6 +9,7 @@ import { loadLimits } from './js/contract.js';
 import { $ } from './js/dom.js';
 import * as state from './js/state.js';
 import { checkAdmin, initAdmin } from './js/views/admin.js';
+import { initFriends } from './js/views/friends.js';
 import { initHistory, loadHistory } from './js/views/history.js';
 import { initLookup, lookupFromTable } from './js/views/lookup.js';
 import { initPeriods } from './js/views/periods.js';
@@ -52,7 +53,7 @@ async function start() {
   await loadConfig();
   startFromMarkup();
   initRequestLog();
-  // Views react to the view shown in this order: table, history, lookup, periods, admin.
+  // Views react to the view shown in this order: table, history, lookup, friends, periods, admin.
   initTable({
     onLookup: lookupFromTable,
     onTick: (tick) => {
@@ -66,6 +67,7 @@ async function start() {
   });
   initHistory();
   initLookup();
+  initFriends();
   initPeriods();
   initAdmin({ afterSnapshot: () => loadHistory(), afterSeed: () => loadTable() });
   initPicker();

@@ -288,6 +288,7 @@ FRIEND_IDS = {
     "minLength": 1,
     "maxLength": limits.MAX_FRIEND_IDS_CHARS,
     "pattern": limits.PLAYER_IDS_PATTERN,
+    "x-max-ids": limits.MAX_FRIEND_IDS,  # the count the pattern allows, as a number clients can read
     "description": f"1-{limits.MAX_FRIEND_IDS} comma-separated player ids (each as player_id); more is a 400. "
     "Ids not on the board (including any longer than a player id can be) are left out of the answer.",
 }

@@ -486,18 +486,28 @@ def test_lookup_shows_the_players_around_on_the_picked_board(stack, new_page):
     expect(rows.locator(".n-name")).to_have_text([re.compile(rf"^Runner {i}\b") for i in range(2, 9)])
     expect(picked.get_by_test_id("neighbour-me")).to_contain_text("#5")
     expect(picked.get_by_test_id("neighbour-me")).to_have_attribute("aria-current", "true")
-    # ...and every period of the default board, from GET /player.
-    expect(page.get_by_test_id("default-board-title")).to_have_text("On the Global board")
+    # ...and every other board and current period they are on, from GET /players/{player_id}/boards.
+    expect(page.get_by_test_id("other-boards-title")).to_have_text("Also on")
     expect(page.get_by_test_id("player-board").locator("h4")).to_have_text(
-        [f"{SPEEDRUN} · All-Time", "All-Time", re.compile(r"^This Week \("), re.compile(r"^Today \(")]
+        [
+            f"{SPEEDRUN} · All-Time",
+            "Global · All-Time",
+            re.compile(r"^Global · This Week \("),
+            re.compile(r"^Global · Today \("),
+            re.compile(rf"^{re.escape(SPEEDRUN)} · This Week \("),
+        ]
     )
-    expect(page.get_by_test_id("lookup-status")).to_have_text(re.compile(r"^Found on 4 boards in \d+ ms\.$"))
+    expect(page.get_by_test_id("lookup-status")).to_have_text(
+        re.compile(r"^Found on 2 boards, 5 periods, in \d+ ms\.$")
+    )
 
     # The top of the board: nobody above, three below.
     page.locator(ROW_NAMES).first.click()
     expect(page.get_by_test_id("player-name")).to_contain_text("Runner 1")
     expect(picked.locator(".neighbour-list li .n-rank")).to_have_text(["#1", "#2", "#3", "#4"])
-    expect(page.get_by_test_id("default-board-title")).to_have_text("Not on the Global board yet.")
+    expect(page.get_by_test_id("other-boards").locator("h4")).to_have_text(
+        [re.compile(rf"^{re.escape(SPEEDRUN)} · This")]
+    )
 
     # The lookup follows the period picked: a new weekly best changes the ranks there.
     stack.submit_to("speedrun", "p-r9", 100, "Runner 9")  # all-time and weekly: now first on both
@@ -509,9 +519,7 @@ def test_lookup_shows_the_players_around_on_the_picked_board(stack, new_page):
 
     page.get_by_label("Player ID").fill("p-nobody")
     page.get_by_label("Player ID").press("Enter")
-    expect(page.get_by_test_id("lookup-status")).to_have_text(
-        f"No player with ID “p-nobody” is on the Global board or on {SPEEDRUN} · This Week yet."
-    )
+    expect(page.get_by_test_id("lookup-status")).to_have_text("No player with ID “p-nobody” is on any board yet.")
     no_problems(page)
 
 
@@ -693,10 +701,16 @@ def test_screenshots_of_each_view(stack, new_page, viewport):
     boards.get_by_label("Player ID").fill("p-linus")
     boards.get_by_role("button", name="Look up").click()
     expect(boards.get_by_test_id("picked-board").get_by_test_id("neighbour-me")).to_contain_text("#5")
-    expect(boards.get_by_test_id("neighbour-me")).to_have_count(4)  # speedrun + the default board's three periods
+    expect(boards.get_by_test_id("neighbour-me")).to_have_count(5)  # both speedrun periods + the default board's three
     boards.evaluate("window.scrollTo(0, 0)")
     shoot(boards, "board-picker", viewport)
     shoot(boards.get_by_test_id("lookup-section"), "board-lookup", viewport)
+    # Friends: ids typed, ranked on the board and period picked, one of them not on it.
+    boards.get_by_label("IDs of friends").fill("p-linus, p-grace p-hedy p-ken p-radia")
+    boards.get_by_role("button", name="Rank them").click()
+    expect(boards.get_by_test_id("friend-row")).to_have_count(4)
+    expect(boards.get_by_test_id("friend-missing-id")).to_have_count(1)
+    shoot(boards.get_by_test_id("friends-section"), "friends", viewport)
     no_problems(boards)
 
     shoot_season_views(stack, new_page, viewport)

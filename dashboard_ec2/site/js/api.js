@@ -26,6 +26,9 @@ export const api = {
   around: (id, period, playerId, window, mode) =>
     read(`${board(id)}/players/${encodeURIComponent(playerId)}`, { period, window, rank_mode: sent(mode) }),
   periods: (id) => read(`${board(id)}/periods`),
+  // Players across boards: some players ranked on one board, every board of one player.
+  friends: (id, period, ids) => read(`${board(id)}/players`, { period, ids: ids.join(',') }),
+  playerBoards: (playerId) => read(`/players/${encodeURIComponent(playerId)}/boards`),
   period: (id, periodId) => read(`${board(id)}/periods/${encodeURIComponent(periodId)}`),
   // The original routes: the default board only.
   leaderboard: (period, limit, mode) => read('/leaderboard', { period, limit, rank_mode: sent(mode) }),

@@ -1,5 +1,6 @@
 /* The limits the API enforces, read from the OpenAPI document it serves (GET /openapi.json), so the page
- * never restates one: the range of players the simulator seeds, the largest page of a ranking. */
+ * never restates one: the range of players the simulator seeds, the largest page of a ranking, the shape
+ * of a player id and how many ids a friends list takes. */
 
 import { api } from './api.js';
 import { request } from './request.js';
@@ -28,15 +29,32 @@ export function loadLimits() {
   return loading;
 }
 
-/** {seedPlayers: {min, max}, pageSize: {min, max}}: numbers, or undefined where the document says nothing. */
+/**
+ * {seedPlayers: {min, max}, pageSize: {min, max}, playerId: {pattern, maxLength}, friendIds: {max}}: numbers
+ * (pattern: a RegExp), or undefined where the document says nothing.
+ */
 function limitsFrom(doc) {
   const players = bodyProperty(doc, 'post', '/simulate', 'players');
   // One page-size choice serves both the default board's route and the other boards' route.
   const pages = [queryParameter(doc, 'get', '/leaderboard', 'limit'), queryParameter(doc, 'get', '/leaderboards/{board}/top', 'limit')];
+  const playerId = pathParameter(doc, 'get', '/players/{player_id}/boards', 'player_id');
+  const friendIds = queryParameter(doc, 'get', '/leaderboards/{board}/players', 'ids');
   return {
     seedPlayers: { min: players.minimum, max: players.maximum },
     pageSize: { min: largest(pages.map((p) => p.minimum)), max: smallest(pages.map((p) => p.maximum)) },
+    playerId: { pattern: regExp(playerId.pattern), maxLength: numbers([playerId.maxLength])[0] },
+    friendIds: { max: numbers([friendIds['x-max-ids']])[0] },
   };
+}
+
+/** The document's pattern as a RegExp (ECMA 262 syntax, as OpenAPI asks); undefined if it has none or it fails. */
+function regExp(pattern) {
+  if (typeof pattern !== 'string') return undefined;
+  try {
+    return new RegExp(pattern);
+  } catch (_) {
+    return undefined;
+  }
 }
 
 const numbers = (values) => values.filter((v) => typeof v === 'number');
@@ -64,8 +82,11 @@ function bodyProperty(doc, method, path, name) {
   return resolve(doc, schema.properties && schema.properties[name]);
 }
 
-function queryParameter(doc, method, path, name) {
+function parameter(doc, method, path, where, name) {
   const parameters = (operation(doc, method, path).parameters || []).map((p) => resolve(doc, p));
-  const parameter = parameters.find((p) => p.in === 'query' && p.name === name);
-  return resolve(doc, parameter && parameter.schema);
+  const found = parameters.find((p) => p.in === where && p.name === name);
+  return resolve(doc, found && found.schema);
 }
+
+const queryParameter = (doc, method, path, name) => parameter(doc, method, path, 'query', name);
+const pathParameter = (doc, method, path, name) => parameter(doc, method, path, 'path', name);

@@ -1,17 +1,16 @@
-/* Player lookup: every period of the default board the player is on (GET /player) and, when another
- * board is picked, their place on it; each with rank of total, score, percentile and the players around
+/* Player lookup: every board and current period the player is on (GET /players/{id}/boards, one request),
+ * the board and period picked first; each with rank of total, score, percentile and the players around
  * them (the around-me route). The lookup follows the board and period picked. */
 
 import { api } from '../api.js';
-import {
-  boardName, isDefault, lowerIsBetter, periodOrder, periodTitle, refreshIfRolledOver, viewLabel,
-} from '../boards.js';
-import { $, $$, h, reducedMotion, setStatus } from '../dom.js';
+import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
+import { $, h, reducedMotion, setStatus } from '../dom.js';
 import { fmt, fmtMs, plural } from '../format.js';
 import { latestOnly, Superseded } from '../request.js';
 import * as state from '../state.js';
 
 const AROUND_WINDOW = 3; // players shown above and below the player
+const MAX_AROUND = 12; // board periods whose players around them are read with a lookup (one request each)
 
 const lookups = latestOnly();
 let lookedUp = ''; // the player last looked up: looked up again when the board or period changes
@@ -21,9 +20,8 @@ export function initLookup() {
     event.preventDefault();
     lookup($('#player-id').value);
   });
-  state.on('view', ({ changed, boardChanged }) => {
-    // The players around them on the board and period picked (the default board's periods do not change).
-    if (changed && lookedUp && (boardChanged || !isDefault())) lookup(lookedUp, { quiet: true });
+  state.on('view', ({ changed }) => {
+    if (changed && lookedUp) lookup(lookedUp, { quiet: true }); // the board and period picked come first
   });
   state.on('rankMode', () => {
     if (lookedUp) lookup(lookedUp, { quiet: true }); // the ranks around them, numbered the new way
@@ -53,34 +51,31 @@ async function lookup(playerId, { quiet = false } = {}) {
   }
   const turn = lookups.begin();
   const { board, period } = state.view();
-  const defaultBoard = state.defaultBoard();
   lookedUp = id;
   result.setAttribute('aria-busy', 'true');
   if (!quiet) setStatus(status, 'loading', `Looking up “${id}”…`);
   try {
-    const [player, picked] = await Promise.all([
-      outcome(turn.request(api.player(id))),
-      isDefault(board) ? null : outcome(turn.request(api.around(board, period, id, AROUND_WINDOW, state.rankMode()))),
-      refreshIfRolledOver(defaultBoard), // which of its periods is the current one
+    // Every board and current period they are on in one request, and the players around them on the one picked.
+    const [all, picked] = await Promise.all([
+      outcome(turn.request(api.playerBoards(id))),
+      outcome(turn.request(api.around(board, period, id, AROUND_WINDOW, state.rankMode()))),
     ]);
     if (!turn.current) return;
-    const failure = [player, picked].find((r) => r && !r.ok && r.err.status !== 404);
+    const failure = [all, picked].find((r) => !r.ok && r.err.status !== 404);
     if (failure) throw failure.err;
-    const boards = player.ok && Array.isArray(player.data.boards) ? player.data.boards : [];
-    const onPicked = Boolean(picked && picked.ok);
-    if (!boards.length && !onPicked) {
+    const rows = all.ok && Array.isArray(all.data.boards) ? all.data.boards : [];
+    if (!rows.length && !picked.ok) {
       result.replaceChildren();
-      setStatus(status, 'empty', isDefault(board)
-        ? `No player with ID “${id}” is on any board yet.`
-        : `No player with ID “${id}” is on the ${boardName(defaultBoard)} board or on ${viewLabel(board, period)} yet.`);
+      setStatus(status, 'empty', `No player with ID “${id}” is on any board yet.`);
       return;
     }
-    const found = boards.length + (onPicked ? 1 : 0);
-    const ms = Math.max(player.ms || 0, (picked && picked.ms) || 0);
-    setStatus(status, 'ok', `Found on ${found} ${plural(found, 'board')} in ${fmtMs(ms)}.`);
-    const name = (player.ok && player.data.player_name) || (onPicked && picked.data.player_name) || id;
-    renderResult({ id, name, board, period, picked, boards });
-    await Promise.all(boards.map((b) => loadAround(turn, b, id)));
+    const boardCount = new Set(rows.map((r) => r.board_id)).size || 1;
+    const periodCount = Math.max(rows.length, 1);
+    const ms = Math.max(all.ms || 0, picked.ms || 0);
+    setStatus(status, 'ok', `Found on ${boardCount} ${plural(boardCount, 'board')}, ${periodCount} ${plural(periodCount, 'period')}, in ${fmtMs(ms)}.`);
+    const name = (picked.ok && picked.data.player_name) || id;
+    const others = renderResult({ id, name, board, period, picked, rows });
+    await Promise.all(others.map(({ card, row }) => loadAround(turn, card, row, id)));
   } catch (err) {
     if (err instanceof Superseded || !turn.current) return;
     result.replaceChildren();
@@ -90,34 +85,41 @@ async function lookup(playerId, { quiet = false } = {}) {
   }
 }
 
-function renderResult({ id, name, board, period, picked, boards }) {
-  // All-time first, then this week, then today; the newest first within each.
-  boards.sort((a, b) => periodOrder(a.period) - periodOrder(b.period) || b.leaderboard_id.localeCompare(a.leaderboard_id));
-  const defaultName = boardName(state.defaultBoard());
+const cardTitle = (row) => `${boardName(row.board_id)} · ${periodName(row.period, row.period_id, true)}`;
+
+/**
+ * The board and period picked first (its players around them come with it), then every other board period,
+ * the default board first, then by board name, all-time before the shorter periods. Returns the cards that
+ * still need their players around them: {card, row}.
+ */
+function renderResult({ id, name, board, period, picked, rows }) {
+  const defaultBoard = state.defaultBoard();
+  const isPicked = (r) => r.board_id === board && r.period === period;
+  const others = rows.filter((r) => !isPicked(r)).sort((a, b) =>
+    (b.board_id === defaultBoard) - (a.board_id === defaultBoard)
+    || boardName(a.board_id).localeCompare(boardName(b.board_id))
+    || periodOrder(a.period) - periodOrder(b.period));
   const parts = [
     h('h3', { class: 'player-name', tabindex: '-1', 'data-testid': 'player-name' }, name, ' ', h('span', { class: 'player-id' }, id)),
   ];
-  if (picked) {
-    // The board and period picked above the table first, with the players around them from the same answer.
-    const title = viewLabel(board, period);
-    if (picked.ok) {
-      const card = playerCard(picked.data.leaderboard_id, title, picked.data, { picked: true });
-      renderAround($('.neighbours', card), picked.data, id, board);
-      parts.push(h('ul', { class: 'player-boards', 'data-testid': 'picked-board' }, card));
-    } else {
-      parts.push(h('p', { class: 'muted small not-on', 'data-testid': 'picked-board' }, `Not on ${title} yet.`));
-    }
-    parts.push(h('p', { class: 'group-title small', 'data-testid': 'default-board-title' },
-      boards.length ? `On the ${defaultName} board` : `Not on the ${defaultName} board yet.`));
+  const title = viewLabel(board, period);
+  if (picked.ok) {
+    const card = playerCard(`${board}/${period}`, title, picked.data, { picked: true });
+    renderAround($('.neighbours', card), picked.data, id, board);
+    parts.push(h('ul', { class: 'player-boards', 'data-testid': 'picked-board' }, card));
+  } else {
+    parts.push(h('p', { class: 'muted small not-on', 'data-testid': 'picked-board' }, `Not on ${title} yet.`));
   }
-  if (boards.length) {
-    parts.push(h('ul', { class: 'player-boards' }, boards.map((b) => playerCard(b.leaderboard_id, periodTitle(b), b))));
-  }
+  const pending = others.map((row, i) => ({ row, card: playerCard(`${row.board_id}/${row.period}`, cardTitle(row), row, { around: i < MAX_AROUND }) }));
+  parts.push(h('p', { class: 'group-title small', 'data-testid': 'other-boards-title' },
+    others.length ? (picked.ok ? 'Also on' : 'On') : 'On no other board or period.'));
+  if (others.length) parts.push(h('ul', { class: 'player-boards', 'data-testid': 'other-boards' }, pending.map((p) => p.card)));
   $('#lookup-result').replaceChildren(...parts);
+  return pending.slice(0, MAX_AROUND);
 }
 
 /** One board period of the player: rank of total, score, percentile, a meter, and room for the players around. */
-function playerCard(key, title, stats, { picked = false } = {}) {
+function playerCard(key, title, stats, { picked = false, around = true } = {}) {
   const pct = Math.max(0, Math.min(100, Number(stats.percentile) || 0));
   const meter = h('div', { class: 'meter', 'aria-hidden': 'true' }, h('span', { class: 'meter-fill' }));
   meter.firstChild.style.width = `${pct}%`; // CSSOM, allowed by the CSP (no style attribute)
@@ -132,7 +134,8 @@ function playerCard(key, title, stats, { picked = false } = {}) {
         h('dd', { class: 'tier', 'data-testid': 'player-tier', dataset: { tier: stats.tier || '' } }, stats.tier || 'none')) : null),
     meter,
     h('p', { class: 'muted small' }, `Ahead of ${pct.toFixed(1)}% of the ${fmt(stats.total_players)} players on this board.`),
-    h('div', { class: 'neighbours', 'data-testid': 'player-neighbours' }, h('p', { class: 'muted small' }, 'Loading the players around them…')));
+    h('div', { class: 'neighbours', 'data-testid': 'player-neighbours' }, h('p', { class: 'muted small' }, around
+      ? 'Loading the players around them…' : 'Pick this board and period above to see the players around them.')));
 }
 
 /** The around-me list: the players above, this player, the players below, each with their rank. */
@@ -153,15 +156,14 @@ function renderAround(box, data, playerId, board) {
     })));
 }
 
-/** The players around them on one period of the default board (its leaderboard id names the period). */
-async function loadAround(turn, entry, playerId) {
-  const card = $$('#lookup-result .player-board').find((el) => el.dataset.board === entry.leaderboard_id);
-  if (!card) return;
+/** The players around them on one board period of the list (its current period, by kind). */
+async function loadAround(turn, card, row, playerId) {
   const box = $('.neighbours', card);
-  const defaultBoard = state.defaultBoard();
   try {
-    const { data } = await turn.request(api.around(defaultBoard, entry.leaderboard_id, playerId, AROUND_WINDOW, state.rankMode()));
-    renderAround(box, data, playerId, defaultBoard);
+    const { data } = await turn.request(api.around(row.board_id, row.period, playerId, AROUND_WINDOW, state.rankMode()));
+    renderAround(box, data, playerId, row.board_id);
+    const name = $('#lookup-result .player-name');
+    if (name && data.player_name && name.firstChild.textContent === playerId) name.firstChild.textContent = data.player_name;
   } catch (err) {
     if (err instanceof Superseded) return;
     box.replaceChildren(h('p', { class: 'error small' }, err.status === 404
