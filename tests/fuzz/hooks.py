@@ -1,9 +1,10 @@
-"""schemathesis hooks: the rules of POST /leaderboards that the OpenAPI document states in words only.
+"""schemathesis hooks: the rules of POST /leaderboards that JSON Schema cannot state (docs/API.md and the
+operation's description state them in words).
 
-It refuses min_score > max_score, and a tournament window that is not a real one: starts_at and ends_at come
-together, instead of periods, as calendar dates with ends_at after starts_at. A generated body that the document
-calls valid gets its bounds put in order and its window made real before it is sent, in every phase; bodies
-generated to be invalid are sent as they are.
+It refuses min_score > max_score; a tournament window that is not a real one (starts_at and ends_at come
+together, instead of periods, as calendar dates with ends_at after starts_at); a reward whose first rank is after
+its last; tiers sharing a name or a minimum. A generated body that the document calls valid is put right on those
+points before it is sent, in every phase; bodies generated to be invalid are sent as they are.
 """
 
 from __future__ import annotations
@@ -26,3 +27,14 @@ def before_call(ctx, case, **kwargs):
     if "starts_at" in case.body or "ends_at" in case.body:
         case.body.pop("periods", None)
         case.body.update(TOURNAMENT_WINDOW)
+    for reward in case.body.get("rewards") or []:
+        if isinstance(reward, dict) and isinstance(reward.get("ranks"), list):
+            reward["ranks"] = sorted(reward["ranks"])
+    if isinstance(case.body.get("tiers"), list):
+        names, minimums, kept = set(), set(), []
+        for tier in case.body["tiers"]:
+            if tier["name"] not in names and tier["min_percentile"] not in minimums:
+                names.add(tier["name"])
+                minimums.add(tier["min_percentile"])
+                kept.append(tier)
+        case.body["tiers"] = kept
