@@ -739,7 +739,7 @@ def _iso(moment):
 def shoot_season_views(stack, new_page, viewport):
     """A running tournament (countdown, ties in competition mode, a tier in the lookup) and a closed one's summary."""
     now = datetime.now(UTC)
-    ends_at = now + timedelta(seconds=4)
+    ends_at = now + timedelta(seconds=20)  # room for 24 submissions on a loaded machine; waited for below
     season = {"order": "desc", "operator": "best", "rewards": SEASON_REWARDS, "tiers": SEASON_TIERS}
     stack.create_board(
         {

@@ -4,6 +4,7 @@ force; the close route is idempotent and 409 for an open period; competition ran
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -75,7 +76,8 @@ def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
     assert [(p["period_id"], p["status"], p["total_players"]) for p in listing["periods"]] == [
         ("tournament", "closed", total)
     ]
-    # the final top went into the append-only history, and the event once
+    # the final top went into the append-only history, and the event at least once (as documented: the scheduled
+    # closing and the close call above may both find the summary stored and its event not yet marked sent)
     snapshots = stack.ddb.query(
         TableName=_snapshots_table(stack),
         KeyConditionExpression="leaderboard_id = :b",
@@ -88,9 +90,10 @@ def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
     ]
     assert frozen == [top]
     sent = [e for e in stack.events() if e["detail"]["board_id"] == "blitz"]
-    assert [(e["source"], e["detail-type"], e["detail"]) for e in sent] == [
-        ("leaderboard", "Leaderboard Period Closed", summary)
-    ]
+    assert 1 <= len(sent) <= 2
+    assert {json.dumps((e["source"], e["detail-type"], e["detail"]), sort_keys=True) for e in sent} == {
+        json.dumps(("leaderboard", "Leaderboard Period Closed", summary), sort_keys=True)
+    }
 
 
 def _snapshots_table(stack) -> str:
