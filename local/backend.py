@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import secrets
@@ -132,9 +133,20 @@ class Backend:
         for poller in self.pollers:
             poller.stop()
 
+        marks = itertools.count()
+
         def consume() -> None:  # a failing batch is retried, as Lambda (and the background poller) retries it
+            # A marker written now is behind every record written before the call: deliver up to it. (Record
+            # times cannot tell: ApproximateCreationDateTime is approximate, and while the consumer is slower than
+            # the writers a drain that waited for a newer record ran on for most of the test's budget.)
+            mark = str(next(marks))
             for p in self.pollers:
-                drain(p.reader, p.handler, p.batch_size, p.patterns, lambda: True, p.retry_attempts, once=True)
+                table = p.reader.arn.split(":table/")[1].split("/stream/")[0]
+                spec = next(s for s in self.specs if s.local_name == table)
+                key = {k["AttributeName"]: {"S": MARKER_KEY} for k in spec.create_args["KeySchema"]}
+                self.ddb.put_item(TableName=table, Item={**key, "mark": {"S": mark}})
+                reached = lambda records: any(_is_marker(r, mark) for r in records)  # noqa: E731
+                drain(p.reader, p.handler, p.batch_size, p.patterns, lambda: True, p.retry_attempts, until=reached)
 
         try:
             yield consume
@@ -178,6 +190,17 @@ class Backend:
             else:
                 os.environ[k] = v
         _forget_cached_settings()
+
+
+MARKER_KEY = "#delivery-marker"  # a key no entry, board or counter has: the consumers' filters drop it
+
+
+def _is_marker(record: dict, mark: str) -> bool:
+    change = record["dynamodb"]
+    keys = change.get("Keys", {})
+    return all(v.get("S") == MARKER_KEY for v in keys.values()) and change.get("NewImage", {}).get("mark") == {
+        "S": mark
+    }
 
 
 def _check_functions(template: dict) -> None:

@@ -103,16 +103,16 @@ def drain(
     patterns: tuple[dict, ...] = (),
     retry_while: Callable[[], bool] = lambda: False,
     retry_attempts: int | None = None,
-    once: bool = False,
+    until: Callable[[list[dict]], bool] | None = None,
 ) -> int:
-    """Deliver every record the stream holds now, in batches; returns how many passed the filters. With once,
-    stop as soon as every record written before the call is delivered (a batch that is not full, or one that
-    reaches records created after the call), even while writers go on adding more.
+    """Deliver every record the stream holds now, in batches; returns how many passed the filters. With until,
+    stop after the first batch for which until(records) is true (the records read, before the filters), even while
+    writers go on adding more.
 
     A batch whose handler raises is retried while retry_while() says so, at most retry_attempts times (None:
     until it succeeds, as Lambda does until the records expire), then given up as Lambda gives it up; without
     retries the error propagates. (Lambda's halving of a failing batch is not modelled.)"""
-    delivered, called_at = 0, time.time()
+    delivered = 0
     while True:
         records = reader.read(batch_size)
         if not records:
@@ -136,9 +136,7 @@ def drain(
                 print(f"stream consumer failed on a batch of {len(batch)}; retrying", file=sys.stderr)
                 time.sleep(RETRY_SECONDS)
         delivered += len(batch)
-        if once and (
-            len(records) < batch_size or records[-1]["dynamodb"].get("ApproximateCreationDateTime", 0) > called_at
-        ):
+        if until is not None and until(records):
             return delivered
 
 
