@@ -134,16 +134,18 @@ class Backend:
             poller.stop()
 
         marks = itertools.count()
+        markers = []  # (poller, its table, the marker item's key): found once, written at every call
+        for p in self.pollers:
+            table = p.reader.arn.split(":table/")[1].split("/stream/")[0]
+            spec = next(s for s in self.specs if s.local_name == table)
+            markers.append((p, table, {k["AttributeName"]: {"S": MARKER_KEY} for k in spec.create_args["KeySchema"]}))
 
         def consume() -> None:  # a failing batch is retried, as Lambda (and the background poller) retries it
             # A marker written now is behind every record written before the call: deliver up to it. (Record
             # times cannot tell: ApproximateCreationDateTime is approximate, and while the consumer is slower than
             # the writers a drain that waited for a newer record ran on for most of the test's budget.)
             mark = str(next(marks))
-            for p in self.pollers:
-                table = p.reader.arn.split(":table/")[1].split("/stream/")[0]
-                spec = next(s for s in self.specs if s.local_name == table)
-                key = {k["AttributeName"]: {"S": MARKER_KEY} for k in spec.create_args["KeySchema"]}
+            for p, table, key in markers:
                 self.ddb.put_item(TableName=table, Item={**key, "mark": {"S": mark}})
                 reached = lambda records: any(_is_marker(r, mark) for r in records)  # noqa: E731
                 drain(p.reader, p.handler, p.batch_size, p.patterns, lambda: True, p.retry_attempts, until=reached)

@@ -36,7 +36,8 @@ class ScheduledInvoker:
                     traceback.print_exc()
 
     def run_once(self) -> None:
-        """One scheduled invocation, in the caller's thread (the caller holds no pause)."""
+        """One scheduled invocation, in the caller's thread. Callers keep it from overlapping a timed run: the
+        timer runs it holding the lock, and Backend.reset_tables inside paused()."""
         event = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
         self.runs += 1
         self.handler(event, LambdaContext(self.name, f"schedule-{self.runs}", self.timeout_s))
