@@ -12,6 +12,7 @@ from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
 from .data import counters, entries
+from .data import moderation as moderation_items
 from .errors import BadRequest, Conflict, NotFound
 from .settings import get_settings
 
@@ -104,7 +105,15 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     if item.get("status") != "deleting":
         board_items.set_status(board_id, "deleting")
     board_cache.forget(board_id)
-    deleted = 0
+    # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
+    hidden = moderation_items.keys_of_board(board_id)
+    deleted = entries.delete(
+        key
+        for _, player in hidden
+        for key in entries.keys_in_partition(player)
+        if keys.board_and_period(key[1])[0] == board_id
+    )
+    entries.delete(hidden)
     for period_id in _period_ids_within_retention(config, now or now_utc()):
         for part in config.partitions(period_id):
             done_here, done = entries.delete_partition(part, budget - deleted)

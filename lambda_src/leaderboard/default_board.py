@@ -52,7 +52,8 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     result = []
     for entry in found:
         metrics.count(metrics.RANK_READS, board=boards.DEFAULT_BOARD.board_id)
-        rank, total = ranking.rank_and_total([entry[BOARD_PERIOD]], entry[schema.RANK_INDEX_SORT_KEY])
+        hidden = entries.is_hidden(entry)
+        rank, total = ranking.rank_and_total([entry[BOARD_PERIOD]], entries.position(entry), listed=not hidden)
         result.append(
             {
                 "leaderboard_id": entry[BOARD_PERIOD],
@@ -61,6 +62,7 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
                 "rank": rank,
                 "total_players": total,
                 "percentile": rankings.percentile(rank, total),
+                **({"hidden": True} if hidden else {}),
             }
         )
     order = {k: i for i, k in enumerate(periods.KINDS)}

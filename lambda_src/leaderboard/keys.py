@@ -6,6 +6,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
     counter    ("#buckets#" + index partition,  range start)      entries in a key range, see ranking.py
                ("#segments#" + index partition, range start)      entries in a run of buckets
     board      ("#boards",                      board id)         a board's configuration
+    hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
     idempotency records ("#idempotency", ...), kept by Powertools
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
@@ -183,3 +184,13 @@ ERASED_PLAYER_NAME = "(erased player)"
 
 def erasing_partition(player_id: str) -> str:
     return ERASING_PREFIX + player_id
+
+
+# --- moderation -------------------------------------------------------------------------------
+
+_HIDDEN_PREFIX = "#hidden#"
+
+
+def hidden_partition(board_id: str) -> str:
+    """The scores-table partition of a board's hidden players (one item each, sort key the player id)."""
+    return _HIDDEN_PREFIX + board_id

@@ -8,6 +8,10 @@ from typing import Any
 from . import schema
 
 
+def rank_key_attribute(hidden: bool) -> str:
+    return schema.HIDDEN_RANK_KEY if hidden else schema.RANK_INDEX_SORT_KEY
+
+
 @dataclass(frozen=True)
 class Entry:
     """What one write stores for one player on one index partition (a board period, or one shard of it)."""
@@ -21,10 +25,11 @@ class Entry:
     expires_at: int | None  # epoch s for DynamoDB's TTL (None: all-time, kept)
     metadata: str | None  # JSON text, as given
 
-    def attributes(self) -> dict[str, Any]:
+    def attributes(self, hidden: bool = False) -> dict[str, Any]:
+        """The stored attributes; a hidden player's rank key goes outside the rank index (schema.HIDDEN_RANK_KEY)."""
         return {
             "score": self.score,
-            schema.RANK_INDEX_SORT_KEY: self.rank_key,
+            rank_key_attribute(hidden): self.rank_key,
             "player_name": self.player_name,
             "reached_at": self.reached_at,
             schema.TTL_ATTRIBUTE: self.expires_at,
@@ -40,6 +45,7 @@ class EntryWrite:
     expected: dict[str, Any] | None
     operation: str | None = None  # an idempotent request's operation id, remembered on the entry
     operation_expires: int = 0
+    hidden: bool = False  # the player is hidden on the board: the entry stays out of the rank index
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,11 @@ SCHEMAS: dict[str, dict] = {
             "above": {"type": "array", "items": _ref("Entry")},
             "below": {"type": "array", "items": _ref("Entry")},
         },
-        {"rank_mode": {"enum": list(limits.RANK_MODES)}, "tier": {"type": "string", "nullable": True}},
+        {
+            "rank_mode": {"enum": list(limits.RANK_MODES)},
+            "tier": {"type": "string", "nullable": True},
+            "hidden": {"type": "boolean", "description": "the player is hidden on this board: others do not see them"},
+        },
     ),
     "PeriodList": _obj(
         {
@@ -215,11 +219,13 @@ SCHEMAS: dict[str, dict] = {
                         "score": _INT,
                         "total_players": _INT,
                         "percentile": {"type": "number"},
-                    }
+                    },
+                    {"hidden": {"type": "boolean"}},
                 ),
             },
         }
     ),
+    "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
     "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
     "Erasure": _obj(
         {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},

@@ -12,11 +12,12 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from . import keys, schema
+from . import board_registry, keys, schema
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
+from .data import moderation as moderation_items
 from .data import snapshots as snapshot_items
 from .errors import NotFound
 
@@ -53,9 +54,11 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
         erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
         erasures.save_state(player_id, state)
     # The player's own partitions: every entry on every board and period (even of boards since deleted), and
-    # the submission counters. Deleted on every call, so a score submitted meanwhile goes too.
+    # the submission counters; and the player's moderation items on every board. Deleted on every call, so a
+    # score submitted meanwhile goes too.
     entries.delete(entries.keys_in_partition(player_id))
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):

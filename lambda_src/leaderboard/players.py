@@ -46,12 +46,14 @@ def boards_of(player_id: str, now: datetime | None = None) -> dict[str, Any]:
     """Every board and current period the player is on, with rank, total and percentile.
 
     One Query on the player's partition finds their entries (past periods' entries are skipped: TTL removes
-    them within days); a board that no longer exists is skipped."""
+    them within days); a board that no longer exists is skipped. A board where the player is hidden is listed
+    (this is a lookup of that player), marked hidden, with the rank they would have."""
     now = now or now_utc()
     current: dict[str, BoardConfig | None] = {}
     rows = []
     for item in entries.of_player(player_id):
-        if schema.RANK_INDEX_SORT_KEY not in item:
+        at = entries.position(item)
+        if at is None:
             continue
         board_id, period_id = keys.board_and_period(item[schema.SCORES_SORT_KEY])
         if board_id not in current:
@@ -66,7 +68,8 @@ def boards_of(player_id: str, now: datetime | None = None) -> dict[str, Any]:
         if period is None:
             continue
         metrics.count(metrics.RANK_READS, board=board_id)
-        rank, total = ranking.rank_and_total(config.partitions(period_id), item[schema.RANK_INDEX_SORT_KEY])
+        hidden = entries.is_hidden(item)
+        rank, total = ranking.rank_and_total(config.partitions(period_id), at, listed=not hidden)
         rows.append(
             {
                 "board_id": board_id,
@@ -76,6 +79,7 @@ def boards_of(player_id: str, now: datetime | None = None) -> dict[str, Any]:
                 "score": item["score"],
                 "total_players": total,
                 "percentile": rankings.percentile(rank, total),
+                **({"hidden": True} if hidden else {}),
             }
         )
     order = {k: i for i, k in enumerate((*periods.KINDS, periods.TOURNAMENT))}

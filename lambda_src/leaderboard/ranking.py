@@ -37,8 +37,9 @@ def containing(found: list[Counter], key: str) -> Counter | None:
     return next((c for c in found if c.holds(key)), None)
 
 
-def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
-    """1-based rank of the entry with rank key `key`, and the board period's total.
+def rank_and_total(parts: Iterable[str], key: str, listed: bool = True) -> tuple[int, int]:
+    """1-based rank of the entry with rank key `key`, and the board period's total. An entry not `listed` in the
+    index (a hidden player's) gets the rank it would have and a total that counts it.
 
     Per partition: the segments (a handful of items), the buckets of the key's segment up to the key
     (at most segment_capacity items), and a COUNT inside the key's bucket (about bucket_capacity entries at most).
@@ -60,7 +61,7 @@ def rank_and_total(parts: Iterable[str], key: str) -> tuple[int, int]:
         bucket = containing(buckets, key)
         if bucket is not None:
             ahead += entries.count_range(part, bucket.lo, keys.before(key))
-    rank = 1 + ahead
+    rank, total = 1 + ahead, total + (0 if listed else 1)
     # The counters may lag the live COUNT by the consumer's delay: never show a rank past the total.
     return rank, max(total, rank)
 

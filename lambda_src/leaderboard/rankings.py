@@ -171,8 +171,9 @@ def around(
         raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
     parts = config.partitions(p.period_id)
     metrics.count(metrics.RANK_READS, board=config.board_id)
-    at = item[schema.RANK_INDEX_SORT_KEY]
-    rank, total = ranking.rank_and_total(parts, at)
+    # A hidden player's own lookup still answers: where they would be, among the players others see.
+    at, hidden = entries.position(item), entries.is_hidden(item)
+    rank, total = ranking.rank_and_total(parts, at, listed=not hidden)
     above = list(reversed(ranking.merged_page(parts, window, before=at))) if window else []
     below = ranking.merged_page(parts, window, after=at) if window else []
     run = [*above, item, *below]
@@ -193,4 +194,5 @@ def around(
         "above": _shown(above, shown[:mine]),
         "below": _shown(below, shown[mine + 1 :]),
         **tier,
+        **({"hidden": True} if hidden else {}),
     }

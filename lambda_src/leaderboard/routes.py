@@ -523,6 +523,28 @@ ROUTES: tuple[Route, ...] = (
         "Ranks and totals follow within the rank counters' usual delay.",
     ),
     Route(
+        "PUT",
+        "/leaderboards/{board}/players/{player_id}/hidden",
+        LEADERBOARD_ADMIN,
+        "hide_player",
+        access=ADMIN,
+        response=(200, "Moderation"),
+        summary="Hide a player on a board (moderation): gone from every list, rank and total others see",
+        description="On every period of the board, now and later, until shown again. A lookup of the player by id "
+        "still answers, marked hidden, with the rank they would have. Idempotent. Counters stay exact: a hidden "
+        "entry leaves the rank index and the counters are recounted, within their usual delay.",
+    ),
+    Route(
+        "DELETE",
+        "/leaderboards/{board}/players/{player_id}/hidden",
+        LEADERBOARD_ADMIN,
+        "show_player",
+        access=ADMIN,
+        response=(200, "Moderation"),
+        summary="Show a hidden player again, in their place",
+        description="Their entries return where their scores and times put them. Idempotent.",
+    ),
+    Route(
         "DELETE",
         "/players/{player_id}",
         LEADERBOARD_ADMIN,

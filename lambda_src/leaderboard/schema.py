@@ -10,6 +10,8 @@ SCORES_SORT_KEY = "leaderboard_id"
 RANK_INDEX = "leaderboard-rank-index"
 RANK_INDEX_PARTITION_KEY = "leaderboard_id"
 RANK_INDEX_SORT_KEY = "rank_key"  # encoded by leaderboard.keys
+# A hidden player's entries keep their rank key here instead: outside the (sparse) rank index, in their place.
+HIDDEN_RANK_KEY = "hidden_rank_key"
 RANK_INDEX_PROJECTED = ("score", "player_name", "metadata", "reached_at")  # what ranking reads need beyond the keys
 TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
 

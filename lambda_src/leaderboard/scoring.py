@@ -16,6 +16,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from .clock import ms, now_utc
 from .data import boards as board_items
 from .data import entries
 from .data import idempotency as idempotency_records
+from .data import moderation as moderation_items
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
 from .settings import get_settings
@@ -117,9 +119,10 @@ def _check_range(config: BoardConfig, s: Submission) -> None:
 
 
 def _plan(
-    config, current, s: Submission, stored: dict, reached_ms: int
+    config, current, s: Submission, stored: dict, reached_ms: int, hidden: bool = False
 ) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
-    """The writes one submission needs given what is stored, and its result rows (one per period)."""
+    """The writes one submission needs given what is stored, and its result rows (one per period). A hidden
+    player's entries are written outside the rank index."""
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     writes, rows = [], []
     replay = any(entries.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
@@ -136,7 +139,7 @@ def _plan(
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
             expires = int(time.time()) + idempotency_records.KEEP_SECONDS  # as long as a retry may come
-            writes.append(EntryWrite(entry, old, s.operation, expires))
+            writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
         rows.append(
             PeriodOutcome(
                 period=period,
@@ -144,7 +147,7 @@ def _plan(
                 partition=part,
                 score=new_score if changed else (old["score"] if old else None),
                 changed=changed,
-                rank_key=writes[-1].entry.rank_key if changed else (old or {}).get("rank_key"),
+                rank_key=writes[-1].entry.rank_key if changed else entries.position(old or {}),
             )
         )
     return writes, rows
@@ -155,15 +158,19 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
     return Outcome(config.board_id, s.player_id, s.player_name or (names[0] if names else s.player_id), rows)
 
 
-def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> dict:
-    """The entries, and for a board stored in the table its config in the same request (it may be being deleted)."""
+def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> tuple[dict, set[str]]:
+    """The entries and which of their players are hidden on the board, and for a board stored in the table its
+    config (it may be being deleted): all in the same request."""
+    players = list(dict.fromkeys(p for p, _ in pairs))
+    extra = [moderation_items.item_key(config.board_id, p) for p in players]
     if config.stored:
-        stored, others = entries.get_with(pairs, [board_items.item_key(config.board_id)])
+        extra.append(board_items.item_key(config.board_id))
+    stored, others = entries.get_with(pairs, extra)
+    if config.stored:
         board = others.get(board_items.item_key(config.board_id))
         if board is None or board.get("status") == "deleting":
             raise NotFound(f"no leaderboard {config.board_id}")
-        return stored
-    return entries.get(pairs)
+    return stored, {p for p in players if moderation_items.item_key(config.board_id, p) in others}
 
 
 def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
@@ -178,8 +185,8 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
         return _keep_best(config, s, current, ms(now))
 
     def attempt() -> Outcome:
-        stored = _read(config, [(s.player_id, part) for _, part in current])
-        writes, rows = _plan(config, current, s, stored, ms(now))
+        stored, hidden = _read(config, [(s.player_id, part) for _, part in current])
+        writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
         if writes:
             entries.write(writes)
         return _result(config, s, stored, rows)
@@ -202,18 +209,28 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int) -> 
     """Keep-best needs no read: each period's entry is written only if the new score beats it (see
     entries.keep_best). It is idempotent by nature, so an idempotent request needs no operation id either.
     Boards stored in the table take the general path instead: it reads the board's item with the entries, so a
-    board being deleted gets no new entries."""
+    board being deleted gets no new entries.
+
+    A hidden player's existing entries stay hidden (entries.keep_best). A CREATED entry has no state to follow:
+    one more read asks whether the player is hidden on the board and, if so, moves the new entries out of the
+    rank index at once (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
-    outcomes, names = [], []
+    outcomes, names, created = [], [], []
     for period, part in current:
         entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
-        changed, item = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None)
+        changed, item, inserted = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None)
         names.append(item.get("player_name"))
+        if inserted:
+            created.append((part, item))
         outcomes.append(
             PeriodOutcome(
-                period, config.leaderboard_id(period.period_id), part, item["score"], changed, item["rank_key"]
+                period, config.leaderboard_id(period.period_id), part, item["score"], changed, entries.position(item)
             )
         )
+    if created and moderation_items.is_hidden(config.board_id, s.player_id):
+        for part, item in created:
+            with suppress(entries.Changed):  # changed meanwhile: the consumer reconciles it
+                entries.set_hidden(s.player_id, part, item, hidden=True)
     return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
 
 
@@ -223,13 +240,14 @@ def submit_many(
     """Many submissions, in input order, in chunks that each take one read request and one transaction.
 
     A chunk holds each player at most once (a later submission of the same player goes to a later chunk, so
-    they apply in order) and at most 100 entries (DynamoDB's limits for both requests). Returns one result or
+    they apply in order), and few enough players that its read (their entries, whether each is hidden, the
+    board's item) is at most 100 keys and its transaction at most 100 entries: DynamoDB's limits. Returns one result or
     BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
     """
     now = now or now_utc()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
-    per_chunk = max(1, 100 // len(period_list))
+    per_chunk = max(1, (100 - 1) // (len(period_list) + 1))  # each player: an entry per period and a hidden item
     results: list[Outcome | BadRequest | None] = [None] * len(submissions)
     chunk: list[int] = []
     players_in_chunk: set[str] = set()
@@ -263,12 +281,12 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
     }
 
     def attempt() -> None:
-        stored = _read(config, [(player, part) for player, cur in currents.items() for _, part in cur])
+        stored, hidden = _read(config, [(player, part) for player, cur in currents.items() for _, part in cur])
         writes: list[EntryWrite] = []
         planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
         for i, s in items:
             try:
-                w, rows = _plan(config, currents[s.player_id], s, stored, ms(now))
+                w, rows = _plan(config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
             except BadRequest as err:
                 results[i] = err
                 continue

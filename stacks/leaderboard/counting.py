@@ -15,12 +15,13 @@ RETRY_ATTEMPTS = 10
 class RankCounterSource(Construct):
     def __init__(self, scope: Construct, id: str, *, tables: LeaderboardTables, function: lambda_.IFunction) -> None:
         super().__init__(scope, id)
-        # Only changes of entries (items with a rank key): counters, boards and idempotency records are left out.
+        # Only changes of entries (items with a rank key, listed or a hidden player's): counters, boards and
+        # idempotency records are left out. Four filters (a mapping takes five): an entry moved aside by a hide is
+        # recounted, and one written hidden is reconciled with the moderation decision.
         entry_changes = [
-            lambda_.FilterCriteria.filter(
-                {"dynamodb": {image: {schema.RANK_INDEX_SORT_KEY: {"S": lambda_.FilterRule.exists()}}}}
-            )
+            lambda_.FilterCriteria.filter({"dynamodb": {image: {attribute: {"S": lambda_.FilterRule.exists()}}}})
             for image in ("NewImage", "OldImage")
+            for attribute in (schema.RANK_INDEX_SORT_KEY, schema.HIDDEN_RANK_KEY)
         ]
         self.mapping = lambda_.EventSourceMapping(
             self,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from dashboard_support import DESKTOP, shoot
 from playwright.sync_api import expect
-from test_dashboard import no_problems, pick_board, seed_players
+from test_dashboard import ROW_NAMES, no_problems, pick_board, seed_players, sign_in
 from test_season_views import percentile, ranked
 
 from leaderboard import limits
@@ -205,4 +206,36 @@ def test_friends_limit_follows_the_openapi_document(stack, new_page):
     expect(page.get_by_test_id("friends-status")).to_have_text("At most 2 player IDs at once: 3 given. Remove 1.")
     page.wait_for_timeout(500)  # a request would have been sent by now
     assert requested(urls, "/players?") == []
+    no_problems(page)
+
+
+def test_an_admin_hides_a_player_from_the_lookup_and_shows_them_again(stack, new_page):
+    """Hide: gone from the table others see, the lookup says hidden with the rank they would have; show: back in
+    place. The button needs the admin sign-in."""
+    stack.reset()
+    seed_players(stack, GLOBAL_PLAYERS)
+    page = new_page(admin=True)
+    page.goto(f"{stack.dashboard}/")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ann", "Tess", "Bo"])
+    page.get_by_label("Player ID").fill("p-ann")
+    page.get_by_role("button", name="Look up").click()
+    button = page.get_by_test_id("moderation-button")
+    expect(button).to_have_text("Hide on Global")
+    expect(button).to_be_disabled()  # not signed in yet
+    sign_in(page)
+    expect(button).to_be_enabled()
+    button.click()
+    expect(page.get_by_test_id("player-hidden")).to_contain_text("Hidden on Global")
+    expect(button).to_have_text("Show again on Global")
+    stack.settle()
+    expect(page.locator(ROW_NAMES)).to_have_text(["Tess", "Bo"], timeout=10_000)  # others no longer see her
+    page.get_by_role("button", name="Look up").click()  # her own lookup: the rank she would have, of 2 + her
+    card_stats(page.get_by_test_id("picked-board"), 1, len(GLOBAL_PLAYERS), 900)
+    shoot(page.get_by_test_id("lookup-section"), "lookup-hidden", DESKTOP)
+
+    button.click()
+    expect(button).to_have_text("Hide on Global")
+    expect(page.get_by_test_id("player-hidden")).to_have_count(0)
+    stack.settle()
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ann", "Tess", "Bo"], timeout=10_000)  # back in her place
     no_problems(page)

@@ -80,7 +80,7 @@ def ec2_values(tmp: Path) -> dict:
 def block(conf: str, header: str) -> str:
     """The text of the `{ ... }` block that follows `header` (braces balanced)."""
     start = conf.index(header)
-    i = conf.index("{", start)
+    i = conf.index("{", start + len(header) - 1) if header.endswith("{") else conf.index("{", start)
     depth = 0
     for j in range(i, len(conf)):
         depth += {"{": 1, "}": -1}.get(conf[j], 0)
@@ -171,7 +171,8 @@ def test_security_headers_and_csp(tmp_path):
 
 
 def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
-    """/admin-api/ asks for a password and forwards only snapshot and simulate, with the key."""
+    """/admin-api/ asks for a password and forwards only snapshot, simulate and a player's hidden flag, with the
+    key."""
     conf = render.render_nginx_conf(local_values(tmp_path))
     admin = block(conf, "location /admin-api/ {")
     assert 'auth_basic "Leaderboard admin";' in admin
@@ -181,7 +182,9 @@ def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
         assert f'proxy_set_header x-api-key "{API_KEY}";' in write
         assert "limit_except POST" in write
         assert 'proxy_set_header Authorization "";' in write  # the admin password stays here
-    assert conf.count(API_KEY) == 2  # nowhere else
+    hidden = block(admin, '/hidden$" {')
+    assert f'proxy_set_header x-api-key "{API_KEY}";' in hidden and "limit_except PUT DELETE" in hidden
+    assert conf.count(API_KEY) == 3  # nowhere else
 
 
 def test_public_api_location_is_read_only_and_strips_credentials(tmp_path):
@@ -329,7 +332,7 @@ class EchoUpstream(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = do_POST = _echo
+    do_GET = do_POST = do_PUT = do_DELETE = _echo
 
     def log_message(self, *args):
         pass
@@ -466,7 +469,8 @@ def test_live_admin_session_probe_never_challenges(local_nginx):
 
 @needs_nginx
 def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
-    """Signed in, POST snapshot/simulate reach the API with the key; anything else does not."""
+    """Signed in, POST snapshot/simulate and PUT/DELETE a player's hidden flag reach the API with the key;
+    anything else does not."""
     for route in ("snapshot", "simulate"):
         status, _, _ = local_nginx.request(f"/admin-api/{route}", method="POST", body=b"{}")
         assert status == 401
@@ -489,6 +493,17 @@ def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
         "/admin-api/scores", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD)
     )
     assert status == 404
+    hidden = "/admin-api/leaderboards/race/players/ada.b:c@d-1/hidden"
+    for method in ("PUT", "DELETE"):
+        assert local_nginx.request(hidden, method=method)[0] == 401
+        status, _, body = local_nginx.request(hidden, method=method, auth=(ADMIN_USER, ADMIN_PASSWORD))
+        assert status == 200, body
+        echoed = json.loads(body)
+        assert (echoed["method"], echoed["path"]) == (method, "/leaderboards/race/players/ada.b:c@d-1/hidden")
+        assert echoed["headers"]["x-api-key"] == API_KEY and "authorization" not in echoed["headers"]
+    assert local_nginx.request(hidden, auth=(ADMIN_USER, ADMIN_PASSWORD))[0] == 403  # GET is not a write
+    for other in ("/admin-api/leaderboards/race/players/ada", "/admin-api/leaderboards/Race/players/ada/hidden"):
+        assert local_nginx.request(other, method="PUT", auth=(ADMIN_USER, ADMIN_PASSWORD))[0] == 404
     status, _, _ = local_nginx.request(
         "/admin-api/simulate", method="POST", body=b"x" * 40_000, auth=(ADMIN_USER, ADMIN_PASSWORD)
     )

@@ -35,16 +35,20 @@ class Api:
     def get(self, path: str, **kw) -> requests.Response:
         return self.http.get(self.url + path, timeout=60, **kw)
 
-    def delete(self, path: str, *, key: str | None = "default", **kw) -> requests.Response:
+    def _headers(self, method: str, path: str, key: str | None, kw: dict) -> dict:
         headers = dict(kw.pop("headers", {}))
         if key:
-            headers["x-api-key"] = self.key_for("DELETE", path) if key == "default" else key
-        return self.http.delete(self.url + path, headers=headers, timeout=60, **kw)
+            headers["x-api-key"] = self.key_for(method, path) if key == "default" else key
+        return headers
+
+    def delete(self, path: str, *, key: str | None = "default", **kw) -> requests.Response:
+        return self.http.delete(self.url + path, headers=self._headers("DELETE", path, key, kw), timeout=60, **kw)
+
+    def put(self, path: str, *, key: str | None = "default", **kw) -> requests.Response:
+        return self.http.put(self.url + path, headers=self._headers("PUT", path, key, kw), timeout=60, **kw)
 
     def post(self, path: str, body=None, *, key: str | None = "default", **kw) -> requests.Response:
-        headers = dict(kw.pop("headers", {}))
-        if key:
-            headers["x-api-key"] = self.key_for("POST", path) if key == "default" else key
+        headers = self._headers("POST", path, key, kw)
         if body is not None:
             kw["json"] = body
         return self.http.post(self.url + path, headers=headers, timeout=60, **kw)

@@ -194,3 +194,72 @@ def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api,
     assert snapshot[0]["player_id"] == "erased" and snapshot[0]["score"] == 10**12
     assert api.get("/player?player_id=er-gone").status_code == 404
     assert api.get("/players/er-gone/boards").json()["boards"] == []  # (the answer names only the id asked for)
+
+
+def _brute_force_view(api, board: str, period: str, best: dict[str, int], hidden: set[str]) -> None:
+    """What others see equals the brute force over the players shown: the pages, every rank and total, friends."""
+    shown = sorted((p for p in best if p not in hidden), key=lambda p: (-best[p], p))
+    page = api.get(f"/leaderboards/{board}/top", params={"period": period, "limit": 100}).json()["entries"]
+    assert [(e["player_id"], e["score"], e["rank"]) for e in page] == [
+        (p, best[p], rank) for rank, p in enumerate(shown, start=1)
+    ]
+    for rank, player in enumerate(shown, start=1):
+        me = api.get(f"/leaderboards/{board}/players/{player}", params={"period": period, "window": 2}).json()
+        assert (me["rank"], me["total_players"], "hidden" in me) == (rank, len(shown), False)
+        assert not {e["player_id"] for e in me["above"] + me["below"]} & hidden
+    friends = api.get(f"/leaderboards/{board}/players", params={"period": period, "ids": ",".join(best)}).json()
+    assert [e["player_id"] for e in friends["entries"]] == shown
+
+
+@pytest.mark.parametrize("board", ["mod-hide", "global"])  # a created board (read, then write), the built-in one
+def test_a_hidden_player_vanishes_from_others_views_and_comes_back_in_place(api, stack, clean, tiny_counters, board):
+    """Distinct scores, so the order is the brute force's whatever the submission times."""
+    if board != "global":
+        created = api.post("/leaderboards", {"board_id": board, "periods": ["all-time", "daily"], "shards": 2})
+        assert created.status_code == 201, created.text
+    rng = random.Random(5)
+    best = dict(zip((f"h{i:02d}" for i in range(16)), rng.sample(range(10, 1000), 16), strict=True))
+    path = "/scores" if board == "global" else f"/leaderboards/{board}/scores"
+    for player, score in best.items():
+        assert api.post(path, {"player_id": player, "score": score}).status_code == 200
+    cheat = max(best, key=best.get)  # the leader
+    newcomer = "h-new"  # hidden before their first score: never seen at all
+    for player in (cheat, newcomer):
+        reply = api.put(f"/leaderboards/{board}/players/{player}/hidden")
+        assert reply.status_code == 200 and reply.json()["hidden"] is True, reply.text
+    assert api.put(f"/leaderboards/{board}/players/{cheat}/hidden", key=api.key).status_code == 429  # game key
+    # while hidden they keep playing: a better score, and a newcomer's first ones
+    best[cheat] += 5000
+    best[newcomer] = 3000
+    for player in (cheat, newcomer):
+        assert api.post(path, {"player_id": player, "score": best[player]}).status_code == 200
+    stack.settle()
+    hidden = {cheat, newcomer}
+    for period in ("all-time", "daily"):
+        _brute_force_view(api, board, period, best, hidden)
+        own = api.get(f"/leaderboards/{board}/players/{cheat}", params={"period": period})
+        assert own.status_code == 200, own.text  # the lookup by id still answers, marked hidden
+        body = own.json()
+        shown = len(best) - len(hidden)
+        assert (body["hidden"], body["score"], body["rank"], body["total_players"]) == (True, best[cheat], 1, shown + 1)
+    boards = api.get(f"/players/{cheat}/boards").json()["boards"]
+    assert boards and all(row["hidden"] for row in boards if row["board_id"] == board)
+
+    reply = api.delete(f"/leaderboards/{board}/players/{cheat}/hidden")
+    assert reply.status_code == 200 and reply.json() == {
+        "board_id": board,
+        "player_id": cheat,
+        "hidden": False,
+        "moved_entries": 3 if board == "global" else 2,  # one entry per period: the built-in board keeps weekly too
+    }
+    stack.settle()
+    for period in ("all-time", "daily"):
+        _brute_force_view(api, board, period, best, {newcomer})  # the leader again, in place
+
+
+def test_hiding_on_an_unknown_board_or_a_bad_id_changes_nothing(api, table_state):
+    before = table_state()
+    assert api.put("/leaderboards/no-such-board/players/ada/hidden").status_code == 404
+    assert api.put("/leaderboards/global/players/%20bad/hidden").status_code == 400
+    assert api.put("/leaderboards/global/players/ada/hidden", key=None).status_code == 403
+    assert table_state() == before

@@ -52,6 +52,14 @@ def test_an_improving_submission_to_the_default_board_fits_its_budget(api, stack
     assert ours.write_units <= 2 * theirs.write_units, (ours, theirs)
 
 
+def test_a_first_submission_asks_once_whether_the_player_is_hidden(api, clean):
+    """Keep-best writes without a read; an entry it CREATES has no moderation state to follow, so one GetItem
+    asks for the board's decision on that player (once per submission, whatever the number of periods)."""
+    with metered() as meter:
+        assert api.post("/scores", {"player_id": "newcomer", "score": 100}).status_code == 200
+    assert meter.take().by_operation == {"UpdateItem": 3, "GetItem": 1}
+
+
 def test_a_page_read_is_one_request(api, clean):
     assert api.post("/leaderboards", {"board_id": "pages"}).status_code == 201
     for i in range(30):

@@ -313,3 +313,68 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
     page = call("GET", "/leaderboards/many/top", query={"limit": "100"}).body["entries"]
     for entry in page[::7]:
         assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
+
+
+# --- moderation: hidden players ------------------------------------------------------------------
+
+
+def _entry(player: str, partition: str) -> dict:
+    from leaderboard.data import entries
+
+    return entries.one(player, partition)
+
+
+def test_keep_best_follows_a_hidden_entry_and_a_hide_is_idempotent(ddb):
+    assert call("POST", "/scores", body={"player_id": "hb", "score": 10}).status == 200
+    first = call("PUT", "/leaderboards/global/players/hb/hidden")
+    assert (first.status, first.body["moved_entries"]) == (200, 3)
+    assert call("PUT", "/leaderboards/global/players/hb/hidden").body["moved_entries"] == 0
+    assert call("POST", "/scores", body={"player_id": "hb", "score": 5}).status == 200  # not better: unchanged
+    assert call("POST", "/scores", body={"player_id": "hb", "score": 20}).status == 200
+    stored = _entry("hb", "all-time")
+    assert (stored["score"], "rank_key" in stored, stored["hidden_rank_key"].endswith("#hb")) == (20, False, True)
+    assert call("DELETE", "/leaderboards/global/players/hb/hidden").body["moved_entries"] == 3
+    assert call("POST", "/scores", body={"player_id": "hb", "score": 30}).status == 200
+    stored = _entry("hb", "all-time")
+    assert (stored["score"], "hidden_rank_key" in stored) == (30, False)
+
+
+@pytest.mark.parametrize("board", ["race", "global"])
+def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, settle, board):
+    """A submission that read 'not hidden' just before the hide writes a listed entry after the hide moved the
+    player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
+    from leaderboard import board_registry, scoring
+    from leaderboard.data import entries
+    from leaderboard.data import moderation as moderation_items
+    from leaderboard.model import EntryWrite
+
+    if board != "global":
+        create(board, periods=["all-time"])
+    config = board_registry.get_board(board)
+    period = config.current_periods(scoring.now_utc())[0]
+    part = config.player_partition(period.period_id, "rc")
+    moderation_items.hide(board, "rc", "2026-11-30T00:00:00Z")  # the decision lands between read and write
+    entries.write([EntryWrite(scoring.make_entry(config, period, "rc", "rc", 7, 1, None), None)])
+    post(board, "other", 3)
+    settle()
+    assert entries.is_hidden(_entry("rc", part))
+    top = call("GET", f"/leaderboards/{board}/top", query={"period": period.kind}).body["entries"]
+    assert [(e["player_id"], e["rank"]) for e in top] == [("other", 1)]
+
+    moderation_items.show(board, "rc")  # and a show racing a write that read 'hidden'
+    better = scoring.make_entry(config, period, "rc", "rc", 9, 2, None)
+    entries.write([EntryWrite(better, _entry("rc", part), hidden=True)])
+    settle()
+    assert not entries.is_hidden(_entry("rc", part))
+    top = call("GET", f"/leaderboards/{board}/top", query={"period": period.kind}).body["entries"]
+    assert [(e["player_id"], e["rank"]) for e in top] == [("rc", 1), ("other", 2)]
+
+
+def test_deleting_a_board_deletes_its_hidden_players_entries_and_decisions(ddb, settle):
+    create("gone", periods=["all-time"])
+    post("gone", "hx", 5)
+    post("gone", "hy", 6)
+    assert call("PUT", "/leaderboards/gone/players/hx/hidden").status == 200
+    assert call("DELETE", "/leaderboards/gone").status == 200
+    left = ddb.scan(TableName=get_settings().scores_table)["Items"]
+    assert not [i for i in left if "gone" in json.dumps(i)]

@@ -41,4 +41,6 @@ export const admin = {
   ping: () => `${config().adminBase}/ping`, // sign in (the browser's password dialog)
   snapshot: () => `${config().adminBase}/snapshot`,
   simulate: () => `${config().adminBase}/simulate`,
+  // Moderation: PUT hides the player on the board, DELETE shows them again.
+  hidden: (id, playerId) => `${config().adminBase}${board(id)}/players/${encodeURIComponent(playerId)}/hidden`,
 };

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import schema
-from ..model import Entry, EntryWrite
+from ..model import Entry, EntryWrite, rank_key_attribute
 from ..settings import get_settings
 from . import dynamo
 
@@ -50,17 +50,26 @@ def write(writes: list[EntryWrite]) -> None:
         raise Changed() from err
 
 
+def position(item: dict[str, Any]) -> str | None:
+    """An entry's rank key, whether it is listed in the rank index or kept aside because the player is hidden."""
+    return item.get(schema.RANK_INDEX_SORT_KEY) or item.get(schema.HIDDEN_RANK_KEY)
+
+
+def is_hidden(item: dict[str, Any]) -> bool:
+    return schema.HIDDEN_RANK_KEY in item
+
+
 def _update(w: EntryWrite) -> dict:
     names: dict[str, str] = {}
-    attributes = {k: v for k, v in w.entry.attributes().items() if v is not None}
+    attributes = {k: v for k, v in w.entry.attributes(w.hidden).items() if v is not None}
     values: dict[str, Any] = {f":{k}": v for k, v in attributes.items()}
     sets = [f"{k} = :{k}" for k in attributes]
-    removes: list[str] = []
+    removes: list[str] = [rank_key_attribute(not w.hidden)]
     if w.expected is None:
         condition = "attribute_not_exists(score)"
-    else:
-        condition = "rank_key = :expected"
-        values[":expected"] = w.expected["rank_key"]
+    else:  # rank keys are unique per write: as read, listed or hidden
+        condition = f"{schema.RANK_INDEX_SORT_KEY} = :expected OR {schema.HIDDEN_RANK_KEY} = :expected"
+        values[":expected"] = position(w.expected)
     if w.operation:
         held = dict((w.expected or {}).get("ops") or {})
         if w.expected is None or "ops" not in w.expected:
@@ -77,7 +86,7 @@ def _update(w: EntryWrite) -> dict:
     update = {
         "TableName": dynamo.scores_table(),
         "Key": dynamo.key(w.entry.player_id, w.entry.leaderboard_id),
-        "UpdateExpression": "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else ""),
+        "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes),
         "ConditionExpression": condition,
         "ExpressionAttributeValues": dynamo.to_item(values),
     }
@@ -86,31 +95,84 @@ def _update(w: EntryWrite) -> dict:
     return update
 
 
-def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, dict[str, Any]]:
+def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, dict[str, Any], bool]:
     """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
 
-    Returns (changed, the item as it now stands). Concurrent calls cannot lower a stored score: each is atomic on
-    its item, and an equal score does not replace the one reached first. Without a name given the stored one is
-    kept (a newcomer shows their id)."""
-    attributes = {k: v for k, v in entry.attributes().items() if v is not None and k != "player_name"}
+    Returns (changed, the item as it now stands, whether it was created). Concurrent calls cannot lower a stored
+    score: each is atomic on its item, and an equal score does not replace the one reached first. Without a name
+    given the stored one is kept (a newcomer shows their id). A hidden player's entry stays hidden: the write
+    expects a listed entry (or none), and one more write, told by the refusal, updates a hidden one in place."""
+    hidden = False
+    for _ in range(KEEP_BEST_ATTEMPTS):
+        changed, old = _keep_best_once(entry, descending, name_given, hidden)
+        if changed or not old or "score" not in old or not _beats(entry.score, old["score"], descending):
+            break
+        if is_hidden(old) == hidden:
+            break  # refused on the score alone (checked again by DynamoDB: a better one came meanwhile)
+        hidden = is_hidden(old)  # hidden or shown meanwhile: write it the way it now is
+    if not changed:
+        return False, old, False
+    stored = {
+        schema.SCORES_PARTITION_KEY: entry.player_id,
+        schema.SCORES_SORT_KEY: entry.leaderboard_id,
+        **old,
+        **{k: v for k, v in entry.attributes(hidden).items() if v is not None},
+    }
+    if not name_given and old.get("player_name"):
+        stored["player_name"] = old["player_name"]
+    return True, stored, not old
+
+
+KEEP_BEST_ATTEMPTS = 4  # a player hidden and shown again while they submit: each round follows the item's state
+
+
+def _beats(new: int, old: int, descending: bool) -> bool:
+    return new > old if descending else new < old
+
+
+def _keep_best_once(entry: Entry, descending: bool, name_given: bool, hidden: bool) -> tuple[bool, dict[str, Any]]:
+    """(changed, the item before this write: ALL_OLD whether it succeeded or not)."""
+    attributes = {k: v for k, v in entry.attributes(hidden).items() if v is not None and k != "player_name"}
     sets = [f"{k} = :{k}" for k in attributes]
     sets.append(
         "player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)"
     )
     values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
+    better = "score " + ("<" if descending else ">") + " :score"
+    condition = (
+        f"attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}"
+        if hidden
+        else f"(attribute_not_exists(score) OR {better}) AND attribute_not_exists({schema.HIDDEN_RANK_KEY})"
+    )
     try:
         resp = dynamo.client().update_item(
             TableName=dynamo.scores_table(),
             Key=dynamo.key(entry.player_id, entry.leaderboard_id),
             UpdateExpression="SET " + ", ".join(sets),
-            ConditionExpression="attribute_not_exists(score) OR score " + ("<" if descending else ">") + " :score",
+            ConditionExpression=condition,
             ExpressionAttributeValues=dynamo.to_item(values),
-            ReturnValues="ALL_NEW",
+            ReturnValues="ALL_OLD",
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
-        return True, dynamo.from_item(resp["Attributes"])
+        return True, dynamo.from_item(resp.get("Attributes") or {})
     except dynamo.client().exceptions.ConditionalCheckFailedException as err:
         return False, dynamo.from_item(err.response.get("Item") or {})
+
+
+def set_hidden(player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
+    is still as read (else Changed: re-read). The stream then recounts the range, as for any other change."""
+    source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
+    try:
+        dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(player_id, partition),
+            UpdateExpression=f"SET {target} = :k REMOVE {source}",
+            ConditionExpression=f"{source} = :k",
+            ExpressionAttributeValues=dynamo.to_item({":k": position(item)}),
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException as err:
+        raise Changed() from err
 
 
 def applied(item: dict[str, Any] | None, operation: str | None) -> bool:

@@ -1,8 +1,8 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}, a board's periods and their closing;
-DELETE /leaderboards/{board}/players/{player_id}; DELETE /players/{player_id} and GET /erasures/{erasure_id};
-GET /openapi.json."""
+DELETE /leaderboards/{board}/players/{player_id} and hiding a player there (.../hidden);
+DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json."""
 
-from .. import board_registry, closing, openapi, player_removal, routes
+from .. import board_registry, closing, moderation, openapi, player_removal, routes
 from .. import validation as v
 from ..http import Call, audit, function_handler
 
@@ -31,6 +31,18 @@ def remove_player(call: Call):
     board = board_registry.get_board(call.params["board"])
     result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
     audit(call.event, "player.remove", result)
+    return 200, result
+
+
+def hide_player(call: Call):
+    result = moderation.hide(board_registry.get_board(call.params["board"]), v.player_id(call.params["player_id"]))
+    audit(call.event, "player.hide", result)
+    return 200, result
+
+
+def show_player(call: Call):
+    result = moderation.show(board_registry.get_board(call.params["board"]), v.player_id(call.params["player_id"]))
+    audit(call.event, "player.show", result)
     return 200, result
 
 

@@ -1,11 +1,12 @@
 """The scores table's stream -> the rank counters (counting.py). Lambda polls the stream and calls this with
-batches of records; an exception makes Lambda retry the batch, which a recount makes harmless."""
+batches of records; an exception makes Lambda retry the batch, which a recount makes harmless. Entries that a
+hide or show raced are put on the right side of the rank index first (moderation.reconcile)."""
 
 from __future__ import annotations
 
 import logging
 
-from .. import counting, metrics
+from .. import counting, metrics, moderation
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -13,8 +14,10 @@ logger.setLevel(logging.INFO)
 
 @metrics.flushed
 def handler(event: dict, context=None) -> dict:
-    stats = counting.apply(event.get("Records") or [])
+    records = event.get("Records") or []
+    reconciled = moderation.reconcile(records)
+    stats = counting.apply(records)
     metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
     metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
-    logger.info("rank counters refreshed", extra=stats.summary())
+    logger.info("rank counters refreshed", extra=stats.summary() | {"reconciled_entries": reconciled})
     return {}

@@ -1,12 +1,13 @@
 /* Player lookup: every board and current period the player is on (GET /players/{id}/boards, one request),
  * the board and period picked first; each with rank of total, score, percentile and the players around
- * them (the around-me route). The lookup follows the board and period picked. */
+ * them (the around-me route). The lookup follows the board and period picked. A signed-in admin can hide
+ * the player on the board picked, or show them again (through Nginx, which adds the admin key). */
 
-import { api } from '../api.js';
+import { admin, api } from '../api.js';
 import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
 import { $, h, reducedMotion, setStatus } from '../dom.js';
 import { fmt, fmtMs, plural } from '../format.js';
-import { latestOnly, Superseded } from '../request.js';
+import { latestOnly, request, Superseded } from '../request.js';
 import * as state from '../state.js';
 
 const AROUND_WINDOW = 3; // players shown above and below the player
@@ -26,6 +27,7 @@ export function initLookup() {
   state.on('rankMode', () => {
     if (lookedUp) lookup(lookedUp, { quiet: true }); // the ranks around them, numbered the new way
   });
+  state.on('admin', syncModeration);
 }
 
 /** A name clicked in the table: look them up, then bring the result into view. */
@@ -114,8 +116,43 @@ function renderResult({ id, name, board, period, picked, rows }) {
   parts.push(h('p', { class: 'group-title small', 'data-testid': 'other-boards-title' },
     others.length ? (picked.ok ? 'Also on' : 'On') : 'On no other board or period.'));
   if (others.length) parts.push(h('ul', { class: 'player-boards', 'data-testid': 'other-boards' }, pending.map((p) => p.card)));
+  parts.splice(1, 0, moderation(id, board, picked.ok && picked.data.hidden === true));
   $('#lookup-result').replaceChildren(...parts);
+  syncModeration();
   return pending.slice(0, MAX_AROUND);
+}
+
+/** Hide or show the player on the board picked (every period of it): for a signed-in admin. */
+function moderation(playerId, board, hidden) {
+  const button = h('button', { type: 'button', class: 'button secondary', id: 'moderation-button', 'data-testid': 'moderation-button' },
+    hidden ? `Show again on ${boardName(board)}` : `Hide on ${boardName(board)}`);
+  const status = h('span', { class: 'status small', role: 'status', 'aria-live': 'polite', 'data-testid': 'moderation-status' });
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    setStatus(status, 'loading', hidden ? 'Showing…' : 'Hiding…');
+    try {
+      await request(admin.hidden(board, playerId), { method: hidden ? 'DELETE' : 'PUT' });
+      await lookup(playerId, { quiet: true }); // their cards as others now see them
+    } catch (err) {
+      if (err instanceof Superseded) return;
+      if (err.status === 401) state.setSignedIn(false);
+      setStatus(status, 'error', `${err.message}.`);
+      syncModeration();
+    }
+  });
+  return h('div', { class: ['moderation', hidden && 'is-hidden'], 'data-testid': 'moderation' },
+    hidden ? h('p', { class: 'hidden-note small', 'data-testid': 'player-hidden' },
+      `Hidden on ${boardName(board)}: other players do not see them in any list, rank or total.`) : null,
+    button, ' ', status,
+    h('p', { class: 'muted small admin-only-hint' }, 'Hiding and showing need the admin sign-in (Admin panel).'));
+}
+
+function syncModeration() {
+  const button = $('#moderation-button');
+  if (!button) return;
+  button.disabled = !state.signedIn();
+  const hint = $('#lookup-result .admin-only-hint');
+  if (hint) hint.hidden = state.signedIn();
 }
 
 /** One board period of the player: rank of total, score, percentile, a meter, and room for the players around. */

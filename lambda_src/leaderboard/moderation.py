@@ -1,0 +1,98 @@
+"""Hiding a player on a board: gone from every list, rank and total others see, on every period; back in place
+when shown again.
+
+A hidden player's entries keep their rank key in another attribute (schema.HIDDEN_RANK_KEY), so they are out
+of the sparse rank index: pages, ranks, totals, snapshots and closings read the index and never see them, and
+the rank-counter consumer recounts the ranges they left as for any other change, so counters stay exact.
+Showing moves the key back: the player is where their score and time put them.
+
+The decision is an item per (board, player) (data/moderation.py). Writers follow it: the read-then-write path
+reads it with the entries; the no-read keep-best path follows the state of the entry it updates and asks once
+when it creates one. A hide or show racing a submission can leave an entry on the wrong side for a moment; the
+rank-counter consumer reconciles every entry written hidden, and every entry created, with the decision
+(reconcile below), so it converges within the counters' usual delay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import suppress
+from typing import Any
+
+from . import keys, schema
+from .boards import BoardConfig
+from .clock import iso, now_utc
+from .data import entries
+from .data import moderation as moderation_items
+from .errors import Conflict
+
+ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
+
+
+def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
+    """Record the decision first, then move the player's entries aside: a submission that reads the decision
+    after this point writes hidden, one that read it before meets a changed entry and reads again."""
+    moderation_items.hide(config.board_id, player_id, iso(now_utc()))
+    return _view(config, player_id, True, _move_all(config.board_id, player_id, hidden=True))
+
+
+def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
+    moderation_items.show(config.board_id, player_id)
+    return _view(config, player_id, False, _move_all(config.board_id, player_id, hidden=False))
+
+
+def _view(config: BoardConfig, player_id: str, hidden: bool, moved: int) -> dict[str, Any]:
+    return {"board_id": config.board_id, "player_id": player_id, "hidden": hidden, "moved_entries": moved}
+
+
+def _move_all(board_id: str, player_id: str, hidden: bool) -> int:
+    """Move every entry of the player on the board (every period and shard) to the wanted side; the count moved."""
+    moved = 0
+    for _ in range(ATTEMPTS):
+        pending = [
+            item
+            for item in entries.of_player(player_id)
+            if keys.board_and_period(item[schema.SCORES_SORT_KEY])[0] == board_id and entries.is_hidden(item) != hidden
+        ]
+        if not pending:
+            return moved
+        for item in pending:
+            with suppress(entries.Changed):  # a submission got there first: the next round reads it again
+                entries.set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+                moved += 1
+    raise Conflict(f"player {player_id} keeps changing on {board_id}; retry")
+
+
+def reconcile(records: Iterable[dict[str, Any]]) -> int:
+    """Bring entries in line with the decisions after a race (called by the rank-counter consumer with each
+    stream batch). Suspects: entries written hidden, and entries created listed. One BatchGetItem reads the
+    decisions and one the entries as they are now; only entries on the wrong side are moved. Returns how many."""
+    suspects: set[tuple[str, str]] = set()
+    for record in records:
+        change = record.get("dynamodb") or {}
+        new = change.get("NewImage")
+        item_key = change.get("Keys") or {}
+        player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
+        partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
+        if not new or not player or not partition or not keys.is_entry(player):
+            continue
+        if schema.HIDDEN_RANK_KEY in new or not change.get("OldImage"):
+            suspects.add((player, partition))
+    if not suspects:
+        return 0
+    decided = moderation_items.hidden_among((keys.board_and_period(part)[0], p) for p, part in suspects)
+    moved = 0
+    for _ in range(ATTEMPTS):
+        changed: set[tuple[str, str]] = set()
+        for (player, partition), item in entries.get(suspects).items():
+            wanted = (keys.board_and_period(partition)[0], player) in decided
+            if entries.is_hidden(item) != wanted:
+                try:
+                    entries.set_hidden(player, partition, item, wanted)
+                    moved += 1
+                except entries.Changed:  # a submission got there first: read it again
+                    changed.add((player, partition))
+        if not changed:
+            return moved
+        suspects = changed
+    raise Conflict("entries kept changing while being reconciled with moderation; the batch is retried")
