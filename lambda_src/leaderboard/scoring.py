@@ -182,7 +182,7 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored:
-        return _keep_best(config, s, current, ms(now))
+        return _retry_on_change(config, lambda: _keep_best(config, s, current, ms(now)), "this entry")
 
     def attempt() -> Outcome:
         stored, hidden = _read(config, [(s.player_id, part) for _, part in current])

@@ -5,14 +5,19 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import requests
 
 SUBMISSIONS = 50
 
 
-def test_50_concurrent_submissions_store_the_maximum_on_every_board(api, stack, clean):
-    """50 parallel POST /scores for one player end with the max on all three boards."""
+@pytest.mark.parametrize("hidden", [False, True])
+def test_50_concurrent_submissions_store_the_maximum_on_every_board(api, stack, clean, hidden):
+    """50 parallel POST /scores for one player end with the max on all three boards; for a player hidden on the
+    board too (their writes follow the hidden entries, and a hide in the middle of the burst loses nothing)."""
     scores = random.sample(range(1, 10**9), SUBMISSIONS)
+    if hidden:
+        assert api.post("/scores", {"player_id": "racer", "score": 0}).status_code == 200
 
     def submit(score: int) -> requests.Response:
         # A session per thread: requests.Session is not thread-safe.
@@ -25,7 +30,10 @@ def test_50_concurrent_submissions_store_the_maximum_on_every_board(api, stack, 
             )
 
     with ThreadPoolExecutor(max_workers=SUBMISSIONS) as pool:
-        responses = list(pool.map(submit, scores))
+        sent = [pool.submit(submit, score) for score in scores]
+        if hidden:
+            assert api.put("/leaderboards/global/players/racer/hidden").status_code == 200
+        responses = [f.result() for f in sent]
 
     assert [r.status_code for r in responses] == [200] * SUBMISSIONS, [
         r.text for r in responses if r.status_code != 200
@@ -34,9 +42,13 @@ def test_50_concurrent_submissions_store_the_maximum_on_every_board(api, stack, 
         for board in resp.json()["boards"]:
             assert score <= board["best_score"] <= max(scores)  # never reports a best below its own score
 
+    stack.settle()  # the consumer reconciles an entry a hide raced
     player = api.get("/player", params={"player_id": "racer"}).json()
     assert len(player["boards"]) == 3
     assert all(b["score"] == max(scores) and b["rank"] == 1 for b in player["boards"])
+    assert all(b.get("hidden", False) is hidden for b in player["boards"])
+    listed = [e["player_id"] for e in api.get("/leaderboard").json()["entries"]]
+    assert ("racer" in listed) is not hidden
 
     # And in the table itself, not only through the API.
     items = stack.ddb.query(

@@ -105,13 +105,13 @@ def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, d
     hidden = False
     for _ in range(KEEP_BEST_ATTEMPTS):
         changed, old = _keep_best_once(entry, descending, name_given, hidden)
-        if changed or not old or "score" not in old or not _beats(entry.score, old["score"], descending):
+        if changed:
             break
-        if is_hidden(old) == hidden:
-            break  # refused on the score alone (checked again by DynamoDB: a better one came meanwhile)
-        hidden = is_hidden(old)  # hidden or shown meanwhile: write it the way it now is
-    if not changed:
-        return False, old, False
+        if is_hidden(old) == hidden or (old and not _beats(entry.score, old["score"], descending)):
+            return False, old, False  # refused on the score alone: a better one is stored
+        hidden = is_hidden(old)  # hidden, shown or removed meanwhile: write it the way it now is
+    else:
+        raise Changed()
     stored = {
         schema.SCORES_PARTITION_KEY: entry.player_id,
         schema.SCORES_SORT_KEY: entry.leaderboard_id,
