@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .. import keys, schema
-from . import dynamo
+from . import dynamo, entries
 
 
 def item_key(board_id: str, player_id: str) -> tuple[str, str]:
@@ -43,13 +43,4 @@ def is_hidden(board_id: str, player_id: str) -> bool:
 
 def keys_of_board(board_id: str) -> list[tuple[str, str]]:
     """Every hidden-player item of a board (to delete them with the board)."""
-    partition = keys.hidden_partition(board_id)
-    return [
-        (partition, item[schema.SCORES_SORT_KEY])
-        for item in dynamo.query_items(
-            TableName=dynamo.scores_table(),
-            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
-            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
-        )
-    ]
+    return entries.keys_in_partition(keys.hidden_partition(board_id))
