@@ -67,7 +67,8 @@ SCHEMAS: dict[str, dict] = {
                         "rank": _INT,
                         "total_players": _INT,
                         "percentile": {"type": "number"},
-                    }
+                    },
+                    {"hidden": {"type": "boolean"}},
                 ),
             },
         }
