@@ -48,6 +48,7 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
         _write_state(port, backend, api_key, admin_key)
         print(f"\nDashboard: http://127.0.0.1:{port}/", flush=True)
         print(f"API: {backend.api_url}")
+        print(f"Live: {backend.live_url}")
         _print_details(backend, served_by, api_key, admin_key, admin_password, persist, started)
         while True:
             time.sleep(1)
@@ -101,6 +102,7 @@ def _write_state(port: int, backend: Backend, api_key: str, admin_key: str) -> N
         "pid": os.getpid(),
         "dashboard": f"http://127.0.0.1:{port}/",
         "api": backend.api_url,
+        "live": backend.live_url,
         "api_key": api_key,
         "admin_key": admin_key,
         "dynamodb": backend.ddb_endpoint,

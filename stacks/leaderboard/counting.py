@@ -12,16 +12,19 @@ from .paths import schema
 RETRY_ATTEMPTS = 10
 
 
+def entry_changes() -> list[dict]:
+    """Only changes of entries (items with a rank key): counters, boards and idempotency records are left out."""
+    return [
+        lambda_.FilterCriteria.filter(
+            {"dynamodb": {image: {schema.RANK_INDEX_SORT_KEY: {"S": lambda_.FilterRule.exists()}}}}
+        )
+        for image in ("NewImage", "OldImage")
+    ]
+
+
 class RankCounterSource(Construct):
     def __init__(self, scope: Construct, id: str, *, tables: LeaderboardTables, function: lambda_.IFunction) -> None:
         super().__init__(scope, id)
-        # Only changes of entries (items with a rank key): counters, boards and idempotency records are left out.
-        entry_changes = [
-            lambda_.FilterCriteria.filter(
-                {"dynamodb": {image: {schema.RANK_INDEX_SORT_KEY: {"S": lambda_.FilterRule.exists()}}}}
-            )
-            for image in ("NewImage", "OldImage")
-        ]
         self.mapping = lambda_.EventSourceMapping(
             self,
             "Mapping",
@@ -40,5 +43,5 @@ class RankCounterSource(Construct):
             retry_attempts=RETRY_ATTEMPTS,
             max_record_age=Duration.hours(1),
             parallelization_factor=2,
-            filters=entry_changes,
+            filters=entry_changes(),
         )
