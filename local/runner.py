@@ -42,7 +42,9 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
     backend = Backend(api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet)
     try:
         backend.start()
-        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password)
+        served_by = dashboard.start(
+            backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
+        )
         if seed:
             _seed_demo(backend.api_url, admin_key)
         _write_state(port, backend, api_key, admin_key)

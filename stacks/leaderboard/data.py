@@ -62,15 +62,15 @@ class LeaderboardTables(Construct):
             sort_key=_string(schema.SNAPSHOTS_SORT_KEY),
             **common,
         )
-        # Live updates: WebSocket connections and their subscriptions, short-lived (TTL); nothing in it outlives a
-        # connection by more than minutes, so it is never kept when the stack goes, not even in production.
+        # Live updates: WebSocket connections and their subscriptions, short-lived (TTL). Kept in production like
+        # the other tables (the removal_policy prop's one rule), though nothing in it outlives a connection long.
         self.connections = ddb.Table(
             self,
             "Connections",
             partition_key=_string(schema.CONNECTIONS_PARTITION_KEY),
             sort_key=_string(schema.CONNECTIONS_SORT_KEY),
             time_to_live_attribute=schema.TTL_ATTRIBUTE,
-            **{**common, "removal_policy": RemovalPolicy.DESTROY, "deletion_protection": False},
+            **common,
         )
         # Sparse (only subscriptions carry a topic), keys only: a board period's subscribers are one partition.
         self.connections.add_global_secondary_index(
