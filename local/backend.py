@@ -118,6 +118,16 @@ class Backend:
             pollers.append(poller.start())
         return pollers
 
+    def stop_live(self) -> None:
+        """The WebSocket API down (its connections closed, as when API Gateway is unreachable)."""
+        self.live.stop()
+
+    def start_live(self) -> None:
+        """The WebSocket API back, at the same URL and management endpoint."""
+        port, management_port = self.live.port, self.live.management.server_address[1]
+        self.live = LiveServer(STAGE, quiet=self.quiet, port=port, management_port=management_port)
+        self.live.start(self.gateway.handlers[routes_module().LIVE_CONNECTIONS.handler])
+
     @property
     def events_file(self) -> Path:
         return self.run_dir / "events.jsonl"

@@ -49,12 +49,13 @@ class _Open:
 class LiveServer:
     """The WebSocket API on one port, its management API on another; `start(handler)` serves both."""
 
-    def __init__(self, stage: str, quiet: bool = False) -> None:
+    def __init__(self, stage: str, quiet: bool = False, port: int = 0, management_port: int = 0) -> None:
+        """Ports 0: any free ones (given ones: a restart at the same URLs, as tests stop and start the API)."""
         self.stage = stage
         self.quiet = quiet
-        self._ws_socket = socket.create_server(("127.0.0.1", 0))
+        self._ws_socket = socket.create_server(("127.0.0.1", port))
         self.port = self._ws_socket.getsockname()[1]
-        self.management = ThreadingHTTPServer(("127.0.0.1", 0), _management_handler(self))
+        self.management = ThreadingHTTPServer(("127.0.0.1", management_port), _management_handler(self))
         self.management.daemon_threads = True
         self.open: dict[str, _Open] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -220,6 +221,10 @@ def _management_handler(server: LiveServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Date", formatdate(usegmt=True))
             if error_type:
                 self.send_header("x-amzn-ErrorType", error_type)
+            # One request per connection: a kept-alive one would outlive a restart of this server (its handler
+            # thread answering for the old one), and API Gateway's callers open a fresh one often anyway.
+            self.send_header("Connection", "close")
+            self.close_connection = True
             self.end_headers()
             self.wfile.write(data)
 

@@ -56,11 +56,13 @@ def main() -> int:
                     backend.reset_tables()
                 elif command == "settle":
                     backend.settle()
-                elif command == "stop-api":
+                elif command == "stop-api":  # the REST API and the WebSocket API
                     backend.server.shutdown()
                     backend.server.server_close()
+                    backend.stop_live()
                 elif command == "start-api":
                     backend.server = backend.gateway.serve("127.0.0.1", api_port)
+                    backend.start_live()
                 elif command == "quit":
                     print("ok", flush=True)
                     break

@@ -254,3 +254,19 @@ def test_closing_the_connection_removes_its_items_and_a_gone_one_is_cleaned_up(a
 def test_the_connect_path_is_the_stage(stack):
     with pytest.raises(InvalidStatus):
         connect(stack.live_url.rsplit("/", 1)[0] + "/other-stage", open_timeout=5)
+
+
+def test_after_the_websocket_api_restarts_a_new_connection_gets_pushes(api, stack, subscriber):
+    _board(api, "live-restart")
+    s = subscriber()
+    s.send({"action": "subscribe", "board": "live-restart"})
+    s.wait_for(_is_top)
+    _submit(api, "live-restart", "before-restart", 2)  # a push before: the broadcaster's client has called it
+    s.wait_for(lambda m: _is_top(m) and m["entries"] and m["entries"][0]["player_id"] == "before-restart")
+    stack.stop_live()
+    stack.start_live()
+    again = subscriber()
+    again.send({"action": "subscribe", "board": "live-restart"})
+    again.wait_for(_is_top)
+    _submit(api, "live-restart", "after-restart", 3)
+    again.wait_for(lambda m: _is_top(m) and m["entries"] and m["entries"][0]["player_id"] == "after-restart")
