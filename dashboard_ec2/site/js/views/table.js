@@ -141,8 +141,9 @@ function onLiveState() {
   showRefreshState();
   const indicator = $('#connection');
   if (!table.paused && indicator.dataset.state === 'live') setConnection('live', liveText());
-  if (!isLive() && !table.paused) loadTable({ background: true });
-  else schedule();
+  // One read either way: going down, polling starts from it; coming up, it is the API answering again (what
+  // could not be read while it was down is read then), and the next re-read is scheduled from it.
+  if (!table.paused) loadTable({ background: true });
 }
 
 function liveText() {
@@ -156,7 +157,6 @@ function onPushedTop(message) {
   if (pushesSuffice() && state.rankMode() === 'unique') {
     renderRows(message.entries.slice(0, table.limit), `${board}|${period}`);
     $('#updated-at').textContent = timeFormat.format(new Date());
-    $('#board-status').replaceChildren();
     setConnection('live', liveText());
   } else {
     loadTable({ background: true }); // the rows shown are more than a push holds, or ranked another way
