@@ -11,6 +11,9 @@ import { config } from './state.js';
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30000;
 const OPEN_TIMEOUT_MS = 5000; // a socket still not open by then counts as failed (the page keeps polling)
+// API Gateway closes a connection that has not sent anything for 10 minutes: subscribing again (answered with the
+// top, a no-op otherwise) keeps an open page's socket alive.
+const KEEPALIVE_MS = 5 * 60 * 1000;
 
 const live = {
   socket: null,
@@ -86,10 +89,14 @@ function open() {
   }
   live.socket = socket;
   const openTimer = setTimeout(() => socket.close(), OPEN_TIMEOUT_MS);
+  let keepalive = null;
   socket.addEventListener('open', () => {
     clearTimeout(openTimer);
     live.following = null;
     subscribe();
+    keepalive = setInterval(() => {
+      if (live.following) send({ action: 'subscribe', ...message(live.following) });
+    }, KEEPALIVE_MS);
   });
   socket.addEventListener('message', (event) => {
     let data;
@@ -114,6 +121,7 @@ function open() {
   });
   socket.addEventListener('close', () => {
     clearTimeout(openTimer);
+    clearInterval(keepalive);
     if (live.socket !== socket) return;
     live.socket = null;
     live.subscribed = false;
