@@ -9,7 +9,6 @@ import json
 from aws_cdk import Duration, Names, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
-from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -51,9 +50,9 @@ class LiveUpdates(Construct):
         connections = functions[routes.LIVE_CONNECTIONS.name]
         broadcaster = functions[routes.LIVE_BROADCASTER.name]
 
-        def integration(route: str) -> integrations.WebSocketLambdaIntegration:
-            name = "".join(c for c in route.title() if c.isalnum())
-            return integrations.WebSocketLambdaIntegration(f"{name}Integration", connections)
+        # One integration and one invoke permission for the five routes (CDK's Lambda integration makes one of
+        # each per route: eight more resources per leaderboard against CloudFormation's 500).
+        integration = _FunctionIntegration("LiveConnectionsIntegration", connections)
 
         # Routes from the route table: the message's "action" selects one; $default answers unknown actions.
         self.api = apigwv2.WebSocketApi(
@@ -62,16 +61,14 @@ class LiveUpdates(Construct):
             api_name=Names.unique_resource_name(self, max_length=100, separator="-", allowed_special_characters="-"),
             description="Live updates of the leaderboard: subscribe to a board period's top 25",
             route_selection_expression=routes.LIVE_ROUTE_SELECTION,
-            connect_route_options=apigwv2.WebSocketRouteOptions(integration=integration(routes.LIVE_CONNECT)),
-            disconnect_route_options=apigwv2.WebSocketRouteOptions(integration=integration(routes.LIVE_DISCONNECT)),
-            default_route_options=apigwv2.WebSocketRouteOptions(
-                integration=integration(routes.LIVE_DEFAULT), return_response=True
-            ),
+            connect_route_options=apigwv2.WebSocketRouteOptions(integration=integration),
+            disconnect_route_options=apigwv2.WebSocketRouteOptions(integration=integration),
+            default_route_options=apigwv2.WebSocketRouteOptions(integration=integration, return_response=True),
         )
         for route in routes.LIVE_ROUTES:
             if route not in (routes.LIVE_CONNECT, routes.LIVE_DISCONNECT, routes.LIVE_DEFAULT):
                 self.api.add_route(
-                    route, integration=integration(route), return_response=route in routes.LIVE_ANSWERING_ROUTES
+                    route, integration=integration, return_response=route in routes.LIVE_ANSWERING_ROUTES
                 )
         self.stage = apigwv2.WebSocketStage(
             self,
@@ -90,6 +87,11 @@ class LiveUpdates(Construct):
         )
         if api_gateway_account is not None:  # access logs need the account's API Gateway CloudWatch role
             self.stage.node.add_dependency(api_gateway_account)
+        connections.add_permission(
+            "LiveApiInvoke",
+            principal=iam.ServicePrincipal("apigateway.amazonaws.com"),
+            source_arn=Stack.of(self).format_arn(service="execute-api", resource=self.api.api_id, resource_name="*"),
+        )
         # The URL clients connect to, and the management endpoint the broadcaster posts to.
         self.url = self.stage.url
         self.callback_url = self.stage.callback_url
@@ -155,3 +157,21 @@ class LiveUpdates(Construct):
 
     def _api_logical_id(self) -> str:
         return Stack.of(self).get_logical_id(self.api.node.default_child)
+
+
+class _FunctionIntegration(apigwv2.WebSocketRouteIntegration):
+    """A Lambda proxy integration that adds no permission of its own (LiveUpdates adds one for the whole API), so
+    that the routes can share it: CDK creates the integration once, at the first route bound to it."""
+
+    def __init__(self, id: str, function: lambda_.IFunction) -> None:
+        super().__init__(id)
+        self._function = function
+
+    def bind(self, options: apigwv2.WebSocketRouteIntegrationBindOptions) -> apigwv2.WebSocketRouteIntegrationConfig:
+        uri = Stack.of(options.route).format_arn(
+            service="apigateway",
+            account="lambda",
+            resource="path/2015-03-31/functions",
+            resource_name=f"{self._function.function_arn}/invocations",
+        )
+        return apigwv2.WebSocketRouteIntegrationConfig(type=apigwv2.WebSocketIntegrationType.AWS_PROXY, uri=uri)

@@ -45,6 +45,13 @@ def test_every_live_route_goes_to_the_live_connections_function_without_a_key(te
         (target,) = [fid for fid in functions if fid in uri]
         assert functions[target]["Properties"]["Handler"] == routes.LIVE_CONNECTIONS.handler
         assert any(json.dumps(p["Properties"]["FunctionName"]).count(target) for p in permissions.values())
+    # one integration and one invoke permission for all five routes, scoped to this API
+    assert len(integrations) == 1
+    (invoke,) = [
+        p["Properties"] for p in permissions.values() if json.dumps(p["Properties"]["FunctionName"]).count(target)
+    ]
+    assert invoke["Principal"] == "apigateway.amazonaws.com"
+    assert "WebSocketApi" in json.dumps(invoke["SourceArn"]) and json.dumps(invoke["SourceArn"]).endswith('"/*"]]}')
     answering = {
         r["Properties"]["RouteId"]["Ref"] for r in resources(template, "AWS::ApiGatewayV2::RouteResponse").values()
     }
