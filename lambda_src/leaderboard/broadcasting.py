@@ -6,8 +6,9 @@ For every board period a batch of stream records touched, and only if someone fo
  3. read the top 25 through the same read as the REST top (waiting, bounded, until the rank index shows the
     batch's entries as the table now holds them: a global secondary index lags its table);
  4. unchanged digest: nothing to push. Otherwise claim the push with a conditional write on the "last pushed"
-    item (only if nobody pushed since step 1) and post the top to every subscriber; a lost claim (a parallel
-    invocation on another stream shard pushed meanwhile) goes back to step 1.
+    item (only if nobody pushed since step 1) and post the top to every subscriber, then move the push's time to
+    when the posts ended (so the next one is a full interval after subscribers got this one); a lost claim (a
+    parallel invocation on another stream shard pushed meanwhile) goes back to step 1.
 So a board period gets at most one push per interval however many invocations run side by side, and the last
 change of a burst is never lost: each batch ends only once a top read after its writes was pushed (by it or by
 whoever won the claim after reading later), or equals what was pushed.
@@ -116,11 +117,13 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
             stats.unchanged += 1
             return
         now_s = time.time()
+        claimed_ms = int(now_s * 1000)
         expires_at = int(now_s) + SENT_STATE_DAYS * 86400
-        if not connections.claim_send(board_period, previous_ms, int(now_s * 1000), digest, expires_at):
+        if not connections.claim_send(board_period, previous_ms, claimed_ms, digest, expires_at):
             continue  # someone pushed since we read: read again, and push only what is newer
         stats.pushes += 1
         _post_all(config, period_id, top["entries"], followers, stats)
+        connections.finish_send(board_period, claimed_ms, int(time.time() * 1000))
         return
     logger.warning("gave up pushing %s: claims kept being taken", board_period)
 

@@ -158,6 +158,21 @@ def claim_send(board_period: str, previous_ms: int | None, sent_at_ms: int, dige
     return True
 
 
+def finish_send(board_period: str, claimed_ms: int, done_ms: int) -> None:
+    """Move the push's time to when its posts ended, if nobody claimed since: the next push waits a full interval
+    from the moment the subscribers got this one, however long posting took."""
+    try:
+        dynamo.client().update_item(
+            TableName=table(),
+            Key=_key(SENT_PARTITION, board_period),
+            UpdateExpression="SET sent_at_ms = :done",
+            ConditionExpression="sent_at_ms = :claimed",
+            ExpressionAttributeValues=dynamo.to_item({":done": done_ms, ":claimed": claimed_ms}),
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        pass  # claimed again meanwhile (its own time counts)
+
+
 def post(connection_id: str, data: bytes) -> bool:
     """Push one message to a connection; False when the connection is gone (closed, or never completed)."""
     try:
