@@ -15,6 +15,7 @@ from pathlib import Path
 from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
+from local.live import LiveServer
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
 from local.streams import StreamPoller, StreamReader, drain
@@ -46,6 +47,8 @@ class Backend:
         self.ddb_endpoint = dynamodb_local.start(self.procs, log, persist_dir=self.persist_dir)
         self.ddb = dynamodb_local.client(self.ddb_endpoint)
         create_tables(self.ddb, self.specs)
+        # The WebSocket API's ports first: the handlers' settings name its management endpoint.
+        self.live = LiveServer(STAGE, quiet=self.quiet)
         self.env = self._handler_env()
         self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
         os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS
@@ -75,6 +78,8 @@ class Backend:
             schedule.start()
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.live.start(handlers[routes_module().LIVE_CONNECTIONS.handler])
+        self.live_url = self.live.url
         return self
 
     def _handler_env(self) -> dict[str, str]:
@@ -89,12 +94,14 @@ class Backend:
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
         env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
+        env["LIVE_CONNECTIONS_URL"] = self.live.management_url  # the stage's callback URL on AWS
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         return env
 
     def _start_stream_consumers(self, handlers: dict) -> list[StreamPoller]:
-        """What Lambda's event source mappings do on AWS: the rank-counter function fed by the scores stream."""
+        """What Lambda's event source mappings do on AWS: the rank-counter and live-broadcaster functions fed by
+        the scores stream."""
         streams = dynamodb_local.client(self.ddb_endpoint, "dynamodbstreams")
         pollers = []
         for consumer in tpl.stream_consumers(self.template):
@@ -110,6 +117,16 @@ class Backend:
             )
             pollers.append(poller.start())
         return pollers
+
+    def stop_live(self) -> None:
+        """The WebSocket API down (its connections closed, as when API Gateway is unreachable)."""
+        self.live.stop()
+
+    def start_live(self) -> None:
+        """The WebSocket API back, at the same URL and management endpoint."""
+        port, management_port = self.live.port, self.live.management.server_address[1]
+        self.live = LiveServer(STAGE, quiet=self.quiet, port=port, management_port=management_port)
+        self.live.start(self.gateway.handlers[routes_module().LIVE_CONNECTIONS.handler])
 
     @property
     def events_file(self) -> Path:
@@ -181,6 +198,9 @@ class Backend:
             schedule.stop()
         for poller in getattr(self, "pollers", []):
             poller.stop()
+        live = getattr(self, "live", None)
+        if live:
+            live.stop()
         server = getattr(self, "server", None)
         if server:
             server.shutdown()

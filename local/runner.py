@@ -42,12 +42,15 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
     backend = Backend(api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet)
     try:
         backend.start()
-        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password)
+        served_by = dashboard.start(
+            backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
+        )
         if seed:
             _seed_demo(backend.api_url, admin_key)
         _write_state(port, backend, api_key, admin_key)
         print(f"\nDashboard: http://127.0.0.1:{port}/", flush=True)
         print(f"API: {backend.api_url}")
+        print(f"Live: {backend.live_url}")
         _print_details(backend, served_by, api_key, admin_key, admin_password, persist, started)
         while True:
             time.sleep(1)
@@ -101,6 +104,7 @@ def _write_state(port: int, backend: Backend, api_key: str, admin_key: str) -> N
         "pid": os.getpid(),
         "dashboard": f"http://127.0.0.1:{port}/",
         "api": backend.api_url,
+        "live": backend.live_url,
         "api_key": api_key,
         "admin_key": admin_key,
         "dynamodb": backend.ddb_endpoint,

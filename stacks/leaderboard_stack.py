@@ -16,6 +16,7 @@ class LeaderboardStack(Stack):
         api = board.api_construct
         outputs = {
             "ApiUrl": (board.api.url, "Base URL of the REST API"),
+            "LiveUrl": (board.live_url, "WebSocket URL of live updates (subscribe to a board period's top)"),
             "ScoresTableName": (board.tables.scores.table_name, "Live scores table"),
             "SnapshotsTableName": (board.tables.snapshots.table_name, "Append-only snapshot history"),
             "GameKeySecretArn": (api.game_key_secret.secret_arn, "Secret holding the game-server API key"),

@@ -68,3 +68,11 @@ _ONE_ID = r"\.*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*"
 PLAYER_IDS_PATTERN = rf"^{_ONE_ID}(?:,{_ONE_ID}){{0,{MAX_FRIEND_IDS - 1}}}$"
 MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
 ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
+
+# Live updates (the WebSocket API).
+LIVE_TOP = 25  # entries a pushed top holds
+LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one push per board period this often
+MAX_SUBSCRIPTIONS_PER_CONNECTION = 10
+MAX_LIVE_MESSAGE_BYTES = 1024  # a client's message (API Gateway itself takes up to 128 KB)
+LIVE_ACTIONS = ("subscribe", "unsubscribe")
+CONNECTION_LIFETIME_SECONDS = 2 * 3600  # API Gateway closes a WebSocket connection after 2 hours

@@ -82,6 +82,7 @@ class LeaderboardApi(Construct):
         )
         removal = props.effective_removal_policy
         self._removal = removal
+        self.api_gateway_account: apigw.CfnAccount | None = None
         log_groups = {
             f.name: logs.LogGroup(self, f"{_pascal(f.name)}Logs", retention=props.log_retention, removal_policy=removal)
             for f in routes.FUNCTIONS
@@ -216,12 +217,14 @@ class LeaderboardApi(Construct):
                 resources=["*"],
             ),
         ]
+        # Kept: other parts of the construct (live updates) add their statements to this same inline policy.
+        self.role_policy = iam.PolicyDocument(statements=statements)
         role = iam.Role(
             self,
             "FunctionRole",
             description="Shared execution role of the leaderboard functions",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            inline_policies={"leaderboard": iam.PolicyDocument(statements=statements)},
+            inline_policies={"leaderboard": self.role_policy},
         )
         acknowledge(role, "IAM5[Resource::*]", "Only the X-Ray statement: X-Ray has no resource-level permissions")
         return role
@@ -417,6 +420,7 @@ class LeaderboardApi(Construct):
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
         account.apply_removal_policy(RemovalPolicy.RETAIN)
         stage.node.add_dependency(account)
+        self.api_gateway_account = account  # the WebSocket stage's access logs need it too
 
     def _web_acl(self, props: LeaderboardProps, stage: apigw.Stage) -> None:
         """Optional: a regional WAF web ACL on the stage that blocks an IP address over its rate."""

@@ -17,6 +17,7 @@ from .api import LeaderboardApi
 from .counting import RankCounterSource
 from .dashboard import Dashboard, DashboardAddress
 from .data import LeaderboardTables
+from .live import LiveUpdates
 from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
@@ -33,7 +34,8 @@ class Leaderboard(Construct):
     Settings are keyword arguments, the fields of `LeaderboardProps` (or one `props=` object); every one has a
     default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard.
 
-    Attributes: `api` (RestApi), `scores_table` and `snapshots_table` (also `tables`), `functions` (by name, e.g.
+    Attributes: `api` (RestApi), `live_api` (the WebSocket API of live updates) and `live_url` (its wss:// URL),
+    `scores_table`, `snapshots_table` and `connections_table` (also `tables`), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
     `vpc`, `alarm_topic` and `operations_dashboard` (None where turned off).
     """
@@ -65,6 +67,19 @@ class Leaderboard(Construct):
         self.rank_counter = RankCounterSource(
             self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
         )
+        self.live = LiveUpdates(
+            self,
+            "Live",
+            props=props,
+            tables=self.tables,
+            role=self.role,
+            role_policy=self.api_construct.role_policy,
+            functions=self.functions,
+            api_gateway_account=self.api_construct.api_gateway_account,
+        )
+        self.live_api = self.live.api
+        self.live_url: str = self.live.url
+        self.connections_table: ddb.Table = self.tables.connections
         self.season = SeasonClosing(
             self,
             "Season",
@@ -83,6 +98,7 @@ class Leaderboard(Construct):
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
                 admin_key_secret=self.api_construct.admin_key_secret,
+                live_host=f"{self.live_api.api_id}.execute-api.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:

@@ -12,17 +12,21 @@ from .paths import schema
 RETRY_ATTEMPTS = 10
 
 
+def entry_changes(hidden_too: bool = False) -> list[dict]:
+    """Only changes of entries (items with a rank key): counters, boards and idempotency records are left out.
+    hidden_too: also entries written hidden (a hidden player's rank key), for the consumer that reconciles them
+    with the moderation decisions; four patterns then (a mapping takes five by default)."""
+    attributes = (schema.RANK_INDEX_SORT_KEY, schema.HIDDEN_RANK_KEY) if hidden_too else (schema.RANK_INDEX_SORT_KEY,)
+    return [
+        lambda_.FilterCriteria.filter({"dynamodb": {image: {attribute: {"S": lambda_.FilterRule.exists()}}}})
+        for image in ("NewImage", "OldImage")
+        for attribute in attributes
+    ]
+
+
 class RankCounterSource(Construct):
     def __init__(self, scope: Construct, id: str, *, tables: LeaderboardTables, function: lambda_.IFunction) -> None:
         super().__init__(scope, id)
-        # Only changes of entries (items with a rank key, listed or a hidden player's): counters, boards and
-        # idempotency records are left out. Four filters (a mapping takes five): an entry moved aside by a hide is
-        # recounted, and one written hidden is reconciled with the moderation decision.
-        entry_changes = [
-            lambda_.FilterCriteria.filter({"dynamodb": {image: {attribute: {"S": lambda_.FilterRule.exists()}}}})
-            for image in ("NewImage", "OldImage")
-            for attribute in (schema.RANK_INDEX_SORT_KEY, schema.HIDDEN_RANK_KEY)
-        ]
         self.mapping = lambda_.EventSourceMapping(
             self,
             "Mapping",
@@ -41,5 +45,5 @@ class RankCounterSource(Construct):
             retry_attempts=RETRY_ATTEMPTS,
             max_record_age=Duration.hours(1),
             parallelization_factor=2,
-            filters=entry_changes,
+            filters=entry_changes(hidden_too=True),
         )

@@ -139,6 +139,7 @@ class Dashboard(Construct):
         api_stage: str,
         api_url: str,
         admin_key_secret: secretsmanager.ISecret,
+        live_host: str,
     ) -> None:
         super().__init__(scope, id)
         self.vpc = props.vpc or self._own_vpc()
@@ -217,6 +218,7 @@ class Dashboard(Construct):
             API_HOST=api_host,
             API_STAGE=api_stage,
             API_URL=api_url,
+            LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
         )

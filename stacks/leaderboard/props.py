@@ -29,6 +29,9 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
     "rank-counter": 5,
     # The schedule's runs are minutes apart; one at a time is all a closing needs.
     "period-closer": 1,
+    # Client messages are a few small requests each; one push per board period and second at most.
+    "live-connections": 10,
+    "live-broadcaster": 5,
 }
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
@@ -96,6 +99,9 @@ class LeaderboardProps:
     public_read_rate_limit: float = 25.0
     """Anonymous reads get their own, lower per-method throttle (requests/s)."""
     public_read_burst_limit: int = 50
+    live_rate_limit: float = 25.0
+    """The WebSocket API (live updates): new connections and client messages per second, stage-wide."""
+    live_burst_limit: int = 50
     game_key_rate_limit: float = 50.0
     """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
     the simulator. Each key is refused on the other key's routes."""

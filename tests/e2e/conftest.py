@@ -208,7 +208,10 @@ def new_page(browser, stack, request):
             "console",
             lambda msg: (
                 page.problems.append(f"console: {msg.text}")
-                if msg.type == "error" and "Failed to load resource" not in msg.text
+                # a failed load or WebSocket handshake is the network's doing (the API stopped), not the page's
+                if msg.type == "error"
+                and "Failed to load resource" not in msg.text
+                and "WebSocket connection to" not in msg.text
                 else None
             ),
         )

@@ -35,9 +35,18 @@ def main() -> int:
         backend.start()
         api_port = backend.server.server_address[1]
         port = free_port()
-        served_by = dashboard.start(backend.procs, run_dir, port, backend.api_url, admin_key, admin_password)
+        served_by = dashboard.start(
+            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
+        )
         print(
-            json.dumps({"dashboard": f"http://127.0.0.1:{port}", "api": backend.api_url, "served_by": served_by}),
+            json.dumps(
+                {
+                    "dashboard": f"http://127.0.0.1:{port}",
+                    "api": backend.api_url,
+                    "live": backend.live_url,
+                    "served_by": served_by,
+                }
+            ),
             flush=True,
         )
         for line in sys.stdin:
@@ -47,11 +56,13 @@ def main() -> int:
                     backend.reset_tables()
                 elif command == "settle":
                     backend.settle()
-                elif command == "stop-api":
+                elif command == "stop-api":  # the REST API and the WebSocket API
                     backend.server.shutdown()
                     backend.server.server_close()
+                    backend.stop_live()
                 elif command == "start-api":
                     backend.server = backend.gateway.serve("127.0.0.1", api_port)
+                    backend.start_live()
                 elif command == "quit":
                     print("ok", flush=True)
                     break

@@ -140,6 +140,7 @@ class Sandbox:
                 API_HOST=API_HOST,
                 API_STAGE="dev",
                 API_URL=f"https://{API_HOST}/dev/",
+                LIVE_HOST="live.leaderboard.test",
                 STAGE="dev",
                 DASHBOARD_PORT=str(self.port),
             )

@@ -15,9 +15,10 @@ def resources(template, type_: str) -> dict:
 
 
 def test_every_function_shares_one_role(template):
-    """The original five functions, leaderboard-admin and rank-counter run under one hand-written execution role."""
+    """The original five functions, leaderboard-admin, rank-counter, period-closer and the two live-update functions
+    run under one hand-written execution role."""
     functions = resources(template, "AWS::Lambda::Function")
-    assert len(functions) == len(routes.FUNCTIONS) == 8
+    assert len(functions) == len(routes.FUNCTIONS) == 10
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == 1
     role_id = next(iter(functions.values()))["Properties"]["Role"]["Fn::GetAtt"][0]
@@ -63,6 +64,9 @@ def test_shared_role_is_least_privilege(template):
         "OwnLogGroups",
         "CursorSecretRead",
         "XRayTraces",
+        "LiveConnectionsReadWrite",
+        "LiveSubscribersQuery",
+        "LivePush",
     }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
         "dynamodb:BatchGetItem",
@@ -134,16 +138,20 @@ def test_scores_table_keys_gsi_ttl_pitr(template):
 
 
 def test_scores_table_streams_old_and_new_images_to_the_rank_counter(template):
-    """Every change of the scores table reaches the rank-counter function (its only consumer), entries only."""
+    """Every change of the scores table reaches the rank-counter function, entries only."""
     (scores,) = [
-        t for t in resources(template, "AWS::DynamoDB::Table").values() if "GlobalSecondaryIndexes" in t["Properties"]
+        t for t in resources(template, "AWS::DynamoDB::Table").values() if "StreamSpecification" in t["Properties"]
     ]
     assert scores["Properties"]["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
-    (mapping,) = resources(template, "AWS::Lambda::EventSourceMapping").values()
-    p = mapping["Properties"]
-    assert p["EventSourceArn"]["Fn::GetAtt"][1] == "StreamArn"
     functions = resources(template, "AWS::Lambda::Function")
-    assert functions[p["FunctionName"]["Ref"]]["Properties"]["Handler"] == routes.RANK_COUNTER.handler
+    mappings = {
+        functions[m["Properties"]["FunctionName"]["Ref"]]["Properties"]["Handler"]: m
+        for m in resources(template, "AWS::Lambda::EventSourceMapping").values()
+    }
+    # two readers of the stream (a shard serves two at once): the rank counter, and live updates' broadcaster
+    assert set(mappings) == {routes.RANK_COUNTER.handler, routes.LIVE_BROADCASTER.handler}
+    p = mappings[routes.RANK_COUNTER.handler]["Properties"]
+    assert p["EventSourceArn"]["Fn::GetAtt"][1] == "StreamArn"
     assert p["StartingPosition"] == "TRIM_HORIZON"  # nothing written before the mapping exists is left uncounted
     # A failing batch is halved and retried, then given up: recounts heal later, a stuck shard would not.
     assert (p["BisectBatchOnFunctionError"], p["MaximumRetryAttempts"], p["MaximumRecordAgeInSeconds"]) == (

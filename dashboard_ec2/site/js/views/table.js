@@ -1,6 +1,11 @@
-/* The top-N table of the board and period on screen: auto-refresh with pause, the time of each read,
- * rows that moved highlighted (and animated unless reduced motion is asked for), the new-leader banner,
- * and the connection indicator in the header. */
+/* The top-N table of the board and period on screen: live updates pushed over the WebSocket (js/live.js), polling
+ * every 3 s while the socket is down, pause, the time of each read, rows that moved highlighted (and animated unless
+ * reduced motion is asked for), the new-leader banner, and the connection indicator in the header.
+ *
+ * With the socket up, a pushed top (25 entries) is rendered as it is when the table shows at most 25 rows ranked
+ * the API's default way; otherwise a push only says "the top changed" and the table reads its page again. While
+ * pushes keep the table current the page re-reads it only every 30 s (a safety net). `?poll=off` turns polling off
+ * altogether (the browser tests use it to show that what arrives came over the socket). */
 
 import { api, boardScoresPath } from '../api.js';
 import {
@@ -9,9 +14,13 @@ import {
 import { $, h, reducedMotion, setStatus } from '../dom.js';
 import { fmt, fmtMs, timeFormat } from '../format.js';
 import { latestOnly, Superseded } from '../request.js';
+import { follow, isLive, startLive } from '../live.js';
 import * as state from '../state.js';
 
 const REFRESH_MS = 3000;
+const LIVE_SAFETY_MS = 30000; // a re-read now and then while pushes keep the table current
+const LIVE_TOP = 25; // entries a pushed top holds (docs/API.md)
+const POLLING_OFF = new URLSearchParams(location.search).get('poll') === 'off';
 const TIMING_WINDOW = 20; // the median is of this many reads
 const LEADER_BANNER_MS = 8000;
 
@@ -53,6 +62,7 @@ export function initTable(options) {
     else if (!table.paused) loadTable({ background: true });
   });
   state.on('view', onViewShown);
+  startLive({ onTop: onPushedTop, onState: onLiveState });
   state.on('admin', () => {
     const status = $('#board-status');
     if (status.dataset.kind === 'empty') setStatus(status, 'empty', emptyBoardMessage());
@@ -72,6 +82,7 @@ export function initTable(options) {
 
 function onViewShown({ changed }) {
   updateCaption();
+  follow(state.view().board, state.view().period);
   if (changed) {
     $('#board-id').textContent = '–'; // until the API names it
     table.previous = new Map();
@@ -106,12 +117,50 @@ function offerPageSizes({ min, max } = {}) {
   }
 }
 
+/** Whether pushes alone keep the table current: the socket is up and a pushed top holds every row shown. */
+function pushesSuffice() {
+  return isLive() && table.limit <= LIVE_TOP;
+}
+
+function transportText() {
+  if (isLive()) return 'Live updates over WebSocket';
+  return POLLING_OFF ? 'Auto-refresh off' : `Auto-refresh every ${REFRESH_MS / 1000} s`;
+}
+
 function showRefreshState() {
   const button = $('#refresh-toggle');
   button.setAttribute('aria-pressed', String(table.paused));
   button.textContent = table.paused ? 'Resume auto-refresh' : 'Pause auto-refresh';
-  $('#refresh-state').textContent = table.paused ? 'Auto-refresh paused' : `Auto-refresh every ${REFRESH_MS / 1000} s`;
+  $('#refresh-state').textContent = table.paused ? 'Auto-refresh paused' : transportText();
   $('#refresh-state').dataset.paused = String(table.paused);
+  $('#connection').dataset.transport = isLive() ? 'websocket' : 'polling';
+}
+
+/** The socket came up (pushes from now on) or went down (poll every 3 s until it is back). */
+function onLiveState() {
+  showRefreshState();
+  const indicator = $('#connection');
+  if (!table.paused && indicator.dataset.state === 'live') setConnection('live', liveText());
+  // One read either way: going down, polling starts from it; coming up, it is the API answering again (what
+  // could not be read while it was down is read then), and the next re-read is scheduled from it.
+  if (!table.paused) loadTable({ background: true });
+}
+
+function liveText() {
+  return isLive() ? 'Live' : 'Live (polling)';
+}
+
+/** A top pushed over the socket for the view on screen. */
+function onPushedTop(message) {
+  if (table.paused) return;
+  const { board, period } = state.view();
+  if (pushesSuffice() && state.rankMode() === 'unique') {
+    renderRows(message.entries.slice(0, table.limit), `${board}|${period}`);
+    $('#updated-at').textContent = timeFormat.format(new Date());
+    setConnection('live', liveText());
+  } else {
+    loadTable({ background: true }); // the rows shown are more than a push holds, or ranked another way
+  }
 }
 
 function setPaused(paused) {
@@ -128,12 +177,15 @@ function setPaused(paused) {
 function schedule() {
   clearTimeout(table.timer);
   table.timer = null;
-  if (table.paused || document.hidden) return;
+  if (table.paused || document.hidden || POLLING_OFF) return;
+  const live = pushesSuffice();
   table.timer = setTimeout(() => {
-    table.tick += 1;
+    // Each safety re-read stands for the polls it replaces, so the history keeps its pace (every ~30 s).
+    const step = LIVE_SAFETY_MS / REFRESH_MS;
+    table.tick += live ? step - (table.tick % step) : 1;
     loadTable({ background: true });
     hooks.onTick(table.tick);
-  }, REFRESH_MS);
+  }, live ? LIVE_SAFETY_MS : REFRESH_MS);
 }
 
 function setConnection(kind, text) {
@@ -165,7 +217,7 @@ export async function loadTable({ background = false } = {}) {
     }
     renderRows(Array.isArray(data && data.entries) ? data.entries : [], `${board}|${period}`);
     recordTiming(ms);
-    setConnection(table.paused ? 'paused' : 'live', table.paused ? 'Paused' : 'Live');
+    setConnection(table.paused ? 'paused' : 'live', table.paused ? 'Paused' : liveText());
     hooks.onAnswer();
   } catch (err) {
     if (err instanceof Superseded) return;

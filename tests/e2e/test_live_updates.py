@@ -1,0 +1,84 @@
+"""Live updates in the browser: the dashboard follows the board on screen over the WebSocket (Nginx's /live), so a
+new leader arrives with polling switched off; without the socket it falls back to polling."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from dashboard_support import DESKTOP, PHONE, shoot
+from playwright.sync_api import expect
+
+ROW_NAMES = "[data-testid=board-row] [data-testid=row-name]"
+PLAYERS = [("p-ada", "Ada", 5000), ("p-grace", "Grace", 4800), ("p-alan", "Alan", 4100)]
+
+
+def _seed(stack) -> None:
+    stack.reset()
+    for player_id, name, score in PLAYERS:
+        stack.submit(player_id, score, name)
+    stack.settle()
+
+
+def _count_api_reads(page) -> list[str]:
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if "/api/leaderboard" in r.url else None)
+    return reads
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_new_leader_arrives_over_the_websocket_with_polling_off(stack, new_page, viewport):
+    _seed(stack)
+    page = new_page(viewport=viewport)
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    page.goto(f"{stack.dashboard}/?poll=off")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ada", "Grace", "Alan"])
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "websocket", timeout=10_000)
+    expect(page.get_by_test_id("refresh-state")).to_have_text("Live updates over WebSocket")
+    assert [s.url for s in sockets] == [f"{stack.dashboard.replace('http://', 'ws://')}/live"]
+    reads = _count_api_reads(page)
+
+    pushed: list[str] = []
+    sockets[0].on("framereceived", lambda payload: pushed.append(str(payload)))
+    submitted = time.monotonic()
+    stack.submit("p-zed", 9000, "Zed")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Zed", "Ada", "Grace", "Alan"], timeout=5_000)
+    arrived = time.monotonic() - submitted
+    expect(page.get_by_test_id("leader-banner")).to_be_visible()
+    print(f"new leader on screen {arrived:.2f} s after the submission")
+    assert arrived < 2.0
+    assert any('"p-zed"' in str(p) for p in pushed)  # it came over the socket ...
+    assert reads == []  # ... and not from a read of the API
+    shoot(page.locator(".board-card"), "live-update", viewport)
+    assert page.problems == [], page.problems
+    assert page.evaluate("window.__cspViolations") == []
+
+
+def test_without_the_socket_the_page_polls(stack, new_page):
+    """`?live=off` (as when /live cannot connect): the table polls every 3 s and says so."""
+    _seed(stack)
+    page = new_page()
+    page.goto(f"{stack.dashboard}/?live=off")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ada", "Grace", "Alan"])
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "polling")
+    expect(page.get_by_test_id("refresh-state")).to_have_text("Auto-refresh every 3 s")
+    stack.submit("p-zed", 9000, "Zed")
+    expect(page.locator(ROW_NAMES).first).to_have_text("Zed", timeout=10_000)
+    assert page.problems == [], page.problems
+
+
+def test_the_socket_dropping_falls_back_to_polling_and_comes_back(stack, new_page):
+    _seed(stack)
+    page = new_page()
+    page.goto(f"{stack.dashboard}/")
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "websocket", timeout=10_000)
+    stack.command("stop-api")
+    try:
+        expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "polling", timeout=10_000)
+        expect(page.get_by_test_id("board-status")).to_contain_text("API unreachable", timeout=10_000)
+    finally:
+        stack.command("start-api")
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "websocket", timeout=20_000)
+    stack.submit("p-zed", 9000, "Zed")
+    expect(page.locator(ROW_NAMES).first).to_have_text("Zed", timeout=5_000)
