@@ -113,8 +113,9 @@ class ThreadMeter(Meter):
             super()._record_attempt()
 
 
-CONSUMER_THREADS = ("stream-poller", "rank-counter", "schedule-")  # off the request path: the stream consumer's
-# threads (local/streams.py, counting.py) and the scheduled functions' (local/schedules.py)
+CONSUMER_THREADS = ("stream-poller", "rank-counter", "live-", "schedule-")  # off the request path: the stream
+# consumers' threads (local/streams.py, counting.py, broadcasting.py), the local WebSocket stand-in's (local/live.py)
+# and the scheduled functions' (local/schedules.py)
 
 
 def _capacity(operation: str, consumed) -> tuple[float, float, bool]:

@@ -30,6 +30,8 @@ COVERED = {
     ("DELETE", "/leaderboards/{board}/players/{player_id}"),
     ("DELETE", "/players/{player_id}"),
     ("GET", "/erasures/{erasure_id}"),
+    ("PUT", "/leaderboards/{board}/players/{player_id}/hidden"),
+    ("DELETE", "/leaderboards/{board}/players/{player_id}/hidden"),
     # test_season.py
     ("GET", "/leaderboards/{board}/periods"),
     ("GET", "/leaderboards/{board}/periods/{period_id}"),
