@@ -43,6 +43,7 @@ lint: synth ## cfn-lint on the synthesized template
 
 test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 	$(PY) -m pytest
 
 test-unit: setup ## handlers under moto, domain logic

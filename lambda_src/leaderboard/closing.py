@@ -3,13 +3,16 @@ score cut-off, the reward winners), the final top frozen into the snapshot histo
 backend. Run by the scheduled closer a few minutes after each end, or by an admin through the API; both are
 idempotent: the first closing's summary is stored once and returned ever after.
 
-Delivery of the event is at least once: a closing that stops between storing the summary and sending its event
-sends it on the next run (the summary remembers whether it went out). Consumers dedupe on (board_id, period_id).
+The event goes out once in the normal case: the closing that sends it first claims the sending on the summary
+(a conditional write, so a scheduled closing and an admin's close call racing send one event). Delivery is still at
+least once: a closing that stops after sending and before marking it sent, or whose claim lease runs out while
+EventBridge is slow, lets the next run send it again. Consumers dedupe on (board_id, period_id).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,6 +25,7 @@ from .errors import Conflict, NotFound
 from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, OPEN, PERIOD_CLOSED_DETAIL_TYPE
 from .settings import get_settings
 
+EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)
 SUMMARY_FIELDS = ("board_id", "leaderboard_id", "period_id", "kind", "status", "starts_at", "ends_at", "closed_at")
 
@@ -133,7 +137,9 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         closings.put_new(config.board_id, sort_key, {**stored, "event_sent": False})
         summary = closings.get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
-    if not summary.get("event_sent"):
+    if not summary.get("event_sent") and closings.claim_event(
+        config.board_id, sort_key, int(time.time()), EVENT_CLAIM_SECONDS
+    ):
         public = _public(summary)
         events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
         closings.mark_event_sent(config.board_id, sort_key)
@@ -144,7 +150,10 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
 
 def _public(summary: dict[str, Any]) -> dict[str, Any]:
     board_period = keys.leaderboard_id(summary["board_id"], summary["period_id"])
-    return {"leaderboard_id": board_period, **{k: v for k, v in summary.items() if k != "event_sent"}}
+    return {
+        "leaderboard_id": board_period,
+        **{k: v for k, v in summary.items() if k not in ("event_sent", "event_claimed_until")},
+    }
 
 
 def _open_view(config: BoardConfig, p: periods.Period) -> dict[str, Any]:

@@ -46,6 +46,23 @@ def newest(board_id: str, limit: int) -> list[dict[str, Any]]:
     return [dynamo.from_item(i) for i in resp.get("Items", [])]
 
 
+def claim_event(board_id: str, sort_key: str, now_s: int, lease_s: int) -> bool:
+    """Take the sending of a closing's event for lease_s seconds: False if it went out, or another closing holds
+    an unexpired claim (a claimer that died before sending is taken over once its lease ends)."""
+    try:
+        dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(keys.closings_partition(board_id), sort_key),
+            UpdateExpression="SET event_claimed_until = :until",
+            ConditionExpression="event_sent = :f AND (attribute_not_exists(event_claimed_until) OR "
+            "event_claimed_until < :now)",
+            ExpressionAttributeValues=dynamo.to_item({":until": now_s + lease_s, ":now": now_s, ":f": False}),
+        )
+        return True
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        return False
+
+
 def mark_event_sent(board_id: str, sort_key: str) -> None:
     dynamo.client().update_item(
         TableName=dynamo.scores_table(),
