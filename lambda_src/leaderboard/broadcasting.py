@@ -69,12 +69,9 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
     stats = stats or Stats()
     touched: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (board, period id) -> {(player, partition)}
     for record in records:
-        item_key = (record.get("dynamodb") or {}).get("Keys") or {}
-        player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
-        partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
-        if not player or not partition or not keys.is_entry(player):
-            continue
-        touched.setdefault(keys.board_and_period(partition), set()).add((player, partition))
+        entry = keys.entry_of_record(record)
+        if entry is not None:
+            touched.setdefault(keys.board_and_period(entry[1]), set()).add(entry)
     stats.board_periods = len(touched)
     if not touched:
         return stats

@@ -79,11 +79,10 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
     now = time.time()
     for record in records:
         change = record.get("dynamodb") or {}
-        item_key = change.get("Keys") or {}
-        player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
-        partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
-        if not player or not partition or not keys.is_entry(player):
+        entry = keys.entry_of_record(record)
+        if entry is None:
             continue  # counters, boards, idempotency records: not entries
+        player, partition = entry
         stats.records += 1
         created = change.get("ApproximateCreationDateTime")
         if isinstance(created, (int, float)):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 
+from . import schema
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -112,6 +113,14 @@ def shard_partition(board_period: str, shard: int, shards: int) -> str:
 def is_entry(player_id: str) -> bool:
     """Whether a scores-table item with this partition key is a player's entry (not a counter, board, record)."""
     return not player_id.startswith("#")
+
+
+def entry_of_record(record: dict) -> tuple[str, str] | None:
+    """(player id, index partition) of a scores-table stream record about an entry; None for any other item."""
+    item_key = (record.get("dynamodb") or {}).get("Keys") or {}
+    player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
+    partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
+    return (player, partition) if player and partition and is_entry(player) else None
 
 
 # --- counters -----------------------------------------------------------------------------

@@ -70,14 +70,9 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
     suspects: set[tuple[str, str]] = set()
     for record in records:
         change = record.get("dynamodb") or {}
-        new = change.get("NewImage")
-        item_key = change.get("Keys") or {}
-        player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
-        partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
-        if not new or not player or not partition or not keys.is_entry(player):
-            continue
-        if schema.HIDDEN_RANK_KEY in new or not change.get("OldImage"):
-            suspects.add((player, partition))
+        new, entry = change.get("NewImage"), keys.entry_of_record(record)
+        if new and entry and (schema.HIDDEN_RANK_KEY in new or not change.get("OldImage")):
+            suspects.add(entry)
     if not suspects:
         return 0
     decided = moderation_items.hidden_among((keys.board_and_period(part)[0], p) for p, part in suspects)
