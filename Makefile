@@ -44,7 +44,9 @@ lint: synth ## cfn-lint on the synthesized template
 test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	$(PY) -m pytest
+	@# moto-only unit tests in two processes; the rest shares one local stack per package and measures time: serial
+	$(PY) -m pytest tests/unit -n 2
+	$(PY) -m pytest --ignore=tests/unit
 
 test-unit: setup ## handlers under moto, domain logic
 	$(PY) -m pytest tests/unit
