@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, keys, periods
+from . import boards, keys, periods, schema
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
@@ -108,10 +108,9 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
     hidden = moderation_items.keys_of_board(board_id)
     deleted = entries.delete(
-        key
+        (player, item[schema.SCORES_SORT_KEY])
         for _, player in hidden
-        for key in entries.keys_in_partition(player)
-        if keys.board_and_period(key[1])[0] == board_id
+        for item in entries.of_player_on(player, board_id)
     )
     entries.delete(hidden)
     for period_id in _period_ids_within_retention(config, now or now_utc()):

@@ -49,11 +49,7 @@ def _move_all(board_id: str, player_id: str, hidden: bool) -> int:
     """Move every entry of the player on the board (every period and shard) to the wanted side; the count moved."""
     moved = 0
     for _ in range(ATTEMPTS):
-        pending = [
-            item
-            for item in entries.of_player(player_id)
-            if keys.board_and_period(item[schema.SCORES_SORT_KEY])[0] == board_id and entries.is_hidden(item) != hidden
-        ]
+        pending = [item for item in entries.of_player_on(player_id, board_id) if entries.is_hidden(item) != hidden]
         if not pending:
             return moved
         for item in pending:

@@ -23,11 +23,7 @@ from .errors import NotFound
 
 
 def _entries_on(player_id: str, board_id: str) -> list[tuple[str, str]]:
-    return [
-        (player_id, item[schema.SCORES_SORT_KEY])
-        for item in entries.of_player(player_id)
-        if keys.board_and_period(item[schema.SCORES_SORT_KEY])[0] == board_id
-    ]
+    return [(player_id, item[schema.SCORES_SORT_KEY]) for item in entries.of_player_on(player_id, board_id)]
 
 
 def remove_from_board(config: BoardConfig, player_id: str) -> dict[str, Any]:

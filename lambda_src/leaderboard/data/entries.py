@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import schema
+from .. import keys, schema
 from ..model import Entry, EntryWrite, rank_key_attribute
 from ..settings import get_settings
 from . import dynamo
@@ -187,6 +187,11 @@ def of_player(player_id: str) -> list[dict[str, Any]]:
         KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
         ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
     )
+
+
+def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
+    """Every entry of one player on one board (every period and shard): of_player, kept to the board."""
+    return [e for e in of_player(player_id) if keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id]
 
 
 def one(player_id: str, partition: str) -> dict[str, Any] | None:
