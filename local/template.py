@@ -48,7 +48,7 @@ def synthesized_template(stage: str = "dev", refresh: bool = False) -> dict:
         )
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         for old in CACHE_DIR.glob(f"leaderboard-{stage}-*.json"):
-            old.unlink()
+            old.unlink(missing_ok=True)  # another test process (pytest -n 2) may have removed it first
         with tempfile.TemporaryDirectory() as outdir:
             env = {
                 **os.environ,
