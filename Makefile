@@ -46,7 +46,7 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	.venv/bin/ruff format --check .
 	@# moto-only unit tests in two processes; the rest shares one local stack per package and measures time: serial
 	$(PY) -m pytest tests/unit -n 2
-	$(PY) -m pytest --ignore=tests/unit
+	$(PY) -m pytest --ignore=tests/unit --durations=40
 
 test-unit: setup ## handlers under moto, domain logic
 	$(PY) -m pytest tests/unit
