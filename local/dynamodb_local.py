@@ -104,6 +104,9 @@ def client(endpoint: str, service: str = "dynamodb"):
     )
 
 
+PROCESS_NAME = "DynamoDB Local"  # its name in a ProcessGroup
+
+
 def start(
     procs: ProcessGroup, log: Path, port: int | None = None, persist_dir: Path | None = None, timeout: float = 60.0
 ) -> str:
@@ -125,7 +128,7 @@ def start(
         argv += ["-dbPath", str(persist_dir.resolve())]
     else:
         argv += ["-inMemory"]
-    proc = procs.spawn("DynamoDB Local", argv, log, cwd=home)
+    proc = procs.spawn(PROCESS_NAME, argv, log, cwd=home)
     endpoint = f"http://127.0.0.1:{port}"
     _wait_ready(proc, endpoint, log, timeout)
     return endpoint

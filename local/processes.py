@@ -58,17 +58,28 @@ class ProcessGroup:
     def stop_all(self, timeout: float = 10.0) -> None:
         with self._lock:
             procs, self._procs = self._procs[::-1], []
-        for _, proc in procs:
-            _signal_group(proc, signal.SIGTERM)
-        for name, proc in procs:
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                print(f"{name} ignored SIGTERM; killing it", file=sys.stderr)
-                _signal_group(proc, signal.SIGKILL)
-                proc.wait()
-            # Whatever it forked and left behind in its group goes too.
+        _stop(procs, timeout)
+
+    def stop(self, name: str, timeout: float = 10.0) -> None:
+        """Stop the processes spawned under this name (the others keep running)."""
+        with self._lock:
+            procs = [p for p in self._procs if p[0] == name]
+            self._procs = [p for p in self._procs if p[0] != name]
+        _stop(procs, timeout)
+
+
+def _stop(procs: list[tuple[str, subprocess.Popen]], timeout: float) -> None:
+    for _, proc in procs:
+        _signal_group(proc, signal.SIGTERM)
+    for name, proc in procs:
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            print(f"{name} ignored SIGTERM; killing it", file=sys.stderr)
             _signal_group(proc, signal.SIGKILL)
+            proc.wait()
+        # Whatever it forked and left behind in its group goes too.
+        _signal_group(proc, signal.SIGKILL)
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:

@@ -58,6 +58,7 @@ class StreamReader:
         self.arn = stream_arn
         self.iterators: dict[str, str | None] = {}  # shard id -> next iterator (None: shard closed and read)
         self.last_read: dict[str, str] = {}  # shard id -> sequence number of the last record read
+        self.records_read = 0
 
     def read(self, limit: int) -> list[dict]:
         shards = self.client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]
@@ -80,6 +81,7 @@ class StreamReader:
                 iterator = resp.get("NextShardIterator")
                 fresh = resp.get("Records", [])
                 records += [lambda_record(r, self.arn) for r in fresh]
+                self.records_read += len(fresh)
                 if not fresh:
                     break
                 self.last_read[sid] = fresh[-1]["dynamodb"]["SequenceNumber"]

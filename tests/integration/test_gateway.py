@@ -149,3 +149,24 @@ def test_the_handler_sees_the_id_of_the_key_used(api, stack, monkeypatch):
     assert [i["apiKeyId"] for i in seen] == [key_id(API_KEY), key_id(ADMIN_KEY), None]
     assert key_id(API_KEY) != key_id(ADMIN_KEY) and len(key_id(API_KEY)) == 10
     assert stack.env["GAME_API_KEY_ID"] == key_id(API_KEY) and stack.env["ADMIN_API_KEY_ID"] == key_id(ADMIN_KEY)
+
+
+def test_a_reset_past_the_engines_record_budget_runs_on_a_new_engine_at_the_same_endpoint(api, stack, monkeypatch):
+    """The tests' `clean` resets start a new DynamoDB Local once dropped streams would slow it (see reset_tables):
+    the handlers, the stream consumers and the endpoint carry on with it."""
+    from local import backend, dynamodb_local
+
+    def engine_pid() -> int:
+        return next(p.pid for name, p in stack.procs.running() if name == dynamodb_local.PROCESS_NAME)
+
+    assert api.post("/scores", {"player_id": "before-reset", "score": 5}).status_code == 200
+    stack.settle()
+    before = engine_pid()
+    monkeypatch.setattr(backend, "FRESH_ENGINE_AFTER", 0)
+    stack.reset_tables()
+    assert engine_pid() != before
+    assert api.get("/leaderboard").json()["entries"] == []
+    assert api.post("/scores", {"player_id": "after-reset", "score": 7}).status_code == 200
+    stack.settle()  # the consumers read the new engine's stream: the rank and total are counted
+    me = api.get("/player", params={"player_id": "after-reset"}).json()
+    assert [(b["rank"], b["total_players"]) for b in me["boards"]] == [(1, 1)] * 3
