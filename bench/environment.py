@@ -53,9 +53,11 @@ class BenchEnvironment:
 
         The poller's `oldest_record_age` is how old (since its write, by the entry's reached_at) the oldest
         record was when it was handed to the function: the counters' lag."""
+        from leaderboard import routes
         from leaderboard.handlers import rank_counter
 
-        (consumer,) = tpl.stream_consumers(self.template)
+        # the live broadcaster, the stream's other consumer, has no subscribers here: it would only read the top
+        (consumer,) = [c for c in tpl.stream_consumers(self.template) if c.handler == routes.RANK_COUNTER.handler]
         poller: StreamPoller
 
         def handler(event, context):
