@@ -1,0 +1,45 @@
+"""`make bench` and `make bench-load`, small: they still run on the current code and their answers are exact.
+
+The figures in docs/PERFORMANCE.md come from the full runs; these only keep the tools from rotting between them
+(the load bench stopped working unnoticed when the stream gained a second consumer). They run as from a shell:
+without the environment this package's local stack sets for its handlers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from local import ROOT
+
+
+def _run(tmp_path, module: str, *args: str) -> dict:
+    out = tmp_path / f"{module}.json"
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args, "--json", str(out)],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME", "TMPDIR")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def test_the_rank_bench_runs_and_every_answer_equals_the_brute_force(tmp_path):
+    figures = _run(tmp_path, "bench", "--players", "300", "--samples", "5", "--min-samples", "5", "--no-progress")
+    for name, op in figures["operations"].items():
+        assert op["checks"]["checked"] > 0 and op["checks"]["mismatches"] == [], name
+        assert op["handlers"]["requests"]["mean"] <= 6, name  # flat cost: the bench's own bar
+
+
+def test_the_load_bench_runs_both_designs_without_a_failed_submission(tmp_path):
+    figures = _run(tmp_path, "bench.write_load", "--writers", "2", "--seconds", "2", "--pool", "50")
+    runs = {r["kind"]: r for r in figures["runs"]}
+    assert set(runs) == {"handlers", "original"}
+    assert all(r["ok"] > 0 and r["failed"] == {} for r in runs.values())
+    budgets = figures["budgets"]
+    assert budgets["improving_post_scores"]["requests"] == 3
+    assert budgets["bulk_500_three_periods"]["status"] == 200
