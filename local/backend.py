@@ -187,7 +187,7 @@ class Backend:
 
     def reset_tables(self) -> None:
         """Empty tables, with new streams the consumers start over on. The engine keeps a dropped table's stream
-        records, and every later write is slower for them (after a dropped table of 9,000 players, 200 puts on a
+        records, and every later write is slower for them (after a dropped table of 30,000 writes, 200 puts on a
         new table took 3.6 s instead of 0.8 s, for good): once the streams have carried FRESH_ENGINE_AFTER records,
         an in-memory stack gets a new DynamoDB Local on the same endpoint instead (about 4 s). The scheduled
         functions are paused meanwhile and then run once, so what they find due on the fresh tables (the declared
