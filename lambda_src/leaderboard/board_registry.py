@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, keys, periods, schema
+from . import boards, keys, periods
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
@@ -107,11 +107,7 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     board_cache.forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
     hidden = moderation_items.keys_of_board(board_id)
-    deleted = entries.delete(
-        (player, item[schema.SCORES_SORT_KEY])
-        for _, player in hidden
-        for item in entries.of_player_on(player, board_id)
-    )
+    deleted = entries.delete(key for _, player in hidden for key in entries.keys_of_player_on(player, board_id))
     entries.delete(hidden)
     for period_id in _period_ids_within_retention(config, now or now_utc()):
         for part in config.partitions(period_id):

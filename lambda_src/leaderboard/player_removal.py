@@ -12,7 +12,7 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from . import board_registry, keys, schema
+from . import board_registry, keys
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import entries, erasures
@@ -22,13 +22,9 @@ from .data import snapshots as snapshot_items
 from .errors import NotFound
 
 
-def _entries_on(player_id: str, board_id: str) -> list[tuple[str, str]]:
-    return [(player_id, item[schema.SCORES_SORT_KEY]) for item in entries.of_player_on(player_id, board_id)]
-
-
 def remove_from_board(config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Delete the player's entries on every period (and shard) of the board."""
-    deleted = entries.delete(_entries_on(player_id, config.board_id))
+    deleted = entries.delete(entries.keys_of_player_on(player_id, config.board_id))
     return {"board_id": config.board_id, "player_id": player_id, "deleted_entries": deleted}
 
 

@@ -194,6 +194,11 @@ def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
     return [e for e in of_player(player_id) if keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id]
 
 
+def keys_of_player_on(player_id: str, board_id: str) -> list[tuple[str, str]]:
+    """The table keys of of_player_on's entries (what delete takes)."""
+    return [(player_id, e[schema.SCORES_SORT_KEY]) for e in of_player_on(player_id, board_id)]
+
+
 def one(player_id: str, partition: str) -> dict[str, Any] | None:
     resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(player_id, partition))
     return dynamo.from_item(resp["Item"]) if "Item" in resp else None
