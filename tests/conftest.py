@@ -1,8 +1,11 @@
-"""Test-wide environment: fake AWS credentials and region, so nothing can reach real AWS."""
+"""Test-wide environment: fake AWS credentials and region, so nothing can reach real AWS; no test on the real clock
+across midnight UTC."""
 
 import importlib.util
 import os
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
+from time import sleep
 
 import pytest
 
@@ -28,3 +31,26 @@ if _construct is None or not Path(_construct.origin).resolve().is_relative_to(_c
         f"cdk_leaderboard is {'not installed' if _construct is None else 'installed from ' + str(_construct.origin)}; "
         f"run `.venv/bin/python -m pip install --no-deps -e .` in {_checkout} (make setup does)"
     )
+
+
+# The local stack runs on the real clock, and the daily and weekly boards change at 00:00 UTC: a test that writes just
+# before midnight and reads just after would read a new, empty period. Such a test starts just after midnight instead
+# (a wait of at most this long, on a run that happens to cross it); period boundaries themselves are tested with
+# fixed dates in tests/unit/test_domain.py.
+MIDNIGHT_MARGIN_SECONDS = 120
+_REAL_CLOCK_SUITES = {"integration", "e2e", "fuzz"}
+
+
+def seconds_to_midnight_utc(now: datetime) -> float:
+    midnight = datetime.combine(now.date() + timedelta(days=1), time.min, tzinfo=UTC)
+    return (midnight - now).total_seconds()
+
+
+@pytest.fixture(autouse=True)
+def _not_across_midnight(request):
+    if _REAL_CLOCK_SUITES.isdisjoint(request.node.path.relative_to(_checkout).parts):
+        return
+    left = seconds_to_midnight_utc(datetime.now(UTC))
+    if left < MIDNIGHT_MARGIN_SECONDS:
+        print(f"waiting {left:.0f} s for 00:00 UTC so that the test does not straddle a period boundary")
+        sleep(left + 1)
