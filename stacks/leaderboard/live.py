@@ -14,6 +14,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from .api import lambda_invocation_uri
 from .counting import entry_changes
 from .data import LeaderboardTables
 from .nag import acknowledge
@@ -168,10 +169,6 @@ class _FunctionIntegration(apigwv2.WebSocketRouteIntegration):
         self._function = function
 
     def bind(self, options: apigwv2.WebSocketRouteIntegrationBindOptions) -> apigwv2.WebSocketRouteIntegrationConfig:
-        uri = Stack.of(options.route).format_arn(
-            service="apigateway",
-            account="lambda",
-            resource="path/2015-03-31/functions",
-            resource_name=f"{self._function.function_arn}/invocations",
+        return apigwv2.WebSocketRouteIntegrationConfig(
+            type=apigwv2.WebSocketIntegrationType.AWS_PROXY, uri=lambda_invocation_uri(self._function)
         )
-        return apigwv2.WebSocketRouteIntegrationConfig(type=apigwv2.WebSocketIntegrationType.AWS_PROXY, uri=uri)

@@ -216,12 +216,41 @@ def test_every_route_has_method_and_options_preflight(template):
         assert "method.response.header.Access-Control-Allow-Origin" in headers
 
 
-def test_api_key_on_writes_only(template):
-    """Write routes (POST, PUT, DELETE) need the key; reads, preflights and 405 answers do not."""
+def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(template):
+    """One permission per function (not one per method), for this API's stage only; each method's proxy
+    integration invokes the function of its route."""
+    res = template.to_json()["Resources"]
+    functions = {lid: r["Properties"]["Handler"] for lid, r in res.items() if r["Type"] == "AWS::Lambda::Function"}
+    rest_api, stage = resources(template, "AWS::ApiGateway::RestApi"), resources(template, "AWS::ApiGateway::Stage")
+    invokes: dict[str, list] = {}
+    for p in resources(template, "AWS::Lambda::Permission").values():
+        arn = json.dumps(p["Properties"].get("SourceArn"))
+        if p["Properties"]["Principal"] == "apigateway.amazonaws.com" and next(iter(rest_api)) in arn:
+            invokes.setdefault(p["Properties"]["FunctionName"]["Fn::GetAtt"][0], []).append(arn)
+    behind_api = {lid for lid, handler in functions.items() if handler in {r.function.handler for r in routes.ROUTES}}
+    assert set(invokes) == behind_api
+    for arns in invokes.values():
+        (arn,) = arns
+        assert arn.endswith(f'"/", {{"Ref": "{next(iter(stage))}"}}, "/*/*"]]}}'), arn
+    for path, method, props in _methods(template):
+        if props["Integration"]["Type"] == "AWS_PROXY":
+            (target,) = [
+                p for p in props["Integration"]["Uri"]["Fn::Join"][1] if isinstance(p, dict) and "Fn::GetAtt" in p
+            ]
+            route = next(r for r in routes.ROUTES if (r.path, r.method) == (path, method))
+            assert functions[target["Fn::GetAtt"][0]] == route.function.handler, (path, method)
+
+
+def test_api_key_on_writes_and_admin_reads_only(template):
+    """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
+    preflights and 405 answers do not."""
+    by_route = {(r.path, r.method): r for r in routes.ROUTES}
     seen = 0
     for path, method, props in _methods(template):
         needs_key = props.get("ApiKeyRequired", False)
-        assert needs_key == (method in ("POST", "PUT", "DELETE")), (path, method)
+        route = by_route.get((path, method))
+        writes = method in ("POST", "PUT", "DELETE")
+        assert needs_key == (route is not None and (writes or route.access == routes.ADMIN)), (path, method)
         seen += needs_key
     assert seen == sum(r.needs_key for r in routes.ROUTES)
 
