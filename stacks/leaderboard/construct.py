@@ -109,6 +109,7 @@ class Leaderboard(Construct):
                 tables=self.tables,
                 functions=self.functions,
                 api=self.api,
+                live_stage=self.live.stage,
                 instance=self.dashboard.instance if self.dashboard else None,
             )
         self.vpc: ec2.IVpc | None = self.dashboard.vpc if self.dashboard else None

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_ec2 as ec2
@@ -65,6 +66,11 @@ CONFLICT_PERCENT = 25
 # them over) above 60 s for 5 minutes. Normally it is a second or two (the batching window plus a recount); past a
 # minute, ranks and totals are a minute behind the writes and the function is failing or cannot keep up.
 COUNTER_LAG_SECONDS = 60
+# Live updates: the live-broadcaster function's stream iterator age above 30 s for 5 minutes. A push normally
+# reaches viewers within a second or two of the write (at most one a second per board period, plus the posts); past
+# half a minute the dashboards' "live" tables are stale while saying they are live: the broadcaster fails, or its
+# posts to every viewer take longer than the changes keep coming. (Records older than a minute are dropped.)
+LIVE_LAG_SECONDS = 30
 # The dashboard instance: its status check failing for 5 minutes in a row (a reboot passes within that); no data
 # at all means the instance is stopped or gone, which is an outage of the dashboard too.
 INSTANCE_FAILED_MINUTES = 5
@@ -75,7 +81,8 @@ def _pascal(name: str) -> str:
 
 
 class LeaderboardMonitoring(Construct):
-    """Alarms on the API, every function, the scores table and its rank index, and the dashboard instance; they
+    """Alarms on the API, every function, the scores table and its rank index, the rank counters' and the live
+    pushes' lag, and the dashboard instance; they
     notify `alarm_topic`. `operations_dashboard` shows the same figures plus the service's own EMF metrics."""
 
     def __init__(
@@ -87,6 +94,7 @@ class LeaderboardMonitoring(Construct):
         tables: LeaderboardTables,
         functions: Mapping[str, lambda_.IFunction],
         api: apigw.RestApi,
+        live_stage: apigwv2.WebSocketStage,
         instance: ec2.Instance | None = None,
     ) -> None:
         super().__init__(scope, id)
@@ -97,6 +105,7 @@ class LeaderboardMonitoring(Construct):
 
         rows = [self._api(api), self._functions(functions), self._scores_table(tables), self._service(functions)]
         rows.append(self._rank_counter(functions[routes.RANK_COUNTER.name]))
+        rows.append(self._live(live_stage, functions[routes.LIVE_BROADCASTER.name]))
         if instance is not None:
             rows.append(self._instance(instance))
         self.operations_dashboard = cw.Dashboard(self, "Dashboard", default_interval=Duration.hours(6))
@@ -364,6 +373,37 @@ class LeaderboardMonitoring(Construct):
                 right=[counted],
                 threshold=COUNTER_LAG_SECONDS * 1000,
             )
+        ]
+
+    def _live(self, stage: apigwv2.WebSocketStage, broadcaster: lambda_.IFunction) -> list[cw.IWidget]:
+        """The WebSocket API's traffic and errors, and how far the pushes lag the writes."""
+
+        def websocket(metric: str) -> cw.Metric:
+            return stage.metric(metric, statistic="Sum", period=FIVE_MINUTES, label=metric)
+
+        iterator_age = broadcaster.metric("IteratorAge", statistic="Maximum", period=ONE_MINUTE)
+        self._alarm(
+            "LivePushLag",
+            iterator_age,
+            threshold=LIVE_LAG_SECONDS * 1000,
+            periods=(5, 5),
+            description=f"Live updates are more than {LIVE_LAG_SECONDS} s behind the writes for 5 minutes: pages "
+            "that follow a board over the WebSocket show a stale top. Read the live-broadcaster function's log group "
+            "and its duration (posting to many viewers of one board takes longer).",
+        )
+        return [
+            _graph(
+                "Live: connections and messages (per 5 min)", [websocket("ConnectCount"), websocket("MessageCount")]
+            ),
+            _graph(
+                "Live: errors (per 5 min)",
+                [websocket("ClientError"), websocket("IntegrationError"), websocket("ExecutionError")],
+            ),
+            _graph(
+                "Live pushes: lag behind the writes",
+                [iterator_age.with_(label="stream iterator age (ms)")],
+                threshold=LIVE_LAG_SECONDS * 1000,
+            ),
         ]
 
     def _service(self, functions: Mapping[str, lambda_.IFunction]) -> list[cw.IWidget]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import aws_cdk as cdk
 import pytest
@@ -169,8 +171,8 @@ def test_every_alarm_notifies_the_topic_when_it_fires_and_when_it_clears(stage, 
     topic = ref(t, "AWS::SNS::Topic")
     found = alarms(t)
     # API 5xx and latency, errors and throttles per function, 4 DynamoDB throttles, conflicts, the rank
-    # counters' lag, the instance.
-    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1
+    # counters' lag, the live pushes' lag, the instance.
+    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 1
     for logical_id, alarm in found.items():
         assert alarm["AlarmActions"] == [topic] and alarm["OKActions"] == [topic], logical_id
         assert "AlarmName" not in alarm, logical_id
@@ -283,3 +285,36 @@ def test_the_rank_counters_lag_alarm_reads_the_stream_iterator_age(template):
     (lag,) = [a for logical_id, a in alarms(t).items() if "RankCounterLag" in logical_id]
     assert lag["MetricName"] == "IteratorAge" and lag["Statistic"] == "Maximum"
     assert lag["Threshold"] == 60_000 and (lag["DatapointsToAlarm"], lag["EvaluationPeriods"]) == (5, 5)
+
+
+def test_the_live_push_lag_alarm_reads_the_broadcasters_stream_iterator_age(template):
+    """The live-broadcaster function's IteratorAge (ms, maximum) above 30 s for 5 minutes: live tables are stale."""
+    t = template.to_json()
+    broadcaster = ref(t, "AWS::Lambda::Function", "LiveBroadcaster")
+    (lag,) = alarms_on(t, "IteratorAge", FunctionName=broadcaster).values()
+    assert lag["Statistic"] == "Maximum" and lag["Threshold"] == 30_000
+    assert (lag["DatapointsToAlarm"], lag["EvaluationPeriods"]) == (5, 5)
+
+
+def test_the_websocket_stages_traffic_and_errors_are_graphed(template):
+    """Connections, messages and the three error counts of the live WebSocket API's stage, per 5 minutes."""
+    t = template.to_json()
+    websocket_api = ref(t, "AWS::ApiGatewayV2::Api")
+    (stage,) = [s["Properties"]["StageName"] for s in of_type(t, "AWS::ApiGatewayV2::Stage").values()]
+    graphed = {
+        row[1]: row[-1]["stat"]
+        for row in metric_rows(t)
+        if row[0] == "AWS/ApiGateway" and row[2:6] == ["ApiId", websocket_api, "Stage", stage]
+    }
+    assert graphed == {
+        name: "Sum" for name in ("ConnectCount", "MessageCount", "ClientError", "IntegrationError", "ExecutionError")
+    }
+
+
+def test_the_readmes_alarm_cost_counts_the_alarm_metrics_of_the_template(template):
+    """CloudWatch bills each metric an alarm reads: the README's cost table must count what the template holds."""
+    t = template.to_json()
+    billed = sum(len(reads(a)) for a in alarms(t).values())
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (stated,) = re.findall(r"CloudWatch alarms: (\d+) alarm metrics at 0\.10", readme)
+    assert int(stated) == billed
