@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any
 
-from . import keys, schema
+from . import cursors, keys, schema
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import entries
@@ -39,6 +39,22 @@ def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
 def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
     moderation_items.show(config.board_id, player_id)
     return _view(config, player_id, False, _move_all(config.board_id, player_id, hidden=False))
+
+
+def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
+    """A page of the board's hidden players in player-id order, with a cursor to the next (signed and bound to the
+    board's hidden list, like the rankings' cursors to their board period)."""
+    binding = keys.hidden_partition(config.board_id)
+    position = cursors.read(cursor, binding) if cursor is not None else None
+    items, more = moderation_items.page_of_board(config.board_id, position.last_key if position else None, limit)
+    players = [{"player_id": i[schema.SCORES_SORT_KEY], "hidden_at": i["hidden_at"]} for i in items]
+    answer: dict[str, Any] = {"board_id": config.board_id, "players": players}
+    if more:
+        listed = (position.last_rank if position else 0) + len(players)
+        answer["next_cursor"] = cursors.issue(
+            binding, players[-1]["player_id"], listed, position.issued_ms if position else None
+        )
+    return answer
 
 
 def _view(config: BoardConfig, player_id: str, hidden: bool, moved: int) -> dict[str, Any]:

@@ -227,6 +227,10 @@ SCHEMAS: dict[str, dict] = {
         }
     ),
     "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
+    "HiddenPlayers": _obj(
+        {"board_id": _STR, "players": {"type": "array", "items": _obj({"player_id": _STR, "hidden_at": _STR})}},
+        {"next_cursor": _STR},
+    ),
     "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
     "Erasure": _obj(
         {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},

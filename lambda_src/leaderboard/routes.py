@@ -559,6 +559,26 @@ ROUTES: tuple[Route, ...] = (
         "entry leaves the rank index and the counters are recounted, within their usual delay.",
     ),
     Route(
+        "GET",
+        "/leaderboards/{board}/hidden",
+        LEADERBOARD_ADMIN,
+        "list_hidden",
+        access=ADMIN,  # moderation decisions are not public
+        response=(200, "HiddenPlayers"),
+        query={
+            "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
+            "cursor": {
+                **CURSOR,
+                "description": "next_cursor of the previous page of the same board's hidden players; opaque and "
+                "signed: any other value, or one older than the cursor lifetime, is a 400.",
+            },
+        },
+        summary="The players hidden on a board, in player-id order, a page at a time",
+        description="Cost: one Query of the board's hidden-player items, whatever the page size. hidden_at is when "
+        "the player was last hidden. A cursor stays valid while players are hidden or shown meanwhile: the next page "
+        "starts after the last player id listed.",
+    ),
+    Route(
         "DELETE",
         "/leaderboards/{board}/players/{player_id}/hidden",
         LEADERBOARD_ADMIN,

@@ -32,8 +32,9 @@ class Api:
         route, _, _ = routes.match_route(method, path.split("?", 1)[0])
         return self.admin_key if route is not None and route.access == routes.ADMIN else self.key
 
-    def get(self, path: str, **kw) -> requests.Response:
-        return self.http.get(self.url + path, timeout=60, **kw)
+    def get(self, path: str, *, key: str | None = None, **kw) -> requests.Response:
+        """Without a key, as the public reads are called; key="default" for an admin read."""
+        return self.http.get(self.url + path, headers=self._headers("GET", path, key, kw), timeout=60, **kw)
 
     def _headers(self, method: str, path: str, key: str | None, kw: dict) -> dict:
         headers = dict(kw.pop("headers", {}))

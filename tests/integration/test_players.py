@@ -231,17 +231,22 @@ def test_a_hidden_player_vanishes_from_others_views_and_comes_back_in_place(api,
         assert api.post(path, {"player_id": player, "score": score}).status_code == 200
     cheat = max(best, key=best.get)  # the leader
     newcomer = "h-new"  # hidden before their first score: never seen at all
-    for player in (cheat, newcomer):
+    hidden = {cheat, newcomer}
+    for player in sorted(hidden):
         reply = api.put(f"/leaderboards/{board}/players/{player}/hidden")
         assert reply.status_code == 200 and reply.json()["hidden"] is True, reply.text
     assert api.put(f"/leaderboards/{board}/players/{cheat}/hidden", key=api.key).status_code == 429  # game key
+    listed = api.get(f"/leaderboards/{board}/hidden", key="default")
+    assert listed.status_code == 200, listed.text
+    assert [p["player_id"] for p in listed.json()["players"]] == sorted(hidden)
+    assert api.get(f"/leaderboards/{board}/hidden", key=api.key).status_code == 429  # game key
+    assert api.get(f"/leaderboards/{board}/hidden").status_code == 403  # no key: moderation is not public
     # while hidden they keep playing: a better score, and a newcomer's first ones
     best[cheat] += 5000
     best[newcomer] = 3000
     for player in (cheat, newcomer):
         assert api.post(path, {"player_id": player, "score": best[player]}).status_code == 200
     stack.settle()
-    hidden = {cheat, newcomer}
     for period in ("all-time", "daily"):
         _brute_force_view(api, board, period, best, hidden)
         own = api.get(f"/leaderboards/{board}/players/{cheat}", params={"period": period})
@@ -259,6 +264,8 @@ def test_a_hidden_player_vanishes_from_others_views_and_comes_back_in_place(api,
         "hidden": False,
         "moved_entries": 3 if board == "global" else 2,  # one entry per period: the built-in board keeps weekly too
     }
+    listed = api.get(f"/leaderboards/{board}/hidden", key="default").json()
+    assert [p["player_id"] for p in listed["players"]] == [newcomer]
     stack.settle()
     for period in ("all-time", "daily"):
         _brute_force_view(api, board, period, best, {newcomer})  # the leader again, in place

@@ -31,6 +31,7 @@ COVERED = {
     ("DELETE", "/players/{player_id}"),
     ("GET", "/erasures/{erasure_id}"),
     ("PUT", "/leaderboards/{board}/players/{player_id}/hidden"),
+    ("GET", "/leaderboards/{board}/hidden"),
     ("DELETE", "/leaderboards/{board}/players/{player_id}/hidden"),
     # test_season.py
     ("GET", "/leaderboards/{board}/periods"),

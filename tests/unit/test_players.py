@@ -378,6 +378,39 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     assert [(e["player_id"], e["rank"]) for e in top] == [("rc", 1), ("other", 2)]
 
 
+def test_the_hidden_list_pages_in_player_id_order_and_follows_hides_and_shows(ddb):
+    hidden = ["h-c", "h-a", "h-e", "h-b", "h-d"]
+    for player in [*hidden, "listed"]:
+        post("global", player, 10)
+    for player in hidden:
+        assert call("PUT", f"/leaderboards/global/players/{player}/hidden").status == 200
+    first = call("GET", "/leaderboards/global/hidden", query={"limit": "2"})
+    assert first.status == 200 and first.body["board_id"] == "global"
+    assert [p["player_id"] for p in first.body["players"]] == ["h-a", "h-b"]
+    assert all(p["hidden_at"].endswith("Z") for p in first.body["players"])
+    assert call("DELETE", "/leaderboards/global/players/h-c/hidden").status == 200  # shown meanwhile
+    second = call("GET", "/leaderboards/global/hidden", query={"limit": "2", "cursor": first.body["next_cursor"]})
+    assert [p["player_id"] for p in second.body["players"]] == ["h-d", "h-e"]
+    assert "next_cursor" not in second.body  # nothing after h-e: no cursor to an empty page
+    everyone = call("GET", "/leaderboards/global/hidden").body
+    assert [p["player_id"] for p in everyone["players"]] == ["h-a", "h-b", "h-d", "h-e"]
+    assert "next_cursor" not in everyone
+
+
+def test_a_hidden_list_cursor_belongs_to_its_board(ddb):
+    create("other-board", periods=["all-time"])
+    for board in ("global", "other-board"):
+        for player in ("x1", "x2"):
+            post(board, player, 1)
+            assert call("PUT", f"/leaderboards/{board}/players/{player}/hidden").status == 200
+    cursor = call("GET", "/leaderboards/global/hidden", query={"limit": "1"}).body["next_cursor"]
+    elsewhere = call("GET", "/leaderboards/other-board/hidden", query={"cursor": cursor})
+    assert elsewhere.status == 400 and "cursor" in elsewhere.body["error"]
+    assert call("GET", "/leaderboards/global/top", query={"cursor": cursor}).status == 400  # not a ranking's cursor
+    assert call("GET", "/leaderboards/no-such-board/hidden").status == 404
+    assert call("GET", "/leaderboards/global/hidden", query={"limit": "0"}).status == 400
+
+
 def test_deleting_a_board_deletes_its_hidden_players_entries_and_decisions(ddb, settle):
     create("gone", periods=["all-time"])
     post("gone", "hx", 5)

@@ -7,6 +7,7 @@ drops them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from .. import keys, schema
 from . import dynamo, entries
@@ -39,6 +40,25 @@ def is_hidden(board_id: str, player_id: str) -> bool:
         TableName=dynamo.scores_table(), Key=dynamo.key(*item_key(board_id, player_id)), ConsistentRead=True
     )
     return "Item" in resp
+
+
+def page_of_board(board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` hidden-player items of a board in player-id order, after player `after` (None: from the
+    first); and whether more follow. One strongly consistent Query (limit + 1 items of ~100 bytes: one page)."""
+    condition = f"{schema.SCORES_PARTITION_KEY} = :p"
+    values: dict[str, Any] = {":p": keys.hidden_partition(board_id)}
+    if after is not None:
+        condition += f" AND {schema.SCORES_SORT_KEY} > :after"
+        values[":after"] = after
+    found = dynamo.client().query(
+        TableName=dynamo.scores_table(),
+        KeyConditionExpression=condition,
+        ExpressionAttributeValues=dynamo.to_item(values),
+        Limit=limit + 1,
+        ConsistentRead=True,
+    )
+    items = [dynamo.from_item(i) for i in found.get("Items", [])]
+    return items[:limit], len(items) > limit
 
 
 def keys_of_board(board_id: str) -> list[tuple[str, str]]:

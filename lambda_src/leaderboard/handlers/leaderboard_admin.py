@@ -40,6 +40,11 @@ def hide_player(call: Call):
     return 200, result
 
 
+def list_hidden(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    return 200, moderation.listing(board, call.query["limit"], call.query["cursor"])
+
+
 def show_player(call: Call):
     result = moderation.show(board_registry.get_board(call.params["board"]), v.player_id(call.params["player_id"]))
     audit(call.event, "player.show", result)
