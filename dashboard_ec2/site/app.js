@@ -10,8 +10,9 @@ import { $ } from './js/dom.js';
 import * as state from './js/state.js';
 import { checkAdmin, initAdmin } from './js/views/admin.js';
 import { initFriends } from './js/views/friends.js';
+import { initHidden, loadHidden } from './js/views/hidden.js';
 import { initHistory, loadHistory } from './js/views/history.js';
-import { initLookup, lookupFromTable } from './js/views/lookup.js';
+import { initLookup, lookupFromTable, lookupAgain } from './js/views/lookup.js';
 import { initPeriods } from './js/views/periods.js';
 import { initPicker, openFromHash } from './js/views/picker.js';
 import { initRequestLog } from './js/views/request-log.js';
@@ -66,10 +67,11 @@ async function start() {
     },
   });
   initHistory();
-  initLookup();
+  initLookup({ afterModeration: () => loadHidden() });
   initFriends();
   initPeriods();
   initAdmin({ afterSnapshot: () => loadHistory(), afterSeed: () => loadTable() });
+  initHidden({ afterShow: (board, playerId) => lookupAgain(playerId) });
   initPicker();
   $('#refresh-now').addEventListener('click', () => {
     loadTable();

@@ -106,6 +106,14 @@ class Stack:
         assert resp.status_code == 200, resp.text
         return resp.json()
 
+    def hide(self, board: str, player_id: str) -> dict:
+        """PUT /leaderboards/{board}/players/{player_id}/hidden (admin): a moderator's decision, made elsewhere."""
+        resp = self.http.put(
+            f"{self.api}/leaderboards/{board}/players/{player_id}/hidden", headers={"x-api-key": ADMIN_KEY}, timeout=30
+        )
+        assert resp.status_code == 200, resp.text
+        return resp.json()
+
     def snapshot(self, period: str = "all-time", limit: int = 25) -> dict:
         resp = self.http.post(
             f"{self.api}/snapshot",

@@ -239,3 +239,46 @@ def test_an_admin_hides_a_player_from_the_lookup_and_shows_them_again(stack, new
     stack.settle()
     expect(page.locator(ROW_NAMES)).to_have_text(["Ann", "Tess", "Bo"], timeout=10_000)  # back in her place
     no_problems(page)
+
+
+def test_the_admin_panel_lists_the_boards_hidden_players_a_page_at_a_time_and_shows_one_again(stack, new_page):
+    """Signed in: the players hidden on the board on screen, in id order, 10 a page with More; "Show again" puts
+    one back on the table and in the lookup; another board has its own list; signed out: no list at all."""
+    stack.reset()
+    stack.create_board(CHESS)
+    seed_players(stack, GLOBAL_PLAYERS)
+    hidden = [f"p-hidden-{i:02d}" for i in range(11)]  # and p-bo: a page of 10 and 2 more
+    for player_id in hidden:
+        stack.submit(player_id, 10, player_id)
+        stack.hide("global", player_id)
+    stack.hide("global", "p-bo")
+    stack.settle()
+    page = new_page(admin=True)
+    page.goto(f"{stack.dashboard}/")
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ann", "Tess"])
+    expect(page.get_by_test_id("hidden-players")).to_be_hidden()  # not signed in: nothing to see
+    sign_in(page)
+    names = page.get_by_test_id("hidden-player")
+    expected = sorted([*hidden, "p-bo"])
+    expect(names).to_have_text(expected[:10])
+    expect(page.get_by_test_id("hidden-status")).to_have_text("10 players hidden so far: more below.")
+    page.get_by_test_id("hidden-more").click()
+    expect(names).to_have_text(expected)
+    expect(page.get_by_test_id("hidden-more")).to_be_hidden()
+    expect(page.get_by_test_id("hidden-status")).to_have_text("12 players hidden.")
+
+    page.get_by_label("Player ID").fill("p-bo")
+    page.get_by_role("button", name="Look up").click()
+    expect(page.get_by_test_id("player-hidden")).to_contain_text("Hidden on Global")
+    page.locator("[data-testid=hidden-row][data-player-id=p-bo]").get_by_test_id("hidden-show").click()
+    expect(page.get_by_test_id("player-hidden")).to_have_count(0)  # the lookup follows
+    expect(names).to_have_text(sorted(hidden)[:10])  # the first page again, without her
+    stack.settle()
+    expect(page.locator(ROW_NAMES)).to_have_text(["Ann", "Tess", "Bo"], timeout=10_000)  # back on the table
+    shoot(page.get_by_test_id("admin-section"), "hidden-players", DESKTOP)
+
+    pick_board(page, CHESS["board_id"])  # another board: its own list, empty
+    expect(page.get_by_test_id("hidden-board")).to_have_text(CHESS["name"])
+    expect(page.get_by_test_id("hidden-status")).to_have_text("Nobody is hidden on this board.")
+    expect(names).to_have_count(0)
+    no_problems(page)

@@ -1,5 +1,5 @@
 /* Every URL the page calls, in one place (contract: docs/API.md; the API's own description: /openapi.json).
- * Public reads go through config.apiBase ("/api"), admin writes through config.adminBase ("/admin-api"),
+ * Public reads go through config.apiBase ("/api"), admin calls through config.adminBase ("/admin-api"),
  * where Nginx asks for the admin password and adds the API key itself: the page never sees a key. */
 
 import { config } from './state.js';
@@ -43,4 +43,5 @@ export const admin = {
   simulate: () => `${config().adminBase}/simulate`,
   // Moderation: PUT hides the player on the board, DELETE shows them again.
   hidden: (id, playerId) => `${config().adminBase}${board(id)}/players/${encodeURIComponent(playerId)}/hidden`,
+  hiddenList: (id, limit, cursor) => `${config().adminBase}${board(id)}/hidden${query({ limit, cursor })}`,
 };

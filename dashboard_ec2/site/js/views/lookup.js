@@ -15,8 +15,11 @@ const MAX_AROUND = 12; // board periods whose players around them are read with 
 
 const lookups = latestOnly();
 let lookedUp = ''; // the player last looked up: looked up again when the board or period changes
+let hooks = { afterModeration() {} };
 
-export function initLookup() {
+/** hooks.afterModeration(): the player looked up was hidden or shown. */
+export function initLookup(options) {
+  hooks = { ...hooks, ...options };
   $('#lookup-form').addEventListener('submit', (event) => {
     event.preventDefault();
     lookup($('#player-id').value);
@@ -28,6 +31,11 @@ export function initLookup() {
     if (lookedUp) lookup(lookedUp, { quiet: true }); // the ranks around them, numbered the new way
   });
   state.on('admin', syncModeration);
+}
+
+/** The player on screen again, as others now see them, if it is `playerId` (e.g. shown again elsewhere). */
+export function lookupAgain(playerId) {
+  if (lookedUp === playerId) lookup(playerId, { quiet: true });
 }
 
 /** A name clicked in the table: look them up, then bring the result into view. */
@@ -132,6 +140,7 @@ function moderation(playerId, board, hidden) {
     setStatus(status, 'loading', hidden ? 'Showing…' : 'Hiding…');
     try {
       await request(admin.hidden(board, playerId), { method: hidden ? 'DELETE' : 'PUT' });
+      hooks.afterModeration();
       await lookup(playerId, { quiet: true }); // their cards as others now see them
     } catch (err) {
       if (err instanceof Superseded) return;
