@@ -82,8 +82,8 @@ def _pascal(name: str) -> str:
 
 class LeaderboardMonitoring(Construct):
     """Alarms on the API, every function, the scores table and its rank index, the rank counters' and the live
-    pushes' lag, and the dashboard instance; they
-    notify `alarm_topic`. `operations_dashboard` shows the same figures plus the service's own EMF metrics."""
+    pushes' lag, and the dashboard instance; they notify `alarm_topic`. `operations_dashboard` shows the same
+    figures, the live WebSocket API's traffic and errors, and the service's own EMF metrics."""
 
     def __init__(
         self,
