@@ -346,18 +346,19 @@ class LeaderboardMonitoring(Construct):
             _graph("Consumed capacity (units/min)", capacity),
         ]
 
+    def _stream_lag(
+        self, alarm_id: str, consumer: lambda_.IFunction, *, seconds: int, title: str, description: str, right=()
+    ) -> cw.GraphWidget:
+        """A stream consumer's lag behind the writes: its iterator age (how old the newest records are when Lambda
+        hands them over), alarmed above `seconds` for 5 minutes, and its graph."""
+        iterator_age = consumer.metric("IteratorAge", statistic="Maximum", period=ONE_MINUTE)
+        self._alarm(alarm_id, iterator_age, threshold=seconds * 1000, periods=(5, 5), description=description)
+        return _graph(
+            title, [iterator_age.with_(label="stream iterator age (ms)")], right=right, threshold=seconds * 1000
+        )
+
     def _rank_counter(self, fn: lambda_.IFunction) -> list[cw.IWidget]:
         """How far the rank counters lag the writes: the stream's iterator age, and what the function reports."""
-        iterator_age = fn.metric("IteratorAge", statistic="Maximum", period=ONE_MINUTE)
-        self._alarm(
-            "RankCounterLag",
-            iterator_age,
-            threshold=COUNTER_LAG_SECONDS * 1000,
-            periods=(5, 5),
-            description=f"The rank counters are more than {COUNTER_LAG_SECONDS} s behind the writes for 5 minutes: "
-            "ranks and totals lag. Read the rank-counter function's log group (errors retry the batch until they "
-            "pass) and its duration.",
-        )
         counted = cw.Metric(
             namespace=metrics.NAMESPACE,
             metric_name=metrics.COUNTER_LAG,
@@ -367,11 +368,15 @@ class LeaderboardMonitoring(Construct):
             label="oldest record when counted (s)",
         )
         return [
-            _graph(
-                "Rank counters: lag behind the writes",
-                [iterator_age.with_(label="stream iterator age (ms)")],
+            self._stream_lag(
+                "RankCounterLag",
+                fn,
+                seconds=COUNTER_LAG_SECONDS,
+                title="Rank counters: lag behind the writes",
+                description=f"The rank counters are more than {COUNTER_LAG_SECONDS} s behind the writes for 5 "
+                "minutes: ranks and totals lag. Read the rank-counter function's log group (errors retry the batch "
+                "until they pass) and its duration.",
                 right=[counted],
-                threshold=COUNTER_LAG_SECONDS * 1000,
             )
         ]
 
@@ -381,16 +386,6 @@ class LeaderboardMonitoring(Construct):
         def websocket(metric: str) -> cw.Metric:
             return stage.metric(metric, statistic="Sum", period=FIVE_MINUTES, label=metric)
 
-        iterator_age = broadcaster.metric("IteratorAge", statistic="Maximum", period=ONE_MINUTE)
-        self._alarm(
-            "LivePushLag",
-            iterator_age,
-            threshold=LIVE_LAG_SECONDS * 1000,
-            periods=(5, 5),
-            description=f"Live updates are more than {LIVE_LAG_SECONDS} s behind the writes for 5 minutes: pages "
-            "that follow a board over the WebSocket show a stale top. Read the live-broadcaster function's log group "
-            "and its duration (posting to many viewers of one board takes longer).",
-        )
         return [
             _graph(
                 "Live: connections and messages (per 5 min)", [websocket("ConnectCount"), websocket("MessageCount")]
@@ -399,10 +394,14 @@ class LeaderboardMonitoring(Construct):
                 "Live: errors (per 5 min)",
                 [websocket("ClientError"), websocket("IntegrationError"), websocket("ExecutionError")],
             ),
-            _graph(
-                "Live pushes: lag behind the writes",
-                [iterator_age.with_(label="stream iterator age (ms)")],
-                threshold=LIVE_LAG_SECONDS * 1000,
+            self._stream_lag(
+                "LivePushLag",
+                broadcaster,
+                seconds=LIVE_LAG_SECONDS,
+                title="Live pushes: lag behind the writes",
+                description=f"Live updates are more than {LIVE_LAG_SECONDS} s behind the writes for 5 minutes: "
+                "pages that follow a board over the WebSocket show a stale top. Read the live-broadcaster function's "
+                "log group and its duration (posting to many viewers of one board takes longer).",
             ),
         ]
 
