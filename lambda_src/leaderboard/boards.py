@@ -16,7 +16,9 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     BOARD_ID_PATTERN,
     CLOSING_TOP,
     DESC,
+    FIRST_YEAR,
     INCREMENT,
+    LAST_YEAR,
     LATEST,
     MAX_BOARD_ID_LENGTH,
     MAX_NAME_LENGTH,
@@ -29,6 +31,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     ORDERS,
     TIMESTAMP_PATTERN,
 )
+from .validation import display_name
 
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
 _BOARD_ID = re.compile(BOARD_ID_PATTERN)
@@ -42,7 +45,10 @@ def parse_time(value: object, field_name: str) -> datetime:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
         except ValueError:
             pass
-    raise BadRequest(f"{field_name} must be an ISO 8601 UTC time like 2026-12-01T18:00:00Z")
+    raise BadRequest(
+        f"{field_name} must be an ISO 8601 UTC time like 2026-12-01T18:00:00Z: a real date and time of the years "
+        f"{FIRST_YEAR}-{LAST_YEAR} (the years period ids name)"
+    )
 
 
 @dataclass(frozen=True)
@@ -189,9 +195,7 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
     bid = board_id(body.get("board_id"))
-    name = body.get("name", bid)
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
-        raise BadRequest(f"name must be a non-empty string of at most {MAX_NAME_LENGTH} characters")
+    name = display_name(body.get("name", bid), "name")
     order = body.get("order", DESC)
     if order not in ORDERS:
         raise BadRequest(f"order must be one of {', '.join(ORDERS)}")
@@ -231,7 +235,7 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
     starts_at, ends_at = window or (None, None)
     return BoardConfig(
         bid,
-        name.strip(),
+        name,
         order,
         operator,
         ordered_kinds,
@@ -259,6 +263,13 @@ def _label(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_NAME_LENGTH
 
 
+def _check_labels(value: list, field_name: str, label: str) -> None:
+    """Reward and tier names are shown like player names: the same text rules, each with its own message."""
+    for index, item in enumerate(value):
+        if isinstance(item, dict) and _label(item.get(label)):
+            display_name(item[label], f"{field_name}[{index}].{label}")
+
+
 def _rank(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= CLOSING_TOP
 
@@ -282,6 +293,7 @@ def parse_rewards(value: object) -> tuple[dict, ...]:
             or ranks[0] > ranks[1]
         ):
             raise BadRequest(rule)
+    _check_labels(value, "rewards", "reward")
     return tuple(_reward(r) for r in value)
 
 
@@ -304,6 +316,7 @@ def parse_tiers(value: object) -> tuple[dict, ...]:
             raise BadRequest(rule)
     if len({t["name"] for t in value}) != len(value) or len({t["min_percentile"] for t in value}) != len(value):
         raise BadRequest(rule)
+    _check_labels(value, "tiers", "name")
     return tuple(sorted((_tier(t) for t in value), key=lambda t: -t["min_percentile"]))
 
 

@@ -14,6 +14,34 @@ MAX_BOARD_ID_LENGTH = 48
 BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"
 MAX_NAME_LENGTH = 64  # player and board names, shown as given (trimmed)
 
+# Text. Every string of a body is Unicode scalar values: a lone surrogate ("\ud800" in JSON) parses in Python but
+# makes strict readers (orjson, jq, serde) refuse every page that would show it.
+UNREADABLE_PATTERN = r"[\ud800-\udfff]"
+# Names (player, board, reward, tier) are shown to other people: no control characters (C0, DEL, C1, the line and
+# paragraph separators), no bidirectional formatting (Unicode's Bidi_Control set, which reorders the text around
+# the name), and at least one visible character. The classes are written with \u escapes that Python, ECMAScript
+# and Java regular expressions all read, so the same pattern serves the handler, OpenAPI and API Gateway's models.
+NAME_CONTROL_CHARS = r"\u0000-\u001f\u007f-\u009f\u2028\u2029"
+NAME_BIDI_CHARS = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Invisible characters a name may hold but not consist of: spaces, zero-width characters and joiners (emoji
+# sequences need U+200D), fillers (U+115F, U+1160, U+3164, U+FFA0, U+2800), variation selectors, the BOM, and the
+# rest of Unicode's Default_Ignorable_Code_Point in the BMP (minus the controls above, refused outright).
+NAME_INVISIBLE_CHARS = (
+    r"\u0020\u00a0\u00ad\u034f\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200d\u202f\u205f"
+    r"\u2060-\u2065\u206a-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+)
+# Beyond the BMP (the handler only: ECMAScript reads these as surrogate pairs): more of Default_Ignorable_Code_Point
+# (shorthand format controls, musical symbol formatting, tags and variation selectors supplement).
+NAME_INVISIBLE_ASTRAL_CHARS = r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+# Linear-time (the allowed invisibles and the first visible character cannot overlap, so nothing backtracks).
+NAME_PATTERN = (
+    rf"^[{NAME_INVISIBLE_CHARS}]*[^{NAME_CONTROL_CHARS}{NAME_BIDI_CHARS}{NAME_INVISIBLE_CHARS}]"
+    rf"[^{NAME_CONTROL_CHARS}{NAME_BIDI_CHARS}]*$"
+)
+# Numbers in metadata: integers that a double holds exactly (JavaScript's Number.MAX_SAFE_INTEGER), other numbers
+# within a double's range (1e400 is refused for every body).
+MAX_SAFE_INTEGER = 2**53 - 1
+
 # Boards.
 DESC, ASC = "desc", "asc"  # higher is better / lower is better
 ORDERS = (DESC, ASC)
@@ -21,8 +49,14 @@ BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
 
-# A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer.
-TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"
+# A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer, in the years period ids name
+# (periods.FIRST_YEAR-LAST_YEAR: 2000-2999), so its end plus the retention is a time Python can hold. Dates that
+# the pattern admits but the calendar does not (02-30, 02-29 of a common year) are refused by the parser.
+FIRST_YEAR, LAST_YEAR = 2000, 2999
+TIMESTAMP_PATTERN = (
+    r"^2[0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?Z$"
+)
 
 # Closing a period: its summary (kept after the entries expire), its rewards and tiers, the event it sends.
 CLOSING_TOP = 100  # entries a closing summary (and its snapshot) keeps
@@ -32,7 +66,9 @@ MAX_PERIODS_LISTED = 50  # closed periods GET /leaderboards/{board}/periods list
 CLOSE_EVERY_MINUTES = 5  # the scheduled closing runs this often: a period closes at most this long after its end
 EVENT_SOURCE = "leaderboard"
 PERIOD_CLOSED_DETAIL_TYPE = "Leaderboard Period Closed"
-OPEN, CLOSED = "open", "closed"
+# A period's status: upcoming (not started), open, ended (awaiting its closing), closed (its summary stored).
+UPCOMING, OPEN, ENDED, CLOSED = "upcoming", "open", "ended", "closed"
+PERIOD_STATUSES = (UPCOMING, OPEN, ENDED, CLOSED)
 
 # How ties are shown. unique: every entry its own rank, ties broken by who reached the score first (1, 2, 3, 4);
 # competition: equal scores share the best of their ranks (1, 2, 2, 4); dense: (1, 2, 2, 3), which needs the

@@ -165,8 +165,18 @@ BOARD_ID = {
     "maxLength": limits.MAX_BOARD_ID_LENGTH,
     "pattern": limits.BOARD_ID_PATTERN,
 }
-# A name is shown as given, trimmed; it must have something besides whitespace.
-PLAYER_NAME = {"type": "string", "minLength": 1, "maxLength": limits.MAX_NAME_LENGTH, "pattern": r"\S"}
+# A name is shown as given, trimmed: no control or bidirectional formatting characters, and something visible
+# besides whitespace, zero-width and filler characters (limits.NAME_PATTERN; the handler also checks surrogates).
+PLAYER_NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": limits.MAX_NAME_LENGTH,
+    "pattern": limits.NAME_PATTERN,
+    "description": "shown as given (trimmed): Unicode scalar values only (no lone surrogates), no control characters "
+    "(U+0000-U+001F, U+007F-U+009F, U+2028, U+2029), no bidirectional formatting (U+061C, U+200E, U+200F, "
+    "U+202A-U+202E, U+2066-U+2069), and at least one visible character once whitespace, zero-width and filler "
+    "characters (U+200B-U+200D, U+2060, U+FEFF, U+115F, U+1160, U+3164, U+FFA0, U+2800, ...) are left out",
+}
 ERASURE_ID = {"type": "string", "pattern": limits.ERASURE_ID_PATTERN}
 # period_id: added below, once periods are described
 PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID, "erasure_id": ERASURE_ID}

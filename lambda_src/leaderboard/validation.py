@@ -17,10 +17,16 @@ from .limits import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     MAX_METADATA_BYTES,
     MAX_NAME_LENGTH,
+    MAX_SAFE_INTEGER,
     MAX_SCORE,
+    NAME_BIDI_CHARS,
+    NAME_CONTROL_CHARS,
+    NAME_INVISIBLE_ASTRAL_CHARS,
+    NAME_INVISIBLE_CHARS,
     PLAYER_ID_PATTERN,
     PLAYER_IDS_PATTERN,
     SCORE_DIGITS,
+    UNREADABLE_PATTERN,
 )
 
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
@@ -31,6 +37,30 @@ _ASCII_INT = re.compile(rf"-?[0-9]{{1,{SCORE_DIGITS}}}")  # no bound here is lon
 def strict_json(text: str | bytes):
     """JSON as RFC 8259 defines it: no NaN, Infinity or -Infinity (Python's json accepts them)."""
     return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def unreadable_text(value: Any) -> str | None:
+    """Where a parsed JSON value holds a lone surrogate (`"\\ud800"` parses in Python, but orjson, jq and Rust's
+    serde refuse the whole document that holds it; RFC 7493 forbids it), in a string or a member name; None if it
+    holds none. No recursion: the depth is the parser's."""
+    stack: list[tuple[str, Any]] = [("body", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            bad = _UNREADABLE.search(item)
+            if bad:
+                return f"{where} holds a lone surrogate (U+{ord(bad.group()):04X})"
+        elif isinstance(item, dict):
+            for name, member in item.items():
+                path = f"{where}.{name}" if _PLAIN_NAME.fullmatch(name) else f"{where}[{json.dumps(name)}]"
+                stack += [(f"{path} (its name)", name), (path, member)]
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", member) for i, member in enumerate(item))
+    return None
+
+
+_UNREADABLE = re.compile(UNREADABLE_PATTERN)
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 def _refuse_constant(name: str):
@@ -59,6 +89,9 @@ def json_body(event: dict) -> dict:
         raise BadRequest("body is not valid JSON") from None
     if not isinstance(body, dict):
         raise BadRequest("body must be a JSON object")
+    unreadable = unreadable_text(body)
+    if unreadable:
+        raise BadRequest(f"text must be Unicode scalar values: {unreadable}")
     return body
 
 
@@ -94,9 +127,41 @@ def player_id(value: Any, field: str = "player_id") -> str:
 def player_name(value: Any, default: str) -> str:
     if value is None:
         return default
+    return display_name(value, "player_name")
+
+
+def display_name(value: Any, field: str) -> str:
+    """A name shown to other people as given, trimmed (player, board, reward and tier names): at most
+    MAX_NAME_LENGTH characters of text with no control characters, no bidirectional formatting (which would
+    reorder the text around it on the page) and at least one visible character. Each rule has its own message."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_LENGTH:
-        raise BadRequest(f"player_name must be a non-empty string of at most {MAX_NAME_LENGTH} characters")
+        raise BadRequest(f"{field} must be a non-empty string of at most {MAX_NAME_LENGTH} characters")
+    bad = _UNREADABLE.search(value)
+    if bad:
+        raise BadRequest(f"{field} must be Unicode scalar values: it holds a lone surrogate (U+{ord(bad.group()):04X})")
+    bad = _CONTROL.search(value)
+    if bad:
+        raise BadRequest(
+            f"{field} must not contain control characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029): "
+            f"it holds U+{ord(bad.group()):04X}"
+        )
+    bad = _BIDI.search(value)
+    if bad:
+        raise BadRequest(
+            f"{field} must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, "
+            f"U+202A-U+202E, U+2066-U+2069): it holds U+{ord(bad.group()):04X}"
+        )
+    if not _VISIBLE.search(value):
+        raise BadRequest(
+            f"{field} must have a visible character: it is empty once invisible characters (whitespace, "
+            "zero-width, fillers such as U+3164) are removed"
+        )
     return value.strip()
+
+
+_CONTROL = re.compile(f"[{NAME_CONTROL_CHARS}]")
+_BIDI = re.compile(f"[{NAME_BIDI_CHARS}]")
+_VISIBLE = re.compile(f"[^{NAME_CONTROL_CHARS}{NAME_BIDI_CHARS}{NAME_INVISIBLE_CHARS}{NAME_INVISIBLE_ASTRAL_CHARS}]")
 
 
 def score(value: Any) -> int:
@@ -122,9 +187,33 @@ def metadata(value: Any) -> dict | None:
         return None
     if not isinstance(value, dict):
         raise BadRequest("metadata must be a JSON object")
+    unreadable = unreadable_text(value)
+    if unreadable:
+        raise BadRequest(f"metadata text must be Unicode scalar values: {unreadable}")
+    if _has_unsafe_integer(value):
+        # a reader that parses numbers as doubles (JavaScript, jq) would read another number, or Infinity
+        raise BadRequest(
+            f"metadata numbers must be integers from {-MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER} (exact in a double) "
+            "or numbers within a double's range"
+        )
     if len(json.dumps(value, separators=(",", ":")).encode()) > MAX_METADATA_BYTES:
         raise BadRequest(f"metadata must be at most {MAX_METADATA_BYTES} bytes of JSON")
     return value
+
+
+def _has_unsafe_integer(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int) and not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 _IDEMPOTENCY_KEY = re.compile(rf"^[\x21-\x7e]{{1,{MAX_IDEMPOTENCY_KEY_LENGTH}}}$")
