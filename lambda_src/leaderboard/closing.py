@@ -22,7 +22,7 @@ from .clock import iso, now_utc
 from .data import closings, events
 from .data import snapshots as snapshot_items
 from .errors import Conflict, NotFound
-from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, OPEN, PERIOD_CLOSED_DETAIL_TYPE
+from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, PERIOD_CLOSED_DETAIL_TYPE
 from .settings import get_settings
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
@@ -156,11 +156,13 @@ def _public(summary: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _open_view(config: BoardConfig, p: periods.Period) -> dict[str, Any]:
+def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
+    """A period with no closing summary: open only while `now` is inside it (else upcoming, or ended)."""
+    starts = boards.parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
     return {
         "period_id": p.period_id,
         "kind": p.kind,
-        "status": OPEN,
+        "status": periods.status(starts, p.ends_at, now),
         "starts_at": _start_of(config, p),
         "ends_at": p.next_reset(),
         "next_reset": p.next_reset(),
@@ -177,7 +179,7 @@ def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
         for c in closings.newest(config.board_id, MAX_PERIODS_LISTED)
     ]
     closed_ids = {c["period_id"] for c in closed}
-    current = [_open_view(config, p) for p in config.current_periods(now) if p.period_id not in closed_ids]
+    current = [_open_view(config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids]
     return {"board_id": config.board_id, "periods": current + closed}
 
 
@@ -198,7 +200,7 @@ def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) ->
         summary = closings.get(config.board_id, _sort_key(p))
         if summary is not None:
             return _public(summary)
-    return {"board_id": config.board_id, **_open_view(config, p)}
+    return {"board_id": config.board_id, **_open_view(config, p, now)}
 
 
 def due(config: BoardConfig, now: datetime) -> list[periods.Period]:

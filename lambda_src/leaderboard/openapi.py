@@ -21,6 +21,11 @@ _INT = {"type": "integer"}
 _STR = {"type": "string"}
 _BOOL = {"type": "boolean"}
 _NULLABLE_STR = {"type": "string", "nullable": True}
+_PERIOD_STATUS = {
+    "enum": list(limits.PERIOD_STATUSES),
+    "description": "upcoming before starts_at, open from starts_at until ends_at, ended after it until the "
+    "scheduled closing stores its summary, then closed",
+}
 
 
 def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict:
@@ -186,7 +191,7 @@ SCHEMAS: dict[str, dict] = {
                     {
                         "period_id": _STR,
                         "kind": _STR,
-                        "status": {"enum": [limits.OPEN, limits.CLOSED]},
+                        "status": _PERIOD_STATUS,
                         "starts_at": _NULLABLE_STR,
                         "ends_at": _NULLABLE_STR,
                     },
@@ -241,7 +246,7 @@ SCHEMAS: dict[str, dict] = {
             "board_id": _STR,
             "period_id": _STR,
             "kind": _STR,
-            "status": {"enum": [limits.OPEN, limits.CLOSED]},
+            "status": _PERIOD_STATUS,
             "starts_at": _NULLABLE_STR,
             "ends_at": _NULLABLE_STR,
             "total_players": _INT,

@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from .clock import iso
 from .errors import BadRequest, NotFound
+from .limits import CLOSED, ENDED, FIRST_YEAR, LAST_YEAR, OPEN, UPCOMING
 
 ALL_TIME = "all-time"
 DAILY = "daily"
@@ -20,7 +21,6 @@ TOURNAMENT = "tournament"  # not one of KINDS: a board keeps it instead of them,
 
 # Period ids name years 2000-2999 and only dates and ISO weeks that exist, so the exact set of ids the
 # API accepts is a regular expression: the validator and the OpenAPI document share these patterns.
-FIRST_YEAR, LAST_YEAR = 2000, 2999
 _YEAR = r"2[0-9]{3}"
 _LEAP_YEAR = r"2(?:[0-9](?:0[48]|[2468][048]|[13579][26])|[048]00)"
 _DAY_OF_MONTH = (
@@ -84,6 +84,18 @@ def previous(period: Period) -> Period | None:
     """The period of the same kind that ended when this one began."""
     start = starts_at(period)
     return None if start is None else _of_kind(period.kind, (start - timedelta(days=1)).date())
+
+
+def status(starts: datetime | None, ends: datetime | None, now: datetime, closed: bool = False) -> str:
+    """Where `now` is relative to a period [starts, ends): upcoming before it, open inside it, ended after it
+    (until its closing summary is stored: closed). None is an open bound (all-time has neither)."""
+    if closed:
+        return CLOSED
+    if starts is not None and now < starts:
+        return UPCOMING
+    if ends is not None and now >= ends:
+        return ENDED
+    return OPEN
 
 
 def tournament(ends_at: datetime) -> Period:
@@ -158,4 +170,7 @@ def expires_at(period: Period, retention_days: int) -> int | None:
     """Epoch seconds after which DynamoDB's TTL may delete a period entry (None: kept forever)."""
     if period.ends_at is None:
         return None
-    return int((period.ends_at + timedelta(days=retention_days)).timestamp())
+    try:
+        return int((period.ends_at + timedelta(days=retention_days)).timestamp())
+    except OverflowError:  # a board stored before its times were limited to LAST_YEAR: keep, as all-time
+        return None

@@ -65,7 +65,7 @@ export async function loadPeriods({ background = false } = {}) {
 function nextReadIn(now = Date.now()) {
   let wait = REFRESH_MS;
   for (const p of shown.periods) {
-    const end = p.status === 'open' && parseTime(p.ends_at);
+    const end = p.status !== 'closed' && parseTime(p.ends_at);  // open, upcoming or ended: not closed yet
     if (!end) continue;
     const left = end.getTime() - now;
     wait = Math.min(wait, left <= 0 ? CLOSING_POLL_MS : left + CLOSING_POLL_MS);
@@ -79,7 +79,8 @@ const dot = () => h('span', { class: 'muted' }, ' · ');
 function renderList() {
   const now = Date.now();
   $('#periods-list').replaceChildren(...shown.periods.map((p) => {
-    const open = p.status === 'open';
+    const open = p.status !== 'closed';  // no summary yet (open, upcoming, or ended and awaiting its closing)
+    const start = parseTime(p.starts_at);
     const name = periodName(p.kind, p.period_id, open);
     const end = parseTime(p.ends_at);
     const closedAt = parseTime(p.closed_at);
@@ -87,6 +88,7 @@ function renderList() {
     let when;
     if (!open) when = ['Closed ', closedAt ? at(closedAt) : '', ...players];
     else if (!end) when = ['Never ends', ...players];
+    else if (p.status === 'upcoming' && start) when = ['Starts ', at(start), ...players];
     else if (end.getTime() <= now) when = ['Ended ', at(end), ', closing…', ...players];
     else when = [`Ends in ${fmtDuration(end.getTime() - now)}`, dot(), at(end), ...players];
     const picked = p.period_id === shown.picked;
@@ -100,7 +102,7 @@ function renderList() {
           type: 'button', class: 'link', 'data-testid': 'period-name', dataset: { pick: p.period_id },
           'aria-controls': 'period-summary', 'aria-pressed': String(picked), title: `Show the final standings of ${name}`,
         }, name),
-      ' ', h('span', { class: `period-status ${p.status}`, 'data-testid': 'period-status' }, open ? 'open' : 'closed')),
+      ' ', h('span', { class: `period-status ${p.status}`, 'data-testid': 'period-status' }, p.status)),
     h('span', { class: 'period-when muted small' }, ...when));
   }));
 }
