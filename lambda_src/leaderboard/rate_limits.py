@@ -19,11 +19,12 @@ WINDOW_SECONDS = 60
 KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes within days, not at once)
 
 
-def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | None = None) -> None:
-    """Count `count` submissions of the player on the board, or raise TooManyRequests (nothing counted)."""
+def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | None = None) -> int | None:
+    """Count `count` submissions of the player on the board, or raise TooManyRequests (nothing counted). Returns
+    the minute they counted in (None: the board has no limit), for give_back."""
     most = config.max_submissions_per_minute
     if most is None:
-        return
+        return None
     epoch = int((now or now_utc()).timestamp())
     minute = epoch // WINDOW_SECONDS
     if count > most or not rate_limits.take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
@@ -31,3 +32,11 @@ def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | No
             f"{player_id} is past this board's limit of {most} submissions per minute",
             retry_after=(minute + 1) * WINDOW_SECONDS - epoch,
         )
+    return minute
+
+
+def give_back(config: BoardConfig, player_id: str, minute: int | None, count: int = 1) -> None:
+    """Uncount `count` submissions that take() counted in `minute` and that were then refused (a 400 found only
+    after reading the player's entries): a refused submission does not use up the limit."""
+    if minute is not None:
+        rate_limits.give_back(player_id, config.board_id, minute, count)

@@ -118,6 +118,24 @@ def _check_range(config: BoardConfig, s: Submission) -> None:
         raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
 
 
+def check(config: BoardConfig, s: Submission, now: datetime) -> None:
+    """What refuses a submission without reading anything (a tournament's window, the board's bounds): checked
+    before the per-player limit counts it, so a refused submission costs the player nothing."""
+    config.check_open(now)
+    _check_range(config, s)
+
+
+def checked(config: BoardConfig, s: Submission | BadRequest) -> Submission | BadRequest:
+    """A bulk entry, or the BadRequest that refuses it for the board's bounds (see check)."""
+    if isinstance(s, BadRequest):
+        return s
+    try:
+        _check_range(config, s)
+    except BadRequest as err:
+        return err
+    return s
+
+
 def _plan(
     config, current, s: Submission, stored: dict, reached_ms: int, hidden: bool = False
 ) -> tuple[list[EntryWrite], list[PeriodOutcome]]:

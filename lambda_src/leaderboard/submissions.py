@@ -8,6 +8,7 @@ from typing import Any
 
 from . import metrics, ranking, rate_limits, scoring
 from .boards import BoardConfig
+from .clock import now_utc
 from .errors import ApiError, BadRequest, ServiceUnavailable, TooManyRequests
 
 
@@ -16,9 +17,17 @@ def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | 
 
     The write has committed before any rank is read: a rank that cannot be computed yet (a fresh period whose
     counters the stream consumer has not built) is left out of that period's row rather than failing a stored write.
+
+    The per-player limit counts only submissions that can be taken: what is refused without a read is refused
+    before it counts, and one refused with 400 after reading (an increment leaving the bounds) is given back.
     """
-    rate_limits.take(config, submission.player_id, now=now)
-    outcome = scoring.submit(config, submission, now)
+    scoring.check(config, submission, now or now_utc())
+    minute = rate_limits.take(config, submission.player_id, now=now)
+    try:
+        outcome = scoring.submit(config, submission, now)
+    except BadRequest:
+        rate_limits.give_back(config, submission.player_id, minute)
+        raise
     view = outcome.view()
     for row, period in zip(view["periods"], outcome.periods, strict=True):
         if period.rank_key is not None:
@@ -34,11 +43,14 @@ def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadR
     """Many submissions with per-entry results in input order (no ranks: they would cost reads per entry).
 
     On a board with a per-player limit, each player's entries are counted together: all of them or, past the
-    limit, none (429 each)."""
-    refused = _past_limit(config, submissions)
+    limit, none (429 each). Entries refused with 400 do not count (see submit)."""
+    config.check_open(now_utc())  # a whole bulk outside a tournament's window: 409 before anything counts
+    submissions = [scoring.checked(config, s) for s in submissions]
+    refused, minutes = _past_limit(config, submissions)
     kept = [i for i in range(len(submissions)) if i not in refused]
     outcomes: dict[int, object] = dict(refused)
     outcomes.update(zip(kept, scoring.submit_many(config, [submissions[i] for i in kept]), strict=True))
+    _give_back_refused(config, [(submissions[i], outcomes[i]) for i in kept], minutes)
     results = []
     for index in range(len(submissions)):
         outcome = outcomes[index]
@@ -50,15 +62,26 @@ def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadR
     return {"board_id": config.board_id, "accepted": ok, "rejected": len(results) - ok, "results": results}
 
 
-def _past_limit(config: BoardConfig, submissions: list) -> dict[int, TooManyRequests]:
-    """The entries of players past the board's per-player limit: one counter write per distinct player."""
+def _give_back_refused(config: BoardConfig, results: list[tuple[object, object]], minutes: dict[str, int]) -> None:
+    """Entries counted, then refused with 400 once their stored entries were read: one write per such player."""
+    per_player = Counter(
+        s.player_id for s, outcome in results if isinstance(s, scoring.Submission) and isinstance(outcome, BadRequest)
+    )
+    for player, count in per_player.items():
+        rate_limits.give_back(config, player, minutes.get(player), count)
+
+
+def _past_limit(config: BoardConfig, submissions: list) -> tuple[dict[int, TooManyRequests], dict[str, int]]:
+    """The entries of players past the board's per-player limit, and the minute each other player's entries
+    counted in: one counter write per distinct player."""
     if config.max_submissions_per_minute is None:
-        return {}
+        return {}, {}
     per_player = Counter(s.player_id for s in submissions if isinstance(s, scoring.Submission))
     refused: dict[int, TooManyRequests] = {}
+    minutes: dict[str, int] = {}
     for player, count in per_player.items():
         try:
-            rate_limits.take(config, player, count)
+            minutes[player] = rate_limits.take(config, player, count)
         except TooManyRequests as err:
             refused.update(
                 {
@@ -67,4 +90,4 @@ def _past_limit(config: BoardConfig, submissions: list) -> dict[int, TooManyRequ
                     if isinstance(s, scoring.Submission) and s.player_id == player
                 }
             )
-    return refused
+    return refused, minutes

@@ -20,3 +20,17 @@ def take(player_id: str, board_id: str, minute: int, count: int, most: int, expi
         return True
     except dynamo.client().exceptions.ConditionalCheckFailedException:
         return False
+
+
+def give_back(player_id: str, board_id: str, minute: int, count: int) -> None:
+    """Take back `count` of this minute's submissions; nothing if the minute's item is gone (its TTL passed)."""
+    try:
+        dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(keys.rate_partition(player_id), keys.rate_window(board_id, minute)),
+            UpdateExpression="ADD submissions :minus",
+            ConditionExpression="submissions >= :n",
+            ExpressionAttributeValues=dynamo.to_item({":minus": -count, ":n": count}),
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        pass
