@@ -7,11 +7,13 @@ import base64
 import json
 import logging
 import time
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
 
-from leaderboard import http
+from leaderboard import http, keys
+from leaderboard.clock import iso
 from leaderboard.settings import get_settings
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
@@ -243,3 +245,214 @@ def test_admin_actions_are_logged_with_the_key_id(ddb, caplog):
     assert all(line["api_key_id"] == "adminkey01" and line["time"].endswith("Z") for line in lines)
     assert lines[0]["target"] == "audited" and lines[1]["target"].startswith("all-time#")
     assert lines[2]["target"]["players"] == 2 and lines[3]["target"]["board_id"] == "audited"
+
+
+# --- text every client can read, numbers a double holds (issue 20) ----------------------------------------
+
+# (id, the name as JSON text, the rule the 400 must name)
+BAD_NAMES = [
+    ("lone-surrogate", '"\\ud800x"', "surrogate"),
+    ("lone-low-surrogate", '"x\\udc00"', "surrogate"),
+    ("nul", '"a\\u0000b"', "control"),
+    ("esc-sequence", '"\\u001b[31mred"', "control"),
+    ("c1-control", '"a\\u0085b"', "control"),
+    ("line-separator", '"a\\u2028b"', "control"),
+    ("rtl-override", '"abc\\u202egnp.exe"', "bidirectional"),
+    ("rtl-isolate", '"\\u2067abc"', "bidirectional"),
+    ("rlm", '"a\\u200fb"', "bidirectional"),
+    ("zero-width-only", '"\\u200b\\u200c\\u200d"', "visible"),
+    ("hangul-filler", '"\\u3164"', "visible"),
+    ("choseong-filler", '"\\u115f\\u1160"', "visible"),
+    ("halfwidth-filler", '"\\uffa0"', "visible"),
+    ("word-joiner-bom", '" \\u2060\\ufeff "', "visible"),
+    ("braille-blank", '"\\u2800"', "visible"),
+    ("tags-only", '"\\udb40\\udc41\\udb40\\udc42"', "visible"),
+]
+
+
+def _entry_items(ddb, player_id: str) -> list:
+    return [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == player_id]
+
+
+@pytest.mark.parametrize("name, rule", [c[1:] for c in BAD_NAMES], ids=[c[0] for c in BAD_NAMES])
+def test_unreadable_or_invisible_player_names_are_400_naming_the_rule(ddb, name, rule):
+    create("names")
+    single = f'{{"player_id": "p1", "score": 1, "player_name": {name}}}'
+    for path in ("/scores", "/leaderboards/names/scores"):
+        status, body, _ = call("POST", path, body=single)
+        assert status == 400 and rule in body["error"], (path, body)
+    bulk = f'{{"entries": [{{"player_id": "p1", "score": 1, "player_name": {name}}}]}}'
+    status, body, _ = call("POST", "/leaderboards/names/scores/bulk", body=bulk)
+    # a lone surrogate makes the whole body unreadable; the other rules refuse the one entry
+    error = body["error"] if status == 400 else body["results"][0]["error"]
+    assert (status == 400 or body["results"][0]["status"] == 400) and rule in error, body
+    assert _entry_items(ddb, "p1") == []
+
+
+@pytest.mark.parametrize("name, rule", [c[1:] for c in BAD_NAMES], ids=[c[0] for c in BAD_NAMES])
+def test_board_reward_and_tier_names_follow_the_same_rules(ddb, name, rule):
+    for field in (
+        '"name": NAME',
+        '"tiers": [{"name": NAME, "min_percentile": 50}]',
+        '"rewards": [{"reward": NAME, "ranks": [1, 1]}]',
+    ):
+        raw = '{"board_id": "named", ' + field.replace("NAME", name) + "}"
+        status, body, _ = call("POST", "/leaderboards", body=raw)
+        assert status == 400 and rule in body["error"], (field, body)
+    assert call("GET", "/leaderboards/named", check_contract=False).status == 404
+
+
+@pytest.mark.parametrize(
+    "name", ["Ann", "Zoë", "李小龙", "👨\u200d👩\u200d👧", "\u200bx", "عليّ", "a b", "🇸🇪"], ids=repr
+)
+def test_names_in_any_script_and_emoji_sequences_are_fine(ddb, name):
+    create("fine")
+    status, body, _ = submit_named("fine", name)
+    assert status == 200 and body["player_name"] == name.strip()
+
+
+def submit_named(board: str, name: str):
+    return post(board, "p1", 1, player_name=name)
+
+
+def test_a_lone_surrogate_anywhere_in_a_body_is_400_saying_where(ddb):
+    create("meta")
+    for raw, where in [
+        ('{"player_id": "p1", "score": 1, "metadata": {"note": "\\ud83d"}}', "metadata.note"),
+        ('{"player_id": "p1", "score": 1, "metadata": {"\\udfff": 1}}', "metadata"),
+        ('{"player_id": "p1", "score": 1, "metadata": {"list": ["ok", "\\ud800"]}}', "metadata.list[1]"),
+    ]:
+        status, body, _ = call("POST", "/leaderboards/meta/scores", body=raw)
+        assert status == 400 and "surrogate" in body["error"] and where in body["error"], body
+    status, body, _ = call("POST", "/leaderboards", body='{"board_id": "s", "name": "\\udead"}')
+    assert status == 400 and "surrogate" in body["error"]
+    assert _entry_items(ddb, "p1") == []
+    # a surrogate PAIR is one character (an emoji): fine
+    status, body, _ = call(
+        "POST", "/leaderboards/meta/scores", body='{"player_id": "p1", "score": 1, "player_name": "\\ud83d\\ude00"}'
+    )
+    assert status == 200 and body["player_name"] == "😀"
+
+
+@pytest.mark.parametrize("number", [str(2**53), str(-(2**53)), "1" + "0" * 499, str(2**64), "-" + "9" * 40])
+def test_metadata_integers_beyond_a_double_are_400(ddb, number):
+    create("meta")
+    for raw in (
+        f'{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}',
+        f'{{"player_id": "p1", "score": 1, "metadata": {{"deep": [{{"x": {number}}}]}}}}',
+    ):
+        status, body, _ = call("POST", "/leaderboards/meta/scores", body=raw)
+        assert status == 400 and "metadata numbers" in body["error"], body
+    bulk = f'{{"entries": [{{"player_id": "p1", "score": 1, "metadata": {{"x": {number}}}}}]}}'
+    status, body, _ = call("POST", "/leaderboards/meta/scores/bulk", body=bulk)
+    assert status == 200 and body["results"][0]["status"] == 400
+    assert _entry_items(ddb, "p1") == []
+
+
+def test_metadata_numbers_a_double_holds_are_kept(ddb):
+    create("meta")
+    meta = {"max": 2**53 - 1, "min": -(2**53 - 1), "big": 1.7e308, "tiny": 5e-324, "flag": True}
+    assert post("meta", "p1", 1, metadata=meta)[0] == 200
+    assert top("meta").body["entries"][0]["metadata"] == meta
+
+
+# --- dates: the years periods name, and a period's status (issue 20) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "starts_at, ends_at",
+    [
+        ("2026-12-01T18:00:00Z", "9999-12-31T00:00:00Z"),  # accepted, then every submission was a 500
+        ("0999-06-01T00:00:00Z", "2026-12-01T00:00:00Z"),  # stored as "999-06-01...", which its parser refused
+        ("0000-00-00T00:00:00Z", "2026-12-01T00:00:00Z"),  # no time at all
+        ("1999-12-31T23:59:59Z", "2026-12-01T00:00:00Z"),
+        ("2026-12-01T00:00:00Z", "3000-01-01T00:00:00Z"),
+        ("2026-02-30T00:00:00Z", "2026-12-01T00:00:00Z"),
+        ("2026-13-01T00:00:00Z", "2026-12-01T00:00:00Z"),
+        ("2026-12-01T24:00:00Z", "2026-12-02T00:00:00Z"),
+        ("2026-12-01T23:59:60Z", "2026-12-02T00:00:00Z"),
+    ],
+)
+def test_tournament_times_outside_2000_to_2999_or_not_real_are_400(ddb, starts_at, ends_at):
+    status, body, _ = create("cup", starts_at=starts_at, ends_at=ends_at)
+    assert status == 400 and "ISO 8601 UTC time" in body["error"] and "2000-2999" in body["error"], body
+    assert call("GET", "/leaderboards/cup", check_contract=False).status == 404
+
+
+def test_the_last_years_still_take_scores(ddb):
+    """The latest end the API accepts plus the retention is a time Python holds: no OverflowError."""
+    assert create("long", starts_at="2000-01-01T00:00:00Z", ends_at="2999-12-31T23:59:59.999Z")[0] == 201
+    assert post("long", "p1", 5)[0] == 200
+
+
+def test_a_board_stored_before_the_limit_takes_scores_without_a_500(ddb):
+    """A board created with ends_at in 9999 before this release: its entries are kept (no TTL), not a 500."""
+    from leaderboard import periods
+
+    assert periods.expires_at(periods.tournament(datetime(9999, 12, 31, tzinfo=UTC)), 30) is None
+
+
+@pytest.mark.parametrize(
+    "period, status",
+    [("daily-2000-01-01", "ended"), ("weekly-2001-W01", "ended"), ("daily-2999-12-31", "upcoming"), ("daily", "open")],
+)
+def test_a_period_is_open_only_while_now_is_inside_it(ddb, period, status):
+    create("days", periods=["all-time", "daily", "weekly"])
+    reply = call("GET", f"/leaderboards/days/periods/{period}")
+    assert reply.status == 200 and reply.body["status"] == status, reply.body
+
+
+def test_a_tournament_before_its_start_and_after_its_end_is_not_open(ddb):
+    now = datetime.now(UTC)
+    for board, start, end, status in [
+        ("soon", now + timedelta(hours=1), now + timedelta(hours=2), "upcoming"),
+        ("running", now - timedelta(hours=1), now + timedelta(hours=1), "open"),
+        ("over", now - timedelta(hours=2), now - timedelta(hours=1), "ended"),  # not closed yet
+    ]:
+        assert create(board, starts_at=iso(start), ends_at=iso(end))[0] == 201
+        assert call("GET", f"/leaderboards/{board}/periods/tournament").body["status"] == status
+        assert [p["status"] for p in call("GET", f"/leaderboards/{board}/periods").body["periods"]] == [status]
+
+
+# --- the per-player limit counts only what is taken (issue 20) ------------------------------------------
+
+
+def _submissions_counted(ddb, player_id: str) -> int:
+    items = [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == keys.rate_partition(player_id)]
+    return sum(int(i["submissions"]["N"]) for i in items)
+
+
+def test_refused_submissions_do_not_use_up_the_per_player_limit(ddb):
+    create("capped", periods=["all-time"], max_score=100, max_submissions_per_minute=5)
+    for _ in range(5):
+        assert post("capped", "ada", 1000)[0] == 400  # over the board's max_score
+    assert _submissions_counted(ddb, "ada") == 0
+    assert post("capped", "ada", 10)[0] == 200
+    assert _submissions_counted(ddb, "ada") == 1
+    bulk = call("POST", "/leaderboards/capped/scores/bulk", body={"entries": [{"player_id": "ada", "score": 1000}] * 6})
+    assert [r["status"] for r in bulk.body["results"]] == [400] * 6
+    assert _submissions_counted(ddb, "ada") == 1
+
+
+def test_a_submission_refused_after_reading_is_given_back(ddb):
+    """An increment that would leave the bounds is refused once the stored total is read: counted, then uncounted."""
+    create("sum", periods=["all-time"], operator="increment", max_score=10, max_submissions_per_minute=3)
+    assert post("sum", "ada", 8)[0] == 200
+    for _ in range(3):
+        assert post("sum", "ada", 5)[0] == 400  # 13 > 10
+    assert _submissions_counted(ddb, "ada") == 1
+    bulk = call("POST", "/leaderboards/sum/scores/bulk", body={"entries": [{"player_id": "ada", "score": 5}]})
+    assert bulk.body["results"][0]["status"] == 400
+    assert _submissions_counted(ddb, "ada") == 1
+    assert post("sum", "ada", 2)[0] == 200 and _submissions_counted(ddb, "ada") == 2
+
+
+def test_a_whole_bulk_outside_a_tournament_is_409_and_counts_nothing(ddb):
+    now = datetime.now(UTC)
+    start, end = iso(now + timedelta(hours=1)), iso(now + timedelta(hours=2))
+    create("later", starts_at=start, ends_at=end, max_submissions_per_minute=2)
+    for _ in range(3):
+        assert post("later", "ada", 1)[0] == 409
+    bulk = {"entries": [{"player_id": "ada", "score": 1}]}
+    assert call("POST", "/leaderboards/later/scores/bulk", body=bulk).status == 409
+    assert _submissions_counted(ddb, "ada") == 0
