@@ -237,9 +237,26 @@ SIMULATE_BODY = {
     "properties": {"players": _limit(limits.MAX_SIMULATED_PLAYERS, limits.DEFAULT_SIMULATED_PLAYERS)},
     "additionalProperties": False,
 }
+TOURNAMENT_TIME = {
+    "type": "string",
+    "pattern": limits.TIMESTAMP_PATTERN,
+    "description": f"ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of the "
+    f"years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no time)",
+}
 BOARD_BODY = {
     "type": "object",
     "required": ["board_id"],
+    # A tournament gives starts_at and ends_at, both, instead of periods.
+    "allOf": [
+        {"not": {"required": ["periods", "starts_at"]}},
+        {"not": {"required": ["periods", "ends_at"]}},
+        {
+            "anyOf": [
+                {"required": ["starts_at", "ends_at"]},
+                {"not": {"anyOf": [{"required": ["starts_at"]}, {"required": ["ends_at"]}]}},
+            ]
+        },
+    ],
     "properties": {
         "board_id": BOARD_ID,
         "name": PLAYER_NAME,
@@ -258,8 +275,8 @@ BOARD_BODY = {
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
         "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
         # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
-        "starts_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
-        "ends_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        "starts_at": TOURNAMENT_TIME,
+        "ends_at": TOURNAMENT_TIME,
         "rewards": {
             "type": "array",
             "maxItems": limits.MAX_REWARDS,
@@ -303,8 +320,14 @@ BOARD_SCORE_BODY = {
         "player_name": PLAYER_NAME,
         # increment boards take negative deltas; the board's bounds apply to the result
         "score": {"type": "integer", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
-        # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size)
-        "metadata": {"type": "object"},
+        # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size and the numbers)
+        "metadata": {
+            "type": "object",
+            "description": f"any JSON object of at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, served "
+            "back as given: its text Unicode scalar values only (no lone surrogates), its integers from "
+            f"-{limits.MAX_SAFE_INTEGER} to {limits.MAX_SAFE_INTEGER} (exact in a double), its other numbers within a "
+            "double's range",
+        },
     },
     "additionalProperties": False,
 }

@@ -53,13 +53,15 @@ def _json_schema(spec: dict) -> apigw.JsonSchema:
     """A route table JSON Schema (plain dict, draft 4 keywords) as API Gateway's model schema."""
     kwargs: dict = {}
     for key, value in spec.items():
-        name = re.sub(r"([A-Z])", r"_\1", key).lower()  # minLength -> min_length
+        name = "not_" if key == "not" else re.sub(r"([A-Z])", r"_\1", key).lower()  # minLength -> min_length
         if key == "type":
             value = apigw.JsonSchemaType[value.upper()]
         elif key == "properties":
             value = {k: _json_schema(v) for k, v in value.items()}
-        elif key == "items":
+        elif key in ("items", "not"):
             value = _json_schema(value)
+        elif key in ("allOf", "anyOf", "oneOf"):
+            value = [_json_schema(v) for v in value]
         kwargs[name] = value
     return apigw.JsonSchema(schema=apigw.JsonSchemaVersion.DRAFT4, **kwargs)
 
