@@ -26,6 +26,7 @@ from .limits import (
     MAX_LIVE_MESSAGE_BYTES,
     MAX_SUBSCRIPTIONS_PER_CONNECTION,
 )
+from .validation import unreadable_text
 
 SUBSCRIBE, UNSUBSCRIBE = LIVE_ACTIONS
 # A connection's items outlive API Gateway's longest connection by a margin: TTL removes what a lost
@@ -73,6 +74,9 @@ def parse(body: object) -> dict[str, Any]:
         raise BadRequest("a message is a JSON object (this one is not valid JSON)") from err
     if not isinstance(message, dict):
         raise BadRequest("a message is a JSON object")
+    unreadable = unreadable_text(message)
+    if unreadable:  # before any error echoes a field: the answer must be text every client reads
+        raise BadRequest(f"text must be Unicode scalar values: {unreadable.replace('body', 'message', 1)}")
     unknown = sorted(set(message) - _FIELDS)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}; a message has {', '.join(sorted(_FIELDS))}")

@@ -61,6 +61,9 @@ def test_subscribe_answers_the_top_and_stores_one_subscription(connected):
         ({"action": "subscribe", "board": "global", "period": 7}, 400, "period must be a string"),
         ({"action": "subscribe", "board": "global", "x": 1}, 400, "unknown field(s): x"),
         ({"action": "hello"}, 400, "unknown action 'hello'"),
+        # echoed in an error, a lone surrogate would make the answer unreadable to strict clients
+        ('{"action": "\\ud800"}', 400, "message.action holds a lone surrogate"),
+        ('{"\\udc00": 1}', 400, "lone surrogate"),
         ([1, 2], 400, "a message is a JSON object"),
         ("{", 400, "not valid JSON"),
         ('{"action": "subscribe", "board": "global", "period": NaN}', 400, "not valid JSON"),
