@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 import requests
 
+from leaderboard import keys
+
 from .stack_config import ADMIN_KEY, API_KEY
 
 KEY = {"x-api-key": API_KEY}  # the game key
@@ -229,3 +231,192 @@ def test_rejected_with_a_clear_error_and_no_write(api, seeded, table_state, meth
 def test_the_stack_still_answers_after_the_bad_requests(api, seeded):
     """Oversized bodies close their connection; the next requests are served normally."""
     assert api.get("/leaderboard").json()["entries"][0]["player_id"] == "b"
+
+
+# --- text every client can read, numbers a double holds, dates (issue 20) ---------------------------------
+# Each body is sent as raw JSON text, so "\\ud800" reaches the API as the JSON escape a careless client writes.
+
+BOARD_SCORES = "/leaderboards/global/scores"
+
+
+def _score_body(name_json: str, extra: str = "") -> bytes:
+    return f'{{"player_id": "text-victim", "score": 3, "player_name": {name_json}{extra}}}'.encode()
+
+
+# (id, path, raw body, key, the words the error must hold: which rule)
+TEXT_CASES = [
+    ("surrogate-name-default", "/scores", _score_body('"\\ud800x"'), KEY, "lone surrogate"),
+    ("surrogate-name-board", BOARD_SCORES, _score_body('"\\ud800x"'), KEY, "lone surrogate"),
+    (
+        "surrogate-name-bulk",
+        BOARD_SCORES + "/bulk",
+        b'{"entries": [' + _score_body('"\\udc00"') + b"]}",
+        KEY,
+        "lone surrogate",
+    ),
+    ("surrogate-metadata", BOARD_SCORES, _score_body('"Ok"', ', "metadata": {"n": "\\ud83d"}'), KEY, "lone surrogate"),
+    (
+        "surrogate-metadata-key",
+        BOARD_SCORES,
+        _score_body('"Ok"', ', "metadata": {"\\udfff": 1}'),
+        KEY,
+        "lone surrogate",
+    ),
+    ("nul-name", "/scores", _score_body('"a\\u0000b"'), KEY, "control characters"),
+    ("esc-name", BOARD_SCORES, _score_body('"\\u001b[2J\\u001b[31mboss"'), KEY, "control characters"),
+    ("c1-name", BOARD_SCORES, _score_body('"a\\u009bb"'), KEY, "control characters"),
+    ("rtl-override-name", BOARD_SCORES, _score_body('"abc\\u202etxt.exe"'), KEY, "bidirectional"),
+    ("rtl-isolate-name", "/scores", _score_body('"\\u2067abc\\u2069"'), KEY, "bidirectional"),
+    ("zero-width-name", BOARD_SCORES, _score_body('"\\u200b\\u200c\\u200d\\u2060\\ufeff"'), KEY, "visible"),
+    ("hangul-filler-name", "/scores", _score_body('"\\u3164\\u3164"'), KEY, "visible"),
+    ("choseong-filler-name", BOARD_SCORES, _score_body('"\\u115f"'), KEY, "visible"),
+    ("halfwidth-filler-name", BOARD_SCORES, _score_body('"\\uffa0 \\u2800"'), KEY, "visible"),
+    (
+        "huge-int-metadata",
+        BOARD_SCORES,
+        _score_body('"Ok"', ', "metadata": {"n": ' + "9" * 500 + "}"),
+        KEY,
+        "metadata numbers",
+    ),
+    (
+        "2^53-metadata",
+        BOARD_SCORES,
+        _score_body('"Ok"', ', "metadata": {"n": [9007199254740992]}'),
+        KEY,
+        "metadata numbers",
+    ),
+    ("big-float-metadata", BOARD_SCORES, _score_body('"Ok"', ', "metadata": {"n": 1' + "0" * 400 + ".5}"), KEY, "JSON"),
+    # board creation: the board's own name, its rewards and tiers
+    ("surrogate-board-name", "/leaderboards", b'{"board_id": "txt", "name": "\\ud800"}', ADMIN, "lone surrogate"),
+    ("bidi-board-name", "/leaderboards", b'{"board_id": "txt", "name": "\\u202eevil"}', ADMIN, "bidirectional"),
+    (
+        "invisible-tier-name",
+        "/leaderboards",
+        b'{"board_id": "txt", "tiers": [{"name": "\\u3164", "min_percentile": 1}]}',
+        ADMIN,
+        "visible",
+    ),
+    (
+        "control-reward-name",
+        "/leaderboards",
+        b'{"board_id": "txt", "rewards": [{"reward": "a\\u0007", "ranks": [1, 1]}]}',
+        ADMIN,
+        "control characters",
+    ),
+    # tournament times: the years 2000-2999, real dates only
+    (
+        "ends-in-9999",
+        "/leaderboards",
+        b'{"board_id": "txt", "starts_at": "2026-01-01T00:00:00Z", "ends_at": "9999-06-01T00:00:00Z"}',
+        ADMIN,
+        "2000-2999",
+    ),
+    (
+        "starts-in-0999",
+        "/leaderboards",
+        b'{"board_id": "txt", "starts_at": "0999-06-01T00:00:00Z", "ends_at": "2027-01-01T00:00:00Z"}',
+        ADMIN,
+        "2000-2999",
+    ),
+    (
+        "zero-time",
+        "/leaderboards",
+        b'{"board_id": "txt", "starts_at": "0000-00-00T00:00:00Z", "ends_at": "2027-01-01T00:00:00Z"}',
+        ADMIN,
+        "ISO 8601",
+    ),
+    (
+        "february-30",
+        "/leaderboards",
+        b'{"board_id": "txt", "starts_at": "2027-02-30T00:00:00Z", "ends_at": "2027-03-01T00:00:00Z"}',
+        ADMIN,
+        "ISO 8601",
+    ),
+]
+
+
+@pytest.mark.parametrize("path, raw, headers, rule", [c[1:] for c in TEXT_CASES], ids=[c[0] for c in TEXT_CASES])
+def test_text_numbers_and_dates_no_client_can_read_are_400_naming_the_rule(
+    api, seeded, table_state, path, raw, headers, rule
+):
+    """As application/json, API Gateway's body model may refuse it first (names and times have a pattern there:
+    its message quotes the pattern); any other content type reaches the function, whose message names the rule.
+    Either way: 400 and nothing written."""
+    before = table_state()
+    for content_type in ("application/json", "text/plain"):
+        resp = requests.post(api.url + path, data=raw, headers={**headers, "Content-Type": content_type}, timeout=60)
+        assert resp.status_code == 400, resp.text
+        error = resp.json()["error"]
+        assert rule in error or (content_type == "application/json" and "does not match" in error), resp.text
+    assert table_state() == before
+    # the reads a strict client makes afterwards: the player and the board as they were
+    assert api.get("/leaderboards/global/players/text-victim").status_code == 404
+    assert api.get("/leaderboards/txt").status_code == 404
+
+
+def test_bulk_entries_with_hostile_names_are_refused_one_by_one_and_nothing_is_written(api, seeded, table_state):
+    names = ['"a\\u0000"', '"\\u202eevil"', '"\\u200b"', '"\\u3164"', '"x"']
+    body = (
+        '{"entries": ['
+        + ", ".join(
+            f'{{"player_id": "bulk-victim-{i}", "score": 1, "player_name": {n}}}' for i, n in enumerate(names[:4])
+        )
+        + ', {"player_id": "bulk-ok", "score": 1, "metadata": {"n": '
+        + "1" * 30
+        + "}}]}"
+    )
+    before = table_state()
+    resp = requests.post(api.url + BOARD_SCORES + "/bulk", data=body.encode(), headers={**KEY, **JSON}, timeout=60)
+    assert resp.status_code == 200, resp.text
+    results = resp.json()["results"]
+    assert [r["status"] for r in results] == [400] * 5
+    rules = ["control characters", "bidirectional", "visible", "visible", "metadata numbers"]
+    assert all(rule in r["error"] for rule, r in zip(rules, results, strict=True)), results
+    assert table_state() == before
+
+
+def test_names_in_any_script_are_stored_and_served_as_given(api, seeded):
+    for i, name in enumerate(["Zoë", "李小龙", "عليّ", "👨\u200d👩\u200d👧", "\u200bx"]):
+        resp = api.post(BOARD_SCORES, {"player_id": f"script-{i}", "score": 1, "player_name": name}, key=api.key)
+        assert resp.status_code == 200, resp.text
+        assert api.get(f"/leaderboards/global/players/script-{i}").json()["player_name"] == name.strip()
+
+
+def test_a_past_period_is_ended_and_a_future_one_upcoming_never_open(api, seeded):
+    assert api.post("/leaderboards", {"board_id": "dated", "periods": ["daily", "weekly"]}).status_code == 201
+    shown = {
+        p: api.get(f"/leaderboards/dated/periods/{p}").json()["status"]
+        for p in ("daily-2000-01-01", "weekly-2000-W01", "daily-2999-12-31", "daily")
+    }
+    assert shown == {
+        "daily-2000-01-01": "ended",
+        "weekly-2000-W01": "ended",
+        "daily-2999-12-31": "upcoming",
+        "daily": "open",
+    }
+
+
+def _counted(stack, player_id: str) -> int:
+    items = stack.ddb.query(
+        TableName=stack.env["SCORES_TABLE"],
+        KeyConditionExpression="player_id = :p",
+        ExpressionAttributeValues={":p": {"S": keys.rate_partition(player_id)}},
+        ConsistentRead=True,
+    )["Items"]
+    return sum(int(i["submissions"]["N"]) for i in items)
+
+
+def test_refused_submissions_leave_the_per_player_counter_unchanged(stack, api, seeded):
+    """Five refused (over the board's max_score), then a valid one: 200, not 429; the counter counts only it."""
+    board = {"board_id": "capped", "periods": ["all-time"], "max_score": 100, "max_submissions_per_minute": 5}
+    assert api.post("/leaderboards", board).status_code == 201
+    scores = "/leaderboards/capped/scores"
+    for _ in range(5):
+        assert api.post(scores, {"player_id": "eager", "score": 1000}, key=api.key).status_code == 400
+    assert _counted(stack, "eager") == 0
+    bulk = api.post(scores + "/bulk", {"entries": [{"player_id": "eager", "score": 1000}] * 3}, key=api.key)
+    assert [r["status"] for r in bulk.json()["results"]] == [400] * 3
+    assert _counted(stack, "eager") == 0
+    valid = api.post(scores, {"player_id": "eager", "score": 10}, key=api.key)
+    assert valid.status_code == 200, valid.text
+    assert _counted(stack, "eager") == 1
