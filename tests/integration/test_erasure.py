@@ -12,10 +12,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import player_removal
 from leaderboard.clock import iso
-from local.schedules import SCHEDULE_SECONDS
 from tests.support.capacities import counter_capacities
+from tests.support.erasure import fence_lifted
 from tests.support.season import REWARDS, TIERS
 
 
@@ -34,26 +33,11 @@ def _items_naming(stack, *texts: str) -> list[dict]:
     return found
 
 
-# The fence outlives the answer by player_removal.FENCE_SECONDS; the schedule lifts it within one more interval.
-FENCE_LIFTED_WITHIN = player_removal.FENCE_SECONDS + SCHEDULE_SECONDS + 30  # generous: a loaded 2-core machine
-
-
 def _erase(api, player: str) -> dict:
     reply = api.delete(f"/players/{player}")
     assert reply.status_code == 200, reply.text
     assert reply.json()["status"] == "erased", reply.text
     return reply.json()
-
-
-def _fence_lifted(api, erasure: dict) -> dict:
-    """The erasure's status once the scheduled job has lifted its fence (the last items naming the player)."""
-    deadline = time.monotonic() + FENCE_LIFTED_WITHIN
-    while True:
-        status = api.get(erasure["status_url"], key="default").json()
-        if "fence_lifted_at" in status:
-            return status
-        assert time.monotonic() < deadline, f"fence not lifted within {FENCE_LIFTED_WITHIN} s: {status}"
-        time.sleep(0.5)
 
 
 def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
@@ -89,7 +73,7 @@ def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
     ]
     assert summary.json()["rewards"][0]["players"][0]["player_id"] == "erased"
     # the audit record keeps that an erasure happened and when (not whose)
-    status = _fence_lifted(api, audit)
+    status = fence_lifted(api, audit)
     assert status["status"] == "erased" and status["requested_at"] <= status["finished_at"] <= status["fence_lifted_at"]
     assert _items_naming(stack, "victim-1", "Victim Realname") == []
     history = api.get("/leaderboards/er-cup/periods").text
@@ -118,7 +102,7 @@ def test_rank_counters_cut_among_tied_entries_name_no_player(api, stack, small_c
         for bound in (item["leaderboard_id"]["S"], item["hi"]["S"]):
             assert "tie-" not in bound and len(bound) <= 31, bound
 
-    _fence_lifted(api, _erase(api, victim))
+    fence_lifted(api, _erase(api, victim))
     stack.settle()
     assert _items_naming(stack, victim) == []
     # counters stay exact: every rank and the total agree with a brute force (ties: by player id)
@@ -168,7 +152,7 @@ def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
     stack.settle()
     assert _items_naming(stack, "Racer Realname") == []
     assert api.get(f"/leaderboards/{board}/players/{victim}").status_code == 404
-    _fence_lifted(api, erasure)
+    fence_lifted(api, erasure)
     stack.settle()
     assert _items_naming(stack, victim, "Racer Realname") == []
     assert api.get(f"/leaderboards/{board}/players/{victim}").status_code == 404
