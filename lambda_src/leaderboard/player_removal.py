@@ -122,14 +122,16 @@ def lift_fences(now_s: int | None = None, most: int = 25) -> int:
     for fence in erasures.fences_due(now_s, most):
         player_id = fence["subject"]
         entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
-        quoted, cursor = json.dumps(player_id), None
+        state = erasures.state(player_id) or {}
+        quoted, cursor = json.dumps(player_id), state.get("lift_cursor")
         for _ in range(PAGES_PER_CALL):
             found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
             entries.delete(found)
             if cursor is None:
                 break
-        if cursor is not None:
-            continue  # a long records history: the next run sweeps it again
+        if cursor is not None:  # a long records history: the next run goes on from here
+            erasures.save_state(player_id, {**state, "lift_cursor": cursor})
+            continue
         entries.lift_fence(player_id)
         erasures.drop_state(player_id)
         erasures.drop_fence(fence)
