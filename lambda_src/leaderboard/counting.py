@@ -22,6 +22,7 @@ Segments are recounted from their bucket items, read strongly consistent, under 
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 import time
@@ -171,8 +172,9 @@ def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: 
         if gen is None:
             return _RELOCATE
         found = _visible_keys(partition, bucket, expected)
-        if len(found) > capacity:
-            stored = counters.split(partition, keys.BUCKETS, bucket, gen, _cut(bucket.lo, found, capacity))
+        pieces = _cut(bucket.lo, found, capacity) if len(found) > capacity else []
+        if len(pieces) > 1:
+            stored = counters.split(partition, keys.BUCKETS, bucket, gen, pieces)
             stats.add(recounts=1, splits=int(stored))
         else:
             stats.add(recounts=1)
@@ -211,13 +213,25 @@ def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[s
 
 
 def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> list[tuple[str, int]]:
-    """Pieces of at most half the capacity (or `most` equal pieces): [(start, count)], the first starting at lo."""
+    """Pieces of at most half the capacity (or `most` equal pieces): [(start, count)], the first starting at lo.
+
+    Each later piece starts at the shortest string between its first key and the one before, cut in the score and
+    time only (keys.separator): no player id. Keys that tie on score and millisecond are never parted, so each
+    cut moves to the nearest place between two that do not tie; a run of ties larger than a piece stays whole
+    (its bucket counts it exactly, past its capacity). One piece back: there is nowhere to cut."""
     n = min(most, max(2, math.ceil(2 * len(found) / max(capacity, 1))))
-    bounds = [round(i * len(found) / n) for i in range(n + 1)]
-    # Each later piece starts at the shortest string between its first key and the one before: no player id.
+    # the places where a range may start: between two keys that differ in score or millisecond
+    allowed = [i for i in range(1, len(found)) if keys.separator(found[i - 1], found[i]) is not None]
+    positions = [0]
+    for ideal in (round(i * len(found) / n) for i in range(1, n)):
+        at = bisect.bisect_left(allowed, ideal)
+        near = [allowed[j] for j in (at - 1, at) if 0 <= j < len(allowed) and allowed[j] > positions[-1]]
+        if near:
+            positions.append(min(near, key=lambda pos: (abs(pos - ideal), pos)))
+    ends = positions[1:] + [len(found)]
     return [
-        (lo if i == 0 else keys.separator(found[bounds[i] - 1], found[bounds[i]]), bounds[i + 1] - bounds[i])
-        for i in range(n)
+        (lo if begin == 0 else keys.separator(found[begin - 1], found[begin]), end - begin)
+        for begin, end in zip(positions, ends, strict=True)
     ]
 
 

@@ -78,12 +78,16 @@ def before(key: str) -> str:
     return key[:-1] + chr(ord(key[-1]) - 1) + "\U0010ffff"
 
 
-def separator(previous: str, key: str) -> str:
+_TIE_WIDTH = _SCORE_WIDTH + 1 + _TIME_WIDTH + 1  # "<score>#<ms>#": what a rank key holds before the player id
+
+
+def separator(previous: str, key: str) -> str | None:
     """The shortest prefix of `key` that sorts above `previous` (previous < key): a range boundary between the
-    two. Counter ranges start at these rather than at keys, so they name no player unless two keys share their
-    score and millisecond."""
+    two, cut in the score and time only. None when the two tie on score and millisecond: the only boundary
+    between them would hold part of a player id, and counter ranges must never name a player (an erasure could
+    not remove it), so no range starts between them."""
     i = next((i for i, (a, b) in enumerate(zip(previous, key, strict=False)) if a != b), len(previous))
-    return key[: i + 1]
+    return key[: i + 1] if i < _TIE_WIDTH - 1 else None
 
 
 # --- index partitions ---------------------------------------------------------------------
@@ -186,7 +190,8 @@ def rate_window(board_id: str, minute: int) -> str:
 # --- erasure on request ---------------------------------------------------------------------
 
 ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
-ERASING_PREFIX = "#erasing#"  # the state of an erasure still under way (deleted when it ends)
+ERASING_PREFIX = "#erasing#"  # the state of an erasure still under way (deleted when its fence is lifted)
+FENCES_PARTITION = "#fences"  # erasures whose fence is still up, by when it may be lifted
 ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
 ERASED_PLAYER_NAME = "(erased player)"
 

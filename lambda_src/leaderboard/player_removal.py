@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import secrets
-from datetime import datetime
+import time
+from datetime import datetime, timedelta
 from typing import Any
 
-from . import board_registry, keys
+from . import board_registry, keys, routes
 from .boards import BoardConfig
 from .clock import iso, now_utc
+from .data import closings as closing_items
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
 from .data import moderation as moderation_items
@@ -34,46 +36,144 @@ PAGES_PER_CALL = 20  # pages of idempotency records and of snapshots one call re
 PAGE_SIZE = 100
 
 
+# How long an erasure's fence stays up after it answered: longer than any submission may run (the submitting
+# function's timeout, then Lambda stops it), so a submission in flight when the erasure answered is refused.
+FENCE_SECONDS = routes.SCORE_SUBMIT.timeout_seconds + 5
+_FENCED = "fenced"  # the erasure has answered; its fence awaits lift_fences
+
+
 def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
     """Remove the player from every board, period, idempotency record and per-player counter, and replace them
-    in snapshots by a placeholder. Returns (done, status). Each call reads at most PAGES_PER_CALL pages of the
-    (history-sized) scans; the state between calls is one item that names the player, deleted at the end. The
-    audit record keeps the erasure's id and times only."""
-    stamp = iso(now or now_utc())
+    by a placeholder in snapshots and closing summaries. Returns (done, status). Each call reads at most
+    PAGES_PER_CALL pages of the (history-sized) scans; the state between calls is one item that names the
+    player. The audit record keeps the erasure's id and times only.
+
+    A submission racing the erasure is refused, not swept after: every call first puts a fence in the place of
+    each entry the player has or could write now (every board's current periods), which every entry write's
+    condition refuses (no request added to a submission). The fence stays up FENCE_SECONDS after the answer,
+    longer than a submission in flight can run; then the scheduled job lifts it (lift_fences) and drops the
+    state: from then on no item names the player."""
+    now = now or now_utc()
+    stamp = iso(now)
     state = erasures.state(player_id)
+    if state is not None and state["phase"] == _FENCED:
+        return True, status_view(state["erasure_id"])  # answered already; the fence comes down on schedule
     if state is None:
-        state = {"erasure_id": secrets.token_urlsafe(12), "requested_at": stamp, "phase": "records"}
+        state = {"erasure_id": secrets.token_urlsafe(12), "requested_at": stamp, "phase": PHASES[0]}
         erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
         erasures.save_state(player_id, state)
-    # The player's own partitions: every entry on every board and period (even of boards since deleted), and
-    # the submission counters; and the player's moderation items on every board. Deleted on every call, so a
-    # score submitted meanwhile goes too.
-    entries.delete(entries.keys_in_partition(player_id))
+    # The player's own partition: every entry on every board and period (even of boards since deleted) gives
+    # way to a fence, and so does every entry place a submission may write now. Then the submission counters,
+    # and the player's moderation items on every board.
+    entries.raise_fence(player_id, _fence_partitions(player_id, now), int(time.time()) + FENCE_SECONDS)
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
     entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):
-        if state["phase"] == "records":
+        phase = state["phase"]
+        if phase == "records":
             found, state_cursor = idempotency_records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
             entries.delete(found)
-        else:
+        elif phase == "snapshots":
             page, state_cursor = snapshot_items.scan_page(state.get("cursor"), PAGE_SIZE)
             for snapshot in page:
-                if any(e.get("player_id") == player_id for e in snapshot.get("entries", [])):
+                if _names(snapshot.get("entries", []), player_id):
                     snapshot_items.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
+        else:
+            state_cursor = _erase_from_closings(player_id, state)
         state["cursor"] = state_cursor
         if state_cursor is None:
-            if state["phase"] == "snapshots":
-                erasures.drop_state(player_id)
+            if phase == PHASES[-1]:
                 erasures.put_audit(
                     state["erasure_id"],
-                    {"status": "erased", "requested_at": state["requested_at"], "finished_at": stamp},
+                    {"status": "erased", "requested_at": state["requested_at"], "finished_at": iso(now_utc())},
                 )
+                erasures.save_state(player_id, {**_kept(state), "phase": _FENCED})
+                erasures.register_fence(player_id, state["erasure_id"], int(time.time()) + FENCE_SECONDS)
                 return True, status_view(state["erasure_id"])
-            state["phase"] = "snapshots"
+            state["phase"] = PHASES[PHASES.index(phase) + 1]
     erasures.save_state(player_id, {k: v for k, v in state.items() if v is not None})
     return False, status_view(state["erasure_id"])
+
+
+def _kept(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: state[k] for k in ("erasure_id", "requested_at")}
+
+
+def _fence_partitions(player_id: str, now: datetime) -> list[str]:
+    """Where the player has an entry, and where a submission running now may write one: each board's periods
+    current at any time a submission in flight may have started at, or may still start at during this call."""
+    places = entries.partitions_of(player_id)
+    window = timedelta(seconds=FENCE_SECONDS)
+    for config in board_registry.all_boards():
+        for moment in (now - window, now, now + window):
+            places += [config.player_partition(p.period_id, player_id) for p in config.current_periods(moment)]
+    return list(dict.fromkeys(places))
+
+
+def lift_fences(now_s: int | None = None, most: int = 25) -> int:
+    """The scheduled job's part: lift the fences whose time has come (no submission in flight can meet them any
+    more), after sweeping what a refused or racing submission may have left beside its entry (its per-minute
+    counter; the stored answer of one that wrote just before the fence rose), then drop the erasure's state.
+    Returns how many erasures it finished."""
+    now_s = int(time.time()) if now_s is None else now_s
+    lifted = 0
+    for fence in erasures.fences_due(now_s, most):
+        player_id = fence["subject"]
+        entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+        state = erasures.state(player_id) or {}
+        quoted, cursor = json.dumps(player_id), state.get("lift_cursor")
+        for _ in range(PAGES_PER_CALL):
+            found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
+            entries.delete(found)
+            if cursor is None:
+                break
+        if cursor is not None:  # a long records history: the next run goes on from here
+            erasures.save_state(player_id, {**state, "lift_cursor": cursor})
+            continue
+        entries.lift_fence(player_id)
+        erasures.drop_state(player_id)
+        erasures.drop_fence(fence)
+        erasures.update_audit(fence["erasure_id"], {"fence_lifted_at": iso(now_utc())})
+        lifted += 1
+    return lifted
+
+
+PHASES = ("records", "snapshots", "closings")
+_NEXT_BOARD = {"next_board": True}  # the closings phase's cursor between boards: the next one from its start
+
+
+def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
+    """One page of one board's closing summaries (no TTL: they outlive the entries), the player's places in
+    their top and reward winners given to the placeholder. The state names the board being read; None once the
+    last board is done."""
+    board_ids = sorted(c.board_id for c in board_registry.all_boards())
+    board_id = state.get("board_id") or (board_ids[0] if board_ids else None)
+    if board_id is None:
+        return None
+    start = state.get("cursor")
+    page, cursor = closing_items.page_of_board(board_id, None if start == _NEXT_BOARD else start, PAGE_SIZE)
+    for summary in page:
+        rewards = summary.get("rewards") or []
+        if _names(summary.get("top") or [], player_id) or any(
+            _names(r.get("players") or [], player_id) for r in rewards
+        ):
+            closing_items.replace_players(
+                summary,
+                [_placeholder(e, player_id) for e in summary.get("top") or []],
+                [{**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards],
+            )
+    if cursor is not None:
+        state["board_id"] = board_id
+        return cursor
+    later = [b for b in board_ids if b > board_id]
+    state["board_id"] = later[0] if later else None
+    return _NEXT_BOARD if later else None
+
+
+def _names(rows: list[dict[str, Any]], player_id: str) -> bool:
+    return any(row.get("player_id") == player_id for row in rows)
 
 
 def _placeholder(entry: dict[str, Any], player_id: str) -> dict[str, Any]:
@@ -92,7 +192,8 @@ def status_view(erasure_id: str) -> dict[str, Any]:
     if record is None:
         raise NotFound(f"no erasure {erasure_id}")
     view = {"erasure_id": erasure_id, "status": record["status"], "requested_at": record["requested_at"]}
-    if record.get("finished_at"):
-        view["finished_at"] = record["finished_at"]
+    for moment in ("finished_at", "fence_lifted_at"):
+        if record.get(moment):
+            view[moment] = record[moment]
     view["status_url"] = f"/erasures/{erasure_id}"
     return view

@@ -14,6 +14,9 @@ RANK_INDEX_SORT_KEY = "rank_key"  # encoded by leaderboard.keys
 HIDDEN_RANK_KEY = "hidden_rank_key"
 RANK_INDEX_PROJECTED = ("score", "player_name", "metadata", "reached_at")  # what ranking reads need beyond the keys
 TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
+# An erasure's fence: an item in an entry's place holding only this (no score, no name, no rank key), which every
+# entry write's condition refuses, so a submission racing the erasure cannot leave an entry behind.
+ERASING_MARK = "erasing"
 
 # leaderboard-snapshots: append-only history; one board's snapshots are one partition.
 SNAPSHOTS_PARTITION_KEY = "leaderboard_id"

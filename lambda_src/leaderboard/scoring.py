@@ -146,6 +146,8 @@ def _plan(
     replay = any(entries.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
     for period, part in current:
         old = stored.get((s.player_id, part))
+        if entries.is_fence(old):
+            raise entries.Erasing(s.player_id)
         new_score = None if replay else combine(config, old["score"] if old else None, s.score)
         if new_score is not None and not config.in_bounds(new_score):
             raise BadRequest(
@@ -305,7 +307,7 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
         for i, s in items:
             try:
                 w, rows = _plan(config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
-            except BadRequest as err:
+            except (BadRequest, entries.Erasing) as err:
                 results[i] = err
                 continue
             writes += w

@@ -12,6 +12,7 @@ import pytest
 
 from leaderboard import limits
 from tests.support.capacities import counter_capacities
+from tests.support.erasure import fence_lifted
 
 
 @pytest.fixture
@@ -174,6 +175,8 @@ def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api,
     reply = api.delete("/players/er-gone")
     assert reply.status_code == 200 and reply.json()["status"] == "erased", reply.text
     stack.settle()
+    assert _items_of(stack, 'Name er-gone"') == []
+    fence_lifted(api, reply.json())  # the fence that refused racing submissions held the id until then
     assert _items_of(stack, 'er-gone"') == []
     assert _items_of(stack, '"er-gone2"')  # a player whose id starts the same is untouched
     status = api.get(reply.json()["status_url"], headers={"x-api-key": api.admin_key})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 
@@ -252,6 +253,13 @@ def _holding(ddb, text):
     ]
 
 
+def _lift_fences() -> int:
+    """The scheduled job, as if the fence's time had come (a submission in flight can no longer meet it)."""
+    from leaderboard import player_removal
+
+    return player_removal.lift_fences(now_s=int(time.time()) + player_removal.FENCE_SECONDS + 1)
+
+
 def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle):
     create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
     for player, score in (("erin", 30), ("bob", 20), ("erin2", 10)):
@@ -269,7 +277,13 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     reply = call("DELETE", "/players/erin")
     assert reply.status == 200 and reply.body["status"] == "erased", reply.body
     settle()
-    assert _holding(ddb, '"erin"') == [] and _holding(ddb, 'Name of erin"') == []
+    assert _holding(ddb, 'Name of erin"') == []
+    # until the fence is lifted only it (no score, no name) and the erasure's state hold the id
+    fenced = _holding(ddb, 'erin"')  # as a value, or ending a key
+    assert fenced and all("score" not in i and "rank_key" not in i for i in fenced)
+    assert {i["player_id"]["S"] for i in fenced} == {"erin", "#erasing#erin", "#fences"}
+    assert _lift_fences() == 1
+    assert _holding(ddb, 'erin"') == []
     assert _holding(ddb, '"erin2"')  # another player whose id starts the same is untouched
     snapshot = call("GET", "/snapshots", query={"period": "all-time"}).body["snapshots"][0]["entries"]
     assert [(e["player_id"], e["rank"], e["score"]) for e in snapshot] == [
@@ -284,7 +298,8 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     status = call("GET", reply.body["status_url"])
     assert status.status == 200 and status.body["status"] == "erased" and "finished_at" in status.body
     audit = [i for i in ddb.scan(TableName=get_settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"]
-    assert len(audit) == 1 and set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at"}
+    assert len(audit) == 1
+    assert set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at", "fence_lifted_at"}
     assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
     assert call("GET", "/erasures/bad").status == 400
 
@@ -306,6 +321,18 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
         assert reply.body["status"] == "erasing" and call("GET", reply.body["status_url"]).body["status"] == "erasing"
     assert statuses[0] == 202 and statuses[-1] == 200
     assert len({call("GET", "/erasures/" + reply.body["erasure_id"]).body["erasure_id"]}) == 1
+    # the lift sweeps the records once more, in steps too (here five pages, two a run), going on where the last
+    # run stopped: a records history longer than one run's pages still lets the fence come down
+    seen = []
+
+    def five_pages(text, start, limit):
+        seen.append(start)
+        page = (start or {}).get("page", 0) + 1
+        return [], ({"page": page} if page < 5 else None)
+
+    monkeypatch.setattr(player_removal.idempotency_records, "records_holding", five_pages)
+    assert [_lift_fences() for _ in range(4)] == [0, 0, 1, 0]
+    assert seen == [None, {"page": 1}, {"page": 2}, {"page": 3}, {"page": 4}]
     assert _holding(ddb, '"erin"') == []
 
 
@@ -321,6 +348,54 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
     page = call("GET", "/leaderboards/many/top", query={"limit": "100"}).body["entries"]
     for entry in page[::7]:
         assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
+
+
+def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle):
+    """Keep-best (no read), the read-then-write path, and a bulk: each write's own condition meets the fence."""
+    create("fence-latest", operator="latest", periods=["all-time", "daily"])
+    post("fence-latest", "fp", 5)
+    assert call("POST", "/scores", body={"player_id": "fp", "score": 5}).status == 200
+    assert call("DELETE", "/players/fp").body["status"] == "erased"
+    refused = [
+        call("POST", "/scores", body={"player_id": "fp", "score": 9}),
+        call("POST", "/leaderboards/fence-latest/scores", body={"player_id": "fp", "score": 9}),
+    ]
+    for reply in refused:
+        assert reply.status == 409 and "being erased" in reply.body["error"], reply.body
+        assert "fp" not in json.dumps(reply.body)  # a stored idempotent answer must not name them
+    bulk = call(
+        "POST",
+        "/leaderboards/fence-latest/scores/bulk",
+        body={"entries": [{"player_id": "fp", "score": 1}, {"player_id": "other", "score": 2}]},
+    )
+    assert [r["status"] for r in bulk.body["results"]] == [409, 200]
+    settle()
+    assert call("GET", "/leaderboards/fence-latest/players/fp").status == 404
+    assert call("GET", "/players/fp/boards").body["boards"] == []
+    assert [e["player_id"] for e in call("GET", "/leaderboards/fence-latest/top").body["entries"]] == ["other"]
+    assert _lift_fences() == 1
+    post("fence-latest", "fp", 3)  # after the fence: a new player of that id
+    assert call("GET", "/leaderboards/fence-latest/players/fp").body["score"] == 3
+
+
+def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
+    from leaderboard import counting, keys
+
+    found = sorted(
+        [keys.rank_key(500, 1000, f"a{i:03d}") for i in range(30)]
+        + [keys.rank_key(400, 1000, f"b{i:03d}") for i in range(30)]
+        + [keys.rank_key(300, 1001 + i, f"c{i}") for i in range(10)]
+    )
+    pieces = counting._cut(keys.FIRST_LO, found, capacity=8, most=100)
+    assert sum(n for _, n in pieces) == len(found)
+    starts = [lo for lo, _ in pieces]
+    assert starts == sorted(starts) and starts[0] == keys.FIRST_LO
+    for lo in starts[1:]:
+        assert len(lo) < 31 and not any(c.isalpha() for c in lo)  # score and time only: no player id
+    counts = [sum(1 for k in found if lo <= k < hi) for lo, hi in zip(starts, [*starts[1:], keys.LAST_HI], strict=True)]
+    assert counts == [n for _, n in pieces]  # each range holds exactly what its piece counts
+    assert counts[:2] == [30, 30]  # the tied runs stay whole, past the capacity
+    assert counting._cut(keys.FIRST_LO, found[:30], capacity=8) == [(keys.FIRST_LO, 30)]  # nowhere to cut
 
 
 # --- moderation: hidden players ------------------------------------------------------------------

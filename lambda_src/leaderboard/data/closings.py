@@ -74,3 +74,30 @@ def mark_event_sent(board_id: str, sort_key: str) -> None:
 
 def _summary(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in (schema.SCORES_PARTITION_KEY, _SORT)}
+
+
+def page_of_board(board_id: str, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
+    """One page of a board's summaries, whole (erasure only: its cost grows with the board's history)."""
+    args: dict[str, Any] = {
+        "TableName": dynamo.scores_table(),
+        "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
+        "ExpressionAttributeValues": dynamo.to_item({":p": keys.closings_partition(board_id)}),
+        "ConsistentRead": True,
+        "Limit": limit,
+    }
+    if start:
+        args["ExclusiveStartKey"] = start
+    resp = dynamo.client().query(**args)
+    return [dynamo.from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+
+
+def replace_players(item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> None:
+    """Rewrite one stored summary's top and reward winners (erasure puts a placeholder in a player's place)."""
+    dynamo.client().update_item(
+        TableName=dynamo.scores_table(),
+        Key=dynamo.key(item[schema.SCORES_PARTITION_KEY], item[_SORT]),
+        UpdateExpression="SET #top = :top, rewards = :rewards",
+        ConditionExpression=f"attribute_exists({_SORT})",
+        ExpressionAttributeNames={"#top": "top"},
+        ExpressionAttributeValues=dynamo.to_item({":top": top, ":rewards": rewards}),
+    )

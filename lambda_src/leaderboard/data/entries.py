@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import keys, schema
+from ..errors import Conflict
 from ..model import Entry, EntryWrite, rank_key_attribute
 from ..settings import get_settings
 from . import dynamo
@@ -18,16 +19,33 @@ class Changed(Exception):
     """An entry was changed by another writer between our read and our write: re-read and retry."""
 
 
-def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Strongly consistent entries by (player_id, index partition); absent ones are left out."""
+class Erasing(Conflict):
+    """The player is being erased: the entry's place holds the erasure's fence, and nothing is written."""
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__("this player is being erased: nothing stored")  # the id would be kept in stored answers
+
+
+def is_fence(item: dict[str, Any] | None) -> bool:
+    """Whether an item in an entry's place is an erasure's fence (see schema.ERASING_MARK), not an entry."""
+    return bool(item) and schema.ERASING_MARK in item
+
+
+def _get_all(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
     wanted = list(dict.fromkeys(pairs))
     items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted])
     return {(i[schema.SCORES_PARTITION_KEY], i[schema.SCORES_SORT_KEY]): i for i in items}
 
 
+def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Strongly consistent entries by (player_id, index partition); absent ones (and fences) are left out."""
+    return {k: i for k, i in _get_all(pairs).items() if not is_fence(i)}
+
+
 def get_with(pairs: Iterable[tuple[str, str]], extra: list[tuple[str, str]]) -> tuple[dict, dict]:
-    """get(), plus other items of the scores table (a board's config) read in the same request."""
-    items = get(list(pairs) + extra)
+    """get(), plus other items of the scores table (a board's config) read in the same request. Fences are
+    returned in their entry's place: the writer must refuse (is_fence), as its write's condition would."""
+    items = _get_all(list(pairs) + extra)
     others = {k: items.pop(k) for k in extra if k in items}
     return items, others
 
@@ -65,8 +83,8 @@ def _update(w: EntryWrite) -> dict:
     values: dict[str, Any] = {f":{k}": v for k, v in attributes.items()}
     sets = [f"{k} = :{k}" for k in attributes]
     removes: list[str] = [rank_key_attribute(not w.hidden)]
-    if w.expected is None:
-        condition = "attribute_not_exists(score)"
+    if w.expected is None:  # no entry, and no erasure's fence in its place
+        condition = f"attribute_not_exists(score) AND attribute_not_exists({schema.ERASING_MARK})"
     else:  # rank keys are unique per write: as read, listed or hidden
         condition = f"{schema.RANK_INDEX_SORT_KEY} = :expected OR {schema.HIDDEN_RANK_KEY} = :expected"
         values[":expected"] = position(w.expected)
@@ -107,6 +125,8 @@ def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, d
         changed, old = _keep_best_once(entry, descending, name_given, hidden)
         if changed:
             break
+        if is_fence(old):
+            raise Erasing(entry.player_id)
         if is_hidden(old) == hidden or (old and not _beats(entry.score, old["score"], descending)):
             return False, old, False  # refused on the score alone: a better one is stored
         hidden = is_hidden(old)  # hidden, shown or removed meanwhile: write it the way it now is
@@ -143,7 +163,7 @@ def _keep_best_once(entry: Entry, descending: bool, name_given: bool, hidden: bo
         f"attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}"
         if hidden
         else f"(attribute_not_exists(score) OR {better}) AND attribute_not_exists({schema.HIDDEN_RANK_KEY})"
-    )
+    ) + f" AND attribute_not_exists({schema.ERASING_MARK})"  # an erasure's fence refuses every write
     try:
         resp = dynamo.client().update_item(
             TableName=dynamo.scores_table(),
@@ -181,12 +201,45 @@ def applied(item: dict[str, Any] | None, operation: str | None) -> bool:
 
 
 def of_player(player_id: str) -> list[dict[str, Any]]:
-    """Every entry of one player (a Query on the table's partition key)."""
+    """Every entry of one player (a Query on the table's partition key; an erasure's fences left out)."""
+    return [i for i in _items_of(player_id) if not is_fence(i)]
+
+
+def _items_of(player_id: str) -> list[dict[str, Any]]:
     return dynamo.query_items(
         TableName=dynamo.scores_table(),
         KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
         ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
     )
+
+
+def raise_fence(player_id: str, partitions: Iterable[str], until: int) -> int:
+    """Put an erasure's fence in the place of the player's entry on each partition (replacing the entry: its rank
+    key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence."""
+    return dynamo.batch_write(
+        {
+            "PutRequest": {
+                "Item": dynamo.to_item(
+                    {
+                        schema.SCORES_PARTITION_KEY: player_id,
+                        schema.SCORES_SORT_KEY: part,
+                        schema.ERASING_MARK: until,  # when it may be lifted (epoch seconds)
+                    }
+                )
+            }
+        }
+        for part in dict.fromkeys(partitions)
+    )
+
+
+def lift_fence(player_id: str) -> int:
+    """Delete the player's fences (nothing else can be there: every entry write refuses a fence)."""
+    return delete((player_id, i[schema.SCORES_SORT_KEY]) for i in _items_of(player_id) if is_fence(i))
+
+
+def partitions_of(player_id: str) -> list[str]:
+    """The index partitions of every item in the player's partition (entries and fences)."""
+    return [i[schema.SCORES_SORT_KEY] for i in _items_of(player_id)]
 
 
 def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
@@ -201,7 +254,8 @@ def keys_of_player_on(player_id: str, board_id: str) -> list[tuple[str, str]]:
 
 def one(player_id: str, partition: str) -> dict[str, Any] | None:
     resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(player_id, partition))
-    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+    item = dynamo.from_item(resp["Item"]) if "Item" in resp else None
+    return None if is_fence(item) else item
 
 
 def put_new(entries: Iterable[Entry]) -> int:

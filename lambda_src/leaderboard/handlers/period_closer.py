@@ -1,11 +1,12 @@
 """The scheduled closing: an EventBridge schedule invokes this every few minutes; it closes every board's periods
-that have ended and are not closed yet (closing.py). An exception makes the next run try again."""
+that have ended and are not closed yet (closing.py), and lifts the fences of finished erasures once no submission
+in flight can meet them (player_removal.lift_fences). An exception makes the next run try again."""
 
 from __future__ import annotations
 
 import logging
 
-from .. import closing, metrics
+from .. import closing, metrics, player_removal
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -14,5 +15,6 @@ logger.setLevel(logging.INFO)
 @metrics.flushed
 def handler(event: dict, context=None) -> dict:
     closed = closing.close_ended()
-    logger.info("periods closed", extra={"closed": closed})
-    return {"closed": closed}
+    lifted = player_removal.lift_fences()
+    logger.info("periods closed", extra={"closed": closed, "erasure_fences_lifted": lifted})
+    return {"closed": closed, "erasure_fences_lifted": lifted}

@@ -1,0 +1,159 @@
+"""Erasure that erases, over HTTP against DynamoDB Local: after `DELETE /players/{id}` answers "erased", a scan of
+every table finds the player's id and name nowhere, and no response names them: a closed tournament's summary,
+rank counters cut among tied entries, and submissions racing the erasure."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from leaderboard.clock import iso
+from tests.support.capacities import counter_capacities
+from tests.support.erasure import fence_lifted
+from tests.support.season import REWARDS, TIERS
+
+
+@pytest.fixture
+def small_counters(monkeypatch, stack):
+    with counter_capacities(monkeypatch, bucket=8, segment=4):
+        yield
+
+
+def _items_naming(stack, *texts: str) -> list[dict]:
+    """Every item of every table whose JSON holds one of `texts` anywhere (a full scan)."""
+    found = []
+    for spec in stack.specs:
+        for page in stack.ddb.get_paginator("scan").paginate(TableName=spec.local_name, ConsistentRead=True):
+            found += [i for i in page["Items"] if any(t in json.dumps(i) for t in texts)]
+    return found
+
+
+def _erase(api, player: str) -> dict:
+    reply = api.delete(f"/players/{player}")
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["status"] == "erased", reply.text
+    return reply.json()
+
+
+def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
+    start, end = datetime.now(UTC) - timedelta(seconds=1), datetime.now(UTC) + timedelta(seconds=3)
+    body = {"board_id": "er-cup", "starts_at": iso(start), "ends_at": iso(end), "tiers": TIERS, "rewards": REWARDS}
+    assert api.post("/leaderboards", body).status_code == 201
+    players = [("victim-1", "Victim Realname", 90), ("er-cup-b", "Bea", 80), ("er-cup-c", "Cy", 70)]
+    bulk = api.post(
+        "/leaderboards/er-cup/scores/bulk",
+        {"entries": [{"player_id": p, "player_name": n, "score": s} for p, n, s in players]},
+    )
+    assert bulk.status_code == 200 and bulk.json()["accepted"] == 3, bulk.text
+    time.sleep(max(0.0, (end - datetime.now(UTC)).total_seconds()) + 0.05)
+    closed = api.post("/leaderboards/er-cup/periods/tournament/close")
+    assert closed.status_code == 200, closed.text
+    assert closed.json()["top"][0]["player_id"] == "victim-1"  # the summary named them
+    stack.settle()
+
+    audit = _erase(api, "victim-1")
+    stack.settle()
+    # at once: the name nowhere; the id only in the fence that refuses submissions in flight (no score, no name)
+    assert _items_naming(stack, "Victim Realname") == []
+    assert all("score" not in i and "player_name" not in i for i in _items_naming(stack, "victim-1"))
+    summary = api.get("/leaderboards/er-cup/periods/tournament")
+    assert summary.status_code == 200
+    assert "victim-1" not in summary.text and "Victim Realname" not in summary.text, summary.text
+    top = summary.json()["top"]
+    # the places stay: rank and score under the placeholder, the others untouched
+    assert [(e["rank"], e["player_id"], e["score"]) for e in top] == [
+        (1, "erased", 90),
+        (2, "er-cup-b", 80),
+        (3, "er-cup-c", 70),
+    ]
+    assert summary.json()["rewards"][0]["players"][0]["player_id"] == "erased"
+    # the audit record keeps that an erasure happened and when (not whose)
+    status = fence_lifted(api, audit)
+    assert status["status"] == "erased" and status["requested_at"] <= status["finished_at"] <= status["fence_lifted_at"]
+    assert _items_naming(stack, "victim-1", "Victim Realname") == []
+    history = api.get("/leaderboards/er-cup/periods").text
+    assert "victim-1" not in history
+
+
+def test_rank_counters_cut_among_tied_entries_name_no_player(api, stack, small_counters):
+    """Two bulks of entries with one score each: each bulk's keys tie on score and millisecond, so the only cuts
+    between them are inside the player ids unless the counters cut only in the score and time."""
+    assert api.post("/leaderboards", {"board_id": "er-tie", "periods": ["all-time"]}).status_code == 201
+    victim = "tie-victim-zq"
+    batches = [
+        [f"tie-a{i:03d}" for i in range(60)] + [victim],
+        [f"tie-b{i:03d}" for i in range(60)],
+    ]
+    for score, batch in zip((500, 400), batches, strict=True):
+        reply = api.post(
+            "/leaderboards/er-tie/scores/bulk", {"entries": [{"player_id": p, "score": score} for p in batch]}
+        )
+        assert reply.status_code == 200 and reply.json()["accepted"] == len(batch), reply.text
+    stack.settle()
+    buckets = [i for i in _items_naming(stack, "#buckets#er-tie#all-time") if i["player_id"]["S"].startswith("#b")]
+    assert len(buckets) >= 2  # the counters split (between the two scores: each tied run stays whole)
+    # no cut names a player, whole or in part: every bound ends in the score and time
+    for item in buckets:
+        for bound in (item["leaderboard_id"]["S"], item["hi"]["S"]):
+            assert "tie-" not in bound and len(bound) <= 31, bound
+
+    fence_lifted(api, _erase(api, victim))
+    stack.settle()
+    assert _items_naming(stack, victim) == []
+    # counters stay exact: every rank and the total agree with a brute force (ties: by player id)
+    kept = sorted(p for p in batches[0] if p != victim) + sorted(batches[1])
+    top = api.get("/leaderboards/er-tie/top?limit=100").json()["entries"]
+    assert [e["player_id"] for e in top] == kept[:100]
+    for player in (kept[0], kept[7], kept[59], kept[60], kept[93], kept[-1]):
+        me = api.get(f"/leaderboards/er-tie/players/{player}").json()
+        assert (me["rank"], me["total_players"]) == (kept.index(player) + 1, len(kept)), (player, me)
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
+    """10 writers submit for the player while the erasure runs; once it has answered "erased" and the writers
+    that were in flight have finished, no item names the player."""
+    board = f"er-race{trial}"
+    assert (
+        api.post("/leaderboards", {"board_id": board, "operator": "latest", "periods": ["all-time"]}).status_code == 201
+    )
+    victim = f"racer-{trial}"
+    assert api.post(f"/leaderboards/{board}/scores", {"player_id": victim, "score": 1}).status_code == 200
+    erased = threading.Event()
+    answers: list[int] = []
+
+    def writer(n: int) -> None:
+        i = 0
+        while not erased.is_set():
+            i += 1
+            r = api.post(
+                f"/leaderboards/{board}/scores",
+                {"player_id": victim, "score": n * 1000 + i, "player_name": "Racer Realname"},
+                key=api.key,
+            )
+            answers.append(r.status_code)
+            assert r.status_code in (200, 409, 503), r.text  # refused while the erasure runs: never a 500
+
+    with ThreadPoolExecutor(10) as pool:
+        running = [pool.submit(writer, n) for n in range(10)]
+        time.sleep(0.5)
+        try:
+            erasure = _erase(api, victim)
+        finally:
+            erased.set()
+        for f in running:
+            f.result()
+    assert answers.count(200) >= 10  # the writers were writing when the erasure started
+    stack.settle()
+    assert _items_naming(stack, "Racer Realname") == []
+    assert api.get(f"/leaderboards/{board}/players/{victim}").status_code == 404
+    fence_lifted(api, erasure)
+    stack.settle()
+    assert _items_naming(stack, victim, "Racer Realname") == []
+    assert api.get(f"/leaderboards/{board}/players/{victim}").status_code == 404
+    assert api.get(f"/leaderboards/{board}/top").json()["entries"] == []
