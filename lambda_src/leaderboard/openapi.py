@@ -71,7 +71,9 @@ SCHEMAS: dict[str, dict] = {
                     {"hidden": {"type": "boolean"}},
                 ),
             },
-        }
+            "limit": _INT,
+        },
+        {"next_cursor": _STR},
     ),
     "Snapshot": _obj(
         {
@@ -204,7 +206,8 @@ SCHEMAS: dict[str, dict] = {
                 "type": "array",
                 "items": _obj({"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT}),
             },
-        }
+        },
+        {"next_cursor": _STR},
     ),
     "PlayerBoards": _obj(
         {
@@ -224,7 +227,9 @@ SCHEMAS: dict[str, dict] = {
                     {"hidden": {"type": "boolean"}},
                 ),
             },
-        }
+            "limit": _INT,
+        },
+        {"next_cursor": _STR},
     ),
     "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
     "HiddenPlayers": _obj(
