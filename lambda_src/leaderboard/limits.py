@@ -20,6 +20,11 @@ ORDERS = (DESC, ASC)
 BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
+# Boards POST /leaderboards may store in one deployment (the stack's max_boards prop): every board is a row of
+# GET /leaderboards and of the dashboard's picker, and a player's every-board view walks theirs.
+DEFAULT_MAX_BOARDS = 200
+MAX_MAX_BOARDS = 10_000
+MAX_BOARDS_LISTED = 100  # boards in one page of GET /leaderboards
 
 # A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer.
 TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"

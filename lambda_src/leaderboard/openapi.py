@@ -71,9 +71,7 @@ SCHEMAS: dict[str, dict] = {
                     {"hidden": {"type": "boolean"}},
                 ),
             },
-            "limit": _INT,
-        },
-        {"next_cursor": _STR},
+        }
     ),
     "Snapshot": _obj(
         {
@@ -120,7 +118,9 @@ SCHEMAS: dict[str, dict] = {
             "tiers": {"type": "array", "items": _obj({"name": _STR, "min_percentile": _INT})},
         },
     ),
-    "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
+    "BoardList": _obj(
+        {"leaderboards": {"type": "array", "items": _ref("Board")}, "limit": _INT}, {"next_cursor": _STR}
+    ),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
     "BoardSubmit": _obj(
         {

@@ -407,7 +407,8 @@ ROUTES: tuple[Route, ...] = (
         response=(201, "Board"),
         body_schema=BOARD_BODY,
         summary="Create a board",
-        description="min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
+        description="409 when the deployment holds its max_boards (a stack prop, 200 by default) already. "
+        "min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
         "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
         "from starts_at until ends_at (409 outside, nothing written).",
     ),
@@ -418,7 +419,10 @@ ROUTES: tuple[Route, ...] = (
         "list_boards",
         access=PUBLIC,
         response=(200, "BoardList"),
-        summary="List boards",
+        query={"limit": _limit(limits.MAX_BOARDS_LISTED, limits.MAX_BOARDS_LISTED), "cursor": CURSOR},
+        summary="List boards (paged)",
+        description="Built-in and declared boards first, then created ones in board-id order; next_cursor while "
+        "more follow. At most two DynamoDB Queries per call.",
     ),
     Route(
         "GET",
