@@ -12,19 +12,15 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from . import board_registry, cursors, keys, metrics, periods, ranking, rankings, schema
+from . import board_registry, cursors, keys, limits, metrics, periods, ranking, rankings, schema
 from .boards import BoardConfig
 from .clock import now_utc
 from .data import entries
 from .errors import NotFound
-from .limits import MAX_FRIEND_IDS, MAX_SHARDS
+from .limits import MAX_FRIEND_IDS
 
-# The friends view: 1 BatchGetItem of the entries, then per shard 1 read of its segments and, per player ranked,
-# at most 2 reads (the buckets of the player's segment, the keys of their bucket) unless other players share them.
-FRIENDS_BUDGET = 1 + MAX_SHARDS * (1 + ranking.READS_PER_KEY_AND_SHARD * 10)  # 337: >= 10 players on any board
-# The every-board view: Queries of the player's partition, 1 GetItem per board not cached, and per entry ranked
-# 3 reads per shard of its board (segments, buckets, COUNT: ranking.rank_and_total).
-PLAYER_BOARDS_BUDGET = 200
+FRIENDS_BUDGET = limits.FRIENDS_BUDGET
+PLAYER_BOARDS_BUDGET = limits.PLAYER_BOARDS_BUDGET
 READS_PER_ENTRY_AND_SHARD = 3
 PLAYER_QUERY_PAGE = 100  # items of the player's partition read per Query (~300 bytes each)
 PARALLEL_RANK_READS = 8  # entries ranked side by side in one request
@@ -52,7 +48,7 @@ def friends(
     if position is not None:
         items = [i for i in items if i[schema.RANK_INDEX_SORT_KEY] > position.last_key]
     wanted = [i[schema.RANK_INDEX_SORT_KEY] for i in items]
-    ranks, _, _ = ranking.ranks_within_budget(config.partitions(p.period_id), wanted, FRIENDS_BUDGET - 1)
+    ranks, _, _ = ranking.ranks_within_budget(config.partitions(p.period_id), wanted, FRIENDS_BUDGET - 2)
     shown = [i for i in items if i[schema.RANK_INDEX_SORT_KEY] in ranks]
     metrics.count(metrics.RANK_READS, len(shown), board=config.board_id)
     answer: dict[str, Any] = {

@@ -218,7 +218,7 @@ class ShardRanks:
 
 
 # At most 2 reads per key and shard (its segment's buckets, its bucket's keys): what a key may cost, at worst.
-READS_PER_KEY_AND_SHARD = 2
+READS_PER_KEY_AND_SHARD = 2  # limits.FRIENDS_BUDGET is sized by it
 
 
 def ranks_within_budget(parts: list[str], wanted: list[str], budget: int) -> tuple[dict[str, int], int, int]:

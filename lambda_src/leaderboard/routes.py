@@ -524,11 +524,12 @@ ROUTES: tuple[Route, ...] = (
         required_query=("ids",),
         summary=f"Up to {limits.MAX_FRIEND_IDS} players (friends) ranked on a board",
         description="The players of ids that are on the board's period, in rank order with their board-wide ranks; "
-        "the others are left out. At most 337 DynamoDB requests per call: one BatchGetItem of the entries, then "
-        "per shard of the board one read of its segment counters and, per player, at most one read of the bucket "
-        "counters of their segment and one key read of their bucket (shared by players in the same ones). The "
-        "players that do not fit follow in later pages: next_cursor, with the same ids (at least 10 per page; "
-        "all of them on a board whose players share buckets). It never grows with the board's size or history.",
+        f"the others are left out. At most {limits.FRIENDS_BUDGET} DynamoDB requests per call: the board's "
+        "config, one BatchGetItem of the entries, then per shard of the board one read of its segment counters "
+        "and, per player, at most one read of the bucket counters of their segment and one key read of their "
+        "bucket (shared by players in the same ones). The players that do not fit follow in later pages: "
+        f"next_cursor, with the same ids (at least {limits.FRIENDS_AT_WORST} per page; all of them on a board "
+        "whose players share buckets). It never grows with the board's size or history.",
     ),
     Route(
         "GET",
@@ -540,7 +541,8 @@ ROUTES: tuple[Route, ...] = (
         query={"limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE), "cursor": CURSOR},
         summary="Every board and current period a player is on, with rank and percentile (paged)",
         description="In table order, board by board; 404 for a player on no board (never seen, removed or "
-        "erased), as the player's other reads. At most 200 DynamoDB requests per call: Queries of the player's "
+        f"erased), as the player's other reads. At most {limits.PLAYER_BOARDS_BUDGET} DynamoDB requests per call: "
+        "Queries of the player's "
         "own partition (100 items each), one GetItem per board not cached, and per entry ranked 3 reads per "
         "shard of its board; a page ends at limit entries or before the next entry would pass the budget (at "
         "least one entry per page), and next_cursor continues. It never grows with the boards that exist.",
