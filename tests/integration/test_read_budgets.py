@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard import board_registry, limits, players
+from leaderboard import board_registry, limits
 from leaderboard.settings import get_settings
 from local.streams import drain
 from tests.support.capacities import counter_capacities
@@ -101,7 +101,7 @@ def test_friends_view_of_100_ids_on_16_shards_fits_its_budget_page_by_page(api, 
             seconds,
             usage,
         )
-        assert usage.requests <= players.FRIENDS_BUDGET, usage.by_operation
+        assert usage.requests <= limits.FRIENDS_BUDGET, usage.by_operation
         assert seconds <= MAX_SECONDS
         pages, slowest = pages + 1, max(slowest, seconds)
         got += [(e["player_id"], e["rank"]) for e in reply.json()["entries"]]
@@ -132,7 +132,7 @@ def test_friends_sharing_buckets_come_in_one_page(api, crowded_board):
     _report("friends, 100 neighbours on 16 shards", seconds, usage)
     assert reply.status_code == 200 and "next_cursor" not in reply.json()
     assert [e["rank"] for e in reply.json()["entries"]] == list(range(1, FRIENDS + 1))
-    assert usage.requests <= players.FRIENDS_BUDGET
+    assert usage.requests <= limits.FRIENDS_BUDGET
 
 
 # --- a player on the most boards allowed; the board cap; GET /leaderboards ------------------------------------
@@ -165,7 +165,7 @@ def test_every_board_view_of_a_player_on_the_most_boards_fits_its_budget(api, ma
         assert reply.status_code == 200, reply.text
         body = reply.json()
         _report(f"every-board view page {page + 1} ({len(body['boards'])} entries of 16 shards)", seconds, usage)
-        assert usage.requests <= players.PLAYER_BOARDS_BUDGET, usage.by_operation
+        assert usage.requests <= limits.PLAYER_BOARDS_BUDGET, usage.by_operation
         assert seconds <= MAX_SECONDS
         assert body["limit"] == limits.MAX_PAGE and body["boards"] and "next_cursor" in body
         assert all(r["rank"] == 1 and r["total_players"] == 1 for r in body["boards"])
