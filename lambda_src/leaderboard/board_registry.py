@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, keys, periods
+from . import boards, cursors, keys, periods
 from .boards import BoardConfig
 from .clock import iso, now_utc
 from .data import boards as board_items
@@ -73,9 +73,20 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
 
 
 def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """A new stored board, unless the deployment holds max_boards already (409: delete one, or raise the prop).
+
+    The count is read before the write: creates racing each other (admin calls) may pass it by those in flight."""
     now = now or now_utc()
     config = boards.parse_new_board(body, created_at=iso(now))
-    if config.board_id in declared_boards() or not board_items.put(config.to_item()):
+    if config.board_id in declared_boards():
+        raise Conflict(f"leaderboard {config.board_id} already exists")
+    cap = get_settings().max_boards
+    if board_items.count() >= cap:
+        raise Conflict(
+            f"this deployment holds its limit of {cap} boards (max_boards): delete a board first, or raise the "
+            "stack's max_boards prop"
+        )
+    if not board_items.put(config.to_item()):
         raise Conflict(f"leaderboard {config.board_id} already exists")
     return board_view(config, now)
 
@@ -86,8 +97,29 @@ def all_boards() -> list[BoardConfig]:
     return [*declared_boards().values(), *stored]
 
 
-def list_boards(now: datetime | None = None) -> dict[str, Any]:
-    return {"leaderboards": [board_view(c, now) for c in all_boards()]}
+LISTING = "leaderboards"  # what a GET /leaderboards cursor is bound to
+
+
+def list_boards(limit: int, cursor: str | None = None, now: datetime | None = None) -> dict[str, Any]:
+    """A page of the boards: built in and declared first (in the stack's order), then stored ones in board-id order
+    (those being deleted left out); next_cursor while more may follow. One Query per page, at most two."""
+    position = cursors.read(cursor, LISTING) if cursor is not None else None
+    declared = list(declared_boards().values())
+    shown = position.last_rank if position else 0  # boards listed by earlier pages
+    page = declared[shown : shown + limit]
+    more = shown + len(page) < len(declared)
+    if not more and len(page) < limit:
+        after = position.last_key if position and shown > len(declared) else None
+        items, more = board_items.page(after, limit - len(page) + 1)  # one extra: does another follow?
+        stored = [i for i in items if i.get("status") != "deleting"]
+        more = more or len(stored) > limit - len(page)
+        page += [BoardConfig.from_item(i) for i in stored[: limit - len(page)]]
+    answer: dict[str, Any] = {"leaderboards": [board_view(c, now) for c in page], "limit": limit}
+    if more and page:
+        answer["next_cursor"] = cursors.issue(
+            LISTING, page[-1].board_id, shown + len(page), position.issued_ms if position else None
+        )
+    return answer
 
 
 def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:

@@ -48,6 +48,11 @@ ORDERS = (DESC, ASC)
 BEST, LATEST, INCREMENT = "best", "latest", "increment"
 OPERATORS = (BEST, LATEST, INCREMENT)
 MAX_SHARDS = 16  # rank index partitions per board period
+# Boards POST /leaderboards may store in one deployment (the stack's max_boards prop): every board is a row of
+# GET /leaderboards and of the dashboard's picker, and a player's every-board view walks theirs.
+DEFAULT_MAX_BOARDS = 200
+MAX_MAX_BOARDS = 10_000
+MAX_BOARDS_LISTED = 100  # boards in one page of GET /leaderboards
 
 # A tournament's start and end: ISO 8601 in UTC (Z), to the second or finer, in the years period ids name
 # (periods.FIRST_YEAR-LAST_YEAR: 2000-2999), so its end plus the retention is a time Python can hold. Dates that
@@ -102,6 +107,13 @@ MAX_FRIEND_IDS_CHARS = MAX_FRIEND_IDS * (MAX_ID_LENGTH + 1)  # the ids query par
 _ONE_ID = r"\.*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*"
 # 1 to MAX_FRIEND_IDS player ids, comma separated (an id longer than MAX_ID_LENGTH is on no board: left out)
 PLAYER_IDS_PATTERN = rf"^{_ONE_ID}(?:,{_ONE_ID}){{0,{MAX_FRIEND_IDS - 1}}}$"
+# Request budgets of the players' views: DynamoDB requests one call may make (docs/API.md; players.py spends them).
+# Friends: the board's config, 1 BatchGetItem, then per shard 1 read of its segments and, per player ranked, at
+# most 2 reads (their segment's buckets, their bucket's keys); sized so that a call stays well under 2 s locally.
+FRIENDS_AT_WORST = 5  # players a page ranks at least, on any board (each in its own segment and bucket everywhere)
+FRIENDS_BUDGET = 2 + MAX_SHARDS * (1 + 2 * FRIENDS_AT_WORST)  # 178
+# Every board of a player: Queries of their partition, board configs, 3 reads per shard of each entry ranked.
+PLAYER_BOARDS_BUDGET = 200
 MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
 ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 

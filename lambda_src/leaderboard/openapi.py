@@ -123,7 +123,9 @@ SCHEMAS: dict[str, dict] = {
             "tiers": {"type": "array", "items": _obj({"name": _STR, "min_percentile": _INT})},
         },
     ),
-    "BoardList": _obj({"leaderboards": {"type": "array", "items": _ref("Board")}}),
+    "BoardList": _obj(
+        {"leaderboards": {"type": "array", "items": _ref("Board")}, "limit": _INT}, {"next_cursor": _STR}
+    ),
     "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
     "BoardSubmit": _obj(
         {
@@ -209,7 +211,8 @@ SCHEMAS: dict[str, dict] = {
                 "type": "array",
                 "items": _obj({"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT}),
             },
-        }
+        },
+        {"next_cursor": _STR},
     ),
     "PlayerBoards": _obj(
         {
@@ -229,7 +232,9 @@ SCHEMAS: dict[str, dict] = {
                     {"hidden": {"type": "boolean"}},
                 ),
             },
-        }
+            "limit": _INT,
+        },
+        {"next_cursor": _STR},
     ),
     "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
     "HiddenPlayers": _obj(

@@ -23,8 +23,10 @@ the unsharded order.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from . import keys
 from .data import counters, entries
@@ -103,6 +105,7 @@ def score_at_rank(parts: list[str], rank: int, low: int, high: int, descending: 
     return found_lo + step * lo
 
 
+MAX_PARALLEL_READS = 16  # threads reading side by side in one request (one per shard at most)
 UNCOUNTED_LIMIT = 10  # bucket capacities: what a partition can gather before the consumer first counts it
 
 
@@ -160,3 +163,87 @@ def ranks_and_total(parts: Iterable[str], wanted: list[str]) -> tuple[dict[str, 
     ranks = {key: 1 + n for key, n in ahead.items()}
     # As in rank_and_total: the counters may lag the live COUNTs; never show a rank past the total.
     return ranks, max([total, *ranks.values()])
+
+
+class ShardRanks:
+    """Ranks of many keys within one index partition, reading each counter range at most once.
+
+    The segments on creation (one Query); then per key, the buckets of its segment (one Query per segment, the
+    first time) and the rank keys of its bucket (one key-only Query per bucket, the first time), so that every
+    further key in the same bucket costs nothing. `requests` counts what it read."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        self.requests = 1
+        self.segments = counters.read(part, keys.SEGMENTS)
+        self.total = sum(s.count for s in self.segments)
+        self.buckets_of: dict[str, list[Counter]] = {}
+        self.keys_of: dict[str, list[str] | None] = {}  # a bucket's rank keys; None: too many, COUNT instead
+        self.uncounted: list[str] | None = None
+        if not self.segments:  # a partition the consumer has not seen yet: new, hence small (see _count_uncounted)
+            cap = UNCOUNTED_LIMIT * get_settings().bucket_capacity
+            self.uncounted = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
+            self.requests += 1
+            if len(self.uncounted) > cap:
+                raise ServiceUnavailable("this board's rank counters are being built; retry in a few seconds")
+            self.total = len(self.uncounted)
+
+    def ahead(self, key: str) -> int:
+        """Entries of this partition before `key`."""
+        if self.uncounted is not None:
+            return bisect.bisect_left(self.uncounted, key)
+        ahead = sum(s.count for s in self.segments if s.hi <= key)
+        segment = containing(self.segments, key)
+        if segment is None:
+            return ahead
+        if segment.lo not in self.buckets_of:
+            upto = keys.before(segment.hi)
+            self.buckets_of[segment.lo] = counters.read(self.part, keys.BUCKETS, lo=segment.lo, hi=upto)
+            self.requests += 1
+        buckets = self.buckets_of[segment.lo]
+        ahead += sum(b.count for b in buckets if b.hi <= key)
+        bucket = containing(buckets, key)
+        if bucket is None:
+            return ahead
+        if bucket.lo not in self.keys_of:
+            cap = UNCOUNTED_LIMIT * get_settings().bucket_capacity  # a bucket past this: the consumer is behind
+            found = entries.index_keys(self.part, bucket.lo, keys.before(bucket.hi), at_most=cap + 1)
+            self.keys_of[bucket.lo] = found if len(found) <= cap else None
+            self.requests += 1
+        in_bucket = self.keys_of[bucket.lo]
+        if in_bucket is None:
+            self.requests += 1
+            return ahead + entries.count_range(self.part, bucket.lo, keys.before(key))
+        return ahead + bisect.bisect_left(in_bucket, key)
+
+
+# At most 2 reads per key and shard (its segment's buckets, its bucket's keys): what a key may cost, at worst.
+READS_PER_KEY_AND_SHARD = 2  # limits.FRIENDS_BUDGET is sized by it
+
+
+def ranks_within_budget(parts: list[str], wanted: list[str], budget: int) -> tuple[dict[str, int], int, int]:
+    """Ranks of the first of `wanted` (sorted rank keys) that fit `budget` DynamoDB requests, and the total.
+
+    Returns (ranks, total, requests made). The shards are read side by side (one thread each); keys are taken in
+    rounds of as many as the remaining budget covers at their worst cost (2 reads per shard), so the budget holds
+    whatever the board; on a board whose keys share buckets, later rounds cost nothing and all keys fit.
+    At least one key is ranked when any is wanted (a budget below one key's worst cost is the caller's error).
+    """
+    with ThreadPoolExecutor(max_workers=min(len(parts), MAX_PARALLEL_READS)) as pool:
+        shards = list(pool.map(ShardRanks, parts))
+        spent = sum(s.requests for s in shards)
+        ranks: dict[str, int] = {}
+        todo = list(wanted)
+        while todo:
+            n = max(0, budget - spent) // (READS_PER_KEY_AND_SHARD * len(parts))
+            if n == 0 and ranks:
+                break
+            batch, todo = todo[: max(n, 1)], todo[max(n, 1) :]
+            before = sum(s.requests for s in shards)
+            aheads = list(pool.map(lambda s, b=batch: [s.ahead(k) for k in b], shards))
+            spent += sum(s.requests for s in shards) - before
+            for i, key in enumerate(batch):
+                ranks[key] = 1 + sum(a[i] for a in aheads)
+    total = sum(s.total for s in shards)
+    # As in rank_and_total: the counters may lag the live key reads; never show a rank past the total.
+    return ranks, max([total, *ranks.values()]), spent

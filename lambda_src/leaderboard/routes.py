@@ -440,7 +440,8 @@ ROUTES: tuple[Route, ...] = (
         response=(201, "Board"),
         body_schema=BOARD_BODY,
         summary="Create a board",
-        description="min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
+        description="409 when the deployment holds its max_boards (a stack prop, 200 by default) already. "
+        "min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
         "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
         "from starts_at until ends_at (409 outside, nothing written).",
     ),
@@ -451,7 +452,10 @@ ROUTES: tuple[Route, ...] = (
         "list_boards",
         access=PUBLIC,
         response=(200, "BoardList"),
-        summary="List boards",
+        query={"limit": _limit(limits.MAX_BOARDS_LISTED, limits.MAX_BOARDS_LISTED), "cursor": CURSOR},
+        summary="List boards (paged)",
+        description="Built-in and declared boards first, then created ones in board-id order; next_cursor while "
+        "more follow. At most two DynamoDB Queries per call.",
     ),
     Route(
         "GET",
@@ -549,13 +553,16 @@ ROUTES: tuple[Route, ...] = (
         "friends",
         access=PUBLIC,
         response=(200, "Friends"),
-        query={"period": BOARD_PERIOD, "ids": FRIEND_IDS},
+        query={"period": BOARD_PERIOD, "ids": FRIEND_IDS, "cursor": CURSOR},
         required_query=("ids",),
         summary=f"Up to {limits.MAX_FRIEND_IDS} players (friends) ranked on a board",
         description="The players of ids that are on the board's period, in rank order with their board-wide ranks; "
-        "the others are left out. Cost: one BatchGetItem of the entries, then per shard of the board one read of "
-        "its segment counters, one read of bucket counters per segment the players fall in and one COUNT per "
-        "player: it grows with the number of ids, never with the board's size or history.",
+        f"the others are left out. At most {limits.FRIENDS_BUDGET} DynamoDB requests per call: the board's "
+        "config, one BatchGetItem of the entries, then per shard of the board one read of its segment counters "
+        "and, per player, at most one read of the bucket counters of their segment and one key read of their "
+        "bucket (shared by players in the same ones). The players that do not fit follow in later pages: "
+        f"next_cursor, with the same ids (at least {limits.FRIENDS_AT_WORST} per page; all of them on a board "
+        "whose players share buckets). It never grows with the board's size or history.",
     ),
     Route(
         "GET",
@@ -564,9 +571,14 @@ ROUTES: tuple[Route, ...] = (
         "player_boards",
         access=PUBLIC,
         response=(200, "PlayerBoards"),
-        summary="Every board and current period a player is on, with rank and percentile",
-        description="Cost: one Query on the player's own partition of the scores table, then one rank read per "
-        "entry found: it grows with the boards the player is on, not with the boards that exist.",
+        query={"limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE), "cursor": CURSOR},
+        summary="Every board and current period a player is on, with rank and percentile (paged)",
+        description="In table order, board by board; 404 for a player on no board (never seen, removed or "
+        f"erased), as the player's other reads. At most {limits.PLAYER_BOARDS_BUDGET} DynamoDB requests per call: "
+        "Queries of the player's "
+        "own partition (100 items each), one GetItem per board not cached, and per entry ranked 3 reads per "
+        "shard of its board; a page ends at limit entries or before the next entry would pass the budget (at "
+        "least one entry per page), and next_cursor continues. It never grows with the boards that exist.",
     ),
     Route(
         "DELETE",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import schema
+from .limits import DEFAULT_MAX_BOARDS
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Settings:
     segment_capacity: int  # a segment of buckets splits past this many buckets
     recount_threads: int  # the rank-counter function's recounts side by side (1 under moto: it is not thread-safe)
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
+    max_boards: int  # boards POST /leaderboards may store (the stack's max_boards prop); beyond: 409
     function_name: str | None  # set by the Lambda runtime; None in local runs, tests and benchmarks (no metrics)
     # Page cursors are signed with a per-deployment secret: given as is (local runs, tests) or read once
     # per cold start from Secrets Manager (on AWS: the secret's ARN).
@@ -65,6 +67,7 @@ def get_settings() -> Settings:
         segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
         recount_threads=int(env.get("RECOUNT_THREADS", "8")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
+        max_boards=int(env.get("MAX_BOARDS", str(DEFAULT_MAX_BOARDS))),
         function_name=env.get("AWS_LAMBDA_FUNCTION_NAME") or None,
         cursor_secret=env.get("CURSOR_SECRET") or None,
         cursor_secret_arn=env.get("CURSOR_SECRET_ARN") or None,

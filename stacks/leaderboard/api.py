@@ -109,6 +109,7 @@ class LeaderboardApi(Construct):
             "ENABLE_SIMULATOR": str(props.simulator_enabled).lower(),
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
             "DECLARED_BOARDS": json.dumps([board.as_body() for board in props.boards], separators=(",", ":")),
+            "MAX_BOARDS": str(props.max_boards),
             "CURSOR_SECRET_ARN": self.cursor_secret.secret_arn,
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)

@@ -14,6 +14,7 @@ from aws_cdk import aws_logs as logs
 from .paths import routes
 from .runtime.leaderboard.boards import parse_new_board
 from .runtime.leaderboard.errors import BadRequest
+from .runtime.leaderboard.limits import DEFAULT_MAX_BOARDS, MAX_MAX_BOARDS
 
 # Upper bounds on each function's concurrency: a cost bound per function, and isolation (a flood of anonymous
 # reads cannot take the concurrency that score submissions need). Lambda keeps 100 of the account's quota
@@ -133,6 +134,10 @@ class LeaderboardProps:
     """False: API and tables only (no VPC, no instance, no CloudFront)."""
     boards: Sequence[Board] = ()
     """Boards that exist as soon as the stack is deployed."""
+    max_boards: int = DEFAULT_MAX_BOARDS
+    """Boards that POST /leaderboards may create (those being deleted count until purged; declared boards and the
+    built-in one do not): beyond it a create answers 409. A cost bound: each board is a row of GET /leaderboards
+    and of the dashboard's picker. At most 10,000."""
     monitoring: bool = True
     """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
     alarm_email: str | None = None
@@ -154,6 +159,12 @@ class LeaderboardProps:
             raise ValueError(f"reserved_concurrency names unknown functions: {', '.join(unknown)}")
         if any(not isinstance(n, int) or n < 1 for n in self.reserved_concurrency.values()):
             raise ValueError("reserved_concurrency values must be integers >= 1 (leave a function out for none)")
+        if (
+            isinstance(self.max_boards, bool)
+            or not isinstance(self.max_boards, int)
+            or not (1 <= self.max_boards <= MAX_MAX_BOARDS)
+        ):
+            raise ValueError(f"max_boards must be an integer from 1 to {MAX_MAX_BOARDS:,}")
         if self.waf_requests_per_5_minutes_per_ip is not None and not (
             10 <= self.waf_requests_per_5_minutes_per_ip <= 2_000_000_000
         ):

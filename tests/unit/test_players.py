@@ -122,7 +122,8 @@ def test_every_board_of_a_player_with_rank_and_percentile(ddb, settle):
     }
     assert rows[("coins", "daily")]["score"] == 12 and rows[("coins", "daily")]["rank"] == 1
     assert rows[("race", "weekly")]["period_id"].startswith("weekly-")
-    assert call("GET", "/players/nobody/boards").body == {"player_id": "nobody", "boards": []}
+    nobody = call("GET", "/players/nobody/boards")  # as the player's other reads: no such player is a 404
+    assert nobody.status == 404 and nobody.body == {"error": "no player nobody on any board"}
     assert call("GET", "/players/bad%20id/boards").status == 400
 
 
@@ -132,7 +133,7 @@ def test_a_deleted_board_leaves_a_players_boards(ddb, settle):
     settle()
     assert [b["board_id"] for b in call("GET", "/players/ada/boards").body["boards"]] == ["gone"]
     assert call("DELETE", "/leaderboards/gone").status == 200
-    assert call("GET", "/players/ada/boards").body["boards"] == []
+    assert call("GET", "/players/ada/boards").status == 404  # on no board any more
 
 
 # --- per-player limits ---------------------------------------------------------------------------

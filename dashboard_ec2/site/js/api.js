@@ -20,15 +20,15 @@ export const boardScoresPath = (id) => `${board(id)}/scores`;
 
 export const api = {
   openapi: () => read('/openapi.json'),
-  boards: () => read('/leaderboards'),
+  boards: (cursor) => read('/leaderboards', { cursor }),
   board: (id) => read(board(id)),
   top: (id, period, limit, mode) => read(`${board(id)}/top`, { period, limit, rank_mode: sent(mode) }),
   around: (id, period, playerId, window, mode) =>
     read(`${board(id)}/players/${encodeURIComponent(playerId)}`, { period, window, rank_mode: sent(mode) }),
   periods: (id) => read(`${board(id)}/periods`),
   // Players across boards: some players ranked on one board, every board of one player.
-  friends: (id, period, ids) => read(`${board(id)}/players`, { period, ids: ids.join(',') }),
-  playerBoards: (playerId) => read(`/players/${encodeURIComponent(playerId)}/boards`),
+  friends: (id, period, ids, cursor) => read(`${board(id)}/players`, { period, ids: ids.join(','), cursor }),
+  playerBoards: (playerId, cursor) => read(`/players/${encodeURIComponent(playerId)}/boards`, { limit: 100, cursor }),
   period: (id, periodId) => read(`${board(id)}/periods/${encodeURIComponent(periodId)}`),
   // The original routes: the default board only.
   leaderboard: (period, limit, mode) => read('/leaderboard', { period, limit, rank_mode: sent(mode) }),

@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { $, $$ } from './dom.js';
 import { parseTime } from './format.js';
-import { request } from './request.js';
+import { allPages, request } from './request.js';
 import * as state from './state.js';
 
 export const ALL_TIME = 'all-time';
@@ -38,11 +38,11 @@ export function startFromMarkup() {
   });
 }
 
-/** GET /leaderboards: every board for the picker. Concurrent callers share one request. */
+/** GET /leaderboards: every board for the picker, page by page. Concurrent callers share one listing. */
 export function loadBoards() {
   if (listing) return listing;
   const started = Date.now();
-  listing = request(api.boards())
+  listing = allPages((cursor) => request(api.boards(cursor)), 'leaderboards')
     // A failure keeps what the picker had; the board's own read shows the error.
     .then(({ data }) => listed(data, started), () => {})
     .finally(() => {

@@ -76,6 +76,25 @@ export async function request(url, options = {}) {
   return { status: response.status, data, ms };
 }
 
+/**
+ * Every page of a paged read (the API bounds each call's cost and pages the rest): `read(cursor)` resolves one
+ * page as `request` does (cursor undefined for the first). The `field` lists are joined, following
+ * next_cursor for at most `maxPages` pages; ms adds up.
+ */
+export async function allPages(read, field, maxPages = 25) {
+  const listOf = (answer) => (Array.isArray(answer.data && answer.data[field]) ? answer.data[field] : []);
+  let answer = await read(undefined);
+  const items = [...listOf(answer)];
+  let { ms } = answer;
+  for (let n = 1; n < maxPages && answer.data && answer.data.next_cursor; n += 1) {
+    answer = await read(answer.data.next_cursor);
+    items.push(...listOf(answer));
+    ms += answer.ms;
+  }
+  const { next_cursor: _, ...rest } = answer.data || {};
+  return { ...answer, data: { ...rest, [field]: items }, ms };
+}
+
 /** POST a JSON body. */
 export const post = (url, body) =>
   request(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

@@ -32,6 +32,35 @@ def get(board_id: str) -> dict[str, Any] | None:
     return dynamo.from_item(resp["Item"]) if "Item" in resp else None
 
 
+def count() -> int:
+    """Stored board items (those being deleted too). One COUNT Query: board items are ~1 KB, so up to ~1,000 boards
+    fit DynamoDB's 1 MB page (more boards: a page each)."""
+    counted = 0
+    for page in dynamo.query_pages(
+        TableName=dynamo.scores_table(),
+        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+        ExpressionAttributeValues=dynamo.to_item({":p": keys.BOARDS_PARTITION}),
+        Select="COUNT",
+    ):
+        counted += page["Count"]
+    return counted
+
+
+def page(after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` board items in board-id order after board `after` (None: from the first), and whether more
+    may follow. One Query (items of ~1 KB: 100 of them are one page)."""
+    args: dict[str, Any] = {
+        "TableName": dynamo.scores_table(),
+        "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
+        "ExpressionAttributeValues": dynamo.to_item({":p": keys.BOARDS_PARTITION}),
+        "Limit": limit,
+    }
+    if after is not None:
+        args["ExclusiveStartKey"] = dynamo.key(*item_key(after))
+    resp = dynamo.client().query(**args)
+    return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
+
+
 def all_boards() -> list[dict[str, Any]]:
     return dynamo.query_items(
         TableName=dynamo.scores_table(),

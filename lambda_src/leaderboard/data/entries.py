@@ -327,11 +327,17 @@ def count_range(partition: str, lo: str, hi_inclusive: str, at_most: int | None 
     return counted
 
 
-def index_keys(partition: str, lo: str, hi_inclusive: str) -> list[str]:
-    """The rank keys of an index partition in [lo, hi_inclusive], in order (what a counter recount reads)."""
+def index_keys(partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> list[str]:
+    """The rank keys of an index partition in [lo, hi_inclusive], in order (what a counter recount reads); at most
+    `at_most` of them, if given (then one Query: keys are ~60 bytes, so thousands fit DynamoDB's 1 MB page)."""
     k = schema.RANK_INDEX_SORT_KEY
     args = _index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
-    return [i[k]["S"] for p in dynamo.query_pages(ProjectionExpression=k, **args) for i in p.get("Items", [])]
+    found: list[str] = []
+    for p in dynamo.query_pages(ProjectionExpression=k, **args, **({"Limit": at_most} if at_most else {})):
+        found += [i[k]["S"] for i in p.get("Items", [])]
+        if at_most is not None and len(found) >= at_most:
+            return found[:at_most]
+    return found
 
 
 def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
@@ -362,3 +368,18 @@ def keys_in_partition(partition_key: str) -> list[tuple[str, str]]:
             ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
         )
     ]
+
+
+def page_of_player(player_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` items of one player's partition in sort-key order, after sort key `after` (None: from the
+    first); and whether more may follow. One Query."""
+    args: dict[str, Any] = {
+        "TableName": dynamo.scores_table(),
+        "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
+        "ExpressionAttributeValues": dynamo.to_item({":p": player_id}),
+        "Limit": limit,
+    }
+    if after is not None:
+        args["ExclusiveStartKey"] = dynamo.key(player_id, after)
+    resp = dynamo.client().query(**args)
+    return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp

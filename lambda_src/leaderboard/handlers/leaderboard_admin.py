@@ -14,7 +14,7 @@ def create(call: Call):
 
 
 def list_boards(call: Call):
-    return 200, board_registry.list_boards()
+    return 200, board_registry.list_boards(call.query["limit"], call.query["cursor"])
 
 
 def show(call: Call):

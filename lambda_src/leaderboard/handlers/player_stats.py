@@ -19,11 +19,13 @@ def around(call: Call):
 
 def friends(call: Call):
     board = board_registry.get_board(call.params["board"])
-    return 200, players.friends(board, call.query["period"], v.player_ids(call.query["ids"]))
+    q = call.query
+    return 200, players.friends(board, q["period"], v.player_ids(q["ids"]), q["cursor"])
 
 
 def player_boards(call: Call):
-    return 200, players.boards_of(v.player_id(call.params["player_id"]))
+    q = call.query
+    return 200, players.boards_of(v.player_id(call.params["player_id"]), q["limit"], q["cursor"])
 
 
 handler = function_handler(routes.PLAYER_STATS, globals())

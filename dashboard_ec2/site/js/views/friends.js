@@ -8,7 +8,7 @@ import { api } from '../api.js';
 import { lowerIsBetter, viewLabel } from '../boards.js';
 import { $, h, setStatus } from '../dom.js';
 import { fmt, fmtMs, plural } from '../format.js';
-import { latestOnly, Superseded } from '../request.js';
+import { allPages, latestOnly, Superseded } from '../request.js';
 import * as state from '../state.js';
 
 const FRIENDS_KEY = 'leaderboard.friendIds';
@@ -74,7 +74,8 @@ async function rankFriends(text, { quiet = false } = {}) {
   result.setAttribute('aria-busy', 'true');
   if (!quiet) setStatus(status, 'loading', `Ranking ${fmt(ids.length)} ${plural(ids.length, 'player')} on ${viewLabel(board, period)}…`);
   try {
-    const { data, ms } = await turn.request(api.friends(board, period, ids));
+    // Pages: the API ranks as many as its request budget allows per call, the rest follow with next_cursor.
+    const { data, ms } = await allPages((cursor) => turn.request(api.friends(board, period, ids, cursor)), 'entries');
     const entries = Array.isArray(data && data.entries) ? data.entries : [];
     render(result, entries, ids, board);
     setStatus(status, entries.length ? 'ok' : 'empty',

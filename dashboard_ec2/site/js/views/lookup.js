@@ -7,7 +7,7 @@ import { admin, api } from '../api.js';
 import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
 import { $, h, reducedMotion, setStatus } from '../dom.js';
 import { fmt, fmtMs, plural } from '../format.js';
-import { latestOnly, request, Superseded } from '../request.js';
+import { allPages, latestOnly, request, Superseded } from '../request.js';
 import * as state from '../state.js';
 
 const AROUND_WINDOW = 3; // players shown above and below the player
@@ -67,7 +67,7 @@ async function lookup(playerId, { quiet = false } = {}) {
   try {
     // Every board and current period they are on in one request, and the players around them on the one picked.
     const [all, picked] = await Promise.all([
-      outcome(turn.request(api.playerBoards(id))),
+      outcome(allPages((cursor) => turn.request(api.playerBoards(id, cursor)), 'boards')),
       outcome(turn.request(api.around(board, period, id, AROUND_WINDOW, state.rankMode()))),
     ]);
     if (!turn.current) return;
