@@ -798,8 +798,8 @@ EXTREMES = [
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_every_accepted_score_shows_whole(stack, new_page, viewport):
-    """2^53-1 (9,007,199,254,740,991) and 2^53-2, next to a long name: no score cell is cut (no ellipsis, no overflow), and
-    the page does not scroll sideways."""
+    """2^53-1 (9,007,199,254,740,991) and 2^53-2, next to a long name: no score cell is cut (no ellipsis, no
+    overflow), and the page does not scroll sideways."""
     stack.reset()
     seed_players(stack, EXTREMES)
     page = open_dashboard(new_page, stack, viewport=viewport)
@@ -823,7 +823,8 @@ def test_every_accepted_score_shows_whole(stack, new_page, viewport):
           const card = document.querySelector('[data-testid=lookup-section]').getBoundingClientRect();
           return [...document.querySelectorAll('[data-testid=player-score], [data-testid=lookup-section] .n-score')]
             .map(e => [e.textContent, e.getBoundingClientRect(), e.scrollWidth, e.clientWidth])
-            .filter(([, box, scroll, client]) => scroll > client || box.right > card.right + 0.5 || box.left < card.left)
+            .filter(([, box, scroll, client]) =>
+              scroll > client || box.right > card.right + 0.5 || box.left < card.left)
             .map(([text]) => text);
         }"""
     )
