@@ -206,6 +206,16 @@ IDEMPOTENCY_KEY = {
     "description": f"1-{limits.MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters",
 }
 
+# A tournament's start or end: ISO 8601 in UTC (Z), to the second or finer, in the years the periods name (a
+# date that does not exist, such as 2030-02-30, is a 400 from the handler: a pattern cannot say which do).
+TOURNAMENT_TIME = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": r"^2[0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?Z$",
+    "description": f"ISO 8601 UTC, e.g. 2030-01-01T00:00:00Z (years {periods.FIRST_YEAR}-{periods.LAST_YEAR})",
+}
+
 # Request body models (JSON Schema draft 4, which API Gateway validates for application/json). They state
 # every rule the handlers enforce that JSON Schema can say; the handlers check them all again themselves.
 SCORE_BODY = {
@@ -247,9 +257,10 @@ BOARD_BODY = {
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
         "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
-        # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
-        "starts_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
-        "ends_at": {"type": "string", "pattern": limits.TIMESTAMP_PATTERN},
+        # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
+        # cannot compare them).
+        "starts_at": TOURNAMENT_TIME,
+        "ends_at": TOURNAMENT_TIME,
         "rewards": {
             "type": "array",
             "maxItems": limits.MAX_REWARDS,
@@ -282,6 +293,11 @@ BOARD_BODY = {
                 "additionalProperties": False,
             },
         },
+    },
+    # starts_at and ends_at come together, and never with periods: a board keeps periods or is a tournament.
+    "dependencies": {
+        "starts_at": {"required": ["ends_at"], "not": {"required": ["periods"]}},
+        "ends_at": {"required": ["starts_at"]},
     },
     "additionalProperties": False,
 }
