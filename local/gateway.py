@@ -134,12 +134,10 @@ class LocalGateway:
         if route is None:
             return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, [("Allow", ", ".join(self.methods(req.path)))])
         key = req.header("x-api-key")
-        if route.needs_key and not _same(key, self.config.key_for(route.access)):
-            others = [self.config.key_for(a) for a in (self.routes.GAME, self.routes.ADMIN) if a != route.access]
-            if any(_same(key, other) for other in others):
-                # A valid key of the other usage plan: that plan throttles this method to 0 requests/s, and
-                # API Gateway answers a zero throttle as it answers any throttle (stacks/leaderboard/api.py).
-                return self.gateway_error(self.routes.THROTTLED)
+        # API Gateway takes a key of any usage plan of the stage on every keyed method and names it to the
+        # function (requestContext.identity.apiKeyId): the function refuses a key of the wrong class itself (403).
+        known = (self.config.key_for(self.routes.GAME), self.config.key_for(self.routes.ADMIN))
+        if route.needs_key and not any(_same(key, k) for k in known):
             return self.gateway_error(self.routes.INVALID_API_KEY)
         # Present and not blank, as API Gateway's parameter validation checks (it does not look at values).
         missing = [q for q in route.required_query if not dict(req.query).get(q)]

@@ -152,10 +152,12 @@ class LiveServer:
         return None
 
     def _route(self, body: str) -> str:
+        """The route a message's "action" selects; $default for any frame that has none to read (not JSON, not an
+        object, nested past the parser's recursion limit), as API Gateway routes it: the handler answers 400."""
         routes = routes_module()
         try:
             action = json.loads(body).get("action")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return routes.LIVE_DEFAULT
         if isinstance(action, str) and action in routes.LIVE_ROUTES and not action.startswith("$"):
             return action

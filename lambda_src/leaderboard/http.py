@@ -103,7 +103,8 @@ def api_key_id(event: dict) -> str | None:
 
 def _check_key(event: dict) -> None:
     """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
-    the admin and game keys' ids, a route of either kind refuses every other key here."""
+    the admin and game keys' ids (the stack always does), a route of either kind refuses every other key here,
+    with a 403 that names the key class it needs, before any work (a 429 would tell the caller to retry)."""
     matched = (event.get("httpMethod"), event.get("resource"))
     route = next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
     if route is None or route.access == routes.PUBLIC:
@@ -115,7 +116,7 @@ def _check_key(event: dict) -> None:
     if not hmac.compare_digest((api_key_id(event) or "").encode(), expected.encode()):
         if route.access == routes.ADMIN:
             audit(event, "refused", f"{route.method} {route.path}")
-        raise Forbidden(f"this route needs the {route.access} key")
+        raise Forbidden(f"this route needs the {route.access} key; the x-api-key given is of another class")
 
 
 def audit(event: dict, action: str, target: Any) -> None:

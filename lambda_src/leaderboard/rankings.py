@@ -182,6 +182,13 @@ def around(
     if mode == COMPETITION:
         shown = competition_ranks(config, parts, run, first, starts_a_score=False)
     mine = len(above)
+    around_me = shown[:mine], shown[mine + 1 :]
+    if hidden:  # not on /top: the neighbours keep /top's numbers (the first below has the rank the player would have)
+        listed = [*above, *below]
+        numbered = list(range(first, first + len(listed)))
+        if mode == COMPETITION:
+            numbered = competition_ranks(config, parts, listed, first, starts_a_score=False)
+        around_me = numbered[:mine], numbered[mine:]
     tier = {"tier": config.tier_of(percentile(rank, total))} if config.tiers else {}
     return {
         **_period_view(config, p),
@@ -191,8 +198,8 @@ def around(
         # the share of the board ranked below the player by the unique order, whatever the mode shows
         "percentile": percentile(rank, total),
         "metadata": json.loads(item["metadata"]) if item.get("metadata") else None,
-        "above": _shown(above, shown[:mine]),
-        "below": _shown(below, shown[mine + 1 :]),
+        "above": _shown(above, around_me[0]),
+        "below": _shown(below, around_me[1]),
         **tier,
         **({"hidden": True} if hidden else {}),
     }

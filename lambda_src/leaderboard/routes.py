@@ -239,6 +239,7 @@ SIMULATE_BODY = {
 }
 TOURNAMENT_TIME = {
     "type": "string",
+    "format": "date-time",
     "pattern": limits.TIMESTAMP_PATTERN,
     "description": f"ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of the "
     f"years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no time)",
@@ -246,17 +247,6 @@ TOURNAMENT_TIME = {
 BOARD_BODY = {
     "type": "object",
     "required": ["board_id"],
-    # A tournament gives starts_at and ends_at, both, instead of periods.
-    "allOf": [
-        {"not": {"required": ["periods", "starts_at"]}},
-        {"not": {"required": ["periods", "ends_at"]}},
-        {
-            "anyOf": [
-                {"required": ["starts_at", "ends_at"]},
-                {"not": {"anyOf": [{"required": ["starts_at"]}, {"required": ["ends_at"]}]}},
-            ]
-        },
-    ],
     "properties": {
         "board_id": BOARD_ID,
         "name": PLAYER_NAME,
@@ -274,7 +264,8 @@ BOARD_BODY = {
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
         "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
-        # A tournament: both instead of periods, ends_at after starts_at (JSON Schema cannot compare them).
+        # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
+        # cannot compare them).
         "starts_at": TOURNAMENT_TIME,
         "ends_at": TOURNAMENT_TIME,
         "rewards": {
@@ -309,6 +300,11 @@ BOARD_BODY = {
                 "additionalProperties": False,
             },
         },
+    },
+    # starts_at and ends_at come together, and never with periods: a board keeps periods or is a tournament.
+    "dependencies": {
+        "starts_at": {"required": ["ends_at"], "not": {"required": ["periods"]}},
+        "ends_at": {"required": ["starts_at"]},
     },
     "additionalProperties": False,
 }

@@ -40,9 +40,10 @@ API_GATEWAY_LOGGING_ACTIONS = [
     "logs:DescribeLogStreams",
     "logs:PutLogEvents",
 ]
-# A usage plan's per-method throttle of 0 requests/s refuses that plan's keys on the method (429) at API
-# Gateway, before any function runs: how each key is kept to its own routes.
-REFUSED = apigw.ThrottleSettings(rate_limit=0, burst_limit=0)
+# Each function is told the id of each key class (requestContext.identity.apiKeyId, which API Gateway fills on
+# every method that requires a key) and refuses a key of the wrong class with 403, before any work. A usage plan's
+# zero per-method throttle would refuse it too, but as a 429, which tells a misconfigured client to retry forever.
+KEY_ID_VARIABLES = {routes.GAME: "GAME_API_KEY_ID", routes.ADMIN: "ADMIN_API_KEY_ID"}
 
 
 def _pascal(name: str) -> str:
@@ -60,8 +61,8 @@ def _json_schema(spec: dict) -> apigw.JsonSchema:
             value = {k: _json_schema(v) for k, v in value.items()}
         elif key in ("items", "not"):
             value = _json_schema(value)
-        elif key in ("allOf", "anyOf", "oneOf"):
-            value = [_json_schema(v) for v in value]
+        elif key == "dependencies":  # each a list of names, or a schema
+            value = {k: v if isinstance(v, list) else _json_schema(v) for k, v in value.items()}
         kwargs[name] = value
     return apigw.JsonSchema(schema=apigw.JsonSchemaVersion.DRAFT4, **kwargs)
 
@@ -291,7 +292,6 @@ class LeaderboardApi(Construct):
             "RequestValidator", validate_request_body=True, validate_request_parameters=True
         )
         integrations = {name: _lambda_proxy(fn) for name, fn in self.functions.items()}
-        methods: list[tuple[routes.Route, apigw.Method]] = []
         for route in routes.ROUTES:
             resource = api.root.resource_for_path(route.path)
             models = None
@@ -310,7 +310,6 @@ class LeaderboardApi(Construct):
                 request_parameters={f"method.request.querystring.{q}": True for q in route.required_query},
                 request_models=models,
             )
-            methods.append((route, method))
             why = f"Needs the {route.access} API key (usage plan)" if route.needs_key else "Public read by design"
             acknowledge(method, "APIG4", why)
             acknowledge(method, "COG4", f"{why}; players have no Cognito identity here")
@@ -329,7 +328,6 @@ class LeaderboardApi(Construct):
         self.usage_plans = {
             routes.GAME: self._key_and_plan(
                 api,
-                methods,
                 routes.GAME,
                 self.game_key_secret,
                 description="Game servers: score submissions",
@@ -340,7 +338,6 @@ class LeaderboardApi(Construct):
             ),
             routes.ADMIN: self._key_and_plan(
                 api,
-                methods,
                 routes.ADMIN,
                 self.admin_key_secret,
                 description="Operators and the dashboard: boards, snapshots, the simulator",
@@ -355,7 +352,6 @@ class LeaderboardApi(Construct):
     def _key_and_plan(
         self,
         api: apigw.RestApi,
-        methods: list,
         access: str,
         secret: secretsmanager.ISecret,
         *,
@@ -365,30 +361,28 @@ class LeaderboardApi(Construct):
     ) -> apigw.UsagePlan:
         """One API key class: its key (value from its secret), and its usage plan with throttle and quota.
 
-        API Gateway accepts any key of any plan attached to the stage on every keyed method, so the plan
-        refuses its key on the other class's methods with a zero per-method throttle.
+        API Gateway accepts any key of any plan attached to the stage on every keyed method: the functions
+        refuse a key of the other class (403), told each key's id in their environment.
         """
         title = _pascal(access)
-        key = api.add_api_key(
+        key = apigw.ApiKey(
+            api,  # the scope RestApi.add_api_key uses: the key keeps its logical id
             f"{title}Key",
             description=f"{description}; its value lives only in Secrets Manager",
             # A {{resolve:secretsmanager:...}} reference in the template, never the value itself.
             value=secret.secret_value.unsafe_unwrap(),
+            # No stage keys (add_api_key's): the usage plan ties the key to the stage. A stage key would make
+            # the key depend on the stage, hence on every function, whose environment names the key's id: a cycle.
         )
+        for function in self.functions.values():
+            function.add_environment(KEY_ID_VARIABLES[access], key.key_id)
         plan = api.add_usage_plan(
             f"{title}Plan",
             description=description,
             throttle=throttle,
             quota=apigw.QuotaSettings(limit=daily_quota, period=apigw.Period.DAY),
         )
-        plan.add_api_stage(
-            stage=api.deployment_stage,
-            throttle=[
-                apigw.ThrottlingPerMethod(method=method, throttle=REFUSED)
-                for route, method in methods
-                if route.needs_key and route.access != access
-            ],
-        )
+        plan.add_api_stage(stage=api.deployment_stage)
         plan.add_api_key(key)
         return plan
 

@@ -784,3 +784,50 @@ def shoot_season_views(stack, new_page, viewport):
     expect(page.get_by_test_id("summary-row")).to_have_count(10)
     shoot(page.get_by_test_id("periods-section"), "periods", viewport)
     no_problems(page)
+
+
+# --- the largest scores the API accepts show whole ---------------------------------------
+
+EXTREMES = [
+    ("p-max", "Largest accepted score", 2**53 - 1),  # limits.MAX_SCORE
+    ("p-long-name", "A very long player name that has to give way to the score column", 2**53 - 2),
+    ("p-mid", "Mid", 10**12),
+    ("p-zero", "Zero", 0),
+]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_every_accepted_score_shows_whole(stack, new_page, viewport):
+    """2^53-1 (9,007,199,254,740,991) and 2^53-2, next to a long name: no score cell is cut (no ellipsis, no
+    overflow), and the page does not scroll sideways."""
+    stack.reset()
+    seed_players(stack, EXTREMES)
+    page = open_dashboard(new_page, stack, viewport=viewport)
+    expect(page.get_by_test_id("board-row")).to_have_count(len(EXTREMES))
+    expect(page.get_by_test_id("row-score").first).to_have_text("9,007,199,254,740,991")
+    cells = page.eval_on_selector_all(
+        "[data-testid=row-score]", "els => els.map(e => [e.textContent, e.scrollWidth, e.clientWidth])"
+    )
+    assert [text for text, _, _ in cells] == [f"{score:,}" for _, _, score in EXTREMES]
+    cut = [(text, scroll, client) for text, scroll, client in cells if scroll > client]
+    assert cut == [], cut
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    shoot(page.locator(".board-card"), "extreme-scores", viewport)
+
+    # The lookup of the leader: the score stat and the neighbours' scores, whole inside the lookup card.
+    page.get_by_label("Player ID").fill("p-max")
+    page.get_by_role("button", name="Look up").click()
+    expect(page.get_by_test_id("player-score").first).to_have_text("9,007,199,254,740,991")
+    overflowing = page.evaluate(
+        """() => {
+          const card = document.querySelector('[data-testid=lookup-section]').getBoundingClientRect();
+          return [...document.querySelectorAll('[data-testid=player-score], [data-testid=lookup-section] .n-score')]
+            .map(e => [e.textContent, e.getBoundingClientRect(), e.scrollWidth, e.clientWidth])
+            .filter(([, box, scroll, client]) =>
+              scroll > client || box.right > card.right + 0.5 || box.left < card.left)
+            .map(([text]) => text);
+        }"""
+    )
+    assert overflowing == [], overflowing
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    no_problems(page)

@@ -1,8 +1,9 @@
 """schemathesis hooks: the rules of POST /leaderboards that JSON Schema cannot state (docs/API.md and the
 operation's description state them in words).
 
-It refuses min_score > max_score; a tournament window that is not a real one (starts_at and ends_at come
-together, instead of periods, as calendar dates with ends_at after starts_at); a reward whose first rank is after
+It refuses min_score > max_score; a tournament window that is not a real one (a date the pattern lets through
+that does not exist, or ends_at not after starts_at; that they come together and never with periods, and the
+years, the document states); a reward whose first rank is after
 its last; tiers sharing a name or a minimum. A generated body that the document calls valid is put right on those
 points before it is sent, in every phase; bodies generated to be invalid are sent as they are.
 """
@@ -24,8 +25,7 @@ def before_call(ctx, case, **kwargs):
     low, high = case.body.get("min_score"), case.body.get("max_score")
     if isinstance(low, int) and isinstance(high, int) and low > high:
         case.body["min_score"], case.body["max_score"] = high, low
-    if "starts_at" in case.body or "ends_at" in case.body:
-        case.body.pop("periods", None)
+    if "starts_at" in case.body and "ends_at" in case.body:  # never with periods: the document says so
         case.body.update(TOURNAMENT_WINDOW)
     for reward in case.body.get("rewards") or []:
         if isinstance(reward, dict) and isinstance(reward.get("ranks"), list):

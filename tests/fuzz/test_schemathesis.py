@@ -1,6 +1,7 @@
 """schemathesis (CLI `st run`) against a local stack of its own, from the OpenAPI document the stack serves.
 
-Every operation; all of schemathesis's checks (no 5xx, responses that conform to the document, no request the
+Every operation, then sequences of them along the links schemathesis infers (the stateful phase); all of
+schemathesis's checks (no 5xx, responses that conform to the document, no request the
 document calls valid refused, invalid ones refused, undeclared methods answered 405 with Allow, keys enforced);
 each keyed operation with its own key (the document's gameKey / adminKey schemes), without one and with a wrong
 one. Settings: tests/fuzz/schemathesis.toml; the summary of a run is in docs/SECURITY.md.
@@ -24,6 +25,7 @@ CONFIG = ROOT / "tests" / "fuzz" / "schemathesis.toml"
 ST = os.path.join(os.path.dirname(sys.executable), "st")
 BUDGET_SECONDS = 240  # what CI can spare; a run takes about half of that on 2 cores
 GAME_KEY, ADMIN_KEY = "fuzz-game-key", "fuzz-admin-key"
+STATEFUL = "Stateful tests"  # the stateful phase's test case in the JUnit report (sequences along inferred links)
 
 
 @pytest.fixture(scope="module")
@@ -71,5 +73,7 @@ def test_schemathesis_finds_nothing(stack, tmp_path):
     print(output[-6000:])
     assert done.returncode == 0, output[-20000:]
     tested = set(re.findall(r'testcase name="([^"]+)"', next(tmp_path.glob("junit*.xml")).read_text()))
+    assert STATEFUL in tested, "the stateful phase did not run"
+    tested.discard(STATEFUL)
     assert tested == operations, f"not tested: {sorted(operations - tested)}"
     assert elapsed < BUDGET_SECONDS, f"schemathesis took {elapsed:.0f} s"

@@ -75,16 +75,30 @@ def test_each_key_value_comes_from_its_own_secret(dev_template_json):
         assert "{{resolve:secretsmanager:" in json.dumps(key["Properties"]["Value"])
 
 
-def test_each_key_is_refused_on_the_other_keys_routes(dev_template_json):
-    """API Gateway accepts any plan's key on every keyed method; a zero per-method throttle in a plan refuses
-    its key there (429) before any function runs. Each plan zeroes exactly the other class's routes."""
-    plans = _plans(dev_template_json)
-    for access, plan in plans.items():
-        ((stage,),) = [plan["ApiStages"]]
-        refused = {path for path, limits in stage["Throttle"].items() if limits == {"RateLimit": 0, "BurstLimit": 0}}
-        expected = {f"{r.path}/{r.method}" for r in routes.ROUTES if r.needs_key and r.access != access}
-        assert refused == expected == set(stage["Throttle"]), access
-        assert expected  # each class has routes the other may not call
+def test_each_function_knows_each_key_class_id_to_refuse_the_wrong_one(dev_template_json):
+    """API Gateway accepts any plan's key on every keyed method; each function is given the id of the game key
+    and of the admin key (its Ref) and answers a key of the wrong class with 403 (http._check_key)."""
+    resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
+    keys = _plan_keys(dev_template_json)
+    expected = {
+        variable: {"Ref": keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]}
+        for variable, name in (("GAME_API_KEY_ID", "Game"), ("ADMIN_API_KEY_ID", "Admin"))
+    }
+    for name, fn in _route_functions(dev_template_json).items():
+        variables = fn["Properties"]["Environment"]["Variables"]
+        assert {v: variables.get(v) for v in expected} == expected, name
+    for key in set(keys.values()):
+        assert "StageKeys" not in resources[key]["Properties"]  # the usage plan ties it to the stage
+
+
+def test_no_usage_plan_refuses_a_method_with_a_zero_throttle(dev_template_json, prod_template_json):
+    """A zero per-method throttle answers 429 (retry later) to a key of the wrong class: the plans keep their
+    rate and quota only, and the function answers the wrong class with 403."""
+    for template in (dev_template_json, prod_template_json):
+        for access, plan in _plans(template).items():
+            ((stage,),) = [plan["ApiStages"]]
+            assert not stage.get("Throttle"), access
+            assert plan["Throttle"]["RateLimit"] > 0 and plan["Throttle"]["BurstLimit"] > 0
 
 
 def _stage_path(path: str) -> str:

@@ -159,12 +159,12 @@ CASES = [
     ("unknown-board-subpath", "GET", "/leaderboards/global/everything", {}, 404),
     ("trace-method", "TRACE", "/leaderboard", {}, 405),
     ("made-up-method", "BREW", "/leaderboard", {}, 405),
-    # the other key: each key opens only its own routes (its usage plan throttles the other routes to 0: 429)
-    ("game-key-creates-board", "POST", "/leaderboards", {"json": {"board_id": "g1"}, "headers": KEY}, 429),
-    ("game-key-deletes-board", "DELETE", "/leaderboards/global", {"headers": KEY}, 429),
-    ("game-key-snapshot", "POST", "/snapshot", {"json": {}, "headers": KEY}, 429),
-    ("game-key-simulate", "POST", "/simulate", {"json": {"players": 1}, "headers": KEY}, 429),
-    ("admin-key-submits", "POST", "/scores", {"json": {"player_id": "a", "score": 1}, "headers": ADMIN}, 429),
+    # the other key: each key opens only its own routes (403, naming the class needed: test_keys.py)
+    ("game-key-creates-board", "POST", "/leaderboards", {"json": {"board_id": "g1"}, "headers": KEY}, 403),
+    ("game-key-deletes-board", "DELETE", "/leaderboards/global", {"headers": KEY}, 403),
+    ("game-key-snapshot", "POST", "/snapshot", {"json": {}, "headers": KEY}, 403),
+    ("game-key-simulate", "POST", "/simulate", {"json": {"players": 1}, "headers": KEY}, 403),
+    ("admin-key-submits", "POST", "/scores", {"json": {"player_id": "a", "score": 1}, "headers": ADMIN}, 403),
     # API Gateway validates bodies only as application/json: the handlers refuse the rest themselves
     *[
         (

@@ -199,6 +199,32 @@ def test_bad_messages_answer_an_error_and_store_nothing(stack, subscriber, messa
     assert not [i for i in mine if "no-such" in i["item"]["S"] or "dance" in json.dumps(i)]
 
 
+# Frames the local stand-in cannot route by their "action" (API Gateway sends them to $default): nested past
+# Python's recursion limit, JSON that is no object, bytes that are no UTF-8. Each gets the handler's 400, and the
+# connection stays open.
+UNROUTABLE = {
+    "nested-array": "[" * 30000 + "]" * 30000,
+    "nested-in-action": '{"action": ' + "[" * 30000 + "]" * 30000 + "}",
+    "nested-object": '{"a":' * 20000 + "1" + "}" * 20000,
+    "json-array": "[1, 2]",
+    "json-number": "1" * 5000,
+    "binary-not-utf8": b"\xff\xfe\x00{",
+}
+
+
+@pytest.mark.parametrize("frame", list(UNROUTABLE.values()), ids=list(UNROUTABLE))
+def test_a_frame_that_cannot_be_routed_answers_400_and_the_connection_stays_open(api, stack, subscriber, frame):
+    _board(api, "live-unroutable")
+    s = subscriber()
+    s.ws.send(frame)
+    _, answer = s.wait_for(lambda m: True)
+    assert answer["type"] == "error" and answer["status"] == 400, answer
+    seen = len(s.messages)
+    s.send({"action": "subscribe", "board": "live-unroutable"})
+    _, answer = s.wait_for(lambda m: m.get("type") != "error", after=seen)
+    assert answer["board"] == "live-unroutable", answer
+
+
 def test_a_connection_follows_at_most_ten_board_periods(api, stack, subscriber):
     s = subscriber()
     for i in range(limits.MAX_SUBSCRIPTIONS_PER_CONNECTION):
