@@ -141,7 +141,9 @@ def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
 
     with ThreadPoolExecutor(10) as pool:
         running = [pool.submit(writer, n) for n in range(10)]
-        time.sleep(0.5)
+        deadline = time.monotonic() + 60  # generous: the writers are under way before the erasure starts
+        while answers.count(200) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
         try:
             erasure = _erase(api, victim)
         finally:
