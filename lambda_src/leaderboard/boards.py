@@ -31,7 +31,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     ORDERS,
     TIMESTAMP_PATTERN,
 )
-from .validation import display_name
+from .text import display_name
 
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
 _BOARD_ID = re.compile(BOARD_ID_PATTERN)

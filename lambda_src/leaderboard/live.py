@@ -26,7 +26,7 @@ from .limits import (
     MAX_LIVE_MESSAGE_BYTES,
     MAX_SUBSCRIPTIONS_PER_CONNECTION,
 )
-from .validation import unreadable_text
+from .text import unreadable_text
 
 SUBSCRIBE, UNSUBSCRIBE = LIVE_ACTIONS
 # A connection's items outlive API Gateway's longest connection by a margin: TTL removes what a lost
