@@ -221,6 +221,7 @@ class Dashboard(Construct):
             LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
+            DASHBOARD_ORIGIN=address.url,  # the page's origin: Nginx refuses admin writes from any other
         )
         shebang, _, body = script.partition("\n")
         assert shebang == "#!/bin/bash", "user_data.sh must start with #!/bin/bash"
