@@ -278,7 +278,7 @@ def test_admin_writes_are_accepted_from_the_cloudfront_origin_only(sandbox):
     """The boot gives Nginx the page's origin (CloudFront's), so the same-origin check lets the page through."""
     assert sandbox.boot().returncode == 0
     conf = (sandbox.root / "etc/nginx/nginx.conf").read_text()
-    assert f"|{DASHBOARD_ORIGIN}\"" in conf
+    assert f'|{DASHBOARD_ORIGIN}"' in conf
 
 
 def test_secrets_unit_rereads_the_secrets_and_reloads_nginx(sandbox):

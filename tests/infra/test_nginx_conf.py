@@ -554,7 +554,9 @@ def test_live_admin_writes_from_another_site_are_refused(local_nginx, upstream):
             assert status == 200, (method, path, headers, body)
     # Reads stay readable from the page whatever the headers (a browser keeps another site from reading them).
     status, _, _ = local_nginx.request(
-        "/admin-api/leaderboards/race/hidden", auth=(ADMIN_USER, ADMIN_PASSWORD), headers={"Sec-Fetch-Site": "cross-site"}
+        "/admin-api/leaderboards/race/hidden",
+        auth=(ADMIN_USER, ADMIN_PASSWORD),
+        headers={"Sec-Fetch-Site": "cross-site"},
     )
     assert status == 200
 
