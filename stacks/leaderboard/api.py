@@ -418,14 +418,14 @@ class LeaderboardApi(Construct):
                 )
             },
         )
-        role.apply_removal_policy(RemovalPolicy.RETAIN)
+        role.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)  # see props.py
         acknowledge(
             role,
             "IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]",
             "Account-wide role: every API of the region writes its own log groups through it",
         )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
-        account.apply_removal_policy(RemovalPolicy.RETAIN)
+        account.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         stage.node.add_dependency(account)
         self.api_gateway_account = account  # the WebSocket stage's access logs need it too
 

@@ -29,6 +29,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from .data import LeaderboardTables
@@ -95,6 +96,7 @@ class LeaderboardMonitoring(Construct):
         functions: Mapping[str, lambda_.IFunction],
         api: apigw.RestApi,
         live_stage: apigwv2.WebSocketStage,
+        failure_queues: Mapping[str, sqs.IQueue] = {},  # noqa: B006 (read only)
         instance: ec2.Instance | None = None,
     ) -> None:
         super().__init__(scope, id)
@@ -106,6 +108,7 @@ class LeaderboardMonitoring(Construct):
         rows = [self._api(api), self._functions(functions), self._scores_table(tables), self._service(functions)]
         rows.append(self._rank_counter(functions[routes.RANK_COUNTER.name]))
         rows.append(self._live(live_stage, functions[routes.LIVE_BROADCASTER.name]))
+        rows.append(self._failures(failure_queues))
         if instance is not None:
             rows.append(self._instance(instance))
         self.operations_dashboard = cw.Dashboard(self, "Dashboard", default_interval=Duration.hours(6))
@@ -356,6 +359,23 @@ class LeaderboardMonitoring(Construct):
         return _graph(
             title, [iterator_age.with_(label="stream iterator age (ms)")], right=right, threshold=seconds * 1000
         )
+
+    def _failures(self, queues: Mapping[str, sqs.IQueue]) -> list[cw.IWidget]:
+        """A batch a stream consumer gave up on (its dead-letter queue holds a record of it): alarmed at once, since
+        those changes were never counted or pushed (a later write into the same ranges recounts them)."""
+        graphs = []
+        for name, queue in queues.items():
+            waiting = queue.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES, statistic="Maximum")
+            self._alarm(
+                f"{_pascal(name)}FailedBatches",
+                waiting,
+                threshold=0,
+                periods=(1, 1),
+                description=f"The {name} function gave up on a stream batch after its retries: its dead-letter "
+                "queue names the shard and sequence numbers. Read the function's log group for the error.",
+            )
+            graphs.append(_graph(f"{name}: batches given up on", [waiting.with_(label="records in its DLQ")]))
+        return graphs
 
     def _rank_counter(self, fn: lambda_.IFunction) -> list[cw.IWidget]:
         """How far the rank counters lag the writes: the stream's iterator age, and what the function reports."""

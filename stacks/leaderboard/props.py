@@ -34,6 +34,8 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
     "live-broadcaster": 5,
 }
 
+_DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
+_US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
@@ -84,7 +86,8 @@ class LeaderboardProps:
     """True: tables, log groups and secrets are retained on deletion, tables have deletion protection, the score
     simulator is off and CORS allows only the dashboard's origin. Nothing is inferred from the stage's name."""
     removal_policy: RemovalPolicy | None = None
-    """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets)."""
+    """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets). RETAIN is applied as
+    RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy RetainExceptOnCreate): a first create that rolls back leaves nothing."""
     instance_type: str = "t4g.nano"
     """The dashboard's instance. Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot
     adds a 1 GiB swap file so that dnf fits. About 3 USD/month."""
@@ -123,6 +126,12 @@ class LeaderboardProps:
     leaderboard of a stack."""
     powertools_layer_arn: str | None = None
     """None: the Powertools layer's ARN is read from AWS's public SSM parameter at deploy time."""
+    domain_name: str | None = None
+    """The dashboard's own domain name (e.g. "scores.example.com") for its CloudFront distribution, with
+    `certificate_arn`; CloudFront then requires TLS 1.2 or newer (TLSv1.2_2021). Point the name at the
+    distribution (a CNAME or a Route 53 alias) yourself. None: CloudFront's default *.cloudfront.net name."""
+    certificate_arn: str | None = None
+    """An ACM certificate in us-east-1 (CloudFront's region) that covers `domain_name`."""
     cloudfront_prefix_list_id: str | None = None
     """None: CloudFront's origin-facing managed prefix list id from the region table in dashboard.py."""
     period_retention_days: int = 35
@@ -154,6 +163,14 @@ class LeaderboardProps:
             raise ValueError(f"reserved_concurrency names unknown functions: {', '.join(unknown)}")
         if any(not isinstance(n, int) or n < 1 for n in self.reserved_concurrency.values()):
             raise ValueError("reserved_concurrency values must be integers >= 1 (leave a function out for none)")
+        if (self.domain_name is None) != (self.certificate_arn is None):
+            raise ValueError("domain_name and certificate_arn go together: set both or neither")
+        if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):
+            raise ValueError(f"domain_name is not a domain name: {self.domain_name!r}")
+        if self.certificate_arn is not None and not _US_EAST_1_CERTIFICATE.fullmatch(self.certificate_arn):
+            raise ValueError(
+                f"certificate_arn must be an ACM certificate in us-east-1 (CloudFront's): {self.certificate_arn!r}"
+            )
         if self.waf_requests_per_5_minutes_per_ip is not None and not (
             10 <= self.waf_requests_per_5_minutes_per_ip <= 2_000_000_000
         ):
@@ -165,9 +182,12 @@ class LeaderboardProps:
 
     @property
     def effective_removal_policy(self) -> RemovalPolicy:
-        if self.removal_policy is not None:
-            return self.removal_policy
-        return RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
+        """What is retained is retained except on create (CloudFormation's RetainExceptOnCreate): a first create
+        that rolls back deletes what it made instead of leaving orphans that block the next try by their names."""
+        policy = self.removal_policy
+        if policy is None:
+            policy = RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
+        return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if policy == RemovalPolicy.RETAIN else policy
 
     @property
     def simulator_enabled(self) -> bool:

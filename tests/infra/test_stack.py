@@ -398,7 +398,7 @@ def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_
     (distribution,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFront::Distribution"]
     assert origins["Fn::Join"][1][1] == {"Fn::GetAtt": [distribution, "DomainName"]}
     for table in (r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"):
-        assert table["DeletionPolicy"] == "Retain"
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate"
         assert table["Properties"]["DeletionProtectionEnabled"] is True
 
 
