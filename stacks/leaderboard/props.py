@@ -144,6 +144,11 @@ class LeaderboardProps:
     """Boards that exist as soon as the stack is deployed."""
     monitoring: bool = True
     """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
+    monitoring_level: str | None = None
+    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
+    USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
+    latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
+    dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
     alarm_email: str | None = None
     """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
     table_overrides: Mapping[str, Any] = field(default_factory=dict)
@@ -163,6 +168,8 @@ class LeaderboardProps:
             raise ValueError(f"reserved_concurrency names unknown functions: {', '.join(unknown)}")
         if any(not isinstance(n, int) or n < 1 for n in self.reserved_concurrency.values()):
             raise ValueError("reserved_concurrency values must be integers >= 1 (leave a function out for none)")
+        if self.monitoring_level not in (None, "full", "essential"):
+            raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.monitoring_level!r}")
         if (self.domain_name is None) != (self.certificate_arn is None):
             raise ValueError("domain_name and certificate_arn go together: set both or neither")
         if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):
@@ -188,6 +195,12 @@ class LeaderboardProps:
         if policy is None:
             policy = RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
         return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if policy == RemovalPolicy.RETAIN else policy
+
+    @property
+    def effective_monitoring_level(self) -> str:
+        if self.monitoring_level is not None:
+            return self.monitoring_level
+        return "full" if self.is_prod else "essential"
 
     @property
     def simulator_enabled(self) -> bool:
