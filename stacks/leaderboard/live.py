@@ -18,7 +18,7 @@ from constructs import Construct
 from .api import lambda_invocation_uri
 from .counting import entry_changes, failure_queue
 from .data import LeaderboardTables
-from .nag import acknowledge
+from .nag import acknowledge, arn_prefix
 from .paths import routes
 from .props import LeaderboardProps
 
@@ -130,7 +130,7 @@ class LiveUpdates(Construct):
         )
         acknowledge(
             role,
-            f"IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<{self._api_logical_id()}>"
+            f"IAM5[Resource::{arn_prefix(self, 'execute-api')}:<{self._api_logical_id()}>"
             f"/{props.stage}/POST/@connections/*]",
             "Connection ids are made per connection at run time: POST to this stage's connections is the narrowest",
         )
