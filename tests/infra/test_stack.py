@@ -67,6 +67,8 @@ def test_shared_role_is_least_privilege(template):
         "LiveConnectionsReadWrite",
         "LiveSubscribersQuery",
         "LivePush",
+        "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)
+        "BroadcasterFailuresSend",  # and on the live broadcaster's
     }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
         "dynamodb:BatchGetItem",
