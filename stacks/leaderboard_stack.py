@@ -35,11 +35,12 @@ class LeaderboardStack(Stack):
                 "Secret holding the dashboard's admin password",
             )
             outputs["DashboardInstanceId"] = (board.dashboard.instance.instance_id, "The dashboard's EC2 instance")
-        if board.monitoring is not None:
+        if board.monitoring is not None and board.monitoring.dashboard_url is not None:
             outputs["OperationsDashboardUrl"] = (
                 board.monitoring.dashboard_url,
                 "CloudWatch dashboard: alarms and figures",
             )
+        if board.monitoring is not None:
             outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
         for name, (value, description) in outputs.items():
             # Stable logical ids: scripts (`python -m ops`) and other stacks rely on them across refactors.

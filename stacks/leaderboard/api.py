@@ -17,7 +17,7 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from .data import LeaderboardTables
-from .nag import acknowledge
+from .nag import acknowledge, arn_prefix
 from .paths import LAMBDA_SRC, routes, schema
 from .players import erasure_statements
 from .props import LeaderboardProps
@@ -415,14 +415,14 @@ class LeaderboardApi(Construct):
                 )
             },
         )
-        role.apply_removal_policy(RemovalPolicy.RETAIN)
+        role.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)  # see props.py
         acknowledge(
             role,
-            "IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]",
+            f"IAM5[Resource::{arn_prefix(self, 'logs')}:log-group:*]",
             "Account-wide role: every API of the region writes its own log groups through it",
         )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
-        account.apply_removal_policy(RemovalPolicy.RETAIN)
+        account.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         stage.node.add_dependency(account)
         self.api_gateway_account = account  # the WebSocket stage's access logs need it too
 

@@ -55,7 +55,7 @@ class Leaderboard(Construct):
         )
         self.scores_table: ddb.Table = self.tables.scores
         self.snapshots_table: ddb.Table = self.tables.snapshots
-        address = DashboardAddress(self, "DashboardAddress") if props.dashboard else None
+        address = DashboardAddress(self, "DashboardAddress", props=props) if props.dashboard else None
         self.api_construct = LeaderboardApi(
             self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props, address)
         )
@@ -65,7 +65,11 @@ class Leaderboard(Construct):
         self.game_key_secret = self.api_construct.game_key_secret
         self.admin_key_secret = self.api_construct.admin_key_secret
         self.rank_counter = RankCounterSource(
-            self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
+            self,
+            "RankCounter",
+            tables=self.tables,
+            function=self.functions[routes.RANK_COUNTER.name],
+            role_policy=self.api_construct.role_policy,
         )
         self.live = LiveUpdates(
             self,
@@ -110,6 +114,10 @@ class Leaderboard(Construct):
                 functions=self.functions,
                 api=self.api,
                 live_stage=self.live.stage,
+                failure_queues={
+                    routes.RANK_COUNTER.name: self.rank_counter.failures,
+                    routes.LIVE_BROADCASTER.name: self.live.failures,
+                },
                 instance=self.dashboard.instance if self.dashboard else None,
             )
         self.vpc: ec2.IVpc | None = self.dashboard.vpc if self.dashboard else None

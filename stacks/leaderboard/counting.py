@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from aws_cdk import Duration
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from .data import LeaderboardTables
+from .nag import acknowledge
 from .paths import schema
 
 RETRY_ATTEMPTS = 10
@@ -24,9 +28,36 @@ def entry_changes(hidden_too: bool = False) -> list[dict]:
     ]
 
 
+def failure_queue(scope: Construct, id: str, role_policy: iam.PolicyDocument) -> sqs.Queue:
+    """Where a stream consumer's mapping records a batch it gives up on (its shard, sequence numbers, error):
+    encrypted (SQS-managed keys: no KMS key to pay for or grant), TLS only, kept 14 days; an alarm watches it
+    (monitoring.py). The shared role gets sqs:SendMessage on it and nothing else."""
+    queue = sqs.Queue(
+        scope,
+        id,
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        enforce_ssl=True,
+        retention_period=Duration.days(14),
+    )
+    role_policy.add_statements(
+        iam.PolicyStatement(sid=f"{id}Send".replace("-", ""), actions=["sqs:SendMessage"], resources=[queue.queue_arn])
+    )
+    acknowledge(queue, "SQS3", "It is the dead-letter destination of a stream mapping (not of another queue)")
+    return queue
+
+
 class RankCounterSource(Construct):
-    def __init__(self, scope: Construct, id: str, *, tables: LeaderboardTables, function: lambda_.IFunction) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        tables: LeaderboardTables,
+        function: lambda_.IFunction,
+        role_policy: iam.PolicyDocument,
+    ) -> None:
         super().__init__(scope, id)
+        self.failures = failure_queue(self, "Failures", role_policy)
         self.mapping = lambda_.EventSourceMapping(
             self,
             "Mapping",
@@ -44,6 +75,7 @@ class RankCounterSource(Construct):
             bisect_batch_on_error=True,
             retry_attempts=RETRY_ATTEMPTS,
             max_record_age=Duration.hours(1),
+            on_failure=event_sources.SqsDlq(self.failures),  # the batch given up on, for a look (and the alarm)
             parallelization_factor=2,
             filters=entry_changes(hidden_too=True),
         )

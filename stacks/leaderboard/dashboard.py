@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn, Stack
+from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn, Names, Stack
+from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_ec2 as ec2
@@ -65,13 +66,23 @@ class DashboardAddress(Construct):
     CloudFront distribution (HTTPS with CloudFront's default certificate) in front of it. The API's CORS origin
     needs the distribution's name and the instance's user data needs the API, so these come first."""
 
-    def __init__(self, scope: Construct, id: str) -> None:
+    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps) -> None:
         super().__init__(scope, id)
         self.eip = ec2.CfnEIP(self, "Eip", domain="vpc")
+        # A domain of one's own: its certificate (ACM, us-east-1) and TLS 1.2 at least. Without one, CloudFront's
+        # default certificate, whose TLS policy CloudFront sets (it allows TLS 1.0).
+        custom_domain = {}
+        if props.domain_name:
+            custom_domain = {
+                "domain_names": [props.domain_name],
+                "certificate": acm.Certificate.from_certificate_arn(self, "Certificate", props.certificate_arn),
+                "minimum_protocol_version": cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            }
         self.distribution = cloudfront.Distribution(
             self,
             "Distribution",
             comment="Leaderboard dashboard: HTTPS in front of the Nginx instance",
+            **custom_domain,
             default_behavior=cloudfront.BehaviorOptions(
                 origin=origins.HttpOrigin(
                     self._public_dns_name(),
@@ -87,6 +98,11 @@ class DashboardAddress(Construct):
                 response_headers_policy=cloudfront.ResponseHeadersPolicy(
                     self,
                     "Hsts",
+                    # Names are account-wide (CloudFront is global): the region keeps the same stack deployable
+                    # in a second region.
+                    response_headers_policy_name=Fn.join(
+                        "-", [Names.unique_resource_name(self, max_length=100, separator="-"), Aws.REGION]
+                    ),
                     comment="Leaderboard dashboard: HSTS (Nginx sets the other security headers)",
                     security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                         strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
@@ -97,8 +113,8 @@ class DashboardAddress(Construct):
             ),
             price_class=cloudfront.PriceClass.PRICE_CLASS_100,
         )
-        self._acknowledge_distribution_findings()
-        self.url = f"https://{self.distribution.distribution_domain_name}"
+        self._acknowledge_distribution_findings(custom_domain=bool(props.domain_name))
+        self.url = f"https://{props.domain_name or self.distribution.distribution_domain_name}"
 
     def _public_dns_name(self) -> str:
         """The Elastic IP's public DNS name (CloudFront origins are names, not addresses): ec2-1-2-3-4 then
@@ -114,15 +130,17 @@ class DashboardAddress(Construct):
         dashed = Fn.join("-", Fn.split(".", self.eip.ref, 4))
         return Fn.join("", ["ec2-", dashed, ".", domain])
 
-    def _acknowledge_distribution_findings(self) -> None:
+    def _acknowledge_distribution_findings(self, *, custom_domain: bool) -> None:
         reasons = {
             "CFR1": "A public dashboard: no geo restriction",
             "CFR2": "WAF on CloudFront costs from 6 USD/month; the admin area is password-protected and rate-limited",
             "CFR3": "Access logs would need a log bucket; Nginx logs every request on the instance",
-            "CFR4": "CloudFront's default certificate (no custom domain): its TLS policy is CloudFront's own",
+            "CFR4": "CloudFront's default certificate (no domain_name prop): its TLS policy is CloudFront's own",
             "CFR5": "HTTP to the instance (HTTPS would need a certificate for a domain of one's own); the instance "
             "takes port 80 from CloudFront's origin-facing addresses only",
         }
+        if custom_domain:
+            del reasons["CFR4"]  # TLS 1.2 minimum with the domain's own certificate
         for rule, reason in reasons.items():
             acknowledge(self.distribution, rule, reason)
 
@@ -221,6 +239,7 @@ class Dashboard(Construct):
             LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
+            DASHBOARD_ORIGIN=address.url,  # the page's origin: Nginx refuses admin writes from any other
         )
         shebang, _, body = script.partition("\n")
         assert shebang == "#!/bin/bash", "user_data.sh must start with #!/bin/bash"

@@ -11,13 +11,14 @@ from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from .api import lambda_invocation_uri
-from .counting import entry_changes
+from .counting import entry_changes, failure_queue
 from .data import LeaderboardTables
-from .nag import acknowledge
+from .nag import acknowledge, arn_prefix
 from .paths import routes
 from .props import LeaderboardProps
 
@@ -129,7 +130,7 @@ class LiveUpdates(Construct):
         )
         acknowledge(
             role,
-            f"IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<{self._api_logical_id()}>"
+            f"IAM5[Resource::{arn_prefix(self, 'execute-api')}:<{self._api_logical_id()}>"
             f"/{props.stage}/POST/@connections/*]",
             "Connection ids are made per connection at run time: POST to this stage's connections is the narrowest",
         )
@@ -140,6 +141,7 @@ class LiveUpdates(Construct):
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the
         # first). No batching window: a change is pushed as soon as the stream has it; the push itself waits out the
         # rest of a second since the last one, so a burst still makes one push a second.
+        self.failures = failure_queue(self, "BroadcasterFailures", role_policy)
         self.mapping = lambda_.EventSourceMapping(
             self,
             "BroadcasterMapping",
@@ -153,6 +155,7 @@ class LiveUpdates(Construct):
             # batch retried for long would hold the shard's later changes back.
             retry_attempts=2,
             max_record_age=Duration.minutes(1),
+            on_failure=event_sources.SqsDlq(self.failures),
             filters=entry_changes(),
         )
 

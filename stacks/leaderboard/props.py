@@ -35,6 +35,8 @@ DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
     "live-broadcaster": 5,
 }
 
+_DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
+_US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
@@ -85,7 +87,8 @@ class LeaderboardProps:
     """True: tables, log groups and secrets are retained on deletion, tables have deletion protection, the score
     simulator is off and CORS allows only the dashboard's origin. Nothing is inferred from the stage's name."""
     removal_policy: RemovalPolicy | None = None
-    """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets)."""
+    """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets). RETAIN is applied as
+    RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy RetainExceptOnCreate): a first create that rolls back leaves nothing."""
     instance_type: str = "t4g.nano"
     """The dashboard's instance. Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot
     adds a 1 GiB swap file so that dnf fits. About 3 USD/month."""
@@ -124,6 +127,12 @@ class LeaderboardProps:
     leaderboard of a stack."""
     powertools_layer_arn: str | None = None
     """None: the Powertools layer's ARN is read from AWS's public SSM parameter at deploy time."""
+    domain_name: str | None = None
+    """The dashboard's own domain name (e.g. "scores.example.com") for its CloudFront distribution, with
+    `certificate_arn`; CloudFront then requires TLS 1.2 or newer (TLSv1.2_2021). Point the name at the
+    distribution (a CNAME or a Route 53 alias) yourself. None: CloudFront's default *.cloudfront.net name."""
+    certificate_arn: str | None = None
+    """An ACM certificate in us-east-1 (CloudFront's region) that covers `domain_name`."""
     cloudfront_prefix_list_id: str | None = None
     """None: CloudFront's origin-facing managed prefix list id from the region table in dashboard.py."""
     period_retention_days: int = 35
@@ -140,6 +149,11 @@ class LeaderboardProps:
     and of the dashboard's picker. At most 10,000."""
     monitoring: bool = True
     """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
+    monitoring_level: str | None = None
+    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
+    USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
+    latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
+    dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
     alarm_email: str | None = None
     """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
     table_overrides: Mapping[str, Any] = field(default_factory=dict)
@@ -165,6 +179,16 @@ class LeaderboardProps:
             or not (1 <= self.max_boards <= MAX_MAX_BOARDS)
         ):
             raise ValueError(f"max_boards must be an integer from 1 to {MAX_MAX_BOARDS:,}")
+        if self.monitoring_level not in (None, "full", "essential"):
+            raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.monitoring_level!r}")
+        if (self.domain_name is None) != (self.certificate_arn is None):
+            raise ValueError("domain_name and certificate_arn go together: set both or neither")
+        if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):
+            raise ValueError(f"domain_name is not a domain name: {self.domain_name!r}")
+        if self.certificate_arn is not None and not _US_EAST_1_CERTIFICATE.fullmatch(self.certificate_arn):
+            raise ValueError(
+                f"certificate_arn must be an ACM certificate in us-east-1 (CloudFront's): {self.certificate_arn!r}"
+            )
         if self.waf_requests_per_5_minutes_per_ip is not None and not (
             10 <= self.waf_requests_per_5_minutes_per_ip <= 2_000_000_000
         ):
@@ -176,9 +200,18 @@ class LeaderboardProps:
 
     @property
     def effective_removal_policy(self) -> RemovalPolicy:
-        if self.removal_policy is not None:
-            return self.removal_policy
-        return RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
+        """What is retained is retained except on create (CloudFormation's RetainExceptOnCreate): a first create
+        that rolls back deletes what it made instead of leaving orphans that block the next try by their names."""
+        policy = self.removal_policy
+        if policy is None:
+            policy = RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
+        return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if policy == RemovalPolicy.RETAIN else policy
+
+    @property
+    def effective_monitoring_level(self) -> str:
+        if self.monitoring_level is not None:
+            return self.monitoring_level
+        return "full" if self.is_prod else "essential"
 
     @property
     def simulator_enabled(self) -> bool:

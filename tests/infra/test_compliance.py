@@ -7,12 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import aws_cdk as cdk
 import pytest
-from aws_cdk import Stack
+from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
+from cdk_leaderboard import Board, Leaderboard
 from cdk_nag import AwsSolutionsChecks
 
-from stacks.app_builder import build_app
+from stacks.app_builder import build_app, cdk_json_context
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +61,45 @@ def test_cfn_lint_passes(stage, dev_template_json, prod_template_json, custom_te
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def users_app_with_a_concrete_env(outdir: Path, *, nag: bool = True) -> cdk.App:
+    """What a user writes (the CDK's recommended way): stacks with a concrete account and region, two
+    leaderboards in one stack and one in another, cdk-nag on."""
+    env = cdk.Environment(account="111111111111", region="us-east-1")
+    # What `cdk synth` would have looked up and cached in cdk.context.json (tests make no AWS calls).
+    zones = {"availability-zones:account=111111111111:region=us-east-1": ["us-east-1a", "us-east-1b", "us-east-1c"]}
+    app = cdk.App(context={**cdk_json_context(), **zones}, outdir=str(outdir))
+    games = cdk.Stack(app, "games", env=env)
+    Leaderboard(games, "Arcade")
+    Leaderboard(
+        games,
+        "Racing",
+        boards=[Board(board_id="lap", order="asc", periods=["all-time", "weekly"])],
+        account_has_api_gateway_logging_role=True,
+        dashboard=False,
+    )
+    tools = cdk.Stack(app, "tools", env=env)
+    Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, production=True)
+    if nag:
+        Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    return app
+
+
+def test_cdk_nag_and_cfn_lint_pass_in_a_users_app_with_a_concrete_env(tmp_path):
+    """The acknowledgements that name a region and account (the WebSocket connections, the logging role's log
+    groups) hold where findings read us-east-1:111111111111, not only <AWS::Region>:<AWS::AccountId>."""
+    assembly = users_app_with_a_concrete_env(tmp_path / "cdk.out").synth()  # raises on any unacknowledged finding
+    for stack in assembly.stacks:
+        path = tmp_path / f"{stack.stack_name}.template.json"
+        path.write_text(json.dumps(stack.template))
+        # W3010 (a literal availability zone): with a concrete env the CDK writes the zone it looked up for that
+        # account, by design; the env-agnostic stages (above) use Fn::GetAZs and pass it. W3005: as .cfnlintrc.yaml.
+        lint = [str(Path(sys.executable).with_name("cfn-lint")), "--config-file", str(ROOT / ".cfnlintrc.yaml")]
+        result = subprocess.run([*lint, str(path), "-i", "W3005", "W3010"], capture_output=True, text=True, cwd=ROOT)
+        assert result.returncode == 0, result.stdout + result.stderr
+    # The checks themselves do find the rules acknowledged with the concrete names (the test can fail).
+    app = users_app_with_a_concrete_env(tmp_path / "bare.out", nag=False)
+    found = {v.rule_name for v in AwsSolutionsChecks(app).validate_scope(app).violations}
+    assert any("execute-api:us-east-1:111111111111:" in rule for rule in found), sorted(found)
+    assert any("logs:us-east-1:111111111111:log-group:*" in rule for rule in found), sorted(found)

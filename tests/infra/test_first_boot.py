@@ -50,6 +50,7 @@ ADMIN_KEY_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-
 PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-password-GhIjKl"
 ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
 SITE_OBJECT = "cdk-assets-bucket/site-asset.zip"
+DASHBOARD_ORIGIN = "https://d111111abcdef8.cloudfront.net"
 
 
 def site_asset_zip(target: Path) -> None:
@@ -143,6 +144,7 @@ class Sandbox:
                 LIVE_HOST="live.leaderboard.test",
                 STAGE="dev",
                 DASHBOARD_PORT=str(self.port),
+                DASHBOARD_ORIGIN=DASHBOARD_ORIGIN,
             )
         )
         self.env = {
@@ -186,6 +188,8 @@ class Sandbox:
 
     def request(self, path: str, method: str = "GET", auth: tuple[str, str] | None = None, body: bytes | None = None):
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=body)
+        if body is not None:
+            req.add_header("Content-Type", "application/json")  # Nginx refuses admin bodies of any other type
         if auth:
             req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
         try:
@@ -268,6 +272,13 @@ def test_nginx_adds_the_admin_key_on_the_admin_routes_only(sandbox):
     reads = [r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]
     assert all("x-api-key" not in {h.lower() for h in r["headers"]} for r in reads)
     assert sandbox.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", "wrong"))[0] == 401
+
+
+def test_admin_writes_are_accepted_from_the_cloudfront_origin_only(sandbox):
+    """The boot gives Nginx the page's origin (CloudFront's), so the same-origin check lets the page through."""
+    assert sandbox.boot().returncode == 0
+    conf = (sandbox.root / "etc/nginx/nginx.conf").read_text()
+    assert f'|{DASHBOARD_ORIGIN}"' in conf
 
 
 def test_secrets_unit_rereads_the_secrets_and_reloads_nginx(sandbox):

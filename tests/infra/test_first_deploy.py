@@ -28,7 +28,7 @@ def test_stack_sets_the_account_api_gateway_logging_role_and_keeps_it(dev_templa
     role_id = account["Properties"]["CloudWatchRoleArn"]["Fn::GetAtt"][0]
     role = dev_template_json["Resources"][role_id]
     for resource in (account, role):
-        assert resource["DeletionPolicy"] == "Retain" and resource["UpdateReplacePolicy"] == "Retain"
+        assert resource["DeletionPolicy"] == "RetainExceptOnCreate" and resource["UpdateReplacePolicy"] == "Retain"
     assert role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
         "Service": "apigateway.amazonaws.com"
     }

@@ -12,9 +12,20 @@ from aws_cdk.assertions import Template
 from cdk_leaderboard import LeaderboardProps
 
 from leaderboard import routes, schema
-from stacks.app_builder import cdk_json_context
+from stacks.app_builder import build_app, cdk_json_context, stack_name
 from stacks.leaderboard_stack import LeaderboardStack
 from tests.cloudwatch_dashboard import dashboard_body, metric_rows
+
+
+@pytest.fixture(scope="module")
+def template() -> Template:
+    """dev at the "full" level (every alarm and the dashboard): production's default, dev's is "essential"."""
+    context = cdk_json_context()
+    stages = context["stages"]
+    app = build_app(
+        "dev", context={"stages": {**stages, "dev": {**stages["dev"], "monitoring_level": "full"}}}, nag=False
+    )
+    return Template.from_json(app.synth().get_stack_by_name(stack_name("dev")).template)
 
 
 def _variant(**props) -> dict:
@@ -25,7 +36,7 @@ def _variant(**props) -> dict:
 
 @pytest.fixture(scope="module")
 def emailed_without_instance() -> dict:
-    return _variant(dashboard=False, alarm_email="ops@example.com")
+    return _variant(dashboard=False, alarm_email="ops@example.com", monitoring_level="full")
 
 
 @pytest.fixture(scope="module")
@@ -171,8 +182,8 @@ def test_every_alarm_notifies_the_topic_when_it_fires_and_when_it_clears(stage, 
     topic = ref(t, "AWS::SNS::Topic")
     found = alarms(t)
     # API 5xx and latency, errors and throttles per function, 4 DynamoDB throttles, conflicts, the rank
-    # counters' lag, the live pushes' lag, the instance.
-    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 1
+    # counters' lag, the live pushes' lag, the instance, the two stream consumers' dead-letter queues.
+    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 1 + 2
     for logical_id, alarm in found.items():
         assert alarm["AlarmActions"] == [topic] and alarm["OKActions"] == [topic], logical_id
         assert "AlarmName" not in alarm, logical_id
@@ -311,9 +322,10 @@ def test_the_websocket_stages_traffic_and_errors_are_graphed(template):
     }
 
 
-def test_the_readmes_alarm_cost_counts_the_alarm_metrics_of_the_template(template):
-    """CloudWatch bills each metric an alarm reads: the README's cost table must count what the template holds."""
-    t = template.to_json()
+def test_the_readmes_alarm_cost_counts_the_alarm_metrics_of_the_template(prod_template):
+    """CloudWatch bills each metric an alarm reads: the README's cost table must count what the template holds
+    (production's, the "full" level; dev's "essential" level is in tests/infra/test_idle_cost.py)."""
+    t = prod_template.to_json()
     billed = sum(len(reads(a)) for a in alarms(t).values())
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     (stated,) = re.findall(r"CloudWatch alarms: (\d+) alarm metrics at 0\.10", readme)

@@ -105,4 +105,6 @@ def test_production_is_a_prop_not_a_stage_name():
     app = build_app("dev", context={"stages": {"dev": {"production": True}}}, nag=False)
     prod = app.synth().get_stack_by_name(stack_name("dev")).template
     tables = [r for r in prod["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
-    assert all(t["DeletionPolicy"] == "Retain" and t["Properties"]["DeletionProtectionEnabled"] for t in tables)
+    assert all(
+        t["DeletionPolicy"] == "RetainExceptOnCreate" and t["Properties"]["DeletionProtectionEnabled"] for t in tables
+    )

@@ -44,6 +44,7 @@ OPENSSL = shutil.which("openssl")
 
 ADMIN_USER, ADMIN_PASSWORD = "admin", "correct horse: battery staple"
 API_KEY = "k3yFromTheUsagePlan0123456789"
+JSON = {"Content-Type": "application/json"}
 
 
 def local_values(tmp: Path, port: int = 8080, upstream_port: int = 3001) -> dict:
@@ -174,7 +175,7 @@ def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
     """/admin-api/ asks for a password and forwards only snapshot, simulate, a player's hidden flag and a board's
     hidden list, with the key."""
     conf = render.render_nginx_conf(local_values(tmp_path))
-    admin = block(conf, "location /admin-api/ {")
+    admin = block(conf, "location ^~ /admin-api/ {")
     assert 'auth_basic "Leaderboard admin";' in admin
     assert f"auth_basic_user_file {tmp_path / 'htpasswd'};" in admin
     for route in ("snapshot", "simulate"):
@@ -192,7 +193,7 @@ def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
 def test_public_api_location_is_read_only_and_strips_credentials(tmp_path):
     """/api/ proxies GET to the stage path and never forwards a key, a password or cookies."""
     conf = render.render_nginx_conf(ec2_values(tmp_path))
-    api = block(conf, "location /api/ {")
+    api = block(conf, "location ^~ /api/ {")
     assert "limit_except GET" in api
     assert "rewrite ^/api/(.*)$ /prod/$1 break;" in api
     assert 'proxy_set_header x-api-key "";' in api
@@ -317,7 +318,10 @@ def test_nginx_accepts_the_rendered_config(tmp_path, values_for):
 class EchoUpstream(http.server.BaseHTTPRequestHandler):
     """Stands in for API Gateway: answers every request with what it received."""
 
+    seen: list = []  # (method, path) of every request that reached the upstream
+
     def _echo(self):
+        self.seen.append((self.command, self.path))
         length = int(self.headers.get("content-length") or 0)
         body = json.dumps(
             {
@@ -342,7 +346,8 @@ class EchoUpstream(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def upstream():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), EchoUpstream)
+    handler = type("Echo", (EchoUpstream,), {"seen": []})  # a fresh request log per test
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
@@ -474,7 +479,7 @@ def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
     """Signed in, POST snapshot/simulate and PUT/DELETE a player's hidden flag reach the API with the key;
     anything else does not."""
     for route in ("snapshot", "simulate"):
-        status, _, _ = local_nginx.request(f"/admin-api/{route}", method="POST", body=b"{}")
+        status, _, _ = local_nginx.request(f"/admin-api/{route}", method="POST", body=b"{}", headers=JSON)
         assert status == 401
         status, _, body = local_nginx.request(
             f"/admin-api/{route}",
@@ -507,9 +512,133 @@ def test_live_admin_writes_add_the_key_and_nothing_else_passes(local_nginx):
     for other in ("/admin-api/leaderboards/race/players/ada", "/admin-api/leaderboards/Race/players/ada/hidden"):
         assert local_nginx.request(other, method="PUT", auth=(ADMIN_USER, ADMIN_PASSWORD))[0] == 404
     status, _, _ = local_nginx.request(
-        "/admin-api/simulate", method="POST", body=b"x" * 40_000, auth=(ADMIN_USER, ADMIN_PASSWORD)
+        "/admin-api/simulate", method="POST", body=b"x" * 40_000, auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
     )
     assert status == 413
+
+
+def upstream_requests(upstream) -> list:
+    return upstream.RequestHandlerClass.seen
+
+
+@needs_nginx
+def test_live_admin_writes_from_another_site_are_refused(local_nginx, upstream):
+    """A form or script on another site, run while the admin's browser holds the password, gets a JSON 403 and
+    reaches nothing: Sec-Fetch-Site must say same-origin and Origin must be the dashboard's own, when sent."""
+    own = local_nginx.base
+    hidden = "/admin-api/leaderboards/race/players/ada/hidden"
+    writes = [("POST", "/admin-api/snapshot"), ("POST", "/admin-api/simulate"), ("PUT", hidden), ("DELETE", hidden)]
+    refused = [
+        {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
+        {"Sec-Fetch-Site": "same-site", "Origin": "https://other.example"},  # a sibling subdomain is not us
+        {"Origin": "https://evil.example"},  # an older browser: Origin only
+        {"Origin": "null"},  # a sandboxed frame or a data: page
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-origin", "Origin": "https://evil.example"},
+    ]
+    before = len(upstream_requests(upstream))
+    for method, path in writes:
+        for headers in refused:
+            status, _, body = local_nginx.request(
+                path, method=method, body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers={**JSON, **headers}
+            )
+            assert status == 403, (method, path, headers, body)
+            assert "same origin" in json.loads(body)["error"]
+    assert len(upstream_requests(upstream)) == before  # nothing reached the API
+    allowed = [{"Sec-Fetch-Site": "same-origin", "Origin": own}, {"Origin": own}, {}]  # {}: curl, not a browser
+    for method, path in writes:
+        for headers in allowed:
+            status, _, body = local_nginx.request(
+                path, method=method, body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers={**JSON, **headers}
+            )
+            assert status == 200, (method, path, headers, body)
+    # Reads stay readable from the page whatever the headers (a browser keeps another site from reading them).
+    status, _, _ = local_nginx.request(
+        "/admin-api/leaderboards/race/hidden",
+        auth=(ADMIN_USER, ADMIN_PASSWORD),
+        headers={"Sec-Fetch-Site": "cross-site"},
+    )
+    assert status == 200
+
+
+@needs_nginx
+def test_live_admin_writes_accept_the_configured_dashboard_origin(tmp_path, upstream):
+    """On EC2 the page's origin is CloudFront's (https://...), not the instance's Host: DASHBOARD_ORIGIN names it."""
+    values = {
+        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
+        "DASHBOARD_ORIGIN": "https://d111111abcdef8.cloudfront.net",
+    }
+    server = Nginx(tmp_path, values)
+    try:
+        for origin, expected in (("https://d111111abcdef8.cloudfront.net", 200), ("https://d2.cloudfront.net", 403)):
+            status, _, body = server.request(
+                "/admin-api/snapshot",
+                method="POST",
+                body=b"{}",
+                auth=(ADMIN_USER, ADMIN_PASSWORD),
+                headers={**JSON, "Origin": origin, "Sec-Fetch-Site": "same-origin"},
+            )
+            assert status == expected, (origin, body)
+    finally:
+        server.stop()
+    with pytest.raises(ValueError, match="DASHBOARD_ORIGIN"):
+        render.render_nginx_conf({**values, "DASHBOARD_ORIGIN": "https://d1.cloudfront.net/path"})
+
+
+@needs_nginx
+@pytest.mark.parametrize("route", ["snapshot", "simulate"])
+def test_live_admin_bodies_must_be_declared_json_and_not_empty(local_nginx, upstream, route):
+    """What a cross-site form can send (urlencoded, multipart, text/plain) gets 415; an empty body gets 400 instead
+    of being read as {}; neither reaches the API."""
+    before = len(upstream_requests(upstream))
+    for content_type in ("application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain", None):
+        headers = {"Content-Type": content_type} if content_type else {}
+        status, headers_out, body = local_nginx.request(
+            f"/admin-api/{route}", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers=headers
+        )
+        assert status == 415, (content_type, body)
+        assert headers_out["Content-Type"].startswith("application/json")
+        assert "application/json" in json.loads(body)["error"]
+    for empty in (b"", None):
+        status, _, body = local_nginx.request(
+            f"/admin-api/{route}", method="POST", body=empty, auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
+        )
+        assert status == 400, body
+        assert "JSON body is required" in json.loads(body)["error"]
+    assert len(upstream_requests(upstream)) == before
+    status, _, body = local_nginx.request(
+        f"/admin-api/{route}",
+        method="POST",
+        body=b"{}",
+        auth=(ADMIN_USER, ADMIN_PASSWORD),
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
+    assert status == 200 and json.loads(body)["body"] == "{}"
+
+
+@needs_nginx
+def test_live_ids_starting_with_a_dot_reach_the_api(local_nginx):
+    """Player ids may start with "." (the API's pattern allows it): the site's dot-file rule must not answer them."""
+    for path in ("/api/players/.dot-player/boards", "/api/leaderboards/race/players/.x.y"):
+        status, headers, body = local_nginx.request(path)
+        assert status == 200, (path, body)
+        assert json.loads(body)["path"] == path.removeprefix("/api")
+    status, _, body = local_nginx.request(
+        "/admin-api/leaderboards/race/players/.dot-player/hidden", method="PUT", auth=(ADMIN_USER, ADMIN_PASSWORD)
+    )
+    assert status == 200, body
+    assert json.loads(body)["path"] == "/leaderboards/race/players/.dot-player/hidden"
+    assert local_nginx.request("/.gitignore")[0] == 404  # the site's own dot files stay hidden
+
+
+@needs_nginx
+def test_live_head_on_a_public_read_answers_as_get_without_a_body(local_nginx, upstream):
+    """HEAD /api/... goes upstream as GET (API Gateway has no HEAD methods) and answers its status and headers."""
+    status, headers, body = local_nginx.request("/api/leaderboards?limit=5", method="HEAD")
+    assert status == 200 and body == b""
+    assert headers["Content-Type"].startswith("application/json")
+    assert upstream_requests(upstream)[-1] == ("GET", "/leaderboards?limit=5")
+    assert local_nginx.request("/api/leaderboards", method="DELETE")[0] == 403
 
 
 @needs_nginx
@@ -588,7 +717,7 @@ def test_live_tls_upstream_with_stage_path_sni_and_verification(tmp_path, tls_up
         assert echoed["path"] == "/prod/player?player_id=p-1"
         assert echoed["headers"]["host"] == host
         status, _, body = server.request(
-            "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD)
+            "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
         )
         assert status == 200 and json.loads(body)["path"] == "/prod/snapshot"
     finally:

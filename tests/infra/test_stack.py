@@ -67,6 +67,8 @@ def test_shared_role_is_least_privilege(template):
         "LiveConnectionsReadWrite",
         "LiveSubscribersQuery",
         "LivePush",
+        "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)
+        "BroadcasterFailuresSend",  # and on the live broadcaster's
     }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
         "dynamodb:BatchGetItem",
@@ -398,7 +400,7 @@ def test_prod_allows_only_dashboard_origin_and_disables_simulator(prod_template_
     (distribution,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFront::Distribution"]
     assert origins["Fn::Join"][1][1] == {"Fn::GetAtt": [distribution, "DomainName"]}
     for table in (r for r in prod_template_json["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"):
-        assert table["DeletionPolicy"] == "Retain"
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate"
         assert table["Properties"]["DeletionProtectionEnabled"] is True
 
 

@@ -107,11 +107,14 @@ def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_rang
     assert "10.99" in ranges["constructs"] and "11.0.0" not in ranges["constructs"]
 
 
-def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, tmp_path):
+@pytest.mark.parametrize("concrete_env", ["", "111111111111/us-east-1"], ids=["env-agnostic", "concrete-env"])
+def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, tmp_path, concrete_env):
+    """cdk-nag is on in the app: synth raises on any unacknowledged finding, with a concrete env too."""
     app = tmp_path / "app"
     shutil.copytree(USER_APP, app, ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["OUTDIR"] = str(tmp_path / "cdk.out")
+    env["USER_APP_ENV"] = concrete_env
     report = json.loads(run(str(user_env), "app.py", cwd=app, env=env).strip().splitlines()[-1])
 
     assert report["own_modules_kept"] and report["schema_is_own"]

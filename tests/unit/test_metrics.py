@@ -12,6 +12,7 @@ import pytest
 from leaderboard import metrics, ranking
 from leaderboard.data import entries
 from leaderboard.settings import get_settings
+from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api
 from tests.support.lambda_api import call
@@ -199,8 +200,10 @@ def test_large_invocations_are_split_within_emf_limits(on_lambda):
     assert sorted(counted) == [f"Metric{i:03d}" for i in range(120)]
 
 
-def test_the_dashboard_reads_what_the_handlers_print(on_lambda, capsys, stack_template):
-    """Same namespace, same dimension, same metric names, for every function of the stack."""
+def test_the_dashboard_reads_what_the_handlers_print(on_lambda, capsys):
+    """Same namespace, same dimension, same metric names, for every function of the stack (prod: dev has no
+    operations dashboard by default)."""
+    stack_template = synthesized_template("prod")
     assert submit("global", "p-ada", 1) == 200
     (doc,) = emf_lines(capsys)
     (directive,) = doc["_aws"]["CloudWatchMetrics"]

@@ -25,7 +25,10 @@ schema_again = importlib.import_module("schema")  # what `import schema` gives n
 new_top_level = sorted({m.split(".")[0] for m in set(sys.modules) - modules_before})
 
 app = cdk.App(outdir=os.environ["OUTDIR"])
-games = cdk.Stack(app, "games")
+# USER_APP_ENV="account/region": stacks with a concrete env, as the CDK recommends; unset: env-agnostic.
+account, _, region = os.environ.get("USER_APP_ENV", "").partition("/")
+env = cdk.Environment(account=account, region=region) if account else None
+games = cdk.Stack(app, "games", env=env)
 first = Leaderboard(games, "Arcade")
 Leaderboard(
     games,
@@ -34,7 +37,7 @@ Leaderboard(
     account_has_api_gateway_logging_role=True,
     dashboard=False,
 )
-tools = cdk.Stack(app, "tools")
+tools = cdk.Stack(app, "tools", env=env)
 Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, monitoring=False)
 Validations.of(app).add_plugins(AwsSolutionsChecks(app))
 assembly = app.synth()  # raises on any unacknowledged cdk-nag finding

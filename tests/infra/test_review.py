@@ -1,0 +1,139 @@
+"""The outside review's template findings, each closed and held by a test on the synthesized template."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stacks.app_builder import build_app, stack_name
+
+CERTIFICATE = "arn:aws:acm:us-east-1:111111111111:certificate/12345678-1234-1234-1234-123456789012"
+
+
+def of_type(template: dict, kind: str) -> dict:
+    return {k: r for k, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def retained(template: dict) -> dict:
+    return {k: r for k, r in template["Resources"].items() if r.get("DeletionPolicy", "Delete") != "Delete"}
+
+
+def test_prod_retains_except_on_create(prod_template_json):
+    """A first create that rolls back must not orphan what it made (names taken, the next try fails):
+    every retained resource is RetainExceptOnCreate, and kept on replacement."""
+    kept = retained(prod_template_json)
+    kinds = {r["Type"] for r in kept.values()}
+    assert {"AWS::DynamoDB::Table", "AWS::Logs::LogGroup", "AWS::SecretsManager::Secret", "AWS::IAM::Role"} <= kinds
+    assert {r["DeletionPolicy"] for r in kept.values()} == {"RetainExceptOnCreate"}
+    assert {r.get("UpdateReplacePolicy") for r in kept.values()} == {"Retain"}
+
+
+def test_dev_retains_only_the_account_wide_logging_role_except_on_create(dev_template_json):
+    kept = retained(dev_template_json)
+    assert {r["Type"] for r in kept.values()} == {"AWS::IAM::Role", "AWS::ApiGateway::Account"}
+    assert {r["DeletionPolicy"] for r in kept.values()} == {"RetainExceptOnCreate"}
+
+
+def test_an_explicit_retain_prop_is_retain_except_on_create():
+    app = build_app("keep", context={"stages": {"keep": {"removal_policy": "retain"}}}, nag=False)
+    template = app.synth().get_stack_by_name(stack_name("keep")).template
+    tables = of_type(template, "AWS::DynamoDB::Table").values()
+    assert tables and {t["DeletionPolicy"] for t in tables} == {"RetainExceptOnCreate"}
+
+
+def test_the_response_headers_policy_name_holds_the_region(dev_template_json):
+    """CloudFront names are account-wide: the same stage deployed in a second region must not clash."""
+    (policy,) = of_type(dev_template_json, "AWS::CloudFront::ResponseHeadersPolicy").values()
+    name = policy["Properties"]["ResponseHeadersPolicyConfig"]["Name"]
+    assert {"Ref": "AWS::Region"} in name["Fn::Join"][1]
+
+
+def test_no_explicit_physical_name_of_an_account_wide_resource_lacks_the_region(dev_template_json):
+    """Names of global resources (CloudFront policies, IAM) given explicitly carry the region."""
+    global_kinds = {
+        "AWS::CloudFront::ResponseHeadersPolicy": ("ResponseHeadersPolicyConfig", "Name"),
+        "AWS::CloudFront::CachePolicy": ("CachePolicyConfig", "Name"),
+        "AWS::CloudFront::OriginRequestPolicy": ("OriginRequestPolicyConfig", "Name"),
+        "AWS::IAM::Role": ("RoleName",),
+        "AWS::IAM::ManagedPolicy": ("ManagedPolicyName",),
+    }
+    for kind, path in global_kinds.items():
+        for resource in of_type(dev_template_json, kind).values():
+            value = resource["Properties"]
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                assert "AWS::Region" in json.dumps(value), (kind, value)
+
+
+@pytest.fixture(scope="module")
+def custom_domain_template() -> dict:
+    stage = {"domain_name": "scores.example.com", "certificate_arn": CERTIFICATE}
+    app = build_app("domain", context={"stages": {"domain": stage}})
+    return app.synth().get_stack_by_name(stack_name("domain")).template
+
+
+def test_a_domain_of_ones_own_gets_its_certificate_and_tls_1_2(custom_domain_template, dev_template_json):
+    """domain_name + certificate_arn: the distribution answers for the name with the certificate, TLS 1.2 at least;
+    the dashboard's origin (CORS, Nginx's same-origin check) is the domain. Without them, CloudFront's default."""
+    (distribution,) = of_type(custom_domain_template, "AWS::CloudFront::Distribution").values()
+    config = distribution["Properties"]["DistributionConfig"]
+    assert config["Aliases"] == ["scores.example.com"]
+    assert config["ViewerCertificate"] == {
+        "AcmCertificateArn": CERTIFICATE,
+        "MinimumProtocolVersion": "TLSv1.2_2021",
+        "SslSupportMethod": "sni-only",
+    }
+    (instance,) = of_type(custom_domain_template, "AWS::EC2::Instance").values()
+    assert 'DASHBOARD_ORIGIN=\\"https://scores.example.com\\"' in json.dumps(instance["Properties"]["UserData"])
+    (default,) = of_type(dev_template_json, "AWS::CloudFront::Distribution").values()
+    assert "Aliases" not in default["Properties"]["DistributionConfig"]
+
+
+@pytest.mark.parametrize(
+    "stage, message",
+    [
+        ({"domain_name": "scores.example.com"}, "go together"),
+        ({"certificate_arn": CERTIFICATE}, "go together"),
+        ({"domain_name": "scores.example.com", "certificate_arn": CERTIFICATE.replace("us-east-1", "eu-west-1")},
+         "us-east-1"),
+        ({"domain_name": "not a name", "certificate_arn": CERTIFICATE}, "not a domain name"),
+    ],
+)  # fmt: skip
+def test_domain_props_are_checked_at_synth(stage, message):
+    with pytest.raises(ValueError, match=message):
+        build_app("domain", context={"stages": {"domain": stage}}, nag=False)
+
+
+def test_each_stream_consumer_gives_up_into_an_encrypted_dead_letter_queue_with_an_alarm(dev_template_json):
+    """A batch a consumer gives up on is recorded (not dropped): an SQS queue, SQS-managed encryption, TLS only;
+    an alarm fires on its first record; the shared role may only send to these queues."""
+    t = dev_template_json
+    queues = of_type(t, "AWS::SQS::Queue")
+    mappings = of_type(t, "AWS::Lambda::EventSourceMapping").values()
+    destinations = [m["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"] for m in mappings]
+    assert len(destinations) == 2 and sorted(d[0] for d in destinations) == sorted(queues)
+    assert all(q["Properties"]["SqsManagedSseEnabled"] is True for q in queues.values())
+    tls_only = [p["Properties"] for p in of_type(t, "AWS::SQS::QueuePolicy").values()]
+    assert sorted(p["Queues"][0]["Ref"] for p in tls_only) == sorted(queues)
+    assert all(p["PolicyDocument"]["Statement"][0]["Effect"] == "Deny" for p in tls_only)
+    watched = [
+        a["Properties"]
+        for a in of_type(t, "AWS::CloudWatch::Alarm").values()
+        if a["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"
+    ]
+    assert sorted(a["Dimensions"][0]["Value"]["Fn::GetAtt"][0] for a in watched) == sorted(queues)
+    assert all(a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold" for a in watched)
+    assert all(a["AlarmActions"] for a in watched)
+    sqs_grants = [
+        s
+        for role in of_type(t, "AWS::IAM::Role").values()
+        for policy in role["Properties"].get("Policies", [])
+        for s in policy["PolicyDocument"]["Statement"]
+        if "sqs:" in json.dumps(s["Action"])
+    ]
+    assert sorted((s["Action"], s["Resource"]["Fn::GetAtt"][0]) for s in sqs_grants) == [
+        ("sqs:SendMessage", q) for q in sorted(queues)
+    ]
+    assert not [p for p in of_type(t, "AWS::IAM::Policy").values() if "sqs:" in json.dumps(p)]
