@@ -112,8 +112,9 @@ def test_the_operations_dashboard_of_prod_is_billed(prod_template_json):
     assert _count_metric_rows(dashboard["DashboardBody"]) > FREE_DASHBOARD_METRICS
 
 
-def test_readme_states_the_alarm_metrics_of_prod():
-    """README's row "CloudWatch alarms: N alarm metrics at 0.10" is production's (the "full" level)."""
+def test_readmes_cost_table_states_these_totals():
+    """README's cost table has a dev and a prod column; its total row states the figures this file computes (the
+    alarm row's count is checked against the template in test_monitoring.py)."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    (stated,) = re.findall(r"CloudWatch alarms: (\d+) alarm metrics at 0\.10", readme)
-    assert int(stated) * ALARM_METRIC_MONTH == pytest.approx(STATED["prod"]["alarms"])
+    (row,) = [line for line in readme.splitlines() if line.startswith("| **total**")]
+    assert f"**≈ {STATED['dev']['total']:.2f}**" in row and f"**≈ {STATED['prod']['total']:.2f}**" in row
