@@ -6,7 +6,6 @@ changes a figure here first, and the README with it."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
