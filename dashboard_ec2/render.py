@@ -50,6 +50,7 @@ REQUIRED_KEYS = (
 )
 OPTIONAL_KEYS = (
     "NGINX_USER",  # worker user: "nginx" where that user exists (EC2), else whoever runs this
+    "LOG_DIR",  # access.log and error.log; default ${PREFIX_DIR}; /var/log/nginx on EC2 (logrotate, CloudWatch)
     "PID_FILE",  # default ${PREFIX_DIR}/nginx.pid; /run/nginx.pid to use the distro's nginx.service
     "CA_BUNDLE",  # CA certificates that verify the upstream's TLS certificate
     "REAL_IP_FROM",  # proxy (CIDR) whose X-Forwarded-For names the client; default "unix:", i.e. no proxy
@@ -104,6 +105,8 @@ def optional_defaults(values: dict) -> dict:
         out["NGINX_USER"] = default_worker_user()
     if "PID_FILE" not in values and "PREFIX_DIR" in values:
         out["PID_FILE"] = f"{str(values['PREFIX_DIR']).rstrip('/')}/nginx.pid"
+    if "LOG_DIR" not in values and "PREFIX_DIR" in values:
+        out["LOG_DIR"] = str(values["PREFIX_DIR"]).rstrip("/")
     if "CA_BUNDLE" not in values:
         out["CA_BUNDLE"] = default_ca_bundle()
     if "REAL_IP_FROM" not in values:
@@ -137,7 +140,7 @@ def validate(values: dict) -> None:
         raise ValueError(f"LIVE_PATH must start with '/', got {values['LIVE_PATH']!r}")
     if "LISTEN_PORT" in values and not _LISTEN.fullmatch(str(values["LISTEN_PORT"])):
         raise ValueError(f"LISTEN_PORT must be PORT or IPV4:PORT, got {values['LISTEN_PORT']!r}")
-    for key in ("SITE_ROOT", "HTPASSWD_FILE", "PREFIX_DIR", "PID_FILE", "CA_BUNDLE"):
+    for key in ("SITE_ROOT", "HTPASSWD_FILE", "PREFIX_DIR", "LOG_DIR", "PID_FILE", "CA_BUNDLE"):
         if key in values and not str(values[key]).startswith("/"):
             raise ValueError(f"{key} must be an absolute path, got {values[key]!r}")
     if "API_KEY" in values and not str(values["API_KEY"]):

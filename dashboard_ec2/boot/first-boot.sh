@@ -11,8 +11,39 @@ if [ ! -e "$root/swapfile" ]; then
   echo "/swapfile none swap defaults 0 0" >>"$root/etc/fstab"
 fi
 
-step="installing nginx"
-retry 5 dnf install -y nginx
+step="installing packages"  # one dnf call (its memory is the boot's peak): Nginx, logrotate, CloudWatch agent
+retry 5 dnf install -y nginx logrotate amazon-cloudwatch-agent
+
+step="rotating Nginx's logs"
+# Ours replaces the package's file for the same logs (/var/log/nginx): one rule per file, nothing rotated twice.
+install -d -m 755 "$root/etc/logrotate.d"
+install -m 644 "$root/opt/leaderboard/boot/logrotate-nginx" "$root/etc/logrotate.d/nginx"
+systemctl enable logrotate.timer  # AL2023 has no cron: the timer runs logrotate daily
+systemctl start logrotate.timer
+
+step="configuring the CloudWatch agent"
+# Nginx's logs to the stack's two log groups (their retention is the stage's), one stream per instance: they
+# outlive the instance. Only the logs section: no metrics, no other permission than writing these two groups.
+cwagent="$root/opt/aws/amazon-cloudwatch-agent"
+cat >"$root/etc/leaderboard/cloudwatch-agent.json" <<AGENT
+{
+  "agent": {"region": "$REGION"},
+  "logs": {
+    "logs_collected": {
+      "files": {
+        "collect_list": [
+          {"file_path": "/var/log/nginx/access.log", "log_group_name": "$ACCESS_LOG_GROUP",
+           "log_stream_name": "{instance_id}"},
+          {"file_path": "/var/log/nginx/error.log", "log_group_name": "$ERROR_LOG_GROUP",
+           "log_stream_name": "{instance_id}"}
+        ]
+      }
+    }
+  }
+}
+AGENT
+# fetch-config checks the file and keeps it as the agent's configuration for this and every later boot.
+"$cwagent/bin/amazon-cloudwatch-agent-ctl" -a fetch-config -m ec2 -c "file:$root/etc/leaderboard/cloudwatch-agent.json"
 
 step="installing the secrets unit"
 install -d -m 755 "$root/etc/systemd/system"
@@ -30,6 +61,10 @@ systemctl start leaderboard-secrets.service
 
 step="starting nginx"
 systemctl start nginx.service
+
+step="starting the CloudWatch agent"
+systemctl enable amazon-cloudwatch-agent.service  # systemd starts it at every later boot
+systemctl restart amazon-cloudwatch-agent.service
 
 step="checking the dashboard"
 dashboard_serves_the_site() {

@@ -39,6 +39,7 @@ conf="$root/etc/nginx/nginx.conf"
 # CloudFront is the only client the security group lets in, so X-Forwarded-For's last address is trusted.
 python3 "$app/render.py" --out "$conf.new" \
   LISTEN_PORT="$DASHBOARD_PORT" SITE_ROOT="$app/site" PREFIX_DIR="$root/var/lib/nginx" PID_FILE="$root/run/nginx.pid" \
+  LOG_DIR="$root/var/log/nginx" \
   RESOLVER=169.254.169.253 API_UPSTREAM="$API_UPSTREAM" API_BASE_PATH="/$API_STAGE" API_HOST="$API_HOST" \
   API_KEY="@$work/admin-key" HTPASSWD_FILE="$root/etc/nginx/leaderboard.htpasswd" \
   CA_BUNDLE="$root/etc/pki/tls/certs/ca-bundle.crt" REAL_IP_FROM=0.0.0.0/0 \

@@ -199,6 +199,15 @@ class Dashboard(Construct):
         # The whole dashboard_ec2 folder: the site, the Nginx template and renderer, the boot scripts.
         self.site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=SITE_ASSET_EXCLUDES)
 
+        # Nginx's two logs, shipped by the CloudWatch agent (boot/first-boot.sh): they outlive the instance, for the
+        # stage's retention, and the instance keeps 3 days of them (logrotate) on its 8 GiB disk.
+        self.access_logs = logs.LogGroup(
+            self, "NginxAccessLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy
+        )
+        self.error_logs = logs.LogGroup(
+            self, "NginxErrorLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy
+        )
+
         instance_type = ec2.InstanceType(props.instance_type)
         # Filled below: the script names the instance's own logical id (for its signal), known once it exists.
         user_data = ec2.UserData.for_linux(shebang="#!/bin/bash")
@@ -240,6 +249,8 @@ class Dashboard(Construct):
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
             DASHBOARD_ORIGIN=address.url,  # the page's origin: Nginx refuses admin writes from any other
+            ACCESS_LOG_GROUP=self.access_logs.log_group_name,
+            ERROR_LOG_GROUP=self.error_logs.log_group_name,
         )
         shebang, _, body = script.partition("\n")
         assert shebang == "#!/bin/bash", "user_data.sh must start with #!/bin/bash"
@@ -295,6 +306,13 @@ class Dashboard(Construct):
                 sid="DashboardSecretsRead",
                 actions=["secretsmanager:GetSecretValue"],
                 resources=[admin_key_secret.secret_arn, self.password_secret.secret_arn],
+            ),
+            iam.PolicyStatement(
+                sid="NginxLogsWrite",
+                # The CloudWatch agent's streams in Nginx's two groups only: no CreateLogGroup (the stack makes
+                # them), no PutRetentionPolicy (the stack sets it).
+                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+                resources=[self.access_logs.log_group_arn, self.error_logs.log_group_arn],
             ),
             iam.PolicyStatement(
                 sid="BootSignal",

@@ -51,6 +51,8 @@ PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-passw
 ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
 SITE_OBJECT = "cdk-assets-bucket/site-asset.zip"
 DASHBOARD_ORIGIN = "https://d111111abcdef8.cloudfront.net"
+ACCESS_LOG_GROUP = "leaderboard-dev-LeaderboardDashboardNginxAccessLogs1A2B3C4D-AbCdEf012345"
+ERROR_LOG_GROUP = "leaderboard-dev-LeaderboardDashboardNginxErrorLogs5E6F7A8B-GhIjKl678901"
 
 
 def site_asset_zip(target: Path) -> None:
@@ -145,6 +147,8 @@ class Sandbox:
                 STAGE="dev",
                 DASHBOARD_PORT=str(self.port),
                 DASHBOARD_ORIGIN=DASHBOARD_ORIGIN,
+                ACCESS_LOG_GROUP=ACCESS_LOG_GROUP,
+                ERROR_LOG_GROUP=ERROR_LOG_GROUP,
             )
         )
         self.env = {
@@ -257,10 +261,59 @@ def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(
     assert "/swapfile none swap defaults 0 0" in (sandbox.root / "etc/fstab").read_text()
     order = [json.loads(line)[0] for line in (sandbox.state / "calls.log").read_text().splitlines()]
     assert order.index("swapon") < order.index("dnf")  # swap before the install that needs the memory
-    assert (sandbox.state / "enabled").read_text().split() == ["leaderboard-secrets.service", "nginx.service"]
+    enabled = (sandbox.state / "enabled").read_text().split()
+    assert {"leaderboard-secrets.service", "nginx.service"} <= set(enabled)
     unit = (sandbox.root / "etc/systemd/system/leaderboard-secrets.service").read_text()
     assert "Before=nginx.service" in unit and "WantedBy=multi-user.target" in unit
     assert "ExecStart=/bin/bash /opt/leaderboard/boot/refresh-secrets.sh" in unit
+
+
+def test_nginx_logs_under_var_log_nginx_rotated_by_our_logrotate_file(sandbox):
+    """Nginx writes both logs to /var/log/nginx (not /var/lib/nginx), and /etc/logrotate.d/nginx is ours (it
+    replaces the package's file for the same logs, so nothing is rotated twice): daily, compressed, 3 kept,
+    Nginx told to reopen its logs; logrotate's timer is on (AL2023 has no cron)."""
+    assert sandbox.boot().returncode == 0
+    assert sandbox.request("/no-such-page")[0] == 404
+    time.sleep(0.2)  # the access log line is written after the response
+    log_dir = sandbox.root / "var/log/nginx"
+    assert json.loads((log_dir / "access.log").read_text().splitlines()[-1])["uri"] == "/no-such-page"
+    assert (log_dir / "error.log").exists()
+    assert not list((sandbox.root / "var/lib/nginx").glob("*.log"))
+    conf = (sandbox.root / "etc/nginx/nginx.conf").read_text()
+    assert f"access_log {log_dir}/access.log json_lines;" in conf and f"error_log {log_dir}/error.log warn;" in conf
+
+    (dnf_call,) = sandbox.calls("dnf")
+    assert {"nginx", "logrotate", "amazon-cloudwatch-agent"} <= set(dnf_call)  # one dnf call for all three
+    rotate = (sandbox.root / "etc/logrotate.d/nginx").read_text()
+    (rule,) = [line for line in rotate.splitlines() if line.startswith("/")]
+    assert rule == "/var/log/nginx/access.log /var/log/nginx/error.log {"
+    words = [line.strip() for line in rotate.splitlines()]
+    assert {"daily", "rotate 3", "compress", "delaycompress", "missingok", "notifempty"} <= set(words)
+    assert any(w.startswith("/bin/kill -USR1") and "/run/nginx.pid" in w for w in words)
+    assert "logrotate.timer" in (sandbox.state / "enabled").read_text().split()
+    assert "logrotate.timer" in (sandbox.state / "started").read_text().split()
+
+
+def test_the_cloudwatch_agent_ships_both_logs_to_the_stacks_log_groups_and_starts_at_every_boot(sandbox):
+    """The agent's configuration names the stack's two log groups (one stream per instance), fetch-config keeps
+    it for every later boot, and systemd starts the agent now and at every boot."""
+    result = sandbox.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    config = json.loads((sandbox.root / "etc/leaderboard/cloudwatch-agent.json").read_text())
+    assert config["agent"] == {"region": "us-east-1"}
+    assert set(config) == {"agent", "logs"}  # logs only: no metrics, no permission beyond writing the groups
+    shipped = {f["file_path"]: f for f in config["logs"]["logs_collected"]["files"]["collect_list"]}
+    assert {path: f["log_group_name"] for path, f in shipped.items()} == {
+        "/var/log/nginx/access.log": ACCESS_LOG_GROUP,
+        "/var/log/nginx/error.log": ERROR_LOG_GROUP,
+    }
+    assert {f["log_stream_name"] for f in shipped.values()} == {"{instance_id}"}
+    (fetch,) = sandbox.calls("amazon-cloudwatch-agent-ctl")
+    agent_config = sandbox.root / "etc/leaderboard/cloudwatch-agent.json"
+    assert fetch == ["-a", "fetch-config", "-m", "ec2", "-c", f"file:{agent_config}"]
+    assert "amazon-cloudwatch-agent.service" in (sandbox.state / "enabled").read_text().split()
+    assert "amazon-cloudwatch-agent.service" in (sandbox.state / "started").read_text().split()
+    assert sandbox.signals[-1]["status"] == "SUCCESS"
 
 
 def test_nginx_adds_the_admin_key_on_the_admin_routes_only(sandbox):
@@ -310,10 +363,10 @@ def test_a_permanent_install_failure_signals_failure_with_its_reason(sandbox):
     assert result.returncode != 0
     (signal_,) = sandbox.signals
     assert signal_["status"] == "FAILURE"
-    assert signal_["unique_id"] == f"{INSTANCE_ID}: installing nginx failed (exit 1)"
+    assert signal_["unique_id"] == f"{INSTANCE_ID}: installing packages failed (exit 1)"
     assert len(sandbox.calls("dnf")) == 5
     assert sandbox.sleeps == [2, 4, 8, 16]
-    assert "BOOT FAILED: installing nginx failed" in (sandbox.root / "dev/console").read_text()
+    assert "BOOT FAILED: installing packages failed" in (sandbox.root / "dev/console").read_text()
     assert not sandbox.nginx_running()
 
 

@@ -767,6 +767,33 @@ def test_live_client_address_behind_a_trusted_proxy(tmp_path, upstream, real_ip_
         server.stop()
 
 
+@needs_nginx
+def test_live_logs_go_to_log_dir_when_given(tmp_path, upstream):
+    """EC2 passes LOG_DIR=/var/log/nginx (rotated by logrotate, read by the CloudWatch agent): both logs land
+    there, nothing under PREFIX_DIR. Without it (`make run`) they stay under PREFIX_DIR."""
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    values = {**local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1])}
+    values["LOG_DIR"] = str(log_dir)
+    server = Nginx(tmp_path, values)
+    try:
+        assert server.request("/no-such-file")[0] == 404
+        time.sleep(0.2)  # the access log line is written after the response
+        assert json.loads((log_dir / "access.log").read_text().splitlines()[-1])["uri"] == "/no-such-file"
+        assert (log_dir / "error.log").exists()
+        assert not (tmp_path / "access.log").exists() and not (tmp_path / "error.log").exists()
+    finally:
+        server.stop()
+
+
+def test_log_dir_defaults_to_prefix_dir_and_must_be_absolute(tmp_path):
+    conf = render.render_nginx_conf(local_values(tmp_path))
+    assert f"access_log {tmp_path}/access.log json_lines;" in conf
+    assert f"error_log {tmp_path}/error.log warn;" in conf
+    with pytest.raises(ValueError, match="LOG_DIR"):
+        render.render_nginx_conf({**local_values(tmp_path), "LOG_DIR": "var/log/nginx"})
+
+
 def test_real_ip_from_refuses_what_is_not_an_address(tmp_path):
     values = {**local_values(tmp_path), "REAL_IP_FROM": "all"}
     with pytest.raises(ValueError, match="REAL_IP_FROM"):

@@ -452,3 +452,63 @@ def test_undeclared_methods_answer_405_with_the_allowed_methods(template):
         for path in {r.path for r in routes.ROUTES}
     }
     assert allows == expected
+
+
+def _nginx_log_groups(template_json: dict) -> dict:
+    return {
+        kind: [r for lid, r in template_json["Resources"].items() if f"DashboardNginx{kind}Logs" in lid]
+        for kind in ("Access", "Error")
+    }
+
+
+def _instance_role_statements(template_json: dict) -> list[dict]:
+    res = template_json["Resources"]
+    ((instance,),) = [[r for r in res.values() if r["Type"] == "AWS::EC2::Instance"]]
+    profile = res[instance["Properties"]["IamInstanceProfile"]["Ref"]]
+    (role_ref,) = profile["Properties"]["Roles"]
+    policies = [r for r in res.values() if r["Type"] == "AWS::IAM::Policy" and role_ref in r["Properties"]["Roles"]]
+    return [s for p in policies for s in p["Properties"]["PolicyDocument"]["Statement"]]
+
+
+def test_nginx_logs_have_two_log_groups_with_the_stages_retention(dev_template_json, prod_template_json):
+    """Nginx's access and error logs outlive the instance in two log groups (the CloudWatch agent writes them,
+    dashboard_ec2/boot/first-boot.sh) with the stage's retention, retained in prod except on a first create."""
+    for template_json, policy in ((dev_template_json, "Delete"), (prod_template_json, "RetainExceptOnCreate")):
+        groups = _nginx_log_groups(template_json)
+        assert [len(g) for g in groups.values()] == [1, 1]
+        stage_retention = {
+            r["Properties"]["RetentionInDays"]
+            for lid, r in template_json["Resources"].items()
+            if r["Type"] == "AWS::Logs::LogGroup" and "Api" in lid and "AccessLogs" in lid
+        }
+        assert len(stage_retention) == 1
+        for (group,) in groups.values():
+            assert {group["Properties"]["RetentionInDays"]} == stage_retention
+            assert group["DeletionPolicy"] == policy
+            assert "LogGroupName" not in group["Properties"]  # no account-wide name (tests/infra/test_names.py)
+
+
+def test_the_instance_may_write_nginx_logs_to_those_two_groups_only(dev_template_json):
+    """The agent's three actions, on the two groups by ARN: no CreateLogGroup, no PutRetentionPolicy, no '*'."""
+    statements = [s for s in _instance_role_statements(dev_template_json) if "logs:" in json.dumps(s["Action"])]
+    (statement,) = statements
+    assert statement["Sid"] == "NginxLogsWrite" and statement["Effect"] == "Allow"
+    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"]
+    groups = [_logical_id(dev_template_json, g) for (g,) in _nginx_log_groups(dev_template_json).values()]
+    assert sorted(statement["Resource"], key=json.dumps) == sorted(
+        ({"Fn::GetAtt": [lid, "Arn"]} for lid in groups), key=json.dumps
+    )
+
+
+def _logical_id(template_json: dict, resource: dict) -> str:
+    (lid,) = [k for k, r in template_json["Resources"].items() if r is resource]
+    return lid
+
+
+def test_the_boot_names_the_nginx_log_groups(dev_template_json):
+    """The user data hands the agent the two groups' names (Refs), so the agent writes where the role allows."""
+    (instance,) = [r for r in dev_template_json["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    user_data = json.dumps(instance["Properties"]["UserData"])
+    for (group,) in _nginx_log_groups(dev_template_json).values():
+        lid = _logical_id(dev_template_json, group)
+        assert json.dumps({"Ref": lid}) in user_data

@@ -15,6 +15,8 @@ args = [a for a in sys.argv[1:] if a != "--quiet"]
 log_call("systemctl", sys.argv[1:])
 NGINX = ["nginx", "-c", f"{ROOT}/etc/nginx/nginx.conf", "-e", f"{ROOT}/var/log/nginx/error.log"]
 PID_FILE = Path(f"{ROOT}/run/nginx.pid")
+PACKAGE_UNITS = ("amazon-cloudwatch-agent.service", "logrotate.timer")
+AGENT_CONFIG = Path(f"{ROOT}/opt/aws/amazon-cloudwatch-agent/etc/amazon-cloudwatch-agent.d/file_config.json")
 
 
 def nginx_running() -> bool:
@@ -61,6 +63,13 @@ if unit == "nginx.service":
     if verb == "stop" and nginx_running():
         os.kill(int(PID_FILE.read_text()), signal.SIGQUIT)
         sys.exit(0)
+elif unit in PACKAGE_UNITS and verb in ("start", "restart"):
+    # Units the packages bring: the agent starts only once fetch-config has given it a configuration.
+    if unit == "amazon-cloudwatch-agent.service" and not AGENT_CONFIG.exists():
+        die("amazon-cloudwatch-agent: no configuration (run fetch-config)", 1)
+    with open(STATE / "started", "a") as f:
+        f.write(unit + "\n")
+    sys.exit(0)
 elif verb in ("start", "restart"):
     sys.exit(run_unit(unit))
 die(f"systemctl stub: unexpected {args}", 2)
