@@ -40,6 +40,7 @@ STUBS = Path(__file__).resolve().parent / "first_boot_stubs"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 OPENSSL = shutil.which("openssl")
 CURL = shutil.which("curl")
+LOGROTATE = shutil.which("logrotate") or ("/usr/sbin/logrotate" if Path("/usr/sbin/logrotate").exists() else None)
 pytestmark = pytest.mark.skipif(
     not (NGINX and OPENSSL and CURL), reason="needs nginx, openssl and curl (CI installs them)"
 )
@@ -292,6 +293,43 @@ def test_nginx_logs_under_var_log_nginx_rotated_by_our_logrotate_file(sandbox):
     assert any(w.startswith("/bin/kill -USR1") and "/run/nginx.pid" in w for w in words)
     assert "logrotate.timer" in (sandbox.state / "enabled").read_text().split()
     assert "logrotate.timer" in (sandbox.state / "started").read_text().split()
+
+
+@pytest.mark.skipif(LOGROTATE is None, reason="needs logrotate (apt-get install logrotate)")
+def test_real_logrotate_with_our_file_rotates_and_nginx_reopens_its_logs(sandbox):
+    """The boot's /etc/logrotate.d/nginx run by real logrotate (its paths moved into the sandbox), forced as the
+    daily run would: each run renames the logs, the postrotate USR1 makes Nginx write a new access.log, yesterday's
+    file stays plain (delaycompress), older ones are compressed, and only 3 are kept."""
+    assert sandbox.boot().returncode == 0
+    log_dir = sandbox.root / "var/log/nginx"
+    rules = (sandbox.root / "etc/logrotate.d/nginx").read_text()
+    rules = rules.replace("/var/log/nginx/", f"{log_dir}/").replace("/run/nginx.pid", f"{sandbox.root}/run/nginx.pid")
+    conf = sandbox.state / "logrotate.conf"
+    conf.write_text(rules)
+    conf.chmod(0o644)
+
+    def logged(uri: str) -> bool:
+        deadline = time.monotonic() + 10  # Nginx reopens its logs asynchronously after USR1
+        while time.monotonic() < deadline:
+            assert sandbox.request(uri)[0] == 404
+            access = log_dir / "access.log"
+            if access.exists() and uri in access.read_text():
+                return True
+            time.sleep(0.2)
+        return False
+
+    for day in range(5):
+        assert logged(f"/day-{day}")
+        run = subprocess.run(
+            [LOGROTATE, "-f", "-s", str(sandbox.state / "logrotate.status"), str(conf)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+    assert logged("/today")
+    names = sorted(p.name for p in log_dir.iterdir() if p.name.startswith("access.log"))
+    assert names == ["access.log", "access.log.1", "access.log.2.gz", "access.log.3.gz"]
+    assert "/day-4" in (log_dir / "access.log.1").read_text()
+    assert "/today" not in (log_dir / "access.log.1").read_text()
 
 
 def test_the_cloudwatch_agent_ships_both_logs_to_the_stacks_log_groups_and_starts_at_every_boot(sandbox):
