@@ -190,7 +190,8 @@ def test_cloudfront_prefix_list_id_can_be_set(custom_template_json, custom_stage
 
 def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev_template_json):
     """s3:GetObject on the site asset's object alone (not the CDK asset bucket); the admin key and the
-    password, never the game key; no other policy on the instance role."""
+    password, never the game key; writes to Nginx's two log groups (test_stack.py checks them); no other policy
+    on the instance role."""
     resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
     instance_role = next(k for k, r in resources.items() if r["Type"] == "AWS::IAM::Role" and "InstanceRole" in k)
     policies = [
@@ -200,7 +201,7 @@ def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev
     ]
     (policy,) = policies
     statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
-    assert set(statements) == {"SiteAssetRead", "DashboardSecretsRead", "BootSignal"}
+    assert set(statements) == {"SiteAssetRead", "DashboardSecretsRead", "BootSignal", "NginxLogsWrite"}
     site = statements["SiteAssetRead"]
     assert site["Action"] == "s3:GetObject"
     object_arn = site["Resource"]["Fn::Join"][1]
