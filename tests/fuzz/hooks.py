@@ -1,5 +1,8 @@
-"""schemathesis hooks: the rules of POST /leaderboards that JSON Schema cannot state (docs/API.md and the
-operation's description state them in words).
+"""schemathesis hooks: the rules that JSON Schema cannot state (docs/API.md and the operations' descriptions state
+them in words).
+
+A page cursor is opaque and signed by the server: no value a generator makes from the document is one the server
+issued, so any is a 400 as documented. A request generated to be valid is sent without one (first pages).
 
 It refuses min_score > max_score; a tournament window that is not a real one (a date the pattern lets through
 that does not exist, or ends_at not after starts_at; that they come together and never with periods, and the
@@ -17,10 +20,12 @@ TOURNAMENT_WINDOW = {"starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-08
 
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
-    if (case.method, case.path) != ("POST", "/leaderboards") or not isinstance(case.body, dict):
-        return
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
+        return
+    if isinstance(case.query, dict):
+        case.query.pop("cursor", None)
+    if (case.method, case.path) != ("POST", "/leaderboards") or not isinstance(case.body, dict):
         return
     low, high = case.body.get("min_score"), case.body.get("max_score")
     if isinstance(low, int) and isinstance(high, int) and low > high:
