@@ -12,6 +12,9 @@ GRACE ?= 300
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
+# `make test` runs these two groups side by side; together with tests/unit they are every test directory
+TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
+STACK_SUITES := tests/integration tests/e2e tests/fuzz
 
 .PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load clean
 
@@ -44,9 +47,17 @@ lint: synth ## cfn-lint on the synthesized template
 test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	@# moto-only unit tests in two processes; the rest shares one local stack per package and measures time: serial
+	@# moto-only unit tests in two processes; then two suites side by side: the template and package tests (CPU:
+	@# synth, cdk-nag, cfn-lint) in the background, logged to a file shown after, and the local-stack tests (one stack
+	@# per package, mostly waiting on DynamoDB Local and Nginx) in the foreground
 	$(PY) -m pytest tests/unit -n 2
-	$(PY) -m pytest --ignore=tests/unit --durations=40
+	@mkdir -p .local; \
+	$(PY) -m pytest $(TEMPLATE_SUITES) --durations=15 > .local/template-suites.log 2>&1 & templates=$$!; \
+	$(PY) -m pytest $(STACK_SUITES) --durations=40; stacks_rc=$$?; \
+	wait $$templates; templates_rc=$$?; \
+	echo "=== $(TEMPLATE_SUITES) (ran beside the stack suites) ==="; cat .local/template-suites.log; \
+	echo "stack suites: exit $$stacks_rc; template suites: exit $$templates_rc"; \
+	test $$stacks_rc -eq 0 -a $$templates_rc -eq 0
 
 test-unit: setup ## handlers under moto, domain logic
 	$(PY) -m pytest tests/unit

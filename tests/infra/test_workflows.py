@@ -3,6 +3,7 @@ and no finding of zizmor's offline audits (unpinned actions, template injection,
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,17 @@ def test_deploy_uses_oidc_and_no_long_lived_keys():
     text = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
     assert "id-token: write" in text and "AWS_WEB_IDENTITY_TOKEN_FILE" in text
     assert "AWS_SECRET_ACCESS_KEY" not in text and "secrets." not in text
+
+
+def test_make_test_runs_every_test_directory():
+    """`make test` names its suites (tests/unit, then two groups side by side): a new test directory outside them
+    would never run in CI."""
+    makefile = (ROOT / "Makefile").read_text()
+    named = {"tests/unit"}
+    for group in ("TEMPLATE_SUITES", "STACK_SUITES"):
+        (line,) = re.findall(rf"^{group} := (.+)$", makefile, flags=re.M)
+        named.update(line.split())
+    with_tests = {str(p.parent.relative_to(ROOT)) for p in (ROOT / "tests").glob("*/**/test_*.py")}
+    top_level = {"/".join(d.split("/")[:2]) for d in with_tests}
+    assert top_level <= named, sorted(top_level - named)
+    assert not list((ROOT / "tests").glob("test_*.py")), "a test file directly under tests/ runs in no suite"
