@@ -58,9 +58,6 @@ OPTIONAL_KEYS = (
     "LIVE_UPSTREAM",  # scheme + host[:port], no path: https://xyz.execute-api.us-east-1.amazonaws.com
     "LIVE_PATH",  # the stage path: "/prod" on AWS, "/dev" locally
     "LIVE_HOST",  # Host header (and TLS SNI name) sent upstream
-    # The page's own origin as browsers send it (https://d123.cloudfront.net on EC2): admin writes must come from
-    # it or from this server's scheme://host; default "" (the latter only, as locally).
-    "DASHBOARD_ORIGIN",
 )
 CA_BUNDLES = (
     "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu
@@ -114,8 +111,6 @@ def optional_defaults(values: dict) -> dict:
     for live, api in (("LIVE_UPSTREAM", "API_UPSTREAM"), ("LIVE_HOST", "API_HOST")):
         if live not in values and api in values:
             out[live] = values[api]
-    if "DASHBOARD_ORIGIN" not in values:
-        out["DASHBOARD_ORIGIN"] = ""
     if "LIVE_PATH" not in values:
         out["LIVE_PATH"] = str(values.get("API_BASE_PATH") or "/")
     return out
@@ -129,8 +124,6 @@ def validate(values: dict) -> None:
     for key in ("API_UPSTREAM", "LIVE_UPSTREAM"):
         if key in values and not _UPSTREAM.fullmatch(str(values[key])):
             raise ValueError(f"{key} must be scheme://host[:port] with no path, got {values[key]!r}")
-    if values.get("DASHBOARD_ORIGIN") and not _UPSTREAM.fullmatch(str(values["DASHBOARD_ORIGIN"])):
-        raise ValueError(f"DASHBOARD_ORIGIN must be empty or scheme://host[:port], got {values['DASHBOARD_ORIGIN']!r}")
     if "REAL_IP_FROM" in values and not _TRUSTED_PROXY.fullmatch(str(values["REAL_IP_FROM"])):
         raise ValueError(f"REAL_IP_FROM must be unix:, an address or a CIDR, got {values['REAL_IP_FROM']!r}")
     base = str(values.get("API_BASE_PATH", ""))

@@ -43,8 +43,7 @@ python3 "$app/render.py" --out "$conf.new" \
   RESOLVER=169.254.169.253 API_UPSTREAM="$API_UPSTREAM" API_BASE_PATH="/$API_STAGE" API_HOST="$API_HOST" \
   API_KEY="@$work/admin-key" HTPASSWD_FILE="$root/etc/nginx/leaderboard.htpasswd" \
   CA_BUNDLE="$root/etc/pki/tls/certs/ca-bundle.crt" REAL_IP_FROM=0.0.0.0/0 \
-  LIVE_UPSTREAM="https://$LIVE_HOST" LIVE_PATH="/$API_STAGE" LIVE_HOST="$LIVE_HOST" \
-  DASHBOARD_ORIGIN="$DASHBOARD_ORIGIN"
+  LIVE_UPSTREAM="https://$LIVE_HOST" LIVE_PATH="/$API_STAGE" LIVE_HOST="$LIVE_HOST"
 python3 "$app/render.py" --htpasswd "$root/etc/nginx/leaderboard.htpasswd" --admin-user admin \
   --admin-password-file "$work/password"
 nginx -t -q -c "$conf.new" -e "$root/var/log/nginx/error.log"

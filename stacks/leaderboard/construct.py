@@ -15,7 +15,7 @@ from constructs import Construct
 
 from .api import LeaderboardApi
 from .counting import RankCounterSource
-from .dashboard import Dashboard, DashboardAddress
+from .dashboard import Dashboard
 from .data import LeaderboardTables
 from .live import LiveUpdates
 from .monitoring import LeaderboardMonitoring
@@ -55,9 +55,8 @@ class Leaderboard(Construct):
         )
         self.scores_table: ddb.Table = self.tables.scores
         self.snapshots_table: ddb.Table = self.tables.snapshots
-        address = DashboardAddress(self, "DashboardAddress", props=props) if props.dashboard else None
         self.api_construct = LeaderboardApi(
-            self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props, address)
+            self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props)
         )
         self.api = self.api_construct.rest_api
         self.functions: dict[str, lambda_.Function] = self.api_construct.functions
@@ -92,12 +91,12 @@ class Leaderboard(Construct):
             publishers=[self.functions[routes.LEADERBOARD_ADMIN.name]],  # POST .../periods/{period_id}/close
         )
         self.dashboard: Dashboard | None = None
-        if address is not None:
+        if props.dashboard:
+            # The instance first, then the distribution in front of it (its VPC origin names the instance).
             self.dashboard = Dashboard(
                 self,
                 "Dashboard",
                 props=props,
-                address=address,
                 api_host=f"{self.api.rest_api_id}.execute-api.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
@@ -195,11 +194,14 @@ class Leaderboard(Construct):
         return self._function(name).metric_duration(**options)
 
     @staticmethod
-    def _cors_origins(props: LeaderboardProps, address: DashboardAddress | None) -> list[str]:
+    def _cors_origins(props: LeaderboardProps) -> list[str]:
         if props.cors_origins:
             return list(props.cors_origins)
-        # The dashboard itself calls its own same-origin /api/ proxy and needs no CORS; prod allows only its
-        # HTTPS origin (never "*"), for a page that would call the API directly.
-        if props.is_prod and address is not None:
-            return [address.url]
+        # The dashboard itself calls its own same-origin /api/ proxy and needs no CORS. Prod with a domain of its
+        # own allows that HTTPS origin only, for a page that would call the API directly. Without one the
+        # dashboard's origin is CloudFront's name, known only once the distribution exists, which comes after the
+        # instance, which needs the API: "*", as everywhere outside prod. CORS is not what protects the API: its
+        # keys are, which no browser sends on its own, and there are no cookies.
+        if props.is_prod and props.dashboard and props.domain_name:
+            return [f"https://{props.domain_name}"]
         return ["*"]

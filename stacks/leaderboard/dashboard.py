@@ -1,11 +1,13 @@
-"""The dashboard: CloudFront (HTTPS) in front of one Graviton instance in a small public-only VPC, Nginx
-configured at boot, a boot that signals CloudFormation, and secrets re-read at every boot."""
+"""The dashboard: one Graviton instance running Nginx (configured at boot, secrets re-read at every boot, a boot
+that signals CloudFormation) and, in front of it, CloudFront (HTTPS to viewers) reaching it through a CloudFront
+VPC origin: an ENI CloudFront places inside the VPC, so no request, and no admin password, crosses the internet
+between CloudFront and the instance."""
 
 from __future__ import annotations
 
 import json
 
-from aws_cdk import Aws, CfnCondition, CfnMapping, Duration, Fn, Names, Stack
+from aws_cdk import Aws, CfnMapping, Duration, Fn, Names
 from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
@@ -61,14 +63,16 @@ def amazon_linux_2023_parameter(instance_type: str) -> str:
     return f"/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-{'arm64' if arm else 'x86_64'}"
 
 
-class DashboardAddress(Construct):
-    """The dashboard's addresses, made before the API and the instance: an Elastic IP for the instance and the
-    CloudFront distribution (HTTPS with CloudFront's default certificate) in front of it. The API's CORS origin
-    needs the distribution's name and the instance's user data needs the API, so these come first."""
+class DashboardDistribution(Construct):
+    """The dashboard's address: the CloudFront distribution (HTTPS with CloudFront's default certificate, or with
+    the domain's own) in front of the instance, which it reaches through a CloudFront VPC origin.
 
-    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps) -> None:
+    Built after the instance (the VPC origin names it). Nothing the instance or the API is given names the
+    distribution: Nginx's same-origin check reads the viewer's Host, which this distribution forwards, and the
+    API's default CORS origin is `https://<domain_name>` or "*" (construct.py), so there is no cycle."""
+
+    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps, instance: ec2.Instance) -> None:
         super().__init__(scope, id)
-        self.eip = ec2.CfnEIP(self, "Eip", domain="vpc")
         # A domain of one's own: its certificate (ACM, us-east-1) and TLS 1.2 at least. Without one, CloudFront's
         # default certificate, whose TLS policy CloudFront sets (it allows TLS 1.0).
         custom_domain = {}
@@ -78,23 +82,38 @@ class DashboardAddress(Construct):
                 "certificate": acm.Certificate.from_certificate_arn(self, "Certificate", props.certificate_arn),
                 "minimum_protocol_version": cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
             }
+        # A VPC origin (free): CloudFront reaches the instance's private address from ENIs it places in the
+        # instance's subnet, over AWS's network, never the internet; plain HTTP on that last hop inside the VPC
+        # (HTTPS to an origin needs a certificate for a name of one's own). AWS documents VPC origins for
+        # instances in private subnets and requires an internet gateway on the VPC; the construct's own VPC keeps
+        # the instance in its public subnet (egress without a NAT gateway, ~33 USD/month): AWS's docs say
+        # nothing against that placement and nothing for it (docs/SECURITY.md, "Dashboard transport"). Either
+        # way the requests come from CloudFront's ENIs inside the VPC, not through the internet gateway; the
+        # security group admits port 80 from CloudFront's origin-facing prefix list only, which AWS's docs
+        # name for VPC origins.
+        origin = origins.VpcOrigin.with_ec2_instance(
+            instance,
+            http_port=DASHBOARD_PORT,
+            protocol_policy=cloudfront.OriginProtocolPolicy.HTTP_ONLY,
+            # Names are account-wide (CloudFront is global): the region keeps the same stack deployable twice.
+            vpc_origin_name=Fn.join("-", [Names.unique_resource_name(self, max_length=48, separator="-"), Aws.REGION]),
+        )
         self.distribution = cloudfront.Distribution(
             self,
             "Distribution",
             comment="Leaderboard dashboard: HTTPS in front of the Nginx instance",
             **custom_domain,
             default_behavior=cloudfront.BehaviorOptions(
-                origin=origins.HttpOrigin(
-                    self._public_dns_name(),
-                    protocol_policy=cloudfront.OriginProtocolPolicy.HTTP_ONLY,
-                    http_port=DASHBOARD_PORT,
-                ),
+                origin=origin,
                 viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
                 # POST for the admin area's snapshot and seed; Nginx refuses what it does not serve.
                 allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
                 # Live data, and caching off is what lets the admin area's Authorization header through.
                 cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
-                origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+                # Every viewer header, Host included: Nginx's same-origin check compares Origin with
+                # https://<Host>, and CloudFront routes a request here only for this distribution's own name or
+                # alias. The Sec-WebSocket-* headers pass too (wss://<dashboard>/live).
+                origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER,
                 response_headers_policy=cloudfront.ResponseHeadersPolicy(
                     self,
                     "Hsts",
@@ -116,28 +135,14 @@ class DashboardAddress(Construct):
         self._acknowledge_distribution_findings(custom_domain=bool(props.domain_name))
         self.url = f"https://{props.domain_name or self.distribution.distribution_domain_name}"
 
-    def _public_dns_name(self) -> str:
-        """The Elastic IP's public DNS name (CloudFront origins are names, not addresses): ec2-1-2-3-4 then
-        compute-1.amazonaws.com in us-east-1, <region>.compute.amazonaws.com elsewhere."""
-        # One condition per stack, shared by every leaderboard in it (CloudFormation flags duplicates).
-        stack = Stack.of(self)
-        in_us_east_1 = stack.node.try_find_child("LeaderboardInUsEast1") or CfnCondition(
-            stack, "LeaderboardInUsEast1", expression=Fn.condition_equals(Aws.REGION, "us-east-1")
-        )
-        domain = Fn.condition_if(
-            in_us_east_1.logical_id, "compute-1.amazonaws.com", Fn.join(".", [Aws.REGION, "compute.amazonaws.com"])
-        ).to_string()
-        dashed = Fn.join("-", Fn.split(".", self.eip.ref, 4))
-        return Fn.join("", ["ec2-", dashed, ".", domain])
-
     def _acknowledge_distribution_findings(self, *, custom_domain: bool) -> None:
+        # No CFR5 (origin over SSLv3/TLSv1 or not HTTPS): cdk-nag checks custom origins only, and a VPC origin
+        # is none.
         reasons = {
             "CFR1": "A public dashboard: no geo restriction",
             "CFR2": "WAF on CloudFront costs from 6 USD/month; the admin area is password-protected and rate-limited",
             "CFR3": "Access logs would need a log bucket; Nginx logs every request on the instance",
             "CFR4": "CloudFront's default certificate (no domain_name prop): its TLS policy is CloudFront's own",
-            "CFR5": "HTTP to the instance (HTTPS would need a certificate for a domain of one's own); the instance "
-            "takes port 80 from CloudFront's origin-facing addresses only",
         }
         if custom_domain:
             del reasons["CFR4"]  # TLS 1.2 minimum with the domain's own certificate
@@ -146,13 +151,15 @@ class DashboardAddress(Construct):
 
 
 class Dashboard(Construct):
+    """The instance (Nginx, the site, the admin area) in its VPC, its secrets, logs and permissions, and the
+    CloudFront distribution in front of it (`distribution`, `url`)."""
+
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
         props: LeaderboardProps,
-        address: DashboardAddress,
         api_host: str,
         api_stage: str,
         api_url: str,
@@ -211,12 +218,16 @@ class Dashboard(Construct):
         instance_type = ec2.InstanceType(props.instance_type)
         # Filled below: the script names the instance's own logical id (for its signal), known once it exists.
         user_data = ec2.UserData.for_linux(shebang="#!/bin/bash")
-        public_subnets = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC)
+        subnets, public = self._placement(self.vpc)
         self.instance = ec2.Instance(
             self,
             "Instance",
             vpc=self.vpc,
-            vpc_subnets=public_subnets,
+            vpc_subnets=subnets,
+            # In a public subnet its own public IPv4 address is the instance's way out (dnf, Secrets Manager, the
+            # API behind /api/, CloudWatch Logs); CloudFront does not use it. Explicit, as a VPC passed in may
+            # not assign one on launch.
+            associate_public_ip_address=True if public else None,
             instance_type=instance_type,
             # Resolved from AWS's public SSM parameter at deploy time: no lookup at synth.
             machine_image=ec2.MachineImage.from_ssm_parameter(amazon_linux_2023_parameter(props.instance_type)),
@@ -248,25 +259,32 @@ class Dashboard(Construct):
             LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
-            DASHBOARD_ORIGIN=address.url,  # the page's origin: Nginx refuses admin writes from any other
             ACCESS_LOG_GROUP=self.access_logs.log_group_name,
             ERROR_LOG_GROUP=self.error_logs.log_group_name,
         )
         shebang, _, body = script.partition("\n")
         assert shebang == "#!/bin/bash", "user_data.sh must start with #!/bin/bash"
         user_data.add_commands(body)
-        # Launch only once the subnet's default route exists (the boot also waits for the network).
-        for subnet in self.vpc.select_subnets(subnet_type=ec2.SubnetType.PUBLIC).subnets:
+        # Launch only once the subnet's way out exists (the boot also waits for the network).
+        for subnet in self.vpc.select_subnets(subnet_type=subnets.subnet_type).subnets:
             self.instance.node.add_dependency(subnet.internet_connectivity_established)
         self._instance_permissions(admin_key_secret)
         self._acknowledge_instance_findings()
-        ec2.CfnEIPAssociation(
-            self,
-            "AddressAssociation",
-            allocation_id=address.eip.attr_allocation_id,
-            instance_id=self.instance.instance_id,
-        )
+
+        # Beside this construct, under the id it had when it came first: its logical id, and so the dashboard's
+        # *.cloudfront.net name, stay those of existing deployments.
+        address = DashboardDistribution(scope, "DashboardAddress", props=props, instance=self.instance)
+        self.distribution = address.distribution
         self.url = address.url
+
+    @staticmethod
+    def _placement(vpc: ec2.IVpc) -> tuple[ec2.SubnetSelection, bool]:
+        """(subnets, public?): a VPC with private subnets that have egress gets the instance there, fully private as
+        AWS documents VPC origins; otherwise (the construct's own VPC, a public-only one) a public subnet, whose
+        internet gateway is the instance's free way out (a NAT gateway would cost about 33 USD/month)."""
+        if vpc.private_subnets:
+            return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS), False
+        return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC), True
 
     def _own_vpc(self) -> ec2.Vpc:
         # Public subnets only: a NAT gateway would cost more than the rest of the stack.

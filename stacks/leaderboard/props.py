@@ -85,7 +85,8 @@ class LeaderboardProps:
     """The API stage name (the last path segment of the API URL) and a label in descriptions."""
     production: bool = False
     """True: tables, log groups and secrets are retained on deletion, tables have deletion protection, the score
-    simulator is off and CORS allows only the dashboard's origin. Nothing is inferred from the stage's name."""
+    simulator is off and, with a `domain_name`, CORS allows only the dashboard's origin. Nothing is inferred from
+    the stage's name."""
     removal_policy: RemovalPolicy | None = None
     """None: DESTROY outside production, RETAIN in production (tables, log groups, secrets). RETAIN is applied as
     RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy RetainExceptOnCreate): a first create that rolls back leaves nothing."""
@@ -93,10 +94,12 @@ class LeaderboardProps:
     """The dashboard's instance. Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot
     adds a 1 GiB swap file so that dnf fits. About 3 USD/month."""
     vpc: ec2.IVpc | None = None
-    """An existing VPC for the dashboard's instance (it needs a public subnet). None: a small public-only VPC of its
-    own (one AZ, no NAT gateway)."""
+    """An existing VPC for the dashboard's instance, with an internet gateway (CloudFront's VPC origins require one).
+    The instance goes into its private subnets with egress if it has any, else into a public one. None: a small
+    public-only VPC of its own (one AZ, no NAT gateway)."""
     cors_origins: Sequence[str] | None = None
-    """None: any origin outside production; in production only the dashboard's own (HTTPS) origin."""
+    """None: any origin ("*"), but in production with a `domain_name` only https://<domain_name>. (The dashboard
+    calls the API through its own same-origin proxy; the API's protection is its keys, not CORS.)"""
     throttle_rate_limit: float = 50.0
     """Default throttle of every API method (each method has its own bucket), requests/s."""
     throttle_burst_limit: int = 100

@@ -157,23 +157,54 @@ def test_optional_waf_blocks_an_ip_over_its_rate_on_the_stage(custom_template_js
 
 
 def test_dashboard_is_served_over_https_by_cloudfront(dev_template_json):
-    """Viewers get HTTPS (HTTP redirects); CloudFront reaches the instance's Elastic IP by its public DNS
-    name on the dashboard port; nothing is cached and the admin area's Authorization header passes."""
+    """Viewers get HTTPS (HTTP redirects); nothing is cached and the admin area's Authorization header passes;
+    every viewer header goes to Nginx, Host included (its same-origin check compares Origin with https://<Host>)."""
     ((_, distribution),) = _of_type(dev_template_json, "AWS::CloudFront::Distribution").items()
     config = distribution["Properties"]["DistributionConfig"]
     behavior = config["DefaultCacheBehavior"]
     assert behavior["ViewerProtocolPolicy"] == "redirect-to-https"
     assert behavior["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # Managed-CachingDisabled
-    assert behavior["OriginRequestPolicyId"] == "b689b0a8-53d0-40ab-baf2-68738e2966ac"  # AllViewerExceptHostHeader
+    assert behavior["OriginRequestPolicyId"] == "216adef6-5c7f-47e4-b989-5492eafa07d3"  # Managed-AllViewer
     assert "POST" in behavior["AllowedMethods"]
     assert "ViewerCertificate" not in config  # CloudFront's default certificate
-    (origin,) = config["Origins"]
-    assert origin["CustomOriginConfig"]["HTTPPort"] == DASHBOARD_PORT
-    (eip_id,) = _of_type(dev_template_json, "AWS::EC2::EIP")
-    domain = json.dumps(origin["DomainName"])
-    assert f'"Ref": "{eip_id}"' in domain and "compute-1.amazonaws.com" in domain and "compute.amazonaws.com" in domain
     url = dev_template_json["Outputs"]["DashboardUrl"]["Value"]["Fn::Join"][1]
     assert url[0] == "https://" and url[1]["Fn::GetAtt"][1] == "DomainName"
+
+
+def test_cloudfront_reaches_the_instance_through_a_vpc_origin_never_the_internet(dev_template_json, prod_template_json):
+    """The admin's password never crosses the internet in clear text (issue 20's review): the distribution's one
+    origin is a VPC origin (no custom origin over http-only to a public name, as before), the VPC origin is the
+    dashboard instance itself on the dashboard port, and no Elastic IP or public name is left for CloudFront."""
+    for template in (dev_template_json, prod_template_json):
+        ((_, distribution),) = _of_type(template, "AWS::CloudFront::Distribution").items()
+        (origin,) = distribution["Properties"]["DistributionConfig"]["Origins"]
+        assert "CustomOriginConfig" not in origin and "S3OriginConfig" not in origin
+        ((vpc_origin_id, vpc_origin),) = _of_type(template, "AWS::CloudFront::VpcOrigin").items()
+        assert origin["VpcOriginConfig"]["VpcOriginId"] == {"Fn::GetAtt": [vpc_origin_id, "Id"]}
+        ((instance_id, _),) = _of_type(template, "AWS::EC2::Instance").items()
+        assert origin["DomainName"] == {"Fn::GetAtt": [instance_id, "PrivateDnsName"]}
+        endpoint = vpc_origin["Properties"]["VpcOriginEndpointConfig"]
+        arn = endpoint["Arn"]["Fn::Join"][1]
+        assert ":instance/" in arn and arn[-1] == {"Ref": instance_id}
+        assert (endpoint["HTTPPort"], endpoint["OriginProtocolPolicy"]) == (DASHBOARD_PORT, "http-only")
+        assert _of_type(template, "AWS::EC2::EIP") == {} and _of_type(template, "AWS::EC2::EIPAssociation") == {}
+        assert "compute.amazonaws.com" not in json.dumps(distribution)
+        assert "LeaderboardInUsEast1" not in template.get("Conditions", {})  # the public name's region switch
+
+
+def test_only_cloudfront_may_reach_the_instance_on_the_dashboard_port_alone(dev_template_json):
+    """The security group takes TCP 80 from CloudFront's origin-facing prefix list (which AWS names for VPC
+    origins too) and nothing else: no other port, no address range."""
+    ((sg_id, sg),) = _of_type(dev_template_json, "AWS::EC2::SecurityGroup").items()
+    assert "SecurityGroupIngress" not in sg["Properties"]
+    (rule,) = _of_type(dev_template_json, "AWS::EC2::SecurityGroupIngress").values()
+    rule = rule["Properties"]
+    assert rule["GroupId"] == {"Fn::GetAtt": [sg_id, "GroupId"]}
+    assert (rule["IpProtocol"], rule["FromPort"], rule["ToPort"]) == ("tcp", DASHBOARD_PORT, DASHBOARD_PORT)
+    assert "CidrIp" not in rule and "CidrIpv6" not in rule
+    assert rule["SourcePrefixListId"] == {
+        "Fn::FindInMap": [next(iter(dev_template_json["Mappings"])), {"Ref": "AWS::Region"}, "PrefixListId"]
+    }
 
 
 def test_cloudfront_prefix_list_comes_from_the_region_table(dev_template_json):

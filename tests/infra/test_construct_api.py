@@ -109,14 +109,44 @@ def test_metrics_name_the_right_dimensions(bare):
         board.metric_function_throttles("no-such-function")
 
 
+def _instance_subnet(template: Template) -> tuple[str, bool]:
+    """(the instance's subnet's logical id, whether it gets a public IPv4 address)."""
+    (instance,) = template.find_resources("AWS::EC2::Instance").values()
+    props = instance["Properties"]
+    if "NetworkInterfaces" in props:
+        (interface,) = props["NetworkInterfaces"]
+        return interface["SubnetId"]["Ref"], interface.get("AssociatePublicIpAddress") is True
+    return props["SubnetId"]["Ref"], False
+
+
 def test_an_existing_vpc_hosts_the_dashboard(customized):
+    """A team's VPC without private subnets that have egress: the instance goes into its public subnet with a
+    public address of its own (its way out without a NAT gateway, even where the subnet assigns none)."""
     board, vpc, template = customized
     template.resource_count_is("AWS::EC2::VPC", 1)  # the team's own, no second one
     template.resource_count_is("AWS::EC2::FlowLog", 0)  # the VPC's owner decides on its flow logs
     assert board.vpc is vpc
-    (instance,) = template.find_resources("AWS::EC2::Instance").values()
-    subnet = instance["Properties"]["SubnetId"]["Ref"]
-    assert subnet.startswith("TeamVpc")
+    subnet, public_ip = _instance_subnet(template)
+    assert subnet.startswith("TeamVpcPublic")
+    assert public_ip
+    template.resource_count_is("AWS::CloudFront::VpcOrigin", 1)
+
+
+def test_a_vpc_with_private_subnets_gets_a_fully_private_dashboard():
+    """Private subnets with egress (the team's NAT): the instance goes there, with no public address at all, as
+    AWS documents VPC origins; CloudFront still reaches it through its VPC origin, and only there."""
+    _, stack = _stack("private")
+    vpc = ec2.Vpc(stack, "TeamVpc", max_azs=1, nat_gateways=1, restrict_default_security_group=False)
+    Leaderboard(stack, "Leaderboard", vpc=vpc, monitoring=False)
+    template = Template.from_stack(stack)
+    subnet, public_ip = _instance_subnet(template)
+    assert subnet.startswith("TeamVpcPrivate") and not public_ip
+    (instance_id,) = template.find_resources("AWS::EC2::Instance")
+    (vpc_origin,) = template.find_resources("AWS::CloudFront::VpcOrigin").values()
+    assert vpc_origin["Properties"]["VpcOriginEndpointConfig"]["Arn"]["Fn::Join"][1][-1] == {"Ref": instance_id}
+    (distribution,) = template.find_resources("AWS::CloudFront::Distribution").values()
+    (origin,) = distribution["Properties"]["DistributionConfig"]["Origins"]
+    assert "VpcOriginConfig" in origin and "CustomOriginConfig" not in origin
 
 
 def test_overrides_reach_every_table_and_function(customized):

@@ -45,6 +45,15 @@ def _count_metric_rows(body) -> int:
     return sum(len(w["properties"].get("metrics", [])) for w in widgets)
 
 
+def public_ipv4_addresses(template: dict) -> int:
+    """Elastic IPs and instances given a public address at launch: AWS bills every public IPv4 address alike."""
+    launched = [
+        i for i in of_type(template, "AWS::EC2::Instance")
+        if any(n.get("AssociatePublicIpAddress") for n in i.get("NetworkInterfaces", []))
+    ]  # fmt: skip
+    return len(of_type(template, "AWS::EC2::EIP")) + len(launched)
+
+
 def idle_cost(template: dict) -> dict:
     (instance,) = of_type(template, "AWS::EC2::Instance")
     instance_type = instance["InstanceType"]
@@ -53,7 +62,7 @@ def idle_cost(template: dict) -> dict:
     dashboards = of_type(template, "AWS::CloudWatch::Dashboard")
     cost = {
         "instance": INSTANCE_HOURLY[instance_type] * HOURS_A_MONTH,
-        "ipv4": len(of_type(template, "AWS::EC2::EIP")) * PUBLIC_IPV4_HOURLY * HOURS_A_MONTH,
+        "ipv4": public_ipv4_addresses(template) * PUBLIC_IPV4_HOURLY * HOURS_A_MONTH,
         "ebs": ebs_gb * GP3_GB_MONTH,
         "secrets": len(of_type(template, "AWS::SecretsManager::Secret")) * SECRET_MONTH,
         "alarms": alarm_metrics * ALARM_METRIC_MONTH,

@@ -155,11 +155,12 @@ def test_live_url_is_an_output_with_a_stable_id(template):
 
 def test_cloudfront_passes_the_websocket_handshake_to_nginx(template):
     """CloudFront forwards a WebSocket upgrade when the behaviour sends the viewer's Sec-WebSocket-* headers: the
-    dashboard's one behaviour sends every viewer header but Host (the managed AllViewerExceptHostHeader policy),
-    caches nothing and allows GET, so wss://<dashboard>/live reaches Nginx."""
+    dashboard's one behaviour sends every viewer header (the managed AllViewer policy), caches nothing and allows
+    GET, so wss://<dashboard>/live reaches Nginx (through the VPC origin: CloudFront carries WebSockets to VPC
+    origins since May 2026)."""
     (distribution,) = resources(template, "AWS::CloudFront::Distribution").values()
     behaviour = distribution["Properties"]["DistributionConfig"]["DefaultCacheBehavior"]
-    assert behaviour["OriginRequestPolicyId"] == "b689b0a8-53d0-40ab-baf2-68738e2966ac"  # AllViewerExceptHostHeader
+    assert behaviour["OriginRequestPolicyId"] == "216adef6-5c7f-47e4-b989-5492eafa07d3"  # AllViewer
     assert behaviour["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # CachingDisabled
     assert "GET" in behaviour["AllowedMethods"]
     assert "CacheBehaviors" not in distribution["Properties"]["DistributionConfig"]  # /live takes the default

@@ -561,28 +561,54 @@ def test_live_admin_writes_from_another_site_are_refused(local_nginx, upstream):
     assert status == 200
 
 
-@needs_nginx
-def test_live_admin_writes_accept_the_configured_dashboard_origin(tmp_path, upstream):
-    """On EC2 the page's origin is CloudFront's (https://...), not the instance's Host: DASHBOARD_ORIGIN names it."""
-    values = {
-        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
-        "DASHBOARD_ORIGIN": "https://d111111abcdef8.cloudfront.net",
+def behind_cloudfront_values(tmp: Path, port: int, upstream_port: int) -> dict:
+    """The EC2 render (as refresh-secrets.sh passes it) on a free port, its API upstream the local echo server."""
+    return {
+        **ec2_values(tmp),
+        "LISTEN_PORT": f"127.0.0.1:{port}",
+        "API_UPSTREAM": f"http://127.0.0.1:{upstream_port}",
+        "API_HOST": f"127.0.0.1:{upstream_port}",
+        "REAL_IP_FROM": "0.0.0.0/0",
     }
-    server = Nginx(tmp_path, values)
+
+
+@needs_nginx
+@pytest.mark.parametrize("values_for", [local_values, behind_cloudfront_values], ids=["local", "ec2"])
+def test_live_admin_writes_behind_cloudfront_compare_origin_with_https_and_the_forwarded_host(
+    tmp_path, upstream, values_for
+):
+    """On EC2 the page is https://<distribution> and CloudFront forwards the viewer's Host (its own name or alias,
+    the only Host it routes to this origin) but speaks HTTP to Nginx inside the VPC: a same-origin write from the
+    page passes, one marked cross-site or from any other origin is refused before the password is checked and
+    reaches nothing. (Before, the check knew only the Host Nginx saw and a DASHBOARD_ORIGIN setting.)"""
+    host = "d111111abcdef8.cloudfront.net"
+    server = Nginx(tmp_path, values_for(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]))
     try:
-        for origin, expected in (("https://d111111abcdef8.cloudfront.net", 200), ("https://d2.cloudfront.net", 403)):
-            status, _, body = server.request(
-                "/admin-api/snapshot",
-                method="POST",
-                body=b"{}",
-                auth=(ADMIN_USER, ADMIN_PASSWORD),
-                headers={**JSON, "Origin": origin, "Sec-Fetch-Site": "same-origin"},
-            )
-            assert status == expected, (origin, body)
+
+        def write(headers):
+            return server.request(
+                "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD),
+                headers={**JSON, "Host": host, **headers},
+            )  # fmt: skip
+
+        before = len(upstream_requests(upstream))
+        for headers in (
+            {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+            {"Origin": f"https://{host}", "Sec-Fetch-Site": "cross-site"},  # Sec-Fetch-Site decides too
+            {"Origin": "https://d2.cloudfront.net", "Sec-Fetch-Site": "same-origin"},  # another distribution
+            {"Origin": f"https://{host}.evil.example"},  # a name that merely starts like ours
+            {"Origin": "https://evil.example"},
+        ):
+            status, _, body = write(headers)
+            assert status == 403, (headers, body)
+            assert "same origin" in json.loads(body)["error"]
+        assert len(upstream_requests(upstream)) == before
+        for headers in ({"Origin": f"https://{host}", "Sec-Fetch-Site": "same-origin"}, {"Origin": f"https://{host}"}):
+            status, _, body = write(headers)
+            assert status == 200, (headers, body)
+        assert len(upstream_requests(upstream)) == before + 2
     finally:
         server.stop()
-    with pytest.raises(ValueError, match="DASHBOARD_ORIGIN"):
-        render.render_nginx_conf({**values, "DASHBOARD_ORIGIN": "https://d1.cloudfront.net/path"})
 
 
 @needs_nginx

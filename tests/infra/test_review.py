@@ -55,6 +55,7 @@ def test_no_explicit_physical_name_of_an_account_wide_resource_lacks_the_region(
         "AWS::CloudFront::ResponseHeadersPolicy": ("ResponseHeadersPolicyConfig", "Name"),
         "AWS::CloudFront::CachePolicy": ("CachePolicyConfig", "Name"),
         "AWS::CloudFront::OriginRequestPolicy": ("OriginRequestPolicyConfig", "Name"),
+        "AWS::CloudFront::VpcOrigin": ("VpcOriginEndpointConfig", "Name"),
         "AWS::IAM::Role": ("RoleName",),
         "AWS::IAM::ManagedPolicy": ("ManagedPolicyName",),
     }
@@ -69,14 +70,16 @@ def test_no_explicit_physical_name_of_an_account_wide_resource_lacks_the_region(
 
 @pytest.fixture(scope="module")
 def custom_domain_template() -> dict:
-    stage = {"domain_name": "scores.example.com", "certificate_arn": CERTIFICATE}
+    stage = {"production": True, "domain_name": "scores.example.com", "certificate_arn": CERTIFICATE}
     app = build_app("domain", context={"stages": {"domain": stage}})
     return app.synth().get_stack_by_name(stack_name("domain")).template
 
 
 def test_a_domain_of_ones_own_gets_its_certificate_and_tls_1_2(custom_domain_template, dev_template_json):
     """domain_name + certificate_arn: the distribution answers for the name with the certificate, TLS 1.2 at least;
-    the dashboard's origin (CORS, Nginx's same-origin check) is the domain. Without them, CloudFront's default."""
+    in prod the API's CORS origin is the domain (a literal: no cycle with the distribution, built after the API).
+    Nginx's same-origin check needs no setting: the distribution forwards the viewer's Host (test_access_control).
+    Without them, CloudFront's default."""
     (distribution,) = of_type(custom_domain_template, "AWS::CloudFront::Distribution").values()
     config = distribution["Properties"]["DistributionConfig"]
     assert config["Aliases"] == ["scores.example.com"]
@@ -85,8 +88,11 @@ def test_a_domain_of_ones_own_gets_its_certificate_and_tls_1_2(custom_domain_tem
         "MinimumProtocolVersion": "TLSv1.2_2021",
         "SslSupportMethod": "sni-only",
     }
+    functions = of_type(custom_domain_template, "AWS::Lambda::Function").values()
+    cors = {f["Properties"]["Environment"]["Variables"].get("CORS_ALLOWED_ORIGINS") for f in functions} - {None}
+    assert cors == {"https://scores.example.com"}
     (instance,) = of_type(custom_domain_template, "AWS::EC2::Instance").values()
-    assert 'DASHBOARD_ORIGIN=\\"https://scores.example.com\\"' in json.dumps(instance["Properties"]["UserData"])
+    assert "DASHBOARD_ORIGIN" not in json.dumps(instance["Properties"]["UserData"])
     (default,) = of_type(dev_template_json, "AWS::CloudFront::Distribution").values()
     assert "Aliases" not in default["Properties"]["DistributionConfig"]
 
