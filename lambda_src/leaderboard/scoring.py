@@ -1,10 +1,15 @@
 """Score submissions: the board's operator on every period it keeps, without lost or doubled updates.
 
-A submission reads the player's entries of the current periods (and the board's config, for a board stored in
-the table) in ONE strongly consistent BatchGetItem, applies the operator, and writes every changed entry in ONE
-call (an UpdateItem for one entry, else a TransactWriteItems), each entry only if it is still as read. A
-concurrent write to the same entry cancels ours: re-read and retry. The rank counters are not touched here
-(counting.py keeps them from the table's stream), so two submissions only ever meet on the same player's entries.
+Every submission reads first: the player's entries of the current periods, whether the player is hidden on the
+board and (for a board stored in the table) the board's config, in ONE BatchGetItem; then it writes only the
+entries the submission changes, each under a condition that refuses it if a concurrent writer got there first.
+A submission that changes nothing (the most common one: not the player's best) is that one read and no write.
+
+Keep-best boards read eventually consistently (half the read units): a stale read can only show an older, lower
+best, and each write's condition (`score` still below ours) guards the race, so no better score is ever lowered.
+Other operators (latest, increment) read strongly consistently, as their writes expect exactly what was read;
+every retry after a conflict does too. The rank counters are not touched here (counting.py keeps them from the
+table's stream), so two submissions only ever meet on the same player's entries.
 
 Idempotent requests (Idempotency-Key) remember an operation id on every entry they change, so a request retried
 after failing part-way (a bulk whose later chunks failed) skips what it applied already.
@@ -16,7 +21,6 @@ import json
 import random
 import time
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -178,14 +182,14 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
     return Outcome(config.board_id, s.player_id, s.player_name or (names[0] if names else s.player_id), rows)
 
 
-def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> tuple[dict, set[str]]:
-    """The entries and which of their players are hidden on the board, and for a board stored in the table its
-    config (it may be being deleted): all in the same request."""
+def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True) -> tuple[dict, set[str]]:
+    """The entries (fences in their place) and which of their players are hidden on the board, and for a board
+    stored in the table its config (it may be being deleted): all in the same request."""
     players = list(dict.fromkeys(p for p, _ in pairs))
     extra = [moderation_items.item_key(config.board_id, p) for p in players]
     if config.stored:
         extra.append(board_items.item_key(config.board_id))
-    stored, others = entries.get_with(pairs, extra)
+    stored, others = entries.get_with(pairs, extra, consistent=consistent)
     if config.stored:
         board = others.get(board_items.item_key(config.board_id))
         if board is None or board.get("status") == "deleting":
@@ -194,18 +198,19 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]]) -> tuple[dict, set[
 
 
 def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
-    """One submission on every period the board keeps: 1 read request and at most 1 write request (keep-best on a
-    built-in or declared board: one conditional write per period and no read)."""
+    """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
+    (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
+    UpdateItem or one transaction)."""
     now = now or now_utc()
     config.check_open(now)
     _check_range(config, s)
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored:
-        return _retry_on_change(config, lambda: _keep_best(config, s, current, ms(now)), "this entry")
+        return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")
 
-    def attempt() -> Outcome:
-        stored, hidden = _read(config, [(s.player_id, part) for _, part in current])
+    def attempt(retry: bool) -> Outcome:
+        stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
         writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
         if writes:
             entries.write(writes)
@@ -214,50 +219,57 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     return _retry_on_change(config, attempt, "this entry")
 
 
-def _retry_on_change(config: BoardConfig, attempt: Callable[[], T], what: str) -> T:
-    """attempt() re-reads and writes; a concurrent writer that changed what it read makes it raise Changed."""
+def _consistent(config: BoardConfig, retry: bool) -> bool:
+    """Whether a submission's read must be strongly consistent: on a retry (a concurrent writer changed what we
+    read), and for operators whose writes expect exactly what was read. Keep-best's first read need not be: what
+    it may miss is a score written in the last moment, which its conditional writes cannot lower."""
+    return retry or config.operator != boards.BEST
+
+
+def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: str) -> T:
+    """attempt(retry) reads and writes; a concurrent writer that changed what it read makes it raise Changed."""
     for n in range(WRITE_ATTEMPTS):
         try:
-            return attempt()
+            return attempt(n > 0)
         except entries.Changed:
             metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
     raise Conflict(f"too many concurrent writes to {what}; retry")
 
 
-def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int) -> Outcome:
-    """Keep-best needs no read: each period's entry is written only if the new score beats it (see
-    entries.keep_best). It is idempotent by nature, so an idempotent request needs no operation id either.
-    Boards stored in the table take the general path instead: it reads the board's item with the entries, so a
-    board being deleted gets no new entries.
+def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, retry: bool) -> Outcome:
+    """Keep-best: read the entries (and whether the player is hidden on the board) in one request, then write only
+    the periods the score beats, each with one conditional UpdateItem (see entries.keep_best: a better score
+    stored meanwhile refuses it, an equal one does not replace the one reached first). It is idempotent by nature,
+    so an idempotent request needs no operation id. Boards stored in the table take the general path instead.
 
-    A hidden player's existing entries stay hidden (entries.keep_best). A CREATED entry has no state to follow:
-    one more read asks whether the player is hidden on the board and, if so, moves the new entries out of the
-    rank index at once (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
+    A hidden player's entries stay hidden, and a created one is written hidden at once if the read says the player
+    is hidden on the board (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
+    stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
+    if any(entries.is_fence(stored.get((s.player_id, part))) for _, part in current):
+        raise entries.Erasing(s.player_id)  # nothing written; each write's condition refuses a fence too
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
-    outcomes, names, created = [], [], []
+    outcomes, names = [], []
     for period, part in current:
+        old = stored.get((s.player_id, part))
+        board_period = config.leaderboard_id(period.period_id)
+        if old is not None and not config.better(s.score, old["score"]):
+            names.append(old.get("player_name"))  # not better: nothing to write
+            outcomes.append(PeriodOutcome(period, board_period, part, old["score"], False, entries.position(old)))
+            continue
         entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
-        changed, item, inserted = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None)
+        hide = entries.is_hidden(old) if old is not None else s.player_id in hidden
+        changed, item, _ = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None, hidden=hide)
         names.append(item.get("player_name"))
-        if inserted:
-            created.append((part, item))
-        outcomes.append(
-            PeriodOutcome(
-                period, config.leaderboard_id(period.period_id), part, item["score"], changed, entries.position(item)
-            )
-        )
-    if created and moderation_items.is_hidden(config.board_id, s.player_id):
-        for part, item in created:
-            with suppress(entries.Changed):  # changed meanwhile: the consumer reconciles it
-                entries.set_hidden(s.player_id, part, item, hidden=True)
+        outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entries.position(item)))
     return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
 
 
 def submit_many(
     config: BoardConfig, submissions: list[Submission | BadRequest], now: datetime | None = None
 ) -> list[Outcome | BadRequest]:
-    """Many submissions, in input order, in chunks that each take one read request and one transaction.
+    """Many submissions, in input order, in chunks that each take one read request and, if any of its entries
+    changes, one transaction of the changed entries (a chunk that improves nothing writes nothing).
 
     A chunk holds each player at most once (a later submission of the same player goes to a later chunk, so
     they apply in order), and few enough players that its read (their entries, whether each is hidden, the
@@ -300,8 +312,9 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
         s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items
     }
 
-    def attempt() -> None:
-        stored, hidden = _read(config, [(player, part) for player, cur in currents.items() for _, part in cur])
+    def attempt(retry: bool) -> None:
+        pairs = [(player, part) for player, cur in currents.items() for _, part in cur]
+        stored, hidden = _read(config, pairs, _consistent(config, retry))
         writes: list[EntryWrite] = []
         planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
         for i, s in items:

@@ -40,6 +40,9 @@ API_GATEWAY_LOGGING_ACTIONS = [
     "logs:DescribeLogStreams",
     "logs:PutLogEvents",
 ]
+# CloudFront puts the viewer's address in it (appended, so the first address is the client's own or what the client
+# claimed: a per-client limit on it is a guard against a careless client, not a forger).
+FORWARDED_FOR_HEADER = "X-Forwarded-For"
 # Each function is told the id of each key class (requestContext.identity.apiKeyId, which API Gateway fills on
 # every method that requires a key) and refuses a key of the wrong class with 403, before any work. A usage plan's
 # zero per-method throttle would refuse it too, but as a 429, which tells a misconfigured client to retry forever.
@@ -427,11 +430,17 @@ class LeaderboardApi(Construct):
         self.api_gateway_account = account  # the WebSocket stage's access logs need it too
 
     def _web_acl(self, props: LeaderboardProps, stage: apigw.Stage) -> None:
-        """Optional: a regional WAF web ACL on the stage that blocks an IP address over its rate."""
-        limit = props.waf_requests_per_5_minutes_per_ip
+        """A regional WAF web ACL on the stage (on in production by default): per client, a rate limit on reads, so
+        that one caller cannot take a public method's whole throttle bucket (which all callers share). Through the
+        edge every request comes from CloudFront's addresses, so there the client is the viewer's address that
+        CloudFront puts first in X-Forwarded-For; a request without that header is counted by its source address.
+        Writes are left to their key's usage plan (a game server sends many from one address)."""
+        limit = props.effective_waf_limit
         if limit is None:
             acknowledge(
-                stage, "APIG3", "WAF is optional (about 6 USD/month): per-method throttles and usage plans guard it"
+                stage,
+                "APIG3",
+                "WAF is off outside production (about 7 USD/month): per-method throttles and usage plans",
             )
             return
 
@@ -442,25 +451,68 @@ class LeaderboardApi(Construct):
                 sampled_requests_enabled=True,
             )
 
+        reads = wafv2.CfnWebACL.StatementProperty(
+            byte_match_statement=wafv2.CfnWebACL.ByteMatchStatementProperty(
+                field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(method={}),
+                positional_constraint="EXACTLY",
+                search_string="GET",
+                text_transformations=[wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")],
+            )
+        )
+        forwarded = wafv2.CfnWebACL.StatementProperty(  # the documented test for a header's presence
+            size_constraint_statement=wafv2.CfnWebACL.SizeConstraintStatementProperty(
+                field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(
+                    single_header={"Name": FORWARDED_FOR_HEADER.lower()}
+                ),
+                comparison_operator="GT",
+                size=0,
+                text_transformations=[wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")],
+            )
+        )
+        not_forwarded = wafv2.CfnWebACL.StatementProperty(
+            not_statement=wafv2.CfnWebACL.NotStatementProperty(statement=forwarded)
+        )
+
+        def rate_rule(name: str, priority: int, **rate: object) -> wafv2.CfnWebACL.RuleProperty:
+            return wafv2.CfnWebACL.RuleProperty(
+                name=name,
+                priority=priority,
+                action=wafv2.CfnWebACL.RuleActionProperty(block={}),
+                statement=wafv2.CfnWebACL.StatementProperty(
+                    rate_based_statement=wafv2.CfnWebACL.RateBasedStatementProperty(
+                        limit=limit, evaluation_window_sec=300, **rate
+                    )
+                ),
+                visibility_config=visibility(name),
+            )
+
         acl = wafv2.CfnWebACL(
             self,
             "WebAcl",
             scope="REGIONAL",
-            description=f"Leaderboard {props.stage}: per-IP rate limit on the API",
+            description=f"Leaderboard {props.stage}: per-client rate limit on the API reads",
             default_action=wafv2.CfnWebACL.DefaultActionProperty(allow={}),
             visibility_config=visibility("api"),
             rules=[
-                wafv2.CfnWebACL.RuleProperty(
-                    name="RateLimitPerIp",
-                    priority=0,
-                    action=wafv2.CfnWebACL.RuleActionProperty(block={}),
-                    statement=wafv2.CfnWebACL.StatementProperty(
-                        rate_based_statement=wafv2.CfnWebACL.RateBasedStatementProperty(
-                            limit=limit, aggregate_key_type="IP", evaluation_window_sec=300
-                        )
+                rate_rule(
+                    "RateLimitPerIp",
+                    0,
+                    aggregate_key_type="IP",
+                    scope_down_statement=wafv2.CfnWebACL.StatementProperty(
+                        and_statement=wafv2.CfnWebACL.AndStatementProperty(statements=[reads, not_forwarded])
                     ),
-                    visibility_config=visibility("rate-limit-per-ip"),
-                )
+                ),
+                rate_rule(
+                    "RateLimitPerForwardedIp",
+                    1,
+                    aggregate_key_type="FORWARDED_IP",
+                    # Only requests that carry the header are counted (WAF skips the rule otherwise); one whose
+                    # first address is not an address is blocked.
+                    forwarded_ip_config=wafv2.CfnWebACL.ForwardedIPConfigurationProperty(
+                        header_name=FORWARDED_FOR_HEADER, fallback_behavior="MATCH"
+                    ),
+                    scope_down_statement=reads,
+                ),
             ],
         )
         wafv2.CfnWebACLAssociation(self, "WebAclAssociation", resource_arn=stage.stage_arn, web_acl_arn=acl.attr_arn)

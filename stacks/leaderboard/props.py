@@ -16,24 +16,13 @@ from .runtime.leaderboard.boards import parse_new_board
 from .runtime.leaderboard.errors import BadRequest
 from .runtime.leaderboard.limits import DEFAULT_MAX_BOARDS, MAX_MAX_BOARDS
 
-# Upper bounds on each function's concurrency: a cost bound per function, and isolation (a flood of anonymous
-# reads cannot take the concurrency that score submissions need). Lambda keeps 100 of the account's quota
-# unreserved, so an account needs a quota of at least 100 + the sum (`make preflight` checks it).
-DEFAULT_RESERVED_CONCURRENCY: Mapping[str, int] = {
-    "score-submit": 20,
-    "leaderboard-query": 20,
-    "player-stats": 10,
-    "leaderboard-snapshot": 2,
-    "score-simulator": 2,
-    "leaderboard-admin": 5,
-    # One invocation per stream shard and parallelization slot (2): 5 covers a table of a few partitions.
-    "rank-counter": 5,
-    # The schedule's runs are minutes apart; one at a time is all a closing needs.
-    "period-closer": 1,
-    # Client messages are a few small requests each; one push per board period and second at most.
-    "live-connections": 10,
-    "live-broadcaster": 5,
-}
+# The launch defaults, sized from the benchmark's model (docs/PERFORMANCE.md, "What one stack takes with default
+# settings"). One board period's rank index partition (a shard) takes 1,000 write units/s, and an improving
+# submission moves its entry there (2 index write units): ~500 improving submissions/s per shard and period.
+SUBMISSIONS_PER_SHARD_PER_SECOND = 500
+# Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
+# every 2 s sends, and room for a few dozen players behind one carrier NAT.
+DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
@@ -100,30 +89,43 @@ class LeaderboardProps:
     cors_origins: Sequence[str] | None = None
     """None: any origin ("*"), but in production with a `domain_name` only https://<domain_name>. (The dashboard
     calls the API through its own same-origin proxy; the API's protection is its keys, not CORS.)"""
-    throttle_rate_limit: float = 50.0
-    """Default throttle of every API method (each method has its own bucket), requests/s."""
-    throttle_burst_limit: int = 100
-    public_read_rate_limit: float = 25.0
-    """Anonymous reads get their own, lower per-method throttle (requests/s)."""
-    public_read_burst_limit: int = 50
+    throttle_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
+    """Default throttle of every API method, requests/s, for ALL callers of a method together (each method has its
+    own bucket): the keyed writes' ceiling beside their key's plan, so it matches `game_key_rate_limit`."""
+    throttle_burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
+    public_read_rate_limit: float = 100.0
+    """Anonymous reads' own per-method throttle at the origin (requests/s, all callers of a method together): a cost
+    ceiling (at most ~260 million requests, ~910 USD of API Gateway, a month per method) that the edge keeps far
+    from (a cached URL costs the origin about one request per max-age and edge cache); per-player URLs miss the
+    cache, so raise it with the players who look themselves up each second."""
+    public_read_burst_limit: int = 200
     live_rate_limit: float = 25.0
     """The WebSocket API (live updates): new connections and client messages per second, stage-wide."""
     live_burst_limit: int = 50
-    game_key_rate_limit: float = 50.0
+    game_key_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
     """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
-    the simulator. Each key is refused on the other key's routes."""
-    game_key_burst_limit: int = 100
-    game_key_daily_quota: int = 1_000_000
+    the simulator. Each key is refused on the other key's routes. The game key's default is what one board period
+    takes on one shard (~500 improving submissions/s, see SUBMISSIONS_PER_SHARD_PER_SECOND); raise it with shards."""
+    game_key_burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
+    game_key_daily_quota: int = 20_000_000
+    """Submissions a day (a leaked key's cost bound): 231/s on average, 11 hours at the full rate."""
     admin_key_rate_limit: float = 5.0
     admin_key_burst_limit: int = 10
     admin_key_daily_quota: int = 10_000
     enable_simulator: bool | None = None
     """None: on outside production, off in production."""
-    reserved_concurrency: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_RESERVED_CONCURRENCY))
-    """Reserved concurrency per function name; a function left out has none. {} reserves nothing."""
+    reserved_concurrency: Mapping[str, int] = field(default_factory=dict)
+    """Reserved concurrency per function name (opt in, e.g. {"score-submit": 20}); a function left out has none,
+    and by default none has: a new account's Lambda quota can be 10, and any reservation then fails the deploy
+    (Lambda keeps 100 unreserved; `make preflight` checks the quota against what is asked here)."""
+    waf: bool | None = None
+    """A regional WAF web ACL on the API stage with a per-client rate limit on reads (about 7 USD/month idle plus
+    0.60 USD per million requests). None: on in production, off outside it (a dev stage's cost), unless
+    `waf_requests_per_5_minutes_per_ip` is set."""
     waf_requests_per_5_minutes_per_ip: int | None = None
-    """None: no WAF. A number: a regional web ACL on the API stage that blocks an IP address sending more than
-    this many requests in 5 minutes (about 6 USD/month, see README)."""
+    """Reads (GET) one client may send in 5 minutes before WAF blocks it; a client is the viewer's address
+    (X-Forwarded-For, as CloudFront sends it) through the edge, the source address otherwise. None: 3,000
+    (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on unless `waf` is False."""
     account_has_api_gateway_logging_role: bool = False
     """False: the stack sets the account's API Gateway CloudWatch role (account-wide, kept on deletion). True: the
     account already has one (`make preflight` checks it), the stack leaves it alone. Set it on all but one
@@ -215,6 +217,12 @@ class LeaderboardProps:
         if self.monitoring_level is not None:
             return self.monitoring_level
         return "full" if self.is_prod else "essential"
+
+    @property
+    def effective_waf_limit(self) -> int | None:
+        """The WAF's reads per 5 minutes per client, or None for no WAF."""
+        on = self.waf if self.waf is not None else (self.is_prod or self.waf_requests_per_5_minutes_per_ip is not None)
+        return (self.waf_requests_per_5_minutes_per_ip or DEFAULT_WAF_READS_PER_5_MINUTES) if on else None
 
     @property
     def simulator_enabled(self) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from cdk_leaderboard.dashboard import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, DASHBOARD_PORT
-from cdk_leaderboard.props import DEFAULT_RESERVED_CONCURRENCY, LeaderboardProps
+from cdk_leaderboard.props import LeaderboardProps
 
 from leaderboard import routes
 
@@ -121,11 +121,6 @@ def test_anonymous_reads_have_their_own_lower_method_throttle(dev_template_json)
     assert not keyed & set(settings)  # writes keep the stage default (and their key's plan)
 
 
-def test_every_function_has_reserved_concurrency_by_default(dev_template_json):
-    for name, fn in _route_functions(dev_template_json).items():
-        assert fn["Properties"]["ReservedConcurrentExecutions"] == DEFAULT_RESERVED_CONCURRENCY[name]
-
-
 def test_reserved_concurrency_is_a_prop(custom_template_json):
     """Only the functions the prop names get a reservation."""
     reserved = {
@@ -136,19 +131,22 @@ def test_reserved_concurrency_is_a_prop(custom_template_json):
     assert set(reserved.values()) == {None}
 
 
-def test_no_waf_by_default(dev_template_json, prod_template_json):
-    for t in (dev_template_json, prod_template_json):
-        assert _of_type(t, "AWS::WAFv2::WebACL") == {}
+def test_no_waf_outside_production_by_default(dev_template_json):
+    """dev: no web ACL (its monthly price; see test_launch_defaults.py for prod's)."""
+    assert _of_type(dev_template_json, "AWS::WAFv2::WebACL") == {}
 
 
-def test_optional_waf_blocks_an_ip_over_its_rate_on_the_stage(custom_template_json):
+def test_a_waf_rate_given_turns_the_waf_on_and_blocks_a_client_over_it(custom_template_json):
     ((acl_id, acl),) = _of_type(custom_template_json, "AWS::WAFv2::WebACL").items()
     props = acl["Properties"]
     assert props["Scope"] == "REGIONAL" and props["DefaultAction"] == {"Allow": {}}
-    (rule,) = props["Rules"]
-    assert rule["Action"] == {"Block": {}}
-    rate = rule["Statement"]["RateBasedStatement"]
-    assert rate == {"Limit": 1000, "AggregateKeyType": "IP", "EvaluationWindowSec": 300}
+    by_ip, by_forwarded_ip = props["Rules"]
+    for rule in (by_ip, by_forwarded_ip):
+        assert rule["Action"] == {"Block": {}}
+        rate = rule["Statement"]["RateBasedStatement"]
+        assert (rate["Limit"], rate["EvaluationWindowSec"]) == (1000, 300)
+    assert by_ip["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "IP"
+    assert by_forwarded_ip["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "FORWARDED_IP"
     ((_, association),) = _of_type(custom_template_json, "AWS::WAFv2::WebACLAssociation").items()
     (stage_id,) = _of_type(custom_template_json, "AWS::ApiGateway::Stage")
     assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}

@@ -21,13 +21,15 @@ ALARM_METRIC_MONTH = 0.10
 DASHBOARD_MONTH = 3.00  # list price; an account's first 3 dashboards of up to 50 metrics each are free
 KMS_KEY_MONTH = 1.00
 FREE_DASHBOARD_METRICS = 50
+WEB_ACL_MONTH = 5.00
+WAF_RULE_MONTH = 1.00  # plus 0.60 per million requests inspected: traffic, not idle
 
 # The figures README's table states (stage -> item -> USD/month), rounded to the cent.
 STATED = {
     "dev": {"instance": 3.07, "ipv4": 3.65, "ebs": 0.64, "secrets": 1.60, "alarms": 0.60, "dashboard": 0.00,
-            "kms": 0.00, "total": 9.56},
+            "kms": 0.00, "waf": 0.00, "total": 9.56},
     "prod": {"instance": 6.13, "ipv4": 3.65, "ebs": 0.64, "secrets": 1.60, "alarms": 4.30, "dashboard": 3.00,
-             "kms": 1.00, "total": 20.32},
+             "kms": 1.00, "waf": 7.00, "total": 27.32},
 }  # fmt: skip
 
 
@@ -68,6 +70,9 @@ def idle_cost(template: dict) -> dict:
         "alarms": alarm_metrics * ALARM_METRIC_MONTH,
         "dashboard": len(dashboards) * DASHBOARD_MONTH,
         "kms": len(of_type(template, "AWS::KMS::Key")) * KMS_KEY_MONTH,
+        "waf": sum(
+            WEB_ACL_MONTH + WAF_RULE_MONTH * len(acl["Rules"]) for acl in of_type(template, "AWS::WAFv2::WebACL")
+        ),
     }
     cost = {k: round(v, 2) for k, v in cost.items()}
     cost["total"] = round(sum(cost.values()), 2)

@@ -287,7 +287,7 @@ def test_stage_has_access_logs_throttling_and_tracing(template):
             "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp("requestId")},
             "TracingEnabled": True,
             "MethodSettings": Match.array_with(
-                [Match.object_like({"ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100})]
+                [Match.object_like({"ThrottlingRateLimit": 500, "ThrottlingBurstLimit": 1000})]
             ),
         },
     )

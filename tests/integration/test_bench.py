@@ -41,5 +41,5 @@ def test_the_load_bench_runs_both_designs_without_a_failed_submission(tmp_path):
     assert set(runs) == {"handlers", "original"}
     assert all(r["ok"] > 0 and r["failed"] == {} for r in runs.values())
     budgets = figures["budgets"]
-    assert budgets["improving_post_scores"]["requests"] == 3
+    assert budgets["improving_post_scores"]["requests"] == 4  # one BatchGetItem, then an UpdateItem per period
     assert budgets["bulk_500_three_periods"]["status"] == 200

@@ -58,3 +58,43 @@ def test_50_concurrent_submissions_store_the_maximum_on_every_board(api, stack, 
         ConsistentRead=True,
     )["Items"]
     assert sorted(int(i["score"]["N"]) for i in items) == [max(scores)] * 3
+
+
+@pytest.mark.parametrize("board", ["global", "stale-stored"])
+def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board):
+    """Keep-best reads eventually consistently. DynamoDB Local's reads are always fresh, so the read is made stale
+    here: it still shows 100 while 300 is stored. The conditional write refuses 200 (default board), or the
+    exact-state write is refused and the retry reads strongly (a board stored in the table): 300 stays."""
+    from leaderboard.data import entries
+
+    path = "/scores" if board == "global" else f"/leaderboards/{board}/scores"
+    if board != "global":
+        assert api.post("/leaderboards", {"board_id": board, "periods": ["all-time", "daily"]}).status_code == 201
+    assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200
+    real = entries.get_with
+    snapshot = {}
+
+    def remember(pairs, extra, consistent=True):
+        snapshot["items"] = real(list(pairs), extra, consistent)
+        return snapshot["items"]
+
+    monkeypatch.setattr(entries, "get_with", remember)
+    assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200  # snapshot: 100 everywhere
+    monkeypatch.setattr(entries, "get_with", real)
+    assert api.post(path, {"player_id": "lagged", "score": 300}).status_code == 200
+    reads = []
+
+    def stale(pairs, extra, consistent=True):
+        reads.append(consistent)
+        return snapshot["items"] if not consistent else real(list(pairs), extra, consistent)
+
+    monkeypatch.setattr(entries, "get_with", stale)
+    resp = api.post(path, {"player_id": "lagged", "score": 200})
+    monkeypatch.setattr(entries, "get_with", real)
+    assert resp.status_code == 200, resp.text
+    if board == "global":
+        assert reads == [False] and [b["best_score"] for b in resp.json()["boards"]] == [300] * 3
+    else:
+        assert reads == [False, True] and [p["score"] for p in resp.json()["periods"]] == [300] * 2
+    stored = [e["score"] for e in entries.of_player("lagged")]
+    assert stored and set(stored) == {300}, stored

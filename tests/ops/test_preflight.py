@@ -143,9 +143,20 @@ def test_an_instance_type_not_offered_in_the_subnet_zone_fails_with_alternatives
     assert results(session, replace(props, instance_type="t2.nano"))["instance type"].status == OK
 
 
-def test_a_low_lambda_concurrency_quota_fails_with_the_quota_and_prop_fixes(ready, monkeypatch):
+RESERVING = {"score-submit": 20, "player-stats": 10}  # opted in: by default nothing is reserved
+
+
+def test_the_defaults_deploy_on_a_new_accounts_lambda_quota(ready, monkeypatch):
     session, props = ready
     monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")  # new accounts can start this low
+    assert props.reserved_concurrency == {}
+    assert results(session, props)["Lambda concurrency"].status == OK
+
+
+def test_a_low_lambda_concurrency_quota_fails_with_the_quota_and_prop_fixes(ready, monkeypatch):
+    session, props = ready
+    props = replace(props, reserved_concurrency=RESERVING)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")
     check = results(session, props)["Lambda concurrency"]
     assert check.status == FAIL
     assert "L-B99A9384" in check.fix and "reserved_concurrency" in check.fix
@@ -155,6 +166,7 @@ def test_a_low_lambda_concurrency_quota_fails_with_the_quota_and_prop_fixes(read
 def test_concurrency_counts_this_stages_own_reservations_on_a_redeploy(ready, monkeypatch):
     """The deployed stage's reservations are replaced by the new ones, so they count as available."""
     session, props = ready
+    props = replace(props, reserved_concurrency=RESERVING)
     wanted = sum(props.reserved_concurrency.values())
     lambda_function(session, "leaderboard-dev-LeaderboardApiScoreSubmit-AbCdEf", reserved=wanted)
     monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", str(100 + wanted))  # exactly enough for this stage

@@ -31,9 +31,9 @@ def is_fence(item: dict[str, Any] | None) -> bool:
     return bool(item) and schema.ERASING_MARK in item
 
 
-def _get_all(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+def _get_all(pairs: Iterable[tuple[str, str]], consistent: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
     wanted = list(dict.fromkeys(pairs))
-    items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted])
+    items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted], consistent=consistent)
     return {(i[schema.SCORES_PARTITION_KEY], i[schema.SCORES_SORT_KEY]): i for i in items}
 
 
@@ -42,10 +42,14 @@ def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any
     return {k: i for k, i in _get_all(pairs).items() if not is_fence(i)}
 
 
-def get_with(pairs: Iterable[tuple[str, str]], extra: list[tuple[str, str]]) -> tuple[dict, dict]:
-    """get(), plus other items of the scores table (a board's config) read in the same request. Fences are
-    returned in their entry's place: the writer must refuse (is_fence), as its write's condition would."""
-    items = _get_all(list(pairs) + extra)
+def get_with(
+    pairs: Iterable[tuple[str, str]], extra: list[tuple[str, str]], consistent: bool = True
+) -> tuple[dict, dict]:
+    """get(), plus other items of the scores table (a board's config) read in the same request; eventually
+    consistent if asked (half the read units: for a writer whose writes' conditions guard what the read may
+    miss). Fences are returned in their entry's place: the writer must refuse (is_fence), as its write's
+    condition would."""
+    items = _get_all(list(pairs) + extra, consistent)
     others = {k: items.pop(k) for k in extra if k in items}
     return items, others
 
@@ -113,14 +117,16 @@ def _update(w: EntryWrite) -> dict:
     return update
 
 
-def keep_best(entry: Entry, descending: bool, name_given: bool) -> tuple[bool, dict[str, Any], bool]:
+def keep_best(
+    entry: Entry, descending: bool, name_given: bool, hidden: bool = False
+) -> tuple[bool, dict[str, Any], bool]:
     """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
 
     Returns (changed, the item as it now stands, whether it was created). Concurrent calls cannot lower a stored
     score: each is atomic on its item, and an equal score does not replace the one reached first. Without a name
     given the stored one is kept (a newcomer shows their id). A hidden player's entry stays hidden: the write
-    expects a listed entry (or none), and one more write, told by the refusal, updates a hidden one in place."""
-    hidden = False
+    expects the entry in the state `hidden` says (as the caller read it; a new entry is created that way), and
+    one more write, told by the refusal, follows an entry hidden or shown meanwhile."""
     for _ in range(KEEP_BEST_ATTEMPTS):
         changed, old = _keep_best_once(entry, descending, name_given, hidden)
         if changed:
@@ -160,7 +166,7 @@ def _keep_best_once(entry: Entry, descending: bool, name_given: bool, hidden: bo
     values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
     better = "score " + ("<" if descending else ">") + " :score"
     condition = (
-        f"attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}"
+        f"(attribute_not_exists(score) OR (attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}))"
         if hidden
         else f"(attribute_not_exists(score) OR {better}) AND attribute_not_exists({schema.HIDDEN_RANK_KEY})"
     ) + f" AND attribute_not_exists({schema.ERASING_MARK})"  # an erasure's fence refuses every write

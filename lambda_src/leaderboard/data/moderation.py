@@ -35,13 +35,6 @@ def hidden_among(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
     return {(b, p) for b, p in wanted if item_key(b, p) in by_key}
 
 
-def is_hidden(board_id: str, player_id: str) -> bool:
-    resp = dynamo.client().get_item(
-        TableName=dynamo.scores_table(), Key=dynamo.key(*item_key(board_id, player_id)), ConsistentRead=True
-    )
-    return "Item" in resp
-
-
 def page_of_board(board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
     """Up to `limit` hidden-player items of a board in player-id order, after player `after` (None: from the
     first); and whether more follow. One strongly consistent Query (limit + 1 items of ~100 bytes: one page)."""
