@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import re
 import shutil
 import socket
@@ -44,6 +46,8 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         for name in names
     )
     return Template(TEMPLATE_PATH.read_text()).substitute(
+        USER=pwd.getpwuid(os.geteuid()).pw_name,
+        STALE_SECONDS=str(max(r.cache.stale_seconds for r in routes_module().ROUTES if r.cache.cacheable)),
         LISTEN=listen,
         ORIGIN=origin_url.split("://", 1)[1],
         PREFIX_DIR=str(prefix),

@@ -263,8 +263,8 @@ class _HTTPHandler(BaseHTTPRequestHandler):
             source_ip=self.client_address[0],
         )
         status, headers, payload = gw.dispatch(req)
+        self._log(status, started)  # before the answer: a client that has it finds its line in the log
         self._send(status, [*headers, ("x-amzn-RequestId", req.request_id)], payload)
-        self._log(status, started)
 
     def __getattr__(self, name: str):
         # Every method goes through the route table (TRACE, CONNECT, QUERY ...): a known path answers 405

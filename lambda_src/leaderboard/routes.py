@@ -45,7 +45,7 @@ class Caching:
     max_age: int = 0
     settled_max_age: int = 0
     settled_when: tuple[str, str] | None = None
-    stale_seconds: int = 1
+    stale_seconds: int = 2
 
     @property
     def cacheable(self) -> bool:
