@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from string import Template
 
+from local.dynamodb_local import free_port
 from local.gateway import routes_module
 from local.processes import ProcessGroup
 
@@ -65,7 +66,7 @@ def start(procs: ProcessGroup, prefix: Path, port: int, origin_url: str, nginx: 
     nginx = nginx or nginx_binary()
     if nginx is None:
         raise SystemExit("the edge needs nginx (`apt-get install nginx`)")
-    port = port or _free_port()
+    port = port or free_port()
     prefix.mkdir(parents=True, exist_ok=True)
     conf = prefix / "edge.conf"
     conf.write_text(render(f"127.0.0.1:{port}", origin_url, prefix))
@@ -80,12 +81,6 @@ def start(procs: ProcessGroup, prefix: Path, port: int, origin_url: str, nginx: 
             raise SystemExit(f"the edge's nginx did not start; see {prefix / 'edge-error.log'}")
         time.sleep(0.1)
     return f"http://127.0.0.1:{port}"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _accepts(port: int) -> bool:

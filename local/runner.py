@@ -52,7 +52,9 @@ def run_stack(
             backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
         )
         # The public reads' cache in front of the API, as CloudFront is on AWS (EdgeUrl).
-        edge_url = edge.start(backend.procs, backend.run_dir / "edge", edge_port, backend.api_url)
+        edge_url = "none (the edge needs nginx: `apt-get install nginx`)"
+        if edge.nginx_binary():
+            edge_url = edge.start(backend.procs, backend.run_dir / "edge", edge_port, backend.api_url)
         if seed:
             _seed_demo(backend.api_url, admin_key)
         _write_state(port, backend, api_key, admin_key, edge_url)
