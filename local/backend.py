@@ -139,7 +139,7 @@ class Backend:
 
     @property
     def request_log(self) -> Path:
-        """The gateway's log: one line per request it served, "METHOD /path?query status"."""
+        """The gateway's log: one line per request it served, "unix-time METHOD /path?query status"."""
         return self.run_dir / "api-requests.log"
 
     @property

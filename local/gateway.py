@@ -79,8 +79,8 @@ class GatewayConfig:
     # Function name -> timeout in seconds, from the template; missing ones use the route table's.
     timeouts: dict[str, int] = field(default_factory=dict)
     integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS
-    # One line per request served ("GET /leaderboard?limit=5 200"), quiet or not: what reaches the origin, which
-    # the edge's tests count.
+    # One line per request served ("1764600000.123 GET /leaderboard?limit=5 200": Unix time, method, target,
+    # status), quiet or not: what reaches the origin, which the edge's tests count.
     request_log: Path | None = None
 
     def key_for(self, access: str) -> str | None:
@@ -104,7 +104,7 @@ class LocalGateway:
         if self.config.request_log is None:
             return
         with self._log_lock, open(self.config.request_log, "a", encoding="utf-8") as log:
-            log.write(f"{method} {target} {status}\n")
+            log.write(f"{time.time():.3f} {method} {target} {status}\n")
 
     # --- what API Gateway answers by itself -------------------------------------------
     def cors_headers(self, origin: str | None) -> Headers:
