@@ -6,8 +6,8 @@ minutes for what cannot change, no-store for keyed routes. CloudFront sends one 
 concurrent misses of one cache key by itself (request collapsing), so a launch's spike on the top 25 reaches
 API Gateway about once per max-age per edge location.
 
-Only GET, HEAD and OPTIONS pass; GET and HEAD are cached. No header reaches the API (no x-api-key): score
-submissions and admin calls use ApiUrl. The cache key is the path plus the query parameters of the cached
+Only GET, HEAD and OPTIONS pass; GET and HEAD are cached. No header but Origin reaches the API (no x-api-key):
+score submissions and admin calls use ApiUrl. The cache key is the path plus the query parameters of the cached
 routes (routes.edge_query_names), put in sorted order by a viewer-request function first: `?limit=5&period=daily`
 and `?period=daily&limit=5` share one entry, and parameters the API does not take (cache busters) are dropped.
 """
@@ -95,6 +95,9 @@ class Edge(Construct):
                 # A preflight's answer depends on the caller's Origin, which is not in the key: never cached.
                 cached_methods=cloudfront.CachedMethods.CACHE_GET_HEAD,
                 cache_policy=self.cache_policy,
+                # Origin only (not in the key): a preflight through the edge gets the API's answer for the caller's
+                # origin; public reads answer "*" whatever it is. Never x-api-key, Authorization or a cookie.
+                origin_request_policy=cloudfront.OriginRequestPolicy.CORS_CUSTOM_ORIGIN,
                 compress=True,
                 function_associations=[
                     cloudfront.FunctionAssociation(

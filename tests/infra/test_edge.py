@@ -17,6 +17,9 @@ from stacks.app_builder import build_app, stack_name
 EDGE_DISTRIBUTION = {"Properties": {"DistributionConfig": {"Comment": Match.string_like_regexp("^Leaderboard edge")}}}
 
 
+CORS_CUSTOM_ORIGIN_POLICY = "59781a5b-3903-41f3-afcb-af62929ccde1"  # managed: forwards Origin only
+
+
 def _one(template: Template, kind: str) -> tuple[str, dict]:
     found = template.find_resources(kind, EDGE_DISTRIBUTION if kind == "AWS::CloudFront::Distribution" else None)
     assert len(found) == 1, sorted(found)
@@ -62,13 +65,14 @@ def test_compression_gzip_and_brotli(template, edge):
 
 def test_behavior_reads_only_and_forwards_nothing_else(template, edge):
     """GET, HEAD, OPTIONS pass (a POST is refused by CloudFront: writes use ApiUrl); GET and HEAD are cached, a
-    preflight (its answer follows the caller's Origin) never; no origin request policy, so only the cache key
-    (path and the routes' query parameters) reaches the API."""
+    preflight (its answer follows the caller's Origin) never; the API gets the cache key (path and the routes' query
+    parameters) and the Origin header, nothing else."""
     behavior = edge["DefaultCacheBehavior"]
     assert behavior["AllowedMethods"] == ["GET", "HEAD", "OPTIONS"]
     assert behavior["CachedMethods"] == ["GET", "HEAD"]
     assert behavior["ViewerProtocolPolicy"] == "https-only"
-    assert "OriginRequestPolicyId" not in behavior and "ForwardedValues" not in behavior
+    # AWS's managed CORS-CustomOrigin policy: the Origin header only (for a preflight), no query string or cookie.
+    assert behavior["OriginRequestPolicyId"] == CORS_CUSTOM_ORIGIN_POLICY and "ForwardedValues" not in behavior
     policy_id, _ = _one(template, "AWS::CloudFront::CachePolicy")
     assert behavior["CachePolicyId"] == {"Ref": policy_id}
     assert "CacheBehaviors" not in edge  # one behavior: every path is the API's
