@@ -22,6 +22,12 @@ def main(argv: list[str] | None = None) -> None:
         help="API port (env API_PORT, default 3001)",
     )
     run.add_argument(
+        "--edge-port",
+        type=int,
+        default=int(os.environ.get("EDGE_PORT", 3002)),
+        help="port of the edge, the public reads' cache in front of the API (env EDGE_PORT, default 3002)",
+    )
+    run.add_argument(
         "--persist",
         type=Path,
         default=os.environ.get("LEADERBOARD_PERSIST_DIR") or None,
@@ -38,7 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "run":
         from local.runner import run_stack
 
-        run_stack(args.port, args.api_port, args.persist, seed=not args.no_seed, quiet=args.quiet)
+        run_stack(
+            args.port, args.api_port, args.persist, seed=not args.no_seed, quiet=args.quiet, edge_port=args.edge_port
+        )
     elif args.command == "seed":
         from local.seed import main as seed_main
 

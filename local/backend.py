@@ -66,6 +66,7 @@ class Backend:
             # With origins of our own, the stack's rule ("*" or the first) gives the static origin.
             gateway_origin=None if self.cors_origins else tpl.gateway_response_origin(self.template),
             timeouts={fn.name: timeouts[fn.handler] for fn in routes_module().FUNCTIONS if fn.handler in timeouts},
+            request_log=self.request_log,
             **tpl.preflight_settings(self.template),
         )
         handlers = load_handlers()
@@ -78,6 +79,8 @@ class Backend:
         for schedule in self.schedules:  # what is due already is done before the first request
             schedule.run_once()
             schedule.start()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.request_log.write_text("")  # this run's requests only
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.live.start(handlers[routes_module().LIVE_CONNECTIONS.handler])
@@ -133,6 +136,11 @@ class Backend:
         port, management_port = self.live.port, self.live.management.server_address[1]
         self.live = LiveServer(STAGE, quiet=self.quiet, port=port, management_port=management_port)
         self.live.start(self.gateway.handlers[routes_module().LIVE_CONNECTIONS.handler])
+
+    @property
+    def request_log(self) -> Path:
+        """The gateway's log: one line per request it served, "unix-time METHOD /path?query status"."""
+        return self.run_dir / "api-requests.log"
 
     @property
     def events_file(self) -> Path:

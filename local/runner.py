@@ -12,7 +12,7 @@ from pathlib import Path
 
 import requests
 
-from local import dashboard
+from local import dashboard, edge
 from local.backend import Backend
 from local.dynamodb_local import port_is_free
 from local.seed import simulate, state_file
@@ -28,12 +28,18 @@ def _raise_stop(signum, frame) -> None:
     raise _Stop(signal.Signals(signum).name)
 
 
-def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True, quiet: bool = False) -> None:
+def run_stack(
+    port: int, api_port: int, persist: Path | None, seed: bool = True, quiet: bool = False, edge_port: int = 3002
+) -> None:
     # Signals become an exception, so a stop during start-up cleans up too.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _raise_stop)
     started = time.monotonic()
-    for name, wanted, hint in (("dashboard", port, "PORT=NNNN or --port"), ("API", api_port, "API_PORT=NNNN")):
+    for name, wanted, hint in (
+        ("dashboard", port, "PORT=NNNN or --port"),
+        ("API", api_port, "API_PORT=NNNN"),
+        ("edge", edge_port, "EDGE_PORT=NNNN"),
+    ):
         if not port_is_free(wanted):
             raise SystemExit(f"{name} port {wanted} is in use (another `make run`?): choose one with {hint}")
     api_key = os.environ.get("LEADERBOARD_API_KEY") or secrets.token_urlsafe(24)
@@ -45,11 +51,16 @@ def run_stack(port: int, api_port: int, persist: Path | None, seed: bool = True,
         served_by = dashboard.start(
             backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
         )
+        # The public reads' cache in front of the API, as CloudFront is on AWS (EdgeUrl).
+        edge_url = "none (the edge needs nginx: `apt-get install nginx`)"
+        if edge.nginx_binary():
+            edge_url = edge.start(backend.procs, backend.run_dir / "edge", edge_port, backend.api_url)
         if seed:
             _seed_demo(backend.api_url, admin_key)
-        _write_state(port, backend, api_key, admin_key)
+        _write_state(port, backend, api_key, admin_key, edge_url)
         print(f"\nDashboard: http://127.0.0.1:{port}/", flush=True)
         print(f"API: {backend.api_url}")
+        print(f"Edge: {edge_url}")
         print(f"Live: {backend.live_url}")
         _print_details(backend, served_by, api_key, admin_key, admin_password, persist, started)
         while True:
@@ -86,6 +97,7 @@ def _print_details(backend, served_by, api_key, admin_key, admin_password, persi
         print(f"  (generated for this run; set {' / '.join(generated)} to choose them)")
     print(f"DynamoDB Local: {backend.ddb_endpoint} ({'data in ' + str(persist) if persist else 'in memory'})")
     print(f"Dashboard served by {served_by}")
+    print(f"Requests that reach the API (past the edge's cache): {backend.request_log}")
     print(
         f"Try: curl -s -X POST {backend.api_url}/scores -H 'x-api-key: {api_key}' "
         '-H \'Content-Type: application/json\' -d \'{"player_id": "me", "score": 1234}\''
@@ -99,11 +111,12 @@ def _check_alive(backend: Backend) -> None:
             raise SystemExit(f"{name} exited unexpectedly with {proc.returncode}; stopping the stack")
 
 
-def _write_state(port: int, backend: Backend, api_key: str, admin_key: str) -> None:
+def _write_state(port: int, backend: Backend, api_key: str, admin_key: str, edge_url: str) -> None:
     state = {
         "pid": os.getpid(),
         "dashboard": f"http://127.0.0.1:{port}/",
         "api": backend.api_url,
+        "edge": edge_url,
         "live": backend.live_url,
         "api_key": api_key,
         "admin_key": admin_key,

@@ -16,6 +16,16 @@ class LeaderboardStack(Stack):
         api = board.api_construct
         outputs = {
             "ApiUrl": (board.api.url, "Base URL of the REST API"),
+            **(
+                {
+                    "EdgeUrl": (
+                        board.edge_url,
+                        "Public reads through the CloudFront cache: the API's paths, e.g. /leaderboard",
+                    )
+                }
+                if board.edge_url
+                else {}
+            ),
             "LiveUrl": (board.live_url, "WebSocket URL of live updates (subscribe to a board period's top)"),
             "ScoresTableName": (board.tables.scores.table_name, "Live scores table"),
             "SnapshotsTableName": (board.tables.snapshots.table_name, "Append-only snapshot history"),

@@ -1,4 +1,5 @@
-"""HTTP responses for API Gateway's proxy integration: JSON, CORS on every response, no stack traces."""
+"""HTTP responses for API Gateway's proxy integration: JSON, CORS and Cache-Control on every response, no stack
+traces."""
 
 from __future__ import annotations
 
@@ -31,8 +32,12 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
-def cors_headers(event: dict) -> dict[str, str]:
-    """Allow-Origin for the request's Origin if it is allowed ('*' allows any)."""
+def cors_headers(event: dict, route: routes.Route | None = None) -> dict[str, str]:
+    """Allow-Origin for the request's Origin if it is allowed ('*' allows any). A public read answers '*' whatever
+    the origins allowed: it takes no credentials, and one cached answer then serves every origin (the edge's cache
+    key holds no Origin)."""
+    if route is not None and not route.needs_key:
+        return {"Access-Control-Allow-Origin": "*"}
     allowed = get_settings().cors_allowed_origins
     headers = {"Vary": "Origin"}
     if "*" in allowed:
@@ -43,10 +48,39 @@ def cors_headers(event: dict) -> dict[str, str]:
     return headers
 
 
-def respond(event: dict, status: int, payload: Any, headers: dict[str, str] | None = None) -> dict:
+# Errors of a public read that the edge may keep as briefly as a live answer: the same URL gets the same answer
+# until something is created (a board, a player's first score). Everything else that fails (403, 409, 429, 5xx) is
+# no-store: it says something about this moment or this caller, not about the URL.
+CACHEABLE_ERRORS = frozenset({400, 404})
+
+
+def cache_control(route: routes.Route | None, status: int, payload: Any = None) -> str:
+    """The Cache-Control of an answer: the route's caching (routes.Caching) for a public read, no-store otherwise."""
+    caching = route.cache if route is not None and not route.needs_key and route.method == "GET" else routes.NO_STORE
+    if not caching.cacheable:
+        return "no-store"
+    if 200 <= status < 300:
+        key, value = caching.settled_when or (None, None)
+        settled = key is not None and isinstance(payload, dict) and payload.get(key) == value
+        max_age = caching.settled_max_age if settled else caching.max_age
+    elif status in CACHEABLE_ERRORS:
+        max_age = min(caching.max_age, routes.LIVE.max_age)
+    else:
+        return "no-store"
+    return f"public, max-age={max_age}, stale-while-revalidate={caching.stale_seconds}"
+
+
+def respond(
+    event: dict, status: int, payload: Any, headers: dict[str, str] | None = None, route: routes.Route | None = None
+) -> dict:
     return {
         "statusCode": status,
-        "headers": {"Content-Type": "application/json", **cors_headers(event), **(headers or {})},
+        "headers": {
+            "Content-Type": "application/json",
+            "Cache-Control": cache_control(route, status, payload),
+            **cors_headers(event, route),
+            **(headers or {}),
+        },
         # allow_nan=False: NaN and Infinity are not JSON; a response holding one is a bug, answered as a 500.
         "body": json.dumps(payload, default=_default, separators=(",", ":"), allow_nan=False),
     }
@@ -101,12 +135,16 @@ def api_key_id(event: dict) -> str | None:
     return ((event.get("requestContext") or {}).get("identity") or {}).get("apiKeyId")
 
 
-def _check_key(event: dict) -> None:
+def _route(event: dict) -> routes.Route | None:
+    """The route API Gateway matched (it names the template in `resource`)."""
+    matched = (event.get("httpMethod"), event.get("resource"))
+    return next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
+
+
+def _check_key(event: dict, route: routes.Route | None) -> None:
     """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
     the admin and game keys' ids (the stack always does), a route of either kind refuses every other key here,
     with a 403 that names the key class it needs, before any work (a 429 would tell the caller to retry)."""
-    matched = (event.get("httpMethod"), event.get("resource"))
-    route = next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
     if route is None or route.access == routes.PUBLIC:
         return
     settings = get_settings()
@@ -140,20 +178,21 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
     @metrics.flushed
     def handler(event: dict, context: Any = None) -> dict:
         lambda_context.set(context)
+        route = _route(event)
         try:
-            _check_key(event)
+            _check_key(event, route)
             status, payload = func(event)
-            return respond(event, status, payload)
+            return respond(event, status, payload, route=route)
         except TooManyRequests as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
             # Exposed so that a browser's script may read it too.
             retry = {"Retry-After": str(err.retry_after), "Access-Control-Expose-Headers": "Retry-After"}
-            return respond(event, err.status, {"error": err.message}, retry)
+            return respond(event, err.status, {"error": err.message}, retry, route)
         except ApiError as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
-            return respond(event, err.status, {"error": err.message})
+            return respond(event, err.status, {"error": err.message}, route=route)
         except Exception:
             logger.exception("unhandled error")
-            return respond(event, 500, {"error": "internal error"})
+            return respond(event, 500, {"error": "internal error"}, route=route)
 
     return handler

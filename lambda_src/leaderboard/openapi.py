@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import limits, routes
+from .http import cache_control
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -298,6 +299,22 @@ ACCEPTED = {
 SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
 
 
+def _cache_header(route: routes.Route, status: int) -> dict:
+    """The Cache-Control an answer carries: what the edge (CloudFront, or Nginx locally) may keep, and how long."""
+    value = cache_control(route, status)
+    if value == "no-store":
+        why = "never kept by the edge or any shared cache"
+    elif status < 300 and route.cache.settled_when:
+        field, settled = route.cache.settled_when
+        why = (
+            f"kept this long at the edge; once {field} is {settled} the answer cannot change: "
+            f"{cache_control(route, status, {field: settled})}"
+        )
+    else:
+        why = "kept this long at the edge, then served stale for the extra seconds while one request refreshes it"
+    return {"Cache-Control": {"description": f"{value}: {why}", "schema": {"type": "string", "example": value}}}
+
+
 def _operation(route: routes.Route) -> dict:
     status, schema = route.response
     params = [{"name": p, "in": "path", "required": True, "schema": routes.PATH_PARAMS[p]} for p in route.path_params]
@@ -314,12 +331,23 @@ def _operation(route: routes.Route) -> dict:
         "summary": route.summary,
         "x-function": route.function.name,
         "responses": {
-            str(status): {"description": "success", "content": json_of(_ref(schema))},
-            **{str(s): {"description": d, "content": json_of(_ref("Error"))} for s, d in ERROR_STATUSES.items()},
+            str(status): {
+                "description": "success",
+                "headers": _cache_header(route, status),
+                "content": json_of(_ref(schema)),
+            },
+            **{
+                str(s): {"description": d, "headers": _cache_header(route, s), "content": json_of(_ref("Error"))}
+                for s, d in ERROR_STATUSES.items()
+            },
         },
     }
     if route.method == "DELETE" and schema in ACCEPTED:
-        op["responses"]["202"] = {"description": ACCEPTED[schema], "content": json_of(_ref(schema))}
+        op["responses"]["202"] = {
+            "description": ACCEPTED[schema],
+            "headers": _cache_header(route, 202),
+            "content": json_of(_ref(schema)),
+        }
     if route.description:
         op["description"] = route.description
     if params:
@@ -345,7 +373,10 @@ def document() -> dict:
             "title": "Leaderboard API",
             "version": "1.0.0",
             "description": "Real-time, multi-period leaderboards. Reads are public; score submissions need the "
-            "game key and board management, snapshots and the simulator the admin key, both in x-api-key.",
+            "game key and board management, snapshots and the simulator the admin key, both in x-api-key. Every "
+            "answer says in Cache-Control how long the edge (EdgeUrl, a CloudFront cache in front of this API) may "
+            "keep it: a few seconds for live rankings, longer for what cannot change, no-store for keyed routes; "
+            "public reads answer Access-Control-Allow-Origin: * (no credentials).",
         },
         "paths": paths,
         "components": {

@@ -34,6 +34,38 @@ ADMIN = "admin"
 
 
 @dataclass(frozen=True)
+class Caching:
+    """What a shared cache (the edge: CloudFront on AWS, Nginx's proxy cache locally) may do with a route's answers.
+
+    A success is kept `max_age` seconds (0: `no-store`, never kept), and served up to `stale_seconds` past that while
+    one request refreshes it; an answer whose field `settled_when[0]` has the value `settled_when[1]` (a closed
+    period) can no longer change and is kept `settled_max_age` seconds. http.cache_control turns it into the header.
+    """
+
+    max_age: int = 0
+    settled_max_age: int = 0
+    settled_when: tuple[str, str] | None = None
+    stale_seconds: int = 2
+
+    @property
+    def cacheable(self) -> bool:
+        return self.max_age > 0
+
+
+NO_STORE = Caching()
+# Live rankings: a new score shows at the edge within max_age + stale_seconds (+ one origin round trip).
+LIVE = Caching(max_age=5)
+# What cannot change once written: the OpenAPI document (until a deploy), a closed period's summary. Bounded
+# anyway, because an erasure rewrites snapshots and summaries: the edge shows it within this time.
+SETTLED_SECONDS = 300
+SETTLED = Caching(max_age=SETTLED_SECONDS)
+# A closed period is settled; an open one is live (GET .../periods/{period_id} answers both).
+PERIOD = Caching(max_age=LIVE.max_age, settled_max_age=SETTLED_SECONDS, settled_when=("status", "closed"))
+# The snapshot history only grows (POST /snapshot, the period closer): a new snapshot shows within a minute.
+SNAPSHOTS = Caching(max_age=60)
+
+
+@dataclass(frozen=True)
 class Route:
     method: str
     path: str  # may hold {name} segments, e.g. /leaderboards/{board}
@@ -47,6 +79,7 @@ class Route:
     idempotent: bool = False  # takes an Idempotency-Key header
     summary: str = ""
     description: str = ""  # rules the schemas cannot say
+    cache: Caching = NO_STORE  # how long the edge may keep its answers; keyed routes are never cached
 
     @property
     def needs_key(self) -> bool:
@@ -381,6 +414,7 @@ ROUTES: tuple[Route, ...] = (
         "default_board_top",
         access=PUBLIC,
         response=(200, "Leaderboard"),
+        cache=LIVE,
         query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_TOP), "rank_mode": RANK_MODE},
         summary="Top N of the default board",
     ),
@@ -391,6 +425,7 @@ ROUTES: tuple[Route, ...] = (
         "default_board_player",
         access=PUBLIC,
         response=(200, "PlayerStats"),
+        cache=LIVE,
         query={"player_id": PLAYER_ID},
         required_query=("player_id",),
         summary="A player's rank and percentile on every period of the default board",
@@ -412,6 +447,7 @@ ROUTES: tuple[Route, ...] = (
         "listing",
         access=PUBLIC,
         response=(200, "SnapshotList"),
+        cache=SNAPSHOTS,
         query={"period": DEFAULT_PERIOD, "limit": _limit(limits.MAX_SNAPSHOTS_LISTED, limits.DEFAULT_SNAPSHOT)},
         summary="Snapshots of a period, newest first",
     ),
@@ -448,6 +484,7 @@ ROUTES: tuple[Route, ...] = (
         "list_boards",
         access=PUBLIC,
         response=(200, "BoardList"),
+        cache=LIVE,
         query={"limit": _limit(limits.MAX_BOARDS_LISTED, limits.MAX_BOARDS_LISTED), "cursor": CURSOR},
         summary="List boards (paged)",
         description="Built-in and declared boards first, then created ones in board-id order; next_cursor while "
@@ -460,6 +497,7 @@ ROUTES: tuple[Route, ...] = (
         "show",
         access=PUBLIC,
         response=(200, "Board"),
+        cache=LIVE,
         summary="Show a board and its next resets",
     ),
     Route(
@@ -506,6 +544,7 @@ ROUTES: tuple[Route, ...] = (
         "top",
         access=PUBLIC,
         response=(200, "Page"),
+        cache=LIVE,
         query=PAGE_QUERY,
         summary="A page of the ranking, with a cursor to the next",
     ),
@@ -516,6 +555,7 @@ ROUTES: tuple[Route, ...] = (
         "score_range",
         access=PUBLIC,
         response=(200, "Page"),
+        cache=LIVE,
         query={
             "period": BOARD_PERIOD,
             "min_score": {**SCORE, "description": "not greater than max_score"},
@@ -534,6 +574,7 @@ ROUTES: tuple[Route, ...] = (
         "around",
         access=PUBLIC,
         response=(200, "Around"),
+        cache=LIVE,
         query={
             "period": BOARD_PERIOD,
             "window": _limit(limits.MAX_WINDOW, limits.DEFAULT_WINDOW, low=0),
@@ -549,6 +590,7 @@ ROUTES: tuple[Route, ...] = (
         "friends",
         access=PUBLIC,
         response=(200, "Friends"),
+        cache=LIVE,
         query={"period": BOARD_PERIOD, "ids": FRIEND_IDS, "cursor": CURSOR},
         required_query=("ids",),
         summary=f"Up to {limits.MAX_FRIEND_IDS} players (friends) ranked on a board",
@@ -567,6 +609,7 @@ ROUTES: tuple[Route, ...] = (
         "player_boards",
         access=PUBLIC,
         response=(200, "PlayerBoards"),
+        cache=LIVE,
         query={"limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE), "cursor": CURSOR},
         summary="Every board and current period a player is on, with rank and percentile (paged)",
         description="In table order, board by board; 404 for a player on no board (never seen, removed or "
@@ -649,6 +692,7 @@ ROUTES: tuple[Route, ...] = (
         "erasure_status",
         access=PUBLIC,  # like every read: the id is an unguessable token and the record names no player
         response=(200, "Erasure"),
+        cache=NO_STORE,  # a status polled while an erasure runs: always fresh
         summary="The status of an erasure",
         description="Its id, status and times only: never the player.",
     ),
@@ -659,6 +703,7 @@ ROUTES: tuple[Route, ...] = (
         "list_periods",
         access=PUBLIC,
         response=(200, "PeriodList"),
+        cache=LIVE,
         summary="The board's periods: the current ones, then the closed ones, newest first",
         description=f"At most {limits.MAX_PERIODS_LISTED} closed periods. A period is open until its closing has "
         f"run: at most {limits.CLOSE_EVERY_MINUTES} minutes after its end (the schedule's interval).",
@@ -670,6 +715,7 @@ ROUTES: tuple[Route, ...] = (
         "show_period",
         access=PUBLIC,
         response=(200, "Period"),
+        cache=PERIOD,
         summary="One period; once closed, its closing summary (top, total, tier cut-offs, reward winners)",
         description="A closing summary is kept after the period's entries expire.",
     ),
@@ -693,6 +739,7 @@ ROUTES: tuple[Route, ...] = (
         "document",
         access=PUBLIC,
         response=(200, "OpenApi"),
+        cache=SETTLED,
         summary="This API's OpenAPI 3 document",
     ),
 )
@@ -705,6 +752,12 @@ def match_route(method: str, path: str) -> tuple[Route | None, bool, dict[str, s
         if route.method == method:
             return route, True, params
     return None, bool(matches), {}
+
+
+def edge_query_names() -> tuple[str, ...]:
+    """The query parameters of the routes the edge caches, sorted: its cache key holds these and only these (in
+    this order, whatever order a caller gave them), and it passes no other to the API."""
+    return tuple(sorted({name for r in ROUTES if r.method == "GET" and r.cache.cacheable for name in r.query}))
 
 
 # Errors that API Gateway itself answers before a handler runs. The CDK stack turns

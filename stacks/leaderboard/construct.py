@@ -17,6 +17,7 @@ from .api import LeaderboardApi
 from .counting import RankCounterSource
 from .dashboard import Dashboard
 from .data import LeaderboardTables
+from .edge import Edge
 from .live import LiveUpdates
 from .monitoring import LeaderboardMonitoring
 from .paths import routes
@@ -35,6 +36,7 @@ class Leaderboard(Construct):
     default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard.
 
     Attributes: `api` (RestApi), `live_api` (the WebSocket API of live updates) and `live_url` (its wss:// URL),
+    `edge` and `edge_url` (CloudFront in front of the API's public reads: the API's paths, cached),
     `scores_table`, `snapshots_table` and `connections_table` (also `tables`), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
     `vpc`, `alarm_topic` and `operations_dashboard` (None where turned off).
@@ -63,6 +65,9 @@ class Leaderboard(Construct):
         self.role: iam.Role = self.api_construct.role
         self.game_key_secret = self.api_construct.game_key_secret
         self.admin_key_secret = self.api_construct.admin_key_secret
+        # The public reads' cache (CloudFront), with or without the dashboard.
+        self.edge: Edge | None = Edge(self, "Edge", rest_api=self.api) if props.edge else None
+        self.edge_url: str | None = self.edge.url if self.edge else None
         self.rank_counter = RankCounterSource(
             self,
             "RankCounter",

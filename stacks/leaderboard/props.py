@@ -145,7 +145,10 @@ class LeaderboardProps:
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
     lambda_memory_mb: int = 256
     dashboard: bool = True
-    """False: API and tables only (no VPC, no instance, no CloudFront)."""
+    """False: API and tables only (no VPC, no instance, no dashboard distribution; the edge stays)."""
+    edge: bool = True
+    """A CloudFront distribution in front of the API's public reads (output EdgeUrl): each answer kept as long as
+    its Cache-Control says (the route table). False: readers call the API itself, every read a Lambda call."""
     boards: Sequence[Board] = ()
     """Boards that exist as soon as the stack is deployed."""
     max_boards: int = DEFAULT_MAX_BOARDS

@@ -69,11 +69,12 @@ def _read_until(proc: subprocess.Popen, marker: str) -> list[str]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
-    port, api_port = free_port(), free_port()
+    port, api_port, edge_port = free_port(), free_port(), free_port()
     env = {
         **os.environ,
         "PORT": str(port),
         "API_PORT": str(api_port),
+        "EDGE_PORT": str(edge_port),
         "LEADERBOARD_RUN_DIR": str(tmp_path),
         "LEADERBOARD_API_KEY": "cli-test-key",
         "LEADERBOARD_ADMIN_KEY": "cli-admin-key",
@@ -94,6 +95,10 @@ def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
         top = requests.get(f"{api}/leaderboard", timeout=10).json()["entries"]
         assert len(top) == 10
         assert requests.get(f"{dashboard}/api/leaderboard", timeout=10).json()["entries"] == top
+        if shutil.which("nginx"):  # the edge: the API's paths, cached
+            edge = f"http://127.0.0.1:{edge_port}"
+            assert f"Edge: {edge}\n" in out
+            assert requests.get(f"{edge}/leaderboard", timeout=10).json()["entries"] == top
         assert requests.get(f"{dashboard}/config.json", timeout=10).status_code == 200
         assert requests.get(f"{api}/snapshots", timeout=10).json()["snapshots"]
         # The admin proxy adds the key; without the password it answers 401.

@@ -182,11 +182,19 @@ def test_huge_body_is_413_and_writes_nothing(ddb):
 
 
 def test_cors_headers_follow_the_allowed_origins(ddb, monkeypatch):
+    """Keyed routes answer the caller's origin if allowed (else the first); public reads answer "*" whatever the
+    allowed origins: they take no credentials, and one answer cached at the edge serves every origin."""
     monkeypatch.setenv("CORS_ALLOWED_ORIGINS", "https://a.example,https://b.example")
     get_settings.cache_clear()
-    _, _, headers = top()  # no Origin header: the first allowed origin
-    assert headers["Access-Control-Allow-Origin"] == "https://a.example"
+    _, _, headers = top()
+    assert headers["Access-Control-Allow-Origin"] == "*" and "Vary" not in headers
     _, _, headers = call("GET", "/leaderboard", headers={"Origin": "https://b.example"})
+    assert headers["Access-Control-Allow-Origin"] == "*" and "Vary" not in headers
+    _, _, headers = call("POST", "/scores", body='{"player_id": "p", "score": 1}')  # no Origin: the first allowed
+    assert headers["Access-Control-Allow-Origin"] == "https://a.example"
+    _, _, headers = call(
+        "POST", "/scores", body='{"player_id": "p", "score": 1}', headers={"Origin": "https://b.example"}
+    )
     assert headers["Access-Control-Allow-Origin"] == "https://b.example"
     assert headers["Vary"] == "Origin"
     status, _, headers = call("POST", "/scores", body="nope", headers={"Origin": "https://evil.example"})
