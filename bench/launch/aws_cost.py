@@ -63,10 +63,13 @@ def max_age(method: str, path: str) -> tuple[int, str]:
     from leaderboard import routes
 
     route, _, _ = routes.match_route(method, path)
-    header = getattr(route, "cache_control", None) if route is not None else None
-    m = re.search(r"(?:s-maxage|max-age)=(\d+)", header or "")
+    caching = getattr(route, "cache", None)  # routes.Caching, where the route table states one
+    if caching is not None and getattr(caching, "max_age", 0) > 0:
+        return int(caching.max_age), "the route table's Cache-Control"
+    header = str(getattr(route, "cache_control", "") or "")
+    m = re.search(r"(?:s-maxage|max-age)=(\d+)", header)
     if m:
-        return int(m.group(1)), f"route table: {header}"
+        return int(m.group(1)), f"the route table: {header}"
     return DEFAULT_MAX_AGE_SECONDS, "assumed (the route table states no Cache-Control)"
 
 

@@ -24,6 +24,9 @@ from bench.launch import operations as ops
 from local import ROOT
 
 START_TIMEOUT_SECONDS = 600  # a first run synthesizes the template and fetches DynamoDB Local
+# Entries per bulk request when seeding: far inside the function's 10 s timeout on DynamoDB Local, even on a busy
+# machine (250 took longer there: a 502).
+SEED_CHUNK = 50
 NO_EDGE = "no edge: reads went straight to the API (origin per edge request reported as 1.0)"
 
 
@@ -49,6 +52,7 @@ class Stack:
         self.ready = threading.Event()
         cmd = [sys.executable, "-m", "local", "run", "--no-seed", "--port", str(_free_port())]
         cmd += ["--api-port", str(_free_port())]
+        env = {**env, "EDGE_PORT": str(_free_port())}  # the edge's port, where the stack has one (else ignored)
         self.proc = subprocess.Popen(
             cmd,
             cwd=ROOT,
@@ -65,7 +69,7 @@ class Stack:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
             if not self.ready.is_set():
-                if self._echo and stack_output.parse_gateway_line(line) is None:
+                if self._echo and _worth_echoing(line):
                     print(f"  stack | {line}", end="", flush=True)
                 if stack_output.is_ready(line):
                     self.ready.set()
@@ -87,6 +91,25 @@ class Stack:
                 self.proc.wait()
 
 
+def _worth_echoing(line: str) -> bool:
+    """The stack's start-up lines that say where things are (not its keys or its request lines)."""
+    return line.startswith(("Dashboard:", "API:", "Live:", "Edge:", "DynamoDB Local:", "Requests", "Ready"))
+
+
+def _size(path: str | None) -> int:
+    return Path(path).stat().st_size if path and Path(path).exists() else 0
+
+
+def _origin_lines(stack: Stack, urls: stack_output.StackUrls, first_line: int, log_offset: int) -> list[str]:
+    """The gateway's lines for the requests it served during the load: its request log when the stack names one
+    (written whether --quiet or not), else its stderr lines."""
+    if urls.request_log and Path(urls.request_log).exists():
+        with open(urls.request_log, encoding="utf-8") as log:
+            log.seek(log_offset)
+            return log.read().splitlines()
+    return stack.lines[first_line:]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -97,8 +120,8 @@ def seed(api_url: str, game_key: str, seeded: dict[str, int]) -> None:
     """The players ({player_id: score}) on the default board, through the bulk route with the game key."""
     ids = sorted(seeded)
     with requests.Session() as http:
-        for i in range(0, len(ids), 250):
-            entries = [{"player_id": p, "score": seeded[p]} for p in ids[i : i + 250]]
+        for i in range(0, len(ids), SEED_CHUNK):
+            entries = [{"player_id": p, "score": seeded[p]} for p in ids[i : i + SEED_CHUNK]]
             resp = http.post(
                 f"{api_url}/leaderboards/{ops.BOARD}/scores/bulk",
                 json={"entries": entries},
@@ -171,9 +194,9 @@ def main(o: Options) -> int:
         if "error" in background:
             raise SystemExit(f"measuring the DynamoDB costs failed: {background['error']!r}")
         stamp(f"Seeded {len(seeded)} players; Locust: {o.users} users for {o.seconds} s ...")
-        first_line = len(stack.lines)
+        first_line, log_offset = len(stack.lines), _size(urls.request_log)
         run_locust(o, base_env, urls, game_key, players_file, work / "locust.json")
-        origin = stack_output.count_origin_requests(stack.lines[first_line:], ops.classify)
+        origin = stack_output.count_origin_requests(_origin_lines(stack, urls, first_line, log_offset), ops.classify)
     finally:
         stack.stop()
     locust = json.loads((work / "locust.json").read_text())

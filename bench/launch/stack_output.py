@@ -13,7 +13,13 @@ and, without --quiet, the local gateway writes one line per request it serves (l
 
     api  GET /leaderboards/global/top?limit=25 -> 200 (12 ms)
 
-Requests the edge answers from its cache never reach the gateway, so these lines count the origin's requests.
+With the edge, the gateway also keeps a request log, one line per request ("GET /leaderboard?limit=5 200"), and
+`make run` says where:
+
+    Requests that reach the API (past the edge's cache): /path/to/api-requests.log
+
+Requests the edge answers from its cache never reach the gateway, so either kind of line counts the origin's
+requests (the log file when the stack names one, else the stderr lines).
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 _URL_LINE = re.compile(r"^(Dashboard|API|Live|Edge): (\S+)\s*$")
+_REQUEST_LOG_LINE = re.compile(r"^Requests that reach the API[^:]*: (\S+)\s*$")
 _READY = re.compile(r"^Ready in \d+ s\.")
-# "api  <METHOD> <path[?query]> -> <status> (<ms> ms)"; anything after the status (a later suffix) is ignored
-_GATEWAY_LINE = re.compile(r"^api\s+([A-Z]+) (\S+) -> (\d{3})\b")
+# stderr: "api  <METHOD> <path[?query]> -> <status> (<ms> ms)"; the request log: "<METHOD> <path[?query]> <status>"
+_GATEWAY_LINE = re.compile(r"^(?:api\s+([A-Z]+) (\S+) -> (\d{3})\b|([A-Z]+) (/\S*) (\d{3})$)")
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,7 @@ class StackUrls:
     live: str | None = None
     edge: str | None = None
     dashboard: str | None = None
+    request_log: str | None = None  # the gateway's request log file, when the stack names one
 
     @property
     def reads(self) -> str:
@@ -55,9 +63,12 @@ def parse_urls(lines: Iterable[str]) -> StackUrls:
         m = _URL_LINE.match(line.strip())
         if m:
             found.setdefault(m.group(1), m.group(2).rstrip("/"))
+        m = _REQUEST_LOG_LINE.match(line.strip())
+        if m:
+            found.setdefault("log", m.group(1))
     if "API" not in found:
         raise ValueError("no 'API: <url>' line in the stack's output")
-    return StackUrls(found["API"], found.get("Live"), found.get("Edge"), found.get("Dashboard"))
+    return StackUrls(found["API"], found.get("Live"), found.get("Edge"), found.get("Dashboard"), found.get("log"))
 
 
 @dataclass(frozen=True)
@@ -73,8 +84,9 @@ def parse_gateway_line(line: str) -> GatewayRequest | None:
     m = _GATEWAY_LINE.match(line.strip())
     if not m:
         return None
-    url = urlsplit(m.group(2))
-    return GatewayRequest(m.group(1), url.path, url.query, int(m.group(3)))
+    method, target, status = m.groups()[0:3] if m.group(1) else m.groups()[3:6]
+    url = urlsplit(target)
+    return GatewayRequest(method, url.path, url.query, int(status))
 
 
 def count_origin_requests(lines: Iterable[str], classify) -> Counter:

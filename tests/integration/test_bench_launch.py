@@ -20,6 +20,7 @@ API: http://127.0.0.1:3001
 Live: ws://127.0.0.1:40111/dev
 Edge: http://127.0.0.1:8081/
 API key (x-api-key): abc   (game servers: score submissions)
+Requests that reach the API (past the edge's cache): /tmp/run/api-requests.log
 Ready in 9 s. Ctrl-C stops everything.
 """.splitlines()
 
@@ -31,14 +32,15 @@ def test_the_stack_urls_are_read_from_the_printed_lines_and_reads_go_through_the
         live="ws://127.0.0.1:40111/dev",
         edge="http://127.0.0.1:8081",
         dashboard="http://127.0.0.1:8080",
+        request_log="/tmp/run/api-requests.log",
     )
     assert urls.reads == "http://127.0.0.1:8081"
     assert stack_output.is_ready(STARTUP[-1]) and not stack_output.is_ready(STARTUP[2])
 
 
 def test_without_an_edge_line_reads_go_to_the_api():
-    urls = stack_output.parse_urls([line for line in STARTUP if not line.startswith("Edge:")])
-    assert urls.edge is None and urls.reads == "http://127.0.0.1:3001"
+    urls = stack_output.parse_urls([line for line in STARTUP if not line.startswith(("Edge:", "Requests"))])
+    assert urls.edge is None and urls.request_log is None and urls.reads == "http://127.0.0.1:3001"
 
 
 def test_origin_requests_are_counted_per_operation_from_the_gateway_lines():
@@ -49,16 +51,20 @@ def test_origin_requests_are_counted_per_operation_from_the_gateway_lines():
         "api  GET /leaderboards/global/players/p1/hidden -> 200 (4 ms)",  # another route: not counted
         "api  POST /scores -> 200 (30 ms)",
         "api  POST /scores -> 429 (1 ms)",
+        "GET /leaderboards/global/top?limit=25 200",  # the request log's format
+        "POST /scores 200",
         "Dashboard: http://127.0.0.1:8080/",
         "[req-1] leaderboard.handlers.x failed on GET /leaderboards/global/top:",
     ]
     assert stack_output.parse_gateway_line(lines[0]) == stack_output.GatewayRequest(
         "GET", "/leaderboards/global/top", "limit=25", 200
     )
+    logged = stack_output.parse_gateway_line("POST /scores 200")
+    assert logged == stack_output.GatewayRequest("POST", "/scores", "", 200)
     assert stack_output.count_origin_requests(lines, operations.classify) == {
-        operations.READ_TOP: 2,
+        operations.READ_TOP: 3,
         operations.READ_RANK: 1,
-        "submit": 2,
+        "submit": 3,
     }
 
 
