@@ -123,7 +123,7 @@ def _price(rates, origin, costs, bytes_per_read, d: Defaults, edge: bool) -> dic
     for op, rate in origin.items():
         handler = costs[op]["handler"]
         counter = costs[op].get("rank_counter", {})
-        billed_ms = max(1.0, round(handler["handler_ms_p50"]))  # Lambda bills per 1 ms
+        billed_ms = max(1.0, round(handler["modelled_ms"]))  # Lambda bills per 1 ms
         gb_seconds += rate * month * billed_ms / 1000 * d.lambda_memory_mb / 1024
         lambda_requests += rate * month
         read_units += rate * month * (handler["read_units"] + counter.get("read_units", 0.0))
@@ -166,7 +166,7 @@ def _throttles(origin: dict[str, float], costs: dict, d: Defaults) -> list[dict]
     by_function: dict[str, float] = {}
     for op, rate in origin.items():  # Little's law: concurrent invocations = rate x duration
         by_function[FUNCTION[op]] = (
-            by_function.get(FUNCTION[op], 0.0) + rate * costs[op]["handler"]["handler_ms_p50"] / 1000
+            by_function.get(FUNCTION[op], 0.0) + rate * costs[op]["handler"]["modelled_ms"] / 1000
         )
     for fn, concurrent in by_function.items():
         limit = d.reserved_concurrency.get(fn, ACCOUNT_CONCURRENCY)

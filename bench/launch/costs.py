@@ -13,21 +13,28 @@ import random
 import statistics
 import time
 
+from bench.aws_model import LATENCY_MS
 from bench.launch import operations as ops
 from bench.metering import CONSUMER_THREADS, ThreadMeter, Usage, attach
 
 
-def _per_call(usages: list[Usage], seconds: list[float]) -> dict:
+def _per_call(usages: list[Usage], seconds: list[float], cpu_seconds: list[float]) -> dict:
     n = len(usages)
     total = sum(usages, Usage())
+    by_operation = {k: v / n for k, v in sorted(total.by_operation.items())}
+    cpu_ms = statistics.median(cpu_seconds) * 1000
     return {
         "samples": n,
         "requests": total.requests / n,
         "read_units": total.read_units / n,
         "write_units": (total.write_units + total.refused) / n,
         "refused_writes": total.refused / n,
-        "by_operation": {k: v / n for k, v in sorted(total.by_operation.items())},
-        "handler_ms_p50": round(statistics.median(seconds) * 1000, 2),
+        "by_operation": by_operation,
+        "local_wall_ms_p50": round(statistics.median(seconds) * 1000, 2),  # on DynamoDB Local, on this machine
+        "cpu_ms_p50": round(cpu_ms, 2),
+        # MODELLED duration on Lambda: the handler's own CPU time plus DynamoDB's assumed service latency per
+        # request (bench/aws_model.py's LATENCY_MS, the load bench's model), requests one after another
+        "modelled_ms": round(cpu_ms + sum(LATENCY_MS.get(op, 6.0) * k for op, k in by_operation.items()), 2),
     }
 
 
@@ -77,19 +84,21 @@ def measure(seeded: dict[str, int], samples: int = 20, seed: int = 1) -> dict:
             consumer.settle(60)
             handlers.reset()
             counters.reset()
-            usages, seconds, stream = [], [], []
+            usages, seconds, cpu, stream = [], [], [], []
             for _ in range(samples):
                 method, path, query, body = calls(name)
+                cpu_started = time.thread_time()  # this thread's CPU alone: what Lambda would bill, load or not
                 resp = api.call(method, path, query, body)
+                cpu.append(time.thread_time() - cpu_started)
                 assert resp.status == 200, (name, resp.status, resp.body)
                 usages.append(handlers.take())
                 seconds.append(resp.seconds)
                 if method == "POST":
                     consumer.settle(60)
                     stream.append(counters.take())
-            out[name] = {"handler": _per_call(usages, seconds)}
-            if stream:
-                out[name]["rank_counter"] = _per_call(stream, [0.0])
+            out[name] = {"handler": _per_call(usages, seconds, cpu)}
+            if stream:  # one stream record per batch here: an upper bound of what batches of many cost each record
+                out[name]["rank_counter"] = _per_call(stream, [0.0], [0.0])
         consumer.stop()
         return out
     finally:

@@ -2,7 +2,7 @@
 
 - Player: reads the default board's top 25 and its own rank through the edge (public, no key), and submits scores
   to POST /scores with the game key on the API URL: mostly not improving its best, some improving, a few from a
-  player the board has never seen (in turn, per 20: 1 new, 3 improving, 16 not). Task weights 6:3:1 make
+  player the board has never seen (in turn across the run, per 20: 1 new, 3 improving, 16 not). Task weights 6:3:1 make
   submissions about 10% of all requests.
 - LiveFollower: one WebSocket connection to the live API, subscribed to the default board's all-time top; counts
   the pushes it receives (a real WebSocket user, not polling).
@@ -44,9 +44,9 @@ _players: dict[str, int] = json.loads(open(_env("LAUNCH_PLAYERS")).read()) if _e
 # Task weights top, own rank, submit (default 6,3,1: submissions are 10% of requests) and the longest think time.
 _weights = [int(w) for w in _env("LAUNCH_TASK_WEIGHTS", "6,3,1").split(",")]
 _wait = float(_env("LAUNCH_WAIT_SECONDS", "1.5"))
-# Each Player's submissions, in turn: per 20, 1 new player, 3 improving, 16 not improving (5%, 15%, 80%); the first
-# two are a new player and an improvement, so that even a run of seconds has each kind.
-_SUBMISSIONS = ["new", "up", *["same"] * 5, "up", *["same"] * 5, "up", *["same"] * 5]
+# The run's submissions, in turn across all Players: per 20, 1 new player, 3 improving, 16 not improving (5%, 15%,
+# 80%); the first two are a new player and an improvement, so that even a run of seconds has each kind.
+_SUBMISSIONS = itertools.cycle(["new", "up", *["same"] * 5, "up", *["same"] * 5, "up", *["same"] * 5])
 _pool = itertools.cycle(sorted(_players))  # each Player takes the next seeded player as its own
 statuses: dict[str, Counter] = defaultdict(Counter)  # operation -> status (or exception name) -> count
 improved: Counter = Counter()  # operation -> answers whose boards say the score improved something
@@ -68,7 +68,6 @@ class Player(HttpUser):
         self.headers = {"x-api-key": _env("LAUNCH_GAME_KEY", ""), "Content-Type": "application/json"}
         self.player_id = next(_pool, None) or f"player-{uuid.uuid4().hex[:12]}"
         self.best = _players.get(self.player_id, 0)
-        self.kinds = itertools.cycle(_SUBMISSIONS)
 
     @task(_weights[0])
     def read_top(self) -> None:
@@ -80,7 +79,7 @@ class Player(HttpUser):
 
     @task(_weights[2])
     def submit(self) -> None:
-        kind = next(self.kinds)
+        kind = next(_SUBMISSIONS)  # one greenlet at a time: no lock needed
         if kind == "new":  # a player the board has never seen
             self._submit(f"new-{uuid.uuid4().hex[:12]}", random.randint(0, 10_000), SUBMIT_NEW)
         elif kind == "up" or self.best <= 0:  # a new best (some reach the top 25: the live followers see it)
