@@ -50,6 +50,7 @@ class Stack:
     def __init__(self, env: dict[str, str], run_dir: Path, echo: bool) -> None:
         self.lines: list[str] = []
         self.ready = threading.Event()
+        self.up = False  # it printed its "Ready in" line
         cmd = [sys.executable, "-m", "local", "run", "--no-seed", "--port", str(_free_port())]
         cmd += ["--api-port", str(_free_port())]
         env = {**env, "EDGE_PORT": str(_free_port())}  # the edge's port, where the stack has one (else ignored)
@@ -72,11 +73,12 @@ class Stack:
                 if self._echo and _worth_echoing(line):
                     print(f"  stack | {line}", end="", flush=True)
                 if stack_output.is_ready(line):
+                    self.up = True
                     self.ready.set()
         self.ready.set()  # it exited: wait() sees that
 
     def wait(self) -> stack_output.StackUrls:
-        if not self.ready.wait(START_TIMEOUT_SECONDS) or self.proc.poll() is not None:
+        if not self.ready.wait(START_TIMEOUT_SECONDS) or not self.up or self.proc.poll() is not None:
             tail = "\n".join(self.lines[-30:])
             raise SystemExit(f"the local stack did not start (exit {self.proc.poll()}):\n{tail}")
         return stack_output.parse_urls(self.lines)
