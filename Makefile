@@ -16,7 +16,7 @@ export CDK_DISABLE_CLI_TELEMETRY := true
 TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
 STACK_SUITES := tests/integration tests/e2e tests/fuzz
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load bench-launch clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -113,6 +113,9 @@ bench: setup ## rank at scale vs the original algorithm: PLAYERS (default 10000)
 
 bench-load: setup ## one board under load, DynamoDB conflicts and partition limits modelled: WRITERS (default 32 64)
 	$(PY) -m bench.write_load --writers $(or $(WRITERS),32 64) --json bench/results/load.json
+
+bench-launch: setup ## launch traffic with Locust on `make run`'s stack (USERS, SECONDS), then the AWS cost model
+	$(PY) -m bench.launch --users $(or $(USERS),40) --seconds $(or $(SECONDS),60) --json bench/results/launch.json
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
