@@ -37,6 +37,7 @@ LAST_HI = "~"  # above every rank key
 
 DEFAULT_BOARD_ID = "global"
 BOARDS_PARTITION = "#boards"
+BOARD_COUNT_KEY = ("#board-count", "boards")  # how many board items the partition above holds (the cap's count)
 IDEMPOTENCY_PARTITION = "#idempotency"
 _CLOSINGS_PREFIX = "#closings#"
 BUCKETS, SEGMENTS = 0, 1
