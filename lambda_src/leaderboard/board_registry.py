@@ -75,19 +75,24 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
 def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
     """A new stored board, unless the deployment holds max_boards already (409: delete one, or raise the prop).
 
-    The count is read before the write: creates racing each other (admin calls) may pass it by those in flight."""
+    Exact under concurrent creates: the board's put and the count's increment (only below the cap) are one
+    transaction. Creates racing on the count item are retried a few times; if every attempt was cancelled, 409
+    (nothing stored: retry), as for a submission that meets too many concurrent writes."""
     now = now or now_utc()
     config = boards.parse_new_board(body, created_at=iso(now))
     if config.board_id in declared_boards():
         raise Conflict(f"leaderboard {config.board_id} already exists")
     cap = get_settings().max_boards
-    if board_items.count() >= cap:
+    outcome = board_items.put_counted(config.to_item(), cap)
+    if outcome == board_items.EXISTS:
+        raise Conflict(f"leaderboard {config.board_id} already exists")
+    if outcome == board_items.FULL:
         raise Conflict(
             f"this deployment holds its limit of {cap} boards (max_boards): delete a board first, or raise the "
             "stack's max_boards prop"
         )
-    if not board_items.put(config.to_item()):
-        raise Conflict(f"leaderboard {config.board_id} already exists")
+    if outcome == board_items.BUSY:
+        raise Conflict("too many concurrent writes to the boards' count; nothing stored, retry")
     return board_view(config, now)
 
 
@@ -149,7 +154,8 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (keys.BUCKETS, keys.SEGMENTS):
                 counters.replace_all(part, level, [])
-    board_items.delete(board_id)
+    if board_items.delete_counted(board_id) == board_items.BUSY:  # the tombstone stays: DELETE again finishes
+        return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
 
 

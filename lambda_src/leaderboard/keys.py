@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 
 from . import schema
+from .cursors import keyed_digest
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -36,6 +37,7 @@ LAST_HI = "~"  # above every rank key
 
 DEFAULT_BOARD_ID = "global"
 BOARDS_PARTITION = "#boards"
+BOARD_COUNT_KEY = ("#board-count", "boards")  # how many board items the partition above holds (the cap's count)
 IDEMPOTENCY_PARTITION = "#idempotency"
 _CLOSINGS_PREFIX = "#closings#"
 BUCKETS, SEGMENTS = 0, 1
@@ -190,14 +192,17 @@ def rate_window(board_id: str, minute: int) -> str:
 # --- erasure on request ---------------------------------------------------------------------
 
 ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
-ERASING_PREFIX = "#erasing#"  # the state of an erasure still under way (deleted when its fence is lifted)
-FENCES_PARTITION = "#fences"  # erasures whose fence is still up, by when it may be lifted
+ERASING_PREFIX = "#erasing#"  # an erasure's state and fence, by a keyed hash of the id (deleted when lifted)
+ERASING_SORT = "state"
+FENCES_PARTITION = "#fences"  # erasures to go on with or whose fence is still up, by when (never whose)
 ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
 ERASED_PLAYER_NAME = "(erased player)"
 
 
-def erasing_partition(player_id: str) -> str:
-    return ERASING_PREFIX + player_id
+def erasing_key(player_id: str) -> tuple[str, str]:
+    """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the deployment's secret)
+    of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
+    return ERASING_PREFIX + keyed_digest("erasure-subject", player_id), ERASING_SORT
 
 
 # --- moderation -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from . import board_registry, keys, routes
@@ -36,42 +36,58 @@ PAGES_PER_CALL = 20  # pages of idempotency records and of snapshots one call re
 PAGE_SIZE = 100
 
 
-# How long an erasure's fence stays up after it answered: longer than any submission may run (the submitting
-# function's timeout, then Lambda stops it), so a submission in flight when the erasure answered is refused.
+# How long an erasure's fences stand: longer than any submission may run (the submitting function's timeout, then
+# Lambda stops it). The entry places' fences (they hold the id) stand this long before the erasure answers
+# "erased"; its hashed item this long after: a submission in flight at either moment is refused.
 FENCE_SECONDS = routes.SCORE_SUBMIT.timeout_seconds + 5
-_FENCED = "fenced"  # the erasure has answered; its fence awaits lift_fences
+_WAITING = "waiting"  # every phase done: the entry places' fences stand until FENCE_SECONDS after they rose
+_FENCED = "fenced"  # answered "erased": only the hashed item stands, until lift_fences takes it down
 
 
 def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
     """Remove the player from every board, period, idempotency record and per-player counter, and replace them
     by a placeholder in snapshots and closing summaries. Returns (done, status). Each call reads at most
-    PAGES_PER_CALL pages of the (history-sized) scans; the state between calls is one item that names the
-    player. The audit record keeps the erasure's id and times only.
+    PAGES_PER_CALL pages of the (history-sized) scans. The audit record keeps the erasure's id and times only.
 
-    A submission racing the erasure is refused, not swept after: every call first puts a fence in the place of
-    each entry the player has or could write now (every board's current periods), which every entry write's
-    condition refuses (no request added to a submission). The fence stays up FENCE_SECONDS after the answer,
-    longer than a submission in flight can run; then the scheduled job lifts it (lift_fences) and drops the
-    state: from then on no item names the player."""
+    A submission racing the erasure is refused, not swept after. The first call puts the erasure's item (keyed by
+    a keyed hash of the id: keys.erasing_key), which every submission's read meets in the same request
+    (data.entries.get_with); then every call puts a fence in the place of each entry the player has or could
+    write now (every board's current periods), which every entry write's condition refuses (a submission that
+    read before the erasure began, or writes without reading). Those fences hold the id: the erasure answers
+    "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
+    goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
+    FENCE_SECONDS more, then lift_fences takes it down."""
     now = now or now_utc()
-    stamp = iso(now)
-    state = erasures.state(player_id)
+    now_s = int(now.timestamp())
+    key = keys.erasing_key(player_id)
+    state = erasures.state(key)
     if state is not None and state["phase"] == _FENCED:
-        return True, status_view(state["erasure_id"])  # answered already; the fence comes down on schedule
+        return True, status_view(state["erasure_id"])  # answered already; the hashed fence goes on schedule
     if state is None:
-        state = {"erasure_id": secrets.token_urlsafe(12), "requested_at": stamp, "phase": PHASES[0]}
+        stamp = iso(now)
+        state = {
+            "erasure_id": secrets.token_urlsafe(12),
+            "requested_at": stamp,
+            "phase": PHASES[0],
+            "subject": player_id,  # until the answer: the scheduled job goes on with an erasure left half-done
+            "fenced_at": now_s,
+            "due": now_s + FENCE_SECONDS,
+        }
         erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
-        erasures.save_state(player_id, state)
+        erasures.save_state(key, state)  # first: from now on every submission's read finds it
+        erasures.register(key, state["erasure_id"], state["due"])
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
     # way to a fence, and so does every entry place a submission may write now. Then the submission counters,
     # and the player's moderation items on every board.
-    entries.raise_fence(player_id, _fence_partitions(player_id, now), int(time.time()) + FENCE_SECONDS)
+    entries.raise_fence(player_id, _fence_partitions(player_id, now), int(state["fenced_at"]) + FENCE_SECONDS)
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
     entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):
         phase = state["phase"]
+        if phase == _WAITING:
+            break
         if phase == "records":
             found, state_cursor = idempotency_records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
             entries.delete(found)
@@ -84,17 +100,37 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
             state_cursor = _erase_from_closings(player_id, state)
         state["cursor"] = state_cursor
         if state_cursor is None:
-            if phase == PHASES[-1]:
-                erasures.put_audit(
-                    state["erasure_id"],
-                    {"status": "erased", "requested_at": state["requested_at"], "finished_at": iso(now_utc())},
-                )
-                erasures.save_state(player_id, {**_kept(state), "phase": _FENCED})
-                erasures.register_fence(player_id, state["erasure_id"], int(time.time()) + FENCE_SECONDS)
-                return True, status_view(state["erasure_id"])
-            state["phase"] = PHASES[PHASES.index(phase) + 1]
-    erasures.save_state(player_id, {k: v for k, v in state.items() if v is not None})
+            state["phase"] = _WAITING if phase == PHASES[-1] else PHASES[PHASES.index(phase) + 1]
+    if state["phase"] == _WAITING and now_s >= int(state["fenced_at"]) + FENCE_SECONDS:
+        return _finish(player_id, key, state, now_s)
+    erasures.save_state(key, state)
     return False, status_view(state["erasure_id"])
+
+
+def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int) -> tuple[bool, dict[str, Any]]:
+    """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
+    beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
+    lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
+    entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    quoted, cursor = json.dumps(player_id), state.get("sweep_cursor")
+    for _ in range(PAGES_PER_CALL):
+        found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
+        entries.delete(found)
+        if cursor is None:
+            break
+    if cursor is not None:  # a long records history: the next call goes on from here
+        erasures.save_state(key, {**state, "sweep_cursor": cursor})
+        return False, status_view(state["erasure_id"])
+    entries.lift_fence(player_id)
+    finished_at = iso(now_utc())
+    erasures.put_audit(
+        state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
+    )
+    fence_until = now_s + FENCE_SECONDS
+    erasures.save_state(key, {**_kept(state), "phase": _FENCED, "fence_until": fence_until})
+    erasures.register(key, state["erasure_id"], fence_until)
+    erasures.unregister(state["erasure_id"], state["due"])
+    return True, status_view(state["erasure_id"])
 
 
 def _kept(state: dict[str, Any]) -> dict[str, Any]:
@@ -113,30 +149,23 @@ def _fence_partitions(player_id: str, now: datetime) -> list[str]:
 
 
 def lift_fences(now_s: int | None = None, most: int = 25) -> int:
-    """The scheduled job's part: lift the fences whose time has come (no submission in flight can meet them any
-    more), after sweeping what a refused or racing submission may have left beside its entry (its per-minute
-    counter; the stored answer of one that wrote just before the fence rose), then drop the erasure's state.
-    Returns how many erasures it finished."""
+    """The scheduled job's part, for each erasure due: go on with one its caller left before it answered
+    "erased" (it finishes once its fences have stood long enough), or take down the hashed item of one that
+    answered FENCE_SECONDS ago (no submission in flight can meet it any more). Returns how many it took down."""
     now_s = int(time.time()) if now_s is None else now_s
     lifted = 0
-    for fence in erasures.fences_due(now_s, most):
-        player_id = fence["subject"]
-        entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
-        state = erasures.state(player_id) or {}
-        quoted, cursor = json.dumps(player_id), state.get("lift_cursor")
-        for _ in range(PAGES_PER_CALL):
-            found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
-            entries.delete(found)
-            if cursor is None:
-                break
-        if cursor is not None:  # a long records history: the next run goes on from here
-            erasures.save_state(player_id, {**state, "lift_cursor": cursor})
-            continue
-        entries.lift_fence(player_id)
-        erasures.drop_state(player_id)
-        erasures.drop_fence(fence)
-        erasures.update_audit(fence["erasure_id"], {"fence_lifted_at": iso(now_utc())})
-        lifted += 1
+    for registered in erasures.due(now_s, most):
+        key = tuple(registered["erasing_key"])
+        state = erasures.state(key)
+        if state is None or state["erasure_id"] != registered["erasure_id"]:
+            erasures.unregister(registered["erasure_id"], registered["due"])  # a stale entry of the list
+        elif state["phase"] != _FENCED:
+            erase(state["subject"], datetime.fromtimestamp(now_s, UTC))
+        elif int(state["fence_until"]) <= now_s:
+            erasures.drop_state(key)
+            erasures.unregister(registered["erasure_id"], registered["due"])
+            erasures.update_audit(state["erasure_id"], {"fence_lifted_at": iso(now_utc())})
+            lifted += 1
     return lifted
 
 

@@ -222,7 +222,8 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
 def _consistent(config: BoardConfig, retry: bool) -> bool:
     """Whether a submission's read must be strongly consistent: on a retry (a concurrent writer changed what we
     read), and for operators whose writes expect exactly what was read. Keep-best's first read need not be: what
-    it may miss is a score written in the last moment, which its conditional writes cannot lower."""
+    it may miss is a score written in the last moment, which its conditional writes cannot lower, or an erasure
+    begun in the last moment, whose entry-place fences its conditional writes refuse."""
     return retry or config.operator != boards.BEST
 
 
@@ -279,7 +280,8 @@ def submit_many(
     now = now or now_utc()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
-    per_chunk = max(1, (100 - 1) // (len(period_list) + 1))  # each player: an entry per period and a hidden item
+    # Each player: an entry per period, a hidden item and an erasure item (data.entries.get_with); one board item.
+    per_chunk = max(1, (100 - 1) // (len(period_list) + 2))
     results: list[Outcome | BadRequest | None] = [None] * len(submissions)
     chunk: list[int] = []
     players_in_chunk: set[str] = set()

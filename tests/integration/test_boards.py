@@ -125,3 +125,85 @@ def test_openapi_document_lists_every_route(api):
     paths = resp.json()["paths"]
     for route in routes.ROUTES:
         assert route.method.lower() in paths[route.path], (route.method, route.path)
+
+
+def _stored_boards(stack) -> tuple[int, int | None]:
+    """(board items in the table, the count item's value), read strongly consistently from the engine."""
+    from leaderboard import keys, schema
+    from leaderboard.settings import get_settings
+
+    table = get_settings().scores_table
+    items = stack.ddb.query(
+        TableName=table,
+        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+        ExpressionAttributeValues={":p": {"S": keys.BOARDS_PARTITION}},
+        Select="COUNT",
+        ConsistentRead=True,
+    )["Count"]
+    p, s = keys.BOARD_COUNT_KEY
+    count = stack.ddb.get_item(
+        TableName=table,
+        Key={schema.SCORES_PARTITION_KEY: {"S": p}, schema.SCORES_SORT_KEY: {"S": s}},
+        ConsistentRead=True,
+    ).get("Item")
+    return items, (int(count["boards"]["N"]) if count else None)
+
+
+@pytest.fixture
+def cap_of_five(monkeypatch, clean):
+    """max_boards = 5 for the handlers (they run in this process, like the stack's settings)."""
+    from leaderboard.settings import get_settings
+
+    monkeypatch.setenv("MAX_BOARDS", "5")
+    get_settings.cache_clear()
+    yield 5
+    get_settings.cache_clear()
+
+
+def test_concurrent_creates_never_pass_the_board_cap(api, stack, cap_of_five):
+    """Before: the cap was counted, then the board put, so creates racing each other all passed the count (12
+    at once with 3 boards stored under a cap of 5 stored up to 15). Now the put and the count's increment are one
+    transaction: exactly the free places are taken, every other create gets the documented 409, nothing is lost.
+    It starts from a deployment of before the count item (3 boards, no count): the first create counts them."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    for i in range(3):
+        assert api.post("/leaderboards", {"board_id": f"cap-old{i}", "periods": ["all-time"]}).status_code == 201
+    from leaderboard import keys, schema
+    from leaderboard.settings import get_settings
+
+    p, s = keys.BOARD_COUNT_KEY  # as a deployment from before the count: boards, no count item
+    stack.ddb.delete_item(
+        TableName=get_settings().scores_table,
+        Key={schema.SCORES_PARTITION_KEY: {"S": p}, schema.SCORES_SORT_KEY: {"S": s}},
+    )
+    assert _stored_boards(stack) == (3, None)
+
+    def race(names: list[str]) -> dict[str, object]:
+        start = threading.Barrier(len(names))
+
+        def create(name: str):
+            start.wait()
+            return api.post("/leaderboards", {"board_id": name, "periods": ["all-time"]})
+
+        with ThreadPoolExecutor(len(names)) as pool:
+            return dict(zip(names, pool.map(create, names), strict=True))
+
+    replies = race([f"cap-new{i:02d}" for i in range(12)])
+    created = sorted(n for n, r in replies.items() if r.status_code == 201)
+    refused = [r for r in replies.values() if r.status_code != 201]
+    assert len(created) == 2, {n: r.status_code for n, r in replies.items()}
+    for reply in refused:  # every other one: the documented 409, nothing stored
+        assert reply.status_code == 409, reply.text
+        assert reply.json()["error"].startswith("this deployment holds its limit of 5 boards (max_boards)"), reply.text
+    assert _stored_boards(stack) == (5, 5)
+    listed = {b["board_id"] for b in api.get("/leaderboards?limit=100").json()["leaderboards"]}
+    assert {n for n in replies if n not in created}.isdisjoint(listed) and set(created) <= listed
+
+    # a deletion frees one place (its uncount is in the same transaction as the delete); the next race takes it
+    assert api.delete(f"/leaderboards/{created[0]}").status_code == 200
+    assert _stored_boards(stack) == (4, 4)
+    again = race([f"cap-again{i}" for i in range(6)])
+    assert sorted(r.status_code for r in again.values()) == [201] + [409] * 5
+    assert _stored_boards(stack) == (5, 5)

@@ -20,6 +20,7 @@ from leaderboard import board_registry, limits
 from leaderboard.settings import get_settings
 from local.streams import drain
 from tests.support.capacities import counter_capacities
+from tests.support.erasure import erase
 
 from .test_write_budgets import metered
 
@@ -242,13 +243,7 @@ def test_every_board_pages_are_the_whole_answer_and_an_unknown_or_erased_player_
 
     never = api.get("/players/never-seen/boards")
     assert never.status_code == 404 and never.json() == {"error": "no player never-seen on any board"}
-    erased = api.delete("/players/paged")
-    assert erased.status_code in (200, 202), erased.text
-    for _ in range(50):  # an erasure of a large player finishes in later calls: wait for it
-        if erased.json()["status"] == "erased":
-            break
-        time.sleep(0.2)
-        erased = api.get(f"/erasures/{erased.json()['erasure_id']}", key="default")
+    erase(api, "paged")  # DELETE again until "erased" (its fences must stand a while first)
     gone = api.get("/players/paged/boards")
     assert gone.status_code == 404, gone.text  # as the erased player's other reads:
     assert api.get("/leaderboards/pp0/players/paged").status_code == 404

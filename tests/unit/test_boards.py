@@ -403,3 +403,73 @@ def test_an_old_cursor_expires(ddb, monkeypatch):
     get_settings.cache_clear()
     status, body = top("short", limit=1, cursor=first["next_cursor"])
     assert status == 400 and "expired" in body["error"]
+
+
+def _create(board_id):
+    return call("POST", "/leaderboards", body={"board_id": board_id})
+
+
+def _board_count() -> int | None:
+    from leaderboard.data import boards as board_items
+
+    item = board_items._count_item()
+    return None if item is None else int(item["boards"])
+
+
+def _conflicting(monkeypatch, times: int) -> list[int]:
+    """dynamo.transact cancelled by another transaction (TransactionConflict) `times` times, then the real one.
+    DynamoDB Local serializes transactions and never shows the conflict; DynamoDB does under contention."""
+    real, calls = dynamo.transact, []
+
+    def transact(actions):
+        calls.append(len(actions))
+        if len(calls) <= times:
+            raise dynamo.Cancelled(["None", "TransactionConflict"])
+        return real(actions)
+
+    monkeypatch.setattr(dynamo, "transact", transact)
+    monkeypatch.setattr("leaderboard.data.boards.time.sleep", lambda s: None)
+    return calls
+
+
+def test_a_create_that_meets_a_transaction_conflict_is_retried_not_lost(ddb, monkeypatch):
+    assert _create("counted").status == 201
+    assert _board_count() == 1
+    calls = _conflicting(monkeypatch, times=3)
+    assert _create("retried").status == 201
+    assert calls == [2, 2, 2, 2] and _board_count() == 2
+
+
+def test_a_create_cancelled_every_time_answers_409_and_stores_nothing(ddb, monkeypatch):
+    assert _create("counted").status == 201
+    _conflicting(monkeypatch, times=100)
+    reply = _create("never")
+    assert reply.status == 409 and "nothing stored, retry" in reply.body["error"], reply.body
+    monkeypatch.undo()
+    assert call("GET", "/leaderboards/never").status == 404 and _board_count() == 1
+
+
+def test_a_delete_cancelled_every_time_keeps_its_tombstone_and_finishes_when_called_again(ddb, monkeypatch):
+    assert _create("gone").status == 201
+    _conflicting(monkeypatch, times=100)
+    reply = call("DELETE", "/leaderboards/gone")
+    assert reply.status == 202 and reply.body["status"] == "deleting"
+    monkeypatch.undo()
+    assert call("GET", "/leaderboards/gone").status == 404 and _board_count() == 1  # not counted off yet
+    assert call("DELETE", "/leaderboards/gone").status == 200 and _board_count() == 0
+
+
+def test_the_cap_counts_boards_stored_before_the_count_item_existed(ddb, monkeypatch):
+    from leaderboard import keys
+
+    monkeypatch.setenv("MAX_BOARDS", "2")
+    get_settings.cache_clear()
+    assert _create("first").status == 201
+    ddb.delete_item(TableName=get_settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))  # an old deployment
+    assert _create("second").status == 201 and _board_count() == 2
+    over = _create("third")
+    assert over.status == 409 and "limit of 2 boards" in over.body["error"]
+    ddb.delete_item(TableName=get_settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))
+    assert call("DELETE", "/leaderboards/first").status == 200 and _board_count() == 1  # counted, then uncounted
+    assert _create("third").status == 201
+    get_settings.cache_clear()

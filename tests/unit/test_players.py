@@ -254,14 +254,33 @@ def _holding(ddb, text):
     ]
 
 
-def _lift_fences() -> int:
-    """The scheduled job, as if the fence's time had come (a submission in flight can no longer meet it)."""
+def _lift_fences(after: float = 0) -> int:
+    """The scheduled job, `after` seconds from now."""
     from leaderboard import player_removal
 
-    return player_removal.lift_fences(now_s=int(time.time()) + player_removal.FENCE_SECONDS + 1)
+    return player_removal.lift_fences(now_s=int(time.time() + after))
 
 
-def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle):
+def _later(monkeypatch, seconds: float) -> None:
+    """The erasure's clock, `seconds` from now (the fences' time has come)."""
+    from datetime import timedelta
+
+    from leaderboard import clock, player_removal
+
+    monkeypatch.setattr(player_removal, "now_utc", lambda: clock.now_utc() + timedelta(seconds=seconds))
+
+
+def _erasing_items(ddb) -> list[dict]:
+    return [
+        i
+        for i in ddb.scan(TableName=get_settings().scores_table)["Items"]
+        if i["player_id"]["S"].startswith("#erasing#")
+    ]
+
+
+def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle, monkeypatch):
+    from leaderboard.player_removal import FENCE_SECONDS
+
     create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
     for player, score in (("erin", 30), ("bob", 20), ("erin2", 10)):
         reply = call(
@@ -276,15 +295,18 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     settle()
     assert _holding(ddb, '"erin"')  # entries, counters of the limit, idempotency record, snapshot
     reply = call("DELETE", "/players/erin")
+    # the entry places' fences (they hold the id) must stand longer than a submission in flight may run
+    assert reply.status == 202 and reply.body["status"] == "erasing", reply.body
+    assert call("DELETE", "/players/erin").status == 202
+    _later(monkeypatch, FENCE_SECONDS)
+    reply = call("DELETE", "/players/erin")
     assert reply.status == 200 and reply.body["status"] == "erased", reply.body
     settle()
+    # at once, nothing holds the id: the erasure's item that still refuses submissions is keyed by a keyed hash
+    assert _holding(ddb, 'erin"') == [], _holding(ddb, 'erin"')
     assert _holding(ddb, 'Name of erin"') == []
-    # until the fence is lifted only it (no score, no name) and the erasure's state hold the id
-    fenced = _holding(ddb, 'erin"')  # as a value, or ending a key
-    assert fenced and all("score" not in i and "rank_key" not in i for i in fenced)
-    assert {i["player_id"]["S"] for i in fenced} == {"erin", "#erasing#erin", "#fences"}
-    assert _lift_fences() == 1
-    assert _holding(ddb, 'erin"') == []
+    (erasing,) = _erasing_items(ddb)
+    assert set(erasing) == {"player_id", "leaderboard_id", "erasure_id", "requested_at", "phase", "fence_until"}
     assert _holding(ddb, '"erin2"')  # another player whose id starts the same is untouched
     snapshot = call("GET", "/snapshots", query={"period": "all-time"}).body["snapshots"][0]["entries"]
     assert [(e["player_id"], e["rank"], e["score"]) for e in snapshot] == [
@@ -296,8 +318,12 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
         page = call("GET", f"/leaderboards/{board}/top").body["entries"]
         assert [(e["player_id"], e["rank"]) for e in page] == [("bob", 1), ("erin2", 2)]
         assert call("GET", f"/leaderboards/{board}/players/bob").body["total_players"] == 2
+    assert call("DELETE", "/players/erin").body["finished_at"] == reply.body["finished_at"]  # the same erasure
+    assert _lift_fences(FENCE_SECONDS - 5) == 0
+    assert _lift_fences(2 * FENCE_SECONDS + 1) == 1
+    assert _erasing_items(ddb) == []
     status = call("GET", reply.body["status_url"])
-    assert status.status == 200 and status.body["status"] == "erased" and "finished_at" in status.body
+    assert status.status == 200 and status.body["status"] == "erased" and "fence_lifted_at" in status.body
     audit = [i for i in ddb.scan(TableName=get_settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"]
     assert len(audit) == 1
     assert set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at", "fence_lifted_at"}
@@ -317,13 +343,10 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
     for _ in range(10):
         reply = call("DELETE", "/players/erin")
         statuses.append(reply.status)
-        if reply.status == 200:
-            break
         assert reply.body["status"] == "erasing" and call("GET", reply.body["status_url"]).body["status"] == "erasing"
-    assert statuses[0] == 202 and statuses[-1] == 200
+    assert set(statuses) == {202}
     assert len({call("GET", "/erasures/" + reply.body["erasure_id"]).body["erasure_id"]}) == 1
-    # the lift sweeps the records once more, in steps too (here five pages, two a run), going on where the last
-    # run stopped: a records history longer than one run's pages still lets the fence come down
+    # once the fences' time has come, the records are swept once more, in steps too (here five pages, two a call)
     seen = []
 
     def five_pages(text, start, limit):
@@ -332,9 +355,26 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
         return [], ({"page": page} if page < 5 else None)
 
     monkeypatch.setattr(player_removal.idempotency_records, "records_holding", five_pages)
-    assert [_lift_fences() for _ in range(4)] == [0, 0, 1, 0]
+    _later(monkeypatch, player_removal.FENCE_SECONDS)
+    assert [call("DELETE", "/players/erin").status for _ in range(3)] == [202, 202, 200]
     assert seen == [None, {"page": 1}, {"page": 2}, {"page": 3}, {"page": 4}]
     assert _holding(ddb, '"erin"') == []
+
+
+def test_the_scheduled_job_finishes_an_erasure_its_caller_left(ddb, settle):
+    from leaderboard.player_removal import FENCE_SECONDS
+
+    call("POST", "/scores", body={"player_id": "left", "score": 5})
+    reply = call("DELETE", "/players/left")
+    assert reply.status == 202
+    assert _lift_fences(FENCE_SECONDS - 5) == 0  # not due: the fences stand
+    assert call("GET", reply.body["status_url"]).body["status"] == "erasing"
+    assert _lift_fences(FENCE_SECONDS + 1) == 0  # due: the job finishes it (the hashed item stands on)
+    assert call("GET", reply.body["status_url"]).body["status"] == "erased"
+    settle()
+    assert _holding(ddb, '"left"') == [] and _holding(ddb, 'left"') == []
+    assert _lift_fences(2 * FENCE_SECONDS + 2) == 1
+    assert _erasing_items(ddb) == [] and "fence_lifted_at" in call("GET", reply.body["status_url"]).body
 
 
 def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, settle, small_counters):
@@ -351,30 +391,40 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
         assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
 
 
-def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle):
-    """Keep-best (no read), the read-then-write path, and a bulk: each write's own condition meets the fence."""
+def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle, monkeypatch):
+    """While the erasure runs: keep-best (no read), the read-then-write path and a bulk each meet a fence in their
+    write's condition or their read. After it answered "erased": the read paths still meet the hashed item."""
+    from leaderboard.player_removal import FENCE_SECONDS
+
     create("fence-latest", operator="latest", periods=["all-time", "daily"])
     post("fence-latest", "fp", 5)
     assert call("POST", "/scores", body={"player_id": "fp", "score": 5}).status == 200
+    assert call("DELETE", "/players/fp").body["status"] == "erasing"
+
+    def refused(keep_best: bool) -> None:
+        replies = [call("POST", "/leaderboards/fence-latest/scores", body={"player_id": "fp", "score": 9})]
+        if keep_best:
+            replies.append(call("POST", "/scores", body={"player_id": "fp", "score": 9}))
+        for reply in replies:
+            assert reply.status == 409 and "being erased" in reply.body["error"], reply.body
+            assert "fp" not in json.dumps(reply.body)  # a stored idempotent answer must not name them
+        bulk = call(
+            "POST",
+            "/leaderboards/fence-latest/scores/bulk",
+            body={"entries": [{"player_id": "fp", "score": 1}, {"player_id": "other", "score": 2}]},
+        )
+        assert [r["status"] for r in bulk.body["results"]] == [409, 200]
+
+    refused(keep_best=True)
+    _later(monkeypatch, FENCE_SECONDS)
     assert call("DELETE", "/players/fp").body["status"] == "erased"
-    refused = [
-        call("POST", "/scores", body={"player_id": "fp", "score": 9}),
-        call("POST", "/leaderboards/fence-latest/scores", body={"player_id": "fp", "score": 9}),
-    ]
-    for reply in refused:
-        assert reply.status == 409 and "being erased" in reply.body["error"], reply.body
-        assert "fp" not in json.dumps(reply.body)  # a stored idempotent answer must not name them
-    bulk = call(
-        "POST",
-        "/leaderboards/fence-latest/scores/bulk",
-        body={"entries": [{"player_id": "fp", "score": 1}, {"player_id": "other", "score": 2}]},
-    )
-    assert [r["status"] for r in bulk.body["results"]] == [409, 200]
+    refused(keep_best=False)
     settle()
+    assert _holding(ddb, 'fp"') == []
     assert call("GET", "/leaderboards/fence-latest/players/fp").status == 404
     assert call("GET", "/players/fp/boards").status == 404  # a player on no board
     assert [e["player_id"] for e in call("GET", "/leaderboards/fence-latest/top").body["entries"]] == ["other"]
-    assert _lift_fences() == 1
+    assert _lift_fences(2 * FENCE_SECONDS + 1) == 1
     post("fence-latest", "fp", 3)  # after the fence: a new player of that id
     assert call("GET", "/leaderboards/fence-latest/players/fp").body["score"] == 3
 

@@ -1,7 +1,10 @@
-"""Board configurations: items of the scores table under the partition keys.BOARDS_PARTITION."""
+"""Board configurations: items of the scores table under the partition keys.BOARDS_PARTITION, and their count
+(one item, keys.BOARD_COUNT_KEY) that the deployment's cap (max_boards) is checked against."""
 
 from __future__ import annotations
 
+import random
+import time
 from typing import Any
 
 from .. import keys, schema
@@ -13,18 +16,84 @@ def item_key(board_id: str) -> tuple[str, str]:
     return keys.BOARDS_PARTITION, board_id
 
 
-def put(config: dict[str, Any]) -> bool:
-    """Create a board config; False if one with that id exists."""
+CREATED, EXISTS, FULL, BUSY, DELETED, MISSING = "created", "exists", "full", "busy", "deleted", "missing"
+_ATTEMPTS = 8  # transactions cancelled by another one on the count item (TransactionConflict): then BUSY
+_COUNT = "boards"  # the count item's attribute
+
+
+def put_counted(config: dict[str, Any], cap: int) -> str:
+    """Create a board config and count it in ONE transaction: the board's put (only if no board has its id) and
+    the count + 1 (only if below `cap`), so creates racing each other can never pass the cap. Returns CREATED,
+    EXISTS, FULL or BUSY (every attempt cancelled by another transaction on the count: nothing stored)."""
     item = {schema.SCORES_PARTITION_KEY: keys.BOARDS_PARTITION, schema.SCORES_SORT_KEY: config["board_id"], **config}
+    put = {
+        "TableName": dynamo.scores_table(),
+        "Item": dynamo.to_item(item),
+        "ConditionExpression": f"attribute_not_exists({schema.SCORES_SORT_KEY})",
+    }
+    count = _count_update("+", f"{_COUNT} < :cap", {":cap": cap})
+    return _counted({"Put": put}, count, CREATED, EXISTS, FULL)
+
+
+def delete_counted(board_id: str) -> str:
+    """Delete a board config and uncount it in ONE transaction. Returns DELETED, MISSING (no such board: nothing
+    to delete) or BUSY (nothing deleted)."""
+    delete = {
+        "TableName": dynamo.scores_table(),
+        "Key": dynamo.key(*item_key(board_id)),
+        "ConditionExpression": f"attribute_exists({schema.SCORES_SORT_KEY})",
+    }
+    return _counted({"Delete": delete}, _count_update("-", f"{_COUNT} > :zero", {":zero": 0}), DELETED, MISSING, None)
+
+
+def _count_update(sign: str, condition: str, values: dict[str, int]) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": dynamo.scores_table(),
+            "Key": dynamo.key(*keys.BOARD_COUNT_KEY),
+            "UpdateExpression": f"SET {_COUNT} = {_COUNT} {sign} :one",
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": dynamo.to_item({":one": 1, **values}),
+        }
+    }
+
+
+def _counted(board_action: dict, count_action: dict, done: str, board_refused: str, count_refused: str | None) -> str:
+    for attempt in range(_ATTEMPTS):
+        try:
+            dynamo.transact([board_action, count_action])
+            return done
+        except dynamo.Cancelled as err:
+            board_reason, count_reason = (err.reasons + ["None", "None"])[:2]
+        if board_reason == "ConditionalCheckFailed":
+            return board_refused
+        if count_reason == "ConditionalCheckFailed":
+            if _count_item() is not None and count_refused is not None:
+                return count_refused
+            _initialise_count()  # a deployment from before the count (or a count gone): count the boards once
+            continue
+        time.sleep(random.uniform(0, min(0.5, 0.02 * 2**attempt)))  # TransactionConflict: let the other commit
+    return BUSY
+
+
+def _count_item() -> dict[str, Any] | None:
+    resp = dynamo.client().get_item(
+        TableName=dynamo.scores_table(), Key=dynamo.key(*keys.BOARD_COUNT_KEY), ConsistentRead=True
+    )
+    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+
+def _initialise_count() -> None:
+    """Put the count item from the board items there are, unless another call put it first. Nothing changes the
+    boards meanwhile: every create and delete needs the count item in its transaction."""
     try:
         dynamo.client().put_item(
             TableName=dynamo.scores_table(),
-            Item=dynamo.to_item(item),
-            ConditionExpression=f"attribute_not_exists({schema.SCORES_SORT_KEY})",
+            Item=dynamo.key(*keys.BOARD_COUNT_KEY) | dynamo.to_item({_COUNT: count()}),
+            ConditionExpression=f"attribute_not_exists({_COUNT})",
         )
-        return True
     except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return False
+        pass
 
 
 def get(board_id: str) -> dict[str, Any] | None:
@@ -33,14 +102,15 @@ def get(board_id: str) -> dict[str, Any] | None:
 
 
 def count() -> int:
-    """Stored board items (those being deleted too). One COUNT Query: board items are ~1 KB, so up to ~1,000 boards
-    fit DynamoDB's 1 MB page (more boards: a page each)."""
+    """Stored board items (those being deleted too), strongly consistent. COUNT Queries: board items are ~1 KB, so
+    up to ~1,000 boards fit DynamoDB's 1 MB page (more boards: a page each)."""
     counted = 0
     for page in dynamo.query_pages(
         TableName=dynamo.scores_table(),
         KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
         ExpressionAttributeValues=dynamo.to_item({":p": keys.BOARDS_PARTITION}),
         Select="COUNT",
+        ConsistentRead=True,
     ):
         counted += page["Count"]
     return counted
@@ -77,15 +147,3 @@ def set_status(board_id: str, status: str) -> None:
         ExpressionAttributeNames={"#s": "status"},  # a DynamoDB reserved word
         ExpressionAttributeValues=dynamo.to_item({":s": status}),
     )
-
-
-def delete(board_id: str) -> bool:
-    try:
-        dynamo.client().delete_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(*item_key(board_id)),
-            ConditionExpression=f"attribute_exists({schema.SCORES_SORT_KEY})",
-        )
-        return True
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return False

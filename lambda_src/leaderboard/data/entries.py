@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -9,7 +10,7 @@ from .. import keys, schema
 from ..errors import Conflict
 from ..model import Entry, EntryWrite, rank_key_attribute
 from ..settings import get_settings
-from . import dynamo
+from . import dynamo, erasures
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
 OPERATIONS_KEPT = 16
@@ -48,10 +49,28 @@ def get_with(
     """get(), plus other items of the scores table (a board's config) read in the same request; eventually
     consistent if asked (half the read units: for a writer whose writes' conditions guard what the read may
     miss). Fences are returned in their entry's place: the writer must refuse (is_fence), as its write's
-    condition would."""
-    items = _get_all(list(pairs) + extra, consistent)
+    condition would.
+
+    The same request reads each player's erasure item (keyed by a hash of the id, see data.erasures): while it
+    stands, every entry place of that player reads as a fence. It outlives the entry places' own fences, which
+    an erasure lifts before it answers "erased" (then no item holds the id), so a submission that reads after
+    the erasure began is refused however late it writes. An eventually consistent read may miss an erasure item
+    put within its replication lag; the entry places' fences, up FENCE_SECONDS (the submit timeout + 5 s) from
+    that put, refuse such a submission's writes."""
+    pairs = list(pairs)
+    erasing = {p: keys.erasing_key(p) for p in dict.fromkeys(p for p, _ in pairs)}
+    items = _get_all(pairs + extra + list(erasing.values()), consistent)
+    now_s = int(time.time())
+    for player, key in erasing.items():
+        found = items.pop(key, None)
+        if found is not None and erasures.stands(found, now_s):
+            items.update({(p, part): _fence(p, part, 0) for p, part in pairs if p == player})
     others = {k: items.pop(k) for k in extra if k in items}
     return items, others
+
+
+def _fence(player_id: str, partition: str, until: int) -> dict[str, Any]:
+    return {schema.SCORES_PARTITION_KEY: player_id, schema.SCORES_SORT_KEY: partition, schema.ERASING_MARK: until}
 
 
 def write(writes: list[EntryWrite]) -> None:
@@ -223,24 +242,15 @@ def raise_fence(player_id: str, partitions: Iterable[str], until: int) -> int:
     """Put an erasure's fence in the place of the player's entry on each partition (replacing the entry: its rank
     key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence."""
     return dynamo.batch_write(
-        {
-            "PutRequest": {
-                "Item": dynamo.to_item(
-                    {
-                        schema.SCORES_PARTITION_KEY: player_id,
-                        schema.SCORES_SORT_KEY: part,
-                        schema.ERASING_MARK: until,  # when it may be lifted (epoch seconds)
-                    }
-                )
-            }
-        }
+        {"PutRequest": {"Item": dynamo.to_item(_fence(player_id, part, until))}}  # until: epoch s it may go
         for part in dict.fromkeys(partitions)
     )
 
 
 def lift_fence(player_id: str) -> int:
-    """Delete the player's fences (nothing else can be there: every entry write refuses a fence)."""
-    return delete((player_id, i[schema.SCORES_SORT_KEY]) for i in _items_of(player_id) if is_fence(i))
+    """Delete every item of the player's partition: their fences (nothing else can be there while they stand:
+    every entry write refuses a fence, and every read-then-write finds the erasure's item)."""
+    return delete(keys_in_partition(player_id))
 
 
 def partitions_of(player_id: str) -> list[str]:

@@ -1,6 +1,7 @@
 """The scheduled closing: an EventBridge schedule invokes this every few minutes; it closes every board's periods
-that have ended and are not closed yet (closing.py), and lifts the fences of finished erasures once no submission
-in flight can meet them (player_removal.lift_fences). An exception makes the next run try again."""
+that have ended and are not closed yet (closing.py), goes on with erasures their caller left before they answered
+"erased", and lifts the hashed fences of finished ones once no submission in flight can meet them
+(player_removal.lift_fences). An exception makes the next run try again."""
 
 from __future__ import annotations
 
