@@ -180,8 +180,10 @@ RATE_PREFIX = "#rate#"
 
 
 def rate_partition(player_id: str) -> str:
-    """The scores-table partition key of one player's submission counters (one item per board and minute)."""
-    return RATE_PREFIX + player_id
+    """The scores-table partition key of one player's submission counters (one item per board and minute): a keyed
+    hash of the id, as the erasure item's, so that a counter a submission racing an erasure takes (before its read
+    finds the erasure) never names the erased player."""
+    return RATE_PREFIX + keyed_digest("rate-counter", player_id)
 
 
 def rate_window(board_id: str, minute: int) -> str:
