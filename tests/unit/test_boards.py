@@ -186,7 +186,7 @@ def test_a_bulk_retried_after_failing_part_way_applies_every_entry_exactly_once(
     retries with its Idempotency-Key, and entries written before the failure are not applied a second time."""
     create("clicks", operator="increment", periods=["all-time", "daily", "weekly"])
     entries = [{"player_id": f"p{i % 40:02d}", "score": 1} for i in range(120)]  # every player three times
-    # 19 players a chunk (three periods): chunks 1-3 commit (the third starts the players' second entries), the 4th fails
+    # 19 players a chunk (three periods): chunks 1-3 commit (the third starts the second entries), the 4th fails
     restore = fail_transaction(dynamo.client(), 4)
     try:
         status, body, _ = call(
