@@ -162,3 +162,15 @@ def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
     assert _items_naming(stack, victim, "Racer Realname") == []
     assert api.get(f"/leaderboards/{board}/players/{victim}").status_code == 404
     assert api.get(f"/leaderboards/{board}/top").json()["entries"] == []
+
+
+def test_a_submission_after_the_answer_leaves_no_counter_naming_the_player(api, stack):
+    """On a board with a per-player limit, a submission counts in a per-minute counter before its read finds the
+    erasure item (then 409): that counter is keyed by a keyed hash of the id, so it names nobody either."""
+    body = {"board_id": "er-rated", "max_submissions_per_minute": 5}
+    assert api.post("/leaderboards", body).status_code == 201
+    assert api.post("/leaderboards/er-rated/scores", {"player_id": "rated-victim", "score": 3}).status_code == 200
+    _erase(api, stack, "rated-victim")
+    late = api.post("/leaderboards/er-rated/scores", {"player_id": "rated-victim", "score": 4})
+    assert late.status_code == 409, late.text  # the hashed fence still stands
+    assert _items_naming(stack, "rated-victim") == []
