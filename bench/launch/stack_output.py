@@ -13,7 +13,8 @@ and, without --quiet, the local gateway writes one line per request it serves (l
 
     api  GET /leaderboards/global/top?limit=25 -> 200 (12 ms)
 
-With the edge, the gateway also keeps a request log, one line per request ("GET /leaderboard?limit=5 200"), and
+With the edge, the gateway also keeps a request log, one line per request ("1764600000.123 GET /leaderboard?limit=5
+200": unix time, method, target, status), and
 `make run` says where:
 
     Requests that reach the API (past the edge's cache): /path/to/api-requests.log
@@ -34,7 +35,7 @@ _URL_LINE = re.compile(r"^(Dashboard|API|Live|Edge): (\S+)\s*$")
 _REQUEST_LOG_LINE = re.compile(r"^Requests that reach the API[^:]*: (\S+)\s*$")
 _READY = re.compile(r"^Ready in \d+ s\.")
 # stderr: "api  <METHOD> <path[?query]> -> <status> (<ms> ms)"; the request log: "<METHOD> <path[?query]> <status>"
-_GATEWAY_LINE = re.compile(r"^(?:api\s+([A-Z]+) (\S+) -> (\d{3})\b|([A-Z]+) (/\S*) (\d{3})$)")
+_GATEWAY_LINE = re.compile(r"^(?:api\s+([A-Z]+) (\S+) -> (\d{3})\b|(?:\d+(?:\.\d+)? )?([A-Z]+) (/\S*) (\d{3})$)")
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ def test_origin_requests_are_counted_per_operation_from_the_gateway_lines():
         "api  POST /scores -> 200 (30 ms)",
         "api  POST /scores -> 429 (1 ms)",
         "GET /leaderboards/global/top?limit=25 200",  # the request log's format
+        "1764600000.123 GET /leaderboards/global/top?limit=25 200",  # the request log's format, timed
         "POST /scores 200",
         "Dashboard: http://127.0.0.1:8080/",
         "[req-1] leaderboard.handlers.x failed on GET /leaderboards/global/top:",
@@ -61,8 +62,10 @@ def test_origin_requests_are_counted_per_operation_from_the_gateway_lines():
     )
     logged = stack_output.parse_gateway_line("POST /scores 200")
     assert logged == stack_output.GatewayRequest("POST", "/scores", "", 200)
+    timed = stack_output.parse_gateway_line("1764600000.123 GET /leaderboard?limit=5 200")  # the log's real format
+    assert timed == stack_output.GatewayRequest("GET", "/leaderboard", "limit=5", 200)
     assert stack_output.count_origin_requests(lines, operations.classify) == {
-        operations.READ_TOP: 3,
+        operations.READ_TOP: 4,
         operations.READ_RANK: 1,
         "submit": 3,
     }
