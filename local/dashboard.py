@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 from dashboard_ec2 import render  # the same renderer EC2's user data runs
 from local import ROOT
-from local.processes import ProcessGroup
+from local.processes import ProcessGroup, accepts
 
 SITE_SRC = ROOT / "dashboard_ec2" / "site"
 ADMIN_USER = render.DEFAULT_ADMIN_USER
@@ -86,7 +85,7 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
         raise SystemExit(f"nginx rejected {conf}:\n{check.stderr}")
     proc = procs.spawn("nginx", argv, prefix / "nginx.out")
     deadline = time.monotonic() + 15
-    while not _accepts(port):
+    while not accepts(port):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"nginx did not start; see {prefix / 'error.log'}")
         time.sleep(0.1)
@@ -98,11 +97,3 @@ def _live_values(live_url: str) -> dict[str, str]:
     rest = live_url.split("://", 1)[1]
     host, _, stage = rest.partition("/")
     return {"LIVE_UPSTREAM": f"http://{host}", "LIVE_HOST": host, "LIVE_PATH": f"/{stage}"}
-
-
-def _accepts(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-        return True
-    except OSError:
-        return False

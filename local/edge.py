@@ -7,7 +7,6 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from string import Template
 
 from local.dynamodb_local import free_port
 from local.gateway import routes_module
-from local.processes import ProcessGroup
+from local.processes import ProcessGroup, accepts
 
 TEMPLATE_PATH = Path(__file__).resolve().parent / "edge.conf.template"
 PROCESS_NAME = "edge"
@@ -76,16 +75,8 @@ def start(procs: ProcessGroup, prefix: Path, port: int, origin_url: str, nginx: 
         raise SystemExit(f"nginx rejected {conf}:\n{check.stderr}")
     proc = procs.spawn(PROCESS_NAME, argv, prefix / "edge.out")
     deadline = time.monotonic() + 15
-    while not _accepts(port):
+    while not accepts(port):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"the edge's nginx did not start; see {prefix / 'edge-error.log'}")
         time.sleep(0.1)
     return f"http://127.0.0.1:{port}"
-
-
-def _accepts(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-        return True
-    except OSError:
-        return False

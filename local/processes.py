@@ -11,6 +11,7 @@ import atexit
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -87,3 +88,12 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)  # pgid == pid: start_new_session made it a leader
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def accepts(port: int) -> bool:
+    """Whether a local server has started listening on the port (the readiness check of the Nginx processes)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 
 from . import schema
-from .cursors import keyed_digest
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -183,7 +182,7 @@ def rate_partition(player_id: str) -> str:
     """The scores-table partition key of one player's submission counters (one item per board and minute): a keyed
     hash of the id, as the erasure item's, so that a counter a submission racing an erasure takes (before its read
     finds the erasure) never names the erased player."""
-    return RATE_PREFIX + keyed_digest("rate-counter", player_id)
+    return RATE_PREFIX + _keyed_digest("rate-counter", player_id)
 
 
 def rate_window(board_id: str, minute: int) -> str:
@@ -204,7 +203,7 @@ ERASED_PLAYER_NAME = "(erased player)"
 def erasing_key(player_id: str) -> tuple[str, str]:
     """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the deployment's secret)
     of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
-    return ERASING_PREFIX + keyed_digest("erasure-subject", player_id), ERASING_SORT
+    return ERASING_PREFIX + _keyed_digest("erasure-subject", player_id), ERASING_SORT
 
 
 # --- moderation -------------------------------------------------------------------------------
@@ -215,3 +214,11 @@ _HIDDEN_PREFIX = "#hidden#"
 def hidden_partition(board_id: str) -> str:
     """The scores-table partition of a board's hidden players (one item each, sort key the player id)."""
     return _HIDDEN_PREFIX + board_id
+
+
+def _keyed_digest(purpose: str, text: str) -> str:
+    # Imported here: cursors reads the deployment's secret through boto3, and the construct imports this module at
+    # synth, in a user's app that has aws-cdk-lib but need not have boto3 (tests/package).
+    from .cursors import keyed_digest
+
+    return keyed_digest(purpose, text)

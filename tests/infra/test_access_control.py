@@ -9,6 +9,7 @@ from cdk_leaderboard.dashboard import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, DAS
 from cdk_leaderboard.props import LeaderboardProps
 
 from leaderboard import routes
+from tests.support.cloudfront import dashboard_only
 
 
 def _of_type(template_json: dict, type_: str) -> dict:
@@ -157,7 +158,7 @@ def test_a_waf_rate_given_turns_the_waf_on_and_blocks_a_client_over_it(custom_te
 def test_dashboard_is_served_over_https_by_cloudfront(dev_template_json):
     """Viewers get HTTPS (HTTP redirects); nothing is cached and the admin area's Authorization header passes;
     every viewer header goes to Nginx, Host included (its same-origin check compares Origin with https://<Host>)."""
-    ((_, distribution),) = _of_type(dev_template_json, "AWS::CloudFront::Distribution").items()
+    ((_, distribution),) = dashboard_only(_of_type(dev_template_json, "AWS::CloudFront::Distribution")).items()
     config = distribution["Properties"]["DistributionConfig"]
     behavior = config["DefaultCacheBehavior"]
     assert behavior["ViewerProtocolPolicy"] == "redirect-to-https"
@@ -174,7 +175,7 @@ def test_cloudfront_reaches_the_instance_through_a_vpc_origin_never_the_internet
     origin is a VPC origin (no custom origin over http-only to a public name, as before), the VPC origin is the
     dashboard instance itself on the dashboard port, and no Elastic IP or public name is left for CloudFront."""
     for template in (dev_template_json, prod_template_json):
-        ((_, distribution),) = _of_type(template, "AWS::CloudFront::Distribution").items()
+        ((_, distribution),) = dashboard_only(_of_type(template, "AWS::CloudFront::Distribution")).items()
         (origin,) = distribution["Properties"]["DistributionConfig"]["Origins"]
         assert "CustomOriginConfig" not in origin and "S3OriginConfig" not in origin
         ((vpc_origin_id, vpc_origin),) = _of_type(template, "AWS::CloudFront::VpcOrigin").items()

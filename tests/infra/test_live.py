@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from leaderboard import routes, schema
+from tests.support.cloudfront import dashboard_only
 
 
 def resources(template, type_: str) -> dict:
@@ -158,7 +159,7 @@ def test_cloudfront_passes_the_websocket_handshake_to_nginx(template):
     dashboard's one behaviour sends every viewer header (the managed AllViewer policy), caches nothing and allows
     GET, so wss://<dashboard>/live reaches Nginx (through the VPC origin: CloudFront carries WebSockets to VPC
     origins since May 2026)."""
-    (distribution,) = resources(template, "AWS::CloudFront::Distribution").values()
+    (distribution,) = dashboard_only(resources(template, "AWS::CloudFront::Distribution")).values()
     behaviour = distribution["Properties"]["DistributionConfig"]["DefaultCacheBehavior"]
     assert behaviour["OriginRequestPolicyId"] == "216adef6-5c7f-47e4-b989-5492eafa07d3"  # AllViewer
     assert behaviour["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # CachingDisabled
