@@ -65,7 +65,7 @@ def test_make_test_runs_every_test_directory():
     would never run in CI."""
     makefile = (ROOT / "Makefile").read_text()
     named = {"tests/unit"}
-    for group in ("TEMPLATE_SUITES", "STACK_SUITES"):
+    for group in ("TEMPLATE_SUITES", "STACK_SUITES_FIRST", "STACK_SUITES_THEN"):
         (line,) = re.findall(rf"^{group} := (.+)$", makefile, flags=re.M)
         named.update(line.split())
     with_tests = {str(p.parent.relative_to(ROOT)) for p in (ROOT / "tests").glob("*/**/test_*.py")}
