@@ -6,26 +6,11 @@ without the environment this package's local stack sets for its handlers."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
-from local import ROOT
+from tests.support.bench_run import run_bench
 
 
 def _run(tmp_path, module: str, *args: str) -> dict:
-    out = tmp_path / f"{module}.json"
-    done = subprocess.run(
-        [sys.executable, "-m", module, *args, "--json", str(out)],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME", "TMPDIR")},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return json.loads(out.read_text())
+    return run_bench(tmp_path, module, *args, timeout=300)
 
 
 def test_the_rank_bench_runs_and_every_answer_equals_the_brute_force(tmp_path):

@@ -5,13 +5,8 @@ runs as from a shell, without the environment this package's local stack sets fo
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 from bench.launch import aws_cost, operations, stack_output
-from local import ROOT
+from tests.support.bench_run import run_bench
 
 # What local/runner.py prints (today, and with the edge's line), and the local gateway's line per request.
 STARTUP = """
@@ -77,17 +72,7 @@ def test_api_gateway_is_priced_by_its_monthly_tiers():
 
 
 def _run(tmp_path, *args: str) -> dict:
-    out = tmp_path / "launch.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.launch", *args, "--json", str(out), "--no-progress"],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME", "TMPDIR")},
-        capture_output=True,
-        text=True,
-        timeout=400,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return json.loads(out.read_text())
+    return run_bench(tmp_path, "bench.launch", *args, "--no-progress", timeout=400)
 
 
 def test_the_launch_bench_runs_every_operation_without_a_server_error(tmp_path):
