@@ -39,18 +39,16 @@ def start(
     api_url: str,
     admin_key: str,
     admin_password: str,
-    live_url: str | None = None,
 ) -> str:
     """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it.
 
-    Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them. Nginx
-    proxies /live to the local WebSocket API (`live_url`, ws://host:port/stage); the Python stand-in does not,
-    so the page then falls back to polling.
+    Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them. Live
+    updates do not pass through it: the page follows the AppSync Events endpoint that discovery names.
     """
     site = prepare_site(run_dir / "site", api_url)
     nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
     if nginx:
-        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, admin_key, admin_password, live_url)
+        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, admin_key, admin_password)
         return f"nginx ({nginx}, config {conf})"
     from local.static_proxy import serve  # the fallback: Python serves the files and proxies /api/
 
@@ -58,7 +56,7 @@ def start(
     return "Python fallback (nginx is not installed: `apt-get install nginx` to use the EC2 config)"
 
 
-def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password, live_url=None) -> Path:
+def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password) -> Path:
     prefix.mkdir(parents=True, exist_ok=True)
     htpasswd = prefix / "htpasswd"
     render.write_htpasswd(htpasswd, ADMIN_USER, admin_password)
@@ -76,7 +74,6 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
             "HTPASSWD_FILE": str(htpasswd),
             "PREFIX_DIR": str(prefix),
             "RESOLVER": "127.0.0.1",
-            **(_live_values(live_url) if live_url else {}),
         },
     )
     argv = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log"), "-g", "daemon off;"]
@@ -90,10 +87,3 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
             raise SystemExit(f"nginx did not start; see {prefix / 'error.log'}")
         time.sleep(0.1)
     return conf
-
-
-def _live_values(live_url: str) -> dict[str, str]:
-    """ws://127.0.0.1:PORT/STAGE -> Nginx's /live upstream (http://, the upgrade is Nginx's to pass on)."""
-    rest = live_url.split("://", 1)[1]
-    host, _, stage = rest.partition("/")
-    return {"LIVE_UPSTREAM": f"http://{host}", "LIVE_HOST": host, "LIVE_PATH": f"/{stage}"}

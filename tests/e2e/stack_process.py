@@ -35,9 +35,7 @@ def main() -> int:
         backend.start()
         api_port = backend.server.server_address[1]
         port = free_port()
-        served_by = dashboard.start(
-            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, backend.live_url
-        )
+        served_by = dashboard.start(backend.procs, run_dir, port, backend.api_url, admin_key, admin_password)
         print(
             json.dumps(
                 {
@@ -56,7 +54,7 @@ def main() -> int:
                     backend.reset_tables()
                 elif command == "settle":
                     backend.settle()
-                elif command == "stop-api":  # the REST API and the WebSocket API
+                elif command == "stop-api":  # the REST API and the AppSync Events stand-in
                     backend.server.shutdown()
                     backend.server.server_close()
                     backend.stop_live()
