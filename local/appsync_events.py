@@ -328,19 +328,22 @@ class AppSyncEventsServer:
         return None
 
     def publish(self, channel: str, events: list[str]) -> list[dict]:
-        """Deliver events to every subscriber of channel (called on the event loop); the `successful` list."""
-        successful = []
+        """Take events for every subscriber of channel (called on the event loop); the `successful` list. As on
+        AppSync, the publisher's answer does not wait for the delivery: it runs on the loop's next turn, after
+        the answer is written."""
+        self.published += len(events)
+        assert self.loop is not None
+        self.loop.call_soon(self._deliver, channel, list(events))
+        return [{"identifier": str(uuid.uuid4()), "index": index} for index in range(len(events))]
+
+    def _deliver(self, channel: str, events: list[str]) -> None:
         subscriptions = list(self.channels.get(channel, {}))
-        for index, event in enumerate(events):
-            identifier = str(uuid.uuid4())
-            successful.append({"identifier": identifier, "index": index})
-            self.published += 1
+        for event in events:
             # {"type": "data", "id": <subscription id>, "event": <the event, a JSON string>}: built once, the id
             # spliced in per subscription
             tail = ',"event":' + json.dumps(event) + "}"
             for client, subscription_id in subscriptions:
                 broadcast([client.connection], '{"type":"data","id":' + json.dumps(subscription_id) + tail)
-        return successful
 
     # --- the WebSocket ------------------------------------------------------------------------------------
 
