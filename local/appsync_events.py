@@ -173,13 +173,11 @@ class AppSyncEventsServer:
         region: str,
         port: int = 0,
         keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
-        quiet: bool = False,
     ) -> None:
         self.api_key = api_key
         self.credentials = Credentials(access_key_id, secret_access_key)
         self.region = region
         self.keep_alive_seconds = keep_alive_seconds
-        self.quiet = quiet
         self._socket = socket.create_server(("127.0.0.1", port), backlog=4096)
         self.port = self._socket.getsockname()[1]
         self.clients: set[_Client] = set()
