@@ -139,7 +139,7 @@ def _burst(api: str, game_key: str, o: Options, sent: dict[str, float]) -> int:
 @dataclass
 class Received:
     """What one subscriber got: (arrival on time.monotonic(), the leader of the top) per data message, its last
-    top's entries and the size of its first data frame."""
+    top's entries and the size of its largest data frame."""
 
     arrivals: list[tuple[float, str | None]]
     last_entries: list | None
@@ -149,7 +149,7 @@ class Received:
 def _received(subscriber: Subscriber) -> Received:
     events = subscriber.events()
     arrivals = [(at, e["entries"][0]["player_id"] if e.get("entries") else None) for at, e in events]
-    frame_bytes = len(subscriber.frames[0][1].encode()) if subscriber.frames else 0
+    frame_bytes = max((len(frame.encode()) for _, frame in subscriber.frames), default=0)
     return Received(arrivals, events[-1][1].get("entries") if events else None, frame_bytes)
 
 
