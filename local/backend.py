@@ -93,7 +93,8 @@ class Backend:
 
     def _handler_env(self) -> dict[str, str]:
         env = tpl.function_env(self.template)
-        env.pop("CURSOR_SECRET_ARN", None)
+        for given in ("CURSOR_SECRET_ARN", "TOKEN_SIGNING_SECRET_ARN", "GAME_KEY_SECRET_ARN"):
+            env.pop(given, None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
         # No EventBridge locally: closed periods' events are appended here (and logged).
@@ -103,6 +104,7 @@ class Backend:
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
         env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
+        env["GAME_API_KEY"] = self.api_key  # compared by value where API Gateway admits no key (GAME_OR_RUN)
         env["LIVE_CONNECTIONS_URL"] = self.live.management_url  # the stage's callback URL on AWS
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)

@@ -45,6 +45,8 @@ def handler_env(endpoint: str) -> dict[str, str]:
         "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "false",
         # On AWS the page-cursor signing secret comes from Secrets Manager; here it is given or made up per run.
         "CURSOR_SECRET": os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32),
+        # Likewise the key that signs player and run tokens (on AWS a secret with a current and a previous version).
+        "TOKEN_SIGNING_KEY": os.environ.get("TOKEN_SIGNING_KEY") or secrets.token_urlsafe(32),
     }
 
 

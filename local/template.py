@@ -181,7 +181,14 @@ def lambda_handlers(template: dict) -> set[str]:
 
 
 # Secrets' ARNs with no local counterpart: the local stack hands the value itself (dynamodb_local.handler_env).
-GIVEN_LOCALLY = {"CURSOR_SECRET_ARN", "LIVE_CONNECTIONS_URL", "GAME_API_KEY_ID", "ADMIN_API_KEY_ID"}
+GIVEN_LOCALLY = {
+    "CURSOR_SECRET_ARN",
+    "TOKEN_SIGNING_SECRET_ARN",
+    "GAME_KEY_SECRET_ARN",
+    "LIVE_CONNECTIONS_URL",
+    "GAME_API_KEY_ID",
+    "ADMIN_API_KEY_ID",
+}
 
 
 def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:

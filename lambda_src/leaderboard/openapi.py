@@ -115,6 +115,7 @@ SCHEMAS: dict[str, dict] = {
             "max_score": _INT,
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
+            "submissions": {"enum": list(limits.SUBMISSION_MODES)},
         },
         {
             "max_submissions_per_minute": _INT,
