@@ -14,14 +14,16 @@ import requests
 from leaderboard import tokens
 from leaderboard.vendor import jwt
 
-CLIENT, SERVER = "cs-client", "cs-server"
+CLIENT, OTHER_CLIENT, SERVER = "cs-client", "cs-client-2", "cs-server"
 
 
 @pytest.fixture(scope="module")
 def boards(stack, api):
     stack.reset_tables()
     assert api.post("/leaderboards", {"board_id": CLIENT, "submissions": "client"}).status_code == 201
+    assert api.post("/leaderboards", {"board_id": OTHER_CLIENT, "submissions": "client"}).status_code == 201
     assert api.post("/leaderboards", {"board_id": SERVER}).status_code == 201
+    assert api.get(f"/leaderboards/{SERVER}").json()["submissions"] == "server"
     return CLIENT, SERVER
 
 
@@ -103,7 +105,8 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, boards, table_s
         "unknown kid": (_signed(claims, key="k" * 40, kid="elsewhere"), "cy", CLIENT, 401),
         "another issuer": (_signed({**claims, "iss": "another-deployment"}), "cy", CLIENT, 401),
         "wrong player": (run["run_token"], "dee", CLIENT, 403),
-        "wrong board": (run["run_token"], "cy", SERVER, 403),
+        "wrong board": (run["run_token"], "cy", OTHER_CLIENT, 403),
+        "server board": (run["run_token"], "cy", SERVER, 403),
         "forged run id": (_signed({**claims, "run": "no-such-run"}), "cy", CLIENT, 403),
     }
     before = table_state()
