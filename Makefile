@@ -20,7 +20,7 @@ TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
 STACK_SUITES_FIRST := tests/integration
 STACK_SUITES_THEN := tests/e2e tests/fuzz
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -100,6 +100,15 @@ diff: setup ## what a deploy would change
 
 destroy: setup ## remove the stage (prod retains its tables)
 	$(CDK) destroy -c stage=$(STAGE)
+
+vendor: setup ## copy the pinned PyJWT release (requirements-dev.txt) into the Lambda asset, verbatim
+	@pin=$$(grep -i '^pyjwt==' requirements-dev.txt); rm -rf .local/vendor; \
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
+	rm -rf lambda_src/leaderboard/vendor/jwt && \
+	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
+	[w.extract(n, 'lambda_src/leaderboard/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
+	open('lambda_src/leaderboard/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/leaderboard/vendor/jwt"
 
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)

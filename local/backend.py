@@ -96,7 +96,8 @@ class Backend:
 
     def _handler_env(self) -> dict[str, str]:
         env = tpl.function_env(self.template)
-        env.pop("CURSOR_SECRET_ARN", None)
+        for given in ("CURSOR_SECRET_ARN", "TOKEN_SIGNING_SECRET_ARN", "GAME_KEY_SECRET_ARN"):
+            env.pop(given, None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
         # No EventBridge locally: closed periods' events are appended here (and logged).
@@ -112,6 +113,7 @@ class Backend:
         env["LIVE_EVENTS_HTTP_URL"] = self.live.http_url
         env["LIVE_EVENTS_REALTIME_URL"] = self.live.realtime_url
         env["LIVE_EVENTS_API_KEY"] = self.live_api_key
+        env["GAME_API_KEY"] = self.api_key  # compared by value where API Gateway admits no key (GAME_OR_RUN)
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         return env

@@ -66,6 +66,7 @@ def get_board(board_id: str) -> BoardConfig:
 def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
     now = now or now_utc()
     view = config.to_item()
+    view["submissions"] = config.submissions  # stored only for client boards; shown for every board
     view["periods"] = [
         {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()} for p in config.current_periods(now)
     ]

@@ -29,6 +29,8 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     MAX_TIERS,
     OPERATORS,
     ORDERS,
+    SERVER_SUBMISSIONS,
+    SUBMISSION_MODES,
     TIMESTAMP_PATTERN,
 )
 from .text import display_name
@@ -71,6 +73,12 @@ class BoardConfig:
     rewards: tuple[dict, ...] = ()
     # [{"name", "min_percentile"}], best first: a player's tier is the first whose minimum their percentile reaches.
     tiers: tuple[dict, ...] = ()
+    # Who may submit: "server" (the game key only) or "client" (also a player's run token, tokens.py).
+    submissions: str = SERVER_SUBMISSIONS
+
+    @property
+    def takes_client_submissions(self) -> bool:
+        return self.submissions != SERVER_SUBMISSIONS
 
     def tier_of(self, percentile: float) -> str | None:
         return next((t["name"] for t in self.tiers if percentile >= t["min_percentile"]), None)
@@ -133,6 +141,8 @@ class BoardConfig:
         item["periods"] = list(self.periods)
         if not self.is_tournament:
             del item["starts_at"], item["ends_at"]
+        if self.submissions == SERVER_SUBMISSIONS:
+            del item["submissions"]  # items stored before the field read as server boards: so do these
         for optional in ("rewards", "tiers"):
             if item[optional]:
                 item[optional] = [dict(x) for x in item[optional]]
@@ -158,6 +168,7 @@ class BoardConfig:
             ends_at=item.get("ends_at"),
             rewards=tuple(_reward(r) for r in item.get("rewards", ())),
             tiers=tuple(_tier(t) for t in item.get("tiers", ())),
+            submissions=item.get("submissions", SERVER_SUBMISSIONS),
         )
 
 
@@ -190,7 +201,7 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         "shards",
         "max_submissions_per_minute",
     }
-    allowed |= {"starts_at", "ends_at", "rewards", "tiers"}
+    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -228,6 +239,12 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         or not 1 <= per_minute <= MAX_SUBMISSIONS_PER_MINUTE
     ):
         raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
+    submissions = body.get("submissions", SERVER_SUBMISSIONS)
+    if submissions not in SUBMISSION_MODES:
+        raise BadRequest(
+            f"submissions must be one of {', '.join(SUBMISSION_MODES)}: server (the game key only) or client "
+            "(also players' devices, with a run token)"
+        )
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
     window = _tournament_window(body)
     if window is not None:
@@ -248,6 +265,7 @@ def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
         ends_at=ends_at,
         rewards=parse_rewards(body.get("rewards", [])),
         tiers=parse_tiers(body.get("tiers", [])),
+        submissions=submissions,
     )
 
 

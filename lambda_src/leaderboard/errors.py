@@ -13,6 +13,12 @@ class BadRequest(ApiError):
     status = 400
 
 
+class Unauthorized(ApiError):
+    """No valid credentials: a bearer token that is missing, malformed, altered, expired or not for this route."""
+
+    status = 401
+
+
 class Forbidden(ApiError):
     status = 403
 

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from . import metrics, routes
+from . import game_key, metrics, routes
 from . import validation as v
-from .errors import ApiError, Forbidden, NotFound, TooManyRequests
+from .errors import ApiError, BadRequest, Forbidden, NotFound, TooManyRequests
 from .invocation import lambda_context
 from .settings import get_settings
 
@@ -36,7 +36,7 @@ def cors_headers(event: dict, route: routes.Route | None = None) -> dict[str, st
     """Allow-Origin for the request's Origin if it is allowed ('*' allows any). A public read answers '*' whatever
     the origins allowed: it takes no credentials, and one cached answer then serves every origin (the edge's cache
     key holds no Origin)."""
-    if route is not None and not route.needs_key:
+    if route is not None and not route.authenticated:
         return {"Access-Control-Allow-Origin": "*"}
     allowed = get_settings().cors_allowed_origins
     headers = {"Vary": "Origin"}
@@ -56,7 +56,9 @@ CACHEABLE_ERRORS = frozenset({400, 404})
 
 def cache_control(route: routes.Route | None, status: int, payload: Any = None) -> str:
     """The Cache-Control of an answer: the route's caching (routes.Caching) for a public read, no-store otherwise."""
-    caching = route.cache if route is not None and not route.needs_key and route.method == "GET" else routes.NO_STORE
+    caching = (
+        route.cache if route is not None and not route.authenticated and route.method == "GET" else routes.NO_STORE
+    )
     if not caching.cacheable:
         return "no-store"
     if 200 <= status < 300:
@@ -145,7 +147,10 @@ def _check_key(event: dict, route: routes.Route | None) -> None:
     """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
     the admin and game keys' ids (the stack always does), a route of either kind refuses every other key here,
     with a 403 that names the key class it needs, before any work (a 429 would tell the caller to retry)."""
-    if route is None or route.access == routes.PUBLIC:
+    if route is None or route.access in (routes.PUBLIC, routes.PLAYER):
+        return  # PLAYER: the operation verifies the bearer token, whose claims it needs
+    if route.access == routes.GAME_OR_RUN:
+        _check_game_key_or_token(event)
         return
     settings = get_settings()
     expected = settings.admin_api_key_id if route.access == routes.ADMIN else settings.game_api_key_id
@@ -155,6 +160,20 @@ def _check_key(event: dict, route: routes.Route | None) -> None:
         if route.access == routes.ADMIN:
             audit(event, "refused", f"{route.method} {route.path}")
         raise Forbidden(f"this route needs the {route.access} key; the x-api-key given is of another class")
+
+
+def _check_game_key_or_token(event: dict) -> None:
+    """A route API Gateway admits without a key: the game key (compared by value) or a bearer token, which the
+    operation verifies (it needs its claims); neither is a 403 like API Gateway's own, both a 400."""
+    key, authorization = header(event, "x-api-key"), header(event, "authorization")
+    if key is None and authorization is not None:
+        return
+    if key is None:
+        raise Forbidden(routes.MISSING_CREDENTIALS.message)
+    if authorization is not None:
+        raise BadRequest("give the game key (x-api-key) or a run token (Authorization), not both")
+    if not game_key.matches(key):
+        raise Forbidden("this route needs the game key or a run token; the x-api-key given is not the game key")
 
 
 def audit(event: dict, action: str, target: Any) -> None:
@@ -190,7 +209,9 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
             return respond(event, err.status, {"error": err.message}, retry, route)
         except ApiError as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
-            return respond(event, err.status, {"error": err.message}, route=route)
+            # RFC 6750: a 401 names the scheme the route takes
+            challenge = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if err.status == 401 else None
+            return respond(event, err.status, {"error": err.message}, challenge, route)
         except Exception:
             logger.exception("unhandled error")
             return respond(event, 500, {"error": "internal error"}, route=route)

@@ -8,6 +8,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
     board      ("#boards",                      board id)         a board's configuration
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
     live sent  ("#live#" + board id,            period id)        what was last published live (broadcasting.py)
+    run        ("#run#" + run id,               "run")            a client's run: its player, board, use
     idempotency records ("#idempotency", ...), kept by Powertools
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
@@ -175,6 +176,15 @@ def board_and_period(partition: str) -> tuple[str, str]:
 
 
 # --- per-player submission limits ------------------------------------------------------------
+
+RUN_PREFIX = "#run#"
+RUN_SORT_KEY = "run"
+
+
+def run_key(run_id: str) -> tuple[str, str]:
+    """The (partition, sort) key of a run (runs.py): one item per run, its own partition."""
+    return RUN_PREFIX + run_id, RUN_SORT_KEY
+
 
 RATE_PREFIX = "#rate#"
 

@@ -115,6 +115,17 @@ FRIENDS_BUDGET = 2 + MAX_SHARDS * (1 + 2 * FRIENDS_AT_WORST)  # 178
 # Every board of a player: Queries of their partition, board configs, 3 reads per shard of each entry ranked.
 PLAYER_BOARDS_BUDGET = 200
 MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
+# Who may submit to a board: game servers only (the game key), or also players' own devices with a run token.
+SERVER_SUBMISSIONS, CLIENT_SUBMISSIONS = "server", "client"
+SUBMISSION_MODES = (SERVER_SUBMISSIONS, CLIENT_SUBMISSIONS)
+# Player and run tokens (tokens.py): lifetimes in seconds.
+MIN_PLAYER_TOKEN_SECONDS = 60
+DEFAULT_PLAYER_TOKEN_SECONDS = 3600
+MAX_PLAYER_TOKEN_SECONDS = 24 * 3600
+RUN_SECONDS = 3600  # a run's token (and the run) expire this long after the run starts
+MAX_TOKEN_BOARDS = 25  # boards one player token may be limited to
+MAX_TOKEN_CHARS = 2048  # an issued token is well under this
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"  # a JWS in compact form
 ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 
 # Live updates (AppSync Events).

@@ -115,6 +115,7 @@ SCHEMAS: dict[str, dict] = {
             "max_score": _INT,
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
+            "submissions": {"enum": list(limits.SUBMISSION_MODES)},
         },
         {
             "max_submissions_per_minute": _INT,
@@ -286,10 +287,14 @@ SCHEMAS: dict[str, dict] = {
         },
     ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
+    "PlayerToken": _obj({"token": _STR, "expires_at": _STR}),
+    "Run": _obj({"run_id": _STR, "run_token": _STR, "seed": _INT, "started_at": _STR, "expires_at": _STR}),
 }
 
 ERROR_STATUSES = {
     400: "invalid input",
+    401: "a bearer token that is missing, malformed, altered, expired, signed by a key no longer accepted, or of "
+    "the wrong kind (with WWW-Authenticate: Bearer) - token routes only",
     403: "missing or wrong API key (each route takes one of the two keys)",
     404: "not found",
     409: "conflict",
@@ -305,7 +310,12 @@ ACCEPTED = {
     "Deletion": "accepted: a large board is still being purged; DELETE again",
     "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
 }
-SECURITY = {routes.GAME: "gameKey", routes.ADMIN: "adminKey"}
+SECURITY = {
+    routes.GAME: [{"gameKey": []}],
+    routes.ADMIN: [{"adminKey": []}],
+    routes.PLAYER: [{"playerToken": []}],
+    routes.GAME_OR_RUN: [{"gameKey": []}, {"runToken": []}],  # either one
+}
 
 
 def _cache_header(route: routes.Route, status: int) -> dict:
@@ -366,8 +376,8 @@ def _operation(route: routes.Route) -> dict:
             "required": route.method == "POST" and "required" in route.body_schema,
             "content": json_of(route.body_schema),
         }
-    if route.needs_key:
-        op["security"] = [{SECURITY[route.access]: []}]
+    if route.authenticated:
+        op["security"] = SECURITY[route.access]
     return op
 
 
@@ -393,6 +403,18 @@ def document() -> dict:
             "securitySchemes": {
                 "gameKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "game servers"},
                 "adminKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "operators"},
+                "playerToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "a player token (POST /players/{player_id}/tokens): starts runs",
+                },
+                "runToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "a run token (POST /leaderboards/{board}/runs): one score on a client board",
+                },
             },
         },
     }

@@ -31,6 +31,11 @@ class Function:
 PUBLIC = "public"
 GAME = "game"
 ADMIN = "admin"
+# Bearer tokens (tokens.py), for games that submit from players' devices. API Gateway requires no API key on these
+# routes (a device holds no key): the function checks every request itself, before any work.
+PLAYER = "player"  # a player token (Authorization: Bearer), which the game key mints
+GAME_OR_RUN = "game-or-run"  # the game key (x-api-key, checked by value), or on a client board a run token
+KEYED = (GAME, ADMIN)  # API Gateway itself requires the key (usage plan) on these
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class Route:
     path: str  # may hold {name} segments, e.g. /leaderboards/{board}
     function: Function
     operation: str  # the function's handler module serves this route with the function of this name
-    access: str  # PUBLIC, GAME or ADMIN
+    access: str  # PUBLIC, GAME, ADMIN, PLAYER or GAME_OR_RUN
     response: tuple[int, str]  # success status, and the name of its schema in the OpenAPI document
     query: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON Schema (with "default")
     required_query: tuple[str, ...] = field(default=())
@@ -83,6 +88,12 @@ class Route:
 
     @property
     def needs_key(self) -> bool:
+        """Whether API Gateway requires an API key (and meters it in the key's usage plan)."""
+        return self.access in KEYED
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether the caller must prove who they are (a key or a token): never cached, answers are no-store."""
         return self.access != PUBLIC
 
     @property
@@ -106,7 +117,9 @@ class Route:
 
 
 SCORE_SUBMIT = Function(
-    "score-submit", "leaderboard.handlers.score_submit.handler", "POST /scores: high-score-wins on every period"
+    "score-submit",
+    "leaderboard.handlers.score_submit.handler",
+    "POST /scores: high-score-wins on every period; player tokens and runs",
 )
 LEADERBOARD_QUERY = Function(
     "leaderboard-query", "leaderboard.handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
@@ -283,6 +296,13 @@ BOARD_BODY = {
         "max_score": SCORE,
         "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
         "max_submissions_per_minute": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE},
+        "submissions": {
+            "type": "string",
+            "enum": list(limits.SUBMISSION_MODES),
+            "default": limits.SERVER_SUBMISSIONS,
+            "description": "who may submit: server (default: the game key only) or client (also players' own "
+            "devices, each submission with the run token of a run it started with a player token)",
+        },
         # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
         # cannot compare them).
         "starts_at": TOURNAMENT_TIME,
@@ -342,6 +362,26 @@ BOARD_SCORE_BODY = {
             "back as given: its text Unicode scalar values only (no lone surrogates), its integers from "
             f"-{limits.MAX_SAFE_INTEGER} to {limits.MAX_SAFE_INTEGER} (exact in a double), its other numbers within a "
             "double's range",
+        },
+    },
+    "additionalProperties": False,
+}
+TOKEN_BODY = {
+    "type": "object",
+    "properties": {
+        "boards": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": limits.MAX_TOKEN_BOARDS,
+            "uniqueItems": True,
+            "items": BOARD_ID,
+            "description": "the boards the token may start runs on; absent: every client board",
+        },
+        "ttl_seconds": {
+            **_limit(limits.MAX_PLAYER_TOKEN_SECONDS, limits.DEFAULT_PLAYER_TOKEN_SECONDS),
+            "minimum": limits.MIN_PLAYER_TOKEN_SECONDS,
+            "description": f"the token's lifetime: {limits.MIN_PLAYER_TOKEN_SECONDS} s to 24 h, "
+            f"{limits.DEFAULT_PLAYER_TOKEN_SECONDS} s by default",
         },
     },
     "additionalProperties": False,
@@ -501,14 +541,31 @@ ROUTES: tuple[Route, ...] = (
         "/leaderboards/{board}/scores",
         SCORE_SUBMIT,
         "board_score",
-        access=GAME,
+        access=GAME_OR_RUN,
         response=(200, "BoardSubmit"),
         body_schema=BOARD_SCORE_BODY,
         idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
         f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON. On a "
-        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing.",
+        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing. Called with the "
+        "game key (x-api-key), or, on a client board, with `Authorization: Bearer <run token>` instead: then only "
+        "for the run's own player and board, once per run (a second use, also a concurrent one, is a 403), before "
+        "the run expires; a bad token is a 401 or 403 and writes nothing. A submission refused with a 4xx leaves the "
+        "run unused.",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/runs",
+        SCORE_SUBMIT,
+        "start_run",
+        access=PLAYER,
+        response=(201, "Run"),
+        summary="Start a run on a client board: a run token for one score of the player token's player",
+        description="`Authorization: Bearer <player token>`. Only on boards created with submissions: client (403 "
+        "on others, and on boards the token is not limited to). A run start counts against the board's per-player "
+        f"limit. The run token expires {limits.RUN_SECONDS} s after the start; seed is a random integer the game "
+        "may use (for example for a level a validator can replay).",
     ),
     Route(
         "POST",
@@ -659,6 +716,19 @@ ROUTES: tuple[Route, ...] = (
         description="Their entries return where their scores and times put them. Idempotent.",
     ),
     Route(
+        "POST",
+        "/players/{player_id}/tokens",
+        SCORE_SUBMIT,
+        "issue_token",
+        access=GAME,
+        response=(201, "PlayerToken"),
+        body_schema=TOKEN_BODY,
+        summary="Mint a player token: the game's backend lets one player's device start runs",
+        description=f"It lives ttl_seconds ({limits.MIN_PLAYER_TOKEN_SECONDS} s to 24 h, "
+        f"{limits.DEFAULT_PLAYER_TOKEN_SECONDS} s by default), limited to the boards listed if any. Signed (HS256) "
+        "with the deployment's token key, which rotates: see docs/API.md.",
+    ),
+    Route(
         "DELETE",
         "/players/{player_id}",
         LEADERBOARD_ADMIN,
@@ -755,6 +825,8 @@ class GatewayError:
 
 
 INVALID_API_KEY = GatewayError(403, "Forbidden: this route needs a valid x-api-key header")
+# The same answer from a function, on the routes API Gateway admits without a key (GAME_OR_RUN)
+MISSING_CREDENTIALS = GatewayError(403, "Forbidden: this route needs a valid x-api-key header or a run token")
 UNKNOWN_ROUTE = GatewayError(404, "Not found: no such route")
 METHOD_NOT_ALLOWED = GatewayError(405, "Method not allowed on this route")
 THROTTLED = GatewayError(429, "Too many requests: slow down")

@@ -34,6 +34,18 @@ class Settings:
     # of that access level called with any other key; unset, the gateway's key check is the only one.
     admin_api_key_id: str | None = None
     game_api_key_id: str | None = None
+    # The game key's value, for the routes API Gateway admits without a key (a run token may stand in for it): the
+    # runtime compares it. Given as is (local runs, tests) or read from the key's secret (on AWS), whose previous
+    # value stays valid game_key_grace_seconds after a rotation (make rotate-key: 300 s by default).
+    game_api_key: str | None = field(default=None, repr=False)
+    game_key_secret_arn: str | None = None
+    game_key_grace_seconds: int = 900
+    # Player and run tokens (tokens.py): the signing key, given as is (local runs, tests) or its secret's ARN (on
+    # AWS); a rotated-out key verifies token_key_grace_seconds more (a player token lives up to 24 h); the issuer.
+    token_signing_key: str | None = field(default=None, repr=False)
+    token_signing_secret_arn: str | None = None
+    token_key_grace_seconds: int = 24 * 3600 + 600
+    token_issuer: str = "leaderboard"
     # Where a closed period's event goes: the EventBridge bus (on AWS), else a JSON-lines file (local runs), else
     # only the log (tests).
     event_bus_name: str | None = None
@@ -77,6 +89,13 @@ def get_settings() -> Settings:
         cursor_ttl_seconds=int(env.get("CURSOR_TTL_SECONDS", "900")),
         admin_api_key_id=env.get("ADMIN_API_KEY_ID") or None,
         game_api_key_id=env.get("GAME_API_KEY_ID") or None,
+        game_api_key=env.get("GAME_API_KEY") or None,
+        game_key_secret_arn=env.get("GAME_KEY_SECRET_ARN") or None,
+        game_key_grace_seconds=int(env.get("GAME_KEY_GRACE_SECONDS", "900")),
+        token_signing_key=env.get("TOKEN_SIGNING_KEY") or None,
+        token_signing_secret_arn=env.get("TOKEN_SIGNING_SECRET_ARN") or None,
+        token_key_grace_seconds=int(env.get("TOKEN_KEY_GRACE_SECONDS", str(24 * 3600 + 600))),
+        token_issuer=env.get("TOKEN_ISSUER") or "leaderboard",
         event_bus_name=env.get("EVENT_BUS_NAME") or None,
         local_events_file=env.get("LOCAL_EVENTS_FILE") or None,
         live_events_http_url=env.get("LIVE_EVENTS_HTTP_URL") or None,

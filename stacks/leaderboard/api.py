@@ -104,7 +104,26 @@ class LeaderboardApi(Construct):
         acknowledge(
             self.cursor_secret, "SMG4", "A new value only invalidates the page cursors in flight: put one when needed"
         )
-        self.role = self._shared_role(tables, list(log_groups.values()), self.cursor_secret)
+        # Signs player and run tokens (HS256); rotated by putting a new value: the previous version (AWSPREVIOUS)
+        # still verifies for TOKEN_KEY_GRACE_SECONDS (longer than a player token lives).
+        self.token_secret = secretsmanager.Secret(
+            self,
+            "TokenSigningSecret",
+            description=f"Leaderboard {props.stage}: HMAC key that signs player and run tokens",
+            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
+            removal_policy=removal,
+        )
+        acknowledge(
+            self.token_secret,
+            "SMG4",
+            "Rotated by putting a new value (docs/API.md): the previous one verifies during a grace period",
+        )
+        # Each key's value is generated into its own secret; the template only references it.
+        self.game_key_secret = self._key_secret("GameKeySecret", f"Leaderboard {props.stage}: game-server API key")
+        self.admin_key_secret = self._key_secret("AdminKeySecret", f"Leaderboard {props.stage}: admin API key")
+        self.role = self._shared_role(
+            tables, list(log_groups.values()), self.cursor_secret, [self.token_secret, self.game_key_secret]
+        )
         environment = {
             "SCORES_TABLE": tables.scores.table_name,
             "SNAPSHOTS_TABLE": tables.snapshots.table_name,
@@ -115,6 +134,10 @@ class LeaderboardApi(Construct):
             "DECLARED_BOARDS": json.dumps([board.as_body() for board in props.boards], separators=(",", ":")),
             "MAX_BOARDS": str(props.max_boards),
             "CURSOR_SECRET_ARN": self.cursor_secret.secret_arn,
+            "TOKEN_SIGNING_SECRET_ARN": self.token_secret.secret_arn,
+            "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
+            # The game key compared by value where API Gateway requires no key (routes.GAME_OR_RUN)
+            "GAME_KEY_SECRET_ARN": self.game_key_secret.secret_arn,
         }
         code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
         # A pinned ARN (prop) skips the public parameter, e.g. when AWS has not published it in a region.
@@ -148,9 +171,6 @@ class LeaderboardApi(Construct):
         for function in self.functions.values():
             for name, value in props.function_overrides.items():
                 function.node.default_child.add_property_override(name, value)
-        # Each key's value is generated into its own secret; the template only references it.
-        self.game_key_secret = self._key_secret("GameKeySecret", f"Leaderboard {props.stage}: game-server API key")
-        self.admin_key_secret = self._key_secret("AdminKeySecret", f"Leaderboard {props.stage}: admin API key")
         self.rest_api = self._rest_api(props, cors_origins)
 
     def _key_secret(self, id: str, description: str) -> secretsmanager.Secret:
@@ -168,7 +188,11 @@ class LeaderboardApi(Construct):
         return secret
 
     def _shared_role(
-        self, tables: LeaderboardTables, log_groups: list[logs.LogGroup], cursor_secret: secretsmanager.ISecret
+        self,
+        tables: LeaderboardTables,
+        log_groups: list[logs.LogGroup],
+        cursor_secret: secretsmanager.ISecret,
+        rotating_secrets: list[secretsmanager.ISecret],
     ) -> iam.Role:
         """One execution role for every function, exactly the actions they use."""
         statements = [
@@ -218,6 +242,12 @@ class LeaderboardApi(Construct):
                 resources=[cursor_secret.secret_arn],
             ),
             iam.PolicyStatement(
+                sid="RotatingSecretsRead",
+                # The current and previous versions (keyring.py): the token signing key, the game key's value.
+                actions=["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"],
+                resources=[s.secret_arn for s in rotating_secrets],
+            ),
+            iam.PolicyStatement(
                 sid="XRayTraces",
                 # X-Ray has no resource-level permissions for these actions: "*" is the narrowest possible.
                 actions=["xray:PutTraceSegments", "xray:PutTelemetryRecords"],
@@ -249,6 +279,16 @@ class LeaderboardApi(Construct):
             for r in routes.ROUTES
             if r.access == routes.PUBLIC
         }
+        # The token routes have no key, so no usage plan meters them: their own per-method bucket, as large as the
+        # game key's plan (the ceiling game servers had on the score route), and in production the WAF's
+        # per-client limit (_web_acl) on every request with a bearer token.
+        token_routes = {
+            f"{r.path}/{r.method}": apigw.MethodDeploymentOptions(
+                throttling_rate_limit=props.game_key_rate_limit, throttling_burst_limit=props.game_key_burst_limit
+            )
+            for r in routes.ROUTES
+            if r.access in (routes.PLAYER, routes.GAME_OR_RUN)
+        }
         api = apigw.RestApi(
             self,
             "RestApi",
@@ -274,7 +314,7 @@ class LeaderboardApi(Construct):
                 ),
                 throttling_rate_limit=props.throttle_rate_limit,
                 throttling_burst_limit=props.throttle_burst_limit,
-                method_options=public_reads,
+                method_options={**public_reads, **token_routes},
                 tracing_enabled=True,
                 metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
             ),
@@ -313,7 +353,13 @@ class LeaderboardApi(Construct):
                 request_parameters={f"method.request.querystring.{q}": True for q in route.required_query},
                 request_models=models,
             )
-            why = f"Needs the {route.access} API key (usage plan)" if route.needs_key else "Public read by design"
+            why = (
+                f"Needs the {route.access} API key (usage plan)"
+                if route.needs_key
+                else "Public read by design"
+                if route.access == routes.PUBLIC
+                else "A bearer token (or the game key by value) that the function checks first: devices hold no key"
+            )
             acknowledge(method, "APIG4", why)
             acknowledge(method, "COG4", f"{why}; players have no Cognito identity here")
         for path in sorted({r.path for r in routes.ROUTES}):
@@ -434,7 +480,9 @@ class LeaderboardApi(Construct):
         that one caller cannot take a public method's whole throttle bucket (which all callers share). Through the
         edge every request comes from CloudFront's addresses, so there the client is the viewer's address that
         CloudFront puts first in X-Forwarded-For; a request without that header is counted by its source address.
-        Writes are left to their key's usage plan (a game server sends many from one address)."""
+        Writes are left to their key's usage plan (a game server sends many from one address); requests with a bearer
+        token (players' devices: run starts, run-token submissions, which no usage plan meters) count with the
+        reads."""
         limit = props.effective_waf_limit
         if limit is None:
             acknowledge(
@@ -468,6 +516,17 @@ class LeaderboardApi(Construct):
                 size=0,
                 text_transformations=[wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")],
             )
+        )
+        bearer = wafv2.CfnWebACL.StatementProperty(  # a player's device: a run start or a run-token submission
+            size_constraint_statement=wafv2.CfnWebACL.SizeConstraintStatementProperty(
+                field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(single_header={"Name": "authorization"}),
+                comparison_operator="GT",
+                size=0,
+                text_transformations=[wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")],
+            )
+        )
+        reads = wafv2.CfnWebACL.StatementProperty(
+            or_statement=wafv2.CfnWebACL.OrStatementProperty(statements=[reads, bearer])
         )
         not_forwarded = wafv2.CfnWebACL.StatementProperty(
             not_statement=wafv2.CfnWebACL.NotStatementProperty(statement=forwarded)

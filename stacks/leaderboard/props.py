@@ -55,6 +55,9 @@ class Board:
     """None: the largest integer a JSON number carries exactly."""
     shards: int = 1
     """Rank index partitions per board period: more for boards that take more writes per second than one takes."""
+    submissions: str = "server"
+    """"server": only the game key submits; "client": players' devices too, each score with the token of a run
+    (POST /players/{player_id}/tokens, then POST /leaderboards/{board}/runs)."""
 
     def __post_init__(self) -> None:
         try:

@@ -90,10 +90,20 @@ def test_production_has_a_per_client_read_limit(prod_template_json):
             "TextTransformations": [{"Priority": 0, "Type": "NONE"}],
         }
     }
+    # Players' devices (a bearer token: run starts, run-token submissions) have no key plan: counted as reads.
+    bearer = {
+        "SizeConstraintStatement": {
+            "FieldToMatch": {"SingleHeader": {"Name": "authorization"}},
+            "ComparisonOperator": "GT",
+            "Size": 0,
+            "TextTransformations": [{"Priority": 0, "Type": "NONE"}],
+        }
+    }
+    counted = {"OrStatement": {"Statements": [get_only, bearer]}}
     ip = by_ip["Statement"]["RateBasedStatement"]
     assert (ip["Limit"], ip["AggregateKeyType"], ip["EvaluationWindowSec"]) == (WAF_READS, "IP", 300)
     reads, not_forwarded = ip["ScopeDownStatement"]["AndStatement"]["Statements"]
-    assert reads == get_only
+    assert reads == counted
     size = not_forwarded["NotStatement"]["Statement"]["SizeConstraintStatement"]
     assert (size["FieldToMatch"], size["ComparisonOperator"], size["Size"]) == (
         {"SingleHeader": {"Name": "x-forwarded-for"}},
@@ -103,7 +113,7 @@ def test_production_has_a_per_client_read_limit(prod_template_json):
     fwd = by_forwarded_ip["Statement"]["RateBasedStatement"]
     assert (fwd["Limit"], fwd["AggregateKeyType"]) == (WAF_READS, "FORWARDED_IP")
     assert fwd["ForwardedIPConfig"] == {"HeaderName": "X-Forwarded-For", "FallbackBehavior": "MATCH"}
-    assert fwd["ScopeDownStatement"] == get_only
+    assert fwd["ScopeDownStatement"] == counted
     assert len(_of_type(prod_template_json, "AWS::WAFv2::WebACLAssociation")) == 1
 
 

@@ -63,6 +63,7 @@ def test_shared_role_is_least_privilege(template):
         "SnapshotsErasure",
         "OwnLogGroups",
         "CursorSecretRead",
+        "RotatingSecretsRead",  # the token signing key and the game key (tests/infra/test_client_submissions.py)
         "XRayTraces",
         "LivePublish",  # appsync:EventPublish on the live namespace (tests/infra/test_live.py)
         "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)
@@ -243,13 +244,16 @@ def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(tem
 
 def test_api_key_on_writes_and_admin_reads_only(template):
     """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
-    preflights and 405 answers do not."""
+    preflights and 405 answers do not, nor the two token routes (players' devices hold no key: the function checks
+    their bearer token, or the game key by value)."""
     by_route = {(r.path, r.method): r for r in routes.ROUTES}
+    token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in (routes.PLAYER, routes.GAME_OR_RUN)}
+    assert token_routes == {("/leaderboards/{board}/runs", "POST"), ("/leaderboards/{board}/scores", "POST")}
     seen = 0
     for path, method, props in _methods(template):
         needs_key = props.get("ApiKeyRequired", False)
         route = by_route.get((path, method))
-        writes = method in ("POST", "PUT", "DELETE")
+        writes = method in ("POST", "PUT", "DELETE") and (path, method) not in token_routes
         assert needs_key == (route is not None and (writes or route.access == routes.ADMIN)), (path, method)
         seen += needs_key
     assert seen == sum(r.needs_key for r in routes.ROUTES)

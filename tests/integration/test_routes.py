@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from leaderboard import routes
 
-# The routes tested here, in test_boards.py, in test_players.py and in test_season.py (a board's periods and
-# their closing).
+# The routes tested here, in test_boards.py, in test_players.py, in test_season.py (a board's periods and
+# their closing) and in test_client_submissions.py (player tokens and runs).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -37,6 +37,9 @@ COVERED = {
     ("GET", "/leaderboards/{board}/periods"),
     ("GET", "/leaderboards/{board}/periods/{period_id}"),
     ("POST", "/leaderboards/{board}/periods/{period_id}/close"),
+    # test_client_submissions.py
+    ("POST", "/players/{player_id}/tokens"),
+    ("POST", "/leaderboards/{board}/runs"),
 }
 
 

@@ -6,7 +6,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import board_registry, cursors
+from leaderboard import board_registry, cursors, game_key, tokens
 from leaderboard.data import dynamo
 from leaderboard.settings import get_settings
 from local.streams import StreamReader, drain
@@ -14,6 +14,8 @@ from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
 
 CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
+TOKEN_SIGNING_KEY = "unit-test-token-signing-key-0123456789"
+GAME_API_KEY = "unit-test-game-key-0123456789"
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +30,11 @@ def ddb(stack_template, monkeypatch):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
+    monkeypatch.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
+    monkeypatch.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
     get_settings.cache_clear()
+    tokens.signing_keys.cache_clear()
+    game_key.ring.cache_clear()
     dynamo.client.cache_clear()
     board_registry.board_cache.cache_clear()
     cursors._secret.cache_clear()
@@ -39,6 +45,8 @@ def ddb(stack_template, monkeypatch):
     get_settings.cache_clear()
     dynamo.client.cache_clear()
     cursors._secret.cache_clear()
+    tokens.signing_keys.cache_clear()
+    game_key.ring.cache_clear()
 
 
 @pytest.fixture

@@ -347,7 +347,7 @@ def test_openapi_document_covers_every_route(ddb):
     assert documented == {(r.method, r.path) for r in ROUTES}
     for route in ROUTES:
         op = doc["paths"][route.path][route.method.lower()]
-        assert ("security" in op) == route.needs_key
+        assert ("security" in op) == route.authenticated
 
 
 def count_requests(client):

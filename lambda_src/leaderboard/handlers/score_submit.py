@@ -1,8 +1,9 @@
-"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]."""
+"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs."""
 
-from .. import board_registry, default_board, idempotency, keys, limits, routes, scoring, submissions
+from .. import board_registry, default_board, idempotency, keys, limits, routes, runs, scoring, submissions, tokens
 from .. import validation as v
-from ..errors import BadRequest
+from ..boards import board_id
+from ..errors import BadRequest, Unauthorized
 from ..http import Call, function_handler
 
 
@@ -29,12 +30,55 @@ def _submission(body, operation: str | None) -> scoring.Submission:
 
 
 def board_score(call: Call):
+    # A run token (the access check let it through without the game key) is verified before anything is read.
+    token = tokens.bearer(call.header("Authorization")) if call.header("x-api-key") is None else None
+    run = tokens.verify(token, tokens.RUN_AUDIENCE) if token is not None else None
     board = board_registry.get_board(call.params["board"])
     body = call.body()
     key = v.idempotency_key(call.header("Idempotency-Key"))
-    scope = f"{board.board_id}/scores"
+    scope = f"{board.board_id}/scores" if run is None else f"{board.board_id}/runs/{run.get('run')}"
     submission = _submission(body, key and keys.operation_id(key, scope))
-    return 200, idempotency.once(key, scope, body, lambda: submissions.submit(board, submission))
+    if run is None:
+        return 200, idempotency.once(key, scope, body, lambda: submissions.submit(board, submission))
+    return 200, idempotency.once(
+        key,
+        scope,
+        body,
+        lambda: runs.submit(board, run, submission.player_id, lambda: submissions.submit(board, submission), None),
+    )
+
+
+def issue_token(call: Call):
+    player_id = v.player_id(call.params["player_id"])
+    body = call.body()
+    v.only_fields(body, {"boards", "ttl_seconds"})
+    boards = body.get("boards")
+    if boards is not None and (
+        not isinstance(boards, list)
+        or not 1 <= len(boards) <= limits.MAX_TOKEN_BOARDS
+        or len(set(map(str, boards))) != len(boards)
+    ):
+        raise BadRequest(f"boards must be a list of 1 to {limits.MAX_TOKEN_BOARDS} distinct board ids")
+    boards = None if boards is None else [board_id(b) for b in boards]
+    if isinstance(body.get("ttl_seconds"), str):
+        raise BadRequest("ttl_seconds must be a JSON integer")
+    ttl = v.bounded_int(
+        body.get("ttl_seconds"),
+        "ttl_seconds",
+        limits.MIN_PLAYER_TOKEN_SECONDS,
+        limits.MAX_PLAYER_TOKEN_SECONDS,
+        limits.DEFAULT_PLAYER_TOKEN_SECONDS,
+    )
+    return 201, runs.player_token(player_id, boards, ttl)
+
+
+def start_run(call: Call):
+    token = tokens.bearer(call.header("Authorization"))
+    if token is None:
+        raise Unauthorized("this route needs `Authorization: Bearer <player token>`")
+    claims = tokens.verify(token, tokens.PLAYER_AUDIENCE)
+    board = board_registry.get_board(call.params["board"])
+    return 201, runs.start(board, claims)
 
 
 def bulk(call: Call):

@@ -1,0 +1,32 @@
+"""The game key checked by value, on the routes API Gateway admits without a key (routes.GAME_OR_RUN: a run token
+may stand in for it there, and API Gateway can require a key on a method or not, not one or the other).
+
+On AWS the value is the game key's secret (what `make rotate-key` puts there), its previous value accepted for
+game_key_grace_seconds after a rotation, as API Gateway keeps the old key for the rotation's grace."""
+
+from __future__ import annotations
+
+import time
+
+from . import keyring
+from .settings import get_settings
+
+API_GATEWAY_MIN_KEY_CHARS = 20  # API Gateway's shortest key value
+
+
+def _load() -> keyring.Ring:
+    settings = get_settings()
+    if settings.game_api_key:
+        return keyring.Ring(keyring.Key("local", settings.game_api_key))
+    if settings.game_key_secret_arn:
+        return keyring.ring_from_secret(settings.game_key_secret_arn, settings.game_key_grace_seconds)
+    raise RuntimeError("no game key to compare: set GAME_API_KEY or GAME_KEY_SECRET_ARN")
+
+
+ring = keyring.CachedRing(_load, min_chars=API_GATEWAY_MIN_KEY_CHARS)
+
+
+def matches(value: str) -> bool:
+    """Whether `value` is the game key (re-reading the secret, rate-limited, before saying no: a key just rotated)."""
+    now = time.time()
+    return ring.get().matches(value, now) or ring.refreshed().matches(value, now)

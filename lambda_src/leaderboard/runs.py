@@ -1,0 +1,97 @@
+"""Client submissions: player tokens, runs, and the one score a run takes.
+
+A game's backend (holding the game key) gets a player token for one player; with it, the player's device starts a
+run on a client board (`"submissions": "client"`) and gets a run token; with that, it submits ONE score, for that
+player on that board, before the run ends. The run is marked used by one conditional write before the score is
+written (data/runs.py), so a replayed or concurrently reused run token is refused; a submission refused with a 4xx
+(nothing written) gives the run back, so the client may correct its request and submit again.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from . import limits, rate_limits, tokens
+from .boards import BoardConfig
+from .clock import iso, ms, now_utc
+from .data import runs as run_items
+from .errors import ApiError, Forbidden
+
+SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
+
+
+def _moment(epoch: int) -> str:
+    return iso(datetime.fromtimestamp(epoch, UTC))
+
+
+def player_token(player_id: str, boards: list[str] | None, ttl_seconds: int, now: datetime | None = None) -> dict:
+    claims = {} if boards is None else {"boards": boards}
+    token, expires = tokens.issue(
+        tokens.PLAYER_AUDIENCE, player_id, ttl_seconds, claims, (now or now_utc()).timestamp()
+    )
+    return {"token": token, "expires_at": _moment(expires)}
+
+
+def _client_board(config: BoardConfig) -> None:
+    if not config.takes_client_submissions:
+        raise Forbidden(
+            f"board {config.board_id} takes scores from game servers only (submissions: server): runs and run "
+            "tokens are for boards created with submissions: client"
+        )
+
+
+def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """A new run of the token's player on `config`'s board; it counts against the board's per-player limit."""
+    now = now or now_utc()
+    _client_board(config)
+    boards = player_claims.get("boards")
+    if boards is not None and config.board_id not in boards:
+        raise Forbidden(f"this player token is limited to other boards than {config.board_id}")
+    config.check_open(now)  # a tournament outside its window: 409, nothing counted
+    player_id = player_claims["sub"]
+    rate_limits.take(config, player_id, now=now)
+    run_id, seed = secrets.token_urlsafe(16), secrets.randbits(SEED_BITS)
+    started = int(now.timestamp())
+    token, ends = tokens.issue(
+        tokens.RUN_AUDIENCE, player_id, limits.RUN_SECONDS, {"board": config.board_id, "run": run_id}, now.timestamp()
+    )
+    run_items.put(run_id, player_id, config.board_id, seed, ms(now), ends)
+    return {
+        "run_id": run_id,
+        "run_token": token,
+        "seed": seed,
+        "started_at": _moment(started),
+        "expires_at": _moment(ends),
+    }
+
+
+def submit(
+    config: BoardConfig, run_claims: dict[str, Any], player_id: str, write: Callable[[], dict], now: datetime | None
+) -> dict:
+    """`write` (the submission) if the run token allows it: its board, its player, its run unused and not over."""
+    now = now or now_utc()
+    _client_board(config)
+    if run_claims.get("board") != config.board_id:
+        raise Forbidden(f"this run token is for another board than {config.board_id}")
+    if run_claims["sub"] != player_id:
+        raise Forbidden(f"this run token is for another player than {player_id}: a run submits for its own player")
+    run_id = run_claims.get("run")
+    if not isinstance(run_id, str):
+        raise Forbidden("this run token names no run")
+    used_ms = ms(now)
+    outcome = run_items.use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
+    if outcome == run_items.ALREADY_USED:
+        raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")
+    if outcome == run_items.ENDED:
+        raise Forbidden("this run has ended: start a new run")
+    if outcome == run_items.MISSING:
+        raise Forbidden("no such run for this player and board")
+    try:
+        return write()
+    except ApiError as err:
+        if err.status < 500:  # refused, nothing written: the run may still take its score
+            run_items.release(run_id, used_ms)
+        raise

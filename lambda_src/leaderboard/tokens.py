@@ -1,0 +1,127 @@
+"""Player tokens and run tokens: JSON Web Tokens (PyJWT, vendored) signed HS256 with the deployment's token key.
+
+- A player token (POST /players/{player_id}/tokens, the game key) lets one player start runs: `aud`
+  leaderboard:player, `sub` the player id, `boards` (optional) the boards it is limited to; it lives at most 24 h.
+- A run token (POST /leaderboards/{board}/runs, a player token) lets that player submit one score to that board:
+  `aud` leaderboard:run, `sub` the player id, `board`, `run` (the run id); it lives RUN_SECONDS.
+
+Every token names its signing key in the header (`kid`) and the deployment in `iss`. PyJWT checks the signature
+(HS256 only: the algorithm allow-list refuses `none` and every other algorithm), the audience, the issuer and the
+required claims; this module checks the times against its own clock (so tests can move it) with LEEWAY_SECONDS for
+clocks that differ a little between machines: expired means `now >= exp + leeway`; issued in the future means
+`iat > now + leeway`.
+
+Keys rotate (keyring.py): the secret's current version signs, the previous one still verifies during its grace.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from . import keyring, limits
+from .errors import Unauthorized
+from .settings import get_settings
+from .vendor import jwt
+
+ALGORITHM = "HS256"
+PLAYER_AUDIENCE = "leaderboard:player"
+RUN_AUDIENCE = "leaderboard:run"
+LEEWAY_SECONDS = 30
+LOCAL_KID = "local"  # the key id of a key given as is (local runs, tests)
+_SHAPE = re.compile(limits.TOKEN_PATTERN)
+_WHAT = {PLAYER_AUDIENCE: "a player token", RUN_AUDIENCE: "a run token"}
+
+MALFORMED = "the bearer token is not a token this API issued"
+ALTERED = "the bearer token's signature does not match: it was altered or not issued by this deployment"
+UNKNOWN_KEY = "the bearer token is signed with a key this deployment does not know or no longer accepts: get a new one"
+EXPIRED = "the bearer token has expired: get a new one"
+FUTURE = "the bearer token is issued in the future: check the issuer's clock"
+
+
+def _load_ring() -> keyring.Ring:
+    settings = get_settings()
+    if settings.token_signing_key:
+        return keyring.Ring(keyring.Key(LOCAL_KID, settings.token_signing_key))
+    if settings.token_signing_secret_arn:
+        return keyring.ring_from_secret(settings.token_signing_secret_arn, settings.token_key_grace_seconds)
+    raise RuntimeError("no token signing key: set TOKEN_SIGNING_KEY (32+ characters) or TOKEN_SIGNING_SECRET_ARN")
+
+
+signing_keys = keyring.CachedRing(_load_ring)
+
+
+def issue(
+    audience: str, subject: str, lifetime_seconds: int, claims: dict[str, Any] | None = None, now: float | None = None
+) -> tuple[str, int]:
+    """A token for `subject` with `claims`, and its expiry (epoch seconds)."""
+    key = signing_keys.get().current
+    issued = int(time.time() if now is None else now)
+    payload = {
+        **(claims or {}),
+        "iss": get_settings().token_issuer,
+        "aud": audience,
+        "sub": subject,
+        "iat": issued,
+        "exp": issued + lifetime_seconds,
+    }
+    return jwt.encode(payload, key.value, algorithm=ALGORITHM, headers={"kid": key.kid}), payload["exp"]
+
+
+def verify(token: object, audience: str, now: float | None = None) -> dict[str, Any]:
+    """The claims of a token this deployment issued for `audience`, still valid at `now`; else 401 with why."""
+    if not isinstance(token, str) or len(token) > limits.MAX_TOKEN_CHARS or not _SHAPE.fullmatch(token):
+        raise Unauthorized(MALFORMED)
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError:
+        raise Unauthorized(MALFORMED) from None
+    now = time.time() if now is None else now
+    kid = header.get("kid")
+    key = signing_keys.get().find(kid, now) or signing_keys.refreshed().find(kid, now)
+    if key is None:
+        raise Unauthorized(UNKNOWN_KEY)
+    try:
+        claims = jwt.decode(
+            token,
+            key.value,
+            algorithms=[ALGORITHM],
+            audience=audience,
+            issuer=get_settings().token_issuer,
+            options={
+                "require": ["iss", "aud", "sub", "iat", "exp"],
+                "verify_exp": False,  # checked below against `now`
+                "verify_iat": False,
+                "verify_nbf": False,
+                "strict_aud": True,  # aud is one string, exactly ours
+                "enforce_minimum_key_length": True,
+            },
+        )
+    except jwt.InvalidSignatureError:
+        raise Unauthorized(ALTERED) from None
+    except jwt.InvalidAudienceError:
+        raise Unauthorized(f"the bearer token is not {_WHAT[audience]}") from None
+    except jwt.InvalidIssuerError:
+        raise Unauthorized("the bearer token is issued by another deployment") from None
+    except jwt.PyJWTError:
+        raise Unauthorized(MALFORMED) from None
+    issued, expires = claims["iat"], claims["exp"]
+    if not all(isinstance(t, int) and not isinstance(t, bool) for t in (issued, expires)):
+        raise Unauthorized(MALFORMED)
+    if issued > now + LEEWAY_SECONDS:
+        raise Unauthorized(FUTURE)
+    if now >= expires + LEEWAY_SECONDS:
+        raise Unauthorized(EXPIRED)
+    return claims
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (RFC 6750; the scheme is case-insensitive), None when
+    there is no such header; 401 for another scheme or an empty token."""
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("the Authorization header must be `Bearer <token>`")
+    return token.strip()

@@ -1,0 +1,213 @@
+"""Player and run tokens (leaderboard/tokens.py): expiry edges, clock skew leeway, audience, alteration, key ids, and
+key rotation through Secrets Manager's current and previous versions (moto)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import boto3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+
+from leaderboard import keyring, tokens
+from leaderboard.errors import Unauthorized
+from leaderboard.settings import get_settings
+from leaderboard.vendor import jwt
+
+KEY = "unit-test-token-signing-key-0123456789"
+T0 = 1_800_000_000  # a fixed issue time: every check takes `now`, so no test reads the wall clock
+LEEWAY = tokens.LEEWAY_SECONDS
+
+
+@pytest.fixture(autouse=True)
+def env(monkeypatch):
+    monkeypatch.setenv("SCORES_TABLE", "scores")
+    monkeypatch.setenv("SNAPSHOTS_TABLE", "snapshots")
+    monkeypatch.setenv("TOKEN_SIGNING_KEY", KEY)
+    monkeypatch.delenv("TOKEN_SIGNING_SECRET_ARN", raising=False)
+    get_settings.cache_clear()
+    tokens.signing_keys.cache_clear()
+    yield
+    get_settings.cache_clear()
+    tokens.signing_keys.cache_clear()
+
+
+def _player(lifetime: int = 600, at: float = T0) -> str:
+    return tokens.issue(tokens.PLAYER_AUDIENCE, "ada", lifetime, {"boards": ["race"]}, now=at)[0]
+
+
+def _refused(token, audience=tokens.PLAYER_AUDIENCE, now=T0) -> str:
+    with pytest.raises(Unauthorized) as err:
+        tokens.verify(token, audience, now=now)
+    return err.value.message
+
+
+def test_a_token_carries_its_player_audience_issuer_key_id_and_times():
+    token, expires = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 600, {"boards": ["race"]}, now=T0)
+    assert expires == T0 + 600
+    claims = tokens.verify(token, tokens.PLAYER_AUDIENCE, now=T0)
+    assert claims == {
+        "sub": "ada",
+        "boards": ["race"],
+        "aud": tokens.PLAYER_AUDIENCE,
+        "iss": "leaderboard",
+        "iat": T0,
+        "exp": T0 + 600,
+    }
+    assert jwt.get_unverified_header(token) == {"alg": "HS256", "kid": tokens.LOCAL_KID, "typ": "JWT"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(lifetime=st.integers(60, 24 * 3600), past_expiry=st.integers(-3 * LEEWAY, 3 * LEEWAY))
+def test_expiry_is_exact_at_the_edge_with_the_leeway(lifetime, past_expiry):
+    """Valid until exp + leeway (exclusive), refused from then on, whatever the lifetime."""
+    token = _player(lifetime)
+    now = T0 + lifetime + LEEWAY + past_expiry
+    if past_expiry < 0:
+        assert tokens.verify(token, tokens.PLAYER_AUDIENCE, now=now)["sub"] == "ada"
+    else:
+        assert _refused(token, now=now) == tokens.EXPIRED
+
+
+@settings(max_examples=40, deadline=None)
+@given(ahead=st.integers(0, 4 * LEEWAY))
+def test_a_clock_ahead_of_ours_by_up_to_the_leeway_is_tolerated(ahead):
+    """A token issued by a machine whose clock runs `ahead` seconds fast: accepted within the leeway, else refused."""
+    token = _player(at=T0 + ahead)
+    if ahead <= LEEWAY:
+        assert tokens.verify(token, tokens.PLAYER_AUDIENCE, now=T0)["iat"] == T0 + ahead
+    else:
+        assert _refused(token) == tokens.FUTURE
+
+
+def test_a_run_token_is_not_a_player_token_and_back():
+    run = tokens.issue(tokens.RUN_AUDIENCE, "ada", 600, {"board": "race", "run": "r1"}, now=T0)[0]
+    assert _refused(run, tokens.PLAYER_AUDIENCE) == "the bearer token is not a player token"
+    assert _refused(_player(), tokens.RUN_AUDIENCE) == "the bearer token is not a run token"
+
+
+def _b64(raw: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(raw).encode()).decode().rstrip("=")
+
+
+def test_an_altered_token_is_refused_however_it_was_altered():
+    header, payload, signature = _player().split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+    other_player = f"{header}.{_b64({**claims, 'sub': 'eve'})}.{signature}"
+    assert _refused(other_player) == tokens.ALTERED
+    longer = f"{header}.{_b64({**claims, 'exp': claims['exp'] + 86400})}.{signature}"
+    assert _refused(longer) == tokens.ALTERED
+    flipped = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
+    assert _refused(f"{header}.{payload}.{flipped}") == tokens.ALTERED
+    unsigned = f"{_b64({'alg': 'none', 'kid': tokens.LOCAL_KID})}.{payload}."
+    assert _refused(unsigned) == tokens.MALFORMED
+    for junk in ("", "abc", "a.b", "a.b.c.d", "x" * 3000, None, 42):
+        assert _refused(junk) == tokens.MALFORMED
+
+
+def test_another_key_id_another_issuer_or_another_algorithm_is_refused():
+    claims = {"sub": "ada", "aud": tokens.PLAYER_AUDIENCE, "iss": "leaderboard", "iat": T0, "exp": T0 + 600}
+    unknown_kid = jwt.encode(claims, KEY, algorithm="HS256", headers={"kid": "someone-elses"})
+    assert _refused(unknown_kid) == tokens.UNKNOWN_KEY
+    no_kid = jwt.encode(claims, KEY, algorithm="HS256")
+    assert _refused(no_kid) == tokens.UNKNOWN_KEY
+    other_issuer = jwt.encode({**claims, "iss": "another"}, KEY, algorithm="HS256", headers={"kid": "local"})
+    assert _refused(other_issuer) == "the bearer token is issued by another deployment"
+    hs512 = jwt.encode(claims, KEY, algorithm="HS512", headers={"kid": "local"})
+    assert _refused(hs512) == tokens.MALFORMED
+    missing_expiry = jwt.encode({k: v for k, v in claims.items() if k != "exp"}, KEY, "HS256", headers={"kid": "local"})
+    assert _refused(missing_expiry) == tokens.MALFORMED
+
+
+def test_bearer_header_parsing():
+    assert tokens.bearer(None) is None
+    assert tokens.bearer("Bearer abc") == "abc"
+    assert tokens.bearer("bearer  abc ") == "abc"
+    for bad in ("Basic abc", "Bearer", "Bearer   ", "abc"):
+        with pytest.raises(Unauthorized):
+            tokens.bearer(bad)
+
+
+# --- rotation: the secret's current version signs; the previous one verifies during the grace -------------------
+
+GRACE = 3600
+
+
+@pytest.fixture
+def rotating_secret(monkeypatch):
+    with mock_aws():
+        client = boto3.client("secretsmanager", region_name="us-east-1")
+        arn = client.create_secret(Name="token-key", SecretString="first-key-" + "a" * 32)["ARN"]
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        monkeypatch.delenv("TOKEN_SIGNING_KEY")
+        monkeypatch.setenv("TOKEN_SIGNING_SECRET_ARN", arn)
+        monkeypatch.setenv("TOKEN_KEY_GRACE_SECONDS", str(GRACE))
+        get_settings.cache_clear()
+        tokens.signing_keys.cache_clear()
+        yield client, arn
+
+
+def test_after_a_rotation_the_previous_key_verifies_during_the_grace_and_not_after(rotating_secret):
+    client, arn = rotating_secret
+    old_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600)[0]  # now: before the rotation
+    old_kid = jwt.get_unverified_header(old_token)["kid"]
+    client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)  # the rotation
+    tokens.signing_keys.cache_clear()  # a new instance (a warm one re-reads within keyring.REFRESH_SECONDS)
+    ring = tokens.signing_keys.get()
+    assert ring.previous.kid == old_kid and ring.current.kid != old_kid
+    rotated_at = ring.previous.valid_until - GRACE  # the current version's creation
+    new_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600, now=rotated_at)[0]
+    assert jwt.get_unverified_header(new_token)["kid"] == ring.current.kid
+    assert tokens.verify(old_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE - 1)["sub"] == "ada"
+    assert _refused(old_token, now=rotated_at + GRACE) == tokens.UNKNOWN_KEY  # unexpired, but its key is retired
+    assert tokens.verify(new_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE)["sub"] == "ada"
+
+
+def test_the_grace_bounds_the_previous_key_not_the_token():
+    """Pure keyring check, at the grace's edges (no Secrets Manager)."""
+    ring = keyring.Ring(keyring.Key("new", "n" * 32), keyring.Key("old", "o" * 32, valid_until=T0 + GRACE))
+    assert ring.find("old", T0 + GRACE - 1).kid == "old"
+    assert ring.find("old", T0 + GRACE) is None
+    assert ring.find("new", T0 + 10 * GRACE).kid == "new"
+    assert ring.find("other", T0) is None
+    assert ring.matches("o" * 32, T0) and not ring.matches("o" * 32, T0 + GRACE)
+
+
+def test_a_key_signed_after_a_rotation_is_found_by_a_warm_instance_rereading_the_secret(rotating_secret):
+    client, arn = rotating_secret
+    clock = [0.0]
+    cached = keyring.CachedRing(lambda: keyring.ring_from_secret(arn, GRACE), clock=lambda: clock[0])
+    first = cached.get()
+    client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)
+    assert cached.get() == first  # kept
+    clock[0] = keyring.MIN_REFRESH_SECONDS - 1
+    assert cached.refreshed() == first  # not re-read more often than MIN_REFRESH_SECONDS
+    clock[0] = keyring.MIN_REFRESH_SECONDS
+    assert cached.refreshed().previous.kid == first.current.kid
+
+
+def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
+    """lambda_src/leaderboard/vendor/jwt is what `make vendor` copies from the release requirements-dev.txt pins
+    (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails here."""
+    from importlib import metadata
+    from pathlib import Path
+
+    import leaderboard.vendor
+
+    root = Path(__file__).resolve().parents[2]
+    (pin,) = [line for line in (root / "requirements-dev.txt").read_text().splitlines() if line.startswith("PyJWT==")]
+    installed = metadata.distribution("PyJWT")
+    assert pin == f"PyJWT=={installed.version}" and jwt.__version__ == installed.version
+    released = {str(f): f for f in installed.files if str(f).startswith("jwt/") and not str(f).endswith(".pyc")}
+    vendored_dir = Path(leaderboard.vendor.__file__).parent
+    vendored = {
+        str(p.relative_to(vendored_dir)): p
+        for p in (vendored_dir / "jwt").rglob("*")
+        if p.is_file() and p.name != "LICENSE" and "__pycache__" not in p.parts
+    }
+    assert set(vendored) == set(released)
+    for name, path in vendored.items():
+        assert path.read_bytes() == released[name].locate().read_bytes(), name
