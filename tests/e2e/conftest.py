@@ -22,6 +22,13 @@ import requests
 from dashboard_support import ARTIFACTS, DESKTOP, REPO
 
 from dashboard_ec2.render import DEFAULT_ADMIN_USER
+from local.gateway import routes_module
+
+# The dashboard's /api/ reads through the local edge (as EC2's through CloudFront): a change shows on the page
+# within a live ranking's max-age + stale-while-revalidate + one table refresh (3 s). Expectations wait that long
+# on top of Playwright's default 5 s; they still pass as soon as the page shows what they expect.
+_LIVE = routes_module().LIVE
+EXPECT_TIMEOUT_MS = 5_000 + (_LIVE.max_age + _LIVE.stale_seconds + 3) * 1000
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -181,7 +188,9 @@ def _fresh_failure_screenshots():
 @pytest.fixture(scope="session")
 def browser():
     _require(os.access(CHROMIUM, os.X_OK), f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -831,3 +831,14 @@ def test_every_accepted_score_shows_whole(stack, new_page, viewport):
     assert overflowing == [], overflowing
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     no_problems(page)
+
+
+def test_the_dashboards_public_reads_go_through_the_local_edge(stack):
+    """As EC2's Nginx reads through CloudFront, the local one reads /api/ through the local edge (its X-Cache
+    header): a second read of one URL within its max-age is the edge's HIT and reaches no handler."""
+    stack.reset()
+    url = f"{stack.dashboard}/api/leaderboards/global/top?limit=3&period=all-time"
+    first = stack.http.get(url, timeout=30)
+    second = stack.http.get(url, timeout=30)
+    assert first.status_code == second.status_code == 200
+    assert (first.headers.get("X-Cache"), second.headers.get("X-Cache")) == ("MISS", "HIT")
