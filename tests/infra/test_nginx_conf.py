@@ -317,6 +317,9 @@ def test_nginx_accepts_the_rendered_config(tmp_path, values_for):
 # --- live behaviour --------------------------------------------------------------------------
 
 
+UPSTREAM_CACHE_CONTROL = "public, max-age=5, stale-while-revalidate=2"  # a live ranking's, as the API states it
+
+
 class EchoUpstream(http.server.BaseHTTPRequestHandler):
     """Stands in for API Gateway: answers every request with what it received."""
 
@@ -337,6 +340,7 @@ class EchoUpstream(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
+        self.send_header("cache-control", UPSTREAM_CACHE_CONTROL)
         self.end_headers()
         self.wfile.write(body)
 
@@ -448,6 +452,8 @@ def test_live_api_reads_are_proxied_without_credentials(local_nginx):
     assert "authorization" not in echoed["headers"]
     assert "cookie" not in echoed["headers"]
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+    # The route's caching as the API (or the edge) stated it: the page reads it to know the edge's lag.
+    assert headers["Cache-Control"] == UPSTREAM_CACHE_CONTROL
     status, _, _ = local_nginx.request("/api/scores", method="POST", body=b"{}")
     assert status == 403  # writes only through the admin area
 
