@@ -39,6 +39,8 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         raise ValueError(f"the edge's origin must be http://address:port, not {origin_url!r}")
     if not re.fullmatch(r"[A-Za-z0-9._/+-]+", str(prefix)):
         raise ValueError(f"the edge's directory {prefix} has characters nginx.conf cannot take unquoted")
+    if len(str(prefix / "origin.sock")) > 100:  # a unix socket's path (sun_path) holds 108 bytes
+        raise ValueError(f"the edge's directory {prefix} is too long for its socket")
     names = query_names()
     # One map per parameter: "&name=value" when the caller gave a value, else nothing; joined in sorted order.
     maps = "".join(
@@ -53,7 +55,23 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         PREFIX_DIR=str(prefix),
         QUERY_MAPS=maps,
         QUERY_JOIN="".join(f"$edge_q_{name}" for name in names),
+        KEEP_MAP="".join(
+            f'        "~(^|[ ,])max-age={seconds}(,|$)" "{seconds - 1}";\n' for seconds in max_ages() if seconds > 1
+        ),
     )
+
+
+def max_ages() -> list[int]:
+    """Every max-age an answer of a cached route can state (http.cache_control), in seconds."""
+    ages = set()
+    for route in routes_module().ROUTES:
+        if route.cache.cacheable:
+            ages |= {
+                route.cache.max_age,
+                route.cache.settled_max_age,
+                min(route.cache.max_age, routes_module().LIVE.max_age),
+            }
+    return sorted(age for age in ages if age > 0)
 
 
 def nginx_binary() -> str | None:
