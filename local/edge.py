@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pwd
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from string import Template
@@ -39,8 +41,6 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         raise ValueError(f"the edge's origin must be http://address:port, not {origin_url!r}")
     if not re.fullmatch(r"[A-Za-z0-9._/+-]+", str(prefix)):
         raise ValueError(f"the edge's directory {prefix} has characters nginx.conf cannot take unquoted")
-    if len(str(prefix / "origin.sock")) > 100:  # a unix socket's path (sun_path) holds 108 bytes
-        raise ValueError(f"the edge's directory {prefix} is too long for its socket")
     names = query_names()
     # One map per parameter: "&name=value" when the caller gave a value, else nothing; joined in sorted order.
     maps = "".join(
@@ -53,12 +53,23 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         LISTEN=listen,
         ORIGIN=origin_url.split("://", 1)[1],
         PREFIX_DIR=str(prefix),
+        ORIGIN_SOCKET=str(origin_socket(prefix)),
         QUERY_MAPS=maps,
         QUERY_JOIN="".join(f"$edge_q_{name}" for name in names),
         KEEP_MAP="".join(
             f'        "~(^|[ ,])max-age={seconds}(,|$)" "{seconds - 1}";\n' for seconds in max_ages() if seconds > 1
         ),
     )
+
+
+def origin_socket(prefix: Path) -> Path:
+    """The unix socket between the cache and the origin's server block: in the edge's directory, or in the temp
+    directory when that path is too long for a socket (sun_path holds 108 bytes)."""
+    path = prefix / "origin.sock"
+    if len(str(path)) <= 100:
+        return path
+    digest = hashlib.sha256(str(prefix).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"leaderboard-edge-{digest}.sock"
 
 
 def max_ages() -> list[int]:

@@ -223,6 +223,15 @@ def test_the_edge_never_serves_an_answer_as_fresh_past_its_max_age(edge, board):
     assert 0 < last_hit < max_age + 0.1  # 0.1 s: nginx reads its clock once per event loop turn
 
 
+def test_the_socket_between_the_cache_and_the_origin_fits_a_long_run_directory():
+    """A unix socket's path holds 108 bytes: a run directory too long for it puts the socket in the temp directory."""
+    short, long_ = Path("/tmp/run/edge"), Path("/tmp/" + "d" * 120 + "/edge")
+    assert local_edge.origin_socket(short) == short / "origin.sock"
+    assert len(str(local_edge.origin_socket(long_))) <= 100
+    assert local_edge.origin_socket(long_) != local_edge.origin_socket(Path("/tmp/" + "e" * 120 + "/edge"))
+    assert f"unix:{local_edge.origin_socket(long_)};" in local_edge.render("127.0.0.1:1", "http://127.0.0.1:2", long_)
+
+
 def test_a_reader_after_a_quiet_spell_gets_a_fresh_answer_not_a_stale_one(api, edge, board):
     """Stale answers are served while one request revalidates, never to the first reader after a quiet spell: no
     answer is older than max-age + stale-while-revalidate."""
