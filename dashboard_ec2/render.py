@@ -58,6 +58,11 @@ OPTIONAL_KEYS = (
     "LIVE_UPSTREAM",  # scheme + host[:port], no path: https://xyz.execute-api.us-east-1.amazonaws.com
     "LIVE_PATH",  # the stage path: "/prod" on AWS, "/dev" locally
     "LIVE_HOST",  # Host header (and TLS SNI name) sent upstream
+    # The edge behind /api/ (the public reads' cache: CloudFront on AWS, local/edge.py's Nginx locally). Without
+    # EDGE_UPSTREAM, all three are the API's values (/api/ reads from API Gateway itself).
+    "EDGE_UPSTREAM",  # scheme + host[:port], no path: https://d111111abcdef8.cloudfront.net
+    "EDGE_BASE_PATH",  # "" with an edge: its paths are the API's paths (CloudFront's origin path holds the stage)
+    "EDGE_HOST",  # Host header (and TLS SNI name) sent to the edge; default: EDGE_UPSTREAM's host[:port]
 )
 CA_BUNDLES = (
     "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu
@@ -113,6 +118,19 @@ def optional_defaults(values: dict) -> dict:
             out[live] = values[api]
     if "LIVE_PATH" not in values:
         out["LIVE_PATH"] = str(values.get("API_BASE_PATH") or "/")
+    if values.get("EDGE_UPSTREAM"):
+        if "EDGE_HOST" not in values:
+            out["EDGE_HOST"] = str(values["EDGE_UPSTREAM"]).split("://", 1)[-1]
+        if "EDGE_BASE_PATH" not in values:
+            out["EDGE_BASE_PATH"] = ""
+    else:  # no edge: /api/ reads from the API, as /admin-api/ does
+        for edge, api in (
+            ("EDGE_UPSTREAM", "API_UPSTREAM"),
+            ("EDGE_HOST", "API_HOST"),
+            ("EDGE_BASE_PATH", "API_BASE_PATH"),
+        ):
+            if api in values:
+                out[edge] = values[api]
     return out
 
 
@@ -121,14 +139,15 @@ def validate(values: dict) -> None:
     for key, value in values.items():
         if not _SAFE_VALUE.fullmatch(str(value)):
             raise ValueError(f"{key}: unsafe characters in {value!r} (allowed: letters, digits, ._:/@+=,%~-)")
-    for key in ("API_UPSTREAM", "LIVE_UPSTREAM"):
+    for key in ("API_UPSTREAM", "LIVE_UPSTREAM", "EDGE_UPSTREAM"):
         if key in values and not _UPSTREAM.fullmatch(str(values[key])):
             raise ValueError(f"{key} must be scheme://host[:port] with no path, got {values[key]!r}")
     if "REAL_IP_FROM" in values and not _TRUSTED_PROXY.fullmatch(str(values["REAL_IP_FROM"])):
         raise ValueError(f"REAL_IP_FROM must be unix:, an address or a CIDR, got {values['REAL_IP_FROM']!r}")
-    base = str(values.get("API_BASE_PATH", ""))
-    if base and (not base.startswith("/") or base.endswith("/")):
-        raise ValueError(f"API_BASE_PATH must be empty or like '/prod' (leading, no trailing slash), got {base!r}")
+    for key in ("API_BASE_PATH", "EDGE_BASE_PATH"):
+        base = str(values.get(key, ""))
+        if base and (not base.startswith("/") or base.endswith("/")):
+            raise ValueError(f"{key} must be empty or like '/prod' (leading, no trailing slash), got {base!r}")
     if "LIVE_PATH" in values and not str(values["LIVE_PATH"]).startswith("/"):
         raise ValueError(f"LIVE_PATH must start with '/', got {values['LIVE_PATH']!r}")
     if "LISTEN_PORT" in values and not _LISTEN.fullmatch(str(values["LISTEN_PORT"])):

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Dashboard first boot (EC2 user data, runs once). It fetches the site asset, which carries the rest of the
 # boot (boot/first-boot.sh) and the secrets unit that every later boot runs, and it signals CloudFormation:
-# SUCCESS only once Nginx serves the dashboard and /api/ reaches the API through it, FAILURE with the reason
+# SUCCESS only once Nginx serves the dashboard and /api/ reaches the API through it (through the edge, when
+# there is one: EDGE_HOST is then CloudFront's name, empty otherwise), FAILURE with the reason
 # otherwise (the stack then rolls back). Upper-case names between double at-signs are filled by
 # stacks/leaderboard/dashboard.py.
 set -Eeuo pipefail
@@ -21,6 +22,8 @@ API_UPSTREAM="@@API_UPSTREAM@@"
 API_HOST="@@API_HOST@@"
 API_STAGE="@@API_STAGE@@"
 API_URL="@@API_URL@@"
+EDGE_UPSTREAM="@@EDGE_UPSTREAM@@"
+EDGE_HOST="@@EDGE_HOST@@"
 LIVE_HOST="@@LIVE_HOST@@"
 STAGE="@@STAGE@@"
 DASHBOARD_PORT="@@DASHBOARD_PORT@@"

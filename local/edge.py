@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pwd
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from string import Template
@@ -51,9 +53,36 @@ def render(listen: str, origin_url: str, prefix: Path) -> str:
         LISTEN=listen,
         ORIGIN=origin_url.split("://", 1)[1],
         PREFIX_DIR=str(prefix),
+        ORIGIN_SOCKET=str(origin_socket(prefix)),
         QUERY_MAPS=maps,
         QUERY_JOIN="".join(f"$edge_q_{name}" for name in names),
+        KEEP_MAP="".join(
+            f'        "~(^|[ ,])max-age={seconds}(,|$)" "{seconds - 1}";\n' for seconds in max_ages() if seconds > 1
+        ),
     )
+
+
+def origin_socket(prefix: Path) -> Path:
+    """The unix socket between the cache and the origin's server block: in the edge's directory, or in the temp
+    directory when that path is too long for a socket (sun_path holds 108 bytes)."""
+    path = prefix / "origin.sock"
+    if len(str(path)) <= 100:
+        return path
+    digest = hashlib.sha256(str(prefix).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"leaderboard-edge-{digest}.sock"
+
+
+def max_ages() -> list[int]:
+    """Every max-age an answer of a cached route can state (http.cache_control), in seconds."""
+    ages = set()
+    for route in routes_module().ROUTES:
+        if route.cache.cacheable:
+            ages |= {
+                route.cache.max_age,
+                route.cache.settled_max_age,
+                min(route.cache.max_age, routes_module().LIVE.max_age),
+            }
+    return sorted(age for age in ages if age > 0)
 
 
 def nginx_binary() -> str | None:

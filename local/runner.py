@@ -57,11 +57,21 @@ def run_stack(
     )
     try:
         backend.start()
-        served_by = dashboard.start(backend.procs, backend.run_dir, port, backend.api_url, admin_key, admin_password)
-        # The public reads' cache in front of the API, as CloudFront is on AWS (EdgeUrl).
+        # The public reads' cache in front of the API, as CloudFront is on AWS (EdgeUrl). First: the dashboard's
+        # /api/ reads through it, as on EC2.
         edge_url = "none (the edge needs nginx: `apt-get install nginx`)"
+        reads_through = None
         if edge.nginx_binary():
-            edge_url = edge.start(backend.procs, backend.run_dir / "edge", edge_port, backend.api_url)
+            edge_url = reads_through = edge.start(backend.procs, backend.run_dir / "edge", edge_port, backend.api_url)
+        served_by = dashboard.start(
+            backend.procs,
+            backend.run_dir,
+            port,
+            backend.api_url,
+            admin_key,
+            admin_password,
+            edge_url=reads_through,
+        )
         if seed:
             _seed_demo(backend.api_url, admin_key)
         _write_state(port, backend, api_key, admin_key, edge_url)

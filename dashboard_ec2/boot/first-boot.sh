@@ -74,13 +74,24 @@ dashboard_serves_the_site() {
 retry 5 dashboard_serves_the_site || die "no dashboard page from Nginx on port $DASHBOARD_PORT"
 
 step="checking the API through /api/"
+# With an edge, /api/ reads through it (CloudFront in front of the API): its answer carries CloudFront's X-Cache
+# header ("Miss from cloudfront"), which neither the regional API nor Nginx adds, so a 200 without it did not come
+# through the edge.
 api_answer=""
+api_headers=$(mktemp)
 api_answers_through_the_proxy() {
-  api_answer=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' \
+  api_answer=$(curl -sS --max-time 10 -o /dev/null -D "$api_headers" -w '%{http_code}' \
     "http://127.0.0.1:$DASHBOARD_PORT/api/leaderboards" 2>/dev/null) || true
-  [ "$api_answer" = 200 ]
+  [ "$api_answer" = 200 ] || return 1
+  if [ -n "$EDGE_HOST" ] && ! grep -qi '^x-cache:' "$api_headers"; then
+    api_answer="200 (no X-Cache)"
+    return 1
+  fi
 }
-retry 8 api_answers_through_the_proxy || die "/api/leaderboards answered ${api_answer:-nothing}, not 200"
+retry 8 api_answers_through_the_proxy ||
+  die "/api/leaderboards answered ${api_answer:-nothing}, not 200${EDGE_HOST:+ from the edge}"
+cache=$(grep -i '^x-cache:' "$api_headers" | tr -d '\r' || true)
+rm -f "$api_headers"
 
 signal SUCCESS
-echo "Dashboard ready: Nginx serves the site and /api/ reaches the API"
+echo "Dashboard ready: Nginx serves the site and /api/ reaches the API${EDGE_HOST:+ through the edge $EDGE_HOST (${cache})}"

@@ -37,7 +37,12 @@ python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["password"], en
 mkdir -p "$root/etc/nginx" "$root/var/lib/nginx" "$root/var/log/nginx" "$root/run"
 conf="$root/etc/nginx/nginx.conf"
 # CloudFront is the only client the security group lets in, so X-Forwarded-For's last address is trusted.
-python3 "$app/render.py" --out "$conf.new" \
+# /api/ reads through the edge when there is one (its paths are the API's: no stage path); else from the API.
+edge=()
+if [ -n "${EDGE_HOST:-}" ]; then
+  edge=(EDGE_UPSTREAM="${EDGE_UPSTREAM:-https://$EDGE_HOST}" EDGE_HOST="$EDGE_HOST" EDGE_BASE_PATH=)
+fi
+python3 "$app/render.py" --out "$conf.new" "${edge[@]}" \
   LISTEN_PORT="$DASHBOARD_PORT" SITE_ROOT="$app/site" PREFIX_DIR="$root/var/lib/nginx" PID_FILE="$root/run/nginx.pid" \
   LOG_DIR="$root/var/log/nginx" \
   RESOLVER=169.254.169.253 API_UPSTREAM="$API_UPSTREAM" API_BASE_PATH="/$API_STAGE" API_HOST="$API_HOST" \

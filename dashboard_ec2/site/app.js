@@ -11,12 +11,12 @@ import * as state from './js/state.js';
 import { checkAdmin, initAdmin } from './js/views/admin.js';
 import { initFriends } from './js/views/friends.js';
 import { initHidden, loadHidden } from './js/views/hidden.js';
-import { initHistory, loadHistory } from './js/views/history.js';
-import { initLookup, lookupFromTable, lookupAgain } from './js/views/lookup.js';
+import { addSnapshot, initHistory, loadHistory } from './js/views/history.js';
+import { initLookup, lookupFromTable, noteModeration } from './js/views/lookup.js';
 import { initPeriods } from './js/views/periods.js';
 import { initPicker, openFromHash } from './js/views/picker.js';
 import { initRequestLog } from './js/views/request-log.js';
-import { initTable, loadTable } from './js/views/table.js';
+import { initTable, loadTable, refreshAfterChange } from './js/views/table.js';
 
 const HISTORY_EVERY_TICKS = 10; // the history is read again every 10th auto-refresh of the table (~30 s)
 
@@ -67,11 +67,23 @@ async function start() {
     },
   });
   initHistory();
-  initLookup({ afterModeration: () => loadHidden() });
+  // After an admin action the page knows of a change before the edge's answers show it: the views say so at once
+  // and read again once the edge's lag has passed (js/views/table.js, history.js, lookup.js).
+  initLookup({
+    afterModeration: () => {
+      loadHidden();
+      refreshAfterChange();
+    },
+  });
   initFriends();
   initPeriods();
-  initAdmin({ afterSnapshot: () => loadHistory(), afterSeed: () => loadTable() });
-  initHidden({ afterShow: (board, playerId) => lookupAgain(playerId) });
+  initAdmin({ afterSnapshot: addSnapshot, afterSeed: () => refreshAfterChange() });
+  initHidden({
+    afterShow: (board, playerId) => {
+      noteModeration(board, playerId, false);
+      refreshAfterChange();
+    },
+  });
   initPicker();
   $('#refresh-now').addEventListener('click', () => {
     loadTable();

@@ -105,6 +105,9 @@ class Leaderboard(Construct):
                 api_url=self.api.url,
                 admin_key_secret=self.api_construct.admin_key_secret,
                 live_host=self.live.realtime_host,
+                # /api/ reads through the edge: the instance then depends on the edge's distribution, which
+                # depends on the REST API only (the dashboard's own distribution comes after the instance).
+                edge_host=self.edge.distribution.distribution_domain_name if self.edge else None,
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:

@@ -165,7 +165,11 @@ class Dashboard(Construct):
         api_url: str,
         admin_key_secret: secretsmanager.ISecret,
         live_host: str,
+        edge_host: str | None = None,
     ) -> None:
+        """`edge_host`: the edge's domain (CloudFront in front of the API's public reads), through which Nginx's
+        /api/ reads; None: /api/ reads from the API itself. /admin-api/ always calls the API (the edge forwards no
+        key)."""
         super().__init__(scope, id)
         self.vpc = props.vpc or self._own_vpc()
         self.security_group = ec2.SecurityGroup(
@@ -256,6 +260,9 @@ class Dashboard(Construct):
             API_HOST=api_host,
             API_STAGE=api_stage,
             API_URL=api_url,
+            # The edge's paths are the API's paths (its origin path is the stage): no stage path to add.
+            EDGE_UPSTREAM=f"https://{edge_host}" if edge_host else "",
+            EDGE_HOST=edge_host or "",
             LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,15 @@ import requests
 from dashboard_support import ARTIFACTS, DESKTOP, REPO
 
 from dashboard_ec2.render import DEFAULT_ADMIN_USER
+from local.gateway import routes_module
+
+# The dashboard's /api/ reads through the local edge (as EC2's through CloudFront): a read may get an answer up to a
+# live ranking's max-age + stale-while-revalidate old, the lag the product states (docs/API.md). The page shows
+# what it knows of at once (pushes, its own admin actions); a change it cannot know of (a board created, a score
+# submitted while nothing pushes it) shows within that lag, and a test waits it (Stack.wait_edge_lag) before it
+# reads what the change affects.
+_LIVE = routes_module().LIVE
+EDGE_LAG_SECONDS = _LIVE.max_age + _LIVE.stale_seconds
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -68,6 +78,10 @@ class Stack:
 
     def reset(self) -> None:
         self.command("reset")
+
+    def wait_edge_lag(self) -> None:
+        """Until a read through the edge surely shows what changed before this call (the edge's stated lag)."""
+        time.sleep(EDGE_LAG_SECONDS)
 
     def settle(self) -> None:
         """Ranks and totals follow writes once the stream consumer has counted them (a moment later)."""

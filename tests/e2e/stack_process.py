@@ -3,27 +3,31 @@
 Why a child process: the handlers cache their settings and boto3 client per process, so a
 second in-process stack (the integration suite has one) would quietly share the first
 one's DynamoDB. Here the stack is the real thing `python -m local run` starts: DynamoDB
-Local, the handlers behind the local gateway, and Nginx with dashboard_ec2's config.
+Local, the handlers behind the local gateway, the local edge (Nginx's proxy cache, as CloudFront on AWS) and
+Nginx with dashboard_ec2's config, whose /api/ reads through that edge as `make run`'s does.
 
 Protocol: prints one JSON line {"dashboard", "api", "served_by"} when ready, then answers
 each command line with "ok" (or "error: ..."):
-    reset       empty every table
+    reset       empty every table, and start the edge again with an empty cache (what it kept were the old
+                tables' answers, served for their max-age)
     settle      wait until the rank counters have counted every write so far (the stream consumer's lag)
-    stop-api    stop the API (Nginx stays up: the dashboard sees 502s)
-    start-api   start it again on the same port
+    stop-api    stop the API and the edge in front of it (Nginx stays up: the dashboard sees 502s; the edge alone
+                would go on serving what it holds, as CloudFront does while the origin fails)
+    start-api   start them again on the same ports (the edge with an empty cache)
     quit        stop everything
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from local import dashboard  # noqa: E402
+from local import dashboard, edge  # noqa: E402
 from local.backend import Backend  # noqa: E402
 from local.dynamodb_local import free_port  # noqa: E402
 
@@ -34,14 +38,27 @@ def main() -> int:
     try:
         backend.start()
         api_port = backend.server.server_address[1]
-        port = free_port()
-        served_by = dashboard.start(backend.procs, run_dir, port, backend.api_url, admin_key, admin_password)
+        port, edge_port = free_port(), free_port()
+        edge_dir = run_dir / "edge"
+
+        def start_edge() -> str:
+            shutil.rmtree(edge_dir / "cache", ignore_errors=True)
+            return edge.start(backend.procs, edge_dir, edge_port, backend.api_url)
+
+        def stop_edge() -> None:
+            backend.procs.stop(edge.PROCESS_NAME)
+
+        edge_url = start_edge()
+        served_by = dashboard.start(
+            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, edge_url=edge_url
+        )
         print(
             json.dumps(
                 {
                     "dashboard": f"http://127.0.0.1:{port}",
                     "api": backend.api_url,
                     "live": backend.live_url,
+                    "edge": edge_url,
                     "served_by": served_by,
                 }
             ),
@@ -52,15 +69,19 @@ def main() -> int:
             try:
                 if command == "reset":
                     backend.reset_tables()
+                    stop_edge()
+                    start_edge()
                 elif command == "settle":
                     backend.settle()
                 elif command == "stop-api":  # the REST API and the AppSync Events stand-in
                     backend.server.shutdown()
                     backend.server.server_close()
                     backend.stop_live()
+                    stop_edge()
                 elif command == "start-api":
                     backend.server = backend.gateway.serve("127.0.0.1", api_port)
                     backend.start_live()
+                    start_edge()
                 elif command == "quit":
                     print("ok", flush=True)
                     break

@@ -140,3 +140,67 @@ def test_the_edge_stands_without_the_dashboard():
     bare = Template.from_json(off.synth().get_stack_by_name(stack_name("bare")).template)
     bare.resource_count_is("AWS::CloudFront::Distribution", 0)
     assert "EdgeUrl" not in bare.to_json()["Outputs"]
+
+
+def _references(node) -> set[str]:
+    """Logical ids a template fragment refers to (Ref, Fn::GetAtt, and ${Name} in Fn::Sub)."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "Ref" and isinstance(value, str):
+                found.add(value)
+            elif key == "Fn::GetAtt":
+                found.add(value[0] if isinstance(value, list) else value.split(".")[0])
+            found |= _references(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= _references(item)
+    return found
+
+
+def _dependencies(template_json: dict) -> dict[str, set[str]]:
+    resources = template_json["Resources"]
+    graph = {}
+    for lid, resource in resources.items():
+        depends = resource.get("DependsOn", [])
+        refs = _references(resource.get("Properties", {})) | set([depends] if isinstance(depends, str) else depends)
+        graph[lid] = {r for r in refs if r in resources}
+    return graph
+
+
+def _user_data_json(template_json: dict) -> str:
+    (instance,) = [r for r in template_json["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    return json.dumps(instance["Properties"]["UserData"])
+
+
+def test_the_dashboard_reads_through_the_edge_without_a_dependency_cycle(dev_template_json, template):
+    """Edge on (the default): the instance's user data names the edge's domain (Nginx's /api/ reads through it), so
+    the instance depends on the edge's distribution; that one depends on the REST API only, and the dashboard's own
+    distribution on the instance: the resource graph has no cycle (CloudFormation would refuse it)."""
+    edge_id, _ = _one(template, "AWS::CloudFront::Distribution")
+    user_data = _user_data_json(dev_template_json)
+    assert json.dumps({"Fn::GetAtt": [edge_id, "DomainName"]}) in user_data
+    assert 'EDGE_UPSTREAM=\\"https://' in user_data and 'EDGE_HOST=\\"' in user_data
+    graph = _dependencies(dev_template_json)
+    (instance_id,) = [k for k, r in dev_template_json["Resources"].items() if r["Type"] == "AWS::EC2::Instance"]
+    assert edge_id in graph[instance_id]
+
+    def reachable(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    assert instance_id not in reachable(edge_id)  # the edge does not wait for the dashboard
+    assert not [lid for lid in graph if lid in reachable(lid)]  # no cycle anywhere
+
+
+def test_without_the_edge_the_dashboard_reads_from_the_api():
+    """edge=False: the user data names no edge (EDGE_HOST empty), so Nginx's /api/ reads from API Gateway."""
+    app = build_app("noedge", context={"stages": {"noedge": {"edge": False, "monitoring": False}}}, nag=False)
+    template_json = app.synth().get_stack_by_name(stack_name("noedge")).template
+    user_data = _user_data_json(template_json)
+    assert 'EDGE_UPSTREAM=\\"\\"' in user_data and 'EDGE_HOST=\\"\\"' in user_data
+    assert '"DomainName"' not in user_data  # no distribution's domain

@@ -47,6 +47,7 @@ pytestmark = pytest.mark.skipif(
 
 INSTANCE_ID = "i-0123456789abcdef0"
 API_HOST = "api.leaderboard.test"
+EDGE_HOST = "d222222abcdef8.cloudfront.net"  # the edge: CloudFront in front of the API's public reads
 ADMIN_KEY_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf"
 PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-password-GhIjKl"
 ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
@@ -88,6 +89,8 @@ class StubApi(http.server.BaseHTTPRequestHandler):
         status = server.statuses.pop(0) if server.statuses else 200
         body = json.dumps({"boards": []} if status == 200 else {"message": "Internal server error"}).encode()
         self.send_response(status)
+        if getattr(server, "x_cache", None):
+            self.send_header("X-Cache", server.x_cache)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -99,12 +102,12 @@ class StubApi(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory) -> tuple[Path, Path]:
-    """A self-signed certificate for API_HOST: its own CA, which the sandbox's CA bundle holds."""
+    """A self-signed certificate for API_HOST and EDGE_HOST: its own CA, which the sandbox's CA bundle holds."""
     directory = tmp_path_factory.mktemp("tls")
     cert, key = directory / "api.crt", directory / "api.key"
     subprocess.run(
         [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={API_HOST}",
-         "-addext", f"subjectAltName=DNS:{API_HOST}", "-keyout", str(key), "-out", str(cert)],
+         "-addext", f"subjectAltName=DNS:{API_HOST},DNS:{EDGE_HOST}", "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     return cert, key
@@ -113,7 +116,7 @@ def certificate(tmp_path_factory) -> tuple[Path, Path]:
 class Sandbox:
     """A temporary root, the stub state, the stub API; `boot()` runs the rendered user data."""
 
-    def __init__(self, base: Path, certificate: tuple[Path, Path]) -> None:
+    def __init__(self, base: Path, certificate: tuple[Path, Path], edge: bool = False) -> None:
         self.root, self.state = base / "root", base / "state"
         self.root.mkdir()
         (self.state / "s3" / SITE_OBJECT).parent.mkdir(parents=True)
@@ -130,6 +133,12 @@ class Sandbox:
         self.api.socket = context.wrap_socket(self.api.socket, server_side=True)
         self.api.requests, self.api.statuses = [], []
         threading.Thread(target=self.api.serve_forever, daemon=True).start()
+        # The edge (edge=True): a second stub on the same certificate, answering as CloudFront does (X-Cache), at
+        # the API's paths without the stage.
+        self.edge = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubApi)
+        self.edge.socket = context.wrap_socket(self.edge.socket, server_side=True)
+        self.edge.requests, self.edge.statuses, self.edge.x_cache = [], [], "Miss from cloudfront"
+        threading.Thread(target=self.edge.serve_forever, daemon=True).start()
         self.port = free_port()
         self.user_data = base / "user-data.sh"
         self.user_data.write_text(
@@ -144,6 +153,8 @@ class Sandbox:
                 API_HOST=API_HOST,
                 API_STAGE="dev",
                 API_URL=f"https://{API_HOST}/dev/",
+                EDGE_UPSTREAM=f"https://127.0.0.1:{self.edge.server_address[1]}" if edge else "",
+                EDGE_HOST=EDGE_HOST if edge else "",
                 LIVE_HOST="live.leaderboard.test",
                 STAGE="dev",
                 DASHBOARD_PORT=str(self.port),
@@ -226,13 +237,21 @@ class Sandbox:
                     time.sleep(0.05)
             except ProcessLookupError:
                 pass
-        self.api.shutdown()
-        self.api.server_close()
+        for server in (self.api, self.edge):
+            server.shutdown()
+            server.server_close()
 
 
 @pytest.fixture
 def sandbox(tmp_path, certificate):
     box = Sandbox(tmp_path, certificate)
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def edge_sandbox(tmp_path, certificate):
+    box = Sandbox(tmp_path, certificate, edge=True)
     yield box
     box.close()
 
@@ -261,6 +280,48 @@ def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(
     config = json.loads((sandbox.root / "opt/leaderboard/site/config.json").read_text())
     assert config["apiUrl"] == f"https://{API_HOST}/dev/"
     assert "Dashboard ready" in result.stdout
+
+
+def test_with_an_edge_the_boot_checks_api_reads_through_the_edge(edge_sandbox):
+    """EDGE_HOST set (the construct's edge on): Nginx's /api/ reads from the edge (its Host and SNI, the API's paths
+    without the stage), the boot's check went that way and saw the edge's X-Cache; /admin-api/ still calls the API
+    with the admin key, and no read reached the API directly."""
+    box = edge_sandbox
+    result = box.boot()
+    assert result.returncode == 0, result.stdout + result.stderr
+    signal_ = success_only(box)
+    checks = [r for r in box.edge.requests if r["path"] == "/leaderboards"]
+    assert checks and checks[-1]["at"] < signal_["at"]
+    assert checks[-1]["headers"]["Host"] == EDGE_HOST
+    assert "x-api-key" not in {h.lower() for h in checks[-1]["headers"]}
+    assert f"through the edge {EDGE_HOST} (X-Cache: Miss from cloudfront)" in result.stdout
+    assert box.request("/api/leaderboards/race/top?limit=5")[0] == 200
+    assert box.edge.requests[-1]["path"] == "/leaderboards/race/top?limit=5"
+    status, _ = box.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", ADMIN_PASSWORD))
+    assert status == 200
+    assert [r["path"] for r in box.api.requests] == ["/dev/snapshot"]
+    assert box.api.requests[0]["headers"]["x-api-key"] == ADMIN_KEY
+
+
+def test_with_an_edge_an_answer_that_did_not_come_through_it_fails_the_boot(edge_sandbox):
+    """A 200 under /api/ without the edge's X-Cache header did not come through CloudFront: no success."""
+    edge_sandbox.edge.x_cache = None
+    result = edge_sandbox.boot()
+    assert result.returncode != 0
+    (signal_,) = edge_sandbox.signals
+    assert signal_["status"] == "FAILURE"
+    assert (
+        signal_["unique_id"]
+        == f"{INSTANCE_ID}: /api/leaderboards answered 200 (no X-Cache), not 200 from the edge"[:64]
+    )
+
+
+def test_without_an_edge_the_boot_env_names_none_and_reads_go_to_the_api(sandbox):
+    assert sandbox.boot().returncode == 0
+    env = (sandbox.root / "etc/leaderboard/boot.env").read_text()
+    assert 'EDGE_HOST=""' in env and 'EDGE_UPSTREAM=""' in env
+    assert not sandbox.edge.requests
+    assert "through the edge" not in (sandbox.root / "var/log/leaderboard-boot.log").read_text()
 
 
 def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(sandbox):

@@ -136,6 +136,8 @@ def test_a_missing_value_raises_and_names_it(tmp_path):
         ("API_KEY", "abc\nx"),
         ("API_UPSTREAM", "https://host/with/path"),
         ("API_BASE_PATH", "prod/"),
+        ("EDGE_UPSTREAM", "https://d111.cloudfront.net/prod"),
+        ("EDGE_BASE_PATH", "prod"),
         ("SITE_ROOT", "relative/site"),
         ("LISTEN_PORT", "80; include /etc/passwd"),
     ],
@@ -315,6 +317,9 @@ def test_nginx_accepts_the_rendered_config(tmp_path, values_for):
 # --- live behaviour --------------------------------------------------------------------------
 
 
+UPSTREAM_CACHE_CONTROL = "public, max-age=5, stale-while-revalidate=2"  # a live ranking's, as the API states it
+
+
 class EchoUpstream(http.server.BaseHTTPRequestHandler):
     """Stands in for API Gateway: answers every request with what it received."""
 
@@ -335,6 +340,7 @@ class EchoUpstream(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
+        self.send_header("cache-control", UPSTREAM_CACHE_CONTROL)
         self.end_headers()
         self.wfile.write(body)
 
@@ -446,6 +452,8 @@ def test_live_api_reads_are_proxied_without_credentials(local_nginx):
     assert "authorization" not in echoed["headers"]
     assert "cookie" not in echoed["headers"]
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+    # The route's caching as the API (or the edge) stated it: the page reads it to know the edge's lag.
+    assert headers["Cache-Control"] == UPSTREAM_CACHE_CONTROL
     status, _, _ = local_nginx.request("/api/scores", method="POST", body=b"{}")
     assert status == 403  # writes only through the admin area
 
@@ -748,6 +756,115 @@ def test_live_tls_upstream_with_stage_path_sni_and_verification(tmp_path, tls_up
         assert status == 200 and json.loads(body)["path"] == "/prod/snapshot"
     finally:
         server.stop()
+
+
+# --- the edge behind /api/ ------------------------------------------------------------------
+
+
+def test_without_an_edge_api_reads_use_the_api_values(tmp_path):
+    """No EDGE_UPSTREAM: /api/ is rendered with the API's upstream, host and stage path (API Gateway, as before)."""
+    defaults = render.optional_defaults(ec2_values(tmp_path))
+    assert defaults["EDGE_UPSTREAM"] == "https://abc123defg.execute-api.us-east-1.amazonaws.com"
+    assert defaults["EDGE_HOST"] == "abc123defg.execute-api.us-east-1.amazonaws.com"
+    assert defaults["EDGE_BASE_PATH"] == "/prod"
+    edge = render.optional_defaults({**ec2_values(tmp_path), "EDGE_UPSTREAM": "https://d111.cloudfront.net"})
+    assert edge["EDGE_HOST"] == "d111.cloudfront.net" and edge["EDGE_BASE_PATH"] == ""
+
+
+@pytest.fixture
+def edge_upstream():
+    """A second echo server, standing in for the edge (CloudFront, or the local edge's Nginx)."""
+    handler = type("EdgeEcho", (EchoUpstream,), {"seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@needs_nginx
+def test_live_reads_go_to_the_edge_and_admin_calls_to_the_api(tmp_path, upstream, edge_upstream):
+    """With an edge: GET and HEAD under /api/ reach the edge (its own Host, no stage path, no credentials);
+    /admin-api/ still reaches the API with the admin key; the edge never sees an admin call."""
+    edge = f"127.0.0.1:{edge_upstream.server_address[1]}"
+    values = {
+        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
+        "API_BASE_PATH": "/prod",
+        "EDGE_UPSTREAM": f"http://{edge}",
+    }
+    server = Nginx(tmp_path, values)
+    try:
+        status, _, body = server.request("/api/leaderboards/race/top?period=daily&limit=5", auth=("a", "b"))
+        assert status == 200, body
+        echoed = json.loads(body)
+        assert echoed["path"] == "/leaderboards/race/top?period=daily&limit=5"  # the edge's paths: the API's
+        assert echoed["headers"]["host"] == edge
+        assert "authorization" not in echoed["headers"] and "x-api-key" not in echoed["headers"]
+        assert server.request("/api/leaderboards", method="HEAD")[0] == 200
+        status, _, body = server.request(
+            "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
+        )
+        assert status == 200, body
+        admin = json.loads(body)
+        assert admin["path"] == "/prod/snapshot" and admin["headers"]["x-api-key"] == API_KEY
+        status, _, body = server.request(
+            "/admin-api/leaderboards/race/hidden?limit=5", auth=(ADMIN_USER, ADMIN_PASSWORD)
+        )
+        assert status == 200 and json.loads(body)["path"] == "/prod/leaderboards/race/hidden?limit=5"
+        assert upstream_requests(edge_upstream) == [
+            ("GET", "/leaderboards/race/top?period=daily&limit=5"),
+            ("GET", "/leaderboards"),
+        ]
+        assert upstream_requests(upstream) == [
+            ("POST", "/prod/snapshot"),
+            ("GET", "/prod/leaderboards/race/hidden?limit=5"),
+        ]
+    finally:
+        server.stop()
+
+
+@needs_nginx
+def test_live_without_an_edge_reads_and_admin_calls_both_go_to_the_api(local_nginx, upstream):
+    """No edge (edge=False, or no nginx for the local edge): /api/ reads from the API, as /admin-api/ does."""
+    assert local_nginx.request("/api/leaderboards?limit=5")[0] == 200
+    status, _, _ = local_nginx.request(
+        "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
+    )
+    assert status == 200
+    assert upstream_requests(upstream) == [("GET", "/leaderboards?limit=5"), ("POST", "/snapshot")]
+
+
+@needs_nginx
+def test_live_tls_edge_with_its_own_sni_and_verification(tmp_path, upstream, tls_upstream):
+    """AWS shape: the edge over HTTPS with its own Host and SNI (the CloudFront name, not the API's), certificate
+    verified, no stage path; /admin-api/ keeps the API's upstream and stage path."""
+    host, port, cert = tls_upstream
+    values = {
+        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
+        "API_BASE_PATH": "/prod",
+        "EDGE_UPSTREAM": f"https://127.0.0.1:{port}",
+        "EDGE_HOST": host,
+        "CA_BUNDLE": str(cert),
+    }
+    server = Nginx(tmp_path, values)
+    try:
+        status, _, body = server.request("/api/player?player_id=p-1")
+        assert status == 200, body
+        echoed = json.loads(body)
+        assert echoed["path"] == "/player?player_id=p-1"
+        assert echoed["headers"]["host"] == host and echoed["sni"] == host
+        status, _, body = server.request(
+            "/admin-api/snapshot", method="POST", body=b"{}", auth=(ADMIN_USER, ADMIN_PASSWORD), headers=JSON
+        )
+        assert status == 200 and json.loads(body)["path"] == "/prod/snapshot"
+    finally:
+        server.stop()
+    values["EDGE_HOST"] = "other.leaderboard.test"  # the edge's certificate must match EDGE_HOST
+    wrong = Nginx(tmp_path, values)
+    try:
+        assert wrong.request("/api/player?player_id=p-1")[0] == 502
+    finally:
+        wrong.stop()
 
 
 @needs_nginx

@@ -41,7 +41,26 @@ function describeFailure(status, body) {
   return `API error (HTTP ${status})${detail ? `: ${detail}` : ''}`;
 }
 
-/** fetch + JSON, timed. Resolves {status, data, ms}; rejects with ApiError (or the AbortError of an abort). */
+/**
+ * How old an answer may be when it arrives: a shared cache (the edge the dashboard's /api/ reads through) keeps it
+ * up to max-age and serves it up to stale-while-revalidate past that (RFC 9111, RFC 5861). A change made at time t
+ * shows in every read that starts after t + this. 0: not kept (no-store, no-cache) or no Cache-Control.
+ */
+export function cacheLagMs(cacheControl) {
+  const text = String(cacheControl || '').toLowerCase();
+  if (!text || /\b(no-store|no-cache|private)\b/.test(text)) return 0;
+  const seconds = (name) => {
+    const found = new RegExp(`(?:^|[,\\s])${name}=(\\d+)`).exec(text);
+    return found ? Number(found[1]) : 0;
+  };
+  const maxAge = /\bs-maxage=/.test(text) ? seconds('s-maxage') : seconds('max-age');
+  return (maxAge + seconds('stale-while-revalidate')) * 1000;
+}
+
+/**
+ * fetch + JSON, timed. Resolves {status, data, ms, lagMs} (lagMs: cacheLagMs of the answer); rejects with ApiError
+ * (or the AbortError of an abort).
+ */
 export async function request(url, options = {}) {
   const method = options.method || 'GET';
   const started = performance.now();
@@ -73,7 +92,7 @@ export async function request(url, options = {}) {
   if (data === undefined) {
     throw new ApiError(`Unexpected response (HTTP ${response.status}, not JSON)`, response.status, null);
   }
-  return { status: response.status, data, ms };
+  return { status: response.status, data, ms, lagMs: cacheLagMs(response.headers.get('Cache-Control')) };
 }
 
 /**

@@ -12,7 +12,7 @@ const SNAPSHOT_LIMIT = 25; // players frozen in a snapshot
 
 let hooks = { afterSnapshot() {}, afterSeed() {} };
 
-/** hooks.afterSnapshot(): a snapshot was taken; hooks.afterSeed(): players were seeded. */
+/** hooks.afterSnapshot(snapshot): a snapshot was taken (POST /snapshot's answer); hooks.afterSeed(): players were seeded. */
 export function initAdmin(options) {
   hooks = { ...hooks, ...options };
   $('#admin-signin').href = admin.ping();
@@ -114,7 +114,7 @@ function takeSnapshot() {
   if (!isDefault()) return;
   const { period } = state.view();
   act($('#snapshot-button'), 'Taking snapshot…', admin.snapshot(), { period, limit: SNAPSHOT_LIMIT }, (data) => {
-    hooks.afterSnapshot();
+    hooks.afterSnapshot(data);
     const taken = parseTime(data.taken_at);
     const n = (data.entries || []).length;
     return `Snapshot of ${periodTitle(data)} taken${taken ? ` at ${timeFormat.format(taken)}` : ''}: ${n} ${plural(n, 'player')}`;

@@ -1,5 +1,9 @@
 /* The snapshot history of the period on screen, newest first, and its trend chart. The API keeps
- * snapshots of the default board only: on another board this section says so. */
+ * snapshots of the default board only: on another board this section says so.
+ *
+ * The list is read through the edge, which keeps it up to its max-age + stale-while-revalidate (a minute): a
+ * snapshot taken from this page (the admin panel's answer holds it whole) is shown at once and kept in the list
+ * until a read that surely came after it (started that lag later) lists it or not. */
 
 import { api } from '../api.js';
 import { boardName, isDefault, periodLabel, viewLabel } from '../boards.js';
@@ -15,6 +19,28 @@ const RESIZE_SETTLE_MS = 150;
 
 const reads = latestOnly();
 const shown = { snapshots: [], mode: 'score' }; // newest first, as the API lists them
+const taken = []; // {snapshot, until}: taken from this page, shown until a read started at `until` has answered
+let lagMs = 0; // how old the list's answer may be (its Cache-Control)
+
+/** A snapshot the admin panel just took (POST /snapshot's answer): in the history at once, then read again. */
+export function addSnapshot(snapshot) {
+  if (!snapshot || !snapshot.snapshot_id) return;
+  taken.push({ snapshot, until: performance.now() + lagMs });
+  loadHistory();
+}
+
+/** The list as read, with the snapshots taken here that a read may not show yet; newest first, as the API's. */
+function withTaken(data, startedAt) {
+  const listed = Array.isArray(data.snapshots) ? data.snapshots : [];
+  for (let i = taken.length - 1; i >= 0; i -= 1) if (startedAt >= taken[i].until) taken.splice(i, 1); // the read is newer
+  const ids = new Set(listed.map((snap) => snap.snapshot_id));
+  const missing = taken
+    .map((t) => t.snapshot)
+    .filter((snap) => snap.leaderboard_id === data.leaderboard_id && !ids.has(snap.snapshot_id));
+  if (!missing.length) return listed;
+  const time = (snap) => parseTime(snap.taken_at)?.getTime() || 0;
+  return [...listed, ...missing].sort((a, b) => time(b) - time(a)).slice(0, HISTORY_LIMIT);
+}
 
 export function initHistory() {
   for (const radio of $$('input[name="chart-mode"]')) {
@@ -54,8 +80,11 @@ export async function loadHistory({ background = false } = {}) {
   }
   if (!background) setStatus(status, 'loading', `Loading the ${periodLabel(period)} snapshots…`);
   try {
-    const { data, ms } = await turn.request(api.snapshots(period, HISTORY_LIMIT));
-    const snapshots = Array.isArray(data.snapshots) ? data.snapshots : [];
+    const startedAt = performance.now();
+    const answer = await turn.request(api.snapshots(period, HISTORY_LIMIT));
+    const { data, ms } = answer;
+    lagMs = answer.lagMs;
+    const snapshots = withTaken(data || {}, startedAt);
     show(snapshots);
     if (snapshots.length === 0) {
       setStatus(status, 'empty', 'No snapshots of this board yet — take one from the Admin panel.');

@@ -1,7 +1,11 @@
 /* Player lookup: every board and current period the player is on (GET /players/{id}/boards, one request),
  * the board and period picked first; each with rank of total, score, percentile and the players around
  * them (the around-me route). The lookup follows the board and period picked. A signed-in admin can hide
- * the player on the board picked, or show them again (through Nginx, which adds the admin key). */
+ * the player on the board picked, or show them again (through Nginx, which adds the admin key).
+ *
+ * Reads go through the edge, whose answers may be up to max-age + stale-while-revalidate old: after hiding or
+ * showing a player the page knows the new state before the edge does, so it shows that state until a read that
+ * surely came after the change, and looks the player up again then. */
 
 import { admin, api } from '../api.js';
 import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
@@ -15,9 +19,34 @@ const MAX_AROUND = 12; // board periods whose players around them are read with 
 
 const lookups = latestOnly();
 let lookedUp = ''; // the player last looked up: looked up again when the board or period changes
+let lagMs = 0; // how old a lookup's answers may be (their Cache-Control)
+const moderated = new Map(); // "board|player" -> {hidden, until}: a change made here, until reads surely show it
 let hooks = { afterModeration() {} };
 
-/** hooks.afterModeration(): the player looked up was hidden or shown. */
+/**
+ * The player was hidden on the board (or shown again) from this page: the lookup says so at once, and looks them
+ * up again once the edge's answers surely show it (their ranks, totals, the players around them).
+ */
+export function noteModeration(board, playerId, hidden) {
+  const until = performance.now() + lagMs;
+  moderated.set(`${board}|${playerId}`, { hidden, until });
+  if (lagMs > 0) setTimeout(() => lookupAgain(playerId), lagMs + 100);
+  lookupAgain(playerId);
+}
+
+/** Whether the player is hidden on the board: as the answer says, unless a change made here is newer. */
+function hiddenNow(board, playerId, answered, startedAt) {
+  const key = `${board}|${playerId}`;
+  const known = moderated.get(key);
+  if (!known) return answered;
+  if (startedAt >= known.until) {
+    moderated.delete(key);
+    return answered;
+  }
+  return known.hidden;
+}
+
+/** hooks.afterModeration(board, playerId): the player looked up was hidden or shown. */
 export function initLookup(options) {
   hooks = { ...hooks, ...options };
   $('#lookup-form').addEventListener('submit', (event) => {
@@ -61,6 +90,7 @@ async function lookup(playerId, { quiet = false } = {}) {
   }
   const turn = lookups.begin();
   const { board, period } = state.view();
+  const startedAt = performance.now();
   lookedUp = id;
   result.setAttribute('aria-busy', 'true');
   if (!quiet) setStatus(status, 'loading', `Looking up “${id}”…`);
@@ -84,7 +114,9 @@ async function lookup(playerId, { quiet = false } = {}) {
     const ms = Math.max(all.ms || 0, picked.ms || 0);
     setStatus(status, 'ok', `Found on ${boardCount} ${plural(boardCount, 'board')}, ${periodCount} ${plural(periodCount, 'period')}, in ${fmtMs(ms)}.`);
     const name = (picked.ok && picked.data.player_name) || id;
-    const others = renderResult({ id, name, board, period, picked, rows });
+    if (picked.ok) lagMs = picked.lagMs;
+    const hidden = hiddenNow(board, id, picked.ok && picked.data.hidden === true, startedAt);
+    const others = renderResult({ id, name, board, period, picked, rows, hidden });
     await Promise.all(others.map(({ card, row }) => loadAround(turn, card, row, id)));
   } catch (err) {
     if (err instanceof Superseded || !turn.current) return;
@@ -102,7 +134,7 @@ const cardTitle = (row) => `${boardName(row.board_id)} · ${periodName(row.perio
  * the default board first, then by board name, all-time before the shorter periods. Returns the cards that
  * still need their players around them: {card, row}.
  */
-function renderResult({ id, name, board, period, picked, rows }) {
+function renderResult({ id, name, board, period, picked, rows, hidden }) {
   const defaultBoard = state.defaultBoard();
   const isPicked = (r) => r.board_id === board && r.period === period;
   const others = rows.filter((r) => !isPicked(r)).sort((a, b) =>
@@ -124,7 +156,7 @@ function renderResult({ id, name, board, period, picked, rows }) {
   parts.push(h('p', { class: 'group-title small', 'data-testid': 'other-boards-title' },
     others.length ? (picked.ok ? 'Also on' : 'On') : 'On no other board or period.'));
   if (others.length) parts.push(h('ul', { class: 'player-boards', 'data-testid': 'other-boards' }, pending.map((p) => p.card)));
-  parts.splice(1, 0, moderation(id, board, picked.ok && picked.data.hidden === true));
+  parts.splice(1, 0, moderation(id, board, hidden));
   $('#lookup-result').replaceChildren(...parts);
   syncModeration();
   return pending.slice(0, MAX_AROUND);
@@ -140,8 +172,8 @@ function moderation(playerId, board, hidden) {
     setStatus(status, 'loading', hidden ? 'Showing…' : 'Hiding…');
     try {
       await request(admin.hidden(board, playerId), { method: hidden ? 'DELETE' : 'PUT' });
-      hooks.afterModeration();
-      await lookup(playerId, { quiet: true }); // their cards as others now see them
+      hooks.afterModeration(board, playerId);
+      noteModeration(board, playerId, !hidden); // their cards as others now see them
     } catch (err) {
       if (err instanceof Superseded) return;
       if (err.status === 401) state.setSignedIn(false);

@@ -4,8 +4,13 @@
  *
  * With the socket up, a pushed top (25 entries) is rendered as it is when the table shows at most 25 rows ranked
  * the API's default way; otherwise a push only says "the top changed" and the table reads its page again. While
- * pushes keep the table current the page re-reads it only every 30 s (a safety net). `?poll=off` turns polling off
- * altogether (the browser tests use it to show that what arrives came over the socket). */
+ * pushes keep the table current the page re-reads it only every 30 s after the last push (a safety net). `?poll=off`
+ * turns polling off altogether (the browser tests use it to show that what arrives came over the socket).
+ *
+ * Reads go through the edge (a shared cache): an answer may be up to the route's max-age + stale-while-revalidate
+ * old (its Cache-Control, request.js cacheLagMs). So a pushed top is never replaced by a read that may predate it,
+ * a push received while paused is shown on resume, and after a change the page knows of (a push it cannot render,
+ * an admin action) the table is read again once that lag has passed, when a read surely shows the change. */
 
 import { api, boardScoresPath } from '../api.js';
 import {
@@ -35,6 +40,10 @@ const table = {
   leaders: new Map(), // "board|period" -> {id, name} of the last leader seen there
   timings: [],
   bannerTimer: null,
+  lagMs: 0, // how old a read's answer may be (the last answer's Cache-Control): 0 until one has come
+  pushedAt: null, // performance.now() of the pushed top on screen (null: the rows came from a read)
+  pausedPush: null, // {message, at}: the last top pushed while paused, shown on resume
+  followUpAt: null, // a read starting at or after this time shows a change the page knows of
 };
 let hooks = { onLookup() {}, onTick() {}, onAnswer() {} };
 
@@ -85,6 +94,9 @@ function onViewShown({ changed }) {
   follow(state.view().board, state.view().period);
   if (changed) {
     $('#board-id').textContent = '–'; // until the API names it
+    table.pushedAt = null;
+    table.pausedPush = null;
+    table.followUpAt = null;
     table.previous = new Map();
     table.renderedKey = '';
     $('#board-body').replaceChildren();
@@ -150,17 +162,35 @@ function liveText() {
   return isLive() ? 'Live' : 'Live (polling)';
 }
 
-/** A top pushed over the socket for the view on screen. */
-function onPushedTop(message) {
-  if (table.paused) return;
-  const { board, period } = state.view();
-  if (pushesSuffice() && state.rankMode() === 'unique') {
+/** Whether pushed tops are what the table shows: they hold every row shown, ranked the API's default way. */
+const pushDriven = () => pushesSuffice() && state.rankMode() === 'unique';
+
+/** A top pushed over the socket for the view on screen (`at`: when it came, for one held while paused). */
+function onPushedTop(message, at = performance.now()) {
+  if (table.paused) {
+    table.pausedPush = { message, at }; // the newest top there is: shown on resume
+    return;
+  }
+  if (pushDriven()) {
+    const { board, period } = state.view();
     renderRows(message.entries.slice(0, table.limit), `${board}|${period}`);
+    table.pushedAt = at;
     $('#updated-at').textContent = timeFormat.format(new Date());
     setConnection('live', liveText());
+    schedule(); // the safety re-read counts from the last push (a read under way that predates it is not shown)
   } else {
-    loadTable({ background: true }); // the rows shown are more than a push holds, or ranked another way
+    refreshAfterChange(at); // the rows shown are more than a push holds, or ranked another way
   }
+}
+
+/**
+ * The top changed at `at` (a push the table cannot render, an admin action): read now, and again once the edge's
+ * lag has passed, when the read surely shows the change (the first may get the edge's older answer).
+ */
+export function refreshAfterChange(at = performance.now()) {
+  const due = at + table.lagMs;
+  if (table.lagMs > 0 && !(table.followUpAt >= due)) table.followUpAt = due;
+  if (!table.paused) loadTable({ background: true });
 }
 
 function setPaused(paused) {
@@ -170,7 +200,10 @@ function setPaused(paused) {
     clearTimeout(table.timer);
     setConnection('paused', 'Paused');
   } else {
+    const held = table.pausedPush;
+    table.pausedPush = null;
     loadTable();
+    if (held) onPushedTop(held.message, held.at); // what changed meanwhile, as it was pushed
   }
 }
 
@@ -179,13 +212,19 @@ function schedule() {
   table.timer = null;
   if (table.paused || document.hidden || POLLING_OFF) return;
   const live = pushesSuffice();
+  const regular = live ? LIVE_SAFETY_MS : REFRESH_MS;
+  const followUp = table.followUpAt === null ? regular : table.followUpAt - performance.now();
+  if (followUp < regular) {
+    table.timer = setTimeout(() => loadTable({ background: true }), Math.max(0, followUp));
+    return;
+  }
   table.timer = setTimeout(() => {
     // Each safety re-read stands for the polls it replaces, so the history keeps its pace (every ~30 s).
     const step = LIVE_SAFETY_MS / REFRESH_MS;
     table.tick += live ? step - (table.tick % step) : 1;
     loadTable({ background: true });
     hooks.onTick(table.tick);
-  }, live ? LIVE_SAFETY_MS : REFRESH_MS);
+  }, regular);
 }
 
 function setConnection(kind, text) {
@@ -206,8 +245,11 @@ export async function loadTable({ background = false } = {}) {
   }
   const mode = state.rankMode();
   const url = isDefault(board) ? api.leaderboard(period, table.limit, mode) : api.top(board, period, table.limit, mode);
+  const startedAt = performance.now();
   try {
-    const { data, ms } = await turn.request(url);
+    const { data, ms, lagMs } = await turn.request(url);
+    table.lagMs = lagMs;
+    if (table.followUpAt !== null && startedAt >= table.followUpAt) table.followUpAt = null; // it shows the change
     if (data && data.leaderboard_id) {
       $('#board-id').textContent = data.leaderboard_id;
       // A period that has started over since the board's periods were read: read them again (next reset).
@@ -215,7 +257,12 @@ export async function loadTable({ background = false } = {}) {
       const current = data.period_id || data.leaderboard_id; // the original route's ids are the period ids
       if (info && info.current && info.current !== current) refreshBoard(board);
     }
-    renderRows(Array.isArray(data && data.entries) ? data.entries : [], `${board}|${period}`);
+    // The answer may be up to lagMs old: it replaces a pushed top only if it surely came after it.
+    const olderThanPush = pushDriven() && table.pushedAt !== null && startedAt - lagMs < table.pushedAt;
+    if (!olderThanPush) {
+      renderRows(Array.isArray(data && data.entries) ? data.entries : [], `${board}|${period}`);
+      table.pushedAt = null;
+    }
     recordTiming(ms);
     setConnection(table.paused ? 'paused' : 'live', table.paused ? 'Paused' : liveText());
     hooks.onAnswer();
