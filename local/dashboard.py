@@ -43,9 +43,10 @@ def start(
 ) -> str:
     """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it.
 
-    Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them. Nginx
-    proxies /live to the local WebSocket API (`live_url`, ws://host:port/stage); the Python stand-in does not,
-    so the page then falls back to polling.
+    Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them. The page
+    follows live updates on the local AppSync Events stand-in itself (`live_url`, ws://127.0.0.1:PORT/event/realtime,
+    which discovery hands out): Nginx's CSP allows exactly that endpoint, as EC2's allows the Event API's. The
+    Python stand-in sets no CSP.
     """
     site = prepare_site(run_dir / "site", api_url)
     nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
@@ -76,7 +77,7 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
             "HTPASSWD_FILE": str(htpasswd),
             "PREFIX_DIR": str(prefix),
             "RESOLVER": "127.0.0.1",
-            **(_live_values(live_url) if live_url else {}),
+            "LIVE_REALTIME_URL": live_url or "",
         },
     )
     argv = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log"), "-g", "daemon off;"]
@@ -90,10 +91,3 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
             raise SystemExit(f"nginx did not start; see {prefix / 'error.log'}")
         time.sleep(0.1)
     return conf
-
-
-def _live_values(live_url: str) -> dict[str, str]:
-    """ws://127.0.0.1:PORT/STAGE -> Nginx's /live upstream (http://, the upgrade is Nginx's to pass on)."""
-    rest = live_url.split("://", 1)[1]
-    host, _, stage = rest.partition("/")
-    return {"LIVE_UPSTREAM": f"http://{host}", "LIVE_HOST": host, "LIVE_PATH": f"/{stage}"}

@@ -106,7 +106,6 @@ class Leaderboard(Construct):
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
                 admin_key_secret=self.api_construct.admin_key_secret,
-                live_host=f"{self.live_api.api_id}.execute-api.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:
