@@ -114,8 +114,8 @@ class ThreadMeter(Meter):
 
 
 CONSUMER_THREADS = ("stream-poller", "rank-counter", "live-", "schedule-")  # off the request path: the stream
-# consumers' threads (local/streams.py, counting.py, broadcasting.py), the local WebSocket stand-in's (local/live.py)
-# and the scheduled functions' (local/schedules.py)
+# consumers' threads (local/streams.py, counting.py, broadcasting.py) and the scheduled functions'
+# (local/schedules.py)
 
 
 def _capacity(operation: str, consumed) -> tuple[float, float, bool]:

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from local import dynamodb_local, run_dir
 from local import template as tpl
+from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
-from local.live import LiveServer
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
 from local.streams import StreamPoller, StreamReader, drain
@@ -34,6 +34,7 @@ class Backend:
     persist_dir: Path | None = None
     cors_origins: tuple[str, ...] | None = None  # None: the template's CORS_ALLOWED_ORIGINS
     quiet: bool = False
+    live_api_key: str | None = None  # the subscribe-only key discovery hands out (None: generated)
     schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
@@ -49,8 +50,9 @@ class Backend:
         self.ddb = dynamodb_local.client(self.ddb_endpoint)
         create_tables(self.ddb, self.specs)
         self._records_kept = 0  # stream records of this engine's dropped tables
-        # The WebSocket API's ports first: the handlers' settings name its management endpoint.
-        self.live = LiveServer(STAGE, quiet=self.quiet)
+        # The AppSync Events stand-in's port first: the handlers' settings name its endpoints.
+        self.live_api_key = self.live_api_key or _live_key()
+        self.live = self._live_server()
         self.env = self._handler_env()
         self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
         os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS
@@ -83,8 +85,8 @@ class Backend:
         self.request_log.write_text("")  # this run's requests only
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.live.start(handlers[routes_module().LIVE_CONNECTIONS.handler])
-        self.live_url = self.live.url
+        self.live.start()
+        self.live_url = self.live.realtime_url
         return self
 
     @property
@@ -103,7 +105,12 @@ class Backend:
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
         env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
-        env["LIVE_CONNECTIONS_URL"] = self.live.management_url  # the stage's callback URL on AWS
+        # Live updates through the AppSync Events stand-in: the broadcaster publishes to <http url>/event (signed
+        # with the fake credentials above, which the stand-in checks), discovery hands out the realtime URL and
+        # the subscribe key; on AWS the stack sets the Event API's domains and its API key.
+        env["LIVE_EVENTS_HTTP_URL"] = self.live.http_url
+        env["LIVE_EVENTS_REALTIME_URL"] = self.live.realtime_url
+        env["LIVE_EVENTS_API_KEY"] = self.live_api_key
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         return env
@@ -127,15 +134,23 @@ class Backend:
             pollers.append(poller.start())
         return pollers
 
+    def _live_server(self, port: int = 0) -> AppSyncEventsServer:
+        return AppSyncEventsServer(
+            self.live_api_key,
+            dynamodb_local.FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            dynamodb_local.FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+            dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
+            port=port,
+            quiet=self.quiet,
+        )
+
     def stop_live(self) -> None:
-        """The WebSocket API down (its connections closed, as when API Gateway is unreachable)."""
+        """The AppSync Events stand-in down (its connections closed, as when the Event API is unreachable)."""
         self.live.stop()
 
     def start_live(self) -> None:
-        """The WebSocket API back, at the same URL and management endpoint."""
-        port, management_port = self.live.port, self.live.management.server_address[1]
-        self.live = LiveServer(STAGE, quiet=self.quiet, port=port, management_port=management_port)
-        self.live.start(self.gateway.handlers[routes_module().LIVE_CONNECTIONS.handler])
+        """The stand-in back, at the same URLs and with the same key."""
+        self.live = self._live_server(self.live.port).start()
 
     @property
     def request_log(self) -> Path:
@@ -237,6 +252,11 @@ class Backend:
             else:
                 os.environ[k] = v
         _forget_cached_settings()
+
+
+def _live_key() -> str:
+    """A subscribe key of AppSync's shape (da2-...), made up per run."""
+    return "da2-" + secrets.token_hex(13)
 
 
 MARKER_KEY = "#delivery-marker"  # a key no entry, board or counter has: the consumers' filters drop it

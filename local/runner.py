@@ -93,6 +93,10 @@ def _print_details(backend, served_by, api_key, admin_key, admin_password, persi
     print(f"API key (x-api-key): {api_key}   (game servers: score submissions)")
     print(f"Admin key (x-api-key): {admin_key}   (boards, snapshots, the simulator)")
     print(f"Dashboard admin: user admin, password {admin_password}")
+    print(
+        f"Live subscribe key (x-api-key): {backend.live_api_key}   (AppSync Events stand-in; "
+        f"publishing: SigV4 to {backend.live.http_url}/event; GET /leaderboards/{{board}} says how to follow it)"
+    )
     if generated:
         print(f"  (generated for this run; set {' / '.join(generated)} to choose them)")
     print(f"DynamoDB Local: {backend.ddb_endpoint} ({'data in ' + str(persist) if persist else 'in memory'})")
@@ -118,6 +122,8 @@ def _write_state(port: int, backend: Backend, api_key: str, admin_key: str, edge
         "api": backend.api_url,
         "edge": edge_url,
         "live": backend.live_url,
+        "live_http": backend.live.http_url,
+        "live_api_key": backend.live_api_key,
         "api_key": api_key,
         "admin_key": admin_key,
         "dynamodb": backend.ddb_endpoint,

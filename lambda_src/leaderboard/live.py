@@ -14,8 +14,9 @@ import re
 import time
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
-from . import board_registry, boards, periods, rankings
+from . import board_registry, boards, live_channels, periods, rankings
 from .clock import now_utc
 from .data import connections
 from .errors import ApiError, BadRequest, TooManyRequests
@@ -26,6 +27,7 @@ from .limits import (
     MAX_LIVE_MESSAGE_BYTES,
     MAX_SUBSCRIPTIONS_PER_CONNECTION,
 )
+from .settings import get_settings
 from .text import unreadable_text
 
 SUBSCRIBE, UNSUBSCRIBE = LIVE_ACTIONS
@@ -47,6 +49,28 @@ def top_message(config: boards.BoardConfig, followed: str, period_id: str, entri
         "period": followed,
         "period_id": period_id,
         "entries": entries,
+    }
+
+
+def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[str, Any] | None:
+    """How a client follows this board live (GET /leaderboards/{board}'s `live`): AppSync Events' real-time
+    endpoint, the host and API key a subscriber sends as its authorization, and the channel of each period kind
+    the board keeps. None when live updates are off (no Event API configured)."""
+    settings = get_settings()
+    http_url, realtime_url, api_key = (
+        settings.live_events_http_url,
+        settings.live_events_realtime_url,
+        settings.live_events_api_key,
+    )
+    if not (http_url and realtime_url and api_key):
+        return None
+    http_host = urlsplit(http_url).netloc
+    kinds = [p.kind for p in config.current_periods(now or now_utc())]
+    return {
+        "realtime_url": realtime_url,
+        "http_host": http_host,
+        "auth": {"host": http_host, "x-api-key": api_key},
+        "channels": {kind: live_channels.channel(config.board_id, kind) for kind in kinds},
     }
 
 

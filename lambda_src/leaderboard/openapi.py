@@ -122,6 +122,15 @@ SCHEMAS: dict[str, dict] = {
             "ends_at": _STR,
             "rewards": {"type": "array", "items": _obj({"reward": _STR, "ranks": {"type": "array", "items": _INT}})},
             "tiers": {"type": "array", "items": _obj({"name": _STR, "min_percentile": _INT})},
+            # GET /leaderboards/{board} only, while live updates are on (docs/API.md, "Live updates").
+            "live": _obj(
+                {
+                    "realtime_url": _STR,
+                    "http_host": _STR,
+                    "auth": _obj({"host": _STR, "x-api-key": _STR}),
+                    "channels": {"type": "object", "additionalProperties": _STR},
+                }
+            ),
         },
     ),
     "BoardList": _obj(

@@ -56,7 +56,7 @@ def main() -> int:
                     backend.reset_tables()
                 elif command == "settle":
                     backend.settle()
-                elif command == "stop-api":  # the REST API and the WebSocket API
+                elif command == "stop-api":  # the REST API and the AppSync Events stand-in
                     backend.server.shutdown()
                     backend.server.server_close()
                     backend.stop_live()

@@ -2,7 +2,7 @@
 DELETE /leaderboards/{board}/players/{player_id} and hiding a player there (.../hidden);
 DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json."""
 
-from .. import board_registry, closing, moderation, openapi, player_removal, routes
+from .. import board_registry, closing, live, moderation, openapi, player_removal, routes
 from .. import validation as v
 from ..http import Call, audit, function_handler
 
@@ -18,7 +18,12 @@ def list_boards(call: Call):
 
 
 def show(call: Call):
-    return 200, board_registry.board_view(board_registry.get_board(call.params["board"]))
+    config = board_registry.get_board(call.params["board"])
+    view = board_registry.board_view(config)
+    following = live.discovery(config)
+    if following is not None:
+        view["live"] = following
+    return 200, view
 
 
 def delete(call: Call):

@@ -1,0 +1,157 @@
+"""Subscribers of a board period's live top, speaking AWS AppSync Events' WebSocket protocol (asyncio, one task per
+connection): what the delivery benchmark and the integration tests open by the hundreds or thousands.
+
+A subscriber follows exactly what discovery says (`GET /leaderboards/{board}` -> `live`): it connects to
+`live["realtime_url"]` with the subprotocols `aws-appsync-event-ws` and `header-<base64url of live["auth"]>`, sends
+`connection_init`, waits for `connection_ack`, subscribes to `live["channels"][kind]` with `live["auth"]` as the
+authorization, and records every `data` event with the time it arrived (the frame is parsed later, so the arrival
+time is not held up by the parsing of a thousand others that came with it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from websockets.asyncio.client import ClientConnection, connect
+
+SUBPROTOCOL = "aws-appsync-event-ws"
+OPEN_TIMEOUT_SECONDS = 30
+
+
+def auth_subprotocol(auth: dict) -> str:
+    """`header-` + the base64url (unpadded) of the authorization JSON, as AppSync's real-time endpoint reads it."""
+    return "header-" + base64.urlsafe_b64encode(json.dumps(auth).encode()).decode().rstrip("=")
+
+
+class SubscribeRefused(Exception):
+    def __init__(self, answer: dict) -> None:
+        super().__init__(json.dumps(answer))
+        self.answer = answer
+
+
+@dataclass
+class Subscriber:
+    live: dict  # discovery's `live` field
+    channel: str
+    auth: dict | None = None  # what it sends; None: live["auth"]
+    subscription_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    frames: list[tuple[float, str]] = field(default_factory=list)  # (time.monotonic() at arrival, raw frame)
+    control: list[dict] = field(default_factory=list)  # every message that is not a data event
+    ws: ClientConnection | None = None
+    _reader: asyncio.Task | None = None
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def open(self) -> Subscriber:
+        """Connected, acknowledged and subscribed (raises SubscribeRefused with AppSync's answer otherwise)."""
+        auth = self.auth if self.auth is not None else self.live["auth"]
+        self.ws = await connect(
+            self.live["realtime_url"],
+            subprotocols=[SUBPROTOCOL, auth_subprotocol(auth)],
+            open_timeout=OPEN_TIMEOUT_SECONDS,
+            ping_interval=None,  # AppSync's "ka" messages keep the connection; no pings on a loaded machine
+            max_size=None,
+            max_queue=None,
+        )
+        await self.ws.send(json.dumps({"type": "connection_init"}))
+        ack = json.loads(await asyncio.wait_for(self.ws.recv(), OPEN_TIMEOUT_SECONDS))
+        if ack.get("type") != "connection_ack":
+            raise SubscribeRefused(ack)
+        subscribe = {"type": "subscribe", "id": self.subscription_id, "channel": self.channel, "authorization": auth}
+        await self.ws.send(json.dumps(subscribe))
+        answer = json.loads(await asyncio.wait_for(self.ws.recv(), OPEN_TIMEOUT_SECONDS))
+        if answer.get("type") != "subscribe_success" or answer.get("id") != self.subscription_id:
+            raise SubscribeRefused(answer)
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for frame in self.ws:
+                at = time.monotonic()
+                head = frame[:120]  # a data message names its type before the event it carries
+                if '"type":"data"' in head or '"type": "data"' in head:
+                    self.frames.append((at, frame))
+                else:
+                    message = json.loads(frame)
+                    if message.get("type") == "data":
+                        self.frames.append((at, frame))
+                    else:
+                        self.control.append(message)
+                self._arrived.set()
+        except Exception:  # closed: what it got is what it got
+            pass
+
+    def events(self, after: int = 0) -> list[tuple[float, dict]]:
+        """(arrival time, the published event) of every data message from index `after`, for this subscription."""
+        out = []
+        for at, frame in self.frames[after:]:
+            message = json.loads(frame)
+            if message.get("type") == "data" and message.get("id") == self.subscription_id:
+                out.append((at, json.loads(message["event"])))
+        return out
+
+    async def wait_for(self, predicate: Callable[[dict], bool], timeout: float, after: int = 0) -> tuple[float, dict]:
+        """The first event (from data message `after`) for which predicate holds."""
+        deadline = time.monotonic() + timeout
+        seen = after
+        while True:
+            for at, event in self.events(seen):
+                if predicate(event):
+                    return at, event
+            seen = len(self.frames)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no such event within {timeout} s; got {self.events(after)}")
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), left)
+            except TimeoutError:
+                pass
+
+    async def request(self, message: dict, timeout: float = 10) -> dict:
+        """Send a control message; the next control message that comes back."""
+        assert self.ws is not None
+        seen = len(self.control)
+        await self.ws.send(json.dumps(message))
+        deadline = time.monotonic() + timeout
+        while len(self.control) == seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no answer to {message} within {timeout} s")
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), left)
+            except TimeoutError:
+                pass
+        return self.control[seen]
+
+    async def unsubscribe(self) -> dict:
+        return await self.request({"type": "unsubscribe", "id": self.subscription_id})
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            await self._reader
+
+
+async def open_subscribers(live: dict, channel: str, count: int, at_once: int = 100) -> list[Subscriber]:
+    """`count` subscribers of `channel`, opened `at_once` at a time (a connect storm is not what is measured)."""
+    gate = asyncio.Semaphore(at_once)
+
+    async def one() -> Subscriber:
+        async with gate:
+            return await Subscriber(live, channel).open()
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+async def close_all(subscribers: list[Subscriber]) -> None:
+    await asyncio.gather(*(s.close() for s in subscribers), return_exceptions=True)
