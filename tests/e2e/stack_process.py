@@ -9,8 +9,10 @@ Protocol: prints one JSON line {"dashboard", "api", "served_by"} when ready, the
 each command line with "ok" (or "error: ..."):
     reset       empty every table
     settle      wait until the rank counters have counted every write so far (the stream consumer's lag)
-    stop-api    stop the API (Nginx stays up: the dashboard sees 502s)
-    start-api   start it again on the same port
+    stop-api    stop the API and the AppSync Events stand-in (Nginx stays up: the dashboard sees 502s)
+    start-api   start them again on the same ports
+    stop-live   stop the AppSync Events stand-in only (its connections closed, new ones refused)
+    start-live  start it again at the same URL, with the same key
     quit        stop everything
 """
 
@@ -62,6 +64,10 @@ def main() -> int:
                     backend.stop_live()
                 elif command == "start-api":
                     backend.server = backend.gateway.serve("127.0.0.1", api_port)
+                    backend.start_live()
+                elif command == "stop-live":
+                    backend.stop_live()
+                elif command == "start-live":
                     backend.start_live()
                 elif command == "quit":
                     print("ok", flush=True)
