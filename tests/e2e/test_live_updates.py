@@ -150,7 +150,7 @@ def test_when_the_realtime_endpoint_refuses_the_page_polls_and_comes_back(stack,
         assert page.get_by_test_id("connection").get_attribute("data-transport") == "polling"
     finally:
         stack.command("start-live")
-    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "live", timeout=30_000)
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "live", timeout=45_000)
     expect(page.get_by_test_id("refresh-state")).to_have_text(LIVE_TEXT)
     with sockets[-1].expect_event("framereceived", lambda payload: '\\"p-yan\\"' in str(payload), timeout=10_000):
         stack.submit("p-yan", 9500, "Yan")

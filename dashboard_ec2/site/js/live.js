@@ -78,6 +78,7 @@ function discover(board) {
     const reading = request(api.board(board)).then(
       ({ data }) => validLive(data && data.live),
       (err) => {
+        if (err.status >= 400 && err.status < 500) return null; // e.g. a board deleted: nothing to follow
         live.discovery.delete(board); // no answer: asked again on the next attempt
         throw err;
       },
