@@ -20,7 +20,7 @@ TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
 STACK_SUITES_FIRST := tests/integration
 STACK_SUITES_THEN := tests/e2e tests/fuzz
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load bench-launch clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -121,6 +121,9 @@ bench-load: setup ## one board under load, DynamoDB conflicts and partition limi
 
 bench-launch: setup ## launch traffic with Locust on `make run`'s stack (USERS, SECONDS), then the AWS cost model
 	$(PY) -m bench.launch --users $(or $(USERS),40) --seconds $(or $(SECONDS),60) --json bench/results/launch.json
+
+bench-live: setup ## live updates: SUBSCRIBERS (default 2000) on one board period through `make run`, a burst of new leaders
+	$(PY) -m bench.live_delivery --subscribers $(or $(SUBSCRIBERS),2000) --seconds $(or $(SECONDS),10) --json bench/results/live.json
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts

@@ -52,6 +52,7 @@ import binascii
 import hmac
 import http
 import json
+import logging
 import re
 import socket
 import threading
@@ -91,6 +92,9 @@ _AUTHORIZATION = re.compile(
 )
 
 NOT_AUTHORIZED = "You are not authorized to make this call."
+# websockets logs every connection opened and closed and every HTTP answer at INFO: thousands of lines a run
+_LOG = logging.getLogger("local.appsync_events")
+_LOG.setLevel(logging.WARNING)
 
 
 def _error(error_type: str, message: str, **extra) -> dict:
@@ -169,13 +173,11 @@ class AppSyncEventsServer:
         region: str,
         port: int = 0,
         keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
-        quiet: bool = False,
     ) -> None:
         self.api_key = api_key
         self.credentials = Credentials(access_key_id, secret_access_key)
         self.region = region
         self.keep_alive_seconds = keep_alive_seconds
-        self.quiet = quiet
         self._socket = socket.create_server(("127.0.0.1", port), backlog=4096)
         self.port = self._socket.getsockname()[1]
         self.clients: set[_Client] = set()
@@ -230,6 +232,7 @@ class AppSyncEventsServer:
             # machine would miss a pong and drop subscribers a real client would keep)
             ping_interval=None,
             server_header="local-appsync-events",
+            logger=_LOG,
             write_limit=2**20,
         ):
             keep_alive = asyncio.create_task(self._keep_alive())

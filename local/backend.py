@@ -141,7 +141,6 @@ class Backend:
             dynamodb_local.FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
             dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
             port=port,
-            quiet=self.quiet,
         )
 
     def stop_live(self) -> None:

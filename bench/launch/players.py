@@ -4,8 +4,8 @@
   to POST /scores with the game key on the API URL: mostly not improving its best, some improving, a few from a
   player the board has never seen (in turn across the run, per 20: 1 new, 3 improving, 16 not). Task weights 6:3:1 make
   submissions about 10% of all requests.
-- LiveFollower: one WebSocket connection to the live API, subscribed to the default board's all-time top; counts
-  the pushes it receives (a real WebSocket user, not polling).
+- LiveFollower: one WebSocket connection to the AppSync Events endpoint discovery names, subscribed (AWS's
+  protocol) to the default board's all-time channel; counts the tops it receives (a real WebSocket user).
 
 Configured by environment variables (the harness, bench/launch/runner.py, sets them): LAUNCH_READS_URL,
 LAUNCH_API_URL, LAUNCH_LIVE_URL, LAUNCH_GAME_KEY, LAUNCH_PLAYERS (a JSON file {player_id: best score}),
@@ -22,6 +22,7 @@ import time
 import uuid
 from collections import Counter, defaultdict
 
+import requests
 import websocket  # websocket-client: blocking sockets, which gevent (Locust) makes cooperative
 from locust import HttpUser, User, between, events, task
 
@@ -38,6 +39,7 @@ from bench.launch.operations import (
     TOP_QUERY,
     rank_path,
 )
+from bench.live_subscribers import SUBPROTOCOL, auth_subprotocol
 
 _env = os.environ.get
 _players: dict[str, int] = json.loads(open(_env("LAUNCH_PLAYERS")).read()) if _env("LAUNCH_PLAYERS") else {}
@@ -113,9 +115,22 @@ class LiveFollower(User):
     def on_start(self) -> None:
         started = time.perf_counter()
         try:
-            self.ws = websocket.create_connection(_env("LAUNCH_LIVE_URL", "ws://127.0.0.1:3002/dev"), timeout=10)
-            self.ws.send(json.dumps({"action": "subscribe", "board": BOARD, "period": "all-time"}))
-            self._next_top()
+            # What discovery says (GET /leaderboards/{board} -> live), then AppSync Events' protocol: the
+            # subprotocols, connection_init -> connection_ack, subscribe -> subscribe_success
+            live = requests.get(f"{_env('LAUNCH_API_URL')}/leaderboards/{BOARD}", timeout=10).json()["live"]
+            self.ws = websocket.create_connection(
+                live["realtime_url"], timeout=10, subprotocols=[SUBPROTOCOL, auth_subprotocol(live["auth"])]
+            )
+            self.ws.send(json.dumps({"type": "connection_init"}))
+            self._expect("connection_ack")
+            self.subscription = str(uuid.uuid4())
+            channel = live["channels"]["all-time"]
+            self.ws.send(
+                json.dumps(
+                    {"type": "subscribe", "id": self.subscription, "channel": channel, "authorization": live["auth"]}
+                )
+            )
+            self._expect("subscribe_success")
             self._fire(LIVE_SUBSCRIBE, started)
         except Exception as err:  # noqa: BLE001 - any failure is this operation's error, counted by name
             self._fire(LIVE_SUBSCRIBE, started, err)
@@ -144,8 +159,16 @@ class LiveFollower(User):
             self.ws.close()
 
     def _next_top(self) -> None:
-        while json.loads(self.ws.recv()).get("type") != "top":
-            pass
+        """The next top published to the channel (AppSync's data message carries it as a JSON string)."""
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("type") == "data" and json.loads(message["event"]).get("type") == "top":
+                return
+
+    def _expect(self, kind: str) -> None:
+        message = json.loads(self.ws.recv())
+        if message.get("type") != kind:
+            raise RuntimeError(f"expected {kind}, got {message}")
 
     def _fire(self, name: str, since: float, err: Exception | None = None) -> None:
         self.environment.events.request.fire(

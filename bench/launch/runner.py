@@ -211,7 +211,7 @@ def main(o: Options) -> int:
         "meta": environment.meta(),
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(o).items()},
         "stack": {"api": urls.api, "edge": urls.edge or NO_EDGE, "live": urls.live, "reads_through": urls.reads},
-        "live_updates": "a WebSocket user per follower (websocket-client): subscribes to the top, counts pushes",
+        "live_updates": "a WebSocket user per follower (websocket-client, AppSync Events' protocol), counting tops",
         "locust_seconds": locust["seconds"],
         "operations": operations,
         "dynamodb_per_operation": measured,

@@ -4,7 +4,7 @@
 
     Dashboard: http://127.0.0.1:8080/
     API: http://127.0.0.1:3001
-    Live: ws://127.0.0.1:<port>/dev
+    Live: ws://127.0.0.1:<port>/event/realtime   (the AppSync Events stand-in)
     Edge: http://127.0.0.1:<port>            (once the edge lands: Nginx's proxy cache in front of the gateway)
     ...
     Ready in 9 s. Ctrl-C stops everything.

@@ -12,7 +12,7 @@ from tests.support.bench_run import run_bench
 STARTUP = """
 Dashboard: http://127.0.0.1:8080/
 API: http://127.0.0.1:3001
-Live: ws://127.0.0.1:40111/dev
+Live: ws://127.0.0.1:40111/event/realtime
 Edge: http://127.0.0.1:8081/
 API key (x-api-key): abc   (game servers: score submissions)
 Requests that reach the API (past the edge's cache): /tmp/run/api-requests.log
@@ -24,7 +24,7 @@ def test_the_stack_urls_are_read_from_the_printed_lines_and_reads_go_through_the
     urls = stack_output.parse_urls(STARTUP)
     assert urls == stack_output.StackUrls(
         api="http://127.0.0.1:3001",
-        live="ws://127.0.0.1:40111/dev",
+        live="ws://127.0.0.1:40111/event/realtime",
         edge="http://127.0.0.1:8081",
         dashboard="http://127.0.0.1:8080",
         request_log="/tmp/run/api-requests.log",
