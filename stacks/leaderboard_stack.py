@@ -26,7 +26,10 @@ class LeaderboardStack(Stack):
                 if board.edge_url
                 else {}
             ),
-            "LiveUrl": (board.live_url, "WebSocket URL of live updates (subscribe to a board period's top)"),
+            "LiveUrl": (
+                board.live_url,
+                "AppSync Events real-time URL of live updates (GET /leaderboards/{board} has it all)",
+            ),
             "ScoresTableName": (board.tables.scores.table_name, "Live scores table"),
             "SnapshotsTableName": (board.tables.snapshots.table_name, "Append-only snapshot history"),
             "GameKeySecretArn": (api.game_key_secret.secret_arn, "Secret holding the game-server API key"),

@@ -1,21 +1,23 @@
-"""Pushing changed tops to WebSocket subscribers (the `live-broadcaster` function), off the scores table's stream.
+"""Publishing changed tops to AWS AppSync Events (the `live-broadcaster` function), off the scores table's stream.
 
-For every board period a batch of stream records touched, and only if someone follows it:
- 1. read what was last pushed for it (when, and a digest of the top), strongly consistent;
+For every current board period a batch of stream records touched:
+ 1. read what was last published for it (when, and a digest of the top), strongly consistent;
  2. if that was less than LIVE_MIN_INTERVAL_SECONDS ago, wait out the rest (at most that long);
  3. read the top 25 through the same read as the REST top (waiting, bounded, until the rank index shows the
     batch's entries as the table now holds them: a global secondary index lags its table);
- 4. unchanged digest: nothing to push. Otherwise claim the push with a conditional write on the "last pushed"
-    item (only if nobody pushed since step 1) and post the top to every subscriber, then move the push's time to
-    when the posts ended (so the next one is a full interval after subscribers got this one); a lost claim (a
-    parallel invocation on another stream shard pushed meanwhile) goes back to step 1.
-So a board period gets at most one push per interval however many invocations run side by side, and the last
-change of a burst is never lost: each batch ends only once a top read after its writes was pushed (by it or by
-whoever won the claim after reading later), or equals what was pushed.
+ 4. unchanged digest: nothing to publish. Otherwise claim the publish with a conditional write on the "last sent"
+    item (only if nobody published since step 1) and publish the top as one event to the board period's channel
+    (live_channels.channel(board, kind)), then move the publish's time to when AppSync took it (the next one is a
+    full interval later); a lost claim (a parallel invocation on another stream shard published meanwhile) goes
+    back to step 1. A failed publish releases its claim and fails the batch: Lambda retries it.
+So a board period gets at most one publish per interval however many invocations run side by side, and the last
+change of a burst is never lost: each batch ends only once a top read after its writes was published (by it or by
+whoever won the claim after reading later), or equals what was published.
 
-Subscribers of a period kind (`daily`) get the current period's pushes; a subscription to a concrete id
-(`daily-2026-11-30`) gets that period's. A connection found gone (GoneException) is removed with its
-subscriptions. A board period nobody follows costs one index query per batch and nothing else.
+AppSync delivers each event to every subscriber of the channel: there is no subscriber list here, so a current
+board period whose top changes is published whether anyone follows it or not (one publish operation per change,
+at most one a second per board period). A change to a period that is no longer current is not published (its
+channel now carries the next period).
 """
 
 from __future__ import annotations
@@ -24,49 +26,52 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from . import board_registry, boards, keys, live, schema
+from . import board_registry, boards, keys, live, live_channels, schema
 from .clock import now_utc
-from .data import connections, entries
+from .data import entries, live_events, live_state
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
 
-VISIBILITY_WAIT_SECONDS = 2.0  # how long a push waits for the rank index to show the batch's writes
+VISIBILITY_WAIT_SECONDS = 2.0  # how long a publish waits for the rank index to show the batch's writes
 VISIBILITY_POLL_SECONDS = 0.1
-CLAIM_ROUNDS = 5  # lost claims in a row before giving up (each lost one means someone else pushed)
-SENT_STATE_DAYS = 2  # "last pushed" items expire after this long without a push
-POST_THREADS = 16
+CLAIM_ROUNDS = 5  # lost claims in a row before giving up (each lost one means someone else published)
+SENT_STATE_DAYS = 2  # "last sent" items expire after this long without a publish
+
+Publisher = Callable[[str, list[dict[str, Any]]], None]  # live_events.publish: (channel, events)
 
 
 @dataclass
 class Stats:
     board_periods: int = 0
-    pushes: int = 0
-    messages: int = 0
-    gone: int = 0
+    publishes: int = 0
     unchanged: int = 0
     waited_seconds: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         return {
             "board_periods": self.board_periods,
-            "pushes": self.pushes,
-            "messages": self.messages,
-            "gone": self.gone,
+            "publishes": self.publishes,
             "unchanged": self.unchanged,
             "waited_seconds": round(self.waited_seconds, 3),
         }
 
 
-def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
+def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Publisher | None = None) -> Stats:
+    """Publish the changed tops of the board periods these stream records touched (publish: AppSync's client
+    unless given, tests give an in-memory one; without one and with no Event API configured, nothing happens)."""
     stats = stats or Stats()
+    if publish is None:
+        if not get_settings().live_events_http_url:
+            return stats  # live updates off (no Event API configured): nothing to publish to, nothing to read
+        publish = live_events.publish
     touched: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (board, period id) -> {(player, partition)}
     for record in records:
         entry = keys.entry_of_record(record)
@@ -77,31 +82,26 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
         return stats
     threads = max(1, min(get_settings().recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:
-        list(pool.map(lambda item: push(item[0][0], item[0][1], item[1], stats), touched.items()))
+        # list(): an exception in any push (a failed publish) fails the batch, so Lambda retries it
+        list(pool.map(lambda item: push(item[0][0], item[0][1], item[1], stats, publish), touched.items()))
     return stats
 
 
-def _topics(config: boards.BoardConfig, period_id: str, now: datetime) -> list[str]:
-    """The subscription topics a change of this board period concerns: its id, and its kind while current."""
-    found = [live.topic(config.board_id, period_id)]
-    current = next((p for p in config.current_periods(now) if p.period_id == period_id), None)
-    if current is not None and current.kind != period_id:
-        found.append(live.topic(config.board_id, current.kind))
-    return found
+def current_kind(config: boards.BoardConfig, period_id: str) -> str | None:
+    """The kind whose channel carries this board period (`daily` for today's daily period), None if not current."""
+    return next((p.kind for p in config.current_periods(now_utc()) if p.period_id == period_id), None)
 
 
-def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats) -> None:
-    now = now_utc()
+def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats, publish: Publisher) -> None:
     try:
         config = board_registry.get_board(board_id)
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
-    followers = {t: connections.subscribers(t) for t in _topics(config, period_id, now)}
-    if not any(followers.values()):
+    kind = current_kind(config, period_id)
+    if kind is None:
         return
-    board_period = live.topic(config.board_id, period_id)
     for _ in range(CLAIM_ROUNDS):
-        sent = connections.last_sent(board_period)
+        sent = live_state.last_sent(config.board_id, period_id)
         previous_ms = int(sent["sent_at_ms"]) if sent else None
         if previous_ms is not None:
             wait = min(LIVE_MIN_INTERVAL_SECONDS, previous_ms / 1000 + LIVE_MIN_INTERVAL_SECONDS - time.time())
@@ -116,32 +116,18 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
         now_s = time.time()
         claimed_ms = int(now_s * 1000)
         expires_at = int(now_s) + SENT_STATE_DAYS * 86400
-        if not connections.claim_send(board_period, previous_ms, claimed_ms, digest, expires_at):
-            continue  # someone pushed since we read: read again, and push only what is newer
-        stats.pushes += 1
-        _post_all(config, period_id, top["entries"], followers, stats)
-        connections.finish_send(board_period, claimed_ms, int(time.time() * 1000))
+        if not live_state.claim_send(config.board_id, period_id, previous_ms, claimed_ms, digest, expires_at):
+            continue  # someone published since we read: read again, and publish only what is newer
+        message = live.top_message(config, kind, period_id, top["entries"])
+        try:
+            publish(live_channels.channel(config.board_id, kind), [message])
+        except Exception:
+            live_state.release(config.board_id, period_id, claimed_ms)
+            raise
+        stats.publishes += 1
+        live_state.finish_send(config.board_id, period_id, claimed_ms, int(time.time() * 1000))
         return
-    logger.warning("gave up pushing %s: claims kept being taken", board_period)
-
-
-def _post_all(config, period_id: str, entries_: list[dict], followers: dict[str, list[str]], stats: Stats) -> None:
-    jobs = []
-    for t, connection_ids in followers.items():
-        followed = t.split("#", 1)[1]
-        data = json.dumps(live.top_message(config, followed, period_id, entries_), separators=(",", ":")).encode()
-        jobs += [(connection_id, data) for connection_id in connection_ids]
-
-    def post(job: tuple[str, bytes]) -> bool:
-        delivered = connections.post(*job)
-        if not delivered:
-            connections.remove_connection(job[0])
-        return delivered
-
-    with ThreadPoolExecutor(min(POST_THREADS, len(jobs)), thread_name_prefix="live-post") as pool:
-        results = list(pool.map(post, jobs))
-    stats.messages += sum(results)
-    stats.gone += len(results) - sum(results)
+    logger.warning("gave up publishing %s/%s: claims kept being taken", config.board_id, period_id)
 
 
 def _visible_top(config: boards.BoardConfig, period_id: str, changed: set[tuple[str, str]]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
                ("#segments#" + index partition, range start)      entries in a run of buckets
     board      ("#boards",                      board id)         a board's configuration
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
+    live sent  ("#live#" + board id,            period id)        what was last published live (broadcasting.py)
     idempotency records ("#idempotency", ...), kept by Powertools
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
@@ -204,6 +205,17 @@ def erasing_key(player_id: str) -> tuple[str, str]:
     """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the deployment's secret)
     of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
     return ERASING_PREFIX + _keyed_digest("erasure-subject", player_id), ERASING_SORT
+
+
+# --- live updates ----------------------------------------------------------------------------
+
+_LIVE_PREFIX = "#live#"
+
+
+def live_sent_key(board_id: str, period_id: str) -> tuple[str, str]:
+    """The scores-table key of what was last published for a board period (time and digest of the top): one
+    partition per board, outside the rank index (no rank key), so the streams' consumers never see it."""
+    return _LIVE_PREFIX + board_id, period_id
 
 
 # --- moderation -------------------------------------------------------------------------------

@@ -117,10 +117,6 @@ PLAYER_BOARDS_BUDGET = 200
 MAX_SUBMISSIONS_PER_MINUTE = 10_000  # the highest per-player limit a board may declare
 ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 
-# Live updates (the WebSocket API).
-LIVE_TOP = 25  # entries a pushed top holds
-LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one push per board period this often
-MAX_SUBSCRIPTIONS_PER_CONNECTION = 10
-MAX_LIVE_MESSAGE_BYTES = 1024  # a client's message (API Gateway itself takes up to 128 KB)
-LIVE_ACTIONS = ("subscribe", "unsubscribe")
-CONNECTION_LIFETIME_SECONDS = 2 * 3600  # API Gateway closes a WebSocket connection after 2 hours
+# Live updates (AppSync Events).
+LIVE_TOP = 25  # entries a published top holds
+LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one publish per board period this often

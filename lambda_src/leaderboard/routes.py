@@ -149,18 +149,11 @@ PERIOD_CLOSER = Function(
     timeout_seconds=300,
 )
 
-# Behind the WebSocket API (live updates): its routes are LIVE_ROUTES.
-LIVE_CONNECTIONS = Function(
-    "live-connections",
-    "leaderboard.handlers.live_connections.handler",
-    "WebSocket API: connect, subscribe to a board period's top, unsubscribe, disconnect",
-)
-
 # Not behind an API: Lambda feeds it the scores table's stream, a second consumer next to rank-counter.
 LIVE_BROADCASTER = Function(
     "live-broadcaster",
     "leaderboard.handlers.live_broadcaster.handler",
-    "Pushes each changed top 25 to its WebSocket subscribers, at most once a second per board period",
+    "Publishes each changed top 25 to its AppSync Events channel, at most once a second per board period",
     timeout_seconds=60,
 )
 
@@ -173,16 +166,9 @@ FUNCTIONS: tuple[Function, ...] = (
     LEADERBOARD_ADMIN,
     RANK_COUNTER,
     PERIOD_CLOSER,
-    LIVE_CONNECTIONS,
     LIVE_BROADCASTER,
 )
 
-# The WebSocket API's routes (route selection: the message's "action"), all served by LIVE_CONNECTIONS.
-# Those that answer the client (a route response) are the ones a client's message selects.
-LIVE_CONNECT, LIVE_DISCONNECT, LIVE_DEFAULT = "$connect", "$disconnect", "$default"
-LIVE_ROUTE_SELECTION = "$request.body.action"
-LIVE_ROUTES: tuple[str, ...] = (LIVE_CONNECT, LIVE_DISCONNECT, *limits.LIVE_ACTIONS, LIVE_DEFAULT)
-LIVE_ANSWERING_ROUTES: tuple[str, ...] = (*limits.LIVE_ACTIONS, LIVE_DEFAULT)
 
 # --- the shapes of ids, names, periods and bodies --------------------------------------------------
 

@@ -21,14 +21,3 @@ ERASING_MARK = "erasing"
 # leaderboard-snapshots: append-only history; one board's snapshots are one partition.
 SNAPSHOTS_PARTITION_KEY = "leaderboard_id"
 SNAPSHOTS_SORT_KEY = "taken_at"  # ISO-8601 UTC, so the sort key order is time order
-
-# leaderboard-connections: the live updates' WebSocket connections and what each one follows.
-#   (connection id, "#connection")           the connection itself
-#   (connection id, topic)                   one subscription; `topic` also in TOPIC_ATTRIBUTE (the index's key)
-#   ("#sent", topic of a board period)       what was last pushed for the board period, and when
-# Every item expires (TTL) a little after API Gateway's longest connection, so dead connections go by themselves.
-CONNECTIONS_PARTITION_KEY = "connection_id"
-CONNECTIONS_SORT_KEY = "item"
-SUBSCRIBERS_INDEX = "topic-subscribers-index"  # sparse: only subscriptions carry its partition key
-SUBSCRIBERS_INDEX_PARTITION_KEY = "topic"
-SUBSCRIBERS_INDEX_SORT_KEY = "connection_id"

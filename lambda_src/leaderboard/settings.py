@@ -38,10 +38,6 @@ class Settings:
     # only the log (tests).
     event_bus_name: str | None = None
     local_events_file: str | None = None
-    # Live updates: the WebSocket connections table, and the WebSocket API's management endpoint
-    # (https://{api}.execute-api.{region}.amazonaws.com/{stage} on AWS; the local server's URL in local runs).
-    connections_table: str | None = None
-    live_connections_url: str | None = None
     # Live updates through AWS AppSync Events (live_channels.py): the Event API's HTTP endpoint the broadcaster
     # publishes to (POST <url>/event, IAM-signed; https://<http domain> on AWS, the local stand-in's URL in local
     # runs), its real-time WebSocket URL (wss://<realtime domain>/event/realtime) and the subscribe-only API key
@@ -83,8 +79,6 @@ def get_settings() -> Settings:
         game_api_key_id=env.get("GAME_API_KEY_ID") or None,
         event_bus_name=env.get("EVENT_BUS_NAME") or None,
         local_events_file=env.get("LOCAL_EVENTS_FILE") or None,
-        connections_table=env.get("CONNECTIONS_TABLE") or None,
-        live_connections_url=env.get("LIVE_CONNECTIONS_URL") or None,
         live_events_http_url=env.get("LIVE_EVENTS_HTTP_URL") or None,
         live_events_realtime_url=env.get("LIVE_EVENTS_REALTIME_URL") or None,
         live_events_api_key=env.get("LIVE_EVENTS_API_KEY") or None,

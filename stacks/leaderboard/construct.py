@@ -35,9 +35,10 @@ class Leaderboard(Construct):
     Settings are keyword arguments, the fields of `LeaderboardProps` (or one `props=` object); every one has a
     default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard.
 
-    Attributes: `api` (RestApi), `live_api` (the WebSocket API of live updates) and `live_url` (its wss:// URL),
+    Attributes: `api` (RestApi), `live_api` (the AppSync Event API of live updates) and `live_url` (its real-time
+    wss:// URL),
     `edge` and `edge_url` (CloudFront in front of the API's public reads: the API's paths, cached),
-    `scores_table`, `snapshots_table` and `connections_table` (also `tables`), `functions` (by name, e.g.
+    `scores_table` and `snapshots_table` (also `tables`), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
     `vpc`, `alarm_topic` and `operations_dashboard` (None where turned off).
     """
@@ -80,14 +81,11 @@ class Leaderboard(Construct):
             "Live",
             props=props,
             tables=self.tables,
-            role=self.role,
             role_policy=self.api_construct.role_policy,
             functions=self.functions,
-            api_gateway_account=self.api_construct.api_gateway_account,
         )
         self.live_api = self.live.api
-        self.live_url: str = self.live.url
-        self.connections_table: ddb.Table = self.tables.connections
+        self.live_url: str = self.live.realtime_url
         self.season = SeasonClosing(
             self,
             "Season",
@@ -106,6 +104,8 @@ class Leaderboard(Construct):
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
                 admin_key_secret=self.api_construct.admin_key_secret,
+                # The page connects to the Event API's realtime endpoint itself; Nginx's CSP names exactly it.
+                live_realtime_url=self.live.realtime_url,
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:
@@ -116,7 +116,7 @@ class Leaderboard(Construct):
                 tables=self.tables,
                 functions=self.functions,
                 api=self.api,
-                live_stage=self.live.stage,
+                live=self.live,
                 failure_queues={
                     routes.RANK_COUNTER.name: self.rank_counter.failures,
                     routes.LIVE_BROADCASTER.name: self.live.failures,

@@ -62,31 +62,10 @@ class LeaderboardTables(Construct):
             sort_key=_string(schema.SNAPSHOTS_SORT_KEY),
             **common,
         )
-        # Live updates: WebSocket connections and their subscriptions, short-lived (TTL). Kept in production like
-        # the other tables (the removal_policy prop's one rule), though nothing in it outlives a connection long.
-        self.connections = ddb.Table(
-            self,
-            "Connections",
-            partition_key=_string(schema.CONNECTIONS_PARTITION_KEY),
-            sort_key=_string(schema.CONNECTIONS_SORT_KEY),
-            time_to_live_attribute=schema.TTL_ATTRIBUTE,
-            **common,
-        )
-        # Sparse (only subscriptions carry a topic), keys only: a board period's subscribers are one partition.
-        self.connections.add_global_secondary_index(
-            index_name=schema.SUBSCRIBERS_INDEX,
-            partition_key=_string(schema.SUBSCRIBERS_INDEX_PARTITION_KEY),
-            sort_key=_string(schema.SUBSCRIBERS_INDEX_SORT_KEY),
-            projection_type=ddb.ProjectionType.KEYS_ONLY,
-        )
-        for table in (self.scores, self.snapshots, self.connections):
+        for table in (self.scores, self.snapshots):
             for name, value in (overrides or {}).items():
                 table.node.default_child.add_property_override(name, value)
 
     @property
     def rank_index_arn(self) -> str:
         return f"{self.scores.table_arn}/index/{schema.RANK_INDEX}"
-
-    @property
-    def subscribers_index_arn(self) -> str:
-        return f"{self.connections.table_arn}/index/{schema.SUBSCRIBERS_INDEX}"

@@ -20,7 +20,6 @@ from collections.abc import Mapping
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
-from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_ec2 as ec2
@@ -33,8 +32,9 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from .data import LeaderboardTables
+from .live import LiveUpdates
 from .nag import acknowledge
-from .paths import metrics, routes, schema
+from .paths import live_channels, metrics, routes, schema
 from .props import LeaderboardProps
 
 ONE_MINUTE = Duration.minutes(1)
@@ -68,10 +68,10 @@ CONFLICT_PERCENT = 25
 # them over) above 60 s for 5 minutes. Normally it is a second or two (the batching window plus a recount); past a
 # minute, ranks and totals are a minute behind the writes and the function is failing or cannot keep up.
 COUNTER_LAG_SECONDS = 60
-# Live updates: the live-broadcaster function's stream iterator age above 30 s for 5 minutes. A push normally
-# reaches viewers within a second or two of the write (at most one a second per board period, plus the posts); past
-# half a minute the dashboards' "live" tables are stale while saying they are live: the broadcaster fails, or its
-# posts to every viewer take longer than the changes keep coming. (Records older than a minute are dropped.)
+# Live updates: the live-broadcaster function's stream iterator age above 30 s for 5 minutes. A publish normally
+# reaches viewers within a second or two of the write (at most one a second per board period, one publish each);
+# past half a minute the dashboards' "live" tables are stale while saying they are live: the broadcaster fails, or
+# the changes keep coming faster than it publishes. (Records older than a minute are dropped.)
 LIVE_LAG_SECONDS = 30
 # The dashboard instance: its status check failing for 5 minutes in a row (a reboot passes within that); no data
 # at all means the instance is stopped or gone, which is an outage of the dashboard too.
@@ -85,7 +85,7 @@ def _pascal(name: str) -> str:
 class LeaderboardMonitoring(Construct):
     """Alarms on the API, every function, the scores table and its rank index, the rank counters' and the live
     pushes' lag, and the dashboard instance; they notify `alarm_topic`. `operations_dashboard` shows the same
-    figures, the live WebSocket API's traffic and errors, and the service's own EMF metrics."""
+    figures, the live Event API's publishes, deliveries and connections, and the service's own EMF metrics."""
 
     def __init__(
         self,
@@ -96,7 +96,7 @@ class LeaderboardMonitoring(Construct):
         tables: LeaderboardTables,
         functions: Mapping[str, lambda_.IFunction],
         api: apigw.RestApi,
-        live_stage: apigwv2.WebSocketStage,
+        live: LiveUpdates,
         failure_queues: Mapping[str, sqs.IQueue] = {},  # noqa: B006 (read only)
         instance: ec2.Instance | None = None,
     ) -> None:
@@ -109,7 +109,7 @@ class LeaderboardMonitoring(Construct):
 
         rows = [self._api(api), self._functions(functions), self._scores_table(tables), self._service(functions)]
         rows.append(self._rank_counter(functions[routes.RANK_COUNTER.name]))
-        rows.append(self._live(live_stage, functions[routes.LIVE_BROADCASTER.name]))
+        rows.append(self._live(live, functions[routes.LIVE_BROADCASTER.name]))
         rows.append(self._failures(failure_queues))
         if instance is not None:
             rows.append(self._instance(instance))
@@ -433,28 +433,97 @@ class LeaderboardMonitoring(Construct):
             )
         ]
 
-    def _live(self, stage: apigwv2.WebSocketStage, broadcaster: lambda_.IFunction) -> list[cw.IWidget]:
-        """The WebSocket API's traffic and errors, and how far the pushes lag the writes."""
+    def _live(self, live: LiveUpdates, broadcaster: lambda_.IFunction) -> list[cw.IWidget]:
+        """AppSync Events: the broadcaster's publishes (the HTTP endpoint's errors), deliveries and connections
+        (the real-time endpoint's), and how far the publishes lag the writes. Metric names and dimensions: AWS
+        AppSync Events' "CloudWatch metrics" page (docs.aws.amazon.com/appsync/latest/eventapi/cw-metrics.html):
+        the HTTP endpoint's per EventAPIId, the real-time endpoint's per EventAPIId and ChannelNamespaceName."""
+        api_id = {"EventAPIId": live.api.api_id}
+        namespace = {**api_id, "ChannelNamespaceName": live_channels.NAMESPACE}
 
-        def websocket(metric: str) -> cw.Metric:
-            return stage.metric(metric, statistic="Sum", period=FIVE_MINUTES, label=metric)
+        def appsync_metric(name: str, dimensions: dict, statistic: str = "Sum") -> cw.Metric:
+            return cw.Metric(
+                namespace="AWS/AppSync",
+                metric_name=name,
+                dimensions_map=dimensions,
+                statistic=statistic,
+                period=FIVE_MINUTES,
+            )
 
+        # Only the broadcaster uses the HTTP endpoint (clients subscribe over the WebSocket): any error there is a
+        # failed publish (4xx: signature, permission or body; 5xx: AppSync's side).
+        publish_errors = cw.MathExpression(
+            expression="client + server",
+            using_metrics={
+                "client": appsync_metric("4XXError", api_id),
+                "server": appsync_metric("5XXError", api_id),
+            },
+            period=FIVE_MINUTES,
+        )
+        self._alarm(
+            "LivePublishErrors",
+            publish_errors,
+            threshold=0,
+            periods=(2, 3),
+            description="AppSync Events refused the broadcaster's publishes in 2 of 3 five-minute periods: live "
+            "viewers get no new tops. Read the live-broadcaster function's log group (PublishFailed names the "
+            "status and AppSync's answer: 403 is the role's appsync:EventPublish or the signature).",
+        )
+        delivery_errors = appsync_metric("PublishDataMessageServerError", namespace)
+        self._alarm(
+            "LiveDeliveryErrors",
+            delivery_errors,
+            threshold=0,
+            periods=(2, 3),
+            description="AppSync Events failed to deliver events to subscribers in 2 of 3 five-minute periods "
+            "(its own errors, not the clients'). Check the AWS Health Dashboard for AppSync in this region.",
+        )
+        connected = appsync_metric("ConnectSuccess", namespace)
+        refused = appsync_metric("ConnectClientError", namespace)
+        refused_share = cw.MathExpression(
+            expression="IF(ok + refused > 0, refused / (ok + refused), 0)",
+            using_metrics={"ok": connected, "refused": refused},
+            period=FIVE_MINUTES,
+        )
+        self._alarm(
+            "LiveConnectionsRefused",
+            refused_share,
+            threshold=0.5,
+            periods=(3, 3),
+            description="More than half of the live WebSocket connections were refused for 15 minutes: most "
+            "likely the subscribe-only API key expired or was rotated away (props live_api_key_expires, "
+            "live_api_key_generation); clients then fall back to polling.",
+        )
         return [
             _graph(
-                "Live: connections and messages (per 5 min)", [websocket("ConnectCount"), websocket("MessageCount")]
+                "Live: publishes and their errors (per 5 min)",
+                [
+                    appsync_metric("4XXError", api_id).with_(label="4xx"),
+                    appsync_metric("5XXError", api_id).with_(label="5xx"),
+                ],
             ),
             _graph(
-                "Live: errors (per 5 min)",
-                [websocket("ClientError"), websocket("IntegrationError"), websocket("ExecutionError")],
+                "Live: connections and deliveries",
+                [
+                    appsync_metric("ActiveConnections", namespace).with_(label="active connections"),
+                    appsync_metric("ActiveSubscriptions", namespace).with_(label="active subscriptions"),
+                ],
+                right=[
+                    connected.with_(label="connections made"),
+                    appsync_metric("PublishDataMessageSuccess", namespace).with_(label="delivered"),
+                    delivery_errors.with_(label="delivery errors"),
+                    refused.with_(label="connections refused"),
+                    appsync_metric("ConnectServerError", namespace).with_(label="connection errors"),
+                ],
             ),
             self._stream_lag(
                 "LivePushLag",
                 broadcaster,
                 seconds=LIVE_LAG_SECONDS,
-                title="Live pushes: lag behind the writes",
+                title="Live publishes: lag behind the writes",
                 description=f"Live updates are more than {LIVE_LAG_SECONDS} s behind the writes for 5 minutes: "
-                "pages that follow a board over the WebSocket show a stale top. Read the live-broadcaster function's "
-                "log group and its duration (posting to many viewers of one board takes longer).",
+                "pages that follow a board live show a stale top. Read the live-broadcaster function's log group "
+                "and its duration.",
             ),
         ]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from . import dashboard_ec2 as _dashboard_package
 from . import runtime as _runtime_package
-from .runtime.leaderboard import limits, metrics, routes, schema
+from .runtime.leaderboard import limits, live_channels, metrics, routes, schema
 
 LAMBDA_SRC = Path(next(iter(_runtime_package.__path__)))
 DASHBOARD_DIR = Path(next(iter(_dashboard_package.__path__)))
 
-__all__ = ["LAMBDA_SRC", "DASHBOARD_DIR", "limits", "metrics", "routes", "schema"]
+__all__ = ["LAMBDA_SRC", "DASHBOARD_DIR", "limits", "live_channels", "metrics", "routes", "schema"]

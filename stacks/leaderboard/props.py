@@ -23,9 +23,13 @@ SUBMISSIONS_PER_SHARD_PER_SECOND = 500
 # Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
 # every 2 s sends, and room for a few dozen players behind one carrier NAT.
 DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
+# The live API key's expiry when the app gives none: a release of this package moves it forward (within AppSync's
+# 365 days of the release). Apps deployed for longer set `live_api_key_expires` themselves.
+DEFAULT_LIVE_API_KEY_EXPIRES = "2027-11-30"
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
+_ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
@@ -99,9 +103,13 @@ class LeaderboardProps:
     from (a cached URL costs the origin about one request per max-age and edge cache); per-player URLs miss the
     cache, so raise it with the players who look themselves up each second."""
     public_read_burst_limit: int = 200
-    live_rate_limit: float = 25.0
-    """The WebSocket API (live updates): new connections and client messages per second, stage-wide."""
-    live_burst_limit: int = 50
+    live_api_key_expires: str = DEFAULT_LIVE_API_KEY_EXPIRES
+    """The day (ISO 8601, UTC midnight) the live updates' subscribe-only AppSync API key expires. AppSync takes 1 to
+    365 days ahead at deploy time: move it forward at least once a year (an in-place update, the key stays the
+    same, clients notice nothing). A fixed date, not "now + 365 days": synth gives the same template every day."""
+    live_api_key_generation: int = 1
+    """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
+    (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
     game_key_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
     """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
     the simulator. Each key is refused on the other key's routes. The game key's default is what one board period
@@ -201,6 +209,12 @@ class LeaderboardProps:
             10 <= self.waf_requests_per_5_minutes_per_ip <= 2_000_000_000
         ):
             raise ValueError("waf_requests_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
+        if not isinstance(self.live_api_key_expires, str) or not _ISO_DAY.fullmatch(self.live_api_key_expires):
+            raise ValueError(f"live_api_key_expires must be a day such as 2027-11-30: {self.live_api_key_expires!r}")
+        if isinstance(self.live_api_key_generation, bool) or not (
+            isinstance(self.live_api_key_generation, int) and 1 <= self.live_api_key_generation <= 9999
+        ):
+            raise ValueError("live_api_key_generation must be an integer from 1 to 9999")
 
     @property
     def is_prod(self) -> bool:

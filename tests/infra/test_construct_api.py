@@ -153,7 +153,7 @@ def test_a_vpc_with_private_subnets_gets_a_fully_private_dashboard():
 def test_overrides_reach_every_table_and_function(customized):
     _, _, template = customized
     tables = template.find_resources("AWS::DynamoDB::Table").values()
-    assert len(tables) == 3 and all(t["Properties"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS" for t in tables)
+    assert len(tables) == 2 and all(t["Properties"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS" for t in tables)
     functions = template.find_resources("AWS::Lambda::Function").values()
     assert functions and all(f["Properties"]["Timeout"] == 9 for f in functions)
 

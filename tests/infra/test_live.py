@@ -1,11 +1,16 @@
-"""Live updates: the WebSocket API, its routes and stage, the connections table, the broadcaster's stream mapping
-and the shared role's statements for them."""
+"""Live updates: the AppSync Event API, its `leaderboard` namespace and auth modes, the subscribe-only API key,
+the broadcaster's stream mapping, the shared role's publish permission (that namespace only), and nothing left of
+the WebSocket API and its connections table."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
-from leaderboard import routes, schema
+import pytest
+from cdk_leaderboard.props import DEFAULT_LIVE_API_KEY_EXPIRES, LeaderboardProps
+
+from leaderboard import live_channels, routes, schema
 from tests.support.cloudfront import dashboard_only
 
 
@@ -18,78 +23,51 @@ def _handler_of(template, function_ref: dict) -> str:
     return functions[function_ref["Ref"]]["Properties"]["Handler"]
 
 
-def test_websocket_api_selects_routes_by_action(template):
-    (api,) = resources(template, "AWS::ApiGatewayV2::Api").values()
-    assert api["Properties"]["ProtocolType"] == "WEBSOCKET"
-    assert api["Properties"]["RouteSelectionExpression"] == "$request.body.action"
-    assert "Name" in api["Properties"]  # unique per stack and construct path
+def _auth(modes: list[dict]) -> list[str]:
+    return [m["AuthType"] for m in modes]
 
 
-def test_every_live_route_goes_to_the_live_connections_function_without_a_key(template):
-    """$connect, $disconnect, subscribe, unsubscribe and $default (which answers unknown actions), each integrated
-    with the live-connections function; the routes a message selects answer the client (route responses)."""
-    routes_ = {
-        r["Properties"]["RouteKey"]: r["Properties"] for r in resources(template, "AWS::ApiGatewayV2::Route").values()
-    }
-    assert (
-        set(routes_) == set(routes.LIVE_ROUTES) == {"$connect", "$disconnect", "subscribe", "unsubscribe", "$default"}
-    )
-    integrations = resources(template, "AWS::ApiGatewayV2::Integration")
-    permissions = resources(template, "AWS::Lambda::Permission")
-    for key, route in routes_.items():
-        assert route.get("AuthorizationType", "NONE") == "NONE", key  # reads need no key
-        integration_id = route["Target"]["Fn::Join"][1][1]["Ref"]
-        integration = integrations[integration_id]["Properties"]
-        assert integration["IntegrationType"] == "AWS_PROXY"
-        uri = json.dumps(integration["IntegrationUri"])
-        functions = resources(template, "AWS::Lambda::Function")
-        (target,) = [fid for fid in functions if fid in uri]
-        assert functions[target]["Properties"]["Handler"] == routes.LIVE_CONNECTIONS.handler
-        assert any(json.dumps(p["Properties"]["FunctionName"]).count(target) for p in permissions.values())
-    # one integration and one invoke permission for all five routes, scoped to this API
-    assert len(integrations) == 1
-    (invoke,) = [
-        p["Properties"] for p in permissions.values() if json.dumps(p["Properties"]["FunctionName"]).count(target)
-    ]
-    assert invoke["Principal"] == "apigateway.amazonaws.com"
-    assert "WebSocketApi" in json.dumps(invoke["SourceArn"]) and json.dumps(invoke["SourceArn"]).endswith('"/*"]]}')
-    answering = {
-        r["Properties"]["RouteId"]["Ref"] for r in resources(template, "AWS::ApiGatewayV2::RouteResponse").values()
-    }
-    by_id = {rid: r["Properties"]["RouteKey"] for rid, r in resources(template, "AWS::ApiGatewayV2::Route").items()}
-    assert {by_id[rid] for rid in answering} == set(routes.LIVE_ANSWERING_ROUTES)
+def test_one_event_api_subscribes_with_an_api_key_and_publishes_with_iam_only(template):
+    """Connect: the API key (browsers, game clients) or IAM; subscribe: the API key; publish: IAM only."""
+    (api_id, api) = next(iter(resources(template, "AWS::AppSync::Api").items()))
+    config = api["Properties"]["EventConfig"]
+    assert sorted(_auth(config["AuthProviders"])) == ["API_KEY", "AWS_IAM"]
+    assert sorted(_auth(config["ConnectionAuthModes"])) == ["API_KEY", "AWS_IAM"]
+    assert _auth(config["DefaultPublishAuthModes"]) == ["AWS_IAM"]
+    assert _auth(config["DefaultSubscribeAuthModes"]) == ["API_KEY"]
+    assert "Name" in api["Properties"] and len(api["Properties"]["Name"]) <= 50
+    assert len(resources(template, "AWS::AppSync::Api")) == 1
 
 
-def test_websocket_stage_has_json_access_logs_and_a_throttle(template):
-    (stage,) = resources(template, "AWS::ApiGatewayV2::Stage").values()
-    p = stage["Properties"]
-    assert p["StageName"] == "dev" and p["AutoDeploy"] is True
-    assert p["DefaultRouteSettings"]["ThrottlingRateLimit"] == 25
-    assert p["DefaultRouteSettings"]["ThrottlingBurstLimit"] == 50
-    fields = json.loads(p["AccessLogSettings"]["Format"])
-    assert {"requestId", "ip", "routeKey", "status", "connectionId"} <= set(fields)
-    assert "Fn::GetAtt" in p["AccessLogSettings"]["DestinationArn"]
-    # the account's API Gateway logging role comes first, as for the REST stage
-    assert any("ApiGatewayAccount" in d for d in stage.get("DependsOn", []))
+def test_the_leaderboard_namespace_takes_publishes_signed_with_iam_and_subscriptions_with_the_key(template):
+    (namespace,) = resources(template, "AWS::AppSync::ChannelNamespace").values()
+    p = namespace["Properties"]
+    assert p["Name"] == live_channels.NAMESPACE == "leaderboard"
+    assert _auth(p["PublishAuthModes"]) == ["AWS_IAM"]  # an API key holder cannot publish
+    assert _auth(p["SubscribeAuthModes"]) == ["API_KEY"]
+    assert "CodeHandlers" not in p and not p.get("HandlerConfigs")  # no handler: events pass as published
 
 
-def test_connections_table_keys_sparse_subscribers_index_and_ttl(template):
-    (table,) = [
-        t["Properties"]
-        for t in resources(template, "AWS::DynamoDB::Table").values()
-        if t["Properties"]["KeySchema"][0]["AttributeName"] == schema.CONNECTIONS_PARTITION_KEY
-    ]
-    assert table["KeySchema"][1] == {"AttributeName": schema.CONNECTIONS_SORT_KEY, "KeyType": "RANGE"}
-    assert table["TimeToLiveSpecification"] == {"AttributeName": schema.TTL_ATTRIBUTE, "Enabled": True}
-    assert table["BillingMode"] == "PAY_PER_REQUEST"
-    (index,) = table["GlobalSecondaryIndexes"]
-    assert index["IndexName"] == schema.SUBSCRIBERS_INDEX
-    assert index["KeySchema"] == [
-        {"AttributeName": schema.SUBSCRIBERS_INDEX_PARTITION_KEY, "KeyType": "HASH"},
-        {"AttributeName": schema.SUBSCRIBERS_INDEX_SORT_KEY, "KeyType": "RANGE"},
-    ]
-    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
-    assert "StreamSpecification" not in table
+def test_the_subscribe_key_expires_on_the_prop_s_fixed_day(template):
+    """A fixed date (synth is pure: the same template every day); AppSync rounds it down to the hour."""
+    (key,) = resources(template, "AWS::AppSync::ApiKey").values()
+    expected = int(datetime.fromisoformat(DEFAULT_LIVE_API_KEY_EXPIRES).replace(tzinfo=UTC).timestamp())
+    assert key["Properties"]["Expires"] == expected and expected % 3600 == 0
+    assert key["Properties"]["ApiId"]["Fn::GetAtt"][1] == "ApiId"
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"live_api_key_expires": "2027-13-01"}, "live_api_key_expires"),
+        ({"live_api_key_expires": "in a year"}, "live_api_key_expires"),
+        ({"live_api_key_generation": 0}, "live_api_key_generation"),
+        ({"live_api_key_generation": True}, "live_api_key_generation"),
+    ],
+)
+def test_bad_live_key_props_fail_at_synth(fields, says):
+    with pytest.raises(ValueError, match=says):
+        LeaderboardProps(**fields)
 
 
 def test_broadcaster_reads_the_scores_stream_from_now_on_entries_only(template):
@@ -110,16 +88,22 @@ def test_broadcaster_reads_the_scores_stream_from_now_on_entries_only(template):
     ]
 
 
-def test_live_functions_know_the_connections_table_and_the_callback_url(template):
-    functions = resources(template, "AWS::Lambda::Function").values()
-    for f in functions:
-        env = f["Properties"]["Environment"]["Variables"]
-        if f["Properties"]["Handler"] in (routes.LIVE_CONNECTIONS.handler, routes.LIVE_BROADCASTER.handler):
-            assert "Ref" in env["CONNECTIONS_TABLE"]
-            url = json.dumps(env["LIVE_CONNECTIONS_URL"])
-            assert url.startswith('{"Fn::Join": ["", ["https://"') and "/dev" in url
-        else:  # nothing else gets them
-            assert "CONNECTIONS_TABLE" not in env and "LIVE_CONNECTIONS_URL" not in env
+def test_the_broadcaster_knows_where_to_publish_and_discovery_what_to_hand_out(template):
+    by_handler = {
+        f["Properties"]["Handler"]: f["Properties"]["Environment"]["Variables"]
+        for f in resources(template, "AWS::Lambda::Function").values()
+    }
+    broadcaster = by_handler.pop(routes.LIVE_BROADCASTER.handler)
+    discovery = by_handler.pop(routes.LEADERBOARD_ADMIN.handler)  # GET /leaderboards/{board}
+    http = json.dumps(broadcaster["LIVE_EVENTS_HTTP_URL"])
+    assert http.startswith('{"Fn::Join": ["", ["https://", {"Fn::GetAtt": [') and '"Dns.Http"' in http
+    assert "LIVE_EVENTS_API_KEY" not in broadcaster  # it signs with IAM
+    assert discovery["LIVE_EVENTS_HTTP_URL"] == broadcaster["LIVE_EVENTS_HTTP_URL"]
+    realtime = json.dumps(discovery["LIVE_EVENTS_REALTIME_URL"])
+    assert '"wss://"' in realtime and '"Dns.Realtime"' in realtime and realtime.endswith('"/event/realtime"]]}')
+    assert discovery["LIVE_EVENTS_API_KEY"]["Fn::GetAtt"][1] == "ApiKey"
+    for env in by_handler.values():  # nothing else gets them
+        assert not {n for n in env if n.startswith("LIVE_")}
 
 
 def _statements(template) -> dict[str, dict]:
@@ -128,40 +112,54 @@ def _statements(template) -> dict[str, dict]:
     return {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
 
 
-def test_shared_role_may_use_the_connections_table_its_index_and_push_to_this_stage_only(template):
+def test_shared_role_may_publish_to_the_leaderboard_namespace_only(template):
     statements = _statements(template)
-    rw = statements["LiveConnectionsReadWrite"]
-    assert sorted(rw["Action"]) == [
-        "dynamodb:DeleteItem",
-        "dynamodb:GetItem",
-        "dynamodb:PutItem",
-        "dynamodb:Query",
-        "dynamodb:UpdateItem",
-    ]
-    assert rw["Resource"]["Fn::GetAtt"][1] == "Arn" and "Connections" in rw["Resource"]["Fn::GetAtt"][0]
-    index = json.dumps(statements["LiveSubscribersQuery"]["Resource"])
-    assert statements["LiveSubscribersQuery"]["Action"] == "dynamodb:Query"
-    assert f"/index/{schema.SUBSCRIBERS_INDEX}" in index and "index/*" not in index
-    push = statements["LivePush"]
-    assert push["Action"] == "execute-api:ManageConnections"
-    arn = json.dumps(push["Resource"])
-    assert "WebSocketApi" in arn and arn.endswith('"/dev/POST/@connections/*"]]}')
+    publish = statements["LivePublish"]
+    assert publish["Action"] == "appsync:EventPublish"
+    (api_id,) = resources(template, "AWS::AppSync::Api")
+    assert publish["Resource"] == {
+        "Fn::Join": [
+            "",
+            [
+                "arn:",
+                {"Ref": "AWS::Partition"},
+                ":appsync:",
+                {"Ref": "AWS::Region"},
+                ":",
+                {"Ref": "AWS::AccountId"},
+                ":apis/",
+                {"Fn::GetAtt": [api_id, "ApiId"]},
+                "/channelNamespace/leaderboard",
+            ],
+        ]
+    }
+    appsync = [s for s in statements.values() if "appsync:" in json.dumps(s["Action"])]
+    assert appsync == [publish]  # no other AppSync action (no connect, subscribe or management) on the role
+
+
+def test_nothing_is_left_of_the_websocket_api_and_its_connections_table(template):
+    assert not resources(template, "AWS::ApiGatewayV2::Api") and not resources(template, "AWS::ApiGatewayV2::Stage")
+    tables = resources(template, "AWS::DynamoDB::Table").values()
+    assert len(tables) == 2  # scores and snapshots
+    assert all("connection_id" not in json.dumps(t["Properties"]["KeySchema"]) for t in tables)
+    handlers = {f["Properties"]["Handler"] for f in resources(template, "AWS::Lambda::Function").values()}
+    assert not any("live_connections" in h for h in handlers)
+    actions = json.dumps(_statements(template))
+    assert "execute-api:ManageConnections" not in actions and "Connections" not in actions
 
 
 def test_live_url_is_an_output_with_a_stable_id(template):
     outputs = template.to_json()["Outputs"]
     assert "LiveUrl" in outputs
-    assert "wss://" in json.dumps(outputs["LiveUrl"]["Value"])
+    value = json.dumps(outputs["LiveUrl"]["Value"])
+    assert '"wss://"' in value and "Dns.Realtime" in value
 
 
 def test_cloudfront_passes_the_websocket_handshake_to_nginx(template):
-    """CloudFront forwards a WebSocket upgrade when the behaviour sends the viewer's Sec-WebSocket-* headers: the
-    dashboard's one behaviour sends every viewer header (the managed AllViewer policy), caches nothing and allows
-    GET, so wss://<dashboard>/live reaches Nginx (through the VPC origin: CloudFront carries WebSockets to VPC
-    origins since May 2026)."""
+    """Unchanged by AppSync (the dashboard's client connects to AppSync's real-time endpoint itself): CloudFront
+    still forwards every viewer header to Nginx, caches nothing and allows GET."""
     (distribution,) = dashboard_only(resources(template, "AWS::CloudFront::Distribution")).values()
     behaviour = distribution["Properties"]["DistributionConfig"]["DefaultCacheBehavior"]
     assert behaviour["OriginRequestPolicyId"] == "216adef6-5c7f-47e4-b989-5492eafa07d3"  # AllViewer
     assert behaviour["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # CachingDisabled
     assert "GET" in behaviour["AllowedMethods"]
-    assert "CacheBehaviors" not in distribution["Properties"]["DistributionConfig"]  # /live takes the default

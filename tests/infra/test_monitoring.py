@@ -182,8 +182,9 @@ def test_every_alarm_notifies_the_topic_when_it_fires_and_when_it_clears(stage, 
     topic = ref(t, "AWS::SNS::Topic")
     found = alarms(t)
     # API 5xx and latency, errors and throttles per function, 4 DynamoDB throttles, conflicts, the rank
-    # counters' lag, the live pushes' lag, the instance, the two stream consumers' dead-letter queues.
-    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 1 + 2
+    # counters' lag, the live publishes' lag, the live Event API's publish errors, delivery errors and refused
+    # connections, the instance, the two stream consumers' dead-letter queues.
+    assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 3 + 1 + 2
     for logical_id, alarm in found.items():
         assert alarm["AlarmActions"] == [topic] and alarm["OKActions"] == [topic], logical_id
         assert "AlarmName" not in alarm, logical_id
@@ -307,19 +308,52 @@ def test_the_live_push_lag_alarm_reads_the_broadcasters_stream_iterator_age(temp
     assert (lag["DatapointsToAlarm"], lag["EvaluationPeriods"]) == (5, 5)
 
 
-def test_the_websocket_stages_traffic_and_errors_are_graphed(template):
-    """Connections, messages and the three error counts of the live WebSocket API's stage, per 5 minutes."""
+def _event_api_alarms(t) -> dict[str, dict]:
+    names = ("LivePublishErrors", "LiveDeliveryErrors", "LiveConnectionsRefused")
+    return {logical_id: a for logical_id, a in alarms(t).items() if any(n in logical_id for n in names)}
+
+
+def _metric_stats(alarm: dict) -> dict[str, dict]:
+    """id -> MetricStat.Metric of an alarm on a math expression."""
+    return {m["Id"]: m["MetricStat"]["Metric"] for m in alarm["Metrics"] if "MetricStat" in m}
+
+
+def test_the_event_api_s_publish_errors_delivery_errors_and_refused_connections_are_alarmed(template):
+    """AppSync Events' own metrics (namespace AWS/AppSync): the HTTP endpoint's 4XXError + 5XXError per EventAPIId
+    (only the broadcaster publishes there), the real-time endpoint's PublishDataMessageServerError and the share of
+    ConnectClientError per EventAPIId and ChannelNamespaceName (an expired API key refuses every client)."""
     t = template.to_json()
-    websocket_api = ref(t, "AWS::ApiGatewayV2::Api")
-    (stage,) = [s["Properties"]["StageName"] for s in of_type(t, "AWS::ApiGatewayV2::Stage").values()]
-    graphed = {
-        row[1]: row[-1]["stat"]
-        for row in metric_rows(t)
-        if row[0] == "AWS/ApiGateway" and row[2:6] == ["ApiId", websocket_api, "Stage", stage]
+    api = {"Fn::GetAtt": [ref(t, "AWS::AppSync::Api")["Ref"], "ApiId"]}
+    found = _event_api_alarms(t)
+    by_name = {
+        next(n for n in ("PublishErrors", "DeliveryErrors", "ConnectionsRefused") if n in k): a
+        for k, a in found.items()
     }
-    assert graphed == {
-        name: "Sum" for name in ("ConnectCount", "MessageCount", "ClientError", "IntegrationError", "ExecutionError")
+    assert set(by_name) == {"PublishErrors", "DeliveryErrors", "ConnectionsRefused"} and len(found) == 3
+
+    publish = _metric_stats(by_name["PublishErrors"])
+    assert {m["MetricName"] for m in publish.values()} == {"4XXError", "5XXError"}
+    for metric in publish.values():
+        assert metric["Namespace"] == "AWS/AppSync" and metric["Dimensions"] == [{"Name": "EventAPIId", "Value": api}]
+    assert by_name["PublishErrors"]["Threshold"] == 0
+
+    delivery = by_name["DeliveryErrors"]
+    assert delivery["Namespace"] == "AWS/AppSync" and delivery["MetricName"] == "PublishDataMessageServerError"
+    assert {d["Name"]: d["Value"] for d in delivery["Dimensions"]} == {
+        "EventAPIId": api,
+        "ChannelNamespaceName": "leaderboard",
     }
+
+    refused = by_name["ConnectionsRefused"]
+    assert {m["MetricName"] for m in _metric_stats(refused).values()} == {"ConnectSuccess", "ConnectClientError"}
+    assert refused["Threshold"] == 0.5 and (refused["DatapointsToAlarm"], refused["EvaluationPeriods"]) == (3, 3)
+
+
+def test_the_event_api_s_connections_and_deliveries_are_graphed(template):
+    t = template.to_json()
+    graphed = {row[1] for row in metric_rows(t) if row[0] == "AWS/AppSync"}
+    assert {"ActiveConnections", "ActiveSubscriptions", "PublishDataMessageSuccess", "ConnectServerError"} <= graphed
+    assert not [row for row in metric_rows(t) if row[0] == "AWS/ApiGateway" and "ApiId" in row]  # no WebSocket API
 
 
 def test_the_readmes_alarm_cost_counts_the_alarm_metrics_of_the_template(prod_template):

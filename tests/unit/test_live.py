@@ -1,141 +1,156 @@
-"""Live updates under moto: the WebSocket routes' handler (validation, connection bookkeeping, limits) and the
-broadcaster's decisions (who gets a push, once a second, nothing when the top is unchanged)."""
+"""The live broadcaster under moto: which changes it publishes to AppSync Events and where (one event per changed
+top, to the board period's channel), at most once a second, never losing the last top, releasing a failed publish;
+through an in-memory publisher, and once end to end through the real publish client to a local HTTP endpoint."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from leaderboard import boards, broadcasting, limits, routes, schema
-from leaderboard.data import connections
-from leaderboard.handlers import live_connections
+from leaderboard import boards, broadcasting, keys, limits, live_channels
+from leaderboard.clock import now_utc
+from leaderboard.data import dynamo, live_events, live_state
+from leaderboard.handlers import live_broadcaster
+from leaderboard.settings import get_settings
+from tests.support.lambda_api import call
+from tests.support.live_endpoint import Endpoint
 
 
-def event(route: str, connection_id: str = "conn-1=", body: object = None) -> dict:
-    e = {"requestContext": {"routeKey": route, "connectionId": connection_id, "eventType": "MESSAGE"}}
-    if body is not None:
-        e["body"] = body if isinstance(body, str) else json.dumps(body)
-    return e
+class Publisher:
+    """An in-memory AppSync: records what is published; fails the next `failures` publishes."""
 
+    def __init__(self, failures: int = 0):
+        self.published: list[tuple[str, list[dict]]] = []
+        self.failures = failures
 
-def call(route: str, body: object = None, connection_id: str = "conn-1=") -> tuple[int, dict | None]:
-    answer = live_connections.handler(event(route, connection_id, body))
-    return answer["statusCode"], json.loads(answer["body"]) if "body" in answer else None
-
-
-def items(ddb) -> list[dict]:
-    table = next(t for t in ddb.list_tables()["TableNames"] if "Connections" in t)
-    return ddb.scan(TableName=table)["Items"]
+    def __call__(self, channel: str, events: list[dict]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise live_events.PublishFailed("publish to x answered 500: internal", 500)
+        self.published.append((channel, events))
 
 
 @pytest.fixture
-def connected(ddb):
-    assert call(routes.LIVE_CONNECT) == (200, None)
+def live_on(ddb, monkeypatch):
+    monkeypatch.setenv("LIVE_EVENTS_HTTP_URL", "http://127.0.0.1:9")  # set: live updates are on
+    get_settings.cache_clear()
     return ddb
 
 
-def test_connect_stores_the_connection_with_an_expiry(connected):
-    (item,) = items(connected)
-    assert item["item"]["S"] == connections.CONNECTION_ITEM
-    assert int(item[schema.TTL_ATTRIBUTE]["N"]) > int(item["connected_at"]["N"]) // 1000 + 2 * 3600
+def submit(player: str, score: int) -> list[dict]:
+    """A score on the default board, and the stream records its writes make (one per current period)."""
+    assert call("POST", "/scores", body={"player_id": player, "score": score}).status == 200
+    return [record(player, p.period_id) for p in boards.DEFAULT_BOARD.current_periods(now_utc())]
 
 
-def test_subscribe_answers_the_top_and_stores_one_subscription(connected):
-    status, top = call("subscribe", {"action": "subscribe", "board": "global", "period": "daily"})
-    assert status == 200
-    assert top["type"] == "top" and top["board"] == "global" and top["period"] == "daily"
-    assert top["period_id"].startswith("daily-") and top["entries"] == []
-    subscription = [i for i in items(connected) if "topic" in i]
-    assert [i["topic"]["S"] for i in subscription] == ["global#daily"]
-    assert connections.subscribers("global#daily") == ["conn-1="]
+def record(player: str, partition: str) -> dict:
+    return {"dynamodb": {"Keys": {"player_id": {"S": player}, "leaderboard_id": {"S": partition}}}}
 
 
-@pytest.mark.parametrize(
-    ("body", "status", "says"),
-    [
-        ({"action": "subscribe", "board": "nope"}, 404, "no leaderboard nope"),
-        ({"action": "subscribe", "board": "Nope!"}, 400, "board must be"),
-        ({"action": "subscribe"}, 400, "board must be"),
-        ({"action": "subscribe", "board": "global", "period": "monthly"}, 404, "keeps no monthly period"),
-        ({"action": "subscribe", "board": "global", "period": 7}, 400, "period must be a string"),
-        ({"action": "subscribe", "board": "global", "x": 1}, 400, "unknown field(s): x"),
-        ({"action": "hello"}, 400, "unknown action 'hello'"),
-        # echoed in an error, a lone surrogate would make the answer unreadable to strict clients
-        ('{"action": "\\ud800"}', 400, "message.action holds a lone surrogate"),
-        ('{"\\udc00": 1}', 400, "lone surrogate"),
-        ([1, 2], 400, "a message is a JSON object"),
-        ("{", 400, "not valid JSON"),
-        ('{"action": "subscribe", "board": "global", "period": NaN}', 400, "not valid JSON"),
-        ({"action": "subscribe", "board": "global", "period": "p" * 1100}, 400, "at most 1024 bytes"),
-    ],
-)
-def test_bad_messages_answer_a_clear_error_and_store_nothing(connected, body, status, says):
-    route = body.get("action") if isinstance(body, dict) and body.get("action") in limits.LIVE_ACTIONS else "$default"
-    before = items(connected)
-    answer_status, answer = call(route, body)
-    assert answer_status == status
-    assert answer["type"] == "error" and answer["status"] == status and says in answer["error"], answer
-    assert items(connected) == before
+def count_requests(monkeypatch) -> list[str]:
+    calls: list[str] = []
+    client = dynamo.client()
+    client.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name), "count")
+    return calls
 
 
-def test_a_message_without_a_body_is_refused(connected):
-    assert call("$default")[1]["error"].startswith("a message is a JSON object")
+def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
+    publisher = Publisher()
+    stats = broadcasting.apply(submit("ann", 300), publish=publisher)
+
+    current = boards.DEFAULT_BOARD.current_periods(now_utc())
+    assert stats.board_periods == stats.publishes == len(current) == 3
+    published = dict(publisher.published)
+    assert set(published) == {live_channels.channel("global", p.kind) for p in current}
+    for period in current:
+        (event,) = published[live_channels.channel("global", period.kind)]  # one event per change
+        assert event["type"] == "top" and event["board"] == "global"
+        assert (event["period"], event["period_id"]) == (period.kind, period.period_id)
+        assert [(e["player_id"], e["score"], e["rank"]) for e in event["entries"]] == [("ann", 300, 1)]
 
 
-def test_at_most_ten_subscriptions_per_connection_and_resubscribing_is_free(connected):
-    for day in range(1, limits.MAX_SUBSCRIPTIONS_PER_CONNECTION + 1):
-        status, _ = call("subscribe", {"action": "subscribe", "board": "global", "period": f"daily-2026-01-{day:02d}"})
-        assert status == 200
-    status, answer = call("subscribe", {"action": "subscribe", "board": "global", "period": "daily-2026-02-01"})
-    assert status == 429 and "at most 10" in answer["error"]
-    assert call("subscribe", {"action": "subscribe", "board": "global", "period": "daily-2026-01-01"})[0] == 200
-    assert len([i for i in items(connected) if "topic" in i]) == 10
-    # unsubscribing makes room again
-    assert call("unsubscribe", {"action": "unsubscribe", "board": "global", "period": "daily-2026-01-01"}) == (
-        200,
-        {"type": "unsubscribed", "board": "global", "period": "daily-2026-01-01"},
-    )
-    assert call("subscribe", {"action": "subscribe", "board": "global", "period": "daily-2026-02-01"})[0] == 200
+def test_an_unchanged_top_is_not_published_again(live_on):
+    publisher = Publisher()
+    records = submit("ann", 300)
+    broadcasting.apply(records, publish=publisher)
+    stats = broadcasting.apply(records, publish=publisher)  # a retried batch, or a change below the top
+    assert stats.publishes == 0 and stats.unchanged == 3 and len(publisher.published) == 3
 
 
-def test_a_subscribe_from_a_connection_never_connected_stores_nothing(ddb):
-    status, answer = call("subscribe", {"action": "subscribe", "board": "global"}, connection_id="ghost=")
-    assert status == 429 and items(ddb) == []
+def test_a_board_period_is_published_at_most_once_a_second_and_the_last_top_of_a_burst_arrives(live_on):
+    publisher = Publisher()
+    daily = next(p for p in boards.DEFAULT_BOARD.current_periods(now_utc()) if p.kind == "daily")
+    previous = None
+    for n in range(3):  # a burst: each batch changes the leader
+        submit(f"p{n}", 100 + n)
+        broadcasting.apply([record(f"p{n}", daily.period_id)], publish=publisher)
+        sent = live_state.last_sent("global", daily.period_id)
+        if previous is not None:
+            # the claim waited out the interval: a publish is a full second after the previous one ended
+            assert sent["sent_at_ms"] - previous >= limits.LIVE_MIN_INTERVAL_SECONDS * 1000
+        previous = sent["sent_at_ms"]
+    leaders = [events[0]["entries"][0]["player_id"] for _, events in publisher.published]
+    assert leaders == ["p0", "p1", "p2"]  # every batch's top, the last one included
 
 
-def test_disconnect_removes_the_connection_and_its_subscriptions(connected):
-    call("subscribe", {"action": "subscribe", "board": "global"})
-    call("subscribe", {"action": "subscribe", "board": "global", "period": "weekly"})
-    assert len(items(connected)) == 3
-    assert call(routes.LIVE_DISCONNECT) == (200, None)
-    assert items(connected) == []
-    assert connections.subscribers("global#all-time") == []
+def test_a_failed_publish_fails_the_batch_and_its_retry_publishes_the_same_top(live_on):
+    records = submit("ann", 300)
+    publisher = Publisher(failures=1)
+    with pytest.raises(live_events.PublishFailed):
+        broadcasting.apply(records[:1], publish=publisher)
+    partition = records[0]["dynamodb"]["Keys"]["leaderboard_id"]["S"]
+    assert "digest" not in live_state.last_sent(*keys.board_and_period(partition))  # the claim released
+    stats = broadcasting.apply(records[:1], publish=publisher)  # Lambda's retry of the batch
+    assert stats.publishes == 1 and publisher.published[0][1][0]["entries"][0]["player_id"] == "ann"
 
 
-def test_unsubscribe_of_a_deleted_board_still_works(connected):
-    status, answer = call("unsubscribe", {"action": "unsubscribe", "board": "gone-board", "period": "weekly"})
-    assert (status, answer) == (200, {"type": "unsubscribed", "board": "gone-board", "period": "weekly"})
-    status, answer = call("unsubscribe", {"action": "unsubscribe", "board": "gone-board", "period": "yearly"})
-    assert status == 404
+def test_a_change_to_a_period_no_longer_current_is_not_published(live_on, monkeypatch):
+    calls = count_requests(monkeypatch)
+    publisher = Publisher()
+    stats = broadcasting.apply([record("ann", "daily-2020-01-01")], publish=publisher)
+    assert stats.board_periods == 1 and publisher.published == []
+    assert calls == []  # the board is built in: not even its config is read
 
 
-def test_a_change_of_a_board_period_nobody_follows_reads_nothing_but_the_index(connected, monkeypatch):
-    reads = []
-    monkeypatch.setattr(broadcasting.live, "read_top", lambda *a, **k: reads.append(a))
-    record = {"dynamodb": {"Keys": {"player_id": {"S": "p-1"}, "leaderboard_id": {"S": "all-time"}}}}
-    stats = broadcasting.apply([record])
-    assert stats.board_periods == 1 and stats.pushes == 0 and reads == []
+def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, monkeypatch):
+    monkeypatch.delenv("LIVE_EVENTS_HTTP_URL", raising=False)
+    get_settings.cache_clear()
+    records = submit("ann", 300)
+    calls = count_requests(monkeypatch)
+    assert live_broadcaster.handler({"Records": records}) == {}
+    assert calls == []
 
 
-def test_the_topics_of_a_change_are_its_period_and_its_kind_while_current():
-    from datetime import UTC, datetime
+def test_records_of_other_items_are_ignored(live_on):
+    publisher = Publisher()
+    stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}], publish=publisher)
+    assert stats.board_periods == 0 and publisher.published == []
 
-    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    config = boards.DEFAULT_BOARD
-    assert broadcasting._topics(config, "daily-2026-11-30", now) == ["global#daily-2026-11-30", "global#daily"]
-    assert broadcasting._topics(config, "daily-2026-11-29", now) == ["global#daily-2026-11-29"]
-    assert broadcasting._topics(config, "all-time", now) == ["global#all-time"]
+
+def test_the_handler_publishes_through_the_signed_client_to_the_configured_endpoint(ddb, monkeypatch):
+    endpoint = Endpoint()
+    try:
+        monkeypatch.setenv("LIVE_EVENTS_HTTP_URL", endpoint.url)
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        get_settings.cache_clear()
+        live_events._session.cache_clear()
+        live_broadcaster.handler({"Records": submit("ann", 300)})
+    finally:
+        endpoint.close()
+        live_events._session.cache_clear()
+    assert {r["path"] for r in endpoint.requests} == {"/event"}
+    assert all(r["headers"]["Authorization"].startswith("AWS4-HMAC-SHA256 ") for r in endpoint.requests)
+    channels = {channel for channel, _ in endpoint.published()}
+    assert channels == {"/leaderboard/global/all-time", "/leaderboard/global/daily", "/leaderboard/global/weekly"}
+
+
+def test_publishes_are_claimed_once_per_state_read(live_on):
+    assert live_state.claim_send("global", "all-time", None, 1000, "a", 2_000_000_000)
+    assert not live_state.claim_send("global", "all-time", None, 1500, "b", 2_000_000_000)  # someone published
+    assert live_state.claim_send("global", "all-time", 1000, 2000, "b", 2_000_000_000)
+    assert not live_state.claim_send("global", "all-time", 1000, 2500, "c", 2_000_000_000)  # stale read
+    assert live_state.last_sent("global", "all-time")["digest"] == "b"
+    live_state.release("global", "all-time", 1000)  # not the current claim: changes nothing
+    assert live_state.last_sent("global", "all-time")["digest"] == "b"
 
 
 def test_a_top_read_reflects_the_table_only_when_it_shows_the_changed_entries():
@@ -150,9 +165,13 @@ def test_a_top_read_reflects_the_table_only_when_it_shows_the_changed_entries():
     assert not broadcasting._reflects(config, top[:3], dict(list(shown.items())[:3]), {"low": {"score": 1}}, set())
 
 
-def test_pushes_are_claimed_once_per_state_read(connected):
-    assert connections.claim_send("global#all-time", None, 1000, "a", 2_000_000_000)
-    assert not connections.claim_send("global#all-time", None, 1500, "b", 2_000_000_000)  # someone pushed
-    assert connections.claim_send("global#all-time", 1000, 2000, "b", 2_000_000_000)
-    assert not connections.claim_send("global#all-time", 1000, 2500, "c", 2_000_000_000)  # stale read
-    assert connections.last_sent("global#all-time")["digest"] == "b"
+def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_filters_drop(live_on):
+    live_state.claim_send("cup_1", "tournament", None, 1000, "a", 2_000_000_000)
+    (item,) = [
+        i
+        for i in live_on.scan(TableName=get_settings().scores_table)["Items"]
+        if i["player_id"]["S"].startswith("#live#")
+    ]
+    assert (item["player_id"]["S"], item["leaderboard_id"]["S"]) == ("#live#cup_1", "tournament")
+    assert "rank_key" not in item and "expires_at" in item
+    assert keys.entry_of_record(record(item["player_id"]["S"], "tournament")) is None

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from botocore.auth import SigV4Auth
@@ -17,47 +15,13 @@ from leaderboard import live_channels
 from leaderboard.data import live_events
 from leaderboard.settings import get_settings
 from tests.support.lambda_api import call
+from tests.support.live_endpoint import Endpoint
 
 KEY_ID, SECRET, TOKEN, REGION = "AKIDLIVETEST", "live-test-secret", "live-test-session-token", "eu-west-1"
 AUTHORIZATION = re.compile(
     r"AWS4-HMAC-SHA256 Credential=(?P<key>[^/]+)/(?P<date>\d{8})/(?P<region>[a-z0-9-]+)/(?P<service>[a-z]+)"
     r"/aws4_request, SignedHeaders=(?P<signed>[a-z0-9;-]+), Signature=(?P<signature>[0-9a-f]{64})"
 )
-
-
-class Endpoint:
-    """A local HTTP server standing in for AppSync's publish endpoint: records each request, answers as told."""
-
-    def __init__(self):
-        self.requests: list[dict] = []
-        self.status, self.answer, self.delay = 200, {"successful": [], "failed": []}, 0.0
-        self.released = threading.Event()
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                endpoint.requests.append({"path": self.path, "headers": dict(self.headers.items()), "body": body})
-                if endpoint.delay:
-                    endpoint.released.wait(endpoint.delay)
-                data = json.dumps(endpoint.answer).encode()
-                self.send_response(endpoint.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
-
-    def close(self):
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def expected_signature(received: dict, url: str, signed_headers: list[str]) -> str:

@@ -1,6 +1,6 @@
-"""The scores table's stream -> pushes of changed tops to WebSocket subscribers (broadcasting.py). Lambda polls the
-stream and calls this with batches; an exception makes Lambda retry the batch (a retried push is claimed again, so
-subscribers get no duplicate of an unchanged top)."""
+"""The scores table's stream -> changed tops published to AWS AppSync Events (broadcasting.py). Lambda polls the
+stream and calls this with batches; an exception (a failed publish) makes Lambda retry the batch (a retried publish
+is claimed again, so subscribers get no duplicate of an unchanged top)."""
 
 from __future__ import annotations
 
@@ -15,5 +15,5 @@ logger.setLevel(logging.INFO)
 def handler(event: dict, context=None) -> dict:
     stats = broadcasting.apply(event.get("Records") or [])
     if stats.board_periods:
-        logger.info("live tops pushed", extra=stats.summary())
+        logger.info("live tops published", extra=stats.summary())
     return {}
