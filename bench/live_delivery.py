@@ -2,7 +2,8 @@
 
 It starts `make run`'s stack (python -m local run, as bench-launch does), makes a board, reads how to follow it
 from discovery (`GET /leaderboards/{board}` -> `live`), opens SUBSCRIBERS WebSocket subscribers of its all-time
-channel on the AppSync Events stand-in (AWS's protocol, bench/live_subscribers.py; one asyncio process), then
+channel on the AppSync Events stand-in (AWS's protocol, bench/live_subscribers.py; asyncio, in PROCESSES child
+processes, arrival times on the machine's monotonic clock), then
 submits a burst of scores that each take the lead (RATE a second for SECONDS) and records when every top arrives
 at every subscriber. Reported:
 
@@ -26,6 +27,7 @@ import asyncio
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import secrets
 import statistics
@@ -64,7 +66,8 @@ class Options:
     subscribers: int = 2_000
     seconds: float = 10.0  # the burst
     rate: float = 10.0  # top-changing submissions a second during the burst
-    at_once: int = 100  # subscribers connecting at the same time
+    at_once: int = 100  # subscribers connecting at the same time, per process
+    processes: int = 2  # subscriber processes (one Python process reading 2,000 sockets measures itself)
     json_path: Path = ROOT / "bench" / "results" / "live.json"
 
 
@@ -133,46 +136,94 @@ def _burst(api: str, game_key: str, o: Options, sent: dict[str, float]) -> int:
     return count
 
 
-async def _measure(api: str, admin_key: str, game_key: str, o: Options, progress) -> dict:
+@dataclass
+class Received:
+    """What one subscriber got: (arrival on time.monotonic(), the leader of the top) per data message, its last
+    top's entries and the size of its largest data frame."""
+
+    arrivals: list[tuple[float, str | None]]
+    last_entries: list | None
+    frame_bytes: int
+
+
+def _received(subscriber: Subscriber) -> Received:
+    events = subscriber.events()
+    arrivals = [(at, e["entries"][0]["player_id"] if e.get("entries") else None) for at, e in events]
+    frame_bytes = max((len(frame.encode()) for _, frame in subscriber.frames), default=0)
+    return Received(arrivals, events[-1][1].get("entries") if events else None, frame_bytes)
+
+
+def _group(live: dict, channel: str, count: int, at_once: int, commands, results) -> None:
+    """A process of subscribers (time.monotonic() is the machine's clock, so arrivals compare across processes)."""
+
+    async def main() -> None:
+        subscribers = await open_subscribers(live, channel, count, at_once)
+        try:
+            results.put(("ready", len(subscribers)))
+            final = await asyncio.to_thread(commands.get)  # the board's final top, once the burst is over
+            deadline = time.monotonic() + SETTLE_SECONDS
+            while time.monotonic() < deadline and not all(_received(s).last_entries == final for s in subscribers):
+                await asyncio.sleep(0.25)
+            results.put(("done", [_received(s) for s in subscribers]))
+        finally:
+            await close_all(subscribers)
+
+    asyncio.run(main())
+
+
+def _measure(api: str, admin_key: str, game_key: str, o: Options, progress) -> dict:
     live = _make_board(api, admin_key)
     channel = live["channels"][KIND]
-    opened = time.monotonic()
-    subscribers = await open_subscribers(live, channel, o.subscribers, o.at_once)
-    progress(f"{len(subscribers)} subscribers of {channel} open in {time.monotonic() - opened:.1f} s")
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    groups = []
+    for i in range(o.processes):
+        count = o.subscribers // o.processes + (1 if i < o.subscribers % o.processes else 0)
+        commands = context.Queue()
+        process = context.Process(
+            target=_group, args=(live, channel, count, o.at_once, commands, results), name=f"bench-live-{i}"
+        )
+        process.start()
+        groups.append((process, commands))
     try:
-        await asyncio.sleep(1.5)  # nothing pending from the board's creation
+        opened = time.monotonic()
+        ready = sum(_answer(results, "ready", 600) for _ in groups)
+        progress(
+            f"{ready} subscribers of {channel} open in {time.monotonic() - opened:.1f} s ({o.processes} processes)"
+        )
+        time.sleep(1.5)  # nothing pending from the board's creation
         sent: dict[str, float] = {}
         burst_started = time.monotonic()
-        submissions = await asyncio.to_thread(_burst, api, game_key, o, sent)
+        submissions = _burst(api, game_key, o, sent)
         burst_ended = time.monotonic()
         progress(f"{submissions} top-changing submissions in {burst_ended - burst_started:.1f} s; settling ...")
-        await asyncio.sleep(2.0)
+        time.sleep(2.0)
         final = requests.get(f"{api}/leaderboards/{BOARD}/top?period={KIND}&limit=25", timeout=30).json()["entries"]
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while time.monotonic() < deadline:
-            if all(s.frames and _last_entries(s) == final for s in subscribers):
-                break
-            await asyncio.sleep(0.25)
-        return _figures(o, live, subscribers, sent, final, submissions, burst_started, burst_ended)
+        for _, commands in groups:
+            commands.put(final)
+        received = [r for _ in groups for r in _answer(results, "done", SETTLE_SECONDS + 120)]
     finally:
-        await close_all(subscribers)
+        for process, _ in groups:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+    return _figures(o, live, received, sent, final, submissions, burst_started, burst_ended)
 
 
-def _last_entries(subscriber: Subscriber) -> list | None:
-    events = subscriber.events(len(subscriber.frames) - 1)
-    return events[-1][1].get("entries") if events else None
+def _answer(results, kind: str, timeout: float):
+    got, value = results.get(timeout=timeout)
+    if got != kind:
+        raise SystemExit(f"a subscriber process answered {got!r}, expected {kind!r}")
+    return value
 
 
-def _figures(o, live, subscribers, sent, final, submissions, burst_started, burst_ended) -> dict:
-    delays, per_second, smallest_gaps, sizes = [], [], [], []
+def _figures(o, live, received: list[Received], sent, final, submissions, burst_started, burst_ended) -> dict:
+    delays, per_second, smallest_gaps = [], [], []
     pushes: dict[str, list[float]] = {}  # leader -> every subscriber's arrival of the top it leads
     missed = 0
-    for s in subscribers:
-        events = s.events()
-        sizes += [len(frame.encode()) for _, frame in s.frames[:1]]
+    for r in received:
         arrivals = []
-        for at, event in events:
-            leader = event["entries"][0]["player_id"] if event.get("entries") else None
+        for at, leader in r.arrivals:
             if leader in sent:
                 delays.append(at - sent[leader])
                 pushes.setdefault(leader, []).append(at)
@@ -182,17 +233,17 @@ def _figures(o, live, subscribers, sent, final, submissions, burst_started, burs
         gaps = [b - a for a, b in itertools.pairwise(arrivals)]
         if gaps:
             smallest_gaps.append(min(gaps))
-        if not events or events[-1][1].get("entries") != final:
+        if r.last_entries != final:
             missed += 1
     first_arrivals = [min(ats) - sent[leader] for leader, ats in pushes.items()]
     spreads = [max(ats) - min(ats) for ats in pushes.values() if len(ats) > 1]
-    message_bytes = max(sizes, default=0)
+    message_bytes = max((r.frame_bytes for r in received), default=0)
     return {
         "command": "make bench-live",
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(o).items()},
         "channel": live["channels"][KIND],
         "realtime_url": live["realtime_url"],
-        "subscribers": len(subscribers),
+        "subscribers": len(received),
         "submissions": submissions,
         "burst_seconds": round(burst_ended - burst_started, 2),
         "pushes": len(pushes),
@@ -206,7 +257,7 @@ def _figures(o, live, subscribers, sent, final, submissions, burst_started, burs
         "smallest_gap_between_messages_s": round(min(smallest_gaps), 3) if smallest_gaps else None,
         "missed_last_top": missed,
         "message_bytes": message_bytes,
-        "aws_model": aws_model(len(subscribers), message_bytes),
+        "aws_model": aws_model(len(received), message_bytes),
     }
 
 
@@ -239,7 +290,7 @@ def aws_model(subscribers: int, message_bytes: int) -> dict:
 
 
 def measure(api: str, admin_key: str, game_key: str, o: Options, progress=print) -> dict:
-    return asyncio.run(_measure(api, admin_key, game_key, o, progress))
+    return _measure(api, admin_key, game_key, o, progress)
 
 
 def report(figures: dict) -> str:
@@ -271,11 +322,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--subscribers", type=int, default=d.subscribers, help=f"WebSocket subscribers ({d.subscribers})")
     p.add_argument("--seconds", type=float, default=d.seconds, help=f"length of the burst ({d.seconds})")
     p.add_argument("--rate", type=float, default=d.rate, help=f"top-changing submissions a second ({d.rate})")
+    p.add_argument("--processes", type=int, default=d.processes, help=f"subscriber processes ({d.processes})")
     p.add_argument("--json", type=Path, default=d.json_path, dest="json_path")
     a = p.parse_args(argv)
-    if a.subscribers < 1 or a.seconds <= 0 or a.rate <= 0:
-        p.error("--subscribers, --seconds and --rate must be positive")
-    o = Options(a.subscribers, a.seconds, a.rate, d.at_once, a.json_path)
+    if a.subscribers < 1 or a.seconds <= 0 or a.rate <= 0 or not 1 <= a.processes <= a.subscribers:
+        p.error("--subscribers, --seconds and --rate must be positive, --processes 1 to --subscribers")
+    o = Options(a.subscribers, a.seconds, a.rate, d.at_once, a.processes, a.json_path)
     started = time.monotonic()
 
     def stamp(message: str) -> None:

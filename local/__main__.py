@@ -28,6 +28,12 @@ def main(argv: list[str] | None = None) -> None:
         help="port of the edge, the public reads' cache in front of the API (env EDGE_PORT, default 3002)",
     )
     run.add_argument(
+        "--live-port",
+        type=int,
+        default=int(os.environ.get("LIVE_PORT", 3003)),
+        help="port of the AppSync Events stand-in, live updates (env LIVE_PORT, default 3003)",
+    )
+    run.add_argument(
         "--persist",
         type=Path,
         default=os.environ.get("LEADERBOARD_PERSIST_DIR") or None,
@@ -45,7 +51,13 @@ def main(argv: list[str] | None = None) -> None:
         from local.runner import run_stack
 
         run_stack(
-            args.port, args.api_port, args.persist, seed=not args.no_seed, quiet=args.quiet, edge_port=args.edge_port
+            args.port,
+            args.api_port,
+            args.persist,
+            seed=not args.no_seed,
+            quiet=args.quiet,
+            edge_port=args.edge_port,
+            live_port=args.live_port,
         )
     elif args.command == "seed":
         from local.seed import main as seed_main

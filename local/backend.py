@@ -35,6 +35,7 @@ class Backend:
     cors_origins: tuple[str, ...] | None = None  # None: the template's CORS_ALLOWED_ORIGINS
     quiet: bool = False
     live_api_key: str | None = None  # the subscribe-only key discovery hands out (None: generated)
+    live_port: int = 0  # the AppSync Events stand-in's port (0: any free one)
     schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
@@ -52,7 +53,7 @@ class Backend:
         self._records_kept = 0  # stream records of this engine's dropped tables
         # The AppSync Events stand-in's port first: the handlers' settings name its endpoints.
         self.live_api_key = self.live_api_key or _live_key()
-        self.live = self._live_server()
+        self.live = self._live_server(self.live_port)
         self.env = self._handler_env()
         self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
         os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS

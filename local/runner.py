@@ -29,7 +29,13 @@ def _raise_stop(signum, frame) -> None:
 
 
 def run_stack(
-    port: int, api_port: int, persist: Path | None, seed: bool = True, quiet: bool = False, edge_port: int = 3002
+    port: int,
+    api_port: int,
+    persist: Path | None,
+    seed: bool = True,
+    quiet: bool = False,
+    edge_port: int = 3002,
+    live_port: int = 3003,
 ) -> None:
     # Signals become an exception, so a stop during start-up cleans up too.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -39,13 +45,16 @@ def run_stack(
         ("dashboard", port, "PORT=NNNN or --port"),
         ("API", api_port, "API_PORT=NNNN"),
         ("edge", edge_port, "EDGE_PORT=NNNN"),
+        ("live", live_port, "LIVE_PORT=NNNN"),
     ):
         if not port_is_free(wanted):
             raise SystemExit(f"{name} port {wanted} is in use (another `make run`?): choose one with {hint}")
     api_key = os.environ.get("LEADERBOARD_API_KEY") or secrets.token_urlsafe(24)
     admin_key = os.environ.get("LEADERBOARD_ADMIN_KEY") or secrets.token_urlsafe(24)
     admin_password = os.environ.get("LEADERBOARD_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
-    backend = Backend(api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet)
+    backend = Backend(
+        api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet, live_port=live_port
+    )
     try:
         backend.start()
         served_by = dashboard.start(

@@ -180,8 +180,16 @@ def lambda_handlers(template: dict) -> set[str]:
     }
 
 
-# Secrets' ARNs with no local counterpart: the local stack hands the value itself (dynamodb_local.handler_env).
-GIVEN_LOCALLY = {"CURSOR_SECRET_ARN", "LIVE_CONNECTIONS_URL", "GAME_API_KEY_ID", "ADMIN_API_KEY_ID"}
+# Values with no local counterpart in the template (secrets' ARNs, key ids, the Event API's endpoints and key): the
+# local stack hands them itself (dynamodb_local.handler_env, Backend._handler_env).
+GIVEN_LOCALLY = {
+    "CURSOR_SECRET_ARN",
+    "GAME_API_KEY_ID",
+    "ADMIN_API_KEY_ID",
+    "LIVE_EVENTS_HTTP_URL",
+    "LIVE_EVENTS_REALTIME_URL",
+    "LIVE_EVENTS_API_KEY",
+}
 
 
 def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:

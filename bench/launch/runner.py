@@ -53,7 +53,8 @@ class Stack:
         self.up = False  # it printed its "Ready in" line
         cmd = [sys.executable, "-m", "local", "run", "--no-seed", "--port", str(_free_port())]
         cmd += ["--api-port", str(_free_port())]
-        env = {**env, "EDGE_PORT": str(_free_port())}  # the edge's port, where the stack has one (else ignored)
+        # the edge's port (where the stack has one) and the live updates' (the AppSync Events stand-in's)
+        env = {**env, "EDGE_PORT": str(_free_port()), "LIVE_PORT": str(_free_port())}
         self.proc = subprocess.Popen(
             cmd,
             cwd=ROOT,

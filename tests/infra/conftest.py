@@ -41,6 +41,8 @@ CUSTOM_STAGE = {
     "cloudfront_prefix_list_id": "pl-0123456789abcdef0",
     "reserved_concurrency": {"score-submit": 50},
     "instance_type": "t3.nano",
+    "live_api_key_expires": "2027-06-15",
+    "live_api_key_generation": 3,
 }
 
 

@@ -131,3 +131,11 @@ def test_readmes_cost_table_states_these_totals():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     (row,) = [line for line in readme.splitlines() if line.startswith("| **total**")]
     assert f"**≈ {STATED['dev']['total']:.2f}**" in row and f"**≈ {STATED['prod']['total']:.2f}**" in row
+
+
+def test_live_updates_cost_nothing_at_idle(prod_template_json):
+    """AppSync Events bills per operation (publish, delivery) and per connection-minute: the Event API, its
+    namespace and key cost nothing at idle. A GraphQL-style API cache or a custom domain would bill by the hour
+    (not in the table above), so the template holds neither."""
+    kinds = sorted(r["Type"] for r in prod_template_json["Resources"].values() if r["Type"].startswith("AWS::AppSync"))
+    assert kinds == ["AWS::AppSync::Api", "AWS::AppSync::ApiKey", "AWS::AppSync::ChannelNamespace"]

@@ -56,6 +56,22 @@ def test_the_subscribe_key_expires_on_the_prop_s_fixed_day(template):
     assert key["Properties"]["ApiId"]["Fn::GetAtt"][1] == "ApiId"
 
 
+def test_the_key_props_move_its_expiry_in_place_and_a_new_generation_is_a_new_key(template, custom_template_json):
+    """live_api_key_expires: the same key (same logical id), a later Expires; live_api_key_generation: another
+    logical id, so CloudFormation makes a new key (a new value) and deletes the old one; discovery follows it."""
+    (dev_id,) = resources(template, "AWS::AppSync::ApiKey")
+    custom = {k: r for k, r in custom_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::ApiKey"}
+    ((custom_id, key),) = custom.items()
+    assert custom_id != dev_id and "subscribe3" in custom_id and "subscribe1" in dev_id
+    assert key["Properties"]["Expires"] == int(datetime(2027, 6, 15, tzinfo=UTC).timestamp())
+    admin = next(
+        r["Properties"]["Environment"]["Variables"]
+        for r in custom_template_json["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Function" and r["Properties"]["Handler"] == routes.LEADERBOARD_ADMIN.handler
+    )
+    assert admin["LIVE_EVENTS_API_KEY"] == {"Fn::GetAtt": [custom_id, "ApiKey"]}
+
+
 @pytest.mark.parametrize(
     ("fields", "says"),
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -69,12 +70,13 @@ def _read_until(proc: subprocess.Popen, marker: str) -> list[str]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
-    port, api_port, edge_port = free_port(), free_port(), free_port()
+    port, api_port, edge_port, live_port = free_port(), free_port(), free_port(), free_port()
     env = {
         **os.environ,
         "PORT": str(port),
         "API_PORT": str(api_port),
         "EDGE_PORT": str(edge_port),
+        "LIVE_PORT": str(live_port),
         "LEADERBOARD_RUN_DIR": str(tmp_path),
         "LEADERBOARD_API_KEY": "cli-test-key",
         "LEADERBOARD_ADMIN_KEY": "cli-admin-key",
@@ -86,6 +88,10 @@ def test_run_serves_everything_and_stops_everything(tmp_path, stop_signal):
         dashboard, api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{api_port}"
         assert f"Dashboard: {dashboard}/\n" in out and f"API: {api}\n" in out
         assert "\nAPI key (x-api-key): cli-test-key" in out and "\nAdmin key (x-api-key): cli-admin-key" in out
+        # Live updates: the AppSync Events stand-in's realtime endpoint, the one discovery hands out
+        live_line = re.search(r"^Live: (ws://127\.0\.0\.1:\d+/event/realtime)$", out, re.MULTILINE)
+        assert live_line and live_line[1] == f"ws://127.0.0.1:{live_port}/event/realtime", out
+        assert requests.get(f"{api}/leaderboards/global", timeout=10).json()["live"]["realtime_url"] == live_line[1]
         # Each key opens its own routes only: the other class's key is refused with 403, naming the one needed.
         game_key = {"x-api-key": "cli-test-key"}
         refused = requests.post(f"{api}/simulate", json={"players": 1}, headers=game_key, timeout=10)

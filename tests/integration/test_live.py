@@ -269,3 +269,25 @@ def test_a_malformed_frame_gets_an_error_and_the_connection_stays_open(api, stac
         assert again["type"] == "unsubscribe_success"
     finally:
         run(subscriber.close())
+
+
+def test_after_the_stand_in_restarts_a_subscriber_on_the_same_url_gets_the_pushes(api, stack, run):
+    _board(api, "live-restart", ["all-time"])
+    live = _live(api, "live-restart")
+    channel = live["channels"]["all-time"]
+    before = run(Subscriber(live, channel).open())
+    _submit(api, "live-restart", "before", 1)
+    run(before.wait_for(_leader_is("before"), timeout=10))
+    stack.stop_live()  # its connections close; the broadcaster's publishes fail and its batches are retried
+    try:
+        _submit(api, "live-restart", "during", 2)
+        time.sleep(1.0)
+    finally:
+        stack.start_live()
+    run(before.close())
+    again = run(Subscriber(_live(api, "live-restart"), channel).open())
+    try:
+        _submit(api, "live-restart", "after", 3)
+        run(again.wait_for(_leader_is("after"), timeout=15))
+    finally:
+        run(again.close())
