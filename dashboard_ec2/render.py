@@ -54,15 +54,15 @@ OPTIONAL_KEYS = (
     "PID_FILE",  # default ${PREFIX_DIR}/nginx.pid; /run/nginx.pid to use the distro's nginx.service
     "CA_BUNDLE",  # CA certificates that verify the upstream's TLS certificate
     "REAL_IP_FROM",  # proxy (CIDR) whose X-Forwarded-For names the client; default "unix:", i.e. no proxy
-    # The live updates' WebSocket API behind /live; default: the API's upstream, host and stage path.
-    "LIVE_UPSTREAM",  # scheme + host[:port], no path: https://xyz.execute-api.us-east-1.amazonaws.com
-    "LIVE_PATH",  # the stage path: "/prod" on AWS, "/dev" locally
-    "LIVE_HOST",  # Host header (and TLS SNI name) sent upstream
     # The edge behind /api/ (the public reads' cache: CloudFront on AWS, local/edge.py's Nginx locally). Without
     # EDGE_UPSTREAM, all three are the API's values (/api/ reads from API Gateway itself).
     "EDGE_UPSTREAM",  # scheme + host[:port], no path: https://d111111abcdef8.cloudfront.net
     "EDGE_BASE_PATH",  # "" with an edge: its paths are the API's paths (CloudFront's origin path holds the stage)
     "EDGE_HOST",  # Host header (and TLS SNI name) sent to the edge; default: EDGE_UPSTREAM's host[:port]
+    # Live updates: the AppSync Event API's realtime endpoint, which the page connects to itself (the one origin
+    # besides its own that the CSP's connect-src names): wss://<realtime domain>/event/realtime on AWS,
+    # ws://127.0.0.1:PORT/event/realtime for make run's stand-in; empty (the default): live updates off.
+    "LIVE_REALTIME_URL",
 )
 CA_BUNDLES = (
     "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu
@@ -77,6 +77,7 @@ DEFAULT_ADMIN_USER = "admin"
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9._:/@+=,%~-]*")
 _UPSTREAM = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
 _TRUSTED_PROXY = re.compile(r"unix:|(\d{1,3}\.){3}\d{1,3}(/\d{1,2})?|[0-9A-Fa-f:]+(/\d{1,3})?")
+_REALTIME_URL = re.compile(r"wss?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?(/[A-Za-z0-9._~/-]*)?")
 _LISTEN = re.compile(r"((\d{1,3}\.){3}\d{1,3}:|\[[0-9A-Fa-f:]+\]:)?\d{1,5}")
 
 
@@ -113,11 +114,6 @@ def optional_defaults(values: dict) -> dict:
         out["CA_BUNDLE"] = default_ca_bundle()
     if "REAL_IP_FROM" not in values:
         out["REAL_IP_FROM"] = "unix:"  # trusts only UNIX sockets, which the dashboard never listens on
-    for live, api in (("LIVE_UPSTREAM", "API_UPSTREAM"), ("LIVE_HOST", "API_HOST")):
-        if live not in values and api in values:
-            out[live] = values[api]
-    if "LIVE_PATH" not in values:
-        out["LIVE_PATH"] = str(values.get("API_BASE_PATH") or "/")
     if values.get("EDGE_UPSTREAM"):
         if "EDGE_HOST" not in values:
             out["EDGE_HOST"] = str(values["EDGE_UPSTREAM"]).split("://", 1)[-1]
@@ -131,6 +127,8 @@ def optional_defaults(values: dict) -> dict:
         ):
             if api in values:
                 out[edge] = values[api]
+    if "LIVE_REALTIME_URL" not in values:
+        out["LIVE_REALTIME_URL"] = ""
     return out
 
 
@@ -139,7 +137,7 @@ def validate(values: dict) -> None:
     for key, value in values.items():
         if not _SAFE_VALUE.fullmatch(str(value)):
             raise ValueError(f"{key}: unsafe characters in {value!r} (allowed: letters, digits, ._:/@+=,%~-)")
-    for key in ("API_UPSTREAM", "LIVE_UPSTREAM", "EDGE_UPSTREAM"):
+    for key in ("API_UPSTREAM", "EDGE_UPSTREAM"):
         if key in values and not _UPSTREAM.fullmatch(str(values[key])):
             raise ValueError(f"{key} must be scheme://host[:port] with no path, got {values[key]!r}")
     if "REAL_IP_FROM" in values and not _TRUSTED_PROXY.fullmatch(str(values["REAL_IP_FROM"])):
@@ -148,8 +146,9 @@ def validate(values: dict) -> None:
         base = str(values.get(key, ""))
         if base and (not base.startswith("/") or base.endswith("/")):
             raise ValueError(f"{key} must be empty or like '/prod' (leading, no trailing slash), got {base!r}")
-    if "LIVE_PATH" in values and not str(values["LIVE_PATH"]).startswith("/"):
-        raise ValueError(f"LIVE_PATH must start with '/', got {values['LIVE_PATH']!r}")
+    realtime = str(values.get("LIVE_REALTIME_URL", ""))
+    if realtime and not _REALTIME_URL.fullmatch(realtime):
+        raise ValueError(f"LIVE_REALTIME_URL must be empty or wss://host[:port]/path, got {realtime!r}")
     if "LISTEN_PORT" in values and not _LISTEN.fullmatch(str(values["LISTEN_PORT"])):
         raise ValueError(f"LISTEN_PORT must be PORT or IPV4:PORT, got {values['LISTEN_PORT']!r}")
     for key in ("SITE_ROOT", "HTPASSWD_FILE", "PREFIX_DIR", "LOG_DIR", "PID_FILE", "CA_BUNDLE"):

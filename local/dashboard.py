@@ -40,19 +40,23 @@ def start(
     admin_key: str,
     admin_password: str,
     edge_url: str | None = None,
+    live_url: str | None = None,
 ) -> str:
     """Serve the dashboard on 127.0.0.1:port; returns a note on what serves it.
 
     Its /admin-api/ routes (snapshot, simulate) are admin routes: the proxy adds the ADMIN key to them. Nginx
     reads /api/ through the local edge (`edge_url`, http://127.0.0.1:PORT: the API's paths, cached) as EC2's
-    Nginx reads through CloudFront, or from the API when there is none. Live updates do not pass through it: the
-    page follows the AppSync Events endpoint that discovery names. The Python stand-in (no nginx, so no edge
-    either) reads from the API.
+    Nginx reads through CloudFront, or from the API when there is none. The page follows live updates on the
+    local AppSync Events stand-in itself (`live_url`, ws://127.0.0.1:PORT/event/realtime, which discovery hands
+    out): Nginx's CSP allows exactly that endpoint, as EC2's allows the Event API's. The Python stand-in (no
+    nginx, so no edge either) reads from the API and sets no CSP.
     """
     site = prepare_site(run_dir / "site", api_url)
     nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
     if nginx:
-        conf = _start_nginx(procs, run_dir / "nginx", nginx, port, site, api_url, admin_key, admin_password, edge_url)
+        conf = _start_nginx(
+            procs, run_dir / "nginx", nginx, port, site, api_url, admin_key, admin_password, edge_url, live_url
+        )
         return f"nginx ({nginx}, config {conf}{', /api/ through the edge ' + edge_url if edge_url else ''})"
     from local.static_proxy import serve  # the fallback: Python serves the files and proxies /api/
 
@@ -60,7 +64,9 @@ def start(
     return "Python fallback (nginx is not installed: `apt-get install nginx` to use the EC2 config)"
 
 
-def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password, edge_url=None) -> Path:
+def _start_nginx(
+    procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password, edge_url=None, live_url=None
+) -> Path:
     prefix.mkdir(parents=True, exist_ok=True)
     htpasswd = prefix / "htpasswd"
     render.write_htpasswd(htpasswd, ADMIN_USER, admin_password)
@@ -80,6 +86,7 @@ def _start_nginx(procs, prefix: Path, nginx, port, site, api_url, admin_key, adm
             "RESOLVER": "127.0.0.1",
             # The edge's paths are the API's (no stage locally either); without it, /api/ reads from the API.
             **({"EDGE_UPSTREAM": edge_url, "EDGE_BASE_PATH": ""} if edge_url else {}),
+            "LIVE_REALTIME_URL": live_url or "",
         },
     )
     argv = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log"), "-g", "daemon off;"]

@@ -71,6 +71,7 @@ def run_stack(
             admin_key,
             admin_password,
             edge_url=reads_through,
+            live_url=backend.live_url,
         )
         if seed:
             _seed_demo(backend.api_url, admin_key)

@@ -37,6 +37,7 @@ python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["password"], en
 mkdir -p "$root/etc/nginx" "$root/var/lib/nginx" "$root/var/log/nginx" "$root/run"
 conf="$root/etc/nginx/nginx.conf"
 # CloudFront is the only client the security group lets in, so X-Forwarded-For's last address is trusted.
+# LIVE_REALTIME_URL: the Event API's realtime endpoint, the page's CSP's one other connect-src (empty: live off).
 # /api/ reads through the edge when there is one (its paths are the API's: no stage path); else from the API.
 edge=()
 if [ -n "${EDGE_HOST:-}" ]; then
@@ -48,7 +49,7 @@ python3 "$app/render.py" --out "$conf.new" "${edge[@]}" \
   RESOLVER=169.254.169.253 API_UPSTREAM="$API_UPSTREAM" API_BASE_PATH="/$API_STAGE" API_HOST="$API_HOST" \
   API_KEY="@$work/admin-key" HTPASSWD_FILE="$root/etc/nginx/leaderboard.htpasswd" \
   CA_BUNDLE="$root/etc/pki/tls/certs/ca-bundle.crt" REAL_IP_FROM=0.0.0.0/0 \
-  LIVE_UPSTREAM="https://$LIVE_HOST" LIVE_PATH="/$API_STAGE" LIVE_HOST="$LIVE_HOST"
+  LIVE_REALTIME_URL="${LIVE_REALTIME_URL:-}"
 python3 "$app/render.py" --htpasswd "$root/etc/nginx/leaderboard.htpasswd" --admin-user admin \
   --admin-password-file "$work/password"
 nginx -t -q -c "$conf.new" -e "$root/var/log/nginx/error.log"

@@ -104,10 +104,11 @@ class Leaderboard(Construct):
                 api_stage=self.api.deployment_stage.stage_name,
                 api_url=self.api.url,
                 admin_key_secret=self.api_construct.admin_key_secret,
-                live_host=self.live.realtime_host,
                 # /api/ reads through the edge: the instance then depends on the edge's distribution, which
                 # depends on the REST API only (the dashboard's own distribution comes after the instance).
                 edge_host=self.edge.distribution.distribution_domain_name if self.edge else None,
+                # The page connects to the Event API's realtime endpoint itself; Nginx's CSP names exactly it.
+                live_realtime_url=self.live.realtime_url,
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring:

@@ -112,7 +112,7 @@ class DashboardDistribution(Construct):
                 cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
                 # Every viewer header, Host included: Nginx's same-origin check compares Origin with
                 # https://<Host>, and CloudFront routes a request here only for this distribution's own name or
-                # alias. The Sec-WebSocket-* headers pass too (wss://<dashboard>/live).
+                # alias.
                 origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER,
                 response_headers_policy=cloudfront.ResponseHeadersPolicy(
                     self,
@@ -164,12 +164,13 @@ class Dashboard(Construct):
         api_stage: str,
         api_url: str,
         admin_key_secret: secretsmanager.ISecret,
-        live_host: str,
         edge_host: str | None = None,
+        live_realtime_url: str = "",
     ) -> None:
         """`edge_host`: the edge's domain (CloudFront in front of the API's public reads), through which Nginx's
         /api/ reads; None: /api/ reads from the API itself. /admin-api/ always calls the API (the edge forwards no
-        key)."""
+        key). `live_realtime_url`: the AppSync Event API's realtime endpoint (wss://<realtime domain>/event/realtime),
+        which the page connects to itself and its CSP allows (connect-src); empty: live updates off."""
         super().__init__(scope, id)
         self.vpc = props.vpc or self._own_vpc()
         self.security_group = ec2.SecurityGroup(
@@ -263,7 +264,7 @@ class Dashboard(Construct):
             # The edge's paths are the API's paths (its origin path is the stage): no stage path to add.
             EDGE_UPSTREAM=f"https://{edge_host}" if edge_host else "",
             EDGE_HOST=edge_host or "",
-            LIVE_HOST=live_host,  # the WebSocket API's host: Nginx proxies /live to it (same stage name)
+            LIVE_REALTIME_URL=live_realtime_url,
             STAGE=props.stage,
             DASHBOARD_PORT=str(DASHBOARD_PORT),
             ACCESS_LOG_GROUP=self.access_logs.log_group_name,

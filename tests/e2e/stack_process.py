@@ -11,9 +11,12 @@ each command line with "ok" (or "error: ..."):
     reset       empty every table, and start the edge again with an empty cache (what it kept were the old
                 tables' answers, served for their max-age)
     settle      wait until the rank counters have counted every write so far (the stream consumer's lag)
-    stop-api    stop the API and the edge in front of it (Nginx stays up: the dashboard sees 502s; the edge alone
-                would go on serving what it holds, as CloudFront does while the origin fails)
+    stop-api    stop the API, the edge in front of it and the AppSync Events stand-in (Nginx stays up: the
+                dashboard sees 502s; the edge alone would go on serving what it holds, as CloudFront does while
+                the origin fails)
     start-api   start them again on the same ports (the edge with an empty cache)
+    stop-live   stop the AppSync Events stand-in only (its connections closed, new ones refused)
+    start-live  start it again at the same URL, with the same key
     quit        stop everything
 """
 
@@ -50,7 +53,7 @@ def main() -> int:
 
         edge_url = start_edge()
         served_by = dashboard.start(
-            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, edge_url=edge_url
+            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, edge_url=edge_url, live_url=backend.live_url
         )
         print(
             json.dumps(
@@ -82,6 +85,10 @@ def main() -> int:
                     backend.server = backend.gateway.serve("127.0.0.1", api_port)
                     backend.start_live()
                     start_edge()
+                elif command == "stop-live":
+                    backend.stop_live()
+                elif command == "start-live":
+                    backend.start_live()
                 elif command == "quit":
                     print("ok", flush=True)
                     break

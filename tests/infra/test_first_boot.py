@@ -53,6 +53,8 @@ PASSWORD_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-passw
 ADMIN_KEY, ADMIN_PASSWORD = "adminKey0123456789abcdefghijklmnopqrstu", "s3cretPassw0rd4Admin"
 SITE_OBJECT = "cdk-assets-bucket/site-asset.zip"
 DISTRIBUTION_HOST = "d111111abcdef8.cloudfront.net"  # the viewer's Host, which CloudFront forwards
+# The Event API's realtime endpoint (a token in the template, filled in at deploy): the page connects to it itself
+LIVE_REALTIME_URL = "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/event/realtime"
 ACCESS_LOG_GROUP = "leaderboard-dev-LeaderboardDashboardNginxAccessLogs1A2B3C4D-AbCdEf012345"
 ERROR_LOG_GROUP = "leaderboard-dev-LeaderboardDashboardNginxErrorLogs5E6F7A8B-GhIjKl678901"
 
@@ -155,7 +157,7 @@ class Sandbox:
                 API_URL=f"https://{API_HOST}/dev/",
                 EDGE_UPSTREAM=f"https://127.0.0.1:{self.edge.server_address[1]}" if edge else "",
                 EDGE_HOST=EDGE_HOST if edge else "",
-                LIVE_HOST="live.leaderboard.test",
+                LIVE_REALTIME_URL=LIVE_REALTIME_URL,
                 STAGE="dev",
                 DASHBOARD_PORT=str(self.port),
                 ACCESS_LOG_GROUP=ACCESS_LOG_GROUP,
@@ -453,6 +455,18 @@ def test_admin_writes_are_accepted_from_the_page_behind_cloudfront_only(sandbox)
     assert len([r for r in sandbox.api.requests if r["path"] == "/dev/snapshot"]) == before
     assert snapshot(f"https://{DISTRIBUTION_HOST}", "same-origin") == 200
     assert len([r for r in sandbox.api.requests if r["path"] == "/dev/snapshot"]) == before + 1
+
+
+def test_the_pages_csp_connects_to_its_own_origin_and_the_event_apis_realtime_endpoint_only(sandbox):
+    """User data hands the Event API's realtime endpoint to Nginx (boot.env, so every later render too): the page's
+    Content-Security-Policy lets it open that WebSocket, and nothing else beyond its own origin."""
+    assert sandbox.boot().returncode == 0
+    assert f'LIVE_REALTIME_URL="{LIVE_REALTIME_URL}"' in (sandbox.root / "etc/leaderboard/boot.env").read_text()
+    with urllib.request.urlopen(f"http://127.0.0.1:{sandbox.port}/", timeout=10) as resp:
+        policy = resp.headers["Content-Security-Policy"]
+    directives = {part.split()[0]: part.split()[1:] for part in (p.strip() for p in policy.split(";")) if part}
+    assert directives["connect-src"] == ["'self'", LIVE_REALTIME_URL]
+    assert directives["default-src"] == ["'self'"]
 
 
 def test_secrets_unit_rereads_the_secrets_and_reloads_nginx(sandbox):

@@ -179,3 +179,23 @@ def test_cloudfront_passes_the_websocket_handshake_to_nginx(template):
     assert behaviour["OriginRequestPolicyId"] == "216adef6-5c7f-47e4-b989-5492eafa07d3"  # AllViewer
     assert behaviour["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # CachingDisabled
     assert "GET" in behaviour["AllowedMethods"]
+
+
+def test_the_dashboards_csp_names_the_realtime_endpoint_discovery_hands_out(template):
+    """The page connects to the Event API's realtime endpoint itself: the instance's user data hands Nginx exactly
+    the URL discovery gives browsers (its CSP's one connect-src besides the page's origin; tests/infra/
+    test_first_boot.py and test_nginx_conf.py show it in the header), no other AppSync endpoint."""
+    (instance,) = resources(template, "AWS::EC2::Instance").values()
+    user_data = json.dumps(instance["Properties"]["UserData"])
+    by_handler = {
+        f["Properties"]["Handler"]: f["Properties"]["Environment"]["Variables"]
+        for f in resources(template, "AWS::Lambda::Function").values()
+    }
+    realtime = json.dumps(by_handler[routes.LEADERBOARD_ADMIN.handler]["LIVE_EVENTS_REALTIME_URL"]["Fn::Join"][1])
+    (api_id,) = resources(template, "AWS::AppSync::Api")
+    assert realtime == json.dumps(["wss://", {"Fn::GetAtt": [api_id, "Dns.Realtime"]}, "/event/realtime"])
+    assert (
+        'LIVE_REALTIME_URL=\\"wss://", {"Fn::GetAtt": ["' + api_id + '", "Dns.Realtime"]}, "/event/realtime\\"'
+        in user_data
+    )
+    assert "Dns.Http" not in user_data

@@ -943,105 +943,45 @@ def test_real_ip_from_refuses_what_is_not_an_address(tmp_path):
         render.render_nginx_conf(values)
 
 
-# --- /live: the live updates' WebSocket, proxied with its upgrade ------------------------------------------------
+# --- live updates: the page connects to the AppSync Event API itself; its CSP names that endpoint exactly -------
 
 
-@pytest.fixture
-def ws_upstream():
-    """A WebSocket server that answers each message with what it saw of the handshake (path, headers)."""
-    from websockets.sync.server import serve
-
-    seen: dict = {}
-
-    def handler(ws):
-        seen["path"] = ws.request.path
-        seen["headers"] = {k.lower(): v for k, v in ws.request.headers.raw_items()}
-        for message in ws:
-            ws.send(json.dumps({"echo": message, **seen}))
-
-    server = serve(handler, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.socket.getsockname()[1]
-    server.shutdown()
+def _csp(conf: str) -> dict[str, list[str]]:
+    (policy,) = re.findall(r'add_header Content-Security-Policy "([^"]*)" always;', conf)
+    return {part.split()[0]: part.split()[1:] for part in (p.strip() for p in policy.split(";")) if part}
 
 
-def _ws_roundtrip(url: str, headers: dict | None = None) -> dict:
-    from websockets.sync.client import connect
-
-    with connect(url, additional_headers=headers or {}, open_timeout=10) as ws:
-        ws.send("hello")
-        return json.loads(ws.recv(timeout=10))
-
-
-def test_live_location_passes_the_upgrade_to_the_websocket_upstream(tmp_path):
-    """Static check: GET only, Upgrade/Connection passed on, credentials dropped, the stage path, a long read."""
-    live = block(
-        render.render_nginx_conf(ec2_values(tmp_path) | {"LIVE_HOST": "w.example", "LIVE_PATH": "/prod"}),
-        "location = /live {",
-    )
-    assert "limit_except GET" in live
-    assert "proxy_set_header Upgrade $http_upgrade;" in live
-    assert 'proxy_set_header Connection "upgrade";' in live
-    assert "rewrite ^ /prod break;" in live
-    assert "proxy_set_header Host w.example;" in live and "proxy_ssl_name w.example;" in live
-    for header in ("Authorization", "Cookie", "x-api-key"):
-        assert f'proxy_set_header {header} "";' in live
+@pytest.mark.parametrize(
+    "values_for, realtime_url",
+    [
+        (local_values, "ws://127.0.0.1:4510/event/realtime"),  # make run's stand-in
+        (ec2_values, "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/event/realtime"),
+    ],
+    ids=["local", "ec2"],
+)
+def test_csp_connects_to_the_page_and_the_event_apis_realtime_endpoint_only(tmp_path, values_for, realtime_url):
+    """connect-src is the page's own origin (its /api/ reads) and the realtime endpoint, scheme, host and path: no
+    other host, no wildcard. Nothing is proxied for live updates any more (no /live location)."""
+    conf = render.render_nginx_conf(values_for(tmp_path) | {"LIVE_REALTIME_URL": realtime_url})
+    assert _csp(conf)["connect-src"] == ["'self'", realtime_url]
+    assert "location = /live" not in conf and "Upgrade" not in conf
 
 
-@needs_nginx
-def test_live_websocket_is_proxied_same_origin_without_credentials(tmp_path, upstream, ws_upstream):
-    values = {
-        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
-        "LIVE_UPSTREAM": f"http://127.0.0.1:{ws_upstream}",
-        "LIVE_HOST": f"127.0.0.1:{ws_upstream}",
-        "LIVE_PATH": "/dev",
-    }
-    server = Nginx(tmp_path, values)
-    try:
-        answer = _ws_roundtrip(
-            f"ws://127.0.0.1:{server.port}/live", {"Cookie": "session=1", "Authorization": "Basic eDp5"}
-        )
-        assert answer["echo"] == "hello"
-        assert answer["path"] == "/dev"
-        assert answer["headers"]["host"] == f"127.0.0.1:{ws_upstream}"
-        assert "cookie" not in answer["headers"] and "authorization" not in answer["headers"]
-        assert answer["headers"]["x-forwarded-for"] == "127.0.0.1"
-        status, _, _ = server.request("/live", method="POST", body=b"{}")
-        assert status == 403  # only the handshake's GET
-    finally:
-        server.stop()
+def test_csp_without_live_updates_connects_to_the_page_only(tmp_path):
+    assert _csp(render.render_nginx_conf(ec2_values(tmp_path)))["connect-src"] == ["'self'"]
+    assert _csp(render.render_nginx_conf(ec2_values(tmp_path) | {"LIVE_REALTIME_URL": ""}))["connect-src"] == ["'self'"]
 
 
-@needs_nginx
-def test_live_websocket_over_tls_with_sni_and_verification(tmp_path, upstream, tls_upstream):
-    """EC2 shape: wss to API Gateway's host, the stage path, Host and SNI set, its certificate verified."""
-    from websockets.sync.server import serve
-
-    host, _, cert = tls_upstream
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, tmp_path / "upstream.key")
-    sni: list = []
-    context.sni_callback = lambda sock, name, _ctx: sni.append(name)
-
-    def handler(ws):
-        for message in ws:
-            ws.send(json.dumps({"echo": message, "path": ws.request.path, "host": ws.request.headers["Host"]}))
-
-    ws_server = serve(handler, "127.0.0.1", 0, ssl=context)
-    threading.Thread(target=ws_server.serve_forever, daemon=True).start()
-    port = ws_server.socket.getsockname()[1]
-    values = {
-        **local_values(tmp_path, port=free_port(), upstream_port=upstream.server_address[1]),
-        "LIVE_UPSTREAM": f"https://127.0.0.1:{port}",
-        "LIVE_HOST": host,
-        "LIVE_PATH": "/prod",
-        "CA_BUNDLE": str(cert),
-    }
-    server = Nginx(tmp_path, values)
-    try:
-        answer = _ws_roundtrip(f"ws://127.0.0.1:{server.port}/live")
-        assert answer == {"echo": "hello", "path": "/prod", "host": host}
-        assert sni == [host]
-    finally:
-        server.stop()
-        ws_server.shutdown()
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "https://abc.appsync-realtime-api.us-east-1.amazonaws.com/event/realtime",  # not a WebSocket URL
+        "wss://*.amazonaws.com",  # a wildcard
+        "wss://a.example/event/realtime,wss://b.example",  # two sources in one
+        "wss://a.example/event/realtime 'unsafe-inline'",
+        "wss://a.example/event/realtime; script-src *",
+    ],
+)
+def test_csp_realtime_url_must_be_one_websocket_url(tmp_path, bad):
+    with pytest.raises(ValueError, match="LIVE_REALTIME_URL"):
+        render.render_nginx_conf(ec2_values(tmp_path) | {"LIVE_REALTIME_URL": bad})

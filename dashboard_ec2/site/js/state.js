@@ -8,8 +8,9 @@ export const RANK_MODES = Object.freeze(['unique', 'competition']);
 const RANK_MODE_KEY = 'leaderboard.rankMode';
 
 const state = {
-  /** Where the API, the admin area and the live updates' WebSocket are (config.json; these defaults suit the standard Nginx config). */
-  config: Object.freeze({ apiBase: '/api', adminBase: '/admin-api', liveBase: '/live', stage: '', apiUrl: '' }),
+  /** Where the API and the admin area are (config.json; these defaults suit the standard Nginx config). Live
+   * updates need no setting: each board's discovery read says where its channels are (js/live.js). */
+  config: Object.freeze({ apiBase: '/api', adminBase: '/admin-api', stage: '', apiUrl: '' }),
   /** The board the original routes (/leaderboard, /player, /snapshots) act on: set once from the markup. */
   defaultBoard: '',
   /** board_id -> the board as GET /leaderboards describes it (periods with `current` and `next_reset`). */

@@ -135,7 +135,7 @@ function pushesSuffice() {
 }
 
 function transportText() {
-  if (isLive()) return 'Live updates over WebSocket';
+  if (isLive()) return 'Live updates (AppSync Events)';
   return POLLING_OFF ? 'Auto-refresh off' : `Auto-refresh every ${REFRESH_MS / 1000} s`;
 }
 
@@ -145,7 +145,7 @@ function showRefreshState() {
   button.textContent = table.paused ? 'Resume auto-refresh' : 'Pause auto-refresh';
   $('#refresh-state').textContent = table.paused ? 'Auto-refresh paused' : transportText();
   $('#refresh-state').dataset.paused = String(table.paused);
-  $('#connection').dataset.transport = isLive() ? 'websocket' : 'polling';
+  $('#connection').dataset.transport = isLive() ? 'live' : 'polling';
 }
 
 /** The socket came up (pushes from now on) or went down (poll every 3 s until it is back). */
