@@ -53,7 +53,14 @@ def main() -> int:
 
         edge_url = start_edge()
         served_by = dashboard.start(
-            backend.procs, run_dir, port, backend.api_url, admin_key, admin_password, edge_url=edge_url, live_url=backend.live_url
+            backend.procs,
+            run_dir,
+            port,
+            backend.api_url,
+            admin_key,
+            admin_password,
+            edge_url=edge_url,
+            live_url=backend.live_url,
         )
         print(
             json.dumps(
