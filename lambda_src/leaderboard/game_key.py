@@ -11,8 +11,6 @@ import time
 from . import keyring
 from .settings import get_settings
 
-API_GATEWAY_MIN_KEY_CHARS = 20  # API Gateway's shortest key value
-
 
 def _load() -> keyring.Ring:
     settings = get_settings()
@@ -23,7 +21,9 @@ def _load() -> keyring.Ring:
     raise RuntimeError("no game key to compare: set GAME_API_KEY or GAME_KEY_SECRET_ARN")
 
 
-ring = keyring.CachedRing(_load, min_chars=API_GATEWAY_MIN_KEY_CHARS)
+# Any length: this key is compared, not signed with (API Gateway makes its values 20+ characters; test stacks' are
+# shorter, and a length check here answered their submissions 500: found by the fuzz test)
+ring = keyring.CachedRing(_load, min_chars=1)
 
 
 def matches(value: str) -> bool:
