@@ -79,9 +79,11 @@ class Stack:
     def reset(self) -> None:
         self.command("reset")
 
-    def wait_edge_lag(self) -> None:
-        """Until a read through the edge surely shows what changed before this call (the edge's stated lag)."""
-        time.sleep(EDGE_LAG_SECONDS)
+    def wait_edge_lag(self, since: float | None = None) -> None:
+        """Until a read through the edge surely shows what changed before this call, or before `since` (a
+        time.monotonic() taken before the change): the edge's stated lag."""
+        start = time.monotonic() if since is None else since
+        time.sleep(max(0.0, start + EDGE_LAG_SECONDS - time.monotonic()))
 
     def settle(self) -> None:
         """Ranks and totals follow writes once the stream consumer has counted them (a moment later)."""

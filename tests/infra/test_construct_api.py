@@ -189,4 +189,5 @@ def test_boards_are_typed_and_checked_at_synth():
         "periods": ["all-time"],
         "min_score": 0,
         "shards": 1,
+        "submissions": "server",
     }

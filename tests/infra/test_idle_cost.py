@@ -26,10 +26,10 @@ WAF_RULE_MONTH = 1.00  # plus 0.60 per million requests inspected: traffic, not 
 
 # The figures README's table states (stage -> item -> USD/month), rounded to the cent.
 STATED = {
-    "dev": {"instance": 3.07, "ipv4": 3.65, "ebs": 0.64, "secrets": 1.60, "alarms": 0.60, "dashboard": 0.00,
-            "kms": 0.00, "waf": 0.00, "total": 9.56},
-    "prod": {"instance": 6.13, "ipv4": 3.65, "ebs": 0.64, "secrets": 1.60, "alarms": 4.50, "dashboard": 3.00,
-             "kms": 1.00, "waf": 7.00, "total": 27.52},
+    "dev": {"instance": 3.07, "ipv4": 3.65, "ebs": 0.64, "secrets": 2.00, "alarms": 0.60, "dashboard": 0.00,
+            "kms": 0.00, "waf": 0.00, "total": 9.96},
+    "prod": {"instance": 6.13, "ipv4": 3.65, "ebs": 0.64, "secrets": 2.00, "alarms": 4.50, "dashboard": 3.00,
+             "kms": 1.00, "waf": 7.00, "total": 27.92},
 }  # fmt: skip
 
 
