@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import os
@@ -231,6 +232,9 @@ class Backend:
                 self._records_kept = 0
             else:
                 reset_tables(self.ddb, self.specs)
+            # The functions trust a stored board's config for a while (board_registry.BOARD_CACHE_SECONDS): emptied
+            # tables hold no board, so a board made again under the same id must not be read from before.
+            importlib.import_module("leaderboard.board_registry").board_cache.cache_clear()
             self.pollers = self._start_stream_consumers(self.gateway.handlers)
             for schedule in self.schedules:
                 schedule.run_once()
