@@ -17,7 +17,6 @@ import re
 
 NAMESPACE = "leaderboard"
 SEGMENT_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,48}[A-Za-z0-9])?"
-_SEGMENT = re.compile(SEGMENT_PATTERN)
 _CHANNEL = re.compile(rf"/{NAMESPACE}/({SEGMENT_PATTERN})/({SEGMENT_PATTERN})")
 
 
@@ -42,7 +41,3 @@ def parse(path: str) -> tuple[str, str] | None:
     """(board id, period kind) of a leaderboard channel path, or None when it is not one."""
     match = _CHANNEL.fullmatch(path)
     return (board_of(match.group(1)), match.group(2)) if match else None
-
-
-def is_segment(text: str) -> bool:
-    return bool(_SEGMENT.fullmatch(text))

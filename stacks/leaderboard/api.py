@@ -94,28 +94,16 @@ class LeaderboardApi(Construct):
             for f in routes.FUNCTIONS
         }
         # Signs page cursors (HMAC), so a client cannot forge one; one per deployment.
-        self.cursor_secret = secretsmanager.Secret(
-            self,
+        self.cursor_secret = self._signing_secret(
             "CursorSecret",
-            description=f"Leaderboard {props.stage}: HMAC key that signs page cursors",
-            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
-            removal_policy=removal,
-        )
-        acknowledge(
-            self.cursor_secret, "SMG4", "A new value only invalidates the page cursors in flight: put one when needed"
+            f"Leaderboard {props.stage}: HMAC key that signs page cursors",
+            "A new value only invalidates the page cursors in flight: put one when needed",
         )
         # Signs player and run tokens (HS256); rotated by putting a new value: the previous version (AWSPREVIOUS)
         # still verifies for TOKEN_KEY_GRACE_SECONDS (longer than a player token lives).
-        self.token_secret = secretsmanager.Secret(
-            self,
+        self.token_secret = self._signing_secret(
             "TokenSigningSecret",
-            description=f"Leaderboard {props.stage}: HMAC key that signs player and run tokens",
-            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
-            removal_policy=removal,
-        )
-        acknowledge(
-            self.token_secret,
-            "SMG4",
+            f"Leaderboard {props.stage}: HMAC key that signs player and run tokens",
             "Rotated by putting a new value (docs/API.md): the previous one verifies during a grace period",
         )
         # Each key's value is generated into its own secret; the template only references it.
@@ -172,6 +160,19 @@ class LeaderboardApi(Construct):
             for name, value in props.function_overrides.items():
                 function.node.default_child.add_property_override(name, value)
         self.rest_api = self._rest_api(props, cors_origins)
+
+    def _signing_secret(self, id: str, description: str, rotation: str) -> secretsmanager.Secret:
+        """A per-deployment HMAC key (64 characters) that no template or person sees; `rotation`: why SMG4's
+        automatic rotation is not needed."""
+        secret = secretsmanager.Secret(
+            self,
+            id,
+            description=description,
+            generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
+            removal_policy=self._removal,
+        )
+        acknowledge(secret, "SMG4", rotation)
+        return secret
 
     def _key_secret(self, id: str, description: str) -> secretsmanager.Secret:
         secret = secretsmanager.Secret(

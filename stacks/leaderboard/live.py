@@ -77,7 +77,6 @@ class LiveUpdates(Construct):
 
         self.http_url = f"https://{self.api.http_dns}"
         self.realtime_url = f"wss://{self.api.realtime_dns}/event/realtime"
-        self.realtime_host: str = self.api.realtime_dns
         self.http_host: str = self.api.http_dns
         # The broadcaster publishes; the admin function (GET /leaderboards/{board}) tells clients how to follow.
         discovery = functions[routes.LEADERBOARD_ADMIN.name]

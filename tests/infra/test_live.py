@@ -171,7 +171,7 @@ def test_live_url_is_an_output_with_a_stable_id(template):
     assert '"wss://"' in value and "Dns.Realtime" in value
 
 
-def test_cloudfront_passes_the_websocket_handshake_to_nginx(template):
+def test_the_dashboards_distribution_still_forwards_every_viewer_header_uncached(template):
     """Unchanged by AppSync (the dashboard's client connects to AppSync's real-time endpoint itself): CloudFront
     still forwards every viewer header to Nginx, caches nothing and allows GET."""
     (distribution,) = dashboard_only(resources(template, "AWS::CloudFront::Distribution")).values()
