@@ -11,10 +11,8 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 
-from .paths import routes
-from .runtime.leaderboard.boards import parse_new_board
-from .runtime.leaderboard.errors import BadRequest
-from .runtime.leaderboard.limits import DEFAULT_MAX_BOARDS, MAX_MAX_BOARDS
+from .paths import boards as board_rules
+from .paths import errors, limits, routes
 
 # The launch defaults, sized from the benchmark's model (docs/PERFORMANCE.md, "What one stack takes with default
 # settings"). One board period's rank index partition (a shard) takes 1,000 write units/s, and an improving
@@ -61,8 +59,8 @@ class Board:
 
     def __post_init__(self) -> None:
         try:
-            parse_new_board(self.as_body(), created_at=None)
-        except BadRequest as error:
+            board_rules.parse_new_board(self.as_body(), created_at=None)
+        except errors.BadRequest as error:
             raise ValueError(f"board {self.board_id!r}: {error}") from None
 
     def as_body(self) -> dict[str, Any]:
@@ -162,7 +160,7 @@ class LeaderboardProps:
     its Cache-Control says (the route table). False: readers call the API itself, every read a Lambda call."""
     boards: Sequence[Board] = ()
     """Boards that exist as soon as the stack is deployed."""
-    max_boards: int = DEFAULT_MAX_BOARDS
+    max_boards: int = limits.DEFAULT_MAX_BOARDS
     """Boards that POST /leaderboards may create (those being deleted count until purged; declared boards and the
     built-in one do not): beyond it a create answers 409. A cost bound: each board is a row of GET /leaderboards
     and of the dashboard's picker. At most 10,000."""
@@ -195,9 +193,9 @@ class LeaderboardProps:
         if (
             isinstance(self.max_boards, bool)
             or not isinstance(self.max_boards, int)
-            or not (1 <= self.max_boards <= MAX_MAX_BOARDS)
+            or not (1 <= self.max_boards <= limits.MAX_MAX_BOARDS)
         ):
-            raise ValueError(f"max_boards must be an integer from 1 to {MAX_MAX_BOARDS:,}")
+            raise ValueError(f"max_boards must be an integer from 1 to {limits.MAX_MAX_BOARDS:,}")
         if self.monitoring_level not in (None, "full", "essential"):
             raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.monitoring_level!r}")
         if (self.domain_name is None) != (self.certificate_arn is None):

@@ -119,11 +119,15 @@ def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, t
 
     assert report["own_modules_kept"] and report["schema_is_own"]
     assert report["sys_path_unchanged"]
-    assert "cdk_leaderboard" in report["new_top_level_modules"]
-    assert not {"schema", "routes", "handlers", "leaderboard", "runtime", "dashboard_ec2", "stacks"} & set(
+    # The construct adds two names: its own, and the Lambda package's one name (loaded from the file it ships).
+    assert {"cdk_leaderboard", "leaderboard"} <= set(report["new_top_level_modules"])
+    assert not {"schema", "routes", "handlers", "runtime", "dashboard_ec2", "stacks"} & set(
         report["new_top_level_modules"]
     )
     assert str(Path(report["construct_file"]).resolve()).startswith(str(user_env.parents[1].resolve()))
+    runtime = Path(report["runtime_file"]).resolve()
+    assert runtime == Path(report["construct_file"]).resolve().parent / "runtime" / "leaderboard" / "__init__.py"
+    assert report["runtime_names"] == []  # never also as cdk_leaderboard.runtime.leaderboard
     assert report["stacks"] == ["games", "tools"]
     assert len(set(report["rest_apis"])) == 3
 
@@ -137,6 +141,22 @@ def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, t
         r["Properties"]["Handler"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
     }
     assert handlers and all(h.startswith("leaderboard.handlers.") for h in handlers)
+
+
+@pytest.mark.parametrize("order", ["theirs first", "construct first"])
+def test_an_app_with_its_own_leaderboard_module_is_refused_clearly(user_env, tmp_path, order):
+    """`leaderboard` is the Lambda package's one name: another module of that name is refused, not shadowed."""
+    (tmp_path / "leaderboard").mkdir()
+    (tmp_path / "leaderboard" / "__init__.py").write_text('OWNER = "user-app"\n')
+    imports = ["import leaderboard", "import cdk_leaderboard"]
+    script = "; ".join(imports if order == "theirs first" else imports[::-1])
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    result = subprocess.run(
+        [str(user_env), "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode != 0
+    assert "ImportError: cdk_leaderboard imports its Lambda package as top-level `leaderboard`" in result.stderr
+    assert "Rename your own `leaderboard`" in result.stderr and str(tmp_path / "leaderboard") in result.stderr
 
 
 def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_path):

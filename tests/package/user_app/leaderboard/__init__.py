@@ -1,3 +1,0 @@
-"""The app's own leaderboard package."""
-
-OWNER = "user-app"
