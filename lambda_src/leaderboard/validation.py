@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from .errors import BadRequest, PayloadTooLarge
@@ -178,7 +179,8 @@ def bounded_int(value: Any, field: str, low: int, high: int, default: int | None
     return value
 
 
-def only_fields(body: dict, allowed: set[str]) -> None:
+def only_fields(body: dict, allowed: AbstractSet[str]) -> None:
+    """Refuse fields the body's model (routes.*_BODY.fields) does not have."""
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")

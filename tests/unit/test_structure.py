@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
 
 # The HTTP side: the route table and what reads requests and writes responses.
-HTTP_MODULES = {"routes", "http", "validation", "openapi", "invocation", "handlers"}
+HTTP_MODULES = {"routes", "routing", "http", "validation", "openapi", "invocation", "handlers"}
 # The domain and its data layer: boards, periods, keys, scoring, ranking, counters, storage.
 DOMAIN_MODULES = {
     "boards", "periods", "keys", "limits", "model", "schema", "clock", "errors", "scoring", "ranking", "counting",

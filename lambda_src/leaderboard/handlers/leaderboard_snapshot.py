@@ -7,7 +7,7 @@ from ..http import Call, audit, function_handler
 
 def take(call: Call):
     body = call.body()
-    v.only_fields(body, {"period", "limit"})
+    v.only_fields(body, routes.SNAPSHOT_BODY.fields)
     limit = v.bounded_int(body.get("limit"), "limit", 1, limits.MAX_PAGE, default=limits.DEFAULT_SNAPSHOT)
     snapshot = snapshots.take_snapshot(body.get("period"), limit)
     audit(call.event, "snapshot.take", snapshot["snapshot_id"])

@@ -11,7 +11,7 @@ def simulate(call: Call):
     if not get_settings().enable_simulator:
         raise Forbidden("the simulator is disabled on this stage")
     body = call.body()
-    v.only_fields(body, {"players"})
+    v.only_fields(body, routes.SIMULATE_BODY.fields)
     players = v.bounded_int(
         body.get("players"), "players", 1, limits.MAX_SIMULATED_PLAYERS, default=limits.DEFAULT_SIMULATED_PLAYERS
     )

@@ -9,7 +9,7 @@ from ..http import Call, function_handler
 
 def default_board_submit(call: Call):
     body = call.body()
-    v.only_fields(body, {"player_id", "score", "player_name"})
+    v.only_fields(body, routes.SCORE_BODY.fields)
     player_id = v.player_id(body.get("player_id"))
     score = v.score(body.get("score"))
     name = v.player_name(body.get("player_name"), default=None)  # None: keep the stored name
@@ -19,7 +19,7 @@ def default_board_submit(call: Call):
 def _submission(body, operation: str | None) -> scoring.Submission:
     if not isinstance(body, dict):
         raise BadRequest("each entry must be a JSON object")
-    v.only_fields(body, {"player_id", "score", "player_name", "metadata"})
+    v.only_fields(body, routes.BOARD_SCORE_BODY.fields)  # each entry of a bulk, too
     return scoring.Submission(
         player_id=v.player_id(body.get("player_id")),
         player_name=v.player_name(body.get("player_name"), default=None),  # None: keep the stored name
@@ -51,7 +51,7 @@ def board_score(call: Call):
 def issue_token(call: Call):
     player_id = v.player_id(call.params["player_id"])
     body = call.body()
-    v.only_fields(body, {"boards", "ttl_seconds"})
+    v.only_fields(body, routes.TOKEN_BODY.fields)
     boards = body.get("boards")
     if boards is not None and (
         not isinstance(boards, list)
@@ -84,7 +84,7 @@ def start_run(call: Call):
 def bulk(call: Call):
     board = board_registry.get_board(call.params["board"])
     body = call.body()
-    v.only_fields(body, {"entries"})
+    v.only_fields(body, routes.BULK_BODY.fields)
     entries = body.get("entries")
     if not isinstance(entries, list) or not 1 <= len(entries) <= limits.MAX_BULK:
         raise BadRequest(f"entries must be a list of 1 to {limits.MAX_BULK} submissions")

@@ -1,0 +1,61 @@
+"""Many boards: create, list, show and delete a board."""
+
+from __future__ import annotations
+
+from .. import limits
+from .access import ADMIN, PUBLIC
+from .bodies import BOARD_BODY
+from .caching import LIVE
+from .fields import CURSOR, _limit
+from .functions import LEADERBOARD_ADMIN
+from .route import Route
+
+BOARD_ROUTES: tuple[Route, ...] = (
+    Route(
+        "POST",
+        "/leaderboards",
+        LEADERBOARD_ADMIN,
+        "create",
+        access=ADMIN,
+        response=(201, "Board"),
+        body=BOARD_BODY,
+        summary="Create a board",
+        description="409 when the deployment holds its max_boards (a stack prop, 200 by default) already. "
+        "min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
+        "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
+        "from starts_at until ends_at (409 outside, nothing written).",
+    ),
+    Route(
+        "GET",
+        "/leaderboards",
+        LEADERBOARD_ADMIN,
+        "list_boards",
+        access=PUBLIC,
+        response=(200, "BoardList"),
+        cache=LIVE,
+        query={"limit": _limit(limits.MAX_BOARDS_LISTED, limits.MAX_BOARDS_LISTED), "cursor": CURSOR},
+        summary="List boards (paged)",
+        description="Built-in and declared boards first, then created ones in board-id order; next_cursor while "
+        "more follow. At most two DynamoDB Queries per call.",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}",
+        LEADERBOARD_ADMIN,
+        "show",
+        access=PUBLIC,
+        response=(200, "Board"),
+        cache=LIVE,
+        summary="Show a board and its next resets",
+    ),
+    Route(
+        "DELETE",
+        "/leaderboards/{board}",
+        LEADERBOARD_ADMIN,
+        "delete",
+        access=ADMIN,
+        response=(200, "Deletion"),
+        summary="Delete a board and its entries (202 while a large board is still being purged)",
+        description="Boards built in or declared in the stack cannot be deleted (400).",
+    ),
+)

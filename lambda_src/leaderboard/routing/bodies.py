@@ -1,0 +1,195 @@
+"""One model per request body: its JSON Schema (draft 4) is API Gateway's request model (the stack), the OpenAPI
+document's requestBody, what the local gateway validates with, and the fields the handler takes (Body.fields; the
+handler checks each value again itself, validation.py, since API Gateway applies a model only to application/json).
+
+The route table's own schema fragments, not pydantic: measured with `python -X importtime`, importing pydantic and
+declaring one model costs a cold start about ten times what this whole route table does (docs/PERFORMANCE.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import limits, periods
+from ..limits import MAX_SCORE
+from .fields import BOARD_ID, DEFAULT_BOARD_KINDS, PLAYER_ID, PLAYER_NAME, SCORE, _limit
+
+
+@dataclass(frozen=True)
+class Body:
+    """A request body's model: a JSON Schema object whose properties are every field the body may have."""
+
+    schema: dict[str, Any]
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The body's fields: any other is refused (400 unknown field(s)), by API Gateway and by the handler."""
+        return frozenset(self.schema["properties"])
+
+
+# Request body models (JSON Schema draft 4, which API Gateway validates for application/json). They state
+# every rule the handlers enforce that JSON Schema can say; the handlers check them all again themselves.
+SCORE_BODY = Body(
+    {
+        "type": "object",
+        "required": ["player_id", "score"],
+        "properties": {"player_id": PLAYER_ID, "player_name": PLAYER_NAME, "score": SCORE},
+        "additionalProperties": False,
+    }
+)
+SNAPSHOT_BODY = Body(
+    {
+        "type": "object",
+        "properties": {
+            "period": {"type": "string", "pattern": periods.pattern(DEFAULT_BOARD_KINDS)},
+            "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_SNAPSHOT),
+        },
+        "additionalProperties": False,
+    }
+)
+SIMULATE_BODY = Body(
+    {
+        "type": "object",
+        "properties": {"players": _limit(limits.MAX_SIMULATED_PLAYERS, limits.DEFAULT_SIMULATED_PLAYERS)},
+        "additionalProperties": False,
+    }
+)
+TOURNAMENT_TIME = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": limits.TIMESTAMP_PATTERN,
+    "description": f"ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of the "
+    f"years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no time)",
+}
+BOARD_BODY = Body(
+    {
+        "type": "object",
+        "required": ["board_id"],
+        "properties": {
+            "board_id": BOARD_ID,
+            "name": PLAYER_NAME,
+            "order": {"type": "string", "enum": list(limits.ORDERS)},
+            "operator": {"type": "string", "enum": list(limits.OPERATORS)},
+            "periods": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": len(periods.KINDS),
+                "uniqueItems": True,
+                "items": {"type": "string", "enum": list(periods.KINDS)},
+            },
+            # min_score must not be greater than max_score: JSON Schema cannot compare two fields.
+            "min_score": SCORE,
+            "max_score": SCORE,
+            "shards": {"type": "integer", "minimum": 1, "maximum": limits.MAX_SHARDS},
+            "max_submissions_per_minute": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": limits.MAX_SUBMISSIONS_PER_MINUTE,
+            },
+            "submissions": {
+                "type": "string",
+                "enum": list(limits.SUBMISSION_MODES),
+                "default": limits.SERVER_SUBMISSIONS,
+                "description": "who may submit: server (default: the game key only) or client (also players' own "
+                "devices, each submission with the run token of a run it started with a player token)",
+            },
+            # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
+            # cannot compare them).
+            "starts_at": TOURNAMENT_TIME,
+            "ends_at": TOURNAMENT_TIME,
+            "rewards": {
+                "type": "array",
+                "maxItems": limits.MAX_REWARDS,
+                "items": {
+                    "type": "object",
+                    "required": ["reward", "ranks"],
+                    "properties": {
+                        "reward": PLAYER_NAME,
+                        # first <= last: JSON Schema cannot compare the two
+                        "ranks": {
+                            "type": "array",
+                            "minItems": 2,
+                            "maxItems": 2,
+                            "items": {"type": "integer", "minimum": 1, "maximum": limits.CLOSING_TOP},
+                        },
+                    },
+                    "additionalProperties": False,
+                },
+            },
+            "tiers": {
+                "type": "array",
+                "maxItems": limits.MAX_TIERS,
+                "items": {
+                    "type": "object",
+                    "required": ["name", "min_percentile"],
+                    "properties": {
+                        "name": PLAYER_NAME,
+                        "min_percentile": {"type": "integer", "minimum": 0, "maximum": 100},
+                    },
+                    "additionalProperties": False,
+                },
+            },
+        },
+        # starts_at and ends_at come together, and never with periods: a board keeps periods or is a tournament.
+        "dependencies": {
+            "starts_at": {"required": ["ends_at"], "not": {"required": ["periods"]}},
+            "ends_at": {"required": ["starts_at"]},
+        },
+        "additionalProperties": False,
+    }
+)
+BOARD_SCORE_BODY = Body(
+    {
+        "type": "object",
+        "required": ["player_id", "score"],
+        "properties": {
+            "player_id": PLAYER_ID,
+            "player_name": PLAYER_NAME,
+            # increment boards take negative deltas; the board's bounds apply to the result
+            "score": {"type": "integer", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
+            # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size and the numbers)
+            "metadata": {
+                "type": "object",
+                "description": f"any JSON object of at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, "
+                "served back as given: its text Unicode scalar values only (no lone surrogates), its integers from "
+                f"-{limits.MAX_SAFE_INTEGER} to {limits.MAX_SAFE_INTEGER} (exact in a double), its other numbers "
+                "within a double's range",
+            },
+        },
+        "additionalProperties": False,
+    }
+)
+TOKEN_BODY = Body(
+    {
+        "type": "object",
+        "properties": {
+            "boards": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": limits.MAX_TOKEN_BOARDS,
+                "uniqueItems": True,
+                "items": BOARD_ID,
+                "description": "the boards the token may start runs on; absent: every client board",
+            },
+            "ttl_seconds": {
+                **_limit(limits.MAX_PLAYER_TOKEN_SECONDS, limits.DEFAULT_PLAYER_TOKEN_SECONDS),
+                "minimum": limits.MIN_PLAYER_TOKEN_SECONDS,
+                "description": f"the token's lifetime: {limits.MIN_PLAYER_TOKEN_SECONDS} s to 24 h, "
+                f"{limits.DEFAULT_PLAYER_TOKEN_SECONDS} s by default",
+            },
+        },
+        "additionalProperties": False,
+    }
+)
+BULK_BODY = Body(
+    {
+        "type": "object",
+        "required": ["entries"],
+        # Each entry is checked on its own: a bad one gets its own error in the results, the others go on.
+        "properties": {
+            "entries": {"type": "array", "minItems": 1, "maxItems": limits.MAX_BULK, "items": {"type": "object"}},
+        },
+        "additionalProperties": False,
+    }
+)

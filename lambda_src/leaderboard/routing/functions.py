@@ -1,0 +1,82 @@
+"""The function registry: every Lambda function of the stack, its deployed name suffix and its entry point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Function:
+    """One Lambda function: its deployed name suffix and its Python entry point."""
+
+    name: str
+    handler: str  # "module.attribute", relative to lambda_src/
+    description: str
+    timeout_seconds: int = 10
+
+
+SCORE_SUBMIT = Function(
+    "score-submit",
+    "leaderboard.handlers.score_submit.handler",
+    "POST /scores: high-score-wins on every period; player tokens and runs",
+)
+LEADERBOARD_QUERY = Function(
+    "leaderboard-query", "leaderboard.handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
+)
+PLAYER_STATS = Function(
+    "player-stats", "leaderboard.handlers.player_stats.handler", "GET /player: rank and percentile on every board"
+)
+LEADERBOARD_SNAPSHOT = Function(
+    "leaderboard-snapshot",
+    "leaderboard.handlers.leaderboard_snapshot.handler",
+    "POST /snapshot, GET /snapshots: append-only history",
+)
+SCORE_SIMULATOR = Function(
+    "score-simulator",
+    "leaderboard.handlers.score_simulator.handler",
+    "POST /simulate: seeds realistic demo data",
+    timeout_seconds=60,
+)
+
+LEADERBOARD_ADMIN = Function(
+    "leaderboard-admin",
+    "leaderboard.handlers.leaderboard_admin.handler",
+    "Boards: create, list, show, delete; the OpenAPI document",
+    timeout_seconds=60,
+)
+
+# Not behind the API: Lambda feeds it the scores table's stream (an event source mapping).
+RANK_COUNTER = Function(
+    "rank-counter",
+    "leaderboard.handlers.rank_counter.handler",
+    "Keeps the rank counters in step with the scores table's stream",
+    timeout_seconds=60,
+)
+
+# Not behind the API: an EventBridge schedule runs it every few minutes to close the periods that have ended.
+PERIOD_CLOSER = Function(
+    "period-closer",
+    "leaderboard.handlers.period_closer.handler",
+    "Closes ended periods: summary, final snapshot, event",
+    timeout_seconds=300,
+)
+
+# Not behind an API: Lambda feeds it the scores table's stream, a second consumer next to rank-counter.
+LIVE_BROADCASTER = Function(
+    "live-broadcaster",
+    "leaderboard.handlers.live_broadcaster.handler",
+    "Publishes each changed top 25 to its AppSync Events channel, at most once a second per board period",
+    timeout_seconds=60,
+)
+
+FUNCTIONS: tuple[Function, ...] = (
+    SCORE_SUBMIT,
+    LEADERBOARD_QUERY,
+    PLAYER_STATS,
+    LEADERBOARD_SNAPSHOT,
+    SCORE_SIMULATOR,
+    LEADERBOARD_ADMIN,
+    RANK_COUNTER,
+    PERIOD_CLOSER,
+    LIVE_BROADCASTER,
+)

@@ -1,0 +1,104 @@
+"""A player's entries, moderation, player tokens and erasure."""
+
+from __future__ import annotations
+
+from .. import limits
+from .access import ADMIN, GAME, PUBLIC
+from .bodies import TOKEN_BODY
+from .caching import NO_STORE
+from .fields import CURSOR, _limit
+from .functions import LEADERBOARD_ADMIN, SCORE_SUBMIT
+from .route import Route
+
+PLAYER_ROUTES: tuple[Route, ...] = (
+    Route(
+        "DELETE",
+        "/leaderboards/{board}/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "remove_player",
+        access=ADMIN,
+        response=(200, "PlayerRemoval"),
+        summary="Delete a player's entries on every period of a board",
+        description="Deleting a player who has no entry on the board deletes nothing (200, deleted_entries 0). "
+        "Ranks and totals follow within the rank counters' usual delay.",
+    ),
+    Route(
+        "PUT",
+        "/leaderboards/{board}/players/{player_id}/hidden",
+        LEADERBOARD_ADMIN,
+        "hide_player",
+        access=ADMIN,
+        response=(200, "Moderation"),
+        summary="Hide a player on a board (moderation): gone from every list, rank and total others see",
+        description="On every period of the board, now and later, until shown again. A lookup of the player by id "
+        "still answers, marked hidden, with the rank they would have. Idempotent. Counters stay exact: a hidden "
+        "entry leaves the rank index and the counters are recounted, within their usual delay.",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/hidden",
+        LEADERBOARD_ADMIN,
+        "list_hidden",
+        access=ADMIN,  # moderation decisions are not public
+        response=(200, "HiddenPlayers"),
+        query={
+            "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
+            "cursor": {
+                **CURSOR,
+                "description": "next_cursor of the previous page of the same board's hidden players; opaque and "
+                "signed: any other value, or one older than the cursor lifetime, is a 400.",
+            },
+        },
+        summary="The players hidden on a board, in player-id order, a page at a time",
+        description="Cost: one Query of the board's hidden-player items, whatever the page size. hidden_at is when "
+        "the player was last hidden. A cursor stays valid while players are hidden or shown meanwhile: the next page "
+        "starts after the last player id listed.",
+    ),
+    Route(
+        "DELETE",
+        "/leaderboards/{board}/players/{player_id}/hidden",
+        LEADERBOARD_ADMIN,
+        "show_player",
+        access=ADMIN,
+        response=(200, "Moderation"),
+        summary="Show a hidden player again, in their place",
+        description="Their entries return where their scores and times put them. Idempotent.",
+    ),
+    Route(
+        "POST",
+        "/players/{player_id}/tokens",
+        SCORE_SUBMIT,
+        "issue_token",
+        access=GAME,
+        response=(201, "PlayerToken"),
+        body=TOKEN_BODY,
+        summary="Mint a player token: the game's backend lets one player's device start runs",
+        description=f"It lives ttl_seconds ({limits.MIN_PLAYER_TOKEN_SECONDS} s to 24 h, "
+        f"{limits.DEFAULT_PLAYER_TOKEN_SECONDS} s by default), limited to the boards listed if any. Signed (HS256) "
+        "with the deployment's token key, which rotates: see docs/API.md.",
+    ),
+    Route(
+        "DELETE",
+        "/players/{player_id}",
+        LEADERBOARD_ADMIN,
+        "erase_player",
+        access=ADMIN,
+        response=(200, "Erasure"),
+        summary="Erase a player: every board, period, idempotency record, and their place in snapshots",
+        description="Entries and counters go at once; idempotency records (the last 24 h) and the snapshot history "
+        "are searched in steps: while some remain the answer is 202 with a status_url, and DELETE again goes on. "
+        "Snapshots keep the erased player's rank and score under a placeholder id and name. The audit record keeps "
+        "the erasure's id and times, not the player.",
+    ),
+    Route(
+        "GET",
+        "/erasures/{erasure_id}",
+        LEADERBOARD_ADMIN,
+        "erasure_status",
+        access=PUBLIC,  # like every read: the id is an unguessable token and the record names no player
+        response=(200, "Erasure"),
+        cache=NO_STORE,  # a status polled while an erasure runs: always fresh
+        summary="The status of an erasure",
+        description="Its id, status and times only: never the player.",
+    ),
+)

@@ -1,0 +1,42 @@
+"""THE route table: the one source of truth for the API's shape.
+
+Each route says its method and path, the function that serves it and the handler function in that function's
+module (`operation`), who may call it, the query parameters it takes and the model of its body (with the
+limits of limits.py), and what it answers. The CDK stack builds API Gateway from it, the handlers dispatch with it
+(http.function_handler), the local gateway dispatches with it, the OpenAPI document is generated from it, and the
+tests walk it. Pure data: importable without boto3 or aws-cdk-lib.
+"""
+
+from __future__ import annotations
+
+from .board_routes import BOARD_ROUTES
+from .default_board_routes import DEFAULT_BOARD_ROUTES
+from .document_routes import DOCUMENT_ROUTES
+from .matching import route_for
+from .period_routes import PERIOD_ROUTES
+from .player_routes import PLAYER_ROUTES
+from .ranking_routes import RANKING_ROUTES
+from .route import Route
+from .submission_routes import SUBMISSION_ROUTES
+
+# In this order: the OpenAPI document lists the paths as they come here.
+ROUTES: tuple[Route, ...] = (
+    *DEFAULT_BOARD_ROUTES,
+    *BOARD_ROUTES,
+    *SUBMISSION_ROUTES,
+    *RANKING_ROUTES,
+    *PLAYER_ROUTES,
+    *PERIOD_ROUTES,
+    *DOCUMENT_ROUTES,
+)
+
+
+def match_route(method: str, path: str) -> tuple[Route | None, bool, dict[str, str]]:
+    """The route for (method, path), whether the path exists under any method, and its path parameters."""
+    return route_for(ROUTES, method, path)
+
+
+def edge_query_names() -> tuple[str, ...]:
+    """The query parameters of the routes the edge caches, sorted: its cache key holds these and only these (in
+    this order, whatever order a caller gave them), and it passes no other to the API."""
+    return tuple(sorted({name for r in ROUTES if r.method == "GET" and r.cache.cacheable for name in r.query}))

@@ -1,0 +1,56 @@
+"""One model per request body (routing/bodies.py): API Gateway's request model, the OpenAPI document's requestBody
+and the fields the handler takes are the same object, so a field changes in one place."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard import openapi, routes
+from tests.support.lambda_api import call
+
+BODY_ROUTES = [r for r in routes.ROUTES if r.body is not None]
+
+
+def test_every_body_is_a_closed_model_that_the_document_and_the_stack_read():
+    assert {r.operation for r in BODY_ROUTES} == {"default_board_submit", "take", "simulate", "create"} | {
+        "board_score",
+        "bulk",
+        "issue_token",
+    }
+    document = openapi.document()
+    for route in BODY_ROUTES:
+        assert route.body is not None and route.body_schema is route.body.schema
+        assert route.body.schema["additionalProperties"] is False
+        assert route.body.fields == set(route.body.schema["properties"])
+        shown = document["paths"][route.path][route.method.lower()]["requestBody"]["content"]["application/json"]
+        assert shown["schema"] is route.body.schema
+
+
+@pytest.mark.parametrize(
+    ("path", "model", "field", "body"),
+    [
+        ("/scores", routes.SCORE_BODY, "player_name", {"player_id": "p", "score": 1, "player_name": "P"}),
+        (
+            "/leaderboards/global/scores",
+            routes.BOARD_SCORE_BODY,
+            "metadata",
+            {"player_id": "p", "score": 1, "metadata": {}},
+        ),
+        (
+            "/leaderboards/global/scores/bulk",
+            routes.BULK_BODY,
+            "entries",
+            {"entries": [{"player_id": "p", "score": 1}]},
+        ),
+        ("/players/p/tokens", routes.TOKEN_BODY, "ttl_seconds", {"ttl_seconds": 600}),
+        ("/snapshot", routes.SNAPSHOT_BODY, "limit", {"limit": 5}),
+        ("/simulate", routes.SIMULATE_BODY, "players", {"players": 2}),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_the_handler_takes_exactly_the_fields_of_its_model(ddb, monkeypatch, path, model, field, body):
+    """A valid body passes; with the field taken out of the model (and nowhere else), the handler refuses it."""
+    assert call("POST", path, body=body, check_contract=False).status < 300
+    monkeypatch.delitem(model.schema["properties"], field)
+    reply = call("POST", path, body=body, check_contract=False)
+    assert (reply.status, reply.body) == (400, {"error": f"unknown field(s): {field}"})
