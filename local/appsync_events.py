@@ -47,59 +47,44 @@ subscribers on one channel (bench/live_delivery.py measures it).
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import hmac
-import http
 import json
 import logging
-import re
 import socket
 import threading
-import time
 import uuid
-from collections.abc import Generator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from websockets.asyncio.server import ServerConnection, broadcast, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Request, Response, parse_headers, parse_line
+from websockets.http11 import Request, Response
 from websockets.protocol import State
-from websockets.server import ServerProtocol
 
-NAMESPACES = ("leaderboard",)  # the Event API's channel namespaces (the construct makes this one)
-REALTIME_PATH = "/event/realtime"
-PUBLISH_PATH = "/event"
-SUBPROTOCOL = "aws-appsync-event-ws"
-AUTH_SUBPROTOCOL_PREFIX = "header-"
-CONNECTION_TIMEOUT_MS = 300_000  # what connection_ack announces
-KEEP_ALIVE_SECONDS = 60.0
-MAX_EVENTS_PER_PUBLISH = 5
-MAX_EVENT_BYTES = 240 * 1024
-MAX_PUBLISH_BYTES = 1_200_000  # 1.2 MB per publish request
-MAX_SUBSCRIPTIONS_PER_CONNECTION = 200
-MAX_FRAME_BYTES = 1_200_000  # what a client may send in one WebSocket message
-SIGNATURE_MAX_AGE_SECONDS = 300  # SigV4: a request dated more than 5 minutes off is refused
-_SEGMENT = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,48}[A-Za-z0-9])?"
-CHANNEL_PATTERN = re.compile(rf"/?{_SEGMENT}(?:/{_SEGMENT}){{0,4}}/?")
-_AUTHORIZATION = re.compile(
-    r"AWS4-HMAC-SHA256 Credential=(?P<key>[^/,\s]+)/(?P<date>\d{8})/(?P<region>[^/]+)/(?P<service>[^/]+)/aws4_request,"
-    r"\s*SignedHeaders=(?P<signed>[a-z0-9;-]+),\s*Signature=(?P<signature>[0-9a-f]{64})"
+from local.appsync_protocol import (
+    CHANNEL_PATTERN,
+    CONNECTION_TIMEOUT_MS,
+    KEEP_ALIVE_SECONDS,
+    MAX_FRAME_BYTES,
+    MAX_PUBLISH_BYTES,
+    MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    NAMESPACES,
+    NOT_AUTHORIZED,
+    PUBLISH_PATH,
+    REALTIME_PATH,
+    SUBPROTOCOL,
+    auth_from_subprotocols,
+    error,
+    json_response,
+    offered_subprotocols,
+    publish_problem,
 )
+from local.appsync_signing import check_signature
+from local.appsync_transport import Connection, text_frame_header
 
-NOT_AUTHORIZED = "You are not authorized to make this call."
 # websockets logs every connection opened and closed and every HTTP answer at INFO: thousands of lines a run
 _LOG = logging.getLogger("local.appsync_events")
 _LOG.setLevel(logging.WARNING)
-
-
-def _error(error_type: str, message: str, **extra) -> dict:
-    return {"errorType": error_type, "message": message, **extra}
 
 
 @dataclass(eq=False)
@@ -110,57 +95,6 @@ class _Client:
     authorized: bool
     acknowledged: bool = False
     subscriptions: dict[str, str] = field(default_factory=dict)
-
-
-class _HttpOrWebSocketProtocol(ServerProtocol):
-    """websockets' server protocol, also reading a POST request with its body (websockets reads GET handshakes
-    only, and refuses a body): the POST reaches process_request as a Request with a `body`, and the answer goes
-    back as an HTTP response, as a refused handshake's would. One port then serves both of AppSync's endpoints."""
-
-    def parse(self) -> Generator[None]:
-        try:
-            request = yield from self._read_request()
-        except Exception as exc:  # not HTTP, or too large: close, as websockets does
-            self.handshake_exc = exc
-            self.send_eof()
-            self.parser = self.discard()
-            next(self.parser)
-            yield
-            return
-        self.events.append(request)
-        yield from super(ServerProtocol, self).parse()  # the frames, once the handshake is done
-
-    def _read_request(self) -> Generator[None, None, Request]:
-        from websockets.exceptions import InvalidHeader
-        from websockets.http11 import RequestLineTooLong
-
-        line = yield from parse_line(self.reader.read_line, RequestLineTooLong)
-        method, path, protocol = line.decode("ascii").split(" ", 2)
-        headers = yield from parse_headers(self.reader.read_line)
-        body = b""
-        if method == "POST":
-            try:
-                length = int(headers.get("Content-Length", "0"))
-            except ValueError:
-                raise InvalidHeader("Content-Length") from None
-            if length > MAX_PUBLISH_BYTES + 64 * 1024:
-                raise ValueError("publish request too large")
-            body = bytes((yield from self.reader.read_exact(length)))
-        elif not set(headers.get_all("Content-Length")) <= {"0"}:
-            raise ValueError("unsupported request body")
-        request = Request(path, headers, method, protocol)
-        request.body = body  # type: ignore[attr-defined]
-        return request
-
-
-class _Connection(ServerConnection):
-    def __init__(self, protocol: ServerProtocol, *args, **kwargs) -> None:
-        # The protocol object's parser is a generator started in its constructor, before any byte has arrived:
-        # restart it as the subclass's.
-        protocol.__class__ = _HttpOrWebSocketProtocol
-        protocol.parser = protocol.parse()
-        next(protocol.parser)
-        super().__init__(protocol, *args, **kwargs)
 
 
 class AppSyncEventsServer:
@@ -225,7 +159,7 @@ class AppSyncEventsServer:
         async with serve(
             self._client,
             sock=self._socket,
-            create_connection=_Connection,
+            create_connection=Connection,
             process_request=self._process_request,
             select_subprotocol=self._select_subprotocol,
             max_size=MAX_FRAME_BYTES,
@@ -250,21 +184,21 @@ class AppSyncEventsServer:
         path = request.path.split("?", 1)[0]
         if request.method == "POST":
             if path != PUBLISH_PATH:
-                return _json_response(404, {"errors": [_error("NotFoundException", "Not Found")]})
+                return json_response(404, {"errors": [error("NotFoundException", "Not Found")]})
             status, body = self._publish_http(request)
-            return _json_response(status, body)
+            return json_response(status, body)
         if request.method != "GET" or path != REALTIME_PATH:
-            return _json_response(404, {"errors": [_error("NotFoundException", "Not Found")]})
+            return json_response(404, {"errors": [error("NotFoundException", "Not Found")]})
         if request.headers.get("Upgrade", "").lower() != "websocket":  # a plain GET: publishing is all it serves
-            return _json_response(400, {"errors": [_error("BadRequestException", "WebSocket upgrade required")]})
-        offered = _offered_subprotocols(request.headers)
+            return json_response(400, {"errors": [error("BadRequestException", "WebSocket upgrade required")]})
+        offered = offered_subprotocols(request.headers)
         if SUBPROTOCOL not in offered:
-            return _json_response(
-                400, {"errors": [_error("BadRequestException", f"The {SUBPROTOCOL} subprotocol is required")]}
+            return json_response(
+                400, {"errors": [error("BadRequestException", f"The {SUBPROTOCOL} subprotocol is required")]}
             )
         # The connection's authorization travels in the header- subprotocol; a wrong one is told after the
         # handshake (connection_error), as AppSync does, so a browser can read why.
-        connection.appsync_authorized = self._authorized(_auth_from_subprotocols(offered))  # type: ignore[attr-defined]
+        connection.appsync_authorized = self._authorized(auth_from_subprotocols(offered))  # type: ignore[attr-defined]
         return None
 
     def _select_subprotocol(self, connection: ServerConnection, subprotocols) -> str | None:
@@ -280,59 +214,22 @@ class AppSyncEventsServer:
         authorization = headers.get("Authorization")
         if authorization is None:
             if headers.get("x-api-key") is not None:  # the namespace publishes with IAM only
-                return 401, {"errors": [_error("UnauthorizedException", NOT_AUTHORIZED)]}
-            return 401, {"errors": [_error("UnauthorizedException", "Missing authorization")]}
-        refused = self._check_signature(request, authorization, body)
+                return 401, {"errors": [error("UnauthorizedException", NOT_AUTHORIZED)]}
+            return 401, {"errors": [error("UnauthorizedException", "Missing authorization")]}
+        refused = check_signature(self.credentials, self.region, request, authorization, body)
         if refused is not None:
             return refused
         if len(body) > MAX_PUBLISH_BYTES:
-            return 400, {"errors": [_error("BadRequestException", "Request size exceeds the limit of 1.2 MB")]}
+            return 400, {"errors": [error("BadRequestException", "Request size exceeds the limit of 1.2 MB")]}
         try:
             message = json.loads(body)
         except (ValueError, RecursionError):
-            return 400, {"errors": [_error("BadRequestException", "Invalid JSON body")]}
-        problem = _publish_problem(message)
+            return 400, {"errors": [error("BadRequestException", "Invalid JSON body")]}
+        problem = publish_problem(message)
         if problem is not None:
-            return 400, {"errors": [_error("BadRequestException", problem)]}
+            return 400, {"errors": [error("BadRequestException", problem)]}
         successful = self.publish(message["channel"], message["events"])
         return 200, {"failed": [], "successful": successful}
-
-    def _check_signature(self, request: Request, authorization: str, body: bytes) -> tuple[int, dict] | None:
-        """None when the request carries the SigV4 signature of the local credentials, else AppSync's answer."""
-        parsed = _AUTHORIZATION.fullmatch(authorization.strip())
-        if parsed is None:
-            return 401, {"errors": [_error("UnauthorizedException", NOT_AUTHORIZED)]}
-        if parsed["key"] != self.credentials.access_key or parsed["service"] != "appsync":
-            return 403, {"errors": [_error("UnrecognizedClientException", "The security token included is invalid.")]}
-        amz_date = request.headers.get("X-Amz-Date", "")
-        try:
-            signed_at = datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
-        except ValueError:
-            return 403, {"errors": [_error("BadRequestException", "Missing or invalid X-Amz-Date")]}
-        if abs(time.time() - signed_at.timestamp()) > SIGNATURE_MAX_AGE_SECONDS:
-            return 403, {"errors": [_error("BadRequestException", "Signature expired")]}
-        signed = parsed["signed"].split(";")
-        if "host" not in signed:
-            return 403, {"errors": [_error("BadRequestException", "The host header must be signed")]}
-        expected = _signature(
-            self.credentials,
-            parsed["region"],
-            request.path,
-            {name: request.headers.get(name, "") for name in signed},
-            body,
-            amz_date,
-        )
-        if parsed["region"] != self.region or not hmac.compare_digest(expected, parsed["signature"]):
-            return 403, {
-                "errors": [
-                    _error(
-                        "BadRequestException",
-                        "The request signature we calculated does not match the signature you provided. "
-                        "Check your AWS Secret Access Key and signing method.",
-                    )
-                ]
-            }
-        return None
 
     def publish(self, channel: str, events: list[str]) -> list[dict]:
         """Take events for every subscriber of channel (called on the event loop); the `successful` list. As on
@@ -356,7 +253,7 @@ class AppSyncEventsServer:
                 if connection.protocol.state is not State.OPEN:
                     continue
                 payload = b'{"type":"data","id":' + json.dumps(subscription_id).encode() + tail
-                connection.transport.write(_text_frame_header(len(payload)) + payload)
+                connection.transport.write(text_frame_header(len(payload)) + payload)
 
     # --- the WebSocket ------------------------------------------------------------------------------------
 
@@ -379,7 +276,7 @@ class AppSyncEventsServer:
     async def _refuse_connection(self, client: _Client) -> None:
         await _send(
             client,
-            {"type": "connection_error", "errors": [_error("UnauthorizedException", NOT_AUTHORIZED, errorCode=401)]},
+            {"type": "connection_error", "errors": [error("UnauthorizedException", NOT_AUTHORIZED, errorCode=401)]},
         )
         await client.connection.close(1000, "Unauthorized")
 
@@ -391,7 +288,7 @@ class AppSyncEventsServer:
         if not isinstance(message, dict):
             await _send(
                 client,
-                {"type": "error", "errors": [_error("MessageProcessingError", "Message is not a valid JSON object")]},
+                {"type": "error", "errors": [error("MessageProcessingError", "Message is not a valid JSON object")]},
             )
             return
         kind = message.get("type")
@@ -405,15 +302,15 @@ class AppSyncEventsServer:
             await self._unsubscribe(client, message)
         elif kind == "publish":
             if not isinstance(message_id, str) or not message_id:
-                await _send(client, {"type": "error", "errors": [_error("BadRequestException", "id is required")]})
+                await _send(client, {"type": "error", "errors": [error("BadRequestException", "id is required")]})
                 return
             # the namespace publishes with IAM only, and the browser's API key is not that
-            refused = [_error("UnauthorizedException", NOT_AUTHORIZED)]
+            refused = [error("UnauthorizedException", NOT_AUTHORIZED)]
             await _send(client, {"type": "publish_error", "id": message_id, "errors": refused})
         else:
             answer: dict = {
                 "type": "error",
-                "errors": [_error("UnsupportedOperation", f"{kind} not supported through the realtime channel")],
+                "errors": [error("UnsupportedOperation", f"{kind} not supported through the realtime channel")],
             }
             if isinstance(message_id, str):
                 answer["id"] = message_id
@@ -422,11 +319,11 @@ class AppSyncEventsServer:
     async def _subscribe(self, client: _Client, message: dict) -> None:
         subscription_id, channel = message.get("id"), message.get("channel")
         if not isinstance(subscription_id, str) or not subscription_id:
-            await _send(client, {"type": "error", "errors": [_error("BadRequestException", "id is required")]})
+            await _send(client, {"type": "error", "errors": [error("BadRequestException", "id is required")]})
             return
 
         async def refuse(error_type: str, text: str) -> None:
-            errors = [_error(error_type, text)]
+            errors = [error(error_type, text)]
             await _send(client, {"type": "subscribe_error", "id": subscription_id, "errors": errors})
 
         if not self._authorized(message.get("authorization")):
@@ -455,7 +352,7 @@ class AppSyncEventsServer:
                 {
                     "type": "unsubscribe_error",
                     "id": subscription_id if isinstance(subscription_id, str) else None,
-                    "errors": [_error("UnknownOperationError", f"Unknown operation id {subscription_id}")],
+                    "errors": [error("UnknownOperationError", f"Unknown operation id {subscription_id}")],
                 },
             )
             return
@@ -480,83 +377,3 @@ async def _send(client: _Client, message: dict) -> None:
         await client.connection.send(json.dumps(message))
     except ConnectionClosed:
         pass
-
-
-def _text_frame_header(length: int) -> bytes:
-    """RFC 6455 header of a final, unmasked text frame (what a server sends) carrying `length` bytes."""
-    if length < 126:
-        return bytes((0x81, length))
-    if length < 65536:
-        return bytes((0x81, 126)) + length.to_bytes(2, "big")
-    return bytes((0x81, 127)) + length.to_bytes(8, "big")
-
-
-def _json_response(status: int, body: dict) -> Response:
-    data = json.dumps(body).encode()
-    headers = Headers(
-        [
-            ("Content-Type", "application/json"),
-            ("Content-Length", str(len(data))),
-            ("Connection", "close"),  # one request per connection (websockets closes after an HTTP answer)
-        ]
-    )
-    if status >= 400:
-        headers["x-amzn-ErrorType"] = body["errors"][0]["errorType"]
-    return Response(status, http.HTTPStatus(status).phrase, headers, data)
-
-
-def _offered_subprotocols(headers: Headers) -> list[str]:
-    return [p.strip() for value in headers.get_all("Sec-WebSocket-Protocol") for p in value.split(",") if p.strip()]
-
-
-def _auth_from_subprotocols(offered: list[str]) -> dict | None:
-    """The authorization JSON a client put in its `header-<base64url>` subprotocol, or None."""
-    for protocol in offered:
-        if protocol.startswith(AUTH_SUBPROTOCOL_PREFIX):
-            encoded = protocol[len(AUTH_SUBPROTOCOL_PREFIX) :]
-            try:
-                decoded = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-                authorization = json.loads(decoded)
-            except (binascii.Error, ValueError, RecursionError):
-                return None
-            return authorization if isinstance(authorization, dict) else None
-    return None
-
-
-def _publish_problem(message) -> str | None:
-    """What is wrong with a publish body (channel, up to 5 events, each a JSON string), or None."""
-    if not isinstance(message, dict):
-        return "The request body must be a JSON object"
-    channel, events = message.get("channel"), message.get("events")
-    if not isinstance(channel, str) or not CHANNEL_PATTERN.fullmatch(channel):
-        return "Invalid channel path"
-    namespace = channel.strip("/").split("/")[0]
-    if namespace not in NAMESPACES:
-        return f"Channel namespace {namespace} not found"
-    if "*" in channel:
-        return "Cannot publish to a wildcard channel"
-    if not isinstance(events, list) or not events:
-        return "events must be a non-empty list"
-    if len(events) > MAX_EVENTS_PER_PUBLISH:
-        return f"At most {MAX_EVENTS_PER_PUBLISH} events per publish"
-    for event in events:
-        if not isinstance(event, str):
-            return "Each event must be a stringified JSON value"
-        if len(event.encode()) > MAX_EVENT_BYTES:
-            return "Event size exceeds the limit of 240 KB"
-        try:
-            json.loads(event)
-        except (ValueError, RecursionError):
-            return "Each event must be a stringified JSON value"
-    message["channel"] = "/" + channel.strip("/")
-    return None
-
-
-def _signature(credentials: Credentials, region: str, path: str, headers: dict, body: bytes, amz_date: str) -> str:
-    """The SigV4 signature (service appsync) of a request with these signed headers, computed by botocore."""
-    host = headers.get("host", "")
-    request = AWSRequest(method="POST", url=f"http://{host}{path}", data=body, headers=headers)
-    request.context["timestamp"] = amz_date
-    signer = SigV4Auth(credentials, "appsync", region)
-    canonical = signer.canonical_request(request)
-    return signer.signature(signer.string_to_sign(request, canonical), request)

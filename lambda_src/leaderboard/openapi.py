@@ -1,4 +1,5 @@
-"""The OpenAPI 3.0 document, generated from the route table plus the response schemas below.
+"""The OpenAPI 3.0 document, generated from the route table and the response schemas
+(routing/responses.py).
 
 OpenAPI 3.0, not 3.1: its schemas keep JSON Schema draft 4's rule that 2.0 is not an integer, which is the rule
 of API Gateway's body models (draft 4) and of the handlers; under 3.1 a client could send 2.0 for a count.
@@ -12,284 +13,11 @@ static document cannot know (a board's own periods and score bounds) its descrip
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from . import limits, routes
 from .http import cache_control
-
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_BOOL = {"type": "boolean"}
-_NULLABLE_STR = {"type": "string", "nullable": True}
-_PERIOD_STATUS = {
-    "enum": list(limits.PERIOD_STATUSES),
-    "description": "upcoming before starts_at, open from starts_at until ends_at, ended after it until the "
-    "scheduled closing stores its summary, then closed",
-}
-
-
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict:
-    return {
-        "type": "object",
-        "required": list(required),
-        "properties": {**required, **(optional or {})},
-    }
-
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-SCHEMAS: dict[str, dict] = {
-    "Error": _obj({"error": _STR}),
-    "Entry": _obj(
-        {"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT},
-        {"metadata": {"type": "object"}},
-    ),
-    "DefaultSubmit": _obj(
-        {
-            "player_id": _STR,
-            "player_name": _STR,
-            "score": _INT,
-            "boards": {
-                "type": "array",
-                "items": _obj({"leaderboard_id": _STR, "period": _STR, "best_score": _INT, "improved": _BOOL}),
-            },
-        }
-    ),
-    "Leaderboard": _obj({"leaderboard_id": _STR, "period": _STR, "entries": {"type": "array", "items": _ref("Entry")}}),
-    "PlayerStats": _obj(
-        {
-            "player_id": _STR,
-            "player_name": _STR,
-            "boards": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "leaderboard_id": _STR,
-                        "period": _STR,
-                        "score": _INT,
-                        "rank": _INT,
-                        "total_players": _INT,
-                        "percentile": {"type": "number"},
-                    },
-                    {"hidden": {"type": "boolean"}},
-                ),
-            },
-        }
-    ),
-    "Snapshot": _obj(
-        {
-            "snapshot_id": _STR,
-            "leaderboard_id": _STR,
-            "period": _STR,
-            "taken_at": _STR,
-            "entries": {"type": "array", "items": _ref("Entry")},
-        }
-    ),
-    "SnapshotList": _obj(
-        {
-            "leaderboard_id": _STR,
-            "period": _STR,
-            "snapshots": {
-                "type": "array",
-                "items": _obj(
-                    {"snapshot_id": _STR, "taken_at": _STR, "entries": {"type": "array", "items": _ref("Entry")}}
-                ),
-            },
-        }
-    ),
-    "Simulated": _obj({"players": _INT, "writes": _INT, "boards": {"type": "array", "items": _STR}}),
-    "Board": _obj(
-        {
-            "board_id": _STR,
-            "name": _STR,
-            "order": {"enum": list(limits.ORDERS)},
-            "operator": {"enum": list(limits.OPERATORS)},
-            "periods": {
-                "type": "array",
-                "items": _obj({"period": _STR, "current": _STR, "next_reset": {"type": "string", "nullable": True}}),
-            },
-            "min_score": _INT,
-            "max_score": _INT,
-            "created_at": {"type": "string", "nullable": True},
-            "shards": _INT,
-            "submissions": {"enum": list(limits.SUBMISSION_MODES)},
-        },
-        {
-            "max_submissions_per_minute": _INT,
-            "starts_at": _STR,
-            "ends_at": _STR,
-            "rewards": {"type": "array", "items": _obj({"reward": _STR, "ranks": {"type": "array", "items": _INT}})},
-            "tiers": {"type": "array", "items": _obj({"name": _STR, "min_percentile": _INT})},
-            # GET /leaderboards/{board} only, while live updates are on (docs/API.md, "Live updates").
-            "live": _obj(
-                {
-                    "realtime_url": _STR,
-                    "http_host": _STR,
-                    "auth": _obj({"host": _STR, "x-api-key": _STR}),
-                    "channels": {"type": "object", "additionalProperties": _STR},
-                }
-            ),
-        },
-    ),
-    "BoardList": _obj(
-        {"leaderboards": {"type": "array", "items": _ref("Board")}, "limit": _INT}, {"next_cursor": _STR}
-    ),
-    "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
-    "BoardSubmit": _obj(
-        {
-            "board_id": _STR,
-            "player_id": _STR,
-            "player_name": _STR,
-            "periods": {
-                "type": "array",
-                "items": _obj(
-                    {"leaderboard_id": _STR, "period": _STR, "period_id": _STR, "score": _INT, "changed": _BOOL},
-                    {"rank": _INT},
-                ),
-            },
-        }
-    ),
-    "Bulk": _obj(
-        {
-            "board_id": _STR,
-            "accepted": _INT,
-            "rejected": _INT,
-            "results": {
-                "type": "array",
-                "items": _obj({"index": _INT, "status": _INT}, {"result": _ref("BoardSubmit"), "error": _STR}),
-            },
-        }
-    ),
-    "Page": _obj(
-        {
-            "board_id": _STR,
-            "leaderboard_id": _STR,
-            "period": _STR,
-            "period_id": _STR,
-            "entries": {"type": "array", "items": _ref("Entry")},
-        },
-        {"next_cursor": _STR, "min_score": _INT, "max_score": _INT, "rank_mode": {"enum": list(limits.RANK_MODES)}},
-    ),
-    "Around": _obj(
-        {
-            "board_id": _STR,
-            "leaderboard_id": _STR,
-            "period": _STR,
-            "period_id": _STR,
-            "rank": _INT,
-            "player_id": _STR,
-            "player_name": _STR,
-            "score": _INT,
-            "total_players": _INT,
-            "percentile": {"type": "number"},
-            "metadata": {"type": "object", "nullable": True},
-            "above": {"type": "array", "items": _ref("Entry")},
-            "below": {"type": "array", "items": _ref("Entry")},
-        },
-        {
-            "rank_mode": {"enum": list(limits.RANK_MODES)},
-            "tier": {"type": "string", "nullable": True},
-            "hidden": {"type": "boolean", "description": "the player is hidden on this board: others do not see them"},
-        },
-    ),
-    "PeriodList": _obj(
-        {
-            "board_id": _STR,
-            "periods": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "period_id": _STR,
-                        "kind": _STR,
-                        "status": _PERIOD_STATUS,
-                        "starts_at": _NULLABLE_STR,
-                        "ends_at": _NULLABLE_STR,
-                    },
-                    {"closed_at": _STR, "total_players": _INT, "next_reset": _NULLABLE_STR},
-                ),
-            },
-        }
-    ),
-    "Friends": _obj(
-        {
-            "board_id": _STR,
-            "period": _STR,
-            "period_id": _STR,
-            "entries": {
-                "type": "array",
-                "items": _obj({"rank": _INT, "player_id": _STR, "player_name": _STR, "score": _INT}),
-            },
-        },
-        {"next_cursor": _STR},
-    ),
-    "PlayerBoards": _obj(
-        {
-            "player_id": _STR,
-            "boards": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "board_id": _STR,
-                        "period": _STR,
-                        "period_id": _STR,
-                        "rank": _INT,
-                        "score": _INT,
-                        "total_players": _INT,
-                        "percentile": {"type": "number"},
-                    },
-                    {"hidden": {"type": "boolean"}},
-                ),
-            },
-            "limit": _INT,
-        },
-        {"next_cursor": _STR},
-    ),
-    "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
-    "HiddenPlayers": _obj(
-        {"board_id": _STR, "players": {"type": "array", "items": _obj({"player_id": _STR, "hidden_at": _STR})}},
-        {"next_cursor": _STR},
-    ),
-    "PlayerRemoval": _obj({"board_id": _STR, "player_id": _STR, "deleted_entries": _INT}),
-    "Erasure": _obj(
-        {"erasure_id": _STR, "status": {"enum": ["erasing", "erased"]}, "requested_at": _STR, "status_url": _STR},
-        {"finished_at": _STR},
-    ),
-    "Period": _obj(
-        {
-            "board_id": _STR,
-            "period_id": _STR,
-            "kind": _STR,
-            "status": _PERIOD_STATUS,
-            "starts_at": _NULLABLE_STR,
-            "ends_at": _NULLABLE_STR,
-            "total_players": _INT,
-        },
-        {
-            "next_reset": _NULLABLE_STR,
-            "leaderboard_id": _STR,
-            "closed_at": _STR,
-            "snapshot_id": _STR,
-            "top": {"type": "array", "items": _ref("Entry")},
-            "tier_cutoffs": {"type": "object", "additionalProperties": {"type": "integer", "nullable": True}},
-            "rewards": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "reward": _STR,
-                        "ranks": {"type": "array", "items": _INT},
-                        "players": {"type": "array", "items": _ref("Entry")},
-                    }
-                ),
-            },
-        },
-    ),
-    "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
-    "PlayerToken": _obj({"token": _STR, "expires_at": _STR}),
-    "Run": _obj({"run_id": _STR, "run_token": _STR, "seed": _INT, "started_at": _STR, "expires_at": _STR}),
-}
+from .routing.responses import SCHEMAS, ref
 
 ERROR_STATUSES = {
     400: "invalid input",
@@ -353,10 +81,10 @@ def _operation(route: routes.Route) -> dict:
             str(status): {
                 "description": "success",
                 "headers": _cache_header(route, status),
-                "content": json_of(_ref(schema)),
+                "content": json_of(ref(schema)),
             },
             **{
-                str(s): {"description": d, "headers": _cache_header(route, s), "content": json_of(_ref("Error"))}
+                str(s): {"description": d, "headers": _cache_header(route, s), "content": json_of(ref("Error"))}
                 for s, d in ERROR_STATUSES.items()
             },
         },
@@ -365,7 +93,7 @@ def _operation(route: routes.Route) -> dict:
         op["responses"]["202"] = {
             "description": ACCEPTED[schema],
             "headers": _cache_header(route, 202),
-            "content": json_of(_ref(schema)),
+            "content": json_of(ref(schema)),
         }
     if route.description:
         op["description"] = route.description
@@ -381,8 +109,8 @@ def _operation(route: routes.Route) -> dict:
     return op
 
 
-@lru_cache(maxsize=1)
 def document() -> dict:
+    """The document, built anew (a few milliseconds): whoever serves it may keep it; no module holds it."""
     paths: dict[str, dict] = {}
     for route in routes.ROUTES:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)

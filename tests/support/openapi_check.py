@@ -6,6 +6,9 @@ from jsonschema import Draft4Validator
 
 from leaderboard import openapi
 
+# Built once here (the API builds it per request): every check in a test process reads the same document.
+DOCUMENT = openapi.document()
+
 
 def _json_schema(node):
     """An OpenAPI 3.0 schema as plain JSON Schema draft 4: `nullable: true` becomes a type that allows null."""
@@ -20,7 +23,7 @@ def _json_schema(node):
 
 
 def assert_matches_openapi(method: str, path_template: str, status: int, body: dict) -> None:
-    doc = openapi.document()
+    doc = DOCUMENT
     assert doc["openapi"].startswith("3.0.")
     operation = doc["paths"][path_template][method.lower()]
     if status == 500 and "500" not in operation["responses"]:
