@@ -25,6 +25,7 @@ def test_no_module_of_the_route_table_or_the_document_holds_a_cache():
         cached = [
             attr
             for attr, value in vars(module).items()
-            if isinstance(value, functools._lru_cache_wrapper) or hasattr(value, "cache_clear")
+            if getattr(value, "__module__", None) == name  # defined here, not imported from elsewhere
+            and (isinstance(value, functools._lru_cache_wrapper) or hasattr(value, "cache_clear"))
         ]
         assert cached == [], f"{name}: {cached}"

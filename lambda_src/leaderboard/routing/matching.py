@@ -1,12 +1,7 @@
-"""Path matching: which route a request's method and path name, and its path parameters."""
+"""Path matching: whether a request's path fits a route's template, and its path parameters (table.match_route
+picks the route)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .route import Route
 
 
 def match_path(template_path: str, path: str) -> dict[str, str] | None:
@@ -23,12 +18,3 @@ def match_path(template_path: str, path: str) -> dict[str, str] | None:
         elif expected != actual:
             return None
     return params
-
-
-def route_for(routes: Iterable[Route], method: str, path: str) -> tuple[Route | None, bool, dict[str, str]]:
-    """The route for (method, path), whether the path exists under any method, and its path parameters."""
-    matches = [(r, params) for r in routes if (params := r.match(path)) is not None]
-    for route, params in matches:
-        if route.method == method:
-            return route, True, params
-    return None, bool(matches), {}

@@ -12,7 +12,6 @@ from __future__ import annotations
 from .board_routes import BOARD_ROUTES
 from .default_board_routes import DEFAULT_BOARD_ROUTES
 from .document_routes import DOCUMENT_ROUTES
-from .matching import route_for
 from .period_routes import PERIOD_ROUTES
 from .player_routes import PLAYER_ROUTES
 from .ranking_routes import RANKING_ROUTES
@@ -33,7 +32,11 @@ ROUTES: tuple[Route, ...] = (
 
 def match_route(method: str, path: str) -> tuple[Route | None, bool, dict[str, str]]:
     """The route for (method, path), whether the path exists under any method, and its path parameters."""
-    return route_for(ROUTES, method, path)
+    matches = [(r, params) for r in ROUTES if (params := r.match(path)) is not None]
+    for route, params in matches:
+        if route.method == method:
+            return route, True, params
+    return None, bool(matches), {}
 
 
 def edge_query_names() -> tuple[str, ...]:
