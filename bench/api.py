@@ -29,7 +29,9 @@ class HandlerApi:
         from leaderboard import routes
 
         self._routes = routes
-        self._handlers = load_handlers()  # after the environment is set
+        from leaderboard import invocation
+
+        self._handlers = load_handlers(invocation.runtime())  # the benchmark's runtime (environment.connect)
 
     def call(self, method: str, path: str, query: dict | None = None, body: Any = None) -> Response:
         route, _, params = self._routes.match_route(method, path)
@@ -38,9 +40,9 @@ class HandlerApi:
         raw = None if body is None else json.dumps(body).encode()
         headers = [("Content-Type", "application/json")] if raw else []
         if route.access == self._routes.GAME_OR_RUN:  # no key at API Gateway: the function compares the game key
-            from leaderboard.settings import get_settings
+            from leaderboard import invocation
 
-            headers.append(("x-api-key", get_settings().game_api_key))
+            headers.append(("x-api-key", invocation.settings().game_api_key))
         req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], headers, raw)
         event = build_event(req, route.path, params, STAGE, *self._key(route))
         context = LambdaContext(route.function.name, req.request_id, route.function.timeout_seconds)
@@ -53,11 +55,11 @@ class HandlerApi:
     @staticmethod
     def _key(route) -> tuple[str | None, str | None]:
         """Keyed routes are called as the holder of the right key would call them (its id, as API Gateway passes)."""
-        from leaderboard.settings import get_settings
+        from leaderboard import invocation
 
         if not route.needs_key:
             return None, None
-        s = get_settings()
+        s = invocation.settings()
         key_id = s.admin_api_key_id if route.access == "admin" else s.game_api_key_id
         return "in-process", key_id
 

@@ -59,6 +59,9 @@ class BenchEnvironment:
         # the live broadcaster, the stream's other consumer, has no subscribers here: it would only read the top
         (consumer,) = [c for c in tpl.stream_consumers(self.template) if c.handler == routes.RANK_COUNTER.handler]
         poller: StreamPoller
+        from leaderboard import invocation
+
+        counter = rank_counter.handler_for(invocation.runtime())
 
         def handler(event, context):
             now_ms = time.time() * 1000
@@ -68,7 +71,7 @@ class BenchEnvironment:
                 if "reached_at" in (r["dynamodb"].get("NewImage") or {})
             ]
             poller.oldest_record_age = max([poller.oldest_record_age, *(a / 1000 for a in ages)])
-            return rank_counter.handler(event, context)
+            return counter(event, context)
 
         poller = StreamPoller(
             self.stream_reader(), handler, consumer.batch_size, consumer.filter_patterns, consumer.retry_attempts
@@ -99,14 +102,17 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     env.update(dynamodb_local.handler_env(endpoint))
     os.environ.pop("AWS_PROFILE", None)
     os.environ.pop("AWS_SESSION_TOKEN", None)
-    os.environ.update(env)  # before the first dynamo.client() and get_settings()
+    os.environ.update(env)  # before the handlers are imported: each builds its own runtime at import
 
-    from leaderboard.data import dynamo
-    from leaderboard.settings import get_settings
+    from leaderboard import invocation
+    from leaderboard.composition import Runtime
 
-    dynamo.client.cache_clear()
-    get_settings.cache_clear()
-    return BenchEnvironment(endpoint, get_settings().scores_table, template, procs or ProcessGroup(), log or Path())
+    # One runtime for the whole benchmark process (one deployment): the handlers it calls, the loads it writes
+    # in-process and the meters on its DynamoDB client all use it. Bound here for the rest of the process's main
+    # thread; worker threads carry it (invocation.carried).
+    runtime = Runtime.from_environment()
+    invocation.serving(runtime).__enter__()
+    return BenchEnvironment(endpoint, runtime.settings.scores_table, template, procs or ProcessGroup(), log or Path())
 
 
 def meta() -> dict:

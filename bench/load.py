@@ -92,6 +92,7 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:
     """fn(config, chunk) on disjoint chunks from a pool, a bounded number in flight (flat memory at any N)."""
+    from leaderboard import invocation
 
     def chunks() -> Iterator[list]:
         chunk: list = []
@@ -110,6 +111,6 @@ def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
                     f.result()
-            pending.add(pool.submit(fn, config, chunk))
+            pending.add(pool.submit(invocation.carried(fn), config, chunk))
         for f in pending:
             f.result()

@@ -93,14 +93,13 @@ class Bench:
     # --- setup ----------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        from leaderboard import board_registry, periods
-        from leaderboard.clock import now_utc
+        from leaderboard import board_registry, invocation, periods
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
             raise SystemExit(f"creating the board failed: {created.status} {created.body}")
         self.config = board_registry.get_board(BOARD_ID)
-        self.period = periods.current(now_utc(), self.config.periods)[0]
+        self.period = periods.current(invocation.now(), self.config.periods)[0]
         self.now_ms = int(time.time() * 1000)
         self.players = {p.player_id: p for p in loader.players(self.opts.players, self.opts.seed, self.now_ms)}
         self.handler_meter.reset()
@@ -353,10 +352,11 @@ class Bench:
     def settle(self) -> None:
         """Run the rank-counter function on the stream's new records, as Lambda does a moment after a write;
         its requests and capacity are metered on their own (consumer_meter)."""
+        from leaderboard import invocation
         from leaderboard.handlers import rank_counter
 
         handler_usage = self.handler_meter.take()
-        drain(self.stream, rank_counter.handler, 1000)
+        drain(self.stream, rank_counter.handler_for(invocation.runtime()), 1000)
         self.consumer_usage += self.handler_meter.take()
         self.handler_meter._usage = handler_usage  # what the handlers had spent before, still theirs
 

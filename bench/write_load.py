@@ -41,13 +41,15 @@ WRITER_PREFIX = "load-writer"
 
 def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     """The original design's POST /scores: for each period, GetItem, then PutItem of max(new, stored)."""
+    from datetime import UTC, datetime
+
     from leaderboard import boards, periods, scoring
-    from leaderboard.clock import ms, now_utc
+    from leaderboard.clock import ms
 
     board = boards.DEFAULT_BOARD
 
     def submit(player_id: str, name: str, score: int) -> int:
-        now = now_utc()
+        now = datetime.now(UTC)
         for period in periods.current(now, board.periods):
             entry = scoring.make_entry(board, period, player_id, name, score, ms(now), None)
             key = {"player_id": {"S": player_id}, "leaderboard_id": {"S": entry.leaderboard_id}}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import os
@@ -12,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from local import dynamodb_local, run_dir
@@ -40,6 +40,9 @@ class Backend:
     schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
+    # Where the handlers read the time (leaderboard.clock: SystemClock by default; a SettableClock lets a caller
+    # end a period or a minute window now instead of waiting for it).
+    clock: Any = None
 
     def start(self) -> Backend:
         self.admin_key = self.admin_key or secrets.token_urlsafe(24)
@@ -58,8 +61,11 @@ class Backend:
         self.env = self._handler_env()
         self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
         os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS
-        os.environ.update(self.env)  # before the handlers are imported: settings may be read then
-        _forget_cached_settings()
+        os.environ.update(self.env)  # before the handlers are imported: each builds its own runtime at import
+        # The handlers here serve with this stack's runtime (its settings, clock and DynamoDB Local client), which
+        # the stack replaces when asked to (reconfigured, reset_tables): nothing of an earlier stack is shared.
+        self.runtime = self._new_runtime()
+        self._built: dict[str, Callable] = {}
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
         timeouts = tpl.function_timeouts(self.template)
         config = GatewayConfig(
@@ -73,7 +79,8 @@ class Backend:
             request_log=self.request_log,
             **tpl.preflight_settings(self.template),
         )
-        handlers = load_handlers()
+        self._rebuild_handlers()
+        handlers = {name: self._dispatcher(name) for name in self._built}
         self.gateway = LocalGateway(config, handlers)
         self.pollers = self._start_stream_consumers(handlers)
         self.schedules = [
@@ -90,6 +97,56 @@ class Backend:
         self.live.start()
         self.live_url = self.live.realtime_url
         return self
+
+    def _new_runtime(self) -> Any:
+        """The handlers' runtime: this stack's environment, its clock, a client of its DynamoDB Local."""
+        routes_module()  # the Lambda code asset's root on sys.path
+        from leaderboard.composition import Runtime
+        from leaderboard.data import dynamo
+        from leaderboard.settings import Settings
+
+        client = dynamo.new_client(
+            endpoint_url=self.ddb_endpoint,
+            region_name=dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
+            aws_access_key_id=dynamodb_local.FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=dynamodb_local.FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        )
+        return Runtime.build(Settings.from_environment(self.env), self.clock, client)
+
+    def _rebuild_handlers(self) -> None:
+        self._built = load_handlers(self.runtime)
+
+    def _dispatcher(self, name: str) -> Callable:
+        """The entry point the gateway, the stream pollers and the schedules call: the named function's handler
+        for the runtime the stack has at the time of the call."""
+
+        def invoke(event: Any, context: Any = None) -> Any:
+            return self._built[name](event, context)
+
+        invoke.__name__ = invoke.__qualname__ = name
+        return invoke
+
+    @contextmanager
+    def reconfigured(self, **changes: Any) -> Iterator[Any]:
+        """The functions' settings changed (e.g. bucket_capacity=4) inside the block, as a deployment with those
+        settings would have them (fresh caches); the stack's own settings again afterwards."""
+        before = {name: getattr(self.runtime.settings, name) for name in changes}
+        self.runtime = self.runtime.with_settings(**changes)
+        self._rebuild_handlers()
+        try:
+            yield self.runtime
+        finally:  # what the block left (a reset_tables' fresh caches), with the settings of before
+            self.runtime = self.runtime.with_settings(**before)
+            self._rebuild_handlers()
+
+    @contextmanager
+    def serving(self) -> Iterator[Any]:
+        """This stack's runtime bound to the block, for code a test runs in-process beside the handlers (a load
+        written straight into the tables, a board created in-process)."""
+        from leaderboard import invocation
+
+        with invocation.serving(self.runtime) as runtime:
+            yield runtime
 
     @property
     def _ddb_log(self) -> Path:
@@ -233,8 +290,10 @@ class Backend:
             else:
                 reset_tables(self.ddb, self.specs)
             # The functions trust a stored board's config for a while (board_registry.BOARD_CACHE_SECONDS): emptied
-            # tables hold no board, so a board made again under the same id must not be read from before.
-            importlib.import_module("leaderboard.board_registry").board_cache.cache_clear()
+            # tables hold no board, so a board made again under the same id must not be read from before. A new
+            # runtime (same settings) is what a new deployment's functions would have.
+            self.runtime = self.runtime.with_settings()
+            self._rebuild_handlers()
             self.pollers = self._start_stream_consumers(self.gateway.handlers)
             for schedule in self.schedules:
                 schedule.run_once()
@@ -257,7 +316,6 @@ class Backend:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        _forget_cached_settings()
 
 
 def _live_key() -> str:
@@ -285,15 +343,3 @@ def _check_functions(template: dict) -> None:
             f"warning: template handlers {sorted(in_template)} differ from routes.py {sorted(in_routes)}",
             file=sys.stderr,
         )
-
-
-def _forget_cached_settings() -> None:
-    """Clear the handler code's lru_caches (settings, boto3 client), so code that imported it
-    before or after this stack (other tests in the same process) never sees our environment."""
-    for name, module in list(sys.modules.items()):
-        if name.split(".")[0] != "leaderboard":
-            continue
-        for value in vars(module).values():
-            is_cache = not isinstance(value, type) and callable(getattr(value, "cache_clear", None))
-            if getattr(value, "__module__", None) == name and is_cache:
-                value.cache_clear()

@@ -17,6 +17,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from types import MappingProxyType
 
 import boto3
 from botocore.config import Config
@@ -26,11 +27,13 @@ from local.processes import ProcessGroup
 
 NPM_PACKAGE = "amplify-dynamodb-simulator@2.9.30"  # ships DynamoDB Local 1.25.1
 INSTALL_DIR = STATE_DIR / "dynamodb-local"
-FAKE_CREDENTIALS = {
-    "AWS_ACCESS_KEY_ID": "test",
-    "AWS_SECRET_ACCESS_KEY": "test",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
+FAKE_CREDENTIALS = MappingProxyType(
+    {
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+)
 
 
 def handler_env(endpoint: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from local import LAMBDA_SRC, schema
@@ -43,16 +44,18 @@ def routes_module():
     return importlib.import_module("leaderboard.routes")
 
 
-def load_handlers() -> dict[str, Callable]:
-    """Import every function's entry point ("module.attr" relative to lambda_src/).
+def load_handlers(runtime: Any = None) -> dict[str, Callable]:
+    """Every function's entry point ("module.attr" relative to lambda_src/): the module's own (built at import
+    from the environment, as on AWS), or, given a runtime (composition.Runtime), the module's handler for it.
 
-    Call it after the handlers' environment is set: settings may be read at import.
+    Call it after the handlers' environment is set: each module builds its own runtime at import.
     """
     routes = routes_module()
     out = {}
     for fn in routes.FUNCTIONS:
         module, _, attr = fn.handler.rpartition(".")
-        out[fn.handler] = getattr(importlib.import_module(module), attr)
+        loaded = importlib.import_module(module)
+        out[fn.handler] = getattr(loaded, attr) if runtime is None else loaded.handler_for(runtime)
     return out
 
 

@@ -15,8 +15,9 @@ import urllib.error
 import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import MappingProxyType
 
-ADMIN_ROUTES = {"/admin-api/snapshot": "/snapshot", "/admin-api/simulate": "/simulate"}
+ADMIN_ROUTES = MappingProxyType({"/admin-api/snapshot": "/snapshot", "/admin-api/simulate": "/simulate"})
 
 
 class _Handler(SimpleHTTPRequestHandler):

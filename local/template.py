@@ -182,16 +182,18 @@ def lambda_handlers(template: dict) -> set[str]:
 
 # Values with no local counterpart in the template (secrets' ARNs, key ids, the Event API's endpoints and key): the
 # local stack hands them itself (dynamodb_local.handler_env, Backend._handler_env).
-GIVEN_LOCALLY = {
-    "CURSOR_SECRET_ARN",
-    "GAME_API_KEY_ID",
-    "ADMIN_API_KEY_ID",
-    "LIVE_EVENTS_HTTP_URL",
-    "LIVE_EVENTS_REALTIME_URL",
-    "LIVE_EVENTS_API_KEY",
-    "TOKEN_SIGNING_SECRET_ARN",
-    "GAME_KEY_SECRET_ARN",
-}
+GIVEN_LOCALLY = frozenset(
+    {
+        "CURSOR_SECRET_ARN",
+        "GAME_API_KEY_ID",
+        "ADMIN_API_KEY_ID",
+        "LIVE_EVENTS_HTTP_URL",
+        "LIVE_EVENTS_REALTIME_URL",
+        "LIVE_EVENTS_API_KEY",
+        "TOKEN_SIGNING_SECRET_ARN",
+        "GAME_KEY_SECRET_ARN",
+    }
+)
 
 
 def function_env(template: dict, region: str = "us-east-1") -> dict[str, str]:

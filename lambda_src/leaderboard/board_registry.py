@@ -7,20 +7,19 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, cursors, keys, periods
+from . import boards, cursors, invocation, keys, periods
 from .boards import BoardConfig
-from .clock import iso, now_utc
+from .clock import iso
 from .data import boards as board_items
 from .data import counters, entries
 from .data import moderation as moderation_items
 from .errors import BadRequest, Conflict, NotFound
-from .settings import get_settings
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
 
 
-class _BoardCache:
-    """Configs of boards stored in the table, as last read by this function instance."""
+class BoardCache:
+    """Configs of boards stored in the table, as last read by this function instance (its runtime holds one)."""
 
     def __init__(self) -> None:
         self.read_at: dict[str, tuple[float, BoardConfig]] = {}
@@ -35,16 +34,14 @@ class _BoardCache:
     def forget(self, board_id: str) -> None:
         self.read_at.pop(board_id, None)
 
-    def cache_clear(self) -> None:
-        self.read_at.clear()
 
-
-board_cache = _BoardCache()
+def _cache() -> BoardCache:
+    return invocation.runtime().board_cache
 
 
 def declared_boards() -> dict[str, BoardConfig]:
     """The built-in board and the boards declared in the stack's props (no table item: nothing to create)."""
-    declared = [boards.parse_new_board(b, created_at=None) for b in get_settings().declared_boards]
+    declared = [boards.parse_new_board(b, created_at=None) for b in invocation.settings().declared_boards]
     return {b.board_id: b for b in [boards.DEFAULT_BOARD, *declared]}
 
 
@@ -52,19 +49,19 @@ def get_board(board_id: str) -> BoardConfig:
     """A board's config; stored boards are cached for BOARD_CACHE_SECONDS (writes re-check theirs)."""
     if board_id in (builtin := declared_boards()):
         return builtin[board_id]
-    if (cached := board_cache.get(board_id)) is not None:
+    if (cached := _cache().get(board_id)) is not None:
         return cached
     item = board_items.get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
-        board_cache.forget(board_id)
+        _cache().forget(board_id)
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
-    board_cache.put(config)
+    _cache().put(config)
     return config
 
 
 def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
-    now = now or now_utc()
+    now = now or invocation.now()
     view = config.to_item()
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
     view["periods"] = [
@@ -79,11 +76,11 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     Exact under concurrent creates: the board's put and the count's increment (only below the cap) are one
     transaction. Creates racing on the count item are retried a few times; if every attempt was cancelled, 409
     (nothing stored: retry), as for a submission that meets too many concurrent writes."""
-    now = now or now_utc()
+    now = now or invocation.now()
     config = boards.parse_new_board(body, created_at=iso(now))
     if config.board_id in declared_boards():
         raise Conflict(f"leaderboard {config.board_id} already exists")
-    cap = get_settings().max_boards
+    cap = invocation.settings().max_boards
     outcome = board_items.put_counted(config.to_item(), cap)
     if outcome == board_items.EXISTS:
         raise Conflict(f"leaderboard {config.board_id} already exists")
@@ -142,12 +139,12 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     config = BoardConfig.from_item(item)
     if item.get("status") != "deleting":
         board_items.set_status(board_id, "deleting")
-    board_cache.forget(board_id)
+    _cache().forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
     hidden = moderation_items.keys_of_board(board_id)
     deleted = entries.delete(key for _, player in hidden for key in entries.keys_of_player_on(player, board_id))
     entries.delete(hidden)
-    for period_id in _period_ids_within_retention(config, now or now_utc()):
+    for period_id in _period_ids_within_retention(config, now or invocation.now()):
         for part in config.partitions(period_id):
             done_here, done = entries.delete_partition(part, budget - deleted)
             deleted += done_here
@@ -165,7 +162,7 @@ def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str
     if config.is_tournament:
         return [periods.TOURNAMENT]
     created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
-    start = max(created, now - timedelta(days=get_settings().period_retention_days + 31))
+    start = max(created, now - timedelta(days=invocation.settings().period_retention_days + 31))
     ids: list[str] = []
     day = start
     while day <= now + timedelta(days=1):

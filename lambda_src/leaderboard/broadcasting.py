@@ -31,12 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from . import board_registry, boards, keys, live, live_channels, schema
-from .clock import now_utc
-from .data import entries, live_events, live_state
+from . import board_registry, boards, invocation, keys, live, live_channels, schema
+from .data import entries, live_state
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
-from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
 
@@ -45,7 +43,7 @@ VISIBILITY_POLL_SECONDS = 0.1
 CLAIM_ROUNDS = 5  # lost claims in a row before giving up (each lost one means someone else published)
 SENT_STATE_DAYS = 2  # "last sent" items expire after this long without a publish
 
-Publisher = Callable[[str, list[dict[str, Any]]], None]  # live_events.publish: (channel, events)
+Publisher = Callable[[str, list[dict[str, Any]]], None]  # LivePublisher.publish: (channel, events)
 
 
 @dataclass
@@ -69,9 +67,9 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Pu
     unless given, tests give an in-memory one; without one and with no Event API configured, nothing happens)."""
     stats = stats or Stats()
     if publish is None:
-        if not get_settings().live_events_http_url:
+        if not invocation.settings().live_events_http_url:
             return stats  # live updates off (no Event API configured): nothing to publish to, nothing to read
-        publish = live_events.publish
+        publish = invocation.runtime().live.publish
     touched: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (board, period id) -> {(player, partition)}
     for record in records:
         entry = keys.entry_of_record(record)
@@ -80,16 +78,20 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Pu
     stats.board_periods = len(touched)
     if not touched:
         return stats
-    threads = max(1, min(get_settings().recount_threads, len(touched)))
+    threads = max(1, min(invocation.settings().recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:
         # list(): an exception in any push (a failed publish) fails the batch, so Lambda retries it
-        list(pool.map(lambda item: push(item[0][0], item[0][1], item[1], stats, publish), touched.items()))
+        list(
+            pool.map(
+                invocation.carried(lambda item: push(item[0][0], item[0][1], item[1], stats, publish)), touched.items()
+            )
+        )
     return stats
 
 
 def current_kind(config: boards.BoardConfig, period_id: str) -> str | None:
     """The kind whose channel carries this board period (`daily` for today's daily period), None if not current."""
-    return next((p.kind for p in config.current_periods(now_utc()) if p.period_id == period_id), None)
+    return next((p.kind for p in config.current_periods(invocation.now()) if p.period_id == period_id), None)
 
 
 def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats, publish: Publisher) -> None:

@@ -1,12 +1,47 @@
-"""Time, in UTC, in the forms the API and the tables use."""
+"""Time, in UTC, in the forms the API and the tables use; and the clocks a runtime reads it from."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 
-def now_utc() -> datetime:
-    return datetime.now(UTC)
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware, in UTC."""
+        ...
+
+
+class SystemClock:
+    """The machine's clock: what every deployed function reads."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class SettableClock:
+    """A clock that stands where it is told (tests, and local runs that want a period's end now)."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._lock = threading.Lock()
+        self._now = start or datetime.now(UTC)
+        if self._now.tzinfo is None:
+            raise ValueError("a SettableClock needs a timezone-aware time")
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def set(self, moment: datetime) -> None:
+        if moment.tzinfo is None:
+            raise ValueError("a SettableClock needs a timezone-aware time")
+        with self._lock:
+            self._now = moment
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._now += timedelta(seconds=seconds)
 
 
 def ms(moment: datetime) -> int:

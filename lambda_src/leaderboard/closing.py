@@ -12,18 +12,16 @@ EventBridge is slow, lets the next run send it again. Consumers dedupe on (board
 from __future__ import annotations
 
 import logging
-import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import board_registry, boards, keys, periods, ranking, rankings
+from . import board_registry, boards, invocation, keys, periods, ranking, rankings
 from .boards import BoardConfig
-from .clock import iso, now_utc
-from .data import closings, events
+from .clock import iso
+from .data import closings
 from .data import snapshots as snapshot_items
 from .errors import Conflict, NotFound
 from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, PERIOD_CLOSED_DETAIL_TYPE
-from .settings import get_settings
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)
@@ -107,7 +105,7 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
 
 def close(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
     """Close an ended period (409 for one still open); a period closed already returns its stored summary."""
-    return _close(config, period_ref, now or now_utc())[0]
+    return _close(config, period_ref, now or invocation.now())[0]
 
 
 def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[str, Any], bool]:
@@ -118,7 +116,7 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
     finished = False
     if summary is None:
         assert p.ends_at is not None
-        if now > p.ends_at + timedelta(days=get_settings().period_retention_days):
+        if now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
         snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
@@ -138,10 +136,10 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         summary = closings.get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
     if not summary.get("event_sent") and closings.claim_event(
-        config.board_id, sort_key, int(time.time()), EVENT_CLAIM_SECONDS
+        config.board_id, sort_key, int(invocation.seconds()), EVENT_CLAIM_SECONDS
     ):
         public = _public(summary)
-        events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
+        invocation.runtime().events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
         closings.mark_event_sent(config.board_id, sort_key)
         logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
         finished = True
@@ -173,7 +171,7 @@ def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
 def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
     """The board's current periods (open, or ended and awaiting their closing), then its closed ones, newest
     first. Bounded: a counter read per current period and one Query of at most MAX_PERIODS_LISTED summaries."""
-    now = now or now_utc()
+    now = now or invocation.now()
     closed = [
         {"period_id": c["period_id"], "kind": c["kind"], "status": CLOSED, **_times(c)}
         for c in closings.newest(config.board_id, MAX_PERIODS_LISTED)
@@ -194,7 +192,7 @@ def _times(c: dict[str, Any]) -> dict[str, Any]:
 
 def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
     """One period: its closing summary once closed, else its open view."""
-    now = now or now_utc()
+    now = now or invocation.now()
     p = config.resolve_period(period_ref, now)
     if p.ends_at is not None:
         summary = closings.get(config.board_id, _sort_key(p))
@@ -220,7 +218,7 @@ def due(config: BoardConfig, now: datetime) -> list[periods.Period]:
 def close_ended(now: datetime | None = None) -> list[dict[str, str]]:
     """The scheduled job: close every board's ended periods that are not closed yet (a GetItem each when they
     are). One board failing does not stop the others; its period is retried on the next run."""
-    now = now or now_utc()
+    now = now or invocation.now()
     closed = []
     for config in board_registry.all_boards():
         for p in due(config, now):

@@ -31,11 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import keys, schema
+from . import invocation, keys, schema
 from .data import counters, entries
 from .model import Counter
 from .ranking import containing
-from .settings import get_settings
 
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
 MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
@@ -100,18 +99,22 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
     stats.partitions = len(touched)
     # Recounts are a few small requests each: side by side. Two pools: a partition's refresh waits for its
     # recounts, so they must not queue behind refreshes.
-    threads = get_settings().recount_threads
+    threads = invocation.settings().recount_threads
     with (
         ThreadPoolExecutor(max(1, threads // 2), thread_name_prefix="rank-counter") as outer,
         ThreadPoolExecutor(threads, thread_name_prefix="rank-counter") as inner,
     ):
-        list(outer.map(lambda item: refresh(item[0], item[1], stats, inner), touched.items()))
+        list(outer.map(invocation.carried(lambda item: refresh(item[0], item[1], stats, inner)), touched.items()))
     return stats
 
 
 def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolExecutor | None = None) -> None:
     """Recount the buckets holding the touched keys, then their segments (side by side on `pool` if given)."""
-    run = (lambda fn, items: list(pool.map(fn, items))) if pool else (lambda fn, items: [fn(i) for i in items])
+    run = (
+        (lambda fn, items: list(pool.map(invocation.carried(fn), items)))
+        if pool
+        else (lambda fn, items: [fn(i) for i in items])
+    )
 
     current: dict[str, set[str]] = {}
 
@@ -166,7 +169,7 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
 
 
 def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: Stats) -> str | bool:
-    capacity = get_settings().bucket_capacity
+    capacity = invocation.settings().bucket_capacity
     for _ in range(2):
         gen = counters.claim(partition, keys.BUCKETS, bucket)
         if gen is None:
@@ -236,7 +239,7 @@ def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> li
 
 
 def _recount_segment(partition: str, key: str, stats: Stats) -> None:
-    capacity = get_settings().segment_capacity
+    capacity = invocation.settings().segment_capacity
     for _ in range(20):
         segment = containing(counters.read(partition, keys.SEGMENTS, consistent=True), key)
         if segment is None:
@@ -273,7 +276,7 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
     For bulk loads (benchmarks) and repairs, while no consumer is working on the partition. Returns the total.
     """
     found = entries.index_keys(partition, keys.FIRST_LO, keys.LAST_HI)
-    settings = get_settings()
+    settings = invocation.settings()
     pieces = _cut(keys.FIRST_LO, found, settings.bucket_capacity, most=len(found) + 2) if found else []
     buckets = [Counter(lo, "", n, expires_at=expires_at) for lo, n in pieces or [(keys.FIRST_LO, 0)]]
     buckets = [

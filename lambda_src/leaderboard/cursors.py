@@ -15,14 +15,16 @@ import hashlib
 import hmac
 import json
 import re
-import time
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Any
 
+from . import invocation
 from .data import secrets
 from .errors import BadRequest
 from .limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
-from .settings import get_settings
+from .settings import Settings
 
 _SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16
@@ -42,18 +44,37 @@ class Position:
     issued_ms: int
 
 
-@lru_cache(maxsize=1)
+class SigningSecret:
+    """The deployment's signing key for cursors (and keyed digests): read on first use, then kept by its runtime
+    (once per cold start: on AWS one Secrets Manager read)."""
+
+    def __init__(self, load: Callable[[], str | None]) -> None:
+        self._load = load
+        self._value: bytes | None = None
+        self._lock = threading.Lock()
+
+    def value(self) -> bytes:
+        with self._lock:
+            if self._value is None:
+                text = self._load()
+                if not text or len(text) < MIN_SECRET_CHARS:
+                    raise RuntimeError(
+                        f"no cursor secret: set CURSOR_SECRET (at least {MIN_SECRET_CHARS} characters) or "
+                        "CURSOR_SECRET_ARN"
+                    )
+                self._value = text.encode()
+            return self._value
+
+
+def load_secret(settings: Settings, secrets_client: Callable[[], Any]) -> str | None:
+    """The secret as the settings give it, or read from Secrets Manager (on AWS: CURSOR_SECRET_ARN)."""
+    if settings.cursor_secret is None and settings.cursor_secret_arn:
+        return secrets.secret_string(secrets_client(), settings.cursor_secret_arn)
+    return settings.cursor_secret
+
+
 def _secret() -> bytes:
-    """The signing key, read once per cold start."""
-    settings = get_settings()
-    value = settings.cursor_secret
-    if value is None and settings.cursor_secret_arn:
-        value = secrets.secret_string(settings.cursor_secret_arn)
-    if not value or len(value) < MIN_SECRET_CHARS:
-        raise RuntimeError(
-            f"no cursor secret: set CURSOR_SECRET (at least {MIN_SECRET_CHARS} characters) or CURSOR_SECRET_ARN"
-        )
-    return value.encode()
+    return invocation.runtime().cursor_secret.value()
 
 
 def keyed_digest(purpose: str, text: str) -> str:
@@ -76,7 +97,7 @@ def _tag(binding: str, payload: str) -> str:
 
 
 def _now_ms() -> int:
-    return int(time.time() * 1000)
+    return int(invocation.seconds() * 1000)
 
 
 def issue(binding: str, last_key: str, last_rank: int, issued_ms: int | None = None) -> str:
@@ -109,7 +130,7 @@ def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
     now_ms = _now_ms() if now_ms is None else now_ms
     if issued_ms > now_ms + CLOCK_SKEW_MS:
         raise BadRequest(INVALID)
-    if now_ms - issued_ms > get_settings().cursor_ttl_seconds * 1000:
+    if now_ms - issued_ms > invocation.settings().cursor_ttl_seconds * 1000:
         raise BadRequest(EXPIRED)
     return Position(last_key, last_rank, issued_ms)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import boards, keys, metrics, periods, ranking, rankings, schema, scoring
-from .clock import now_utc
+from . import boards, invocation, keys, metrics, periods, ranking, rankings, schema, scoring
 from .data import entries
 from .errors import NotFound
 
@@ -40,7 +39,7 @@ def leaderboard(period: str | None, limit: int, now: datetime | None = None, mod
 
 def player_stats(player_id: str, now: datetime | None = None) -> dict:
     """GET /player, the original route: every period of the default board the player is on."""
-    now_s = int((now or now_utc()).timestamp())
+    now_s = int((now or invocation.now()).timestamp())
     # TTL deletes expired entries within days, not instantly: hide them meanwhile.
     found = [
         e

@@ -6,27 +6,29 @@ game_key_grace_seconds after a rotation, as API Gateway keeps the old key for th
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
+from typing import Any
 
-from . import keyring
-from .settings import get_settings
+from . import invocation, keyring
+from .settings import Settings
 
 
-def _load() -> keyring.Ring:
-    settings = get_settings()
+def load_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
+    """The game key as the settings give it, or read from its secret (on AWS)."""
     if settings.game_api_key:
         return keyring.Ring(keyring.Key("local", settings.game_api_key))
     if settings.game_key_secret_arn:
-        return keyring.ring_from_secret(settings.game_key_secret_arn, settings.game_key_grace_seconds)
+        return keyring.ring_from_secret(secrets_client(), settings.game_key_secret_arn, settings.game_key_grace_seconds)
     raise RuntimeError("no game key to compare: set GAME_API_KEY or GAME_KEY_SECRET_ARN")
 
 
 # Any length: this key is compared, not signed with (API Gateway makes its values 20+ characters; test stacks' are
 # shorter, and a length check here answered their submissions 500: found by the fuzz test)
-ring = keyring.CachedRing(_load, min_chars=1)
+MIN_CHARS = 1
 
 
 def matches(value: str) -> bool:
     """Whether `value` is the game key (re-reading the secret, rate-limited, before saying no: a key just rotated)."""
-    now = time.time()
+    ring = invocation.runtime().game_keys
+    now = invocation.seconds()
     return ring.get().matches(value, now) or ring.refreshed().matches(value, now)

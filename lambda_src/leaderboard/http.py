@@ -9,21 +9,17 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from . import game_key, metrics, routes
+from . import game_key, invocation, routes
 from . import validation as v
+from .composition import Handler, Runtime, entry_point
 from .errors import ApiError, BadRequest, Forbidden, NotFound, TooManyRequests
-from .invocation import lambda_context
-from .settings import get_settings
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 audit_logger = logging.getLogger("leaderboard.audit")
-
-Handler = Callable[[dict, Any], dict]
 
 
 def _default(value: Any) -> Any:
@@ -38,7 +34,7 @@ def cors_headers(event: dict, route: routes.Route | None = None) -> dict[str, st
     key holds no Origin)."""
     if route is not None and not route.authenticated:
         return {"Access-Control-Allow-Origin": "*"}
-    allowed = get_settings().cors_allowed_origins
+    allowed = invocation.settings().cors_allowed_origins
     headers = {"Vary": "Origin"}
     if "*" in allowed:
         headers["Access-Control-Allow-Origin"] = "*"
@@ -110,9 +106,9 @@ class Call:
         return v.json_body(self.event)
 
 
-def function_handler(function: routes.Function, operations: Mapping[str, Any]) -> Handler:
-    """The Lambda handler of a function that serves several routes: each route of the table that names this
-    function is served by `operations[route.operation]` (pass the handler module's globals()).
+def function_handler(function: routes.Function, operations: Mapping[str, Any], runtime: Runtime) -> Handler:
+    """The Lambda handler of a function that serves several routes, for `runtime`: each route of the table that
+    names this function is served by `operations[route.operation]` (pass the handler module's globals()).
 
     API Gateway names the matched template in `resource`; path parameters arrive decoded.
     """
@@ -121,7 +117,6 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any]) -
     if missing:
         raise RuntimeError(f"{function.name} does not define {', '.join(missing)}")
 
-    @api_handler
     def handler(event: dict) -> tuple[int, Any]:
         route = served.get((event.get("httpMethod"), event.get("resource")))
         if route is None:
@@ -129,7 +124,7 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any]) -
         params = event.get("pathParameters") or route.match(event.get("path", "")) or {}
         return operations[route.operation](Call(event, route, params, v.query_values(event, route)))
 
-    return handler
+    return api_handler(handler, runtime)
 
 
 def api_key_id(event: dict) -> str | None:
@@ -152,7 +147,7 @@ def _check_key(event: dict, route: routes.Route | None) -> None:
     if route.access == routes.GAME_OR_RUN:
         _check_game_key_or_token(event)
         return
-    settings = get_settings()
+    settings = invocation.settings()
     expected = settings.admin_api_key_id if route.access == routes.ADMIN else settings.game_api_key_id
     if expected is None:
         return
@@ -185,18 +180,15 @@ def audit(event: dict, action: str, target: Any) -> None:
         "api_key_id": api_key_id(event),
         "source_ip": ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp"),
         "request_id": (event.get("requestContext") or {}).get("requestId"),
-        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "time": invocation.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     }
     audit_logger.info(json.dumps(record, separators=(",", ":"), default=str))
 
 
-def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
-    """Wraps a function `event -> (status, payload)` into a Lambda handler with error mapping."""
+def api_handler(func: Callable[[dict], tuple[int, Any]], runtime: Runtime) -> Handler:
+    """Wraps a function `event -> (status, payload)` into a Lambda handler for `runtime`, with error mapping."""
 
-    @functools.wraps(func)
-    @metrics.flushed
     def handler(event: dict, context: Any = None) -> dict:
-        lambda_context.set(context)
         route = _route(event)
         try:
             _check_key(event, route)
@@ -216,4 +208,4 @@ def api_handler(func: Callable[[dict], tuple[int, Any]]) -> Handler:
             logger.exception("unhandled error")
             return respond(event, 500, {"error": "internal error"}, route=route)
 
-    return handler
+    return entry_point(runtime, functools.wraps(func)(handler))

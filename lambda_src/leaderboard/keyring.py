@@ -4,9 +4,9 @@ Both the token signing key and the game key live in Secrets Manager; a rotation 
 which becomes AWSCURRENT while the one it replaces becomes AWSPREVIOUS. The previous value stays valid for
 `grace_seconds` after the current version was created, then is refused even while it is still in the secret.
 
-A function instance keeps the ring for REFRESH_SECONDS and reads it again earlier when a caller shows a key it does
-not know (a token signed after a rotation), at most once every MIN_REFRESH_SECONDS: a stream of forged key ids
-costs at most one Secrets Manager read per instance that often.
+A function instance (its runtime: composition.py) keeps the ring for REFRESH_SECONDS and reads it again earlier
+when a caller shows a key it does not know (a token signed after a rotation), at most once every
+MIN_REFRESH_SECONDS: a stream of forged key ids costs at most one Secrets Manager read per instance that often.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .data import secrets
 
@@ -54,8 +55,8 @@ class Ring:
         )
 
 
-def ring_from_secret(secret_arn: str, grace_seconds: int) -> Ring:
-    current, previous = secrets.current_and_previous(secret_arn)
+def ring_from_secret(client: Any, secret_arn: str, grace_seconds: int) -> Ring:
+    current, previous = secrets.current_and_previous(client, secret_arn)
     return Ring(
         Key(current.version_id, current.value),
         None if previous is None else Key(previous.version_id, previous.value, current.created_at + grace_seconds),
@@ -92,7 +93,3 @@ class CachedRing:
             if key is not None and len(key.value) < self._min_chars:
                 raise RuntimeError(f"key {key.kid} is shorter than {self._min_chars} characters")
         self._ring, self._read_at = ring, self._clock()
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._ring = None

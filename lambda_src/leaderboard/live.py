@@ -13,10 +13,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import boards, live_channels, rankings
-from .clock import now_utc
+from . import boards, invocation, live_channels, rankings
 from .limits import LIVE_TOP
-from .settings import get_settings
 
 
 def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: list[dict]) -> dict[str, Any]:
@@ -33,7 +31,7 @@ def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[s
     """How a client follows this board live (GET /leaderboards/{board}'s `live`): AppSync Events' real-time
     endpoint, the host and API key a subscriber sends as its authorization, and the channel of each period kind
     the board keeps. None when live updates are off (no Event API configured)."""
-    settings = get_settings()
+    settings = invocation.settings()
     http_url, realtime_url, api_key = (
         settings.live_events_http_url,
         settings.live_events_realtime_url,
@@ -42,7 +40,7 @@ def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[s
     if not (http_url and realtime_url and api_key):
         return None
     http_host = urlsplit(http_url).netloc
-    kinds = [p.kind for p in config.current_periods(now or now_utc())]
+    kinds = [p.kind for p in config.current_periods(now or invocation.now())]
     return {
         "realtime_url": realtime_url,
         "http_host": http_host,

@@ -22,14 +22,12 @@ a new set of billed metrics. Break a figure down per board with Logs Insights on
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from .settings import get_settings
+from . import invocation
 
 NAMESPACE = "Leaderboard"
 # The function's generated name: unique per stack, so two stages in one account never mix their figures.
@@ -49,47 +47,85 @@ SECONDS = "Seconds"
 MAX_VALUES_PER_METRIC = 100  # EMF: a metric holds at most 100 values in one document
 MAX_METRICS_PER_DOCUMENT = 100  # EMF: a directive defines at most 100 metrics
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-_lock = threading.Lock()
-# properties (sorted items) -> metric name -> (unit, values); counts keep one running total
-_pending: dict[tuple[tuple[str, str], ...], dict[str, tuple[str, list[float]]]] = {}
+class MetricsSink:
+    """What one runtime recorded since its last flush: properties (sorted items) -> metric name -> (unit, values);
+    counts keep one running total. Recording is a no-op outside Lambda (function_name None): local runs, tests and
+    benchmarks call the same handlers and print nothing."""
+
+    def __init__(self, function_name: str | None) -> None:
+        self.function_name = function_name
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[tuple[str, str], ...], dict[str, tuple[str, list[float]]]] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.function_name is not None
+
+    def count(self, name: str, value: int = 1, **properties: str) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            metrics = self._pending.setdefault(_key(properties), {})
+            _, values = metrics.get(name, (COUNT, [0]))
+            metrics[name] = (COUNT, [values[0] + value])
+
+    def measure(self, name: str, value: float, unit: str = MILLISECONDS, **properties: str) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            metrics = self._pending.setdefault(_key(properties), {})
+            metrics.setdefault(name, (unit, []))[1].append(value)
+
+    def documents(self, function_name: str, request_id: str | None = None) -> list[dict[str, Any]]:
+        """Take everything recorded so far as EMF documents (and forget it)."""
+        with self._lock:
+            pending = dict(self._pending)
+            self._pending.clear()
+        return _documents(pending, function_name, request_id)
+
+    def flush(self, context: Any = None) -> None:
+        """Print the metrics recorded so far, one line per document (Lambda sends stdout to the log group)."""
+        if not self.enabled:
+            return
+        for doc in self.documents(self.function_name or "", getattr(context, "aws_request_id", None)):
+            print(json.dumps(doc, separators=(",", ":")), flush=True)
 
 
-def _enabled() -> bool:
-    # Only inside Lambda: local runs, tests and benchmarks call the same handlers and print nothing.
-    return get_settings().function_name is not None
+def _sink() -> MetricsSink:
+    return invocation.runtime().metrics
 
 
 def count(name: str, value: int = 1, **properties: str) -> None:
     """Add `value` to a Count metric of this invocation."""
-    if not _enabled():
-        return
-    with _lock:
-        metrics = _pending.setdefault(_key(properties), {})
-        _, values = metrics.get(name, (COUNT, [0]))
-        metrics[name] = (COUNT, [values[0] + value])
+    _sink().count(name, value, **properties)
 
 
 def measure(name: str, value: float, unit: str = MILLISECONDS, **properties: str) -> None:
     """Record one sample (a latency, a lag): each sample is kept, so percentiles work on the dashboard."""
-    if not _enabled():
-        return
-    with _lock:
-        metrics = _pending.setdefault(_key(properties), {})
-        metrics.setdefault(name, (unit, []))[1].append(value)
+    _sink().measure(name, value, unit, **properties)
+
+
+def documents(function_name: str, request_id: str | None = None) -> list[dict[str, Any]]:
+    """Take everything this invocation's runtime recorded so far as EMF documents (and forget it)."""
+    return _sink().documents(function_name, request_id)
+
+
+def flush(context: Any = None) -> None:
+    """Print this invocation's metrics, one line per document."""
+    _sink().flush(context)
 
 
 def _key(properties: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in properties.items()))
 
 
-def documents(function_name: str, request_id: str | None = None) -> list[dict[str, Any]]:
-    """Take everything recorded so far as EMF documents (and forget it)."""
-    with _lock:
-        pending = dict(_pending)
-        _pending.clear()
-    timestamp = int(time.time() * 1000)
+def _documents(
+    pending: dict[tuple[tuple[str, str], ...], dict[str, tuple[str, list[float]]]],
+    function_name: str,
+    request_id: str | None,
+) -> list[dict[str, Any]]:
+    timestamp = int(time.time() * 1000)  # the real time: CloudWatch files the metrics under it
     out = []
     for properties, metrics in pending.items():
         names = sorted(metrics)
@@ -115,24 +151,3 @@ def documents(function_name: str, request_id: str | None = None) -> list[dict[st
                 }
                 out.append(doc)
     return out
-
-
-def flush(context: Any = None) -> None:
-    """Print this invocation's metrics, one line per document (Lambda sends stdout to the function's log group)."""
-    if not _enabled():
-        return
-    for doc in documents(get_settings().function_name or "", getattr(context, "aws_request_id", None)):
-        print(json.dumps(doc, separators=(",", ":")), flush=True)
-
-
-def flushed(handler: F) -> F:
-    """Decorates a Lambda handler `(event, context)`: flushes after every invocation, failed or not."""
-
-    @functools.wraps(handler)
-    def wrapper(event: Any, context: Any = None, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return handler(event, context, *args, **kwargs)
-        finally:
-            flush(context)
-
-    return wrapper  # type: ignore[return-value]

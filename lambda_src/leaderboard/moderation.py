@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any
 
-from . import cursors, keys, schema
+from . import cursors, invocation, keys, schema
 from .boards import BoardConfig
-from .clock import iso, now_utc
+from .clock import iso
 from .data import entries
 from .data import moderation as moderation_items
 from .errors import Conflict
@@ -32,7 +32,7 @@ ATTEMPTS = 8  # an entry changed by a submission between our read and our move: 
 def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Record the decision first, then move the player's entries aside: a submission that reads the decision
     after this point writes hidden, one that read it before meets a changed entry and reads again."""
-    moderation_items.hide(config.board_id, player_id, iso(now_utc()))
+    moderation_items.hide(config.board_id, player_id, iso(invocation.now()))
     return _view(config, player_id, True, _move_all(config.board_id, player_id, hidden=True))
 
 

@@ -7,7 +7,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from types import MappingProxyType
 
+from . import invocation
 from .clock import iso
 from .errors import BadRequest, NotFound
 from .limits import CLOSED, ENDED, FIRST_YEAR, LAST_YEAR, OPEN, UPCOMING
@@ -38,12 +40,14 @@ def _years_with_week_53() -> str:
     return "(?:" + "|".join(f"{c}(?:{'|'.join(ys)})" for c, ys in by_century.items()) + ")"
 
 
-ID_PATTERNS = {
-    DAILY: rf"daily-(?:{_YEAR}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)",
-    WEEKLY: rf"weekly-(?:{_YEAR}-W(?:0[1-9]|[1-4][0-9]|5[0-2])|{_years_with_week_53()}-W53)",
-    MONTHLY: rf"monthly-{_YEAR}-(?:0[1-9]|1[0-2])",
-}
-_CONCRETE = {kind: re.compile(pattern) for kind, pattern in ID_PATTERNS.items()}
+ID_PATTERNS = MappingProxyType(
+    {
+        DAILY: rf"daily-(?:{_YEAR}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)",
+        WEEKLY: rf"weekly-(?:{_YEAR}-W(?:0[1-9]|[1-4][0-9]|5[0-2])|{_years_with_week_53()}-W53)",
+        MONTHLY: rf"monthly-{_YEAR}-(?:0[1-9]|1[0-2])",
+    }
+)
+_CONCRETE = MappingProxyType({kind: re.compile(pattern) for kind, pattern in ID_PATTERNS.items()})
 _FIELDS = re.compile(r"[a-z]+-([0-9]{4})-W?([0-9]{2})(?:-([0-9]{2}))?")
 
 
@@ -136,7 +140,7 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
 
 
 def from_id(period_id: str) -> Period:
-    return resolve(period_id, datetime.now(UTC))
+    return resolve(period_id, invocation.now())
 
 
 def _parse(kind: str, m: re.Match) -> Period:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
-from . import board_registry, keys, routes
+from . import board_registry, invocation, keys, routes
 from .boards import BoardConfig
-from .clock import iso, now_utc
+from .clock import iso
 from .data import closings as closing_items
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
@@ -57,7 +57,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
     goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
     FENCE_SECONDS more, then lift_fences takes it down."""
-    now = now or now_utc()
+    now = now or invocation.now()
     now_s = int(now.timestamp())
     key = keys.erasing_key(player_id)
     state = erasures.state(key)
@@ -122,7 +122,7 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
         erasures.save_state(key, {**state, "sweep_cursor": cursor})
         return False, status_view(state["erasure_id"])
     entries.lift_fence(player_id)
-    finished_at = iso(now_utc())
+    finished_at = iso(invocation.now())
     erasures.put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
     )
@@ -152,7 +152,7 @@ def lift_fences(now_s: int | None = None, most: int = 25) -> int:
     """The scheduled job's part, for each erasure due: go on with one its caller left before it answered
     "erased" (it finishes once its fences have stood long enough), or take down the hashed item of one that
     answered FENCE_SECONDS ago (no submission in flight can meet it any more). Returns how many it took down."""
-    now_s = int(time.time()) if now_s is None else now_s
+    now_s = int(invocation.seconds()) if now_s is None else now_s
     lifted = 0
     for registered in erasures.due(now_s, most):
         key = tuple(registered["erasing_key"])
@@ -164,13 +164,15 @@ def lift_fences(now_s: int | None = None, most: int = 25) -> int:
         elif int(state["fence_until"]) <= now_s:
             erasures.drop_state(key)
             erasures.unregister(registered["erasure_id"], registered["due"])
-            erasures.update_audit(state["erasure_id"], {"fence_lifted_at": iso(now_utc())})
+            erasures.update_audit(state["erasure_id"], {"fence_lifted_at": iso(invocation.now())})
             lifted += 1
     return lifted
 
 
 PHASES = ("records", "snapshots", "closings")
-_NEXT_BOARD = {"next_board": True}  # the closings phase's cursor between boards: the next one from its start
+_NEXT_BOARD = MappingProxyType(
+    {"next_board": True}
+)  # the closings phase's cursor between boards: the next one from its start
 
 
 def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
@@ -198,7 +200,7 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
         return cursor
     later = [b for b in board_ids if b > board_id]
     state["board_id"] = later[0] if later else None
-    return _NEXT_BOARD if later else None
+    return dict(_NEXT_BOARD) if later else None
 
 
 def _names(rows: list[dict[str, Any]], player_id: str) -> bool:

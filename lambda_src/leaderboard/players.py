@@ -12,9 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from . import board_registry, cursors, keys, limits, metrics, periods, ranking, rankings, schema
+from . import board_registry, cursors, invocation, keys, limits, metrics, periods, ranking, rankings, schema
 from .boards import BoardConfig
-from .clock import now_utc
 from .data import entries
 from .errors import NotFound
 from .limits import MAX_FRIEND_IDS
@@ -36,7 +35,7 @@ def friends(
     """Those of `player_ids` on the board's period, in rank order with their board-wide ranks.
 
     As many as FRIENDS_BUDGET requests rank; the rest follow with next_cursor (the same ids again, and it)."""
-    p = config.resolve_period(period, now or now_utc())
+    p = config.resolve_period(period, now or invocation.now())
     ids = list(dict.fromkeys(player_ids))[:MAX_FRIEND_IDS]
     binding = f"{config.leaderboard_id(p.period_id)}|friends|{_digest(sorted(ids))}"
     position = cursors.read(cursor, binding) if cursor is not None else None
@@ -85,7 +84,7 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
     A board where the player is hidden is listed (this is a lookup of that player), marked hidden, with the rank
     they would have. A player on no board at all (never seen, removed or erased) is a 404, as their other reads.
     """
-    now = now or now_utc()
+    now = now or invocation.now()
     binding = f"players|{player_id}"
     position = cursors.read(cursor, binding) if cursor is not None else None
     after = position.last_key if position else None
@@ -138,7 +137,7 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
         }
 
     with ThreadPoolExecutor(max_workers=PARALLEL_RANK_READS) as pool:
-        rows = list(pool.map(rank, chosen))
+        rows = list(pool.map(invocation.carried(rank), chosen))
     for _, config, _ in chosen:
         metrics.count(metrics.RANK_READS, board=config.board_id)
     order = {k: i for i, k in enumerate((*periods.KINDS, periods.TOURNAMENT))}

@@ -28,11 +28,10 @@ import heapq
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
-from . import keys
+from . import invocation, keys
 from .data import counters, entries
 from .errors import ServiceUnavailable
 from .model import Counter
-from .settings import get_settings
 
 
 def containing(found: list[Counter], key: str) -> Counter | None:
@@ -112,7 +111,7 @@ UNCOUNTED_LIMIT = 10  # bucket capacities: what a partition can gather before th
 def _count_uncounted(part: str, key: str) -> tuple[int, int]:
     """Rank and total from the index alone: for the second or two before a new period's first counters exist.
     Bounded: a partition that big without counters means the consumer is failing, which its alarm reports."""
-    cap = UNCOUNTED_LIMIT * get_settings().bucket_capacity
+    cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity
     total = entries.count_range(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
     if total > cap:
         raise ServiceUnavailable("this board's rank counters are being built; retry in a few seconds")
@@ -181,7 +180,7 @@ class ShardRanks:
         self.keys_of: dict[str, list[str] | None] = {}  # a bucket's rank keys; None: too many, COUNT instead
         self.uncounted: list[str] | None = None
         if not self.segments:  # a partition the consumer has not seen yet: new, hence small (see _count_uncounted)
-            cap = UNCOUNTED_LIMIT * get_settings().bucket_capacity
+            cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity
             self.uncounted = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
             self.requests += 1
             if len(self.uncounted) > cap:
@@ -206,7 +205,7 @@ class ShardRanks:
         if bucket is None:
             return ahead
         if bucket.lo not in self.keys_of:
-            cap = UNCOUNTED_LIMIT * get_settings().bucket_capacity  # a bucket past this: the consumer is behind
+            cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity  # a bucket past this: the consumer is behind
             found = entries.index_keys(self.part, bucket.lo, keys.before(bucket.hi), at_most=cap + 1)
             self.keys_of[bucket.lo] = found if len(found) <= cap else None
             self.requests += 1
@@ -230,7 +229,7 @@ def ranks_within_budget(parts: list[str], wanted: list[str], budget: int) -> tup
     At least one key is ranked when any is wanted (a budget below one key's worst cost is the caller's error).
     """
     with ThreadPoolExecutor(max_workers=min(len(parts), MAX_PARALLEL_READS)) as pool:
-        shards = list(pool.map(ShardRanks, parts))
+        shards = list(pool.map(invocation.carried(ShardRanks), parts))
         spent = sum(s.requests for s in shards)
         ranks: dict[str, int] = {}
         todo = list(wanted)
@@ -240,7 +239,7 @@ def ranks_within_budget(parts: list[str], wanted: list[str], budget: int) -> tup
                 break
             batch, todo = todo[: max(n, 1)], todo[max(n, 1) :]
             before = sum(s.requests for s in shards)
-            aheads = list(pool.map(lambda s, b=batch: [s.ahead(k) for k in b], shards))
+            aheads = list(pool.map(invocation.carried(lambda s, b=batch: [s.ahead(k) for k in b]), shards))
             spent += sum(s.requests for s in shards) - before
             for i, key in enumerate(batch):
                 ranks[key] = 1 + sum(a[i] for a in aheads)

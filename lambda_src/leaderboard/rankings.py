@@ -6,9 +6,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from . import boards, cursors, keys, metrics, periods, ranking, schema
+from . import boards, cursors, invocation, keys, metrics, periods, ranking, schema
 from .boards import BoardConfig
-from .clock import now_utc
 from .data import entries
 from .errors import BadRequest, NotFound
 from .limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
@@ -126,7 +125,7 @@ def top(
     now: datetime | None = None,
     mode: str = UNIQUE,
 ):
-    p = config.resolve_period(period, now or now_utc())
+    p = config.resolve_period(period, now or invocation.now())
     return {**_period_view(config, p), **_paged(config, p, limit, cursor, mode=mode)}
 
 
@@ -142,7 +141,7 @@ def score_range(
 ):
     if low > high:
         raise BadRequest("min_score must not be greater than max_score")
-    p = config.resolve_period(period, now or now_utc())
+    p = config.resolve_period(period, now or invocation.now())
     between = keys.score_range(low, high, config.order == boards.DESC)
     return {
         **_period_view(config, p),
@@ -165,7 +164,7 @@ def around(
     now: datetime | None = None,
     mode: str = UNIQUE,
 ):
-    p = config.resolve_period(period, now or now_utc())
+    p = config.resolve_period(period, now or invocation.now())
     item = entries.one(player_id, config.player_partition(p.period_id, player_id))
     if item is None:
         raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")

@@ -9,11 +9,28 @@ the limit across a minute's boundary; it costs one small write per request (per 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
+from . import invocation
 from .boards import BoardConfig
-from .clock import now_utc
-from .data import rate_limits
 from .errors import TooManyRequests
+
+
+class RateLimitStore(Protocol):
+    """Where the per-minute counts live (data/rate_limits.py: DynamoDB, or in memory)."""
+
+    def take(self, player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
+        """Count `count` more in this minute unless the count would pass `most` (then change nothing): atomic."""
+        ...
+
+    def give_back(self, player_id: str, board_id: str, minute: int, count: int) -> None:
+        """Uncount `count` of this minute's (nothing if fewer are counted, or the minute's count is gone)."""
+        ...
+
+
+def _store() -> RateLimitStore:
+    return invocation.runtime().rate_limits
+
 
 WINDOW_SECONDS = 60
 KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes within days, not at once)
@@ -25,9 +42,9 @@ def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | No
     most = config.max_submissions_per_minute
     if most is None:
         return None
-    epoch = int((now or now_utc()).timestamp())
+    epoch = int((now or invocation.now()).timestamp())
     minute = epoch // WINDOW_SECONDS
-    if count > most or not rate_limits.take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
+    if count > most or not _store().take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
         raise TooManyRequests(
             f"{player_id} is past this board's limit of {most} submissions per minute",
             retry_after=(minute + 1) * WINDOW_SECONDS - epoch,
@@ -39,4 +56,4 @@ def give_back(config: BoardConfig, player_id: str, minute: int | None, count: in
     """Uncount `count` submissions that take() counted in `minute` and that were then refused (a 400 found only
     after reading the player's entries): a refused submission does not use up the limit."""
     if minute is not None:
-        rate_limits.give_back(player_id, config.board_id, minute, count)
+        _store().give_back(player_id, config.board_id, minute, count)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from . import limits, rate_limits, tokens
+from . import invocation, limits, rate_limits, tokens
 from .boards import BoardConfig
-from .clock import iso, ms, now_utc
+from .clock import iso, ms
 from .data import runs as run_items
 from .errors import ApiError, Forbidden
 
@@ -30,7 +30,7 @@ def _moment(epoch: int) -> str:
 def player_token(player_id: str, boards: list[str] | None, ttl_seconds: int, now: datetime | None = None) -> dict:
     claims = {} if boards is None else {"boards": boards}
     token, expires = tokens.issue(
-        tokens.PLAYER_AUDIENCE, player_id, ttl_seconds, claims, (now or now_utc()).timestamp()
+        tokens.PLAYER_AUDIENCE, player_id, ttl_seconds, claims, (now or invocation.now()).timestamp()
     )
     return {"token": token, "expires_at": _moment(expires)}
 
@@ -45,7 +45,7 @@ def _client_board(config: BoardConfig) -> None:
 
 def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
     """A new run of the token's player on `config`'s board; it counts against the board's per-player limit."""
-    now = now or now_utc()
+    now = now or invocation.now()
     _client_board(config)
     boards = player_claims.get("boards")
     if boards is not None and config.board_id not in boards:
@@ -72,7 +72,7 @@ def submit(
     config: BoardConfig, run_claims: dict[str, Any], player_id: str, write: Callable[[], dict], now: datetime | None
 ) -> dict:
     """`write` (the submission) if the run token allows it: its board, its player, its run unused and not over."""
-    now = now or now_utc()
+    now = now or invocation.now()
     _client_board(config)
     if run_claims.get("board") != config.board_id:
         raise Forbidden(f"this run token is for another board than {config.board_id}")

@@ -25,16 +25,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from . import boards, keys, metrics, periods
+from . import boards, invocation, keys, metrics, periods
 from .boards import BoardConfig
-from .clock import ms, now_utc
+from .clock import ms
 from .data import boards as board_items
 from .data import entries
 from .data import idempotency as idempotency_records
 from .data import moderation as moderation_items
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
-from .settings import get_settings
 
 T = TypeVar("T")
 
@@ -103,7 +102,7 @@ def make_entry(
         score=score,
         rank_key=keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
         reached_at=reached_ms,
-        expires_at=periods.expires_at(period, get_settings().period_retention_days),
+        expires_at=periods.expires_at(period, invocation.settings().period_retention_days),
         metadata=metadata,
     )
 
@@ -162,7 +161,7 @@ def _plan(
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
-            expires = int(time.time()) + idempotency_records.KEEP_SECONDS  # as long as a retry may come
+            expires = int(invocation.seconds()) + idempotency_records.KEEP_SECONDS  # as long as a retry may come
             writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
         rows.append(
             PeriodOutcome(
@@ -201,7 +200,7 @@ def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> O
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
     UpdateItem or one transaction)."""
-    now = now or now_utc()
+    now = now or invocation.now()
     config.check_open(now)
     _check_range(config, s)
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
@@ -277,7 +276,7 @@ def submit_many(
     board's item) is at most 100 keys and its transaction at most 100 entries: DynamoDB's limits. Returns one result or
     BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
     """
-    now = now or now_utc()
+    now = now or invocation.now()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
     # Each player: an entry per period, a hidden item and an erasure item (data.entries.get_with); one board item.

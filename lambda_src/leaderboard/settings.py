@@ -1,11 +1,12 @@
-"""The one place that reads the environment."""
+"""The one place that reads the environment: what a function's environment variables say, read once per cold
+start by the composition root (composition.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from . import schema
 from .limits import DEFAULT_MAX_BOARDS
@@ -58,8 +59,14 @@ class Settings:
     live_events_realtime_url: str | None = None
     live_events_api_key: str | None = None
 
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings a function's environment gives (default: the process's; the stack sets it on every
+        function, local runs and tests pass their own)."""
+        return _from_environment(os.environ if env is None else env)
 
-def _required(env, name: str) -> str:
+
+def _required(env: Mapping[str, str], name: str) -> str:
     """What the stack always sets: missing means a broken deployment or test setup, which must not pass quietly."""
     value = env.get(name)
     if not value:
@@ -67,9 +74,7 @@ def _required(env, name: str) -> str:
     return value
 
 
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    env = os.environ
+def _from_environment(env: Mapping[str, str]) -> Settings:
     origins = tuple(o.strip() for o in env.get("CORS_ALLOWED_ORIGINS", "*").split(",") if o.strip())
     return Settings(
         scores_table=_required(env, "SCORES_TABLE"),

@@ -7,8 +7,7 @@ import secrets
 from collections.abc import Iterator
 from datetime import datetime
 
-from . import boards, periods, scoring
-from .clock import now_utc
+from . import boards, invocation, periods, scoring
 from .data import entries as entry_items
 from .model import Entry
 
@@ -61,7 +60,7 @@ def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[in
 
 def simulate(count: int, seed: int | None = None, now: datetime | None = None) -> dict:
     """Fresh players on the default board's three periods, written in batches."""
-    now = now or now_utc()
+    now = now or invocation.now()
     rng = random.Random(seed)
     board = boards.DEFAULT_BOARD
     current = periods.current(now, board.periods)  # all-time, daily, weekly

@@ -5,14 +5,14 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
-from . import boards, periods, rankings
-from .clock import iso, now_utc
+from . import boards, invocation, periods, rankings
+from .clock import iso
 from .data import entries
 from .data import snapshots as snapshot_items
 
 
 def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -> dict:
-    now = now or now_utc()
+    now = now or invocation.now()
     p = periods.resolve(period, now, boards.DEFAULT_BOARD.periods)
     # The sort key is the time plus a random suffix: two snapshots in the same ms stay distinct.
     sort_key = f"{iso(now)}#{secrets.token_hex(3)}"
@@ -28,7 +28,7 @@ def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -
 
 
 def snapshots(period: str | None, limit: int, now: datetime | None = None) -> dict:
-    p = periods.resolve(period, now or now_utc(), boards.DEFAULT_BOARD.periods)
+    p = periods.resolve(period, now or invocation.now(), boards.DEFAULT_BOARD.periods)
     items = snapshot_items.newest(p.period_id, limit)
     return {
         "leaderboard_id": p.period_id,

@@ -6,9 +6,8 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from . import metrics, ranking, rate_limits, scoring
+from . import invocation, metrics, ranking, rate_limits, scoring
 from .boards import BoardConfig
-from .clock import now_utc
 from .errors import ApiError, BadRequest, ServiceUnavailable, TooManyRequests
 
 
@@ -21,7 +20,7 @@ def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | 
     The per-player limit counts only submissions that can be taken: what is refused without a read is refused
     before it counts, and one refused with 400 after reading (an increment leaving the bounds) is given back.
     """
-    scoring.check(config, submission, now or now_utc())
+    scoring.check(config, submission, now or invocation.now())
     minute = rate_limits.take(config, submission.player_id, now=now)
     try:
         outcome = scoring.submit(config, submission, now)
@@ -44,7 +43,7 @@ def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadR
 
     On a board with a per-player limit, each player's entries are counted together: all of them or, past the
     limit, none (429 each). Entries refused with 400 do not count (see submit)."""
-    config.check_open(now_utc())  # a whole bulk outside a tournament's window: 409 before anything counts
+    config.check_open(invocation.now())  # a whole bulk outside a tournament's window: 409 before anything counts
     submissions = [scoring.checked(config, s) for s in submissions]
     refused, minutes = _past_limit(config, submissions)
     kept = [i for i in range(len(submissions)) if i not in refused]

@@ -17,12 +17,13 @@ Keys rotate (keyring.py): the secret's current version signs, the previous one s
 from __future__ import annotations
 
 import re
-import time
+from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
-from . import keyring, limits
+from . import invocation, keyring, limits
 from .errors import Unauthorized
-from .settings import get_settings
+from .settings import Settings
 from .vendor import jwt
 
 ALGORITHM = "HS256"
@@ -31,7 +32,7 @@ RUN_AUDIENCE = "leaderboard:run"
 LEEWAY_SECONDS = 30
 LOCAL_KID = "local"  # the key id of a key given as is (local runs, tests)
 _SHAPE = re.compile(limits.TOKEN_PATTERN)
-_WHAT = {PLAYER_AUDIENCE: "a player token", RUN_AUDIENCE: "a run token"}
+_WHAT = MappingProxyType({PLAYER_AUDIENCE: "a player token", RUN_AUDIENCE: "a run token"})
 
 MALFORMED = "the bearer token is not a token this API issued"
 ALTERED = "the bearer token's signature does not match: it was altered or not issued by this deployment"
@@ -40,27 +41,31 @@ EXPIRED = "the bearer token has expired: get a new one"
 FUTURE = "the bearer token is issued in the future: check the issuer's clock"
 
 
-def _load_ring() -> keyring.Ring:
-    settings = get_settings()
+def load_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
+    """The signing keys as the settings give them, or read from their secret (on AWS)."""
     if settings.token_signing_key:
         return keyring.Ring(keyring.Key(LOCAL_KID, settings.token_signing_key))
     if settings.token_signing_secret_arn:
-        return keyring.ring_from_secret(settings.token_signing_secret_arn, settings.token_key_grace_seconds)
+        return keyring.ring_from_secret(
+            secrets_client(), settings.token_signing_secret_arn, settings.token_key_grace_seconds
+        )
     raise RuntimeError("no token signing key: set TOKEN_SIGNING_KEY (32+ characters) or TOKEN_SIGNING_SECRET_ARN")
 
 
-signing_keys = keyring.CachedRing(_load_ring)
+def signing_keys() -> keyring.CachedRing:
+    """The runtime's signing keys (composition.py: read once, refreshed as keyring.py says)."""
+    return invocation.runtime().token_keys
 
 
 def issue(
     audience: str, subject: str, lifetime_seconds: int, claims: dict[str, Any] | None = None, now: float | None = None
 ) -> tuple[str, int]:
     """A token for `subject` with `claims`, and its expiry (epoch seconds)."""
-    key = signing_keys.get().current
-    issued = int(time.time() if now is None else now)
+    key = signing_keys().get().current
+    issued = int(invocation.seconds() if now is None else now)
     payload = {
         **(claims or {}),
-        "iss": get_settings().token_issuer,
+        "iss": invocation.settings().token_issuer,
         "aud": audience,
         "sub": subject,
         "iat": issued,
@@ -77,9 +82,9 @@ def verify(token: object, audience: str, now: float | None = None) -> dict[str, 
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
         raise Unauthorized(MALFORMED) from None
-    now = time.time() if now is None else now
+    now = invocation.seconds() if now is None else now
     kid = header.get("kid")
-    key = signing_keys.get().find(kid, now) or signing_keys.refreshed().find(kid, now)
+    key = signing_keys().get().find(kid, now) or signing_keys().refreshed().find(kid, now)
     if key is None:
         raise Unauthorized(UNKNOWN_KEY)
     try:
@@ -88,7 +93,7 @@ def verify(token: object, audience: str, now: float | None = None) -> dict[str, 
             key.value,
             algorithms=[ALGORITHM],
             audience=audience,
-            issuer=get_settings().token_issuer,
+            issuer=invocation.settings().token_issuer,
             options={
                 "require": ["iss", "aud", "sub", "iat", "exp"],
                 "verify_exp": False,  # checked below against `now`

@@ -130,9 +130,8 @@ def test_openapi_document_lists_every_route(api):
 def _stored_boards(stack) -> tuple[int, int | None]:
     """(board items in the table, the count item's value), read strongly consistently from the engine."""
     from leaderboard import keys, schema
-    from leaderboard.settings import get_settings
 
-    table = get_settings().scores_table
+    table = stack.runtime.settings.scores_table
     items = stack.ddb.query(
         TableName=table,
         KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
@@ -150,14 +149,10 @@ def _stored_boards(stack) -> tuple[int, int | None]:
 
 
 @pytest.fixture
-def cap_of_five(monkeypatch, clean):
-    """max_boards = 5 for the handlers (they run in this process, like the stack's settings)."""
-    from leaderboard.settings import get_settings
-
-    monkeypatch.setenv("MAX_BOARDS", "5")
-    get_settings.cache_clear()
-    yield 5
-    get_settings.cache_clear()
+def cap_of_five(stack, clean):
+    """max_boards = 5 for the handlers (the stack's functions, as a deployment with that setting)."""
+    with stack.reconfigured(max_boards=5):
+        yield 5
 
 
 def test_concurrent_creates_never_pass_the_board_cap(api, stack, cap_of_five):
@@ -171,11 +166,10 @@ def test_concurrent_creates_never_pass_the_board_cap(api, stack, cap_of_five):
     for i in range(3):
         assert api.post("/leaderboards", {"board_id": f"cap-old{i}", "periods": ["all-time"]}).status_code == 201
     from leaderboard import keys, schema
-    from leaderboard.settings import get_settings
 
     p, s = keys.BOARD_COUNT_KEY  # as a deployment from before the count: boards, no count item
     stack.ddb.delete_item(
-        TableName=get_settings().scores_table,
+        TableName=stack.runtime.settings.scores_table,
         Key={schema.SCORES_PARTITION_KEY: {"S": p}, schema.SCORES_SORT_KEY: {"S": s}},
     )
     assert _stored_boards(stack) == (3, None)

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 import pytest
 
 from leaderboard import board_registry, limits
-from leaderboard.settings import get_settings
 from local.streams import drain
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase
@@ -55,9 +54,10 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     from leaderboard.data import entries
     from leaderboard.scoring import make_entry
 
-    config = board_registry.get_board(board)
+    with stack.serving():
+        config = board_registry.get_board(board)
     now_ms = int(time.time() * 1000)
-    with stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
+    with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
         for period in config.current_periods(datetime.now(UTC)):
             entries.put_new(make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items())
             for part in config.partitions(period.period_id) if rebuild else ():
@@ -72,7 +72,7 @@ def crowded_board(api, stack):
     3-bucket segments, and the 100 friends spread evenly through it. Yields (board, friend ids, expected ranks)."""
     stack.reset_tables()
     mp = pytest.MonkeyPatch()
-    with counter_capacities(mp, bucket=4, segment=3):
+    with counter_capacities(stack, bucket=4, segment=3):
         started = time.perf_counter()
         board = "crowd"
         created = api.post("/leaderboards", {"board_id": board, "periods": ["all-time"], "shards": SHARDS})
@@ -144,13 +144,13 @@ def many_boards(api, stack):
     """max_boards boards of 16 shards and every period kind, each with one entry of the player `everywhere`."""
     stack.reset_tables()
     started = time.perf_counter()
-    cap = get_settings().max_boards
+    cap = stack.runtime.settings.max_boards
     boards = [f"mb{i:04d}" for i in range(cap)]
     from leaderboard.data import entries
     from leaderboard.scoring import make_entry
 
     now, now_ms, mine = datetime.now(UTC), int(time.time() * 1000), []
-    with stack.consumers_by_hand():
+    with stack.serving(), stack.consumers_by_hand():
         for board in boards:  # what POST /leaderboards does, in-process: the cap counts these
             board_registry.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
             config = board_registry.get_board(board)
@@ -185,11 +185,11 @@ def test_every_board_view_of_a_player_on_the_most_boards_fits_its_budget(api, ma
     print(f"[read budget] every-board view: slowest of 3 pages {slowest * 1000:.0f} ms")
 
 
-def test_the_board_cap_answers_409_and_writes_nothing(api, many_boards):
+def test_the_board_cap_answers_409_and_writes_nothing(api, stack, many_boards):
     """Before: nothing capped the boards (532 created in seconds)."""
     over = api.post("/leaderboards", {"board_id": "one-too-many"})
     assert over.status_code == 409, over.text
-    assert "max_boards" in over.json()["error"] and str(get_settings().max_boards) in over.json()["error"]
+    assert "max_boards" in over.json()["error"] and str(stack.runtime.settings.max_boards) in over.json()["error"]
     assert api.get("/leaderboards/one-too-many").status_code == 404
     assert api.delete(f"/leaderboards/{many_boards[-1]}").status_code == 200  # a freed place can be used again
     assert api.post("/leaderboards", {"board_id": many_boards[-1], "periods": PERIOD_KINDS, "shards": SHARDS}).ok

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from leaderboard.settings import get_settings
+from leaderboard import invocation
 
 
 @contextmanager
-def counter_capacities(monkeypatch, bucket: int, segment: int) -> Iterator[int]:
-    """Buckets of at most `bucket` entries and segments of at most `segment` buckets, inside the block."""
-    monkeypatch.setenv("BUCKET_CAPACITY", str(bucket))
-    monkeypatch.setenv("SEGMENT_CAPACITY", str(segment))
-    get_settings.cache_clear()
-    try:
-        yield bucket
-    finally:
-        get_settings.cache_clear()
+def counter_capacities(stack: Any, bucket: int, segment: int) -> Iterator[int]:
+    """Buckets of at most `bucket` entries and segments of at most `segment` buckets, inside the block: for the
+    local stack's functions (`stack`, integration tests) or, with None, for the runtime serving a unit test."""
+    changes = {"bucket_capacity": bucket, "segment_capacity": segment}
+    if stack is None:
+        with invocation.serving(invocation.runtime().with_settings(**changes)):
+            yield bucket
+    else:
+        with stack.reconfigured(**changes):
+            yield bucket

@@ -4,9 +4,9 @@ as the event API Gateway would send; every answer is checked against the OpenAPI
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, NamedTuple
 
+from leaderboard import invocation
 from leaderboard.routes import GAME_OR_RUN, match_route
 from local.events import LambdaContext, Request, build_event
 from local.gateway import load_handlers
@@ -37,16 +37,17 @@ def event(
     given = {name.lower() for name in headers}
     if route is not None and route.access == GAME_OR_RUN and not given & {"x-api-key", "authorization"}:
         # API Gateway checks no key on this route; the function compares the game key a game server sends
-        headers["x-api-key"] = os.environ["GAME_API_KEY"]
+        headers["x-api-key"] = invocation.settings().game_api_key
     req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], list(headers.items()), raw)
     return build_event(req, route.path if route else path, params, "test", None, key_id)
 
 
 def handler_of(method: str, path: str):
-    """The handler API Gateway would invoke for this request (the route's function)."""
+    """The handler API Gateway would invoke for this request (the route's function), serving with the test's
+    runtime."""
     route, _, _ = match_route(method, path)
     assert route is not None, f"no route {method} {path}: the gateway answers it, not a handler"
-    return load_handlers()[route.function.handler]
+    return load_handlers(invocation.runtime())[route.function.handler]
 
 
 def call(method: str, path: str, *, check_contract: bool = True, **kwargs) -> Reply:

@@ -1,14 +1,20 @@
-"""Handlers under moto: tables created from the synthesized template, settings from its Lambda environment."""
+"""Handlers under moto: tables created from the synthesized template, settings from its Lambda environment, and a
+runtime of the test's own (composition.Runtime: moto's client, a settable clock) serving the test: the handlers
+tests.support.lambda_api calls and the domain functions a test calls directly both use it."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from leaderboard import board_registry, cursors, game_key, tokens
-from leaderboard.data import dynamo
-from leaderboard.settings import get_settings
+from leaderboard import invocation
+from leaderboard.clock import SettableClock
+from leaderboard.composition import Runtime
+from leaderboard.settings import Settings
 from local.streams import StreamReader, drain
 from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
@@ -32,21 +38,38 @@ def ddb(stack_template, monkeypatch):
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     monkeypatch.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
     monkeypatch.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
-    get_settings.cache_clear()
-    tokens.signing_keys.cache_clear()
-    game_key.ring.cache_clear()
-    dynamo.client.cache_clear()
-    board_registry.board_cache.cache_clear()
-    cursors._secret.cache_clear()
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
-        yield client
-    get_settings.cache_clear()
-    dynamo.client.cache_clear()
-    cursors._secret.cache_clear()
-    tokens.signing_keys.cache_clear()
-    game_key.ring.cache_clear()
+        with invocation.serving(Runtime.build(Settings.from_environment(), dynamodb=client)):
+            yield client
+
+
+@pytest.fixture
+def clock(ddb) -> Iterator[SettableClock]:
+    """A clock the test sets or advances instead of sleeping (from now), serving the rest of the test."""
+    current = invocation.runtime()
+    settable = SettableClock()
+    with invocation.serving(Runtime.build(current.settings, settable, current.dynamodb)):
+        yield settable
+
+
+@pytest.fixture
+def reconfigure() -> Iterator[Callable[[], Runtime]]:
+    """A function that rebuilds the test's runtime from the environment as the test changed it (monkeypatch.setenv),
+    keeping its DynamoDB client and clock, and serves the rest of the test with it (what a new cold start with
+    that environment would be: fresh caches and key rings)."""
+    with ExitStack() as rebound:
+
+        def rebuild() -> Runtime:
+            try:
+                current = invocation.runtime()
+                runtime = Runtime.build(Settings.from_environment(), current.clock, current.dynamodb)
+            except RuntimeError:  # no runtime yet (a test without moto): the environment's own
+                runtime = Runtime.from_environment(clock=SettableClock())
+            return rebound.enter_context(invocation.serving(runtime))
+
+        yield rebuild
 
 
 @pytest.fixture
@@ -64,11 +87,14 @@ def settle(ddb, stack_template):
     consumers = []
     for consumer in stream_consumers(stack_template):
         arn = ddb.describe_table(TableName=names[consumer.table_logical_id])["Table"]["LatestStreamArn"]
-        module, _, attr = handlers[consumer.handler].handler.rpartition(".")
-        handler = getattr(__import__(module, fromlist=[attr]), attr)
-        consumers.append((StreamReader(streams, arn), handler, consumer))
+        module, _, _ = handlers[consumer.handler].handler.rpartition(".")
+        consumers.append((StreamReader(streams, arn), __import__(module, fromlist=["handler_for"]), consumer))
 
     def run() -> int:
-        return sum(drain(reader, handler, c.batch_size, c.filter_patterns) for reader, handler, c in consumers)
+        # The handler for the runtime serving now (a test may have rebuilt it since)
+        return sum(
+            drain(reader, module.handler_for(invocation.runtime()), c.batch_size, c.filter_patterns)
+            for reader, module, c in consumers
+        )
 
     return run

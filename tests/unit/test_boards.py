@@ -8,11 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from leaderboard import board_registry, boards, submissions
+from leaderboard import board_registry, boards, invocation, submissions
 from leaderboard.data import dynamo
 from leaderboard.routes import ROUTES
 from leaderboard.scoring import Submission
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call, scan
 
 
@@ -72,7 +71,7 @@ def test_create_show_list_and_conflict(ddb):
 def test_bad_board_definitions_are_400_and_store_nothing(ddb, fields, fragment):
     status, body = call("POST", "/leaderboards", body=fields)[:2]
     assert status == 400 and fragment in body["error"]
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
 
 
 def test_best_on_desc_and_asc_boards(ddb):
@@ -122,7 +121,7 @@ def test_scores_out_of_bounds_are_refused_and_stored_nowhere(ddb):
     for score in (9, 1001, -5):
         status, body = post("capped", "cheater", score)
         assert status == 400 and "between 10 and 1000" in body["error"]
-    assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "cheater"] == []
+    assert [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"] == "cheater"] == []
 
 
 def test_idempotency_key_makes_a_retry_a_no_op(ddb):
@@ -301,7 +300,7 @@ def test_delete_removes_board_and_entries(ddb):
         post("gone", f"p{i}", i)
     status, result = call("DELETE", "/leaderboards/gone")[:2]
     assert status == 200 and result["deleted_entries"] == 60
-    assert not [i for i in scan(ddb, get_settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
+    assert not [i for i in scan(ddb, invocation.settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
     assert top("gone")[0] == 404
     assert call("DELETE", "/leaderboards/gone")[:2][0] == 404
     assert call("DELETE", "/leaderboards/global")[:2][0] == 400
@@ -321,9 +320,9 @@ def test_large_board_deletes_in_steps(ddb):
     assert create("huge")[0] == 201
 
 
-def test_declared_boards_exist_without_being_created(ddb, monkeypatch):
+def test_declared_boards_exist_without_being_created(ddb, monkeypatch, reconfigure):
     monkeypatch.setenv("DECLARED_BOARDS", json.dumps([{"board_id": "lap", "order": "asc"}]))
-    get_settings.cache_clear()
+    reconfigure()
     _, listing = call("GET", "/leaderboards")[:2]
     assert [b["board_id"] for b in listing["leaderboards"]] == ["global", "lap"]
     post("lap", "a", 99)
@@ -395,13 +394,13 @@ def test_a_page_walk_shows_each_page_as_the_ranking_stands_when_it_is_read(ddb):
     assert [e["rank"] for e in second["entries"]] == [6, 7, 8, 9]
 
 
-def test_an_old_cursor_expires(ddb, monkeypatch):
+def test_an_old_cursor_expires(ddb, monkeypatch, reconfigure):
     create("short")
     for i in range(3):
         post("short", f"p{i}", i)
     _, first = top("short", limit=1)
     monkeypatch.setenv("CURSOR_TTL_SECONDS", "0")
-    get_settings.cache_clear()
+    reconfigure()
     status, body = top("short", limit=1, cursor=first["next_cursor"])
     assert status == 400 and "expired" in body["error"]
 
@@ -460,17 +459,19 @@ def test_a_delete_cancelled_every_time_keeps_its_tombstone_and_finishes_when_cal
     assert call("DELETE", "/leaderboards/gone").status == 200 and _board_count() == 0
 
 
-def test_the_cap_counts_boards_stored_before_the_count_item_existed(ddb, monkeypatch):
+def test_the_cap_counts_boards_stored_before_the_count_item_existed(ddb, monkeypatch, reconfigure):
     from leaderboard import keys
 
     monkeypatch.setenv("MAX_BOARDS", "2")
-    get_settings.cache_clear()
+    reconfigure()
     assert _create("first").status == 201
-    ddb.delete_item(TableName=get_settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))  # an old deployment
+    ddb.delete_item(
+        TableName=invocation.settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY)
+    )  # an old deployment
     assert _create("second").status == 201 and _board_count() == 2
     over = _create("third")
     assert over.status == 409 and "limit of 2 boards" in over.body["error"]
-    ddb.delete_item(TableName=get_settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))
+    ddb.delete_item(TableName=invocation.settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))
     assert call("DELETE", "/leaderboards/first").status == 200 and _board_count() == 1  # counted, then uncounted
     assert _create("third").status == 201
-    get_settings.cache_clear()
+    reconfigure()

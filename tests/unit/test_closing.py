@@ -19,7 +19,6 @@ from leaderboard import submissions as scores_in
 from leaderboard.clock import iso
 from leaderboard.data import snapshots as snapshot_items
 from leaderboard.scoring import Submission
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call
 from tests.support.season import REWARDS, TIERS
 
@@ -29,13 +28,12 @@ _board_ids = itertools.count()
 
 
 @pytest.fixture
-def events_file(ddb, tmp_path, monkeypatch):
+def events_file(ddb, tmp_path, monkeypatch, reconfigure):
     """Where the closing's events go when there is no EventBridge (local runs and tests)."""
     path = tmp_path / "events.jsonl"
     monkeypatch.setenv("LOCAL_EVENTS_FILE", str(path))
-    get_settings.cache_clear()
+    reconfigure()
     yield lambda: [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    get_settings.cache_clear()
 
 
 def winners(top, ranks):

@@ -6,10 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard import default_board, periods
+from leaderboard import default_board, invocation, periods
 from leaderboard.data import entries
 from leaderboard.routes import MAX_SCORE
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call, scan
 
 PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates
@@ -37,10 +36,10 @@ def test_submit_fans_out_to_all_three_periods(ddb, settle):
     assert [b["leaderboard_id"] for b in body["boards"]] == expected
     assert [b["period"] for b in body["boards"]] == ["all-time", "daily", "weekly"]
     assert all(b["best_score"] == 100 and b["improved"] for b in body["boards"])
-    items = scan(ddb, get_settings().scores_table)
+    items = scan(ddb, invocation.settings().scores_table)
     assert [i["player_id"]["S"] for i in items] == ["p1"] * 3  # one entry per period, nothing else
     settle()  # the table's stream reaches the rank-counter function
-    items = scan(ddb, get_settings().scores_table)
+    items = scan(ddb, invocation.settings().scores_table)
     counters = sorted(i["player_id"]["S"] for i in items if "rank_key" not in i)
     # then one rank counter per level and period
     assert counters == sorted(f"#{level}#{lb}" for lb in expected for level in ("buckets", "segments"))
@@ -171,21 +170,21 @@ def test_bad_submissions_are_400_and_write_nothing(ddb, body, fragment):
     assert status == 400
     assert fragment in payload["error"]
     assert headers["Access-Control-Allow-Origin"] == "*"
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
 
 
 def test_huge_body_is_413_and_writes_nothing(ddb):
     body = '{"player_id": "p", "score": 1, "player_name": "' + "x" * 70_000 + '"}'
     status, payload, _ = call("POST", "/scores", body=body)
     assert status == 413 and "larger" in payload["error"]
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
 
 
-def test_cors_headers_follow_the_allowed_origins(ddb, monkeypatch):
+def test_cors_headers_follow_the_allowed_origins(ddb, monkeypatch, reconfigure):
     """Keyed routes answer the caller's origin if allowed (else the first); public reads answer "*" whatever the
     allowed origins: they take no credentials, and one answer cached at the edge serves every origin."""
     monkeypatch.setenv("CORS_ALLOWED_ORIGINS", "https://a.example,https://b.example")
-    get_settings.cache_clear()
+    reconfigure()
     _, _, headers = top()
     assert headers["Access-Control-Allow-Origin"] == "*" and "Vary" not in headers
     _, _, headers = call("GET", "/leaderboard", headers={"Origin": "https://b.example"})
@@ -234,7 +233,7 @@ def test_snapshot_of_daily_board_and_bad_input(ddb):
     for body in ({"limit": 0}, {"limit": 101}, {"period": 5}, {"period": "hourly"}, {"bogus": 1}):
         status, payload, _ = call("POST", "/snapshot", body=body)
         assert status == 400, body
-    assert len(scan(ddb, get_settings().snapshots_table)) == 1
+    assert len(scan(ddb, invocation.settings().snapshots_table)) == 1
     status, _, _ = call("GET", "/snapshots", query={"limit": "51"})
     assert status == 400
 
@@ -253,15 +252,15 @@ def test_simulator_seeds_consistent_players(ddb):
     assert by_period["daily"] <= by_period["weekly"] <= by_period["all-time"]
 
 
-def test_simulator_limits_and_disabled_stage(ddb, monkeypatch):
+def test_simulator_limits_and_disabled_stage(ddb, monkeypatch, reconfigure):
     for players in (0, 1001, "many"):
         status, body, _ = call("POST", "/simulate", body={"players": players})
         assert status == 400 and "players" in body["error"]
     monkeypatch.setenv("ENABLE_SIMULATOR", "false")
-    get_settings.cache_clear()
+    reconfigure()
     status, body, _ = call("POST", "/simulate", body={"players": 1})
     assert status == 403 and "disabled" in body["error"]
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
 
 
 def test_a_submission_without_name_keeps_the_stored_name(ddb):

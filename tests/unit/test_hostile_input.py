@@ -12,9 +12,8 @@ from datetime import UTC, datetime, timedelta
 import boto3
 import pytest
 
-from leaderboard import http, keys
+from leaderboard import http, invocation, keys
 from leaderboard.clock import iso
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 from tests.support.lambda_api import submit as post
@@ -93,7 +92,9 @@ def test_a_cursor_issued_in_the_future_or_too_long_ago_is_400(board_of_five):
     future = cursors.issue("five#all-time", "0#0#p0", 1, issued_ms=now + 3_600_000)
     status, body, _ = top("five", cursor=future)
     assert status == 400 and "not valid" in body["error"]
-    stale = cursors.issue("five#all-time", "0#0#p0", 1, issued_ms=now - get_settings().cursor_ttl_seconds * 1000 - 1)
+    stale = cursors.issue(
+        "five#all-time", "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1
+    )
     status, body, _ = top("five", cursor=stale)
     assert status == 400 and "expired" in body["error"]
 
@@ -110,7 +111,7 @@ def test_cursors_are_compact_and_url_safe(board_of_five):
     assert walked == [1, 2, 3, 4, 5]
 
 
-def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch):
+def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, reconfigure):
     """No CURSOR_SECRET: the function reads CURSOR_SECRET_ARN's value once per cold start."""
     from leaderboard import cursors
 
@@ -119,17 +120,15 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch):
     )["ARN"]
     monkeypatch.delenv("CURSOR_SECRET")
     monkeypatch.setenv("CURSOR_SECRET_ARN", arn)
-    get_settings.cache_clear()
-    cursors._secret.cache_clear()
+    reconfigure()
     calls = []
     real = cursors.secrets.secret_string
-    monkeypatch.setattr(cursors.secrets, "secret_string", lambda a: calls.append(a) or real(a))
+    monkeypatch.setattr(cursors.secrets, "secret_string", lambda client, a: calls.append(a) or real(client, a))
     token = cursors.issue("b#all-time", "k", 3)
     assert cursors.read(token, "b#all-time").last_rank == 3
     assert calls == [arn]
     monkeypatch.setenv("CURSOR_SECRET", "a-different-local-secret-0123456789")
-    get_settings.cache_clear()
-    cursors._secret.cache_clear()
+    reconfigure()
     with pytest.raises(Exception, match="not valid"):
         cursors.read(token, "b#all-time")  # another deployment's secret: not ours
 
@@ -148,17 +147,16 @@ def test_non_json_numbers_are_refused_in_every_body(ddb, number):
     assert status == 400
     status, _, _ = call("POST", "/snapshot", body=f'{{"limit": {number}}}')
     assert status == 400
-    assert [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "p1"] == []
+    assert [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"] == "p1"] == []
     status, page, _ = top("meta")
     assert status == 200 and page["entries"] == []
 
 
 def test_a_response_is_always_valid_json(ddb):
-    @http.api_handler
     def broken(event):
         return 200, {"x": float("nan")}
 
-    result = broken({"httpMethod": "GET", "resource": "/nowhere"})
+    result = http.api_handler(broken, invocation.runtime())({"httpMethod": "GET", "resource": "/nowhere"})
     assert result["statusCode"] == 500
     json.loads(result["body"], parse_constant=lambda c: pytest.fail(f"{c} in a response"))
 
@@ -174,7 +172,7 @@ def test_player_ids_are_matched_in_full_and_not_only_dots(ddb, player_id):
         assert status == 400 and "player_id" in body["error"], (path, player_id)
     status, _, _ = call("GET", "/player", query={"player_id": player_id})
     assert status == 400
-    assert [i for i in scan(ddb, get_settings().scores_table) if not i["player_id"]["S"].startswith("#")] == []
+    assert [i for i in scan(ddb, invocation.settings().scores_table) if not i["player_id"]["S"].startswith("#")] == []
 
 
 def test_ids_with_dots_among_other_characters_are_fine(ddb):
@@ -186,7 +184,7 @@ def test_ids_with_dots_among_other_characters_are_fine(ddb):
 def test_board_ids_are_matched_in_full(ddb, board_id):
     status, body, _ = create(board_id)
     assert status == 400 and "board_id" in body["error"]
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
 
 
 @pytest.mark.parametrize("value", ["٣", "３", "५", " 5", "5 ", "+5", "5\n", "", "1_0"])
@@ -213,13 +211,13 @@ def test_far_off_or_impossible_periods_are_400(ddb, period):
 # --- keys and the audit trail --------------------------------------------------------------
 
 
-def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkeypatch):
+def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkeypatch, reconfigure):
     monkeypatch.setenv("ADMIN_API_KEY_ID", "adminkey01")
     monkeypatch.setenv("GAME_API_KEY_ID", "gamekey001")
-    get_settings.cache_clear()
+    reconfigure()
     status, body, _ = create("mine", key_id="gamekey001")
     assert status == 403 and "admin key" in body["error"]
-    assert scan(ddb, get_settings().scores_table) == []
+    assert scan(ddb, invocation.settings().scores_table) == []
     status, _, _ = call("POST", "/simulate", body={"players": 1}, key_id="gamekey001")
     assert status == 403
     assert create("mine", key_id="adminkey01")[0] == 201
@@ -271,7 +269,7 @@ BAD_NAMES = [
 
 
 def _entry_items(ddb, player_id: str) -> list:
-    return [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == player_id]
+    return [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"] == player_id]
 
 
 @pytest.mark.parametrize("name, rule", [c[1:] for c in BAD_NAMES], ids=[c[0] for c in BAD_NAMES])
@@ -418,7 +416,11 @@ def test_a_tournament_before_its_start_and_after_its_end_is_not_open(ddb):
 
 
 def _submissions_counted(ddb, player_id: str) -> int:
-    items = [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == keys.rate_partition(player_id)]
+    items = [
+        i
+        for i in scan(ddb, invocation.settings().scores_table)
+        if i["player_id"]["S"] == keys.rate_partition(player_id)
+    ]
     return sum(int(i["submissions"]["N"]) for i in items)
 
 

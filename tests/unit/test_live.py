@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import boards, broadcasting, keys, limits, live_channels
-from leaderboard.clock import now_utc
+from leaderboard import boards, broadcasting, invocation, keys, limits, live_channels
 from leaderboard.data import dynamo, live_events, live_state
-from leaderboard.handlers import live_broadcaster
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -30,16 +27,23 @@ class Publisher:
 
 
 @pytest.fixture
-def live_on(ddb, monkeypatch):
+def live_on(ddb, monkeypatch, reconfigure):
     monkeypatch.setenv("LIVE_EVENTS_HTTP_URL", "http://127.0.0.1:9")  # set: live updates are on
-    get_settings.cache_clear()
+    reconfigure()
     return ddb
+
+
+def broadcaster():
+    """The live broadcaster's Lambda handler, serving with the test's runtime."""
+    from leaderboard.handlers import live_broadcaster
+
+    return live_broadcaster.handler_for(invocation.runtime())
 
 
 def submit(player: str, score: int) -> list[dict]:
     """A score on the default board, and the stream records its writes make (one per current period)."""
     assert call("POST", "/scores", body={"player_id": player, "score": score}).status == 200
-    return [record(player, p.period_id) for p in boards.DEFAULT_BOARD.current_periods(now_utc())]
+    return [record(player, p.period_id) for p in boards.DEFAULT_BOARD.current_periods(invocation.now())]
 
 
 def record(player: str, partition: str) -> dict:
@@ -57,7 +61,7 @@ def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
     publisher = Publisher()
     stats = broadcasting.apply(submit("ann", 300), publish=publisher)
 
-    current = boards.DEFAULT_BOARD.current_periods(now_utc())
+    current = boards.DEFAULT_BOARD.current_periods(invocation.now())
     assert stats.board_periods == stats.publishes == len(current) == 3
     published = dict(publisher.published)
     assert set(published) == {live_channels.channel("global", p.kind) for p in current}
@@ -78,7 +82,7 @@ def test_an_unchanged_top_is_not_published_again(live_on):
 
 def test_a_board_period_is_published_at_most_once_a_second_and_the_last_top_of_a_burst_arrives(live_on):
     publisher = Publisher()
-    daily = next(p for p in boards.DEFAULT_BOARD.current_periods(now_utc()) if p.kind == "daily")
+    daily = next(p for p in boards.DEFAULT_BOARD.current_periods(invocation.now()) if p.kind == "daily")
     previous = None
     for n in range(3):  # a burst: each batch changes the leader
         submit(f"p{n}", 100 + n)
@@ -111,12 +115,12 @@ def test_a_change_to_a_period_no_longer_current_is_not_published(live_on, monkey
     assert calls == []  # the board is built in: not even its config is read
 
 
-def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, monkeypatch):
+def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, monkeypatch, reconfigure):
     monkeypatch.delenv("LIVE_EVENTS_HTTP_URL", raising=False)
-    get_settings.cache_clear()
+    reconfigure()
     records = submit("ann", 300)
     calls = count_requests(monkeypatch)
-    assert live_broadcaster.handler({"Records": records}) == {}
+    assert broadcaster()({"Records": records}) == {}
     assert calls == []
 
 
@@ -126,17 +130,15 @@ def test_records_of_other_items_are_ignored(live_on):
     assert stats.board_periods == 0 and publisher.published == []
 
 
-def test_the_handler_publishes_through_the_signed_client_to_the_configured_endpoint(ddb, monkeypatch):
+def test_the_handler_publishes_through_the_signed_client_to_the_configured_endpoint(ddb, monkeypatch, reconfigure):
     endpoint = Endpoint()
     try:
         monkeypatch.setenv("LIVE_EVENTS_HTTP_URL", endpoint.url)
         monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        get_settings.cache_clear()
-        live_events._session.cache_clear()
-        live_broadcaster.handler({"Records": submit("ann", 300)})
+        reconfigure()
+        broadcaster()({"Records": submit("ann", 300)})
     finally:
         endpoint.close()
-        live_events._session.cache_clear()
     assert {r["path"] for r in endpoint.requests} == {"/event"}
     assert all(r["headers"]["Authorization"].startswith("AWS4-HMAC-SHA256 ") for r in endpoint.requests)
     channels = {channel for channel, _ in endpoint.published()}
@@ -169,7 +171,7 @@ def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_
     live_state.claim_send("cup_1", "tournament", None, 1000, "a", 2_000_000_000)
     (item,) = [
         i
-        for i in live_on.scan(TableName=get_settings().scores_table)["Items"]
+        for i in live_on.scan(TableName=invocation.settings().scores_table)["Items"]
         if i["player_id"]["S"].startswith("#live#")
     ]
     assert (item["player_id"]["S"], item["leaderboard_id"]["S"]) == ("#live#cup_1", "tournament")

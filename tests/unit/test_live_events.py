@@ -11,9 +11,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from leaderboard import live_channels
+from leaderboard import invocation, live_channels
 from leaderboard.data import live_events
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -34,7 +33,7 @@ def expected_signature(received: dict, url: str, signed_headers: list[str]) -> s
 
 
 @pytest.fixture
-def endpoint(monkeypatch):
+def endpoint(monkeypatch, reconfigure):
     server = Endpoint()
     for name, value in {
         "SCORES_TABLE": "scores",
@@ -47,12 +46,10 @@ def endpoint(monkeypatch):
         "AWS_DEFAULT_REGION": REGION,
     }.items():
         monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    live_events._session.cache_clear()
+    reconfigure()
     yield server
     server.close()
-    get_settings.cache_clear()
-    live_events._session.cache_clear()
+    reconfigure()
 
 
 def top_event(n: int = 1) -> dict:
@@ -61,7 +58,7 @@ def top_event(n: int = 1) -> dict:
 
 def test_publish_posts_the_documented_body_signed_with_sigv4_for_appsync(endpoint):
     channel = live_channels.channel("global", "daily")
-    live_events.publish(channel, [top_event(1), top_event(2)])
+    invocation.runtime().live.publish(channel, [top_event(1), top_event(2)])
 
     (received,) = endpoint.requests
     assert received["path"] == "/event"
@@ -85,7 +82,7 @@ def test_publish_posts_the_documented_body_signed_with_sigv4_for_appsync(endpoin
 
 def test_a_tampered_body_does_not_verify(endpoint):
     """The signature check above can fail: the same headers over another body give another signature."""
-    live_events.publish("/leaderboard/global/daily", [top_event()])
+    invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
     (received,) = endpoint.requests
     headers = {k.lower(): v for k, v in received["headers"].items()}
     signed = AUTHORIZATION.fullmatch(headers["authorization"])
@@ -98,41 +95,41 @@ def test_a_tampered_body_does_not_verify(endpoint):
 def test_a_non_2xx_answer_raises_with_the_status_and_answer(endpoint, status):
     endpoint.status, endpoint.answer = status, {"errors": [{"errorType": "UnauthorizedException"}]}
     with pytest.raises(live_events.PublishFailed, match=f"answered {status}.*UnauthorizedException") as raised:
-        live_events.publish("/leaderboard/global/daily", [top_event()])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
     assert raised.value.status == status
 
 
 def test_an_event_appsync_refused_in_a_200_answer_raises(endpoint):
     endpoint.answer = {"successful": [], "failed": [{"identifier": "x", "index": 0, "code": 400}]}
     with pytest.raises(live_events.PublishFailed, match="refused events"):
-        live_events.publish("/leaderboard/global/daily", [top_event()])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
 
 
 def test_no_answer_within_the_timeout_raises(endpoint, monkeypatch):
     monkeypatch.setattr(live_events, "TIMEOUT_SECONDS", 0.2)
     endpoint.delay = 5.0  # released at teardown
     with pytest.raises(live_events.PublishFailed, match="got no answer"):
-        live_events.publish("/leaderboard/global/daily", [top_event()])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
 
 
 def test_a_closed_port_raises(endpoint, monkeypatch):
     endpoint.close()
     with pytest.raises(live_events.PublishFailed, match="got no answer"):
-        live_events.publish("/leaderboard/global/daily", [top_event()])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
 
 
 @pytest.mark.parametrize("count", [0, 6])
 def test_a_publish_carries_one_to_five_events_and_sends_nothing_otherwise(endpoint, count):
     with pytest.raises(ValueError, match="1 to 5 events"):
-        live_events.publish("/leaderboard/global/daily", [top_event(n) for n in range(count)])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event(n) for n in range(count)])
     assert endpoint.requests == []
 
 
-def test_publishing_without_an_endpoint_is_a_clear_error(endpoint, monkeypatch):
+def test_publishing_without_an_endpoint_is_a_clear_error(endpoint, monkeypatch, reconfigure):
     monkeypatch.delenv("LIVE_EVENTS_HTTP_URL")
-    get_settings.cache_clear()
+    reconfigure()
     with pytest.raises(RuntimeError, match="LIVE_EVENTS_HTTP_URL is not set"):
-        live_events.publish("/leaderboard/global/daily", [top_event()])
+        invocation.runtime().live.publish("/leaderboard/global/daily", [top_event()])
 
 
 # --- discovery ------------------------------------------------------------------------------------------
@@ -146,10 +143,10 @@ LIVE_ENV = {
 
 
 @pytest.fixture
-def live_on(ddb, monkeypatch):
+def live_on(ddb, monkeypatch, reconfigure):
     for name, value in LIVE_ENV.items():
         monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
+    reconfigure()
     return ddb
 
 
@@ -175,9 +172,9 @@ def test_discovery_encodes_board_ids_into_channel_segments_and_names_a_tournamen
     assert live_channels.parse(board["live"]["channels"]["tournament"]) == ("cup_2026-", "tournament")
 
 
-def test_no_live_field_when_live_updates_are_off(ddb, monkeypatch):
+def test_no_live_field_when_live_updates_are_off(ddb, monkeypatch, reconfigure):
     for name in LIVE_ENV:
         monkeypatch.delenv(name, raising=False)
-    get_settings.cache_clear()
+    reconfigure()
     status, board = call("GET", "/leaderboards/global")[:2]
     assert status == 200 and "live" not in board

@@ -9,9 +9,8 @@ import time
 import jsonschema
 import pytest
 
-from leaderboard import metrics, ranking
+from leaderboard import invocation, metrics, ranking
 from leaderboard.data import entries
-from leaderboard.settings import get_settings
 from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api
@@ -106,13 +105,13 @@ def emf_lines(capsys) -> list[dict]:
 
 
 @pytest.fixture
-def on_lambda(ddb, monkeypatch):
+def on_lambda(ddb, monkeypatch, reconfigure):
     """Handlers as on AWS: the runtime names the function, so metrics are printed."""
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", FUNCTION)
-    get_settings.cache_clear()
+    reconfigure()
     metrics.documents("")  # nothing left over from another test
     yield
-    get_settings.cache_clear()
+    reconfigure()
 
 
 def submit(board: str, player: str, score: int) -> int:
@@ -178,7 +177,7 @@ def test_a_failed_invocation_still_flushes_and_leaves_nothing_behind(on_lambda, 
 
 def test_nothing_is_printed_outside_lambda(ddb, capsys):
     """Local runs, tests and benchmarks call the same handlers: no runtime, no metric lines, nothing kept."""
-    assert get_settings().function_name is None
+    assert invocation.settings().function_name is None
     assert submit("global", "p-ada", 4200) == 200
     assert emf_lines(capsys) == []
     assert metrics.documents("x") == []

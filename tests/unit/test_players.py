@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from leaderboard import limits
-from leaderboard.settings import get_settings
+from leaderboard import invocation, limits
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
@@ -31,7 +30,7 @@ def friends(board, ids, **query):
 @pytest.fixture
 def small_counters(monkeypatch, ddb):
     """Tiny buckets and segments, so ranks come from several counter levels."""
-    with counter_capacities(monkeypatch, bucket=4, segment=3):
+    with counter_capacities(None, bucket=4, segment=3):
         yield
 
 
@@ -142,19 +141,17 @@ def test_a_deleted_board_leaves_a_players_boards(ddb, settle):
 def _entries(ddb, stack_template):
     from tests.support.lambda_api import scan
 
-    table = get_settings().scores_table
+    table = invocation.settings().scores_table
     return [i for i in scan(ddb, table) if i["player_id"]["S"] == "ada" and "rank_key" in i]
 
 
 def test_a_player_past_the_boards_limit_gets_429_with_retry_after_and_nothing_is_written(
-    ddb, stack_template, monkeypatch
+    ddb, stack_template, monkeypatch, clock
 ):
     from datetime import UTC, datetime
 
-    from leaderboard import rate_limits
-
     # the window is the calendar minute: pin its clock so the requests below cannot straddle two minutes
-    monkeypatch.setattr(rate_limits, "now_utc", lambda: datetime(2026, 11, 30, 12, 0, 10, tzinfo=UTC))
+    clock.set(datetime(2026, 11, 30, 12, 0, 10, tzinfo=UTC))
     create("capped", periods=["all-time"], max_submissions_per_minute=3)
     assert call("GET", "/leaderboards/capped").body["max_submissions_per_minute"] == 3
     for score in (1, 2, 3):
@@ -226,7 +223,7 @@ def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_ex
     reply = call("DELETE", "/leaderboards/arena/players/ada")
     assert reply.status == 200 and reply.body == {"board_id": "arena", "player_id": "ada", "deleted_entries": 3}
     settle()
-    items = [i for i in scan(ddb, get_settings().scores_table) if i["player_id"]["S"] == "ada"]
+    items = [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"] == "ada"]
     left = sorted(i["leaderboard_id"]["S"].split("#")[0] for i in items if "rank_key" in i)
     # other boards keep the player: the default board's three periods and "other"
     assert [b.split("-")[0] for b in left] == ["all", "daily", "other", "weekly"]
@@ -245,7 +242,7 @@ def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_ex
 
 
 def _holding(ddb, text):
-    settings = get_settings()
+    settings = invocation.settings()
     return [
         item
         for table in (settings.scores_table, settings.snapshots_table)
@@ -261,24 +258,20 @@ def _lift_fences(after: float = 0) -> int:
     return player_removal.lift_fences(now_s=int(time.time() + after))
 
 
-def _later(monkeypatch, seconds: float) -> None:
-    """The erasure's clock, `seconds` from now (the fences' time has come)."""
-    from datetime import timedelta
-
-    from leaderboard import clock, player_removal
-
-    monkeypatch.setattr(player_removal, "now_utc", lambda: clock.now_utc() + timedelta(seconds=seconds))
+def _later(clock, seconds: float) -> None:
+    """The functions' clock, `seconds` from now (the fences' time has come)."""
+    clock.advance(seconds)
 
 
 def _erasing_items(ddb) -> list[dict]:
     return [
         i
-        for i in ddb.scan(TableName=get_settings().scores_table)["Items"]
+        for i in ddb.scan(TableName=invocation.settings().scores_table)["Items"]
         if i["player_id"]["S"].startswith("#erasing#")
     ]
 
 
-def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle, monkeypatch):
+def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle, monkeypatch, clock):
     from leaderboard.player_removal import FENCE_SECONDS
 
     create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
@@ -298,7 +291,7 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     # the entry places' fences (they hold the id) must stand longer than a submission in flight may run
     assert reply.status == 202 and reply.body["status"] == "erasing", reply.body
     assert call("DELETE", "/players/erin").status == 202
-    _later(monkeypatch, FENCE_SECONDS)
+    _later(clock, FENCE_SECONDS)
     reply = call("DELETE", "/players/erin")
     assert reply.status == 200 and reply.body["status"] == "erased", reply.body
     settle()
@@ -324,14 +317,16 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     assert _erasing_items(ddb) == []
     status = call("GET", reply.body["status_url"])
     assert status.status == 200 and status.body["status"] == "erased" and "fence_lifted_at" in status.body
-    audit = [i for i in ddb.scan(TableName=get_settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"]
+    audit = [
+        i for i in ddb.scan(TableName=invocation.settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"
+    ]
     assert len(audit) == 1
     assert set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at", "fence_lifted_at"}
     assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
     assert call("GET", "/erasures/bad").status == 400
 
 
-def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch):
+def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch, clock):
     from leaderboard import player_removal
 
     for i in range(5):
@@ -355,7 +350,7 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
         return [], ({"page": page} if page < 5 else None)
 
     monkeypatch.setattr(player_removal.idempotency_records, "records_holding", five_pages)
-    _later(monkeypatch, player_removal.FENCE_SECONDS)
+    _later(clock, player_removal.FENCE_SECONDS)
     assert [call("DELETE", "/players/erin").status for _ in range(3)] == [202, 202, 200]
     assert seen == [None, {"page": 1}, {"page": 2}, {"page": 3}, {"page": 4}]
     assert _holding(ddb, '"erin"') == []
@@ -382,7 +377,7 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
     for i in range(40):
         post("many", f"player-{i:02d}", i * 7 % 23)  # ties too: equal scores reached at different times
     settle()
-    table = get_settings().scores_table
+    table = invocation.settings().scores_table
     counters = [i for i in ddb.scan(TableName=table)["Items"] if i["player_id"]["S"].startswith("#buckets#many")]
     assert len(counters) > 5  # the buckets split many times
     assert not [c for c in counters if "player-" in json.dumps(c)]
@@ -391,7 +386,7 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
         assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
 
 
-def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle, monkeypatch):
+def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle, monkeypatch, clock):
     """While the erasure runs: keep-best (no read), the read-then-write path and a bulk each meet a fence in their
     write's condition or their read. After it answered "erased": the read paths still meet the hashed item."""
     from leaderboard.player_removal import FENCE_SECONDS
@@ -416,7 +411,7 @@ def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(d
         assert [r["status"] for r in bulk.body["results"]] == [409, 200]
 
     refused(keep_best=True)
-    _later(monkeypatch, FENCE_SECONDS)
+    _later(clock, FENCE_SECONDS)
     assert call("DELETE", "/players/fp").body["status"] == "erased"
     refused(keep_best=False)
     settle()
@@ -485,7 +480,7 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     if board != "global":
         create(board, periods=["all-time"])
     config = board_registry.get_board(board)
-    period = config.current_periods(scoring.now_utc())[0]
+    period = config.current_periods(scoring.invocation.now())[0]
     part = config.player_partition(period.period_id, "rc")
     moderation_items.hide(board, "rc", "2026-11-30T00:00:00Z")  # the decision lands between read and write
     entries.write([EntryWrite(scoring.make_entry(config, period, "rc", "rc", 7, 1, None), None)])
@@ -543,5 +538,5 @@ def test_deleting_a_board_deletes_its_hidden_players_entries_and_decisions(ddb, 
     post("gone", "hy", 6)
     assert call("PUT", "/leaderboards/gone/players/hx/hidden").status == 200
     assert call("DELETE", "/leaderboards/gone").status == 200
-    left = ddb.scan(TableName=get_settings().scores_table)["Items"]
+    left = ddb.scan(TableName=invocation.settings().scores_table)["Items"]
     assert not [i for i in left if "gone" in json.dumps(i)]

@@ -17,12 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import board_registry, boards, counting, keys, periods, ranking, rankings, scoring
+from leaderboard import board_registry, boards, counting, invocation, keys, periods, ranking, rankings, scoring
 from leaderboard import submissions as scores_in
 from leaderboard.data import counters, entries
 from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
-from leaderboard.settings import get_settings
 from local.streams import StreamReader
 from tests.support.capacities import counter_capacities
 
@@ -33,7 +32,7 @@ _board_ids = itertools.count()
 
 @pytest.fixture
 def small_buckets(ddb, monkeypatch):
-    with counter_capacities(monkeypatch, bucket=3, segment=2):
+    with counter_capacities(None, bucket=3, segment=2):
         yield ddb
 
 
@@ -43,7 +42,7 @@ def stream(ddb):
     client = boto3.client(
         "dynamodbstreams", region_name="us-east-1", endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com"
     )
-    arn = ddb.describe_table(TableName=get_settings().scores_table)["Table"]["LatestStreamArn"]
+    arn = ddb.describe_table(TableName=invocation.settings().scores_table)["Table"]["LatestStreamArn"]
     return StreamReader(client, arn)
 
 
@@ -159,7 +158,7 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
         assert [e["player_id"] for e in me["below"]] == expected[rank : rank + 1]
     for part in config.partitions("all-time"):
         assert_counters_exact(part)
-        assert all(b.count <= get_settings().bucket_capacity for b in counters.read(part, keys.BUCKETS))
+        assert all(b.count <= invocation.settings().bucket_capacity for b in counters.read(part, keys.BUCKETS))
 
 
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
@@ -227,7 +226,7 @@ def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_wit
     period = periods.resolve("all-time", T0, config.periods)
     from leaderboard.scoring import make_entry
 
-    crowd = ranking.UNCOUNTED_LIMIT * get_settings().bucket_capacity + 1
+    crowd = ranking.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
     entries.put_new(make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd))
     answer = scores_in.submit(config, Submission("late", None, 10_000), now=T0)
     assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]

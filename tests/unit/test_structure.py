@@ -1,9 +1,25 @@
 """The Lambda package's shape: no import cycle, and the domain knows nothing of HTTP."""
 
 from __future__ import annotations
+import __future__
 
 import ast
-from pathlib import Path
+import contextvars
+import dataclasses
+import datetime
+import enum
+import functools
+import importlib
+import logging
+import os
+import re
+import threading
+import types
+import typing
+from decimal import Decimal
+from pathlib import Path, PurePath
+from types import MappingProxyType
+from typing import ParamSpec, TypeVar
 
 import pytest
 
@@ -72,3 +88,119 @@ def test_no_module_imports_itself_through_others(module):
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] in DOMAIN_MODULES))
 def test_the_domain_does_not_import_the_http_side(module):
     assert not {m for m in GRAPH[module] if m.split(".")[0] in HTTP_MODULES}
+
+
+# --- no process state: what a module keeps lives in a runtime (composition.py) ------------------------------
+
+ROOT = PACKAGE.parents[1]
+LOCAL = ROOT / "local"
+# Not ours to change: PyJWT copied byte for byte (test_tokens checks it).
+VENDORED = "leaderboard.vendor"
+# Still to do elsewhere in issue 23: each must fail here until it is done (strict), then leave this list.
+PENDING = {
+    "leaderboard.openapi": "the OpenAPI document's lru_cache and its schema dicts (H3 splits openapi.py)",
+    "leaderboard.routes": "the JSON Schema fragments are dicts (H3 moves them into one model per body)",
+}
+# Module-level objects that are constants although their type is not one of the immutable kinds.
+STATELESS = {
+    ("leaderboard.data.dynamo", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
+    ("leaderboard.data.dynamo", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
+}
+IMMUTABLE = (
+    *(str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, MappingProxyType, Decimal),
+    *(datetime.date, datetime.time, datetime.timedelta, datetime.tzinfo, __future__._Feature, PurePath),
+)
+
+
+def _module_names() -> list[str]:
+    names = [f"leaderboard.{m}" if m else "leaderboard" for m in sorted(MODULES)]
+    names += [f"local.{p.stem}" for p in sorted(LOCAL.glob("*.py")) if p.stem not in ("__init__", "__main__")]
+    return [n for n in names if not n.startswith(VENDORED)]
+
+
+def _is_constant(value: object) -> bool:
+    if isinstance(value, IMMUTABLE) or type(value) is object:  # object(): a sentinel
+        return all(_is_constant(v) for v in value) if isinstance(value, (tuple, frozenset)) else True
+    if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
+        return True
+    if isinstance(value, functools._lru_cache_wrapper):  # an lru_cache or cache'd function: process state
+        return False
+    if isinstance(value, (enum.Enum, re.Pattern, logging.Logger, TypeVar, ParamSpec, typing._SpecialForm)):
+        return True
+    if isinstance(value, contextvars.ContextVar):  # per invocation (invocation.py), not per process
+        return True
+    if isinstance(value, (typing._GenericAlias, types.GenericAlias, types.UnionType)):  # type aliases
+        return True
+    if dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen:
+        return all(_is_constant(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return isinstance(value, tuple) and hasattr(value, "_fields")  # a NamedTuple
+
+
+def _process_state(name: str) -> list[str]:
+    module = importlib.import_module(name)
+    found = []
+    for attr, value in vars(module).items():
+        if attr.startswith("__") or (name, attr) in STATELESS:
+            continue
+        if name.startswith("leaderboard.handlers.") and attr == "handler":
+            continue  # the composition root's one object per cold start: see test_a_handler_module_holds_...
+        if callable(value) and getattr(value, "__module__", name) != name:
+            continue  # imported (urllib's urlsplit is lru_cache'd: not ours)
+        if not _is_constant(value):
+            found.append(f"{attr}: {type(value).__name__}")
+    source = Path(module.__file__).read_text()
+    for node in ast.walk(ast.parse(source)):
+        for decorator in getattr(node, "decorator_list", ()):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            label = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if label in ("lru_cache", "cache"):
+                found.append(f"@{label} on {node.name} (line {node.lineno})")
+    return found
+
+
+@pytest.fixture(scope="module")
+def importable():
+    """What a handler module reads at import (its runtime is built then), for modules no test imported yet."""
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in {"SCORES_TABLE": "scores", "SNAPSHOTS_TABLE": "snapshots"}.items():
+            if name not in os.environ:
+                env.setenv(name, value)
+        env.setenv("AWS_DEFAULT_REGION", os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        yield
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PENDING[n])) if n in PENDING else n
+        for n in _module_names()
+    ],
+)
+def test_no_module_keeps_process_state(importable, name):
+    """No lru_cache/cache, no module-level dict, list, set or other mutable object, no client at import: what
+    changes lives in a runtime (composition.Runtime), one per cold start, that tests and the local stack make
+    their own of."""
+    assert _process_state(name) == []
+
+
+def test_the_process_state_check_finds_what_it_should():
+    """Guards the test above against passing on everything: each kind it refuses is found."""
+    fake = types.ModuleType("leaderboard.fake_for_structure_test")
+    fake.cache = {}
+    fake.seen = set()
+    fake.clients = [object()]
+    fake.lock = threading.Lock()
+    fake.cached = functools.lru_cache(maxsize=1)(lambda: 1)
+    fake.fine = (1, "a", frozenset({2}))
+    assert not any(_is_constant(v) for v in (fake.cache, fake.seen, fake.clients, fake.lock, fake.cached))
+    assert _is_constant(fake.fine)
+
+
+def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_another(importable):
+    """The usual Lambda pattern, as one explicit object: each handler module builds its runtime once per cold
+    start and offers handler_for(runtime) so that tests and the local stack serve with theirs."""
+    handler_modules = sorted(m for m in MODULES if m.startswith("handlers.") and m != "handlers")
+    assert handler_modules
+    for name in handler_modules:
+        module = importlib.import_module(f"leaderboard.{name}")
+        assert callable(module.handler) and callable(module.handler_for), name

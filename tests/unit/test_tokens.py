@@ -14,7 +14,6 @@ from moto import mock_aws
 
 from leaderboard import keyring, tokens
 from leaderboard.errors import Unauthorized
-from leaderboard.settings import get_settings
 from leaderboard.vendor import jwt
 
 KEY = "unit-test-token-signing-key-0123456789"
@@ -23,16 +22,12 @@ LEEWAY = tokens.LEEWAY_SECONDS
 
 
 @pytest.fixture(autouse=True)
-def env(monkeypatch):
+def env(monkeypatch, reconfigure):
     monkeypatch.setenv("SCORES_TABLE", "scores")
     monkeypatch.setenv("SNAPSHOTS_TABLE", "snapshots")
     monkeypatch.setenv("TOKEN_SIGNING_KEY", KEY)
     monkeypatch.delenv("TOKEN_SIGNING_SECRET_ARN", raising=False)
-    get_settings.cache_clear()
-    tokens.signing_keys.cache_clear()
-    yield
-    get_settings.cache_clear()
-    tokens.signing_keys.cache_clear()
+    reconfigure()
 
 
 def _player(lifetime: int = 600, at: float = T0) -> str:
@@ -137,7 +132,7 @@ GRACE = 3600
 
 
 @pytest.fixture
-def rotating_secret(monkeypatch):
+def rotating_secret(monkeypatch, reconfigure):
     with mock_aws():
         client = boto3.client("secretsmanager", region_name="us-east-1")
         arn = client.create_secret(Name="token-key", SecretString="first-key-" + "a" * 32)["ARN"]
@@ -145,18 +140,17 @@ def rotating_secret(monkeypatch):
         monkeypatch.delenv("TOKEN_SIGNING_KEY")
         monkeypatch.setenv("TOKEN_SIGNING_SECRET_ARN", arn)
         monkeypatch.setenv("TOKEN_KEY_GRACE_SECONDS", str(GRACE))
-        get_settings.cache_clear()
-        tokens.signing_keys.cache_clear()
+        reconfigure()
         yield client, arn
 
 
-def test_after_a_rotation_the_previous_key_verifies_during_the_grace_and_not_after(rotating_secret):
+def test_after_a_rotation_the_previous_key_verifies_during_the_grace_and_not_after(rotating_secret, reconfigure):
     client, arn = rotating_secret
     old_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600)[0]  # now: before the rotation
     old_kid = jwt.get_unverified_header(old_token)["kid"]
     client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)  # the rotation
-    tokens.signing_keys.cache_clear()  # a new instance (a warm one re-reads within keyring.REFRESH_SECONDS)
-    ring = tokens.signing_keys.get()
+    reconfigure()  # a new instance (a warm one re-reads within keyring.REFRESH_SECONDS)
+    ring = tokens.signing_keys().get()
     assert ring.previous.kid == old_kid and ring.current.kid != old_kid
     rotated_at = ring.previous.valid_until - GRACE  # the current version's creation
     new_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600, now=rotated_at)[0]
@@ -179,7 +173,7 @@ def test_the_grace_bounds_the_previous_key_not_the_token():
 def test_a_key_signed_after_a_rotation_is_found_by_a_warm_instance_rereading_the_secret(rotating_secret):
     client, arn = rotating_secret
     clock = [0.0]
-    cached = keyring.CachedRing(lambda: keyring.ring_from_secret(arn, GRACE), clock=lambda: clock[0])
+    cached = keyring.CachedRing(lambda: keyring.ring_from_secret(client, arn, GRACE), clock=lambda: clock[0])
     first = cached.get()
     client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)
     assert cached.get() == first  # kept
@@ -213,15 +207,11 @@ def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
         assert path.read_bytes() == released[name].locate().read_bytes(), name
 
 
-def test_the_game_key_is_compared_by_value_whatever_its_length(monkeypatch):
+def test_the_game_key_is_compared_by_value_whatever_its_length(monkeypatch, reconfigure):
     """On the route API Gateway admits without a key (a short key of a test stack once made this a 500)."""
     from leaderboard import game_key
 
     monkeypatch.setenv("GAME_API_KEY", "short-key")
-    get_settings.cache_clear()
-    game_key.ring.cache_clear()
-    try:
-        assert game_key.matches("short-key")
-        assert not game_key.matches("short-kez") and not game_key.matches("")
-    finally:
-        game_key.ring.cache_clear()
+    reconfigure()
+    assert game_key.matches("short-key")
+    assert not game_key.matches("short-kez") and not game_key.matches("")

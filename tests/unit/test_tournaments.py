@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from leaderboard import invocation
 from leaderboard.clock import iso
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import call, scan
 
 
@@ -24,7 +24,9 @@ def post(board, player, score):
 
 
 def entries_of(ddb, board):
-    return [i for i in scan(ddb, get_settings().scores_table) if i["leaderboard_id"]["S"].startswith(f"{board}#")]
+    return [
+        i for i in scan(ddb, invocation.settings().scores_table) if i["leaderboard_id"]["S"].startswith(f"{board}#")
+    ]
 
 
 def test_a_running_tournament_takes_scores_in_its_one_period(ddb, settle):

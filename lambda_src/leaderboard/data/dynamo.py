@@ -5,15 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 
-from .. import schema
-from ..settings import get_settings
+from .. import invocation, schema
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -21,14 +19,19 @@ BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 BATCH_GET_SIZE = 100  # BatchGetItem's limit
 
 
-@lru_cache(maxsize=1)
-def client():
-    """Created lazily so tests can start moto (or point AWS_ENDPOINT_URL_DYNAMODB) before the first call."""
-    return boto3.client("dynamodb", config=Config(retries={"mode": "standard", "max_attempts": 5}))
+def new_client(**client_args: Any) -> Any:
+    """A DynamoDB client (the composition root makes one per runtime; the local stack gives DynamoDB Local's
+    endpoint and fake credentials in `client_args`)."""
+    return boto3.client("dynamodb", config=Config(retries={"mode": "standard", "max_attempts": 5}), **client_args)
+
+
+def client() -> Any:
+    """The DynamoDB client of the runtime serving this invocation."""
+    return invocation.runtime().dynamodb
 
 
 def scores_table() -> str:
-    return get_settings().scores_table
+    return invocation.settings().scores_table
 
 
 def to_item(values: dict[str, Any]) -> dict:

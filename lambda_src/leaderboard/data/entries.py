@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import Any
 
-from .. import keys, schema
+from .. import invocation, keys, schema
 from ..errors import Conflict
 from ..model import Entry, EntryWrite, rank_key_attribute
-from ..settings import get_settings
 from . import dynamo, erasures
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
@@ -60,7 +58,7 @@ def get_with(
     pairs = list(pairs)
     erasing = {p: keys.erasing_key(p) for p in dict.fromkeys(p for p, _ in pairs)}
     items = _get_all(pairs + extra + list(erasing.values()), consistent)
-    now_s = int(time.time())
+    now_s = int(invocation.seconds())
     for player, key in erasing.items():
         found = items.pop(key, None)
         if found is not None and erasures.stands(found, now_s):
@@ -296,7 +294,7 @@ def put_new(entries: Iterable[Entry]) -> int:
 
 
 def _index_args(partition: str, condition: str = "", values: dict | None = None) -> dict[str, Any]:
-    s = get_settings()
+    s = invocation.settings()
     return {
         "TableName": s.scores_table,
         "IndexName": s.rank_index,

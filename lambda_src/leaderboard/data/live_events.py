@@ -14,15 +14,12 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
 import boto3
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
-
-from ..settings import get_settings
 
 SERVICE = "appsync"
 MAX_EVENTS = 5  # AppSync's batch limit per publish request
@@ -38,57 +35,62 @@ class PublishFailed(Exception):
         self.status = status
 
 
-@lru_cache(maxsize=1)
-def _session() -> boto3.Session:
-    """The function's credentials and region (the Lambda runtime's; locally the runner's fake ones)."""
-    return boto3.Session()
+class LivePublisher:
+    """A runtime's AppSync Events client: the Event API's HTTP URL (settings.live_events_http_url) and the
+    credentials and region it signs with (the function's; locally the runner's fake ones)."""
 
+    def __init__(self, http_url: str | None, session: boto3.Session | None = None) -> None:
+        self._url = http_url
+        self._session = session  # made on the first publish (only the live broadcaster publishes), then kept
 
-def endpoint() -> str:
-    url = get_settings().live_events_http_url
-    if not url:
-        raise RuntimeError("LIVE_EVENTS_HTTP_URL is not set: the stack sets it on the live broadcaster")
-    return url.rstrip("/") + "/event"
+    def endpoint(self) -> str:
+        if not self._url:
+            raise RuntimeError("LIVE_EVENTS_HTTP_URL is not set: the stack sets it on the live broadcaster")
+        return self._url.rstrip("/") + "/event"
 
+    def signed_request(self, channel: str, events: list[dict[str, Any]]) -> AWSRequest:
+        """The publish request, SigV4-signed (Authorization, X-Amz-Date and, with temporary credentials,
+        X-Amz-Security-Token)."""
+        if not 1 <= len(events) <= MAX_EVENTS:
+            raise ValueError(f"a publish carries 1 to {MAX_EVENTS} events, not {len(events)}")
+        body = json.dumps(
+            {"channel": channel, "events": [json.dumps(e, separators=(",", ":")) for e in events]},
+            separators=(",", ":"),
+        ).encode()
+        request = AWSRequest(
+            method="POST", url=self.endpoint(), data=body, headers={"content-type": "application/json"}
+        )
+        if self._session is None:
+            self._session = boto3.Session()
+        credentials = self._session.get_credentials()
+        if credentials is None:
+            raise RuntimeError("no AWS credentials to sign the publish with")
+        region = self._session.region_name
+        if not region:
+            raise RuntimeError("no AWS region to sign the publish for (AWS_REGION)")
+        SigV4Auth(credentials.get_frozen_credentials(), SERVICE, region).add_auth(request)
+        return request
 
-def signed_request(channel: str, events: list[dict[str, Any]]) -> AWSRequest:
-    """The publish request, SigV4-signed (Authorization, X-Amz-Date and, with temporary credentials,
-    X-Amz-Security-Token)."""
-    if not 1 <= len(events) <= MAX_EVENTS:
-        raise ValueError(f"a publish carries 1 to {MAX_EVENTS} events, not {len(events)}")
-    body = json.dumps(
-        {"channel": channel, "events": [json.dumps(e, separators=(",", ":")) for e in events]},
-        separators=(",", ":"),
-    ).encode()
-    request = AWSRequest(method="POST", url=endpoint(), data=body, headers={"content-type": "application/json"})
-    session = _session()
-    credentials = session.get_credentials()
-    if credentials is None:
-        raise RuntimeError("no AWS credentials to sign the publish with")
-    region = session.region_name
-    if not region:
-        raise RuntimeError("no AWS region to sign the publish for (AWS_REGION)")
-    SigV4Auth(credentials.get_frozen_credentials(), SERVICE, region).add_auth(request)
-    return request
-
-
-def publish(channel: str, events: list[dict[str, Any]]) -> None:
-    """Publish `events` (JSON objects, at most 5) to `channel`; raises PublishFailed unless AppSync took them all."""
-    signed = signed_request(channel, events)
-    request = urllib.request.Request(signed.url, data=signed.body, headers=dict(signed.headers), method="POST")
-    if urlsplit(signed.url).scheme not in ("https", "http"):  # urllib would also open file: and ftp: URLs
-        raise RuntimeError(f"LIVE_EVENTS_HTTP_URL must be an http(s) URL, not {signed.url!r}")
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310 (scheme checked)
-            text = answer.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as err:
-        text = err.read().decode("utf-8", "replace")[:_ANSWER_SHOWN]
-        raise PublishFailed(f"publish to {channel} answered {err.code}: {text}", err.code) from err
-    except (urllib.error.URLError, TimeoutError, OSError) as err:
-        raise PublishFailed(f"publish to {channel} got no answer: {err}") from err
-    try:
-        failed = json.loads(text).get("failed") if text else None
-    except (ValueError, AttributeError):
-        failed = None
-    if failed:
-        raise PublishFailed(f"publish to {channel}: AppSync refused events {json.dumps(failed)[:_ANSWER_SHOWN]}", 200)
+    def publish(self, channel: str, events: list[dict[str, Any]]) -> None:
+        """Publish `events` (JSON objects, at most 5) to `channel`; raises PublishFailed unless AppSync took them
+        all."""
+        signed = self.signed_request(channel, events)
+        request = urllib.request.Request(signed.url, data=signed.body, headers=dict(signed.headers), method="POST")
+        if urlsplit(signed.url).scheme not in ("https", "http"):  # urllib would also open file: and ftp: URLs
+            raise RuntimeError(f"LIVE_EVENTS_HTTP_URL must be an http(s) URL, not {signed.url!r}")
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310 (scheme checked)
+                text = answer.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as err:
+            text = err.read().decode("utf-8", "replace")[:_ANSWER_SHOWN]
+            raise PublishFailed(f"publish to {channel} answered {err.code}: {text}", err.code) from err
+        except (urllib.error.URLError, TimeoutError, OSError) as err:
+            raise PublishFailed(f"publish to {channel} got no answer: {err}") from err
+        try:
+            failed = json.loads(text).get("failed") if text else None
+        except (ValueError, AttributeError):
+            failed = None
+        if failed:
+            raise PublishFailed(
+                f"publish to {channel}: AppSync refused events {json.dumps(failed)[:_ANSWER_SHOWN]}", 200
+            )

@@ -1,36 +1,69 @@
-"""Per-player submission counters: one small item per player, board and minute, removed by TTL."""
+"""Per-player submission counters: one small item per player, board and minute, removed by TTL.
+
+Two implementations of rate_limits.RateLimitStore, held to the same behaviour by tests/contract: the DynamoDB one
+(what every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
+
+import threading
+from typing import Any
 
 from .. import keys, schema
 from . import dynamo
 
 
-def take(player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
-    """Count `count` more submissions of the player on the board in this minute, unless that would pass `most`:
-    ONE conditional UpdateItem, atomic, so concurrent submissions cannot exceed the limit together."""
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(keys.rate_partition(player_id), keys.rate_window(board_id, minute)),
-            UpdateExpression=f"ADD submissions :n SET {schema.TTL_ATTRIBUTE} = :expires",
-            ConditionExpression="attribute_not_exists(submissions) OR submissions <= :room",
-            ExpressionAttributeValues=dynamo.to_item({":n": count, ":room": most - count, ":expires": expires_at}),
-        )
-        return True
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return False
+class DynamoRateLimits:
+    """The counters as items of the scores table."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client, self._table = client, table
+
+    def take(self, player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
+        """Count `count` more submissions of the player on the board in this minute, unless that would pass
+        `most`: ONE conditional UpdateItem, atomic, so concurrent submissions cannot exceed the limit together."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(keys.rate_partition(player_id), keys.rate_window(board_id, minute)),
+                UpdateExpression=f"ADD submissions :n SET {schema.TTL_ATTRIBUTE} = :expires",
+                ConditionExpression="attribute_not_exists(submissions) OR submissions <= :room",
+                ExpressionAttributeValues=dynamo.to_item({":n": count, ":room": most - count, ":expires": expires_at}),
+            )
+            return True
+        except self._client.exceptions.ConditionalCheckFailedException:
+            return False
+
+    def give_back(self, player_id: str, board_id: str, minute: int, count: int) -> None:
+        """Take back `count` of this minute's submissions; nothing if the minute's item is gone (its TTL passed)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(keys.rate_partition(player_id), keys.rate_window(board_id, minute)),
+                UpdateExpression="ADD submissions :minus",
+                ConditionExpression="submissions >= :n",
+                ExpressionAttributeValues=dynamo.to_item({":minus": -count, ":n": count}),
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            pass
 
 
-def give_back(player_id: str, board_id: str, minute: int, count: int) -> None:
-    """Take back `count` of this minute's submissions; nothing if the minute's item is gone (its TTL passed)."""
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(keys.rate_partition(player_id), keys.rate_window(board_id, minute)),
-            UpdateExpression="ADD submissions :minus",
-            ConditionExpression="submissions >= :n",
-            ExpressionAttributeValues=dynamo.to_item({":minus": -count, ":n": count}),
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        pass
+class MemoryRateLimits:
+    """The same counters in a dict of this instance (no TTL: a test's minutes are few)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str, int], int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
+        with self._lock:
+            key = (player_id, board_id, minute)
+            if key in self._counts and self._counts[key] > most - count:
+                return False
+            self._counts[key] = self._counts.get(key, 0) + count
+            return True
+
+    def give_back(self, player_id: str, board_id: str, minute: int, count: int) -> None:
+        with self._lock:
+            key = (player_id, board_id, minute)
+            if key in self._counts and self._counts[key] >= count:
+                self._counts[key] -= count

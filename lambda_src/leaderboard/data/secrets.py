@@ -1,9 +1,11 @@
 """Secrets Manager: the value of a secret (the key that signs page cursors), read once per cold start by its caller;
-and a secret's current and previous versions (the token signing key, the game key), for rotation with a grace."""
+and a secret's current and previous versions (the token signing key, the game key), for rotation with a grace.
+The client is the runtime's (composition.py), given by the caller."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import boto3
 from botocore.config import Config
@@ -18,19 +20,18 @@ class Version:
     created_at: float  # epoch seconds: when this version was put (a rotation's time, for the current one)
 
 
-def _client():
+def new_client() -> Any:
     return boto3.client("secretsmanager", config=Config(retries={"mode": "standard", "max_attempts": 3}))
 
 
-def secret_string(secret_arn: str) -> str:
+def secret_string(client: Any, secret_arn: str) -> str:
     """The current value of a Secrets Manager secret (its SecretString)."""
-    return _client().get_secret_value(SecretId=secret_arn)["SecretString"]
+    return client.get_secret_value(SecretId=secret_arn)["SecretString"]
 
 
-def current_and_previous(secret_arn: str) -> tuple[Version, Version | None]:
+def current_and_previous(client: Any, secret_arn: str) -> tuple[Version, Version | None]:
     """The AWSCURRENT version and the AWSPREVIOUS one (None before the first rotation): PutSecretValue with a new
     value makes it current and labels the one it replaces previous. One list call and one read per version."""
-    client = _client()
     listed = client.list_secret_version_ids(SecretId=secret_arn)["Versions"]
     found: dict[str, Version] = {}
     for stage in (CURRENT, PREVIOUS):

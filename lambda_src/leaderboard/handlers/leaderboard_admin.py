@@ -4,6 +4,7 @@ DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json.""
 
 from .. import board_registry, closing, live, moderation, openapi, player_removal, routes
 from .. import validation as v
+from ..composition import Handler, Runtime
 from ..http import Call, audit, function_handler
 
 
@@ -84,4 +85,9 @@ def document(call: Call):
     return 200, openapi.document()
 
 
-handler = function_handler(routes.LEADERBOARD_ADMIN, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.LEADERBOARD_ADMIN, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

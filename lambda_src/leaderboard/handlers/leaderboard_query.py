@@ -1,6 +1,7 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range."""
 
 from .. import board_registry, default_board, rankings, routes
+from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
 
@@ -24,4 +25,9 @@ def score_range(call: Call):
     )
 
 
-handler = function_handler(routes.LEADERBOARD_QUERY, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.LEADERBOARD_QUERY, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

@@ -2,6 +2,7 @@
 
 from .. import limits, routes, snapshots
 from .. import validation as v
+from ..composition import Handler, Runtime
 from ..http import Call, audit, function_handler
 
 
@@ -18,4 +19,9 @@ def listing(call: Call):
     return 200, snapshots.snapshots(call.query["period"], call.query["limit"])
 
 
-handler = function_handler(routes.LEADERBOARD_SNAPSHOT, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.LEADERBOARD_SNAPSHOT, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

@@ -7,13 +7,22 @@ from __future__ import annotations
 import logging
 
 from .. import broadcasting
+from ..composition import Handler, Runtime, entry_point
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-def handler(event: dict, context=None) -> dict:
+def broadcast(event: dict, context: object = None) -> dict:
     stats = broadcasting.apply(event.get("Records") or [])
     if stats.board_periods:
         logger.info("live tops published", extra=stats.summary())
     return {}
+
+
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return entry_point(runtime, broadcast)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

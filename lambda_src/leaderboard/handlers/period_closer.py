@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import logging
 
-from .. import closing, metrics, player_removal
+from .. import closing, player_removal
+from ..composition import Handler, Runtime, entry_point
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-@metrics.flushed
-def handler(event: dict, context=None) -> dict:
+def close(event: dict, context: object = None) -> dict:
     closed = closing.close_ended()
     lifted = player_removal.lift_fences()
     logger.info("periods closed", extra={"closed": closed, "erasure_fences_lifted": lifted})
     return {"closed": closed, "erasure_fences_lifted": lifted}
+
+
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return entry_point(runtime, close)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

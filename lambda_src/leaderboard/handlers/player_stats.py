@@ -3,6 +3,7 @@
 
 from .. import board_registry, default_board, players, rankings, routes
 from .. import validation as v
+from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
 
@@ -28,4 +29,9 @@ def player_boards(call: Call):
     return 200, players.boards_of(v.player_id(call.params["player_id"]), q["limit"], q["cursor"])
 
 
-handler = function_handler(routes.PLAYER_STATS, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.PLAYER_STATS, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

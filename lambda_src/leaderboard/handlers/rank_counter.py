@@ -7,13 +7,13 @@ from __future__ import annotations
 import logging
 
 from .. import counting, metrics, moderation
+from ..composition import Handler, Runtime, entry_point
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-@metrics.flushed
-def handler(event: dict, context=None) -> dict:
+def count(event: dict, context: object = None) -> dict:
     records = event.get("Records") or []
     reconciled = moderation.reconcile(records)
     stats = counting.apply(records)
@@ -21,3 +21,11 @@ def handler(event: dict, context=None) -> dict:
     metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
     logger.info("rank counters refreshed", extra=stats.summary() | {"reconciled_entries": reconciled})
     return {}
+
+
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return entry_point(runtime, count)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

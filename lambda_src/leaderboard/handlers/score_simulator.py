@@ -1,14 +1,14 @@
 """POST /simulate {"players": N}: demo data, only where the stage enables it."""
 
-from .. import limits, routes, simulation
+from .. import invocation, limits, routes, simulation
 from .. import validation as v
+from ..composition import Handler, Runtime
 from ..errors import Forbidden
 from ..http import Call, audit, function_handler
-from ..settings import get_settings
 
 
 def simulate(call: Call):
-    if not get_settings().enable_simulator:
+    if not invocation.settings().enable_simulator:
         raise Forbidden("the simulator is disabled on this stage")
     body = call.body()
     v.only_fields(body, routes.SIMULATE_BODY.fields)
@@ -20,4 +20,9 @@ def simulate(call: Call):
     return 200, result
 
 
-handler = function_handler(routes.SCORE_SIMULATOR, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.SCORE_SIMULATOR, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

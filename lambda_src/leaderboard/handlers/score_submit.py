@@ -3,6 +3,7 @@
 from .. import board_registry, default_board, idempotency, keys, limits, routes, runs, scoring, submissions, tokens
 from .. import validation as v
 from ..boards import board_id
+from ..composition import Handler, Runtime
 from ..errors import BadRequest, Unauthorized
 from ..http import Call, function_handler
 
@@ -99,4 +100,9 @@ def bulk(call: Call):
     return 200, idempotency.once(key, scope, body, lambda: submissions.submit_bulk(board, parsed))
 
 
-handler = function_handler(routes.SCORE_SUBMIT, globals())
+def handler_for(runtime: Runtime) -> Handler:
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+
+
+handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

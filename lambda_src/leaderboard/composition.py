@@ -1,0 +1,102 @@
+"""The composition root: everything a function's code depends on, built once per cold start and handed to it.
+
+A handler module builds its runtime at import, from the function's environment (`Runtime.from_environment()`), and
+its entry point binds it to each invocation (invocation.serving). Tests and the local stack build their own (other
+settings, a settable clock, DynamoDB Local or moto) and get the handlers for it from the handler module's
+`handler_for(runtime)`: no module holds a client, a cache or a setting of its own, so nothing needs resetting.
+
+What a runtime holds that changes (the board cache, the key rings, the metrics not yet flushed, the clients'
+connections) belongs to it and lives as long as it: one function instance, one test, one local stack.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import cursors, game_key, invocation, keyring, tokens
+from .board_registry import BoardCache
+from .clock import Clock, SystemClock
+from .data import dynamo, secrets
+from .data.events import EventSink
+from .data.idempotency import Records
+from .data.live_events import LivePublisher
+from .data.rate_limits import DynamoRateLimits
+from .metrics import MetricsSink
+from .rate_limits import RateLimitStore
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Runtime:
+    settings: Settings
+    clock: Clock  # where the domain reads the time (SystemClock on AWS)
+    dynamodb: Any  # the boto3 DynamoDB client every store uses
+    events: EventSink  # closed periods' events: EventBridge, or a local file
+    live: LivePublisher  # AppSync Events publishes (the live broadcaster)
+    cursor_secret: cursors.SigningSecret  # signs page cursors and keyed digests
+    token_keys: keyring.CachedRing  # signs and verifies player and run tokens
+    game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
+    board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
+    metrics: MetricsSink  # this instance's metrics until the next flush
+    idempotency: Records  # Powertools' persistence layer for Idempotency-Key
+    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB and an
+    # in-memory implementation that tests/contract holds to the same behaviour.
+    rate_limits: RateLimitStore  # per-player submission counts per minute
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
+        """The runtime of a function: its environment's settings (default: the process's) and the real clock."""
+        return cls.build(Settings.from_environment(env), clock)
+
+    @classmethod
+    def build(
+        cls, settings: Settings, clock: Clock | None = None, dynamodb: Any = None, rate_limits: Any = None
+    ) -> Runtime:
+        """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
+        DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
+        DynamoDB unless given (data/rate_limits.MemoryRateLimits)."""
+        dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
+        return cls(
+            settings=settings,
+            clock=clock or SystemClock(),
+            dynamodb=dynamodb,
+            events=EventSink(settings),
+            live=LivePublisher(settings.live_events_http_url),
+            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secrets.new_client)),
+            token_keys=keyring.CachedRing(lambda: tokens.load_ring(settings, secrets.new_client)),
+            game_keys=keyring.CachedRing(
+                lambda: game_key.load_ring(settings, secrets.new_client), min_chars=game_key.MIN_CHARS
+            ),
+            board_cache=BoardCache(),
+            metrics=MetricsSink(settings.function_name),
+            idempotency=Records(settings.scores_table, dynamodb),
+            rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
+        )
+
+    def with_settings(self, **changes: Any) -> Runtime:
+        """The same clients and clock with other settings (and fresh caches, which depend on them)."""
+        memory = None if isinstance(self.rate_limits, DynamoRateLimits) else self.rate_limits  # a test's: kept
+        return Runtime.build(replace(self.settings, **changes), self.clock, self.dynamodb, memory)
+
+
+Handler = Callable[[Any, Any], Any]
+
+
+def entry_point(runtime: Runtime, work: Handler) -> Handler:
+    """A Lambda handler `(event, context)` running `work` with `runtime` bound (and Lambda's context object, for
+    Powertools), flushing the runtime's metrics after every invocation, failed or not."""
+
+    @functools.wraps(work)
+    def handler(event: Any, context: Any = None) -> Any:
+        with invocation.serving(runtime):
+            bound = invocation.lambda_context.set(context)
+            try:
+                return work(event, context)
+            finally:
+                invocation.lambda_context.reset(bound)
+                runtime.metrics.flush(context)
+
+    return handler
