@@ -16,11 +16,11 @@ from aws_cdk import aws_ssm as ssm
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
-from .data import LeaderboardTables
 from .nag import acknowledge, arn_prefix
 from .paths import LAMBDA_SRC, routes, schema
-from .players import erasure_statements
+from .player_erasure_policy import erasure_statements
 from .props import LeaderboardProps
+from .tables import LeaderboardTables
 
 # Lambda defaults in one place.
 RUNTIME = lambda_.Runtime.PYTHON_3_14

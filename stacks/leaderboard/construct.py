@@ -14,15 +14,15 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from .api import LeaderboardApi
-from .counting import RankCounterSource
 from .dashboard import Dashboard
-from .data import LeaderboardTables
 from .edge import Edge
-from .live import LiveUpdates
+from .live_events_api import LiveUpdates
 from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
+from .rank_counter_stream import RankCounterSource
 from .season import SeasonClosing
+from .tables import LeaderboardTables
 
 FIVE_MINUTES = Duration.minutes(5)
 

@@ -31,11 +31,11 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from .data import LeaderboardTables
-from .live import LiveUpdates
+from .live_events_api import LiveUpdates
 from .nag import acknowledge
 from .paths import live_channels, metrics, routes, schema
 from .props import LeaderboardProps
+from .tables import LeaderboardTables
 
 ONE_MINUTE = Duration.minutes(1)
 FIVE_MINUTES = Duration.minutes(5)

@@ -21,10 +21,10 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from constructs import Construct
 
-from .counting import entry_changes, failure_queue
-from .data import LeaderboardTables
 from .paths import live_channels, routes
 from .props import LeaderboardProps
+from .rank_counter_stream import entry_changes, failure_queue
+from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
 

@@ -9,9 +9,9 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from .data import LeaderboardTables
 from .nag import acknowledge
 from .paths import schema
+from .tables import LeaderboardTables
 
 RETRY_ATTEMPTS = 10
 
