@@ -21,15 +21,21 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from constructs import Construct
 
-from .paths import live_channels, routes
+from .paths import live_channels
 from .props import LeaderboardProps
-from .rank_counter_stream import entry_changes, failure_queue
+from .rank_counter_stream import entry_changes, failure_queue, send_statement
 from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
 
 
 class LiveUpdates(Construct):
+    """The Event API, its namespace and subscribe key, and the broadcaster's mapping on the scores table's stream.
+
+    It touches no function and no role: `role_statements` (publishing to the namespace, the failure queue) and
+    `broadcaster_environment` / `discovery_environment` (the endpoints and the key) are what the composition root
+    hands to the shared role, the live-broadcaster and the admin (discovery) function."""
+
     def __init__(
         self,
         scope: Construct,
@@ -37,11 +43,9 @@ class LiveUpdates(Construct):
         *,
         props: LeaderboardProps,
         tables: LeaderboardTables,
-        role_policy: iam.PolicyDocument,
-        functions: dict[str, lambda_.Function],
+        broadcaster: lambda_.IFunction,
     ) -> None:
         super().__init__(scope, id)
-        broadcaster = functions[routes.LIVE_BROADCASTER.name]
         # Connect: API key (subscribers) or IAM; subscribe: API key; publish: IAM only (the namespace says it again,
         # so a namespace added later by hand does not inherit anything wider).
         self.api = appsync.EventApi(
@@ -79,27 +83,29 @@ class LiveUpdates(Construct):
         self.realtime_url = f"wss://{self.api.realtime_dns}/event/realtime"
         self.http_host: str = self.api.http_dns
         # The broadcaster publishes; the admin function (GET /leaderboards/{board}) tells clients how to follow.
-        discovery = functions[routes.LEADERBOARD_ADMIN.name]
-        for function in (broadcaster, discovery):
-            function.add_environment("LIVE_EVENTS_HTTP_URL", self.http_url)
-        discovery.add_environment("LIVE_EVENTS_REALTIME_URL", self.realtime_url)
-        discovery.add_environment("LIVE_EVENTS_API_KEY", self.api_key.attr_api_key)
+        self.broadcaster_environment = {"LIVE_EVENTS_HTTP_URL": self.http_url}
+        self.discovery_environment = {
+            "LIVE_EVENTS_HTTP_URL": self.http_url,
+            "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
+            "LIVE_EVENTS_API_KEY": self.api_key.attr_api_key,
+        }
 
-        # The shared role's own inline policy: publishing to this namespace's channels, nothing else of AppSync. The
-        # same action and ARN as CDK's own ChannelNamespace.grant_publish (aws-cdk-lib 2.275); publishing over HTTP
-        # needs no appsync:EventConnect (that one authorizes a WebSocket connection signed with IAM).
-        role_policy.add_statements(
+        # For the shared role's own inline policy: publishing to this namespace's channels, nothing else of AppSync.
+        # The same action and ARN as CDK's own ChannelNamespace.grant_publish (aws-cdk-lib 2.275); publishing over
+        # HTTP needs no appsync:EventConnect (that one authorizes a WebSocket connection signed with IAM).
+        self.role_statements: list[iam.PolicyStatement] = [
             iam.PolicyStatement(
                 sid="LivePublish",
                 actions=["appsync:EventPublish"],
                 resources=[self.namespace_arn],
             )
-        )
+        ]
 
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the
         # first). No batching window: a change is published as soon as the stream has it; the publish itself waits
         # out the rest of a second since the last one, so a burst still makes one publish a second.
-        self.failures = failure_queue(self, "BroadcasterFailures", role_policy)
+        self.failures = failure_queue(self, "BroadcasterFailures")
+        self.role_statements.append(send_statement(self.failures))
         self.mapping = lambda_.EventSourceMapping(
             self,
             "BroadcasterMapping",
