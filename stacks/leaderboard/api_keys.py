@@ -7,6 +7,8 @@ Both build into the scope they are given (the construct `Api`, or for the keys t
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_secretsmanager as secretsmanager
@@ -20,7 +22,7 @@ from .props import LeaderboardProps
 # Each function is told the id of each key class (requestContext.identity.apiKeyId, which API Gateway fills on
 # every method that requires a key) and refuses a key of the wrong class with 403, before any work. A usage plan's
 # zero per-method throttle would refuse it too, but as a 429, which tells a misconfigured client to retry forever.
-KEY_ID_VARIABLES = {routes.GAME: "GAME_API_KEY_ID", routes.ADMIN: "ADMIN_API_KEY_ID"}
+KEY_ID_VARIABLES = MappingProxyType({routes.GAME: "GAME_API_KEY_ID", routes.ADMIN: "ADMIN_API_KEY_ID"})
 
 
 class Secrets:
@@ -98,9 +100,9 @@ class ApiKeys:
                 secrets.game_key_secret,
                 description="Game servers: score submissions",
                 throttle=apigw.ThrottleSettings(
-                    rate_limit=props.game_key_rate_limit, burst_limit=props.game_key_burst_limit
+                    rate_limit=props.throttles.game_key_rate_limit, burst_limit=props.throttles.game_key_burst_limit
                 ),
-                daily_quota=props.game_key_daily_quota,
+                daily_quota=props.throttles.game_key_daily_quota,
             ),
             routes.ADMIN: self._key_and_plan(
                 api,
@@ -108,9 +110,9 @@ class ApiKeys:
                 secrets.admin_key_secret,
                 description="Operators and the dashboard: boards, snapshots, the simulator",
                 throttle=apigw.ThrottleSettings(
-                    rate_limit=props.admin_key_rate_limit, burst_limit=props.admin_key_burst_limit
+                    rate_limit=props.throttles.admin_key_rate_limit, burst_limit=props.throttles.admin_key_burst_limit
                 ),
-                daily_quota=props.admin_key_daily_quota,
+                daily_quota=props.throttles.admin_key_daily_quota,
             ),
         }
 

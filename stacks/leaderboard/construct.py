@@ -84,7 +84,13 @@ class Leaderboard(Construct):
         functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
         self.live_api = self.live.api
         self.live_url: str = self.live.realtime_url
-        self.season = SeasonClosing(self, "Season", role=self.role, closer=self.functions[routes.PERIOD_CLOSER.name])
+        self.season = SeasonClosing(
+            self,
+            "Season",
+            role=self.role,
+            closer=self.functions[routes.PERIOD_CLOSER.name],
+            existing_bus=props.existing_event_bus,
+        )
         # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
         functions.add_environment(self.season.environment, [routes.PERIOD_CLOSER.name, routes.LEADERBOARD_ADMIN.name])
         self.dashboard: Dashboard | None = None
@@ -105,7 +111,7 @@ class Leaderboard(Construct):
                 live_realtime_url=self.live.realtime_url,
             )
         self.monitoring: LeaderboardMonitoring | None = None
-        if props.monitoring:
+        if props.monitoring.enabled:
             self.monitoring = LeaderboardMonitoring(
                 self,
                 "Monitoring",

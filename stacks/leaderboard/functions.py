@@ -27,7 +27,7 @@ from .tables import LeaderboardTables
 # Lambda defaults in one place.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
-CODE_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
+CODE_EXCLUDES = ("**/__pycache__", "**/*.pyc")
 # Powertools (idempotency) comes from AWS's public layer, its ARN read from a public SSM parameter at
 # deploy time: nothing to bundle, no Docker. Same version as requirements-dev.txt (a test checks).
 POWERTOOLS_VERSION = "3.37.0"
@@ -68,7 +68,7 @@ class Functions:
             inline_policies={"leaderboard": self.role_policy},
         )
         acknowledge(self.role, "IAM5[Resource::*]", "Only the X-Ray statement: X-Ray has no resource-level permissions")
-        code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=CODE_EXCLUDES)
+        code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=list(CODE_EXCLUDES))
         # A pinned ARN (prop) skips the public parameter, e.g. when AWS has not published it in a region.
         powertools_arn = props.powertools_layer_arn or ssm.StringParameter.value_for_string_parameter(
             scope, POWERTOOLS_LAYER_PARAMETER

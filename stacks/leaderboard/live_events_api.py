@@ -6,8 +6,9 @@ namespace only, and the live-broadcaster function as a second consumer of the sc
 Auth: clients (browsers, game clients) connect and subscribe with an API key, which grants nothing else: the
 namespace takes publishes only signed with IAM, and only the shared role may sign them (appsync:EventPublish on
 this namespace). Discovery (GET /leaderboards/{board}) hands the key out, so a rotated key reaches clients without
-a release. AppSync API keys expire (at most 365 days ahead): the key's expiry is the `live_api_key_expires` prop, a
-fixed date (synth stays pure), and `live_api_key_generation` mints a new key (docs/API.md, "Live updates").
+a release. AppSync API keys expire (at most 365 days ahead): the key's expiry is the prop
+`live=Live(api_key_expires=...)`, a fixed date (synth stays pure), and `Live(api_key_generation=...)` mints a new key
+(docs/API.md, "Live updates").
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class LiveUpdates(Construct):
                     appsync.AppSyncAuthProvider(
                         authorization_type=API_KEY,
                         api_key_config=appsync.AppSyncApiKeyConfig(
-                            name=f"subscribe-{props.live_api_key_generation}",
+                            name=f"subscribe-{props.live.api_key_generation}",
                             description="Subscribe-only key of live updates, handed out by discovery",
                         ),
                     ),
@@ -137,6 +138,6 @@ class LiveUpdates(Construct):
         the hour). Set on the L1: CDK's own expiry check compares with the clock at synth, which would make the
         same app synthesize on one day and fail on another."""
         (key,) = [c for c in self.api.node.find_all() if isinstance(c, appsync.CfnApiKey)]
-        expires = datetime.fromisoformat(props.live_api_key_expires).replace(tzinfo=UTC)
+        expires = datetime.fromisoformat(props.live.api_key_expires).replace(tzinfo=UTC)
         key.add_property_override("Expires", int(expires.timestamp()))
         return key

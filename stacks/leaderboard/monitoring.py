@@ -59,8 +59,8 @@ class LeaderboardMonitoring(Construct):
         super().__init__(scope, id)
         self._essential_only = props.effective_monitoring_level == "essential"
         self.alarm_topic = self._topic(props)
-        if props.alarm_email:
-            self.alarm_topic.add_subscription(subscriptions.EmailSubscription(props.alarm_email))
+        if props.monitoring.alarm_email:
+            self.alarm_topic.add_subscription(subscriptions.EmailSubscription(props.monitoring.alarm_email))
         factory = alarms.AlarmFactory(self, self.alarm_topic, essential_only=self._essential_only)
 
         # Area by area: the figures, their alarms (in the order the alarm list shows them), their row of graphs.

@@ -24,16 +24,16 @@ from .naming import pascal
 from .paths import routes
 from .props import LeaderboardProps
 
-CORS_HEADERS = ["Content-Type", "X-Api-Key", "Authorization", "Idempotency-Key"]
+CORS_HEADERS = ("Content-Type", "X-Api-Key", "Authorization", "Idempotency-Key")
 # What API Gateway needs to write access (and execution) logs, as in AWS's managed policy for this role,
 # minus its reads: the role is account-wide, every API of the region logs through it.
-API_GATEWAY_LOGGING_ACTIONS = [
+API_GATEWAY_LOGGING_ACTIONS = (
     "logs:CreateLogGroup",
     "logs:CreateLogStream",
     "logs:DescribeLogGroups",
     "logs:DescribeLogStreams",
     "logs:PutLogEvents",
-]
+)
 
 
 def _json_schema(spec: dict) -> apigw.JsonSchema:
@@ -76,8 +76,8 @@ class RestApi:
         # Anonymous reads get their own per-method throttle (every method has its own bucket).
         public_reads = {
             f"{r.path}/{r.method}": apigw.MethodDeploymentOptions(
-                throttling_rate_limit=props.public_read_rate_limit,
-                throttling_burst_limit=props.public_read_burst_limit,
+                throttling_rate_limit=props.throttles.public_read_rate_limit,
+                throttling_burst_limit=props.throttles.public_read_burst_limit,
             )
             for r in routes.ROUTES
             if r.access == routes.PUBLIC
@@ -87,7 +87,8 @@ class RestApi:
         # per-client limit (waf.py) on every request with a bearer token.
         token_routes = {
             f"{r.path}/{r.method}": apigw.MethodDeploymentOptions(
-                throttling_rate_limit=props.game_key_rate_limit, throttling_burst_limit=props.game_key_burst_limit
+                throttling_rate_limit=props.throttles.game_key_rate_limit,
+                throttling_burst_limit=props.throttles.game_key_burst_limit,
             )
             for r in routes.ROUTES
             if r.access in (routes.PLAYER, routes.GAME_OR_RUN)
@@ -116,8 +117,8 @@ class RestApi:
                     status=True,
                     user=False,
                 ),
-                throttling_rate_limit=props.throttle_rate_limit,
-                throttling_burst_limit=props.throttle_burst_limit,
+                throttling_rate_limit=props.throttles.rate_limit,
+                throttling_burst_limit=props.throttles.burst_limit,
                 method_options={**public_reads, **token_routes},
                 tracing_enabled=True,
                 metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
@@ -125,7 +126,7 @@ class RestApi:
             default_cors_preflight_options=apigw.CorsOptions(
                 allow_origins=list(cors_origins),
                 allow_methods=sorted({r.method for r in routes.ROUTES} | {"OPTIONS"}),
-                allow_headers=CORS_HEADERS,
+                allow_headers=list(CORS_HEADERS),
                 max_age=Duration.hours(1),
             ),
         )
@@ -192,7 +193,7 @@ class RestApi:
                 "push-logs": iam.PolicyDocument(
                     statements=[
                         iam.PolicyStatement(
-                            actions=API_GATEWAY_LOGGING_ACTIONS,
+                            actions=list(API_GATEWAY_LOGGING_ACTIONS),
                             resources=[
                                 Stack.of(self._scope).format_arn(
                                     service="logs",
