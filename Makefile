@@ -20,7 +20,7 @@ TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
 STACK_SUITES_FIRST := tests/integration
 STACK_SUITES_THEN := tests/e2e tests/fuzz
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean docs-config
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -84,6 +84,9 @@ test-package: setup ## build the wheel, install it in a fresh venv, synthesize a
 
 integ: setup ## deploy the integ-test stack to your account, call the API, assert, destroy (needs AWS credentials)
 	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --test-regex '^integ_.*\.py$$' --directory tests/integ --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
+
+docs-config: setup ## docs/CONFIGURATION.md from the props' docstrings (a test keeps it in step)
+	$(PY) -m stacks.config_reference
 
 snapshot-update: setup ## accept an intended template change
 	$(PY) -m pytest tests/infra/test_snapshot.py --snapshot-update

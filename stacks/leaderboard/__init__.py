@@ -6,7 +6,7 @@ Leaderboard(self, "Leaderboard", boards=[Board(board_id="speedrun", order="asc")
 """
 
 from .construct import Leaderboard
-from .props import Board, LeaderboardProps
+from .props import Board, LeaderboardProps, Live, Monitoring, Throttles, Waf
 
 __version__ = "0.1.0"
-__all__ = ["Board", "Leaderboard", "LeaderboardProps", "__version__"]
+__all__ = ["Board", "Leaderboard", "LeaderboardProps", "Live", "Monitoring", "Throttles", "Waf", "__version__"]

@@ -14,15 +14,15 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from .api import LeaderboardApi
-from .counting import RankCounterSource
 from .dashboard import Dashboard
-from .data import LeaderboardTables
 from .edge import Edge
-from .live import LiveUpdates
+from .live_events_api import LiveUpdates
 from .monitoring import LeaderboardMonitoring
 from .paths import routes
 from .props import LeaderboardProps
+from .rank_counter_stream import RankCounterSource
 from .season import SeasonClosing
+from .tables import LeaderboardTables
 
 FIVE_MINUTES = Duration.minutes(5)
 
@@ -69,21 +69,19 @@ class Leaderboard(Construct):
         # The public reads' cache (CloudFront), with or without the dashboard.
         self.edge: Edge | None = Edge(self, "Edge", rest_api=self.api) if props.edge else None
         self.edge_url: str | None = self.edge.url if self.edge else None
+        # The parts below receive the functions they work with and say what they need of the shared role and of
+        # the functions' environment; this is the one place that hands it over (Functions.allow, .add_environment).
+        functions = self.api_construct.functions_part
         self.rank_counter = RankCounterSource(
-            self,
-            "RankCounter",
-            tables=self.tables,
-            function=self.functions[routes.RANK_COUNTER.name],
-            role_policy=self.api_construct.role_policy,
+            self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
         )
+        functions.allow(self.rank_counter.role_statements)
         self.live = LiveUpdates(
-            self,
-            "Live",
-            props=props,
-            tables=self.tables,
-            role_policy=self.api_construct.role_policy,
-            functions=self.functions,
+            self, "Live", props=props, tables=self.tables, broadcaster=self.functions[routes.LIVE_BROADCASTER.name]
         )
+        functions.allow(self.live.role_statements)
+        functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
+        functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
         self.live_api = self.live.api
         self.live_url: str = self.live.realtime_url
         self.season = SeasonClosing(
@@ -91,8 +89,10 @@ class Leaderboard(Construct):
             "Season",
             role=self.role,
             closer=self.functions[routes.PERIOD_CLOSER.name],
-            publishers=[self.functions[routes.LEADERBOARD_ADMIN.name]],  # POST .../periods/{period_id}/close
+            existing_bus=props.existing_event_bus,
         )
+        # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
+        functions.add_environment(self.season.environment, [routes.PERIOD_CLOSER.name, routes.LEADERBOARD_ADMIN.name])
         self.dashboard: Dashboard | None = None
         if props.dashboard:
             # The instance first, then the distribution in front of it (its VPC origin names the instance).
@@ -111,7 +111,7 @@ class Leaderboard(Construct):
                 live_realtime_url=self.live.realtime_url,
             )
         self.monitoring: LeaderboardMonitoring | None = None
-        if props.monitoring:
+        if props.monitoring.enabled:
             self.monitoring = LeaderboardMonitoring(
                 self,
                 "Monitoring",

@@ -6,6 +6,7 @@ between CloudFront and the instance."""
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 
 from aws_cdk import Aws, CfnMapping, Duration, Fn, Names
 from aws_cdk import aws_certificatemanager as acm
@@ -26,7 +27,7 @@ from .props import LeaderboardProps
 USER_DATA_TEMPLATE = DASHBOARD_DIR / "user_data.sh"
 USER_DATA_LIMIT = 16 * 1024
 # The site asset is the whole dashboard_ec2 folder (site, Nginx template and renderer, boot scripts) but these.
-SITE_ASSET_EXCLUDES = ["user_data.sh", "**/__pycache__", "**/.gitignore"]
+SITE_ASSET_EXCLUDES = ("user_data.sh", "**/__pycache__", "**/.gitignore")
 DASHBOARD_PORT = 80  # Nginx's port on the instance: CloudFront's origin port, the only port the instance opens
 # From launch to the success signal: dnf, the site, Nginx, and the checks through /api/ (with their retries).
 BOOT_TIMEOUT = Duration.minutes(20)
@@ -34,25 +35,27 @@ BOOT_TIMEOUT = Duration.minutes(20)
 # AWS's managed prefix list com.amazonaws.global.cloudfront.origin-facing has a different id in each region.
 # Synth makes no lookups, so the ids are a CloudFormation mapping; `make preflight` checks the entry of the
 # target region against the account, and the `cloudfront_prefix_list_id` prop covers any other region.
-CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS = {
-    "ap-northeast-1": "pl-58a04531",
-    "ap-northeast-2": "pl-22a6434b",
-    "ap-northeast-3": "pl-31a14458",
-    "ap-south-1": "pl-9aa247f3",
-    "ap-southeast-1": "pl-31a34658",
-    "ap-southeast-2": "pl-b8a742d1",
-    "ca-central-1": "pl-38a64351",
-    "eu-central-1": "pl-a3a144ca",
-    "eu-north-1": "pl-fab65393",
-    "eu-west-1": "pl-4fa04526",
-    "eu-west-2": "pl-93a247fa",
-    "eu-west-3": "pl-75b1541c",
-    "sa-east-1": "pl-5da64334",
-    "us-east-1": "pl-3b927c52",
-    "us-east-2": "pl-b6a144df",
-    "us-west-1": "pl-4ea04527",
-    "us-west-2": "pl-82a045eb",
-}
+CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS = MappingProxyType(
+    {
+        "ap-northeast-1": "pl-58a04531",
+        "ap-northeast-2": "pl-22a6434b",
+        "ap-northeast-3": "pl-31a14458",
+        "ap-south-1": "pl-9aa247f3",
+        "ap-southeast-1": "pl-31a34658",
+        "ap-southeast-2": "pl-b8a742d1",
+        "ca-central-1": "pl-38a64351",
+        "eu-central-1": "pl-a3a144ca",
+        "eu-north-1": "pl-fab65393",
+        "eu-west-1": "pl-4fa04526",
+        "eu-west-2": "pl-93a247fa",
+        "eu-west-3": "pl-75b1541c",
+        "sa-east-1": "pl-5da64334",
+        "us-east-1": "pl-3b927c52",
+        "us-east-2": "pl-b6a144df",
+        "us-west-1": "pl-4ea04527",
+        "us-west-2": "pl-82a045eb",
+    }
+)
 CLOUDFRONT_PREFIX_LIST_NAME = "com.amazonaws.global.cloudfront.origin-facing"
 
 
@@ -209,7 +212,7 @@ class Dashboard(Construct):
         )
         acknowledge(self.password_secret, "SMG4", "Rotated by `make rotate-password` (new value, dashboard refresh)")
         # The whole dashboard_ec2 folder: the site, the Nginx template and renderer, the boot scripts.
-        self.site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=SITE_ASSET_EXCLUDES)
+        self.site = s3_assets.Asset(self, "Site", path=str(DASHBOARD_DIR), exclude=list(SITE_ASSET_EXCLUDES))
 
         # Nginx's two logs, shipped by the CloudWatch agent (boot/first-boot.sh): they outlive the instance, for the
         # stage's retention, and the instance keeps 3 days of them (logrotate) on its 8 GiB disk.

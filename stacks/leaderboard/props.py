@@ -1,34 +1,54 @@
-"""Everything a user of the construct may set, each with a default; and the typed board declarations."""
+"""Everything a user of the construct may set, each with a default; and the typed board declarations.
+
+Related settings come in groups (props_groups.py): `throttles=Throttles(...)`, `monitoring=Monitoring(...)`,
+`live=Live(...)`, `waf=Waf(...)`. Today's flat keyword props (`game_key_rate_limit=...`, `monitoring=False`, ...)
+are still accepted for one release, with a DeprecationWarning, and read the same way (`props.game_key_rate_limit`).
+The reference page docs/CONFIGURATION.md is generated from the docstrings here (`make docs-config`).
+"""
 
 from __future__ import annotations
 
+import functools
 import re
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_events as events
 from aws_cdk import aws_logs as logs
 
 from .paths import boards as board_rules
 from .paths import errors, limits, routes
+from .props_groups import (
+    DEFAULT_LIVE_API_KEY_EXPIRES,
+    DEFAULT_WAF_READS_PER_5_MINUTES,
+    FLAT_PROPS,
+    FLAT_SWITCHES,
+    GROUPS,
+    SUBMISSIONS_PER_SHARD_PER_SECOND,
+    Live,
+    Monitoring,
+    Throttles,
+    Waf,
+)
 
-# The launch defaults, sized from the benchmark's model (docs/PERFORMANCE.md, "What one stack takes with default
-# settings"). One board period's rank index partition (a shard) takes 1,000 write units/s, and an improving
-# submission moves its entry there (2 index write units): ~500 improving submissions/s per shard and period.
-SUBMISSIONS_PER_SHARD_PER_SECOND = 500
-# Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
-# every 2 s sends, and room for a few dozen players behind one carrier NAT.
-DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
-# The live API key's expiry when the app gives none: a release of this package moves it forward (within AppSync's
-# 365 days of the release). Apps deployed for longer set `live_api_key_expires` themselves.
-DEFAULT_LIVE_API_KEY_EXPIRES = "2027-11-30"
+__all__ = [
+    "DEFAULT_LIVE_API_KEY_EXPIRES",
+    "DEFAULT_WAF_READS_PER_5_MINUTES",
+    "SUBMISSIONS_PER_SHARD_PER_SECOND",
+    "Board",
+    "LeaderboardProps",
+    "Live",
+    "Monitoring",
+    "Throttles",
+    "Waf",
+]
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
-_ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +69,7 @@ class Board:
     periods: Sequence[str] = ("all-time",)
     """Which rankings to keep: any of "all-time", "daily", "weekly", "monthly"."""
     min_score: int = 0
+    """The lowest score the board accepts (a submission outside min_score..max_score is refused)."""
     max_score: int | None = None
     """None: the largest integer a JSON number carries exactly."""
     shards: int = 1
@@ -94,47 +115,23 @@ class LeaderboardProps:
     cors_origins: Sequence[str] | None = None
     """None: any origin ("*"), but in production with a `domain_name` only https://<domain_name>. (The dashboard
     calls the API through its own same-origin proxy; the API's protection is its keys, not CORS.)"""
-    throttle_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
-    """Default throttle of every API method, requests/s, for ALL callers of a method together (each method has its
-    own bucket): the keyed writes' ceiling beside their key's plan, so it matches `game_key_rate_limit`."""
-    throttle_burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
-    public_read_rate_limit: float = 100.0
-    """Anonymous reads' own per-method throttle at the origin (requests/s, all callers of a method together): a cost
-    ceiling (at most ~260 million requests, ~910 USD of API Gateway, a month per method) that the edge keeps far
-    from (a cached URL costs the origin about one request per max-age and edge cache); per-player URLs miss the
-    cache, so raise it with the players who look themselves up each second."""
-    public_read_burst_limit: int = 200
-    live_api_key_expires: str = DEFAULT_LIVE_API_KEY_EXPIRES
-    """The day (ISO 8601, UTC midnight) the live updates' subscribe-only AppSync API key expires. AppSync takes 1 to
-    365 days ahead at deploy time: move it forward at least once a year (an in-place update, the key stays the
-    same, clients notice nothing). A fixed date, not "now + 365 days": synth gives the same template every day."""
-    live_api_key_generation: int = 1
-    """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
-    (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
-    game_key_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
-    """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
-    the simulator. Each key is refused on the other key's routes. The game key's default is what one board period
-    takes on one shard (~500 improving submissions/s, see SUBMISSIONS_PER_SHARD_PER_SECOND); raise it with shards."""
-    game_key_burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
-    game_key_daily_quota: int = 20_000_000
-    """Submissions a day (a leaked key's cost bound): 231/s on average, 11 hours at the full rate."""
-    admin_key_rate_limit: float = 5.0
-    admin_key_burst_limit: int = 10
-    admin_key_daily_quota: int = 10_000
+    throttles: Throttles = Throttles()
+    """API Gateway's throttles and quotas (see Throttles)."""
+    monitoring: Monitoring = Monitoring()
+    """Alarms, their topic and the operations dashboard (see Monitoring)."""
+    live: Live = Live()
+    """Live updates' subscribe-only key (see Live)."""
+    waf: Waf = Waf()
+    """The WAF on the API stage (see Waf)."""
+    existing_event_bus: events.IEventBus | None = None
+    """An EventBridge bus of your own for the "Leaderboard Period Closed" events (the functions get
+    events:PutEvents on it). None: a bus of the stack's own (output EventBusName)."""
     enable_simulator: bool | None = None
     """None: on outside production, off in production."""
     reserved_concurrency: Mapping[str, int] = field(default_factory=dict)
     """Reserved concurrency per function name (opt in, e.g. {"score-submit": 20}); a function left out has none,
     and by default none has: a new account's Lambda quota can be 10, and any reservation then fails the deploy
     (Lambda keeps 100 unreserved; `make preflight` checks the quota against what is asked here)."""
-    waf: bool | None = None
-    """A regional WAF web ACL on the API stage with a per-client rate limit on reads (about 7 USD/month idle plus
-    0.60 USD per million requests). None: on in production, off outside it (a dev stage's cost), unless
-    `waf_requests_per_5_minutes_per_ip` is set."""
-    waf_requests_per_5_minutes_per_ip: int | None = None
-    """Reads (GET) one client may send in 5 minutes before WAF blocks it; a client is the viewer's address
-    (X-Forwarded-For, as CloudFront sends it) through the edge, the source address otherwise. None: 3,000
-    (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on unless `waf` is False."""
     account_has_api_gateway_logging_role: bool = False
     """False: the stack sets the account's API Gateway CloudWatch role (account-wide, kept on deletion). True: the
     account already has one (`make preflight` checks it), the stack leaves it alone. Set it on all but one
@@ -152,7 +149,9 @@ class LeaderboardProps:
     period_retention_days: int = 35
     """Daily and weekly entries are deleted by TTL this many days after their period ends."""
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
+    """How long the functions', the API's access and the dashboard's log groups keep their events."""
     lambda_memory_mb: int = 256
+    """Memory of every function (MB); Lambda gives CPU in proportion."""
     dashboard: bool = True
     """False: API and tables only (no VPC, no instance, no dashboard distribution; the edge stays)."""
     edge: bool = True
@@ -164,15 +163,6 @@ class LeaderboardProps:
     """Boards that POST /leaderboards may create (those being deleted count until purged; declared boards and the
     built-in one do not): beyond it a create answers 409. A cost bound: each board is a row of GET /leaderboards
     and of the dashboard's picker. At most 10,000."""
-    monitoring: bool = True
-    """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
-    monitoring_level: str | None = None
-    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
-    USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
-    latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
-    dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
-    alarm_email: str | None = None
-    """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
     table_overrides: Mapping[str, Any] = field(default_factory=dict)
     """Escape hatch: CloudFormation properties set on both tables (`add_property_override`), e.g.
     {"TableClass": "STANDARD_INFREQUENT_ACCESS"}."""
@@ -180,8 +170,9 @@ class LeaderboardProps:
     """Escape hatch: CloudFormation properties set on every function, e.g. {"Timeout": 10}."""
 
     def __post_init__(self) -> None:
-        if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
-            raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
+        for name, group in GROUPS.items():
+            if not isinstance(getattr(self, name), group):
+                raise TypeError(f"{name} must be {group.__name__}(...)")
         if any(not isinstance(board, Board) for board in self.boards):
             raise TypeError("boards must be Board(...) declarations")
         known = {f.name for f in routes.FUNCTIONS}
@@ -196,8 +187,6 @@ class LeaderboardProps:
             or not (1 <= self.max_boards <= limits.MAX_MAX_BOARDS)
         ):
             raise ValueError(f"max_boards must be an integer from 1 to {limits.MAX_MAX_BOARDS:,}")
-        if self.monitoring_level not in (None, "full", "essential"):
-            raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.monitoring_level!r}")
         if (self.domain_name is None) != (self.certificate_arn is None):
             raise ValueError("domain_name and certificate_arn go together: set both or neither")
         if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):
@@ -206,16 +195,15 @@ class LeaderboardProps:
             raise ValueError(
                 f"certificate_arn must be an ACM certificate in us-east-1 (CloudFront's): {self.certificate_arn!r}"
             )
-        if self.waf_requests_per_5_minutes_per_ip is not None and not (
-            10 <= self.waf_requests_per_5_minutes_per_ip <= 2_000_000_000
-        ):
-            raise ValueError("waf_requests_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
-        if not isinstance(self.live_api_key_expires, str) or not _ISO_DAY.fullmatch(self.live_api_key_expires):
-            raise ValueError(f"live_api_key_expires must be a day such as 2027-11-30: {self.live_api_key_expires!r}")
-        if isinstance(self.live_api_key_generation, bool) or not (
-            isinstance(self.live_api_key_generation, int) and 1 <= self.live_api_key_generation <= 9999
-        ):
-            raise ValueError("live_api_key_generation must be an integer from 1 to 9999")
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which then still catch a misspelt attribute
+
+        def __getattr__(self, name: str) -> Any:
+            """Today's flat names, read from their group (deprecated): `props.game_key_rate_limit`."""
+            if name in FLAT_PROPS:
+                group, inner = FLAT_PROPS[name]
+                return getattr(getattr(self, group), inner)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def is_prod(self) -> bool:
@@ -232,15 +220,16 @@ class LeaderboardProps:
 
     @property
     def effective_monitoring_level(self) -> str:
-        if self.monitoring_level is not None:
-            return self.monitoring_level
+        if self.monitoring.level is not None:
+            return self.monitoring.level
         return "full" if self.is_prod else "essential"
 
     @property
     def effective_waf_limit(self) -> int | None:
         """The WAF's reads per 5 minutes per client, or None for no WAF."""
-        on = self.waf if self.waf is not None else (self.is_prod or self.waf_requests_per_5_minutes_per_ip is not None)
-        return (self.waf_requests_per_5_minutes_per_ip or DEFAULT_WAF_READS_PER_5_MINUTES) if on else None
+        waf = self.waf
+        on = waf.enabled if waf.enabled is not None else (self.is_prod or waf.requests_per_5_minutes_per_ip is not None)
+        return (waf.requests_per_5_minutes_per_ip or DEFAULT_WAF_READS_PER_5_MINUTES) if on else None
 
     @property
     def simulator_enabled(self) -> bool:
@@ -250,7 +239,7 @@ class LeaderboardProps:
     def from_context(cls, stage: str, overrides: dict[str, Any] | None) -> LeaderboardProps:
         """Props from cdk.json's `stages.<stage>` context block (plain JSON values)."""
         values = dict(overrides or {})
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} | set(FLAT_PROPS)
         unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(f"unknown leaderboard props in context for stage {stage}: {', '.join(unknown)}")
@@ -261,4 +250,42 @@ class LeaderboardProps:
         values["boards"] = tuple(Board(**board) for board in values.get("boards", ()))
         if values.get("reserved_concurrency") is None and "reserved_concurrency" in values:
             values["reserved_concurrency"] = {}
+        for name, group in GROUPS.items():  # a JSON object for a group: {"throttles": {"game_key_rate_limit": 50}}
+            if isinstance(values.get(name), Mapping):
+                values[name] = group(**values[name])
         return cls(stage=stage, **values)
+
+
+def _grouped(settings: dict[str, Any]) -> dict[str, Any]:
+    """Today's flat keyword props moved into their groups, with a DeprecationWarning naming the new spelling."""
+    flat = {name: settings.pop(name) for name in list(settings) if name in FLAT_PROPS}
+    for name in FLAT_SWITCHES:
+        if isinstance(settings.get(name), bool) or (name == "waf" and name in settings and settings[name] is None):
+            flat[name] = settings.pop(name)
+    if not flat:
+        return settings
+    moved = []
+    for name, value in flat.items():
+        group, inner = FLAT_PROPS.get(name, (name, FLAT_SWITCHES.get(name, "")))
+        current = settings.get(group, GROUPS[group]())
+        if not isinstance(current, GROUPS[group]):
+            raise TypeError(f"{group} must be {GROUPS[group].__name__}(...)")
+        settings[group] = replace(current, **{inner: value})
+        moved.append(f"{name}= -> {group}={GROUPS[group].__name__}({inner}=...)")
+    warnings.warn(
+        "flat leaderboard props are deprecated and go in the next release: " + "; ".join(moved),
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return settings
+
+
+_generated_init = LeaderboardProps.__init__
+
+
+@functools.wraps(_generated_init)
+def _init_accepting_flat_props(self: LeaderboardProps, **settings: Any) -> None:
+    _generated_init(self, **_grouped(settings))
+
+
+LeaderboardProps.__init__ = _init_accepting_flat_props  # type: ignore[method-assign]

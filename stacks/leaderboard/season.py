@@ -14,8 +14,10 @@ from .paths import limits
 
 
 class SeasonClosing(Construct):
-    """A bus of the stack's own for "Leaderboard Period Closed" events (the game's backend puts its rules on it),
-    and the schedule. The shared role gets events:PutEvents on that bus only."""
+    """A bus of the stack's own (or the one given) for "Leaderboard Period Closed" events (the game's backend puts
+    its rules on it), and the schedule. The shared role gets events:PutEvents on that bus only (a policy of its
+    own, attached to the role it is given). `environment`: the bus's name, for the closer and the functions that
+    publish closings."""
 
     def __init__(
         self,
@@ -23,11 +25,14 @@ class SeasonClosing(Construct):
         id: str,
         *,
         role: iam.IRole,
-        closer: lambda_.Function,
-        publishers: list[lambda_.Function],
+        closer: lambda_.IFunction,
+        existing_bus: events.IEventBus | None = None,
     ) -> None:
         super().__init__(scope, id)
-        self.bus = events.EventBus(self, "Bus", description="Leaderboard events: periods closed, with their summary")
+        # A bus of the user's own (prop existing_event_bus) is used as it is: nothing is made or changed on it.
+        self.bus: events.IEventBus = existing_bus or events.EventBus(
+            self, "Bus", description="Leaderboard events: periods closed, with their summary"
+        )
         iam.Policy(
             self,
             "PutEvents",
@@ -38,8 +43,7 @@ class SeasonClosing(Construct):
                 )
             ],
         )
-        for fn in [closer, *(p for p in publishers if p is not closer)]:
-            fn.add_environment("EVENT_BUS_NAME", self.bus.event_bus_name)
+        self.environment = {"EVENT_BUS_NAME": self.bus.event_bus_name}
         self.schedule = events.Rule(
             self,
             "Schedule",

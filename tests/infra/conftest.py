@@ -37,12 +37,11 @@ def prod_template(prod_template_json) -> Template:
 CUSTOM_STAGE = {
     "account_has_api_gateway_logging_role": True,
     "powertools_layer_arn": "arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:9",
-    "waf_requests_per_5_minutes_per_ip": 1000,
+    "waf": {"requests_per_5_minutes_per_ip": 1000},
     "cloudfront_prefix_list_id": "pl-0123456789abcdef0",
     "reserved_concurrency": {"score-submit": 50},
     "instance_type": "t3.nano",
-    "live_api_key_expires": "2027-06-15",
-    "live_api_key_generation": 3,
+    "live": {"api_key_expires": "2027-06-15", "api_key_generation": 3},
 }
 
 

@@ -50,15 +50,15 @@ def test_each_key_class_has_its_own_key_plan_throttle_and_quota(dev_template_jso
     defaults = LeaderboardProps()
     plans = _plans(dev_template_json)
     assert plans[routes.GAME]["Throttle"] == {
-        "RateLimit": defaults.game_key_rate_limit,
-        "BurstLimit": defaults.game_key_burst_limit,
+        "RateLimit": defaults.throttles.game_key_rate_limit,
+        "BurstLimit": defaults.throttles.game_key_burst_limit,
     }
-    assert plans[routes.GAME]["Quota"] == {"Limit": defaults.game_key_daily_quota, "Period": "DAY"}
+    assert plans[routes.GAME]["Quota"] == {"Limit": defaults.throttles.game_key_daily_quota, "Period": "DAY"}
     assert plans[routes.ADMIN]["Throttle"] == {
-        "RateLimit": defaults.admin_key_rate_limit,
-        "BurstLimit": defaults.admin_key_burst_limit,
+        "RateLimit": defaults.throttles.admin_key_rate_limit,
+        "BurstLimit": defaults.throttles.admin_key_burst_limit,
     }
-    assert plans[routes.ADMIN]["Quota"] == {"Limit": defaults.admin_key_daily_quota, "Period": "DAY"}
+    assert plans[routes.ADMIN]["Quota"] == {"Limit": defaults.throttles.admin_key_daily_quota, "Period": "DAY"}
     keys = _plan_keys(dev_template_json)
     outputs = dev_template_json["Outputs"]
     game_plan, admin_plan = outputs["GameUsagePlanId"]["Value"]["Ref"], outputs["AdminUsagePlanId"]["Value"]["Ref"]
@@ -112,12 +112,14 @@ def test_anonymous_reads_have_their_own_lower_method_throttle(dev_template_json)
     defaults = LeaderboardProps()
     ((stage,),) = [list(_of_type(dev_template_json, "AWS::ApiGateway::Stage").values())]
     settings = {(s["ResourcePath"], s["HttpMethod"]): s for s in stage["Properties"]["MethodSettings"]}
-    assert settings[("/*", "*")]["ThrottlingRateLimit"] == defaults.throttle_rate_limit
+    assert settings[("/*", "*")]["ThrottlingRateLimit"] == defaults.throttles.rate_limit
     public = [r for r in routes.ROUTES if r.access == routes.PUBLIC]
     for route in public:
         setting = settings[(_stage_path(route.path), route.method)]
-        assert setting["ThrottlingRateLimit"] == defaults.public_read_rate_limit < defaults.throttle_rate_limit
-        assert setting["ThrottlingBurstLimit"] == defaults.public_read_burst_limit
+        assert (
+            setting["ThrottlingRateLimit"] == defaults.throttles.public_read_rate_limit < defaults.throttles.rate_limit
+        )
+        assert setting["ThrottlingBurstLimit"] == defaults.throttles.public_read_burst_limit
     keyed = {(_stage_path(r.path), r.method) for r in routes.ROUTES if r.needs_key}
     assert not keyed & set(settings)  # writes keep the stage default (and their key's plan)
 

@@ -60,8 +60,8 @@ def test_the_token_routes_have_their_own_method_throttle_as_large_as_the_game_ke
     assert [r.path for r in TOKEN_ROUTES] == ["/leaderboards/{board}/scores", "/leaderboards/{board}/runs"]
     for route in TOKEN_ROUTES:
         setting = settings[("/" + route.path.replace("/", "~1"), route.method)]
-        assert setting["ThrottlingRateLimit"] == defaults.game_key_rate_limit
-        assert setting["ThrottlingBurstLimit"] == defaults.game_key_burst_limit
+        assert setting["ThrottlingRateLimit"] == defaults.throttles.game_key_rate_limit
+        assert setting["ThrottlingBurstLimit"] == defaults.throttles.game_key_burst_limit
 
 
 def test_player_tokens_are_minted_with_the_game_key_only(dev_template_json):

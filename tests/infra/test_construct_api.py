@@ -11,7 +11,7 @@ from aws_cdk import Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk.assertions import Template
-from cdk_leaderboard import Board, Leaderboard, LeaderboardProps
+from cdk_leaderboard import Board, Leaderboard, LeaderboardProps, Monitoring
 from cdk_nag import AwsSolutionsChecks
 
 from stacks.app_builder import cdk_json_context
@@ -138,7 +138,7 @@ def test_a_vpc_with_private_subnets_gets_a_fully_private_dashboard():
     AWS documents VPC origins; CloudFront still reaches it through its VPC origin, and only there."""
     _, stack = _stack("private")
     vpc = ec2.Vpc(stack, "TeamVpc", max_azs=1, nat_gateways=1, restrict_default_security_group=False)
-    Leaderboard(stack, "Leaderboard", vpc=vpc, monitoring=False)
+    Leaderboard(stack, "Leaderboard", vpc=vpc, monitoring=Monitoring(enabled=False))
     template = Template.from_stack(stack)
     subnet, public_ip = _instance_subnet(template)
     assert subnet.startswith("TeamVpcPrivate") and not public_ip
@@ -160,7 +160,7 @@ def test_overrides_reach_every_table_and_function(customized):
 
 def test_dashboard_and_monitoring_off_leave_their_attributes_empty():
     app, stack = _stack("lean")
-    board = Leaderboard(stack, "Leaderboard", dashboard=False, monitoring=False)
+    board = Leaderboard(stack, "Leaderboard", dashboard=False, monitoring=Monitoring(enabled=False))
     assert board.dashboard is None and board.vpc is None and board.alarm_topic is None
     template = Template.from_stack(stack)
     template.resource_count_is("AWS::EC2::Instance", 0)

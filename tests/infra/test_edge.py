@@ -130,7 +130,7 @@ def test_edge_url_output_has_a_stable_logical_id(template, edge):
 
 def test_the_edge_stands_without_the_dashboard():
     """dashboard=False: no instance and no dashboard distribution, but the edge and EdgeUrl stay; cdk-nag clean."""
-    stage = {"dashboard": False, "monitoring": False}
+    stage = {"dashboard": False, "monitoring": {"enabled": False}}
     app = build_app("lean", context={"stages": {"lean": stage}})
     template = Template.from_json(app.synth().get_stack_by_name(stack_name("lean")).template)  # raises on nag
     template.resource_count_is("AWS::EC2::Instance", 0)
@@ -199,7 +199,9 @@ def test_the_dashboard_reads_through_the_edge_without_a_dependency_cycle(dev_tem
 
 def test_without_the_edge_the_dashboard_reads_from_the_api():
     """edge=False: the user data names no edge (EDGE_HOST empty), so Nginx's /api/ reads from API Gateway."""
-    app = build_app("noedge", context={"stages": {"noedge": {"edge": False, "monitoring": False}}}, nag=False)
+    app = build_app(
+        "noedge", context={"stages": {"noedge": {"edge": False, "monitoring": {"enabled": False}}}}, nag=False
+    )
     template_json = app.synth().get_stack_by_name(stack_name("noedge")).template
     user_data = _user_data_json(template_json)
     assert 'EDGE_UPSTREAM=\\"\\"' in user_data and 'EDGE_HOST=\\"\\"' in user_data

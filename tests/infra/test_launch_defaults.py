@@ -8,7 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from cdk_leaderboard.props import DEFAULT_WAF_READS_PER_5_MINUTES, SUBMISSIONS_PER_SHARD_PER_SECOND, LeaderboardProps
+from cdk_leaderboard.props import (
+    DEFAULT_WAF_READS_PER_5_MINUTES,
+    SUBMISSIONS_PER_SHARD_PER_SECOND,
+    LeaderboardProps,
+    Waf,
+)
 
 from leaderboard import routes
 
@@ -120,10 +125,10 @@ def test_production_has_a_per_client_read_limit(prod_template_json):
 def test_the_waf_default_follows_production_and_the_props():
     assert LeaderboardProps().effective_waf_limit is None  # dev: its monthly price
     assert LeaderboardProps(production=True).effective_waf_limit == DEFAULT_WAF_READS_PER_5_MINUTES == WAF_READS
-    assert LeaderboardProps(production=True, waf=False).effective_waf_limit is None
-    assert LeaderboardProps(waf=True).effective_waf_limit == WAF_READS
-    assert LeaderboardProps(waf_requests_per_5_minutes_per_ip=600).effective_waf_limit == 600  # as before
-    assert LeaderboardProps(waf=False, waf_requests_per_5_minutes_per_ip=600).effective_waf_limit is None
+    assert LeaderboardProps(production=True, waf=Waf(enabled=False)).effective_waf_limit is None
+    assert LeaderboardProps(waf=Waf(enabled=True)).effective_waf_limit == WAF_READS
+    assert LeaderboardProps(waf=Waf(requests_per_5_minutes_per_ip=600)).effective_waf_limit == 600  # as before
+    assert LeaderboardProps(waf=Waf(enabled=False, requests_per_5_minutes_per_ip=600)).effective_waf_limit is None
 
 
 def _table_rows() -> dict[str, str]:

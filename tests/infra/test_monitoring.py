@@ -9,7 +9,7 @@ from pathlib import Path
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
-from cdk_leaderboard import LeaderboardProps
+from cdk_leaderboard import LeaderboardProps, Monitoring
 
 from leaderboard import routes, schema
 from stacks.app_builder import build_app, cdk_json_context, stack_name
@@ -23,7 +23,7 @@ def template() -> Template:
     context = cdk_json_context()
     stages = context["stages"]
     app = build_app(
-        "dev", context={"stages": {**stages, "dev": {**stages["dev"], "monitoring_level": "full"}}}, nag=False
+        "dev", context={"stages": {**stages, "dev": {**stages["dev"], "monitoring": {"level": "full"}}}}, nag=False
     )
     return Template.from_json(app.synth().get_stack_by_name(stack_name("dev")).template)
 
@@ -36,12 +36,12 @@ def _variant(**props) -> dict:
 
 @pytest.fixture(scope="module")
 def emailed_without_instance() -> dict:
-    return _variant(dashboard=False, alarm_email="ops@example.com", monitoring_level="full")
+    return _variant(dashboard=False, monitoring=Monitoring(alarm_email="ops@example.com", level="full"))
 
 
 @pytest.fixture(scope="module")
 def unmonitored() -> dict:
-    return _variant(monitoring=False)
+    return _variant(monitoring=Monitoring(enabled=False))
 
 
 def of_type(template: dict, type_: str) -> dict[str, dict]:
@@ -235,9 +235,9 @@ def test_alarm_email_prop_subscribes_the_address(template, emailed_without_insta
 def test_alarm_email_is_checked_and_comes_from_the_stage_context():
     """A mistyped address would mean alarms that reach nobody: it fails synth instead."""
     with pytest.raises(ValueError, match="alarm_email"):
-        LeaderboardProps(alarm_email="ops-at-example.com")
-    props = LeaderboardProps.from_context("prod", {"alarm_email": "ops@example.com"})
-    assert props.alarm_email == "ops@example.com"
+        LeaderboardProps(monitoring=Monitoring(alarm_email="ops-at-example.com"))
+    props = LeaderboardProps.from_context("prod", {"monitoring": {"alarm_email": "ops@example.com"}})
+    assert props.monitoring.alarm_email == "ops@example.com"
 
 
 def test_monitoring_off_leaves_no_alarm_topic_key_or_dashboard(unmonitored):

@@ -6,7 +6,7 @@ from collections import Counter
 
 import aws_cdk as cdk
 from aws_cdk import Validations
-from cdk_leaderboard import Board, Leaderboard
+from cdk_leaderboard import Board, Leaderboard, Waf
 from cdk_nag import AwsSolutionsChecks
 
 from stacks.app_builder import build_app, cdk_json_context, stack_name
@@ -58,13 +58,13 @@ def metric_keys(template: dict) -> list[str]:
 def two_in_one_stack() -> dict:
     app = cdk.App(context=cdk_json_context())
     stack = cdk.Stack(app, "games", synthesizer=cdk.DefaultStackSynthesizer(qualifier="games01"))
-    Leaderboard(stack, "Arcade", waf_requests_per_5_minutes_per_ip=1000)
+    Leaderboard(stack, "Arcade", waf=Waf(requests_per_5_minutes_per_ip=1000))
     Leaderboard(
         stack,
         "Racing",
         boards=[Board(board_id="lap", order="asc")],
         account_has_api_gateway_logging_role=True,  # the account-wide setting is the first one's
-        waf_requests_per_5_minutes_per_ip=1000,
+        waf=Waf(requests_per_5_minutes_per_ip=1000),
     )
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return app.synth().get_stack_by_name("games").template  # raises on an unacknowledged cdk-nag finding

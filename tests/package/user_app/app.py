@@ -17,7 +17,7 @@ modules_before = set(sys.modules)
 
 import aws_cdk as cdk  # noqa: E402
 from aws_cdk import Validations  # noqa: E402
-from cdk_leaderboard import Board, Leaderboard  # noqa: E402
+from cdk_leaderboard import Board, Leaderboard, Monitoring  # noqa: E402
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
 schema_again = importlib.import_module("schema")  # what `import schema` gives now
@@ -37,7 +37,7 @@ Leaderboard(
     dashboard=False,
 )
 tools = cdk.Stack(app, "tools", env=env)
-Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, monitoring=False)
+Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, monitoring=Monitoring(enabled=False))
 Validations.of(app).add_plugins(AwsSolutionsChecks(app))
 assembly = app.synth()  # raises on any unacknowledged cdk-nag finding
 

@@ -9,9 +9,9 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from .data import LeaderboardTables
 from .nag import acknowledge
 from .paths import schema
+from .tables import LeaderboardTables
 
 RETRY_ATTEMPTS = 10
 
@@ -28,10 +28,10 @@ def entry_changes(hidden_too: bool = False) -> list[dict]:
     ]
 
 
-def failure_queue(scope: Construct, id: str, role_policy: iam.PolicyDocument) -> sqs.Queue:
+def failure_queue(scope: Construct, id: str) -> sqs.Queue:
     """Where a stream consumer's mapping records a batch it gives up on (its shard, sequence numbers, error):
     encrypted (SQS-managed keys: no KMS key to pay for or grant), TLS only, kept 14 days; an alarm watches it
-    (monitoring.py). The shared role gets sqs:SendMessage on it and nothing else."""
+    (monitoring.py). The shared role needs `send_statement` on it and nothing else."""
     queue = sqs.Queue(
         scope,
         id,
@@ -39,14 +39,21 @@ def failure_queue(scope: Construct, id: str, role_policy: iam.PolicyDocument) ->
         enforce_ssl=True,
         retention_period=Duration.days(14),
     )
-    role_policy.add_statements(
-        iam.PolicyStatement(sid=f"{id}Send".replace("-", ""), actions=["sqs:SendMessage"], resources=[queue.queue_arn])
-    )
     acknowledge(queue, "SQS3", "It is the dead-letter destination of a stream mapping (not of another queue)")
     return queue
 
 
+def send_statement(queue: sqs.IQueue) -> iam.PolicyStatement:
+    """sqs:SendMessage on a failure queue, for the shared role (Lambda sends with the function's role)."""
+    return iam.PolicyStatement(
+        sid=f"{queue.node.id}Send".replace("-", ""), actions=["sqs:SendMessage"], resources=[queue.queue_arn]
+    )
+
+
 class RankCounterSource(Construct):
+    """The rank-counter function's mapping on the scores table's stream, and its failure queue. `role_statements`:
+    what the shared role needs for it (the composition root hands them to `Functions.allow`)."""
+
     def __init__(
         self,
         scope: Construct,
@@ -54,10 +61,10 @@ class RankCounterSource(Construct):
         *,
         tables: LeaderboardTables,
         function: lambda_.IFunction,
-        role_policy: iam.PolicyDocument,
     ) -> None:
         super().__init__(scope, id)
-        self.failures = failure_queue(self, "Failures", role_policy)
+        self.failures = failure_queue(self, "Failures")
+        self.role_statements: list[iam.PolicyStatement] = [send_statement(self.failures)]
         self.mapping = lambda_.EventSourceMapping(
             self,
             "Mapping",

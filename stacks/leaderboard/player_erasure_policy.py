@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aws_cdk import aws_iam as iam
 
-from .data import LeaderboardTables
+from .tables import LeaderboardTables
 
 
 def erasure_statements(tables: LeaderboardTables) -> list[iam.PolicyStatement]:

@@ -44,7 +44,8 @@ class LeaderboardTables(Construct):
             partition_key=_string(schema.SCORES_PARTITION_KEY),
             sort_key=_string(schema.SCORES_SORT_KEY),
             time_to_live_attribute=schema.TTL_ATTRIBUTE,
-            # Old and new image of every change: the rank-counter function recounts from it (counting.py).
+            # Old and new image of every change: the rank-counter function recounts from it
+            # (lambda_src/leaderboard/counting.py).
             stream=ddb.StreamViewType.NEW_AND_OLD_IMAGES,
             **common,
         )

@@ -6,8 +6,9 @@ namespace only, and the live-broadcaster function as a second consumer of the sc
 Auth: clients (browsers, game clients) connect and subscribe with an API key, which grants nothing else: the
 namespace takes publishes only signed with IAM, and only the shared role may sign them (appsync:EventPublish on
 this namespace). Discovery (GET /leaderboards/{board}) hands the key out, so a rotated key reaches clients without
-a release. AppSync API keys expire (at most 365 days ahead): the key's expiry is the `live_api_key_expires` prop, a
-fixed date (synth stays pure), and `live_api_key_generation` mints a new key (docs/API.md, "Live updates").
+a release. AppSync API keys expire (at most 365 days ahead): the key's expiry is the prop
+`live=Live(api_key_expires=...)`, a fixed date (synth stays pure), and `Live(api_key_generation=...)` mints a new key
+(docs/API.md, "Live updates").
 """
 
 from __future__ import annotations
@@ -21,15 +22,21 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from constructs import Construct
 
-from .counting import entry_changes, failure_queue
-from .data import LeaderboardTables
-from .paths import live_channels, routes
+from .paths import live_channels
 from .props import LeaderboardProps
+from .rank_counter_stream import entry_changes, failure_queue, send_statement
+from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
 
 
 class LiveUpdates(Construct):
+    """The Event API, its namespace and subscribe key, and the broadcaster's mapping on the scores table's stream.
+
+    It touches no function and no role: `role_statements` (publishing to the namespace, the failure queue) and
+    `broadcaster_environment` / `discovery_environment` (the endpoints and the key) are what the composition root
+    hands to the shared role, the live-broadcaster and the admin (discovery) function."""
+
     def __init__(
         self,
         scope: Construct,
@@ -37,11 +44,9 @@ class LiveUpdates(Construct):
         *,
         props: LeaderboardProps,
         tables: LeaderboardTables,
-        role_policy: iam.PolicyDocument,
-        functions: dict[str, lambda_.Function],
+        broadcaster: lambda_.IFunction,
     ) -> None:
         super().__init__(scope, id)
-        broadcaster = functions[routes.LIVE_BROADCASTER.name]
         # Connect: API key (subscribers) or IAM; subscribe: API key; publish: IAM only (the namespace says it again,
         # so a namespace added later by hand does not inherit anything wider).
         self.api = appsync.EventApi(
@@ -53,7 +58,7 @@ class LiveUpdates(Construct):
                     appsync.AppSyncAuthProvider(
                         authorization_type=API_KEY,
                         api_key_config=appsync.AppSyncApiKeyConfig(
-                            name=f"subscribe-{props.live_api_key_generation}",
+                            name=f"subscribe-{props.live.api_key_generation}",
                             description="Subscribe-only key of live updates, handed out by discovery",
                         ),
                     ),
@@ -79,27 +84,29 @@ class LiveUpdates(Construct):
         self.realtime_url = f"wss://{self.api.realtime_dns}/event/realtime"
         self.http_host: str = self.api.http_dns
         # The broadcaster publishes; the admin function (GET /leaderboards/{board}) tells clients how to follow.
-        discovery = functions[routes.LEADERBOARD_ADMIN.name]
-        for function in (broadcaster, discovery):
-            function.add_environment("LIVE_EVENTS_HTTP_URL", self.http_url)
-        discovery.add_environment("LIVE_EVENTS_REALTIME_URL", self.realtime_url)
-        discovery.add_environment("LIVE_EVENTS_API_KEY", self.api_key.attr_api_key)
+        self.broadcaster_environment = {"LIVE_EVENTS_HTTP_URL": self.http_url}
+        self.discovery_environment = {
+            "LIVE_EVENTS_HTTP_URL": self.http_url,
+            "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
+            "LIVE_EVENTS_API_KEY": self.api_key.attr_api_key,
+        }
 
-        # The shared role's own inline policy: publishing to this namespace's channels, nothing else of AppSync. The
-        # same action and ARN as CDK's own ChannelNamespace.grant_publish (aws-cdk-lib 2.275); publishing over HTTP
-        # needs no appsync:EventConnect (that one authorizes a WebSocket connection signed with IAM).
-        role_policy.add_statements(
+        # For the shared role's own inline policy: publishing to this namespace's channels, nothing else of AppSync.
+        # The same action and ARN as CDK's own ChannelNamespace.grant_publish (aws-cdk-lib 2.275); publishing over
+        # HTTP needs no appsync:EventConnect (that one authorizes a WebSocket connection signed with IAM).
+        self.role_statements: list[iam.PolicyStatement] = [
             iam.PolicyStatement(
                 sid="LivePublish",
                 actions=["appsync:EventPublish"],
                 resources=[self.namespace_arn],
             )
-        )
+        ]
 
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the
         # first). No batching window: a change is published as soon as the stream has it; the publish itself waits
         # out the rest of a second since the last one, so a burst still makes one publish a second.
-        self.failures = failure_queue(self, "BroadcasterFailures", role_policy)
+        self.failures = failure_queue(self, "BroadcasterFailures")
+        self.role_statements.append(send_statement(self.failures))
         self.mapping = lambda_.EventSourceMapping(
             self,
             "BroadcasterMapping",
@@ -131,6 +138,6 @@ class LiveUpdates(Construct):
         the hour). Set on the L1: CDK's own expiry check compares with the clock at synth, which would make the
         same app synthesize on one day and fail on another."""
         (key,) = [c for c in self.api.node.find_all() if isinstance(c, appsync.CfnApiKey)]
-        expires = datetime.fromisoformat(props.live_api_key_expires).replace(tzinfo=UTC)
+        expires = datetime.fromisoformat(props.live.api_key_expires).replace(tzinfo=UTC)
         key.add_property_override("Expires", int(expires.timestamp()))
         return key

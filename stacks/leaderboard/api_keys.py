@@ -1,0 +1,153 @@
+"""The API's two key classes (game servers, operators): each key's value in its own secret, its usage plan with
+throttle and quota; and the two HMAC signing secrets (page cursors, player and run tokens).
+
+Both build into the scope they are given (the construct `Api`, or for the keys the RestApi, as
+`RestApi.add_api_key` would), keeping the logical ids deployments have (tests/infra/test_stateful_ids.py).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_secretsmanager as secretsmanager
+from constructs import Construct
+
+from .nag import acknowledge
+from .naming import pascal
+from .paths import routes
+from .props import LeaderboardProps
+
+# Each function is told the id of each key class (requestContext.identity.apiKeyId, which API Gateway fills on
+# every method that requires a key) and refuses a key of the wrong class with 403, before any work. A usage plan's
+# zero per-method throttle would refuse it too, but as a 429, which tells a misconfigured client to retry forever.
+KEY_ID_VARIABLES = MappingProxyType({routes.GAME: "GAME_API_KEY_ID", routes.ADMIN: "ADMIN_API_KEY_ID"})
+
+
+class Secrets:
+    """The deployment's four generated secrets: two signing keys and the two API keys' values."""
+
+    def __init__(self, scope: Construct, *, props: LeaderboardProps) -> None:
+        removal = props.effective_removal_policy
+        # Signs page cursors (HMAC), so a client cannot forge one; one per deployment.
+        self.cursor_secret = _signing_secret(
+            scope,
+            "CursorSecret",
+            f"Leaderboard {props.stage}: HMAC key that signs page cursors",
+            "A new value only invalidates the page cursors in flight: put one when needed",
+            removal,
+        )
+        # Signs player and run tokens (HS256); rotated by putting a new value: the previous version (AWSPREVIOUS)
+        # still verifies for TOKEN_KEY_GRACE_SECONDS (longer than a player token lives).
+        self.token_secret = _signing_secret(
+            scope,
+            "TokenSigningSecret",
+            f"Leaderboard {props.stage}: HMAC key that signs player and run tokens",
+            "Rotated by putting a new value (docs/API.md): the previous one verifies during a grace period",
+            removal,
+        )
+        # Each key's value is generated into its own secret; the template only references it.
+        self.game_key_secret = _key_secret(
+            scope, "GameKeySecret", f"Leaderboard {props.stage}: game-server API key", removal
+        )
+        self.admin_key_secret = _key_secret(
+            scope, "AdminKeySecret", f"Leaderboard {props.stage}: admin API key", removal
+        )
+
+
+def _signing_secret(
+    scope: Construct, id: str, description: str, rotation: str, removal: RemovalPolicy
+) -> secretsmanager.Secret:
+    """A per-deployment HMAC key (64 characters) that no template or person sees; `rotation`: why SMG4's
+    automatic rotation is not needed."""
+    secret = secretsmanager.Secret(
+        scope,
+        id,
+        description=description,
+        generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=64),
+        removal_policy=removal,
+    )
+    acknowledge(secret, "SMG4", rotation)
+    return secret
+
+
+def _key_secret(scope: Construct, id: str, description: str, removal: RemovalPolicy) -> secretsmanager.Secret:
+    secret = secretsmanager.Secret(
+        scope,
+        id,
+        description=description,
+        # API Gateway takes 20 to 128 characters.
+        generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True, password_length=40),
+        removal_policy=removal,
+    )
+    acknowledge(secret, "SMG4", "Rotated by `make rotate-key`: a new API key needs API Gateway, not a rotation Lambda")
+    return secret
+
+
+class ApiKeys:
+    """The game-server and admin keys with their usage plans (`usage_plans`, by access class), on the stage.
+
+    `environment`: each key's id, which every function needs to tell the classes apart (KEY_ID_VARIABLES).
+    """
+
+    def __init__(self, api: apigw.RestApi, *, props: LeaderboardProps, secrets: Secrets) -> None:
+        self.environment: dict[str, str] = {}
+        self.usage_plans = {
+            routes.GAME: self._key_and_plan(
+                api,
+                routes.GAME,
+                secrets.game_key_secret,
+                description="Game servers: score submissions",
+                throttle=apigw.ThrottleSettings(
+                    rate_limit=props.throttles.game_key_rate_limit, burst_limit=props.throttles.game_key_burst_limit
+                ),
+                daily_quota=props.throttles.game_key_daily_quota,
+            ),
+            routes.ADMIN: self._key_and_plan(
+                api,
+                routes.ADMIN,
+                secrets.admin_key_secret,
+                description="Operators and the dashboard: boards, snapshots, the simulator",
+                throttle=apigw.ThrottleSettings(
+                    rate_limit=props.throttles.admin_key_rate_limit, burst_limit=props.throttles.admin_key_burst_limit
+                ),
+                daily_quota=props.throttles.admin_key_daily_quota,
+            ),
+        }
+
+    def _key_and_plan(
+        self,
+        api: apigw.RestApi,
+        access: str,
+        secret: secretsmanager.ISecret,
+        *,
+        description: str,
+        throttle: apigw.ThrottleSettings,
+        daily_quota: int,
+    ) -> apigw.UsagePlan:
+        """One API key class: its key (value from its secret), and its usage plan with throttle and quota.
+
+        API Gateway accepts any key of any plan attached to the stage on every keyed method: the functions
+        refuse a key of the other class (403), told each key's id in their environment.
+        """
+        title = pascal(access)
+        key = apigw.ApiKey(
+            api,  # the scope RestApi.add_api_key uses: the key keeps its logical id
+            f"{title}Key",
+            description=f"{description}; its value lives only in Secrets Manager",
+            # A {{resolve:secretsmanager:...}} reference in the template, never the value itself.
+            value=secret.secret_value.unsafe_unwrap(),
+            # No stage keys (add_api_key's): the usage plan ties the key to the stage. A stage key would make
+            # the key depend on the stage, hence on every function, whose environment names the key's id: a cycle.
+        )
+        self.environment[KEY_ID_VARIABLES[access]] = key.key_id
+        plan = api.add_usage_plan(
+            f"{title}Plan",
+            description=description,
+            throttle=throttle,
+            quota=apigw.QuotaSettings(limit=daily_quota, period=apigw.Period.DAY),
+        )
+        plan.add_api_stage(stage=api.deployment_stage)
+        plan.add_api_key(key)
+        return plan

@@ -1,0 +1,149 @@
+"""The grouped props: throttles, monitoring, live updates and the WAF, each a frozen dataclass whose fields have
+their defaults here. LeaderboardProps (props.py) holds one of each; what a default depends on (the stage being
+production) is resolved in one place there, its `effective_*` properties."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+# The launch defaults, sized from the benchmark's model (docs/PERFORMANCE.md, "What one stack takes with default
+# settings"). One board period's rank index partition (a shard) takes 1,000 write units/s, and an improving
+# submission moves its entry there (2 index write units): ~500 improving submissions/s per shard and period.
+SUBMISSIONS_PER_SHARD_PER_SECOND = 500
+# Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
+# every 2 s sends, and room for a few dozen players behind one carrier NAT.
+DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
+# The live API key's expiry when the app gives none: a release of this package moves it forward (within AppSync's
+# 365 days of the release). Apps deployed for longer set `live=Live(api_key_expires=...)` themselves.
+DEFAULT_LIVE_API_KEY_EXPIRES = "2027-11-30"
+
+_ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
+
+
+@dataclass(frozen=True, kw_only=True)
+class Throttles:
+    """API Gateway's throttles and quotas: the stage's, the anonymous reads' and each API key's usage plan."""
+
+    rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
+    """Default throttle of every API method, requests/s, for ALL callers of a method together (each method has its
+    own bucket): the keyed writes' ceiling beside their key's plan, so it matches `game_key_rate_limit`."""
+    burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
+    """The stage's burst (requests at once) beside `rate_limit`."""
+    public_read_rate_limit: float = 100.0
+    """Anonymous reads' own per-method throttle at the origin (requests/s, all callers of a method together): a cost
+    ceiling (at most ~260 million requests, ~910 USD of API Gateway, a month per method) that the edge keeps far
+    from (a cached URL costs the origin about one request per max-age and edge cache); per-player URLs miss the
+    cache, so raise it with the players who look themselves up each second."""
+    public_read_burst_limit: int = 200
+    """The anonymous reads' burst beside `public_read_rate_limit`."""
+    game_key_rate_limit: float = float(SUBMISSIONS_PER_SHARD_PER_SECOND)
+    """Per API key (usage plans): the game-server key submits scores, the admin key manages boards, snapshots and
+    the simulator. Each key is refused on the other key's routes. The game key's default is what one board period
+    takes on one shard (~500 improving submissions/s, see SUBMISSIONS_PER_SHARD_PER_SECOND); raise it with shards.
+    The token routes (players' devices, no key) get the same per-method throttle."""
+    game_key_burst_limit: int = 2 * SUBMISSIONS_PER_SHARD_PER_SECOND
+    """The game key's burst beside `game_key_rate_limit`."""
+    game_key_daily_quota: int = 20_000_000
+    """Submissions a day (a leaked key's cost bound): 231/s on average, 11 hours at the full rate."""
+    admin_key_rate_limit: float = 5.0
+    """The admin key's usage plan (operators and the dashboard), requests/s."""
+    admin_key_burst_limit: int = 10
+    """The admin key's burst beside `admin_key_rate_limit`."""
+    admin_key_daily_quota: int = 10_000
+    """Admin requests a day."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Monitoring:
+    """The alarms, the one SNS topic they notify and the CloudWatch operations dashboard."""
+
+    enabled: bool = True
+    """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
+    level: str | None = None
+    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
+    USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
+    latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
+    dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
+    alarm_email: str | None = None
+    """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
+
+    def __post_init__(self) -> None:
+        if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
+            raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
+        if self.level not in (None, "full", "essential"):
+            raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.level!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Live:
+    """Live updates through AppSync Events: the subscribe-only API key that discovery hands out."""
+
+    api_key_expires: str = DEFAULT_LIVE_API_KEY_EXPIRES
+    """The day (ISO 8601, UTC midnight) the live updates' subscribe-only AppSync API key expires. AppSync takes 1 to
+    365 days ahead at deploy time: move it forward at least once a year (an in-place update, the key stays the
+    same, clients notice nothing). A fixed date, not "now + 365 days": synth gives the same template every day."""
+    api_key_generation: int = 1
+    """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
+    (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires):
+            raise ValueError(f"live_api_key_expires must be a day such as 2027-11-30: {self.api_key_expires!r}")
+        if isinstance(self.api_key_generation, bool) or not (
+            isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
+        ):
+            raise ValueError("live_api_key_generation must be an integer from 1 to 9999")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Waf:
+    """A regional WAF web ACL on the API stage with a per-client rate limit on reads (about 7 USD/month idle plus
+    0.60 USD per million requests)."""
+
+    enabled: bool | None = None
+    """None: on in production, off outside it (a dev stage's cost), unless `requests_per_5_minutes_per_ip` is set."""
+    requests_per_5_minutes_per_ip: int | None = None
+    """Reads (GET) one client may send in 5 minutes before WAF blocks it; a client is the viewer's address
+    (X-Forwarded-For, as CloudFront sends it) through the edge, the source address otherwise. None: 3,000
+    (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on unless `enabled` is False."""
+
+    def __post_init__(self) -> None:
+        if self.requests_per_5_minutes_per_ip is not None and not (
+            10 <= self.requests_per_5_minutes_per_ip <= 2_000_000_000
+        ):
+            raise ValueError("waf_requests_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
+
+
+# Today's flat keyword props -> (group field, field in the group); accepted for one release with a warning.
+FLAT_PROPS: MappingProxyType[str, tuple[str, str]] = MappingProxyType(
+    {
+        "throttle_rate_limit": ("throttles", "rate_limit"),
+        "throttle_burst_limit": ("throttles", "burst_limit"),
+        **{
+            name: ("throttles", name)
+            for name in (
+                "public_read_rate_limit",
+                "public_read_burst_limit",
+                "game_key_rate_limit",
+                "game_key_burst_limit",
+                "game_key_daily_quota",
+                "admin_key_rate_limit",
+                "admin_key_burst_limit",
+                "admin_key_daily_quota",
+            )
+        },
+        "monitoring_level": ("monitoring", "level"),
+        "alarm_email": ("monitoring", "alarm_email"),
+        "live_api_key_expires": ("live", "api_key_expires"),
+        "live_api_key_generation": ("live", "api_key_generation"),
+        "waf_requests_per_5_minutes_per_ip": ("waf", "requests_per_5_minutes_per_ip"),
+    }
+)
+# The two flat booleans whose names are now those of their group: monitoring=False, waf=True.
+FLAT_SWITCHES: MappingProxyType[str, str] = MappingProxyType({"monitoring": "enabled", "waf": "enabled"})
+GROUPS: MappingProxyType[str, type] = MappingProxyType(
+    {"throttles": Throttles, "monitoring": Monitoring, "live": Live, "waf": Waf}
+)

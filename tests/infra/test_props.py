@@ -1,0 +1,110 @@
+"""Grouped props (Throttles, Monitoring, Live, Waf), today's flat ones accepted with a warning, `existing_event_bus`,
+and the configuration reference generated from their docstrings (docs/CONFIGURATION.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk import aws_events as events
+from aws_cdk.assertions import Template
+from cdk_leaderboard import Leaderboard, LeaderboardProps, Live, Monitoring, Throttles, Waf, props_groups
+
+from stacks import config_reference
+from stacks.app_builder import cdk_json_context
+
+
+def test_the_configuration_reference_is_in_step_with_the_props():
+    """docs/CONFIGURATION.md is what `make docs-config` renders from the props' docstrings and defaults."""
+    assert config_reference.PAGE.read_text() == config_reference.render(), "run `make docs-config`"
+
+
+@pytest.mark.parametrize("cls", [LeaderboardProps, Throttles, Monitoring, Live, Waf], ids=lambda c: c.__name__)
+def test_every_setting_has_a_docstring_for_the_reference(cls):
+    documented = config_reference._field_docs(cls)
+    assert [f.name for f in dataclasses.fields(cls) if not documented.get(f.name)] == []
+
+
+def test_flat_props_are_accepted_with_a_deprecation_warning_and_mean_the_grouped_ones():
+    """Every flat prop of the previous release lands in its group; reading it by its old name still works."""
+    flat = {
+        "throttle_rate_limit": 400.0,
+        "throttle_burst_limit": 800,
+        "public_read_rate_limit": 50.0,
+        "public_read_burst_limit": 100,
+        "game_key_rate_limit": 300.0,
+        "game_key_burst_limit": 600,
+        "game_key_daily_quota": 1_000,
+        "admin_key_rate_limit": 2.0,
+        "admin_key_burst_limit": 4,
+        "admin_key_daily_quota": 100,
+        "monitoring": False,
+        "monitoring_level": "full",
+        "alarm_email": "ops@example.com",
+        "live_api_key_expires": "2027-06-15",
+        "live_api_key_generation": 3,
+        "waf": True,
+        "waf_requests_per_5_minutes_per_ip": 1000,
+    }
+    assert set(flat) == set(props_groups.FLAT_PROPS) | set(props_groups.FLAT_SWITCHES)
+    with pytest.warns(DeprecationWarning, match="throttles=Throttles"):
+        old = LeaderboardProps(**flat)
+    new = LeaderboardProps(
+        throttles=Throttles(
+            rate_limit=400.0,
+            burst_limit=800,
+            public_read_rate_limit=50.0,
+            public_read_burst_limit=100,
+            game_key_rate_limit=300.0,
+            game_key_burst_limit=600,
+            game_key_daily_quota=1_000,
+            admin_key_rate_limit=2.0,
+            admin_key_burst_limit=4,
+            admin_key_daily_quota=100,
+        ),
+        monitoring=Monitoring(enabled=False, level="full", alarm_email="ops@example.com"),
+        live=Live(api_key_expires="2027-06-15", api_key_generation=3),
+        waf=Waf(enabled=True, requests_per_5_minutes_per_ip=1000),
+    )
+    assert old == new
+    assert {name: getattr(old, name) for name in props_groups.FLAT_PROPS} == {
+        name: value for name, value in flat.items() if name in props_groups.FLAT_PROPS
+    }
+
+
+def test_grouped_props_raise_no_warning_and_groups_come_from_the_stage_context():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        props = LeaderboardProps.from_context(
+            "custom", {"throttles": {"game_key_rate_limit": 50}, "monitoring": {"enabled": False}}
+        )
+    assert props.throttles == Throttles(game_key_rate_limit=50) and props.monitoring.enabled is False
+
+
+def test_a_group_must_be_its_dataclass():
+    with pytest.raises(TypeError, match="throttles must be Throttles"):
+        LeaderboardProps(throttles={"game_key_rate_limit": 50})
+
+
+def test_an_existing_event_bus_is_used_and_none_is_made():
+    """existing_event_bus: the closings go to the user's bus (environment, PutEvents on its ARN); no bus of ours."""
+    app = cdk.App(context=cdk_json_context())
+    stack = cdk.Stack(app, "games")
+    bus = events.EventBus.from_event_bus_arn(
+        stack, "GameBus", "arn:aws:events:eu-west-1:111111111111:event-bus/game-events"
+    )
+    Leaderboard(stack, "Leaderboard", existing_event_bus=bus, dashboard=False, monitoring=Monitoring(enabled=False))
+    template = Template.from_stack(stack).to_json()
+    resources = template["Resources"].values()
+    assert not [r for r in resources if r["Type"] == "AWS::Events::EventBus"]
+    (policy,) = [r for r in resources if r["Type"] == "AWS::IAM::Policy" and "PutEvents" in str(r)]
+    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Resource"] == "arn:aws:events:eu-west-1:111111111111:event-bus/game-events"
+    names = {
+        r["Properties"]["Environment"]["Variables"].get("EVENT_BUS_NAME")
+        for r in resources
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+    assert "game-events" in names
