@@ -38,7 +38,9 @@ def ddb(stack_template, monkeypatch):
     dynamo.client.cache_clear()
     board_registry.board_cache.cache_clear()
     cursors._secret.cache_clear()
-    with mock_aws():
+    # One boto3 default session for the whole worker: moto's default resets it at each start, and a new session
+    # loads and parses botocore's service and endpoint files again (about half a second a test).
+    with mock_aws(config={"core": {"reset_boto3_session": False}}):
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
         yield client
