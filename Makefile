@@ -12,13 +12,22 @@ GRACE ?= 300
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
-# `make test` runs these two groups side by side; together with tests/unit they are every test directory
+# Compiled bytecode is cached (__pycache__, gitignored): with PYTHONDONTWRITEBYTECODE set, as on some CI images, each
+# of the suite's Python processes (pytest workers, synth, the stack's children) compiled boto3, moto and aws-cdk-lib
+# from source again, seconds each
+export PYTHONDONTWRITEBYTECODE :=
+# `make test` runs tests/unit, then these three groups side by side; together they are every test directory
+# (tests/infra/test_workflows.py checks). Each group is its own pytest process: the browser and fuzz tests never share
+# a process with the integration tests (in one process, a dashboard lookup test failed after the integration tests
+# and passed on its own: shared process state, issue 23's subject)
 TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
-# The stack suites run as two processes, one after the other: the browser and fuzz tests start after the integration
-# process and every stack it started have gone (in one process, a dashboard lookup test failed after the
-# integration tests and passed on its own: shared process state, issue 23's subject)
-STACK_SUITES_FIRST := tests/integration
-STACK_SUITES_THEN := tests/e2e tests/fuzz
+STACK_SUITES := tests/integration
+BROWSER_SUITES := tests/e2e tests/fuzz
+# Each integration worker starts a stack of its own (DynamoDB Local, gateway and stand-ins on free ports, its own run
+# directory and environment: xdist workers are processes); --dist loadfile keeps each file on one worker, so a file's
+# module fixtures and table resets stay its own. One worker per core: with 3 on a loaded 2-core machine, calls ran
+# past the local gateway's 29 s cut-off (502) and stream consumers past their 30 s (make test STACK_WORKERS=3 to try)
+STACK_WORKERS ?= 2
 
 .PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean docs-config
 
@@ -51,18 +60,21 @@ lint: synth ## cfn-lint on the synthesized template
 test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	@# moto-only unit tests in two processes; then two suites side by side: the template and package tests (CPU:
-	@# synth, cdk-nag, cfn-lint) in the background, logged to a file shown after, and the local-stack tests (one stack
-	@# per package, mostly waiting on DynamoDB Local and Nginx) in the foreground
+	@# (the type check goes here)
 	$(PY) -m pytest tests/unit -n 2
+	@# Then three suites side by side, the first two logged to files shown after: the template and package tests
+	@# (CPU: synth, cdk-nag, cfn-lint), the browser and fuzz tests (a stack each, in a child process), and the
+	@# integration tests (a stack per worker, mostly waiting on DynamoDB Local and Nginx) in the foreground
 	@mkdir -p .local; \
 	$(PY) -m pytest $(TEMPLATE_SUITES) --durations=15 > .local/template-suites.log 2>&1 & templates=$$!; \
-	$(PY) -m pytest $(STACK_SUITES_FIRST) --durations=30 && $(PY) -m pytest $(STACK_SUITES_THEN) --durations=10; \
-	stacks_rc=$$?; \
+	$(PY) -m pytest $(BROWSER_SUITES) --durations=10 > .local/browser-suites.log 2>&1 & browser=$$!; \
+	$(PY) -m pytest $(STACK_SUITES) -n $(STACK_WORKERS) --dist loadfile --durations=30; stacks_rc=$$?; \
+	wait $$browser; browser_rc=$$?; \
 	wait $$templates; templates_rc=$$?; \
-	echo "=== $(TEMPLATE_SUITES) (ran beside the stack suites) ==="; cat .local/template-suites.log; \
-	echo "stack suites: exit $$stacks_rc; template suites: exit $$templates_rc"; \
-	test $$stacks_rc -eq 0 -a $$templates_rc -eq 0
+	echo "=== $(BROWSER_SUITES) (ran beside the integration tests) ==="; cat .local/browser-suites.log; \
+	echo "=== $(TEMPLATE_SUITES) (ran beside the integration tests) ==="; cat .local/template-suites.log; \
+	echo "integration: exit $$stacks_rc; browser and fuzz: exit $$browser_rc; template suites: exit $$templates_rc"; \
+	test $$stacks_rc -eq 0 -a $$browser_rc -eq 0 -a $$templates_rc -eq 0
 
 test-unit: setup ## handlers under moto, domain logic
 	$(PY) -m pytest tests/unit
@@ -70,8 +82,8 @@ test-unit: setup ## handlers under moto, domain logic
 test-infra: setup ## template assertions and snapshot, cdk-nag, cfn-lint, nginx -t
 	$(PY) -m pytest tests/infra
 
-test-integration: setup ## every route over HTTP against DynamoDB Local
-	$(PY) -m pytest tests/integration
+test-integration: setup ## every route over HTTP against DynamoDB Local (a stack per worker)
+	$(PY) -m pytest tests/integration -n $(STACK_WORKERS) --dist loadfile
 
 test-e2e: setup ## the dashboard in Chromium against the local stack behind Nginx
 	$(PY) -m pytest tests/e2e

@@ -1,4 +1,4 @@
-"""`make bench` and `make bench-load`, small: they still run on the current code and their answers are exact.
+"""`make bench` and `make bench-load`, small: they still run on the current code, every call succeeding.
 
 The figures in docs/PERFORMANCE.md come from the full runs; these only keep the tools from rotting between them
 (the load bench stopped working unnoticed when the stream gained a second consumer). They run as from a shell:
@@ -13,10 +13,13 @@ def _run(tmp_path, module: str, *args: str) -> dict:
     return run_bench(tmp_path, module, *args, timeout=300)
 
 
-def test_the_rank_bench_runs_and_every_answer_equals_the_brute_force(tmp_path):
+def test_the_rank_bench_runs_every_operation_without_a_failed_call(tmp_path):
+    """The answers themselves are checked by tests/unit/test_ranking_oracle.py (the handlers) and
+    tests/unit/test_bench_baseline.py (the original design): the benchmark measures."""
     figures = _run(tmp_path, "bench", "--players", "300", "--samples", "5", "--min-samples", "5", "--no-progress")
+    assert len(figures["operations"]) == 7
     for name, op in figures["operations"].items():
-        assert op["checks"]["checked"] > 0 and op["checks"]["mismatches"] == [], name
+        assert op["calls"]["made"] >= 5 and op["calls"]["failed"] == [], name
         assert op["handlers"]["requests"]["mean"] <= 6, name  # flat cost: the bench's own bar
 
 

@@ -38,7 +38,9 @@ def ddb(stack_template, monkeypatch):
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     monkeypatch.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
     monkeypatch.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
-    with mock_aws():
+    # One boto3 default session for the whole worker: moto's default resets it at each start, and a new session
+    # loads and parses botocore's service and endpoint files again (about half a second a test).
+    with mock_aws(config={"core": {"reset_boto3_session": False}}):
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_tables(client, table_specs(stack_template))
         with invocation.serving(Runtime.build(Settings.from_environment(), dynamodb=client)):
