@@ -58,7 +58,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -71,6 +71,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response, parse_headers, parse_line
 from websockets.protocol import State
 from websockets.server import ServerProtocol
+from websockets.typing import Subprotocol
 
 NAMESPACES = ("leaderboard",)  # the Event API's channel namespaces (the construct makes this one)
 REALTIME_PATH = "/event/realtime"
@@ -267,8 +268,10 @@ class AppSyncEventsServer:
         connection.appsync_authorized = self._authorized(_auth_from_subprotocols(offered))  # type: ignore[attr-defined]
         return None
 
-    def _select_subprotocol(self, connection: ServerConnection, subprotocols) -> str | None:
-        return SUBPROTOCOL if SUBPROTOCOL in subprotocols else None
+    def _select_subprotocol(
+        self, connection: ServerConnection, subprotocols: Sequence[Subprotocol]
+    ) -> Subprotocol | None:
+        return Subprotocol(SUBPROTOCOL) if SUBPROTOCOL in subprotocols else None
 
     def _authorized(self, authorization: dict | None) -> bool:
         key = authorization.get("x-api-key") if isinstance(authorization, dict) else None
@@ -459,6 +462,7 @@ class AppSyncEventsServer:
                 },
             )
             return
+        assert isinstance(subscription_id, str)  # else no channel was found
         self._forget(channel, client, subscription_id)
         await _send(client, {"type": "unsubscribe_success", "id": subscription_id})
 

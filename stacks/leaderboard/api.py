@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Any, cast
 
-from aws_cdk import ArnFormat, Duration, Names, RemovalPolicy, Stack
+from aws_cdk import ArnFormat, CfnResource, Duration, Names, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -158,7 +159,7 @@ class LeaderboardApi(Construct):
         }
         for function in self.functions.values():
             for name, value in props.function_overrides.items():
-                function.node.default_child.add_property_override(name, value)
+                cast(CfnResource, function.node.default_child).add_property_override(name, value)
         self.rest_api = self._rest_api(props, cors_origins)
 
     def _signing_secret(self, id: str, description: str, rotation: str) -> secretsmanager.Secret:
@@ -223,7 +224,7 @@ class LeaderboardApi(Construct):
                     "dynamodb:GetShardIterator",
                     "dynamodb:ListStreams",
                 ],
-                resources=[tables.scores.table_stream_arn],
+                resources=[cast(str, tables.scores.table_stream_arn)],  # the table has a stream
             ),
             iam.PolicyStatement(
                 sid="SnapshotsAppendRead",
@@ -533,7 +534,7 @@ class LeaderboardApi(Construct):
             not_statement=wafv2.CfnWebACL.NotStatementProperty(statement=forwarded)
         )
 
-        def rate_rule(name: str, priority: int, **rate: object) -> wafv2.CfnWebACL.RuleProperty:
+        def rate_rule(name: str, priority: int, **rate: Any) -> wafv2.CfnWebACL.RuleProperty:
             return wafv2.CfnWebACL.RuleProperty(
                 name=name,
                 priority=priority,

@@ -395,7 +395,7 @@ class LeaderboardMonitoring(Construct):
     def _failures(self, queues: Mapping[str, sqs.IQueue]) -> list[cw.IWidget]:
         """A batch a stream consumer gave up on (its dead-letter queue holds a record of it): alarmed at once, since
         those changes were never counted or pushed (a later write into the same ranges recounts them)."""
-        graphs = []
+        graphs: list[cw.IWidget] = []
         for name, queue in queues.items():
             waiting = queue.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES, statistic="Maximum")
             self._alarm(
@@ -530,7 +530,7 @@ class LeaderboardMonitoring(Construct):
     def _service(self, functions: Mapping[str, lambda_.IFunction]) -> list[cw.IWidget]:
         """The service's own EMF metrics over every function that emits them (the dimension): counts are summed,
         other statistics (a lag's Maximum) take the largest."""
-        widgets = []
+        widgets: list[cw.IWidget] = []
         for name, title, statistic in SERVICE_METRICS:
             per_function = {
                 f"f{i}": cw.Metric(
