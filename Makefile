@@ -60,7 +60,7 @@ lint: synth ## cfn-lint on the synthesized template
 test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	@# (the type check goes here)
+	@$(MAKE) --no-print-directory typecheck
 	$(PY) -m pytest tests/unit -n 2
 	@# Then three suites side by side, the first two logged to files shown after: the template and package tests
 	@# (CPU: synth, cdk-nag, cfn-lint), the browser and fuzz tests (a stack each, in a child process), and the
@@ -75,6 +75,28 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	echo "=== $(TEMPLATE_SUITES) (ran beside the integration tests) ==="; cat .local/template-suites.log; \
 	echo "integration: exit $$stacks_rc; browser and fuzz: exit $$browser_rc; template suites: exit $$templates_rc"; \
 	test $$stacks_rc -eq 0 -a $$browser_rc -eq 0 -a $$templates_rc -eq 0
+
+# mypy cannot see through the editable install's import hook: `make typecheck` first mirrors the wheel's layout
+# (pyproject.toml's [tool.setuptools.package-dir]: cdk_leaderboard, its runtime = lambda_src, ...) in symlinks, made
+# afresh each time so that added and removed modules show
+define TYPECHECK_TREE
+import pathlib, shutil, tomllib
+root = pathlib.Path(".local/typecheck")
+shutil.rmtree(root, ignore_errors=True)
+package_dirs = tomllib.loads(pathlib.Path("pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+for package, source in sorted(package_dirs.items()):  # a package before its subpackages
+    target = root.joinpath(*package.split("."))
+    target.mkdir(parents=True, exist_ok=True)
+    for child in pathlib.Path(source).iterdir():
+        if not (target / child.name).exists():
+            (target / child.name).symlink_to(child.resolve())
+endef
+export TYPECHECK_TREE
+
+.PHONY: typecheck
+typecheck: setup ## mypy over lambda_src, stacks, local and ops (settings: pyproject.toml's [tool.mypy])
+	@$(PY) -c "$$TYPECHECK_TREE"
+	.venv/bin/mypy
 
 test-unit: setup ## handlers under moto, domain logic
 	$(PY) -m pytest tests/unit

@@ -30,7 +30,7 @@ try:
     import grp
     import pwd
 except ImportError:  # Windows: the CDK construct imports this module for DEFAULT_ADMIN_USER only
-    grp = pwd = None
+    grp = pwd = None  # type: ignore[assignment]
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE_PATH = HERE / "nginx.conf.template"
@@ -224,8 +224,8 @@ def sha512_crypt(password: str, salt: str | None = None, rounds: int | None = No
     for i in range(21):
         triple = (c[i], c[i + 21], c[i + 42])
         k = i % 3
-        triple = triple[k:] + triple[:k]
-        encoded.append(_b64_24bit(*triple, 4))
+        b2, b1, b0 = triple[k:] + triple[:k]
+        encoded.append(_b64_24bit(b2, b1, b0, 4))
     encoded.append(_b64_24bit(0, 0, c[63], 2))
     prefix = "$6$" + (f"rounds={n_rounds}$" if rounds is not None else "")
     return f"{prefix}{s.decode()}${''.join(encoded)}"

@@ -163,6 +163,7 @@ class Backend:
         env["LOCAL_EVENTS_FILE"] = str(self.events_file)
         env.setdefault("CORS_ALLOWED_ORIGINS", "*")
         # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
+        assert self.admin_key is not None and self.live_api_key is not None  # start() set both
         env["GAME_API_KEY_ID"] = key_id(self.api_key)
         env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
         # Live updates through the AppSync Events stand-in: the broadcaster publishes to <http url>/event (signed
@@ -196,6 +197,7 @@ class Backend:
         return pollers
 
     def _live_server(self, port: int = 0) -> AppSyncEventsServer:
+        assert self.live_api_key is not None  # start() set it
         return AppSyncEventsServer(
             self.live_api_key,
             dynamodb_local.FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -116,13 +116,13 @@ class LocalGateway:
         value = "*" if "*" in allowed else origin if origin in allowed else allowed[0]
         return [("Access-Control-Allow-Origin", value), ("Vary", "Origin")]
 
-    def error(self, status: int, message: str, extra: Headers = ()) -> Response:
+    def error(self, status: int, message: str, extra: Sequence[tuple[str, str]] = ()) -> Response:
         """An answer of the gateway itself: gateway responses carry one static origin, whatever the caller's."""
         body = json.dumps({"error": message}).encode()
         cors = [("Access-Control-Allow-Origin", self.config.static_origin), ("Vary", "Origin")]
         return status, [("Content-Type", "application/json"), *cors, *extra], body
 
-    def gateway_error(self, err, extra: Headers = ()) -> Response:
+    def gateway_error(self, err, extra: Sequence[tuple[str, str]] = ()) -> Response:
         return self.error(err.status, err.message, extra)
 
     def methods(self, path: str) -> list[str]:
@@ -227,6 +227,7 @@ class _Server(ThreadingHTTPServer):
     # would see connections reset before a thread picks them up.
     request_queue_size = 128
     daemon_threads = True
+    gateway: LocalGateway  # set by LocalGateway.serve
 
 
 class _BodyTooLarge(Exception):
@@ -236,6 +237,7 @@ class _BodyTooLarge(Exception):
 class _HTTPHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, so clients can reuse connections
     server_version = "leaderboard-local-gateway"
+    server: _Server
     sys_version = ""
 
     def version_string(self) -> str:

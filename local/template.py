@@ -15,6 +15,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from local import ROOT, STATE_DIR
 
@@ -242,7 +243,12 @@ def _resolve(raw, tables: dict[str, str], region: str) -> str | None:
     return None
 
 
-def preflight_settings(template: dict) -> dict[str, str]:
+class PreflightSettings(TypedDict, total=False):
+    allow_headers: str
+    max_age: str
+
+
+def preflight_settings(template: dict) -> PreflightSettings:
     """Allow-Headers and Max-Age of the API's CORS preflight (its OPTIONS mock integration)."""
     for res in template.get("Resources", {}).values():
         props = res.get("Properties", {})

@@ -33,6 +33,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     SUBMISSION_MODES,
     TIMESTAMP_PATTERN,
 )
+from .periods import Period
 from .text import display_name
 
 DEFAULT_BOARD_ID = keys.DEFAULT_BOARD_ID
@@ -87,13 +88,13 @@ class BoardConfig:
     def is_tournament(self) -> bool:
         return self.ends_at is not None
 
-    def current_periods(self, now: datetime) -> list[periods.Period]:
+    def current_periods(self, now: datetime) -> list[Period]:
         """The periods a submission at `now` updates (a tournament's one period, whether open or not)."""
         if self.is_tournament:
             return [periods.tournament(parse_time(self.ends_at, "ends_at"))]
         return periods.current(now, self.periods)
 
-    def resolve_period(self, period: object, now: datetime) -> periods.Period:
+    def resolve_period(self, period: object, now: datetime) -> Period:
         """A period of this board from the API's period parameter (see periods.resolve)."""
         if self.is_tournament:
             if period is None or period == periods.TOURNAMENT:
@@ -188,7 +189,7 @@ def board_id(value: Any) -> str:
     return value
 
 
-def parse_new_board(body: dict[str, Any], created_at: str) -> BoardConfig:
+def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig:
     """A board from a POST /leaderboards body; every check says why it failed."""
     allowed = {
         "board_id",

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import invocation, keys, schema
 from .data import counters, entries
@@ -146,7 +146,7 @@ def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolE
             else:
                 segment_keys.add(bucket.lo)
     segments = counters.read(partition, keys.SEGMENTS, consistent=True)
-    touched_segments = {containing(segments, key).lo: key for key in segment_keys if containing(segments, key)}
+    touched_segments = {seg.lo: key for key in segment_keys if (seg := containing(segments, key))}
     run(lambda key: _recount_segment(partition, key, stats), list(touched_segments.values()))
 
 
@@ -233,7 +233,7 @@ def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> li
             positions.append(min(near, key=lambda pos: (abs(pos - ideal), pos)))
     ends = positions[1:] + [len(found)]
     return [
-        (lo if begin == 0 else keys.separator(found[begin - 1], found[begin]), end - begin)
+        (lo if begin == 0 else cast(str, keys.separator(found[begin - 1], found[begin])), end - begin)  # allowed
         for begin, end in zip(positions, ends, strict=True)
     ]
 

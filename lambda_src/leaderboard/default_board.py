@@ -52,7 +52,9 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     for entry in found:
         metrics.count(metrics.RANK_READS, board=boards.DEFAULT_BOARD.board_id)
         hidden = entries.is_hidden(entry)
-        rank, total = ranking.rank_and_total([entry[BOARD_PERIOD]], entries.position(entry), listed=not hidden)
+        at = entries.position(entry)
+        assert at is not None  # found holds entries only
+        rank, total = ranking.rank_and_total([entry[BOARD_PERIOD]], at, listed=not hidden)
         result.append(
             {
                 "leaderboard_id": entry[BOARD_PERIOD],

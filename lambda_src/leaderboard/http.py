@@ -112,7 +112,9 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any], r
 
     API Gateway names the matched template in `resource`; path parameters arrive decoded.
     """
-    served = {(r.method, r.path): r for r in routes.ROUTES if r.function == function}
+    served: dict[tuple[str | None, str | None], routes.Route] = {
+        (r.method, r.path): r for r in routes.ROUTES if r.function == function
+    }
     missing = sorted(r.operation for r in served.values() if not callable(operations.get(r.operation)))
     if missing:
         raise RuntimeError(f"{function.name} does not define {', '.join(missing)}")

@@ -78,6 +78,7 @@ class CachedRing:
         with self._lock:
             if self._ring is None or self._clock() - self._read_at >= REFRESH_SECONDS:
                 self._read()
+            assert self._ring is not None  # _read set it or raised
             return self._ring
 
     def refreshed(self) -> Ring:
@@ -85,6 +86,7 @@ class CachedRing:
         with self._lock:
             if self._ring is None or self._clock() - self._read_at >= MIN_REFRESH_SECONDS:
                 self._read()
+            assert self._ring is not None  # _read set it or raised
             return self._ring
 
     def _read(self) -> None:

@@ -38,7 +38,7 @@ ACCEPTED = {
     "Deletion": "accepted: a large board is still being purged; DELETE again",
     "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
 }
-SECURITY = {
+SECURITY: dict[str, list[dict[str, list[str]]]] = {
     routes.GAME: [{"gameKey": []}],
     routes.ADMIN: [{"adminKey": []}],
     routes.PLAYER: [{"playerToken": []}],

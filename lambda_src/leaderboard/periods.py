@@ -124,7 +124,9 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
     for kind, concrete in _CONCRETE.items():
         if kind in kinds and concrete.fullmatch(text):
             try:
-                return _parse(kind, _FIELDS.fullmatch(text))
+                fields = _FIELDS.fullmatch(text)
+                assert fields is not None  # every concrete pattern is a narrowing of _FIELDS
+                return _parse(kind, fields)
             except (ValueError, OverflowError):  # the patterns admit only real dates; this is a second fence
                 break
     # A well-formed period of a kind the board does not keep: that board period does not exist.

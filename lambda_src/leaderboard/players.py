@@ -103,7 +103,11 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
                     spent += 1  # at most: a cached config costs nothing
                     configs[board_id] = _board_or_none(board_id)
                 config = configs[board_id]
-                period = config and next((q for q in config.current_periods(now) if q.period_id == period_id), None)
+                period = (
+                    None
+                    if config is None
+                    else next((q for q in config.current_periods(now) if q.period_id == period_id), None)
+                )
             if config is not None and period is not None:
                 cost = READS_PER_ENTRY_AND_SHARD * config.shards
                 if len(chosen) == limit or (chosen and spent + cost > PLAYER_BOARDS_BUDGET):
@@ -124,6 +128,7 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
         item, config, period = pick
         hidden = entries.is_hidden(item)
         at = entries.position(item)
+        assert at is not None  # chosen items are entries
         rank_, total = ranking.rank_and_total(config.partitions(period.period_id), at, listed=not hidden)
         return {
             "board_id": config.board_id,

@@ -172,6 +172,7 @@ def around(
     metrics.count(metrics.RANK_READS, board=config.board_id)
     # A hidden player's own lookup still answers: where they would be, among the players others see.
     at, hidden = entries.position(item), entries.is_hidden(item)
+    assert at is not None  # the player's entry
     rank, total = ranking.rank_and_total(parts, at, listed=not hidden)
     above = list(reversed(ranking.merged_page(parts, window, before=at))) if window else []
     below = ranking.merged_page(parts, window, after=at) if window else []

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from . import boards, invocation, keys, metrics, periods
 from .boards import BoardConfig
@@ -157,7 +157,7 @@ def _plan(
                 f"the result would leave [{config.min_score}, {config.max_score}] on {period.kind}; nothing stored"
             )
         changed = new_score is not None and (old is None or new_score != old["score"])
-        if changed:
+        if changed and new_score is not None:  # (changed implies a new score)
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
@@ -287,7 +287,7 @@ def submit_many(
 
     def flush() -> None:
         if chunk:
-            _apply_chunk(config, period_list, [(i, submissions[i]) for i in chunk], results, now)
+            _apply_chunk(config, period_list, [(i, cast(Submission, submissions[i])) for i in chunk], results, now)
             chunk.clear()
             players_in_chunk.clear()
 
@@ -305,7 +305,7 @@ def submit_many(
         chunk.append(i)
         players_in_chunk.add(s.player_id)
     flush()
-    return results
+    return cast("list[Outcome | BadRequest]", results)  # every slot is filled by now
 
 
 def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime) -> None:

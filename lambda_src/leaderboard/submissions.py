@@ -47,7 +47,7 @@ def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadR
     submissions = [scoring.checked(config, s) for s in submissions]
     refused, minutes = _past_limit(config, submissions)
     kept = [i for i in range(len(submissions)) if i not in refused]
-    outcomes: dict[int, object] = dict(refused)
+    outcomes: dict[int, scoring.Outcome | ApiError] = dict(refused)
     outcomes.update(zip(kept, scoring.submit_many(config, [submissions[i] for i in kept]), strict=True))
     _give_back_refused(config, [(submissions[i], outcomes[i]) for i in kept], minutes)
     results = []
@@ -61,7 +61,9 @@ def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadR
     return {"board_id": config.board_id, "accepted": ok, "rejected": len(results) - ok, "results": results}
 
 
-def _give_back_refused(config: BoardConfig, results: list[tuple[object, object]], minutes: dict[str, int]) -> None:
+def _give_back_refused(
+    config: BoardConfig, results: list[tuple[object, object]], minutes: dict[str, int | None]
+) -> None:
     """Entries counted, then refused with 400 once their stored entries were read: one write per such player."""
     per_player = Counter(
         s.player_id for s, outcome in results if isinstance(s, scoring.Submission) and isinstance(outcome, BadRequest)
@@ -70,14 +72,14 @@ def _give_back_refused(config: BoardConfig, results: list[tuple[object, object]]
         rate_limits.give_back(config, player, minutes.get(player), count)
 
 
-def _past_limit(config: BoardConfig, submissions: list) -> tuple[dict[int, TooManyRequests], dict[str, int]]:
+def _past_limit(config: BoardConfig, submissions: list) -> tuple[dict[int, TooManyRequests], dict[str, int | None]]:
     """The entries of players past the board's per-player limit, and the minute each other player's entries
     counted in: one counter write per distinct player."""
     if config.max_submissions_per_minute is None:
         return {}, {}
     per_player = Counter(s.player_id for s in submissions if isinstance(s, scoring.Submission))
     refused: dict[int, TooManyRequests] = {}
-    minutes: dict[str, int] = {}
+    minutes: dict[str, int | None] = {}
     for player, count in per_player.items():
         try:
             minutes[player] = rate_limits.take(config, player, count)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_cloudwatch as cw
@@ -158,7 +158,7 @@ class Leaderboard(Construct):
                 "dynamodb:GetShardIterator",
                 "dynamodb:ListStreams",
             ],
-            resource_arns=[self.scores_table.table_stream_arn],
+            resource_arns=[cast(str, self.scores_table.table_stream_arn)],  # the table has a stream
         )
 
     # Metrics of the API and of each function, for your own alarms and dashboards.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from aws_cdk import Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -16,7 +19,7 @@ from .tables import LeaderboardTables
 RETRY_ATTEMPTS = 10
 
 
-def entry_changes(hidden_too: bool = False) -> list[dict]:
+def entry_changes(hidden_too: bool = False) -> list[Mapping[str, Any]]:
     """Only changes of entries (items with a rank key): counters, boards and idempotency records are left out.
     hidden_too: also entries written hidden (a hidden player's rank key), for the consumer that reconciles them
     with the moderation decisions; four patterns then (a mapping takes five by default)."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import CfnResource, RemovalPolicy
 from aws_cdk import aws_dynamodb as ddb
 from constructs import Construct
 
@@ -27,7 +27,7 @@ class LeaderboardTables(Construct):
         overrides: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(scope, id)
-        common = dict(
+        common: dict[str, Any] = dict(
             billing_mode=ddb.BillingMode.PAY_PER_REQUEST,  # nothing to pay at idle
             point_in_time_recovery_specification=ddb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True
@@ -65,7 +65,7 @@ class LeaderboardTables(Construct):
         )
         for table in (self.scores, self.snapshots):
             for name, value in (overrides or {}).items():
-                table.node.default_child.add_property_override(name, value)
+                cast(CfnResource, table.node.default_child).add_property_override(name, value)
 
     @property
     def rank_index_arn(self) -> str:

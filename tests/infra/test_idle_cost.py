@@ -1,7 +1,7 @@
 """What each stage costs a month at idle, by us-east-1 list prices, computed from its synthesized template.
 
-README's cost table states these figures: a change that adds an alarm metric, a secret or a dashboard metric
-changes a figure here first, and the README with it."""
+docs/OPERATIONS.md's cost table states these figures: a change that adds an alarm metric, a secret or a dashboard
+metric changes a figure here first, and that page with it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ FREE_DASHBOARD_METRICS = 50
 WEB_ACL_MONTH = 5.00
 WAF_RULE_MONTH = 1.00  # plus 0.60 per million requests inspected: traffic, not idle
 
-# The figures README's table states (stage -> item -> USD/month), rounded to the cent.
+# The figures docs/OPERATIONS.md's table states (stage -> item -> USD/month), rounded to the cent.
 STATED = {
     "dev": {"instance": 3.07, "ipv4": 3.65, "ebs": 0.64, "secrets": 2.00, "alarms": 0.60, "dashboard": 0.00,
             "kms": 0.00, "waf": 0.00, "total": 9.96},
@@ -80,7 +80,7 @@ def idle_cost(template: dict) -> dict:
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
-def test_the_idle_cost_of_each_stage_is_what_readme_states(stage, dev_template_json, prod_template_json):
+def test_the_idle_cost_of_each_stage_is_what_the_operations_page_states(stage, dev_template_json, prod_template_json):
     template = {"dev": dev_template_json, "prod": prod_template_json}[stage]
     assert idle_cost(template) == STATED[stage]
 
@@ -125,11 +125,11 @@ def test_the_operations_dashboard_of_prod_is_billed(prod_template_json):
     assert _count_metric_rows(dashboard["DashboardBody"]) > FREE_DASHBOARD_METRICS
 
 
-def test_readmes_cost_table_states_these_totals():
-    """README's cost table has a dev and a prod column; its total row states the figures this file computes (the
-    alarm row's count is checked against the template in test_monitoring.py)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    (row,) = [line for line in readme.splitlines() if line.startswith("| **total**")]
+def test_the_operations_pages_cost_table_states_these_totals():
+    """docs/OPERATIONS.md's cost table has a dev and a prod column; its total row states the figures this file
+    computes (the alarm row's count is checked against the template in test_monitoring.py)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "OPERATIONS.md").read_text()
+    (row,) = [line for line in page.splitlines() if line.startswith("| **total**")]
     assert f"**≈ {STATED['dev']['total']:.2f}**" in row and f"**≈ {STATED['prod']['total']:.2f}**" in row
 
 

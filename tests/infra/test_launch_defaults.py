@@ -1,6 +1,6 @@
 """The defaults a launch meets (issue 21): no reserved concurrency, throttles sized from the benchmark's model,
-and a per-client limit in production. The figures are the ones README's table "What one stack
-takes with default settings" states; a test below holds the table to the template."""
+and a per-client limit in production. The figures are the ones docs/OPERATIONS.md's table "What one
+stack takes with default settings" states; a test below holds the table to the template."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from cdk_leaderboard.props import (
 
 from leaderboard import routes
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATIONS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "OPERATIONS.md"
 
 # What the table states: (rate/s, burst) per throttle, and the WAF's reads per 5 minutes per client.
 STAGE_DEFAULT = (500, 1000)
@@ -132,8 +132,8 @@ def test_the_waf_default_follows_production_and_the_props():
 
 
 def _table_rows() -> dict[str, str]:
-    text = README.read_text()
-    section = text.split("### What one stack takes with default settings", 1)[1].split("\n### ", 1)[0]
+    text = OPERATIONS_PAGE.read_text()
+    section = text.split("## What one stack takes with default settings", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| operation")]
     return {row.split("|")[1].strip(): row for row in rows}
 
@@ -143,7 +143,7 @@ def _numbers(row: str) -> set[int]:
 
 
 def test_the_performance_table_states_these_limits():
-    """README's table: each row names the limit the template sets."""
+    """docs/OPERATIONS.md's table: each row names the limit the template sets."""
     rows = _table_rows()
     submit = next(r for k, r in rows.items() if k.startswith("Submit"))
     assert {GAME_KEY[0], GAME_KEY[1], GAME_KEY[2]} <= _numbers(submit) and "game_key_rate_limit" in submit

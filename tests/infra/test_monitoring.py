@@ -356,11 +356,11 @@ def test_the_event_api_s_connections_and_deliveries_are_graphed(template):
     assert not [row for row in metric_rows(t) if row[0] == "AWS/ApiGateway" and "ApiId" in row]  # no WebSocket API
 
 
-def test_the_readmes_alarm_cost_counts_the_alarm_metrics_of_the_template(prod_template):
-    """CloudWatch bills each metric an alarm reads: the README's cost table must count what the template holds
+def test_the_operations_pages_alarm_cost_counts_the_alarm_metrics_of_the_template(prod_template):
+    """CloudWatch bills each metric an alarm reads: docs/OPERATIONS.md's cost table must count what the template holds
     (production's, the "full" level; dev's "essential" level is in tests/infra/test_idle_cost.py)."""
     t = prod_template.to_json()
     billed = sum(len(reads(a)) for a in alarms(t).values())
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    (stated,) = re.findall(r"CloudWatch alarms: (\d+) alarm metrics at 0\.10", readme)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "OPERATIONS.md").read_text()
+    (stated,) = re.findall(r"CloudWatch alarms: (\d+) alarm metrics at 0\.10", page)
     assert int(stated) == billed

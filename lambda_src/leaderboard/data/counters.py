@@ -30,7 +30,8 @@ def _counter(item: dict[str, Any]) -> Counter:
 
 def read(partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None):
     """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi]."""
-    condition, values = f"{schema.SCORES_PARTITION_KEY} = :p", {":p": keys.counter_partition(partition, level)}
+    condition = f"{schema.SCORES_PARTITION_KEY} = :p"
+    values: dict[str, str | None] = {":p": keys.counter_partition(partition, level)}
     if lo is not None:
         condition += f" AND {_SORT} BETWEEN :lo AND :hi"
         values.update({":lo": lo, ":hi": hi})

@@ -27,7 +27,7 @@ class Erasing(Conflict):
 
 def is_fence(item: dict[str, Any] | None) -> bool:
     """Whether an item in an entry's place is an erasure's fence (see schema.ERASING_MARK), not an entry."""
-    return bool(item) and schema.ERASING_MARK in item
+    return item is not None and schema.ERASING_MARK in item
 
 
 def _get_all(pairs: Iterable[tuple[str, str]], consistent: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
@@ -119,7 +119,7 @@ def _update(w: EntryWrite) -> dict:
             sets.append("ops.#op = :op_expires")
             values[":op_expires"] = w.operation_expires
             # Forget the oldest ones so the item stays small.
-            for i, old in enumerate(sorted(held, key=held.get)[: max(0, len(held) + 1 - OPERATIONS_KEPT)]):
+            for i, old in enumerate(sorted(held, key=held.__getitem__)[: max(0, len(held) + 1 - OPERATIONS_KEPT)]):
                 names[f"#old{i}"] = old
                 removes.append(f"ops.#old{i}")
     update = {

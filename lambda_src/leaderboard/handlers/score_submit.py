@@ -91,7 +91,7 @@ def bulk(call: Call):
         raise BadRequest(f"entries must be a list of 1 to {limits.MAX_BULK} submissions")
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/bulk"
-    parsed = []
+    parsed: list[scoring.Submission | BadRequest] = []
     for index, entry in enumerate(entries):
         try:
             parsed.append(_submission(entry, key and keys.operation_id(key, scope, index)))

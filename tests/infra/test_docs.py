@@ -1,0 +1,107 @@
+"""The README is a front door and the docs/ pages hold the rest (issue 23): the README stays small, and no relative
+link in it or in docs/ points at a file or a heading that is not there (a page moved or a heading renamed breaks
+a test here, not a reader's click)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*/README.md"))]
+README_MAX_BYTES = 15_000  # issue 23: "README ≤ 15 KB"
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # https:, mailto:, ...
+
+
+def _prose_lines(text: str) -> list[str]:
+    """The lines outside fenced code blocks (a `# comment` in a bash block is no heading, a `[x](y)` there no link)."""
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
+
+
+def github_anchor(heading: str) -> str:
+    """GitHub's id for a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    found: set[str] = set()
+    for line in _prose_lines(page.read_text()):
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            slug = github_anchor(heading.group(1))
+            n, unique = 0, slug
+            while unique in found:  # GitHub numbers repeated headings: x, x-1, x-2
+                n += 1
+                unique = f"{slug}-{n}"
+            found.add(unique)
+    return found
+
+
+def relative_links(page: Path) -> list[str]:
+    return [
+        target for line in _prose_lines(page.read_text()) for target in LINK.findall(line) if not EXTERNAL.match(target)
+    ]
+
+
+def test_the_readme_is_a_front_door_of_at_most_15_kb():
+    size = len(README.read_bytes())
+    assert size <= README_MAX_BYTES, f"README.md is {size} bytes: move a section to a page under docs/"
+
+
+def test_the_anchor_of_a_heading_is_githubs():
+    """The ids the link check expects, as GitHub renders them (the links in these pages that were written by hand)."""
+    assert github_anchor("Live updates (AWS AppSync Events)") == "live-updates-aws-appsync-events"
+    assert github_anchor("Text, numbers and dates") == "text-numbers-and-dates"
+    assert github_anchor("Launch load test (`make bench-launch`)") == "launch-load-test-make-bench-launch"
+
+
+def broken_links(page: Path) -> list[str]:
+    """Each relative link must name an existing file, and a `#heading` on a Markdown page one of its headings."""
+    broken = []
+    for target in relative_links(page):
+        path_part, _, anchor = target.partition("#")
+        linked = (page.parent / path_part).resolve() if path_part else page
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target}: no heading #{anchor} in {linked.name}")
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path):
+    broken = broken_links(page)
+    assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+def test_the_link_check_finds_a_missing_page_and_a_missing_heading(tmp_path: Path):
+    (tmp_path / "OTHER.md").write_text("# Other\n\n## Kept (here)\n\n```bash\n# not a heading\n```\n")
+    page = tmp_path / "PAGE.md"
+    page.write_text(
+        "# Page\n\n[ok](OTHER.md#kept-here) [self](#page) [gone](GONE.md) [renamed](OTHER.md#not-a-heading)\n"
+        "[web](https://example.com/x.md)\n\n```\n[in code](NOWHERE.md)\n```\n"
+    )
+    assert broken_links(page) == [
+        "GONE.md: no such file",
+        "OTHER.md#not-a-heading: no heading #not-a-heading in OTHER.md",
+    ]
+
+
+def test_the_readme_links_every_page_under_docs():
+    """A page nobody can reach from the front door is a page nobody reads."""
+    linked = {(ROOT / t.partition("#")[0]).resolve() for t in relative_links(README)}
+    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md")) if p.resolve() not in linked]
+    assert not unlinked, f"README.md links no {unlinked}"
