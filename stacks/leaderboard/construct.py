@@ -32,8 +32,10 @@ class Leaderboard(Construct):
     a REST API with a game-server key and an admin key, the rank counters, a dashboard (CloudFront, Nginx on EC2)
     and alarms.
 
-    Settings are keyword arguments, the fields of `LeaderboardProps` (or one `props=` object); every one has a
-    default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard.
+    Settings are keyword arguments, the fields of `LeaderboardProps` (or one `props=` object), related ones in
+    groups (`throttles=Throttles(...)`, `monitoring=Monitoring(...)`, `live=Live(...)`, `waf=Waf(...)`); every one
+    has a default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard. The reference:
+    docs/CONFIGURATION.md.
 
     Attributes: `api` (RestApi), `live_api` (the AppSync Event API of live updates) and `live_url` (its real-time
     wss:// URL),

@@ -9,10 +9,13 @@ The reference page docs/CONFIGURATION.md is generated from the docstrings here (
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import RemovalPolicy
@@ -256,6 +259,20 @@ class LeaderboardProps:
         return cls(stage=stage, **values)
 
 
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+
+def _callers_level() -> int:
+    """The stack level of the user's own line (Leaderboard(...) or LeaderboardProps(...)) seen from _grouped: past
+    this package's frames and jsii's, which calls a construct's __init__."""
+    frame, level = sys._getframe(1), 1  # _grouped, the caller of warnings.warn, is level 1
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(_PACKAGE_DIR) or f"{os.sep}jsii{os.sep}" in frame.f_code.co_filename
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _grouped(settings: dict[str, Any]) -> dict[str, Any]:
     """Today's flat keyword props moved into their groups, with a DeprecationWarning naming the new spelling."""
     flat = {name: settings.pop(name) for name in list(settings) if name in FLAT_PROPS}
@@ -275,7 +292,7 @@ def _grouped(settings: dict[str, Any]) -> dict[str, Any]:
     warnings.warn(
         "flat leaderboard props are deprecated and go in the next release: " + "; ".join(moved),
         DeprecationWarning,
-        stacklevel=3,
+        stacklevel=_callers_level(),
     )
     return settings
 

@@ -49,8 +49,9 @@ def test_flat_props_are_accepted_with_a_deprecation_warning_and_mean_the_grouped
         "waf_requests_per_5_minutes_per_ip": 1000,
     }
     assert set(flat) == set(props_groups.FLAT_PROPS) | set(props_groups.FLAT_SWITCHES)
-    with pytest.warns(DeprecationWarning, match="throttles=Throttles"):
+    with pytest.warns(DeprecationWarning, match="throttles=Throttles") as caught:
         old = LeaderboardProps(**flat)
+    assert caught[0].filename == __file__  # the warning names the user's line, not the package's
     new = LeaderboardProps(
         throttles=Throttles(
             rate_limit=400.0,
@@ -95,7 +96,9 @@ def test_an_existing_event_bus_is_used_and_none_is_made():
     bus = events.EventBus.from_event_bus_arn(
         stack, "GameBus", "arn:aws:events:eu-west-1:111111111111:event-bus/game-events"
     )
-    Leaderboard(stack, "Leaderboard", existing_event_bus=bus, dashboard=False, monitoring=Monitoring(enabled=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # grouped props only: no warning
+        Leaderboard(stack, "Leaderboard", existing_event_bus=bus, dashboard=False, monitoring=Monitoring(enabled=False))
     template = Template.from_stack(stack).to_json()
     resources = template["Resources"].values()
     assert not [r for r in resources if r["Type"] == "AWS::Events::EventBus"]
