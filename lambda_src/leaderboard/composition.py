@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import cursors, game_key, invocation, keyring, tokens
+from . import cursors, game_key, invocation, keyring
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
@@ -66,7 +66,7 @@ class Runtime:
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
             cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secrets.new_client)),
-            token_keys=keyring.CachedRing(lambda: tokens.load_ring(settings, secrets.new_client)),
+            token_keys=keyring.CachedRing(lambda: _token_ring(settings)),
             game_keys=keyring.CachedRing(
                 lambda: game_key.load_ring(settings, secrets.new_client), min_chars=game_key.MIN_CHARS
             ),
@@ -80,6 +80,13 @@ class Runtime:
         """The same clients and clock with other settings (and fresh caches, which depend on them)."""
         memory = None if isinstance(self.rate_limits, DynamoRateLimits) else self.rate_limits  # a test's: kept
         return Runtime.build(replace(self.settings, **changes), self.clock, self.dynamodb, memory)
+
+
+def _token_ring(settings: Settings) -> keyring.Ring:
+    # Imported on first use: PyJWT costs cold-start time that functions which never see a token need not pay.
+    from . import tokens
+
+    return tokens.load_ring(settings, secrets.new_client)
 
 
 Handler = Callable[[Any, Any], Any]

@@ -2,7 +2,7 @@
 metrics, with no API call on the request path and no permission beyond writing the function's own logs.
 
 Usage: `metrics.count(metrics.SUBMISSIONS, board=...)` wherever something happens; the handler wrapper
-(`http.api_handler`) flushes once per invocation, one JSON line per set of properties.
+(`composition.entry_point`) flushes the runtime's sink once per invocation, one JSON line per set of properties.
 
 A printer of our own rather than Powertools Metrics: Powertools is in the runtime (AWS's layer), but importing
 `aws_lambda_powertools.metrics` pulls in the Powertools logger and jmespath, which cost 75 to 90 ms here on every

@@ -65,7 +65,10 @@ def stack(tmp_path_factory):
         run_dir=tmp_path_factory.mktemp("local-stack"),
     )
     try:
-        yield backend.start()
+        # In-process code of a test (meters on the handlers' DynamoDB client, loads written straight into the
+        # tables) sees the stack's runtime; the client stays the same when the stack renews its runtime.
+        with backend.start().serving():
+            yield backend
     finally:
         backend.stop()
 
