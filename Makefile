@@ -78,7 +78,8 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 
 # mypy cannot see through the editable install's import hook: `make typecheck` first mirrors the wheel's layout
 # (pyproject.toml's [tool.setuptools.package-dir]: cdk_leaderboard, its runtime = lambda_src, ...) in symlinks, made
-# afresh each time so that added and removed modules show
+# afresh each time so that added and removed modules show. The Lambda package itself is left out of the mirror: it
+# has one name, top-level `leaderboard` (mypy_path's lambda_src), as in every process
 define TYPECHECK_TREE
 import pathlib, shutil, tomllib
 root = pathlib.Path(".local/typecheck")
@@ -88,6 +89,8 @@ for package, source in sorted(package_dirs.items()):  # a package before its sub
     target = root.joinpath(*package.split("."))
     target.mkdir(parents=True, exist_ok=True)
     for child in pathlib.Path(source).iterdir():
+        if source == "lambda_src" and child.is_dir():
+            continue
         if not (target / child.name).exists():
             (target / child.name).symlink_to(child.resolve())
 endef

@@ -53,6 +53,7 @@ import logging
 import socket
 import threading
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from botocore.credentials import Credentials
@@ -60,6 +61,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
+from websockets.typing import Subprotocol
 
 from local.appsync_protocol import (
     CHANNEL_PATTERN,
@@ -201,8 +203,10 @@ class AppSyncEventsServer:
         connection.appsync_authorized = self._authorized(auth_from_subprotocols(offered))  # type: ignore[attr-defined]
         return None
 
-    def _select_subprotocol(self, connection: ServerConnection, subprotocols) -> str | None:
-        return SUBPROTOCOL if SUBPROTOCOL in subprotocols else None
+    def _select_subprotocol(
+        self, connection: ServerConnection, subprotocols: Sequence[Subprotocol]
+    ) -> Subprotocol | None:
+        return Subprotocol(SUBPROTOCOL) if SUBPROTOCOL in subprotocols else None
 
     def _authorized(self, authorization: dict | None) -> bool:
         key = authorization.get("x-api-key") if isinstance(authorization, dict) else None
@@ -356,6 +360,7 @@ class AppSyncEventsServer:
                 },
             )
             return
+        assert isinstance(subscription_id, str)  # else no channel was found
         self._forget(channel, client, subscription_id)
         await _send(client, {"type": "unsubscribe_success", "id": subscription_id})
 

@@ -11,13 +11,12 @@ import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .composition import Runtime
     from .settings import Settings
 
-P = ParamSpec("P")
 R = TypeVar("R")
 
 lambda_context: contextvars.ContextVar[Any] = contextvars.ContextVar("lambda_context", default=None)
@@ -58,11 +57,12 @@ def seconds() -> float:
     return now().timestamp()
 
 
-def carried(work: Callable[P, R]) -> Callable[P, R]:
-    """`work` bound to this invocation's runtime, for a worker thread (threads do not inherit context variables)."""
+def carried(work: Callable[..., R]) -> Callable[..., R]:
+    """`work` bound to this invocation's runtime, for a worker thread (threads do not inherit context variables).
+    (Callable[..., R], not a ParamSpec: mypy cannot infer the lambdas' parameters through one.)"""
     bound = runtime()
 
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+    def run(*args: Any, **kwargs: Any) -> R:
         with serving(bound):
             return work(*args, **kwargs)
 

@@ -6,7 +6,7 @@ import json
 import math
 import re
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import Any, overload
 
 from .errors import BadRequest, PayloadTooLarge
 from .limits import (
@@ -96,7 +96,7 @@ def player_id(value: Any, field: str = "player_id") -> str:
     return value
 
 
-def player_name(value: Any, default: str) -> str:
+def player_name(value: Any, default: str | None) -> str | None:
     if value is None:
         return default
     return display_name(value, "player_name")
@@ -165,7 +165,13 @@ def idempotency_key(value: str | None) -> str | None:
     return value
 
 
-def bounded_int(value: Any, field: str, low: int, high: int, default: int | None, required: bool = False) -> int:
+@overload
+def bounded_int(value: Any, field: str, low: int, high: int, default: int, required: bool = False) -> int: ...
+@overload
+def bounded_int(
+    value: Any, field: str, low: int, high: int, default: int | None, required: bool = False
+) -> int | None: ...
+def bounded_int(value: Any, field: str, low: int, high: int, default: int | None, required: bool = False) -> int | None:
     """An integer in [low, high] from JSON or a query string; absent means default (or 400 if required)."""
     if value is None:
         if required:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from types import MappingProxyType
+from typing import Any, cast
 
 from aws_cdk import Aws, CfnMapping, Duration, Fn, Names
 from aws_cdk import aws_certificatemanager as acm
@@ -78,11 +79,13 @@ class DashboardDistribution(Construct):
         super().__init__(scope, id)
         # A domain of one's own: its certificate (ACM, us-east-1) and TLS 1.2 at least. Without one, CloudFront's
         # default certificate, whose TLS policy CloudFront sets (it allows TLS 1.0).
-        custom_domain = {}
+        custom_domain: dict[str, Any] = {}
         if props.domain_name:
             custom_domain = {
                 "domain_names": [props.domain_name],
-                "certificate": acm.Certificate.from_certificate_arn(self, "Certificate", props.certificate_arn),
+                "certificate": acm.Certificate.from_certificate_arn(
+                    self, "Certificate", cast(str, props.certificate_arn)
+                ),
                 "minimum_protocol_version": cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
             }
         # A VPC origin (free): CloudFront reaches the instance's private address from ENIs it places in the

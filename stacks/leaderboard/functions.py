@@ -8,8 +8,9 @@ replace (tests/infra/test_stateful_ids.py).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
-from aws_cdk import Duration
+from aws_cdk import CfnResource, Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -99,7 +100,7 @@ class Functions:
         }
         for function in self.by_name.values():
             for name, value in props.function_overrides.items():
-                function.node.default_child.add_property_override(name, value)
+                cast(CfnResource, function.node.default_child).add_property_override(name, value)
 
     def allow(self, statements: Sequence[iam.PolicyStatement]) -> None:
         """More statements in the shared role's one inline policy (what another part of the construct needs)."""
@@ -146,7 +147,7 @@ def _shared_statements(
                 "dynamodb:GetShardIterator",
                 "dynamodb:ListStreams",
             ],
-            resources=[tables.scores.table_stream_arn],
+            resources=[cast(str, tables.scores.table_stream_arn)],  # the table has a stream
         ),
         iam.PolicyStatement(
             sid="SnapshotsAppendRead",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from aws_cdk import Duration
 from aws_cdk import aws_apigateway as apigw
@@ -101,7 +102,7 @@ def scores_table_metrics(table_name: str) -> TableMetrics:
             period=period,
         )
 
-    index = {"GlobalSecondaryIndexName": schema.RANK_INDEX}
+    index: dict[str, Any] = {"GlobalSecondaryIndexName": schema.RANK_INDEX}
     conflicts = dynamodb("TransactionConflict", period=FIVE_MINUTES)
     transactions = dynamodb(
         "SuccessfulRequestLatency", statistic="SampleCount", period=FIVE_MINUTES, Operation="TransactWriteItems"

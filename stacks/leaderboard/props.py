@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import RemovalPolicy
@@ -265,7 +266,8 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 def _callers_level() -> int:
     """The stack level of the user's own line (Leaderboard(...) or LeaderboardProps(...)) seen from _grouped: past
     this package's frames and jsii's, which calls a construct's __init__."""
-    frame, level = sys._getframe(1), 1  # _grouped, the caller of warnings.warn, is level 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1  # _grouped, the caller of warnings.warn, is level 1
     while frame is not None and (
         frame.f_code.co_filename.startswith(_PACKAGE_DIR) or f"{os.sep}jsii{os.sep}" in frame.f_code.co_filename
     ):
@@ -284,10 +286,10 @@ def _grouped(settings: dict[str, Any]) -> dict[str, Any]:
     moved = []
     for name, value in flat.items():
         group, inner = FLAT_PROPS.get(name, (name, FLAT_SWITCHES.get(name, "")))
-        current = settings.get(group, GROUPS[group]())
+        current: Any = settings.get(group, GROUPS[group]())
         if not isinstance(current, GROUPS[group]):
             raise TypeError(f"{group} must be {GROUPS[group].__name__}(...)")
-        settings[group] = replace(current, **{inner: value})
+        settings[group] = replace(current, **{inner: value})  # type: ignore[type-var]  # a group: a dataclass
         moved.append(f"{name}= -> {group}={GROUPS[group].__name__}({inner}=...)")
     warnings.warn(
         "flat leaderboard props are deprecated and go in the next release: " + "; ".join(moved),

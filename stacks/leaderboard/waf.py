@@ -5,6 +5,8 @@ Built into the scope it is given (the construct `Api`), keeping the logical ids 
 
 from __future__ import annotations
 
+from typing import Any
+
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
@@ -82,7 +84,7 @@ class Waf:
             not_statement=wafv2.CfnWebACL.NotStatementProperty(statement=forwarded)
         )
 
-        def rate_rule(name: str, priority: int, **rate: object) -> wafv2.CfnWebACL.RuleProperty:
+        def rate_rule(name: str, priority: int, **rate: Any) -> wafv2.CfnWebACL.RuleProperty:
             return wafv2.CfnWebACL.RuleProperty(
                 name=name,
                 priority=priority,

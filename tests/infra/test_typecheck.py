@@ -39,11 +39,12 @@ def test_only_the_vendored_jwt_is_exempt_from_the_check():
 
 def test_the_check_covers_the_lambda_code_the_construct_local_and_ops():
     """cdk_leaderboard is stacks/leaderboard with lambda_src as its runtime (pyproject's package-dir, which `make
-    typecheck` mirrors); the other modules of stacks/ are listed one by one, so a new one must be added."""
+    typecheck` mirrors), the Lambda package is checked under its one name, `leaderboard`; the other modules of
+    stacks/ are listed one by one, so a new one must be added."""
     package_dirs = PYPROJECT["tool"]["setuptools"]["package-dir"]
     assert package_dirs["cdk_leaderboard"] == "stacks/leaderboard" and package_dirs["cdk_leaderboard.runtime"] == (
         "lambda_src"
     )
-    assert {"cdk_leaderboard", "local", "ops"} <= set(MYPY["packages"])
+    assert {"cdk_leaderboard", "leaderboard", "local", "ops"} <= set(MYPY["packages"])
     stacks_modules = {f"stacks.{p.stem}" for p in (ROOT / "stacks").glob("*.py") if p.stem != "__init__"}
     assert stacks_modules == set(MYPY["modules"]), "list every module of stacks/ in [tool.mypy] modules"
