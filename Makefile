@@ -21,7 +21,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # a process with the integration tests (in one process, a dashboard lookup test failed after the integration tests
 # and passed on its own: shared process state, issue 23's subject)
 TEMPLATE_SUITES := tests/infra tests/package tests/ops tests/integ
-STACK_SUITES := tests/integration
+STACK_SUITES := tests/integration tests/contract
 BROWSER_SUITES := tests/e2e tests/fuzz
 # Each integration worker starts a stack of its own (DynamoDB Local, gateway and stand-ins on free ports, its own run
 # directory and environment: xdist workers are processes); --dist loadfile keeps each file on one worker, so a file's

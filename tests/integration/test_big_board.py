@@ -13,8 +13,7 @@ import random
 
 import pytest
 
-from leaderboard import boards, periods, schema, scoring  # the table facts the stack builds from
-from leaderboard.clock import now_utc
+from leaderboard import boards, invocation, periods, schema, scoring  # the table facts the stack builds from
 from leaderboard.data import entries
 
 FILLER = 6000  # with 64-character ids and names (about 260 bytes in the index each): more than one 1 MB page
@@ -44,9 +43,9 @@ def big_board(api, stack):
     stack.reset_tables()
     rng = random.Random(7)
     board = boards.DEFAULT_BOARD
-    all_time = periods.current(now_utc(), board.periods)[0]
+    all_time = periods.current(invocation.now(), board.periods)[0]
     assert all_time.period_id == "all-time"
-    reached = int(now_utc().timestamp() * 1000)
+    reached = int(invocation.now().timestamp() * 1000)
     filler = (
         scoring.make_entry(
             board, all_time, f"{i:05d}-".ljust(MAX_LEN, "f"), "F".ljust(MAX_LEN, "n"), score, reached, None

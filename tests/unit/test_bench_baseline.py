@@ -9,10 +9,8 @@ import time
 import pytest
 
 from bench.baseline import OriginalDesign
-from leaderboard import board_registry, periods
-from leaderboard.clock import now_utc
+from leaderboard import board_registry, invocation, periods
 from leaderboard.scoring import make_entry
-from leaderboard.settings import get_settings
 from tests.support.lambda_api import create_board, submit, top
 
 BOARD = "yardstick"
@@ -27,8 +25,8 @@ def yardstick(ddb):
     for player, score in SCORES.items():
         assert submit(BOARD, player, score)[0] == 200
     config = board_registry.get_board(BOARD)
-    period = periods.current(now_utc(), config.periods)[0]
-    return OriginalDesign(ddb, get_settings().scores_table), config, period
+    period = periods.current(invocation.now(), config.periods)[0]
+    return OriginalDesign(ddb, invocation.settings().scores_table), config, period
 
 
 def _brute_force() -> list[str]:
