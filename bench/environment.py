@@ -111,7 +111,7 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     # in-process and the meters on its DynamoDB client all use it. Bound here for the rest of the process's main
     # thread; worker threads carry it (invocation.carried).
     runtime = Runtime.from_environment()
-    invocation.serving(runtime).__enter__()
+    invocation.serve_from_now_on(runtime)
     return BenchEnvironment(endpoint, runtime.settings.scores_table, template, procs or ProcessGroup(), log or Path())
 
 

@@ -123,6 +123,7 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
 def run_once(
     kind: str, writers: int, seconds: float, pool: int, seed: int, env: environment.BenchEnvironment, model: AwsModel
 ) -> dict[str, Any]:
+    from leaderboard import invocation
     from leaderboard.data import dynamo
     from leaderboard.simulation import random_name
     from local.tables import reset_tables
@@ -181,7 +182,7 @@ def run_once(
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=writers) as threads:
         for i in range(writers):
-            threads.submit(writer, i)
+            threads.submit(invocation.carried(writer), i)  # the benchmark's runtime, in each writer thread
         time.sleep(seconds)
         stop.set()
     elapsed = time.monotonic() - started

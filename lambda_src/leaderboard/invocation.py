@@ -33,6 +33,12 @@ def serving(runtime: Runtime) -> Iterator[Runtime]:
         _runtime.reset(token)
 
 
+def serve_from_now_on(runtime: Runtime) -> None:
+    """Bind `runtime` for the rest of this thread (a tool's main thread: the benchmark). Not `serving(...).__enter__()`:
+    that context manager, left unreferenced, is collected at once and its exit unbinds the runtime again."""
+    _runtime.set(runtime)
+
+
 def runtime() -> Runtime:
     """The runtime of the invocation in progress."""
     found = _runtime.get()

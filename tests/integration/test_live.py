@@ -22,6 +22,7 @@ from .stack_config import ADMIN_KEY
 CROWD = 500  # the figure: subscribers on one board period
 CROWD_BOARD = "live-crowd"
 SCORES = itertools.count(int(time.time()))  # ever higher: every submission is a new leader
+ARRIVAL_JITTER = 0.5  # seconds a message's delivery may add to or take from its gap to the next one
 
 
 @pytest.fixture(scope="module")
@@ -162,9 +163,12 @@ def test_a_burst_gives_no_subscriber_more_than_one_message_a_second_and_all_of_t
         gaps = [b - a for a, b in itertools.pairwise(arrivals)]
         counts.append(len(arrivals))
         smallest_gaps.append(min(gaps, default=float("inf")))
-        # at most one a second on average over the burst, and never two together (arrival jitter allowed for)
-        assert len(arrivals) <= (arrivals[-1] - arrivals[0]) / limits.LIVE_MIN_INTERVAL_SECONDS + 1, gaps
-        assert min(gaps, default=1.0) >= 0.5, gaps
+        # at most one a second on average over the burst, and never two together. Arrivals, not publishes, are
+        # timed here: each is late by its own delivery time, so both checks allow ARRIVAL_JITTER (on a loaded
+        # 2-core machine, 4 publishes a second apart arrived 0.74, 1.03 and 0.98 s apart: a span of 2.75 s)
+        span = arrivals[-1] - arrivals[0] if arrivals else 0.0
+        assert len(arrivals) <= (span + ARRIVAL_JITTER) / limits.LIVE_MIN_INTERVAL_SECONDS + 1, gaps
+        assert min(gaps, default=1.0) >= limits.LIVE_MIN_INTERVAL_SECONDS - ARRIVAL_JITTER, gaps
     print(
         f"{submitted[0]} submissions in 4 s -> {min(counts)}..{max(counts)} messages per subscriber; "
         f"smallest gap {min(smallest_gaps):.3f} s"
