@@ -59,16 +59,27 @@ class Subscriber:
             max_queue=None,
         )
         await self.ws.send(json.dumps({"type": "connection_init"}))
-        ack = json.loads(await asyncio.wait_for(self.ws.recv(), OPEN_TIMEOUT_SECONDS))
+        ack = await self._answer()
         if ack.get("type") != "connection_ack":
             raise SubscribeRefused(ack)
         subscribe = {"type": "subscribe", "id": self.subscription_id, "channel": self.channel, "authorization": auth}
         await self.ws.send(json.dumps(subscribe))
-        answer = json.loads(await asyncio.wait_for(self.ws.recv(), OPEN_TIMEOUT_SECONDS))
+        answer = await self._answer()
         if answer.get("type") != "subscribe_success" or answer.get("id") != self.subscription_id:
             raise SubscribeRefused(answer)
         self._reader = asyncio.create_task(self._read())
         return self
+
+    async def _answer(self) -> dict:
+        """The next message that is not a keep-alive: AppSync sends "ka" at any time after connection_ack, so one
+        may come before the answer to a subscribe (on a loaded machine, it did)."""
+        assert self.ws is not None
+        deadline = asyncio.get_running_loop().time() + OPEN_TIMEOUT_SECONDS
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            message = json.loads(await asyncio.wait_for(self.ws.recv(), max(left, 0.001)))
+            if message.get("type") != "ka":
+                return message
 
     async def _read(self) -> None:
         assert self.ws is not None

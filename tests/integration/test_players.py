@@ -92,7 +92,7 @@ def test_every_board_of_a_player_equals_each_boards_own_answer(api, stack):
 
 def test_the_per_player_limit_answers_429_with_retry_after_and_writes_nothing(api, stack, table_state):
     created = api.post(
-        "/leaderboards", {"board_id": "capped", "periods": ["all-time"], "max_submissions_per_minute": 2}
+        "/leaderboards", {"board_id": "cap-minute", "periods": ["all-time"], "max_submissions_per_minute": 2}
     )
     assert created.status_code == 201, created.text
     # the window is the calendar minute (UTC): start early in one so the three requests share it
@@ -100,13 +100,13 @@ def test_the_per_player_limit_answers_429_with_retry_after_and_writes_nothing(ap
     if seconds_left < 20:
         time.sleep(seconds_left + 0.5)
     for score in (1, 2):
-        assert api.post("/leaderboards/capped/scores", {"player_id": "cap-ada", "score": score}).status_code == 200
+        assert api.post("/leaderboards/cap-minute/scores", {"player_id": "cap-ada", "score": score}).status_code == 200
     before = table_state()
-    refused = api.post("/leaderboards/capped/scores", {"player_id": "cap-ada", "score": 50})
+    refused = api.post("/leaderboards/cap-minute/scores", {"player_id": "cap-ada", "score": 50})
     assert refused.status_code == 429, refused.text
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert table_state() == before  # refused: not even the player's counter changes
-    top = api.get("/leaderboards/capped/top").json()["entries"]
+    top = api.get("/leaderboards/cap-minute/top").json()["entries"]
     assert [(e["player_id"], e["score"]) for e in top] == [("cap-ada", 2)]
 
 
