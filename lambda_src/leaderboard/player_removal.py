@@ -40,6 +40,8 @@ PAGE_SIZE = 100
 # Lambda stops it). The entry places' fences (they hold the id) stand this long before the erasure answers
 # "erased"; its hashed item this long after: a submission in flight at either moment is refused.
 FENCE_SECONDS = routes.SCORE_SUBMIT.timeout_seconds + 5
+# A call's lease on the erasure outlasts the longest function that calls erase (then Lambda has stopped it).
+LEASE_SECONDS = max(routes.LEADERBOARD_ADMIN.timeout_seconds, routes.PERIOD_CLOSER.timeout_seconds) + 5
 _WAITING = "waiting"  # every phase done: the entry places' fences stand until FENCE_SECONDS after they rose
 _FENCED = "fenced"  # answered "erased": only the hashed item stands, until lift_fences takes it down
 
@@ -58,24 +60,51 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
     FENCE_SECONDS more, then lift_fences takes it down."""
     now = now or invocation.now()
-    now_s = int(now.timestamp())
     key = keys.erasing_key(player_id)
     state = erasures.state(key)
     if state is not None and state["phase"] == _FENCED:
         return True, status_view(state["erasure_id"])  # answered already; the hashed fence goes on schedule
-    if state is None:
-        stamp = iso(now)
-        state = {
-            "erasure_id": secrets.token_urlsafe(12),
-            "requested_at": stamp,
-            "phase": PHASES[0],
-            "subject": player_id,  # until the answer: the scheduled job goes on with an erasure left half-done
-            "fenced_at": now_s,
-            "due": now_s + FENCE_SECONDS,
-        }
-        erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
-        erasures.save_state(key, state)  # first: from now on every submission's read finds it
-        erasures.register(key, state["erasure_id"], state["due"])
+    leased = _lease(player_id, key, state, now)
+    if leased is None:  # another call holds it and goes on with the work: its status as it stands
+        state = erasures.state(key)
+        if state is None:  # lifted between the two reads: this call comes after the erasure, as a new one
+            return erase(player_id, now)
+        return state["phase"] == _FENCED, status_view(state["erasure_id"])
+    try:
+        return _go_on(player_id, key, leased, now)
+    except BaseException:
+        erasures.release(key)  # the next call goes on at once rather than after the lease
+        raise
+
+
+def _lease(player_id: str, key: erasures.Key, state: dict[str, Any] | None, now: datetime) -> dict[str, Any] | None:
+    """The erasure's state, leased to this call (a new erasure if there is none); None if another call holds it."""
+    now_s = int(now.timestamp())
+    lease_until = now_s + LEASE_SECONDS
+    if state is not None:
+        return erasures.claim(key, now_s, lease_until)
+    stamp = iso(now)
+    state = {
+        "erasure_id": secrets.token_urlsafe(12),
+        "requested_at": stamp,
+        "phase": PHASES[0],
+        "subject": player_id,  # until the answer: the scheduled job goes on with an erasure left half-done
+        "fenced_at": now_s,
+        "due": now_s + FENCE_SECONDS,
+    }
+    # The audit first, so that a call meeting the state can show it; then the state, which from now on every
+    # submission's read finds.
+    erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
+    if not erasures.create(key, state, lease_until):
+        erasures.drop_audit(state["erasure_id"])  # another call began the erasure first: its audit is the one
+        return None
+    erasures.register(key, state["erasure_id"], state["due"])
+    return state
+
+
+def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: datetime) -> tuple[bool, dict[str, Any]]:
+    """One call's work on a leased erasure, from where the last call left it."""
+    now_s = int(now.timestamp())
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
     # way to a fence, and so does every entry place a submission may write now. Then the submission counters,
     # and the player's moderation items on every board.

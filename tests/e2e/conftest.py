@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import requests
 from dashboard_support import ARTIFACTS, DESKTOP, REPO
+from playwright.sync_api import expect
 
 from dashboard_ec2.render import DEFAULT_ADMIN_USER
 from local.gateway import routes_module
@@ -32,6 +33,10 @@ from local.gateway import routes_module
 # reads what the change affects.
 _LIVE = routes_module().LIVE
 EDGE_LAG_SECONDS = _LIVE.max_age + _LIVE.stale_seconds
+
+# An assertion waits up to this long for the page to get there (Playwright's own default is 5 s): the suite runs
+# beside others on 2 cores, where a poll or a restart can take several seconds. A wait that ends sooner passes sooner.
+expect.set_options(timeout=15_000)
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -284,7 +284,7 @@ def test_api_down_shows_what_is_wrong_and_recovers(stack, new_page):
         expect(page.get_by_test_id("lookup-status")).to_contain_text("API unreachable (HTTP 502)")
     finally:
         stack.command("start-api")
-    expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live", timeout=10_000)
+    expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live", timeout=30_000)
     expect(page.get_by_test_id("board-status")).to_be_empty()
     expect(page.get_by_test_id("board-table")).to_have_attribute("data-stale", "false")
 
@@ -446,7 +446,7 @@ def test_board_link_opens_once_the_api_is_back(stack, new_page):
         expect(page.get_by_label("Board", exact=True).locator("option")).to_have_text(["Global"])
     finally:
         stack.command("start-api")
-    expect(page.get_by_test_id("board-select")).to_have_value("speedrun", timeout=10_000)
+    expect(page.get_by_test_id("board-select")).to_have_value("speedrun", timeout=30_000)
     expect(page.get_by_test_id("tab-weekly")).to_have_attribute("aria-selected", "true")
     expect(page.locator(ROW_NAMES)).to_have_text(["Hare"])
     expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live")

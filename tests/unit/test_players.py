@@ -372,6 +372,39 @@ def test_the_scheduled_job_finishes_an_erasure_its_caller_left(ddb, settle):
     assert _erasing_items(ddb) == [] and "fence_lifted_at" in call("GET", reply.body["status_url"]).body
 
 
+def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(ddb, settle, monkeypatch, clock):
+    """The scheduled job and the admin's DELETE may go on with one erasure at the same time. The entry places'
+    fences hold the id, so none may rise once the erasure has answered "erased": the call that began first holds
+    the erasure, the other answers its status as it stands."""
+    from leaderboard import player_removal
+    from leaderboard.data import entries
+
+    call("POST", "/scores", body={"player_id": "twice", "score": 5})
+    assert call("DELETE", "/players/twice").status == 202
+    _later(clock, player_removal.FENCE_SECONDS)  # the fences have stood long enough: a call may finish
+    answers: list = []
+    raised_after_erased: list = []
+    raise_fence = entries.raise_fence
+    overlapped = []
+
+    def overlapping(player_id, partitions, until):
+        if any(a.status == 200 for a in answers):
+            raised_after_erased.append(list(partitions))
+        if not overlapped:  # the job has read the erasure: a DELETE runs its whole course meanwhile
+            overlapped.append(True)
+            answers.append(call("DELETE", "/players/twice"))
+        return raise_fence(player_id, partitions, until)
+
+    monkeypatch.setattr(player_removal.entries, "raise_fence", overlapping)
+    player_removal.lift_fences(now_s=int(clock.now().timestamp()))
+    assert answers[0].status == 202 and answers[0].body["status"] == "erasing", answers[0].body  # the job holds it
+    assert raised_after_erased == []
+    reply = call("DELETE", "/players/twice")
+    assert reply.status == 200 and reply.body["status"] == "erased", reply.body
+    settle()
+    assert _holding(ddb, 'twice"') == []
+
+
 def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, settle, small_counters):
     create("many", periods=["all-time"])
     for i in range(40):

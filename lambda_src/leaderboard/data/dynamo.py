@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any
 
@@ -104,19 +105,26 @@ def batch_get(keys: list[dict], consistent: bool = True) -> list[dict[str, Any]]
     return found
 
 
-def batch_write(requests: Iterable[dict]) -> int:
-    """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many."""
+def batch_write(requests: Iterable[dict], writers: int = 1) -> int:
+    """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many. With `writers`
+    above 1, that many chunks are in flight at once (bulk loads: the round trips, not the units, take the time)."""
     table = scores_table()
-    written = 0
-    batch: list[dict] = []
-    for request in requests:
-        batch.append(request)
-        if len(batch) == BATCH_WRITE_SIZE:
+    if writers <= 1:
+        written = 0
+        batch: list[dict] = []
+        for request in requests:
+            batch.append(request)
+            if len(batch) == BATCH_WRITE_SIZE:
+                written += _write_batch(table, batch)
+                batch = []
+        if batch:
             written += _write_batch(table, batch)
-            batch = []
-    if batch:
-        written += _write_batch(table, batch)
-    return written
+        return written
+    items = list(requests)
+    batches = [items[i : i + BATCH_WRITE_SIZE] for i in range(0, len(items), BATCH_WRITE_SIZE)]
+    write = invocation.carried(lambda batch: _write_batch(table, batch))
+    with ThreadPoolExecutor(writers) as pool:
+        return sum(pool.map(write, batches))
 
 
 def _write_batch(table: str, requests: list[dict]) -> int:

@@ -272,22 +272,17 @@ def one(player_id: str, partition: str) -> dict[str, Any] | None:
     return None if is_fence(item) else item
 
 
+BULK_WRITERS = 8  # batches in flight at once for put_new: 1000 simulated players in ~3 s locally, not ~8 s
+
+
 def put_new(entries: Iterable[Entry]) -> int:
     """Bulk loads of fresh players (the simulator, benchmarks): plain batched puts; counters follow from the stream."""
-    return dynamo.batch_write(
-        {
-            "PutRequest": {
-                "Item": dynamo.to_item(
-                    {
-                        schema.SCORES_PARTITION_KEY: e.player_id,
-                        schema.SCORES_SORT_KEY: e.leaderboard_id,
-                        **e.attributes(),
-                    }
-                )
-            }
-        }
+    items = (
+        {schema.SCORES_PARTITION_KEY: e.player_id, schema.SCORES_SORT_KEY: e.leaderboard_id, **e.attributes()}
         for e in entries
     )
+    puts = ({"PutRequest": {"Item": dynamo.to_item(item)}} for item in items)
+    return dynamo.batch_write(puts, writers=BULK_WRITERS)
 
 
 # --- the rank index -----------------------------------------------------------------------

@@ -23,9 +23,67 @@ def state(key: Key) -> dict[str, Any] | None:
     return dynamo.from_item(resp["Item"]) if "Item" in resp else None
 
 
+# One call at a time works on an erasure (the admin's DELETE and the scheduled job may overlap): a call that
+# raised the entry places' fences again after another had lifted them and answered "erased" left them holding
+# the id. A call holds the erasure's lease from its first write (create or claim) to its last (save_state).
+LEASE = "lease_until"
+
+
+def create(key: Key, values: dict[str, Any], lease_until: int) -> bool:
+    """Put a new erasure's state, leased to this call; False if another call put one first."""
+    item = dynamo.key(*key) | dynamo.to_item({**_stored(values), LEASE: lease_until})
+    try:
+        dynamo.client().put_item(
+            TableName=dynamo.scores_table(),
+            Item=item,
+            ConditionExpression=f"attribute_not_exists({schema.SCORES_PARTITION_KEY})",
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def claim(key: Key, now_s: int, lease_until: int) -> dict[str, Any] | None:
+    """Lease an existing erasure to this call and return its state; None if another call holds it (or it is gone)."""
+    try:
+        resp = dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(*key),
+            UpdateExpression=f"SET {LEASE} = :until",
+            ConditionExpression=(
+                f"attribute_exists({schema.SCORES_PARTITION_KEY}) "
+                f"AND (attribute_not_exists({LEASE}) OR {LEASE} <= :now)"
+            ),
+            ExpressionAttributeValues=dynamo.to_item({":until": lease_until, ":now": now_s}),
+            ReturnValues="ALL_NEW",
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        return None
+    return dynamo.from_item(resp["Attributes"])
+
+
 def save_state(key: Key, values: dict[str, Any]) -> None:
-    item = dynamo.key(*key) | dynamo.to_item({k: v for k, v in values.items() if v is not None})
+    """The call's last write to the erasure's state: it releases the lease."""
+    item = dynamo.key(*key) | dynamo.to_item(_stored(values))
     dynamo.client().put_item(TableName=dynamo.scores_table(), Item=item)
+
+
+def release(key: Key) -> None:
+    """Give the lease up without a state to save (the call failed): the next call goes on from the last save."""
+    try:
+        dynamo.client().update_item(
+            TableName=dynamo.scores_table(),
+            Key=dynamo.key(*key),
+            UpdateExpression=f"REMOVE {LEASE}",
+            ConditionExpression=f"attribute_exists({schema.SCORES_PARTITION_KEY})",
+        )
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        pass  # already gone: nothing holds it
+
+
+def _stored(values: dict[str, Any]) -> dict[str, Any]:
+    key_names = (schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY, LEASE)
+    return {k: v for k, v in values.items() if v is not None and k not in key_names}
 
 
 def drop_state(key: Key) -> None:
@@ -47,6 +105,10 @@ def audit(erasure_id: str) -> dict[str, Any] | None:
         TableName=dynamo.scores_table(), Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id)
     )
     return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+
+def drop_audit(erasure_id: str) -> None:
+    dynamo.client().delete_item(TableName=dynamo.scores_table(), Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
 
 
 def update_audit(erasure_id: str, values: dict[str, Any]) -> None:
