@@ -69,7 +69,8 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
         state = erasures.state(key)
         if state is None:  # lifted between the two reads: this call comes after the erasure, as a new one
             return erase(player_id, now)
-        return state["phase"] == _FENCED, status_view(state["erasure_id"])
+        view = status_view(state["erasure_id"])  # the audit says "erased" a moment before the state does
+        return view["status"] == "erased", view
     try:
         return _go_on(player_id, key, leased, now)
     except BaseException:

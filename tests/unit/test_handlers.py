@@ -253,9 +253,11 @@ def test_simulator_seeds_consistent_players(ddb):
 
 
 def test_simulator_limits_and_disabled_stage(ddb, monkeypatch, reconfigure):
-    for players in (0, 1001, "many"):
+    for players in (0, 1001, "many", "5"):  # "5": a body's integer is a JSON integer, whatever its content type
         status, body, _ = call("POST", "/simulate", body={"players": players})
         assert status == 400 and "players" in body["error"]
+    status, body, _ = call("POST", "/snapshot", body={"limit": "5"})
+    assert status == 400 and "limit" in body["error"]
     monkeypatch.setenv("ENABLE_SIMULATOR", "false")
     reconfigure()
     status, body, _ = call("POST", "/simulate", body={"players": 1})

@@ -61,8 +61,6 @@ def issue_token(call: Call):
     ):
         raise BadRequest(f"boards must be a list of 1 to {limits.MAX_TOKEN_BOARDS} distinct board ids")
     boards = None if boards is None else [board_id(b) for b in boards]
-    if isinstance(body.get("ttl_seconds"), str):
-        raise BadRequest("ttl_seconds must be a JSON integer")
     ttl = v.bounded_int(
         body.get("ttl_seconds"),
         "ttl_seconds",
