@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from datetime import UTC, datetime
 
 import pytest
 
@@ -56,9 +55,10 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
 
     with stack.serving():
         config = board_registry.get_board(board)
-    now_ms = int(time.time() * 1000)
+    now = stack.clock.now()  # the stack's time: its current periods
+    now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
-        for period in config.current_periods(datetime.now(UTC)):
+        for period in config.current_periods(now):
             entries.put_new(make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items())
             for part in config.partitions(period.period_id) if rebuild else ():
                 counting.rebuild(part)
@@ -149,7 +149,8 @@ def many_boards(api, stack):
     from leaderboard.data import entries
     from leaderboard.scoring import make_entry
 
-    now, now_ms, mine = datetime.now(UTC), int(time.time() * 1000), []
+    now, mine = stack.clock.now(), []  # the stack's time: its current periods
+    now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand():
         for board in boards:  # what POST /leaderboards does, in-process: the cap counts these
             board_registry.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
@@ -224,7 +225,7 @@ def test_the_board_listing_pages_with_a_cursor(api, many_boards):
 # --- every page of a player's boards, and "no such player" -------------------------------------------------
 
 
-def test_every_board_pages_are_the_whole_answer_and_an_unknown_or_erased_player_is_a_404(api, clean):
+def test_every_board_pages_are_the_whole_answer_and_an_unknown_or_erased_player_is_a_404(api, stack, clean):
     for i in range(7):
         assert api.post("/leaderboards", {"board_id": f"pp{i}", "periods": ["all-time", "weekly"]}).status_code == 201
         assert api.post(f"/leaderboards/pp{i}/scores", {"player_id": "paged", "score": i}).status_code == 200
@@ -243,7 +244,7 @@ def test_every_board_pages_are_the_whole_answer_and_an_unknown_or_erased_player_
 
     never = api.get("/players/never-seen/boards")
     assert never.status_code == 404 and never.json() == {"error": "no player never-seen on any board"}
-    erase(api, "paged")  # DELETE again until "erased" (its fences must stand a while first)
+    erase(api, "paged", stack)  # DELETE again until "erased" (its fences must stand a while first)
     gone = api.get("/players/paged/boards")
     assert gone.status_code == 404, gone.text  # as the erased player's other reads:
     assert api.get("/leaderboards/pp0/players/paged").status_code == 404
