@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 import requests
 
-from leaderboard import keys
-
 from .stack_config import ADMIN_KEY, API_KEY
 
 KEY = {"x-api-key": API_KEY}  # the game key
@@ -203,48 +201,5 @@ def test_bulk_entries_with_hostile_names_are_refused_one_by_one_and_nothing_is_w
     assert table_state() == before
 
 
-def test_names_in_any_script_are_stored_and_served_as_given(api, seeded):
-    for i, name in enumerate(["Zoë", "李小龙", "عليّ", "👨\u200d👩\u200d👧", "\u200bx"]):
-        resp = api.post(BOARD_SCORES, {"player_id": f"script-{i}", "score": 1, "player_name": name}, key=api.key)
-        assert resp.status_code == 200, resp.text
-        assert api.get(f"/leaderboards/global/players/script-{i}").json()["player_name"] == name.strip()
-
-
-def test_a_past_period_is_ended_and_a_future_one_upcoming_never_open(api, seeded):
-    assert api.post("/leaderboards", {"board_id": "dated", "periods": ["daily", "weekly"]}).status_code == 201
-    shown = {
-        p: api.get(f"/leaderboards/dated/periods/{p}").json()["status"]
-        for p in ("daily-2000-01-01", "weekly-2000-W01", "daily-2999-12-31", "daily")
-    }
-    assert shown == {
-        "daily-2000-01-01": "ended",
-        "weekly-2000-W01": "ended",
-        "daily-2999-12-31": "upcoming",
-        "daily": "open",
-    }
-
-
-def _counted(stack, player_id: str) -> int:
-    items = stack.ddb.query(
-        TableName=stack.env["SCORES_TABLE"],
-        KeyConditionExpression="player_id = :p",
-        ExpressionAttributeValues={":p": {"S": keys.rate_partition(player_id)}},
-        ConsistentRead=True,
-    )["Items"]
-    return sum(int(i["submissions"]["N"]) for i in items)
-
-
-def test_refused_submissions_leave_the_per_player_counter_unchanged(stack, api, seeded):
-    """Five refused (over the board's max_score), then a valid one: 200, not 429; the counter counts only it."""
-    board = {"board_id": "capped", "periods": ["all-time"], "max_score": 100, "max_submissions_per_minute": 5}
-    assert api.post("/leaderboards", board).status_code == 201
-    scores = "/leaderboards/capped/scores"
-    for _ in range(5):
-        assert api.post(scores, {"player_id": "eager", "score": 1000}, key=api.key).status_code == 400
-    assert _counted(stack, "eager") == 0
-    bulk = api.post(scores + "/bulk", {"entries": [{"player_id": "eager", "score": 1000}] * 3}, key=api.key)
-    assert [r["status"] for r in bulk.json()["results"]] == [400] * 3
-    assert _counted(stack, "eager") == 0
-    valid = api.post(scores, {"player_id": "eager", "score": 10}, key=api.key)
-    assert valid.status_code == 200, valid.text
-    assert _counted(stack, "eager") == 1
+# Names in any script, past and future periods' status, and refused submissions leaving the per-player counter
+# unchanged: tests/unit/test_hostile_input.py (under moto; nothing in them needs a real engine).
