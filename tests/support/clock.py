@@ -11,6 +11,7 @@ once-a-second limit, Powertools' idempotency expiry, the local edge (nginx) and 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -19,13 +20,14 @@ from typing import Any
 class RunningClock:
     """Real time plus an offset that only grows."""
 
-    def __init__(self) -> None:
+    def __init__(self, real: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self._real = real  # the real time (its own tests give a fixed one: nothing they assert depends on timing)
         self._lock = threading.Lock()
         self._offset = timedelta(0)
 
     def now(self) -> datetime:
         with self._lock:
-            return datetime.now(UTC) + self._offset
+            return self._real() + self._offset
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:

@@ -27,40 +27,45 @@ class _Schedule:
         self.runs += 1
 
 
-def _stack() -> SimpleNamespace:
-    return SimpleNamespace(clock=clock.RunningClock(), schedules=[_Schedule()])
+REAL = datetime(2026, 12, 1, 23, 57, 41, 250_000, tzinfo=UTC)  # the machine's time, held still in these tests
 
 
-def test_it_runs_with_the_real_time_and_moves_only_forward():
+def _stack(real: datetime = REAL) -> SimpleNamespace:
+    return SimpleNamespace(clock=clock.RunningClock(lambda: real), schedules=[_Schedule()])
+
+
+def test_by_default_it_reads_the_real_time():
+    before = datetime.now(UTC)
+    read = clock.RunningClock().now()
+    assert before <= read <= datetime.now(UTC)
+
+
+def test_it_moves_only_forward_with_the_schedules_paused_meanwhile():
     stack = _stack()
-    assert abs((stack.clock.now() - datetime.now(UTC)).total_seconds()) < 1
-    moved = clock.move(stack, seconds=3600)
-    assert 3599 < (moved - datetime.now(UTC)).total_seconds() < 3601
+    assert stack.clock.now() == REAL
+    assert clock.move(stack, seconds=3600) == REAL + timedelta(hours=1)
     with pytest.raises(ValueError):
         stack.clock.advance(-1)
     with pytest.raises(ValueError):
-        stack.clock.set(datetime.now(UTC))  # an hour behind the stack's time
+        stack.clock.set(REAL)  # an hour behind the stack's time
+    assert clock.move(stack, to=REAL) == REAL + timedelta(hours=1)  # already past: not moved
     assert not stack.schedules[0].lock.locked()  # released after the move
 
 
 def test_a_test_just_before_midnight_starts_just_after_it():
-    stack = _stack()
-    now = stack.clock.now()
-    midnight = datetime.combine(now.date() + timedelta(days=2), datetime.min.time(), tzinfo=UTC)
-    clock.move(stack, to=midnight - timedelta(seconds=30))
+    stack = _stack()  # 2 min 18.75 s before midnight: clear of it
     clock.clear_of_midnight(stack)
-    after = stack.clock.now()
-    assert midnight < after < midnight + timedelta(seconds=3)
-    clock.clear_of_midnight(stack)  # far from the next one: not moved
-    assert stack.clock.now() - after < timedelta(seconds=1)
+    assert stack.clock.now() == REAL
+    clock.move(stack, seconds=60)  # 78.75 s before it: within the margin
+    clock.clear_of_midnight(stack)
+    midnight = datetime(2026, 12, 2, tzinfo=UTC)
+    assert midnight < stack.clock.now() <= midnight + timedelta(seconds=1)
 
 
 def test_next_minute_is_the_start_of_a_fresh_calendar_minute():
     stack = _stack()
-    before = stack.clock.now()
-    after = clock.next_minute(stack)
-    assert after.second == 0 and 0.5 <= after.microsecond / 1e6 < 1.5
-    assert after.replace(second=0, microsecond=0) == before.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    assert clock.next_minute(stack) == datetime(2026, 12, 1, 23, 58, 0, 500_000, tzinfo=UTC)
+    assert clock.next_minute(stack, into=1) == datetime(2026, 12, 1, 23, 59, 1, tzinfo=UTC)
 
 
 def test_run_schedules_runs_every_job_once_paused():
