@@ -17,8 +17,9 @@ from tests.support import clock
 from tests.support.season import REWARDS, TIERS
 
 SCORES = {f"p{i:02d}": (i * 37) % 23 for i in range(24)}  # ties on purpose
-# The schedule runs every SCHEDULE_SECONDS locally; a closing of this size takes well under a second more.
-CLOSING_DELAY = SCHEDULE_SECONDS + 5
+# The schedule runs every SCHEDULE_SECONDS locally (on the real clock); a closing of this size takes well under a
+# second more, but a loaded 2-core machine may delay the timer's run: waited for this long, no less.
+CLOSING_DELAY = SCHEDULE_SECONDS + 30
 
 
 def brute_force():
@@ -62,7 +63,7 @@ def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
         summary = api.get("/leaderboards/blitz/periods/tournament").json()
         if summary["status"] == "closed":
             break
-        assert time.monotonic() - ended < CLOSING_DELAY, "not closed within the stated delay"
+        assert time.monotonic() - ended < CLOSING_DELAY, f"not closed within {CLOSING_DELAY} s"
         time.sleep(0.2)
     closed_at = datetime.fromisoformat(summary["closed_at"].replace("Z", "+00:00"))
     assert end <= closed_at <= end + timedelta(seconds=CLOSING_DELAY)
