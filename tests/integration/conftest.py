@@ -16,6 +16,7 @@ import requests
 
 from leaderboard import routes
 from local.backend import Backend
+from tests.support import clock
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 
@@ -63,6 +64,8 @@ def stack(tmp_path_factory):
         cors_origins=(DASHBOARD_ORIGIN, OTHER_ORIGIN),
         quiet=True,
         run_dir=tmp_path_factory.mktemp("local-stack"),
+        # The tests move it to a period's end or a fresh minute instead of sleeping for it (stack.clock).
+        clock=clock.RunningClock(),
     )
     try:
         # In-process code of a test (meters on the handlers' DynamoDB client, loads written straight into the
@@ -71,6 +74,13 @@ def stack(tmp_path_factory):
             yield backend
     finally:
         backend.stop()
+
+
+@pytest.fixture(autouse=True)
+def _clear_of_midnight(request):
+    """A test on the stack starts at least MIDNIGHT_MARGIN_SECONDS before 00:00 UTC on its clock (moved past it)."""
+    if "stack" in request.fixturenames:
+        clock.clear_of_midnight(request.getfixturevalue("stack"))
 
 
 @pytest.fixture(scope="package")

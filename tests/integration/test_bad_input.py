@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 import requests
 
-from leaderboard import keys
-
 from .stack_config import ADMIN_KEY, API_KEY
 
 KEY = {"x-api-key": API_KEY}  # the game key
@@ -22,90 +20,22 @@ def _chunks(total: int):
         yield b"x" * 8192
 
 
+# Over HTTP: what API Gateway (the local gateway models it) refuses before any function runs (keys, methods, unknown
+# routes, body caps, malformed JSON, its body models as application/json), and one refusal by the function per
+# route. The functions' own validation case by case: tests/unit/test_bad_requests.py (under moto, milliseconds).
 # (id, method, path, request kwargs, expected status)
 CASES = [
-    # malformed bodies
+    # the gateway: malformed JSON and its body models (application/json only)
     ("bad-json", "POST", "/scores", {"data": b"{not json", "headers": {**KEY, **JSON}}, 400),
-    ("truncated-json", "POST", "/scores", {"data": b'{"player_id": "a", "score": 1', "headers": {**KEY, **JSON}}, 400),
-    ("array-body", "POST", "/scores", {"json": [1, 2], "headers": KEY}, 400),
-    ("string-body", "POST", "/scores", {"json": "hi", "headers": KEY}, 400),
-    ("not-utf8", "POST", "/scores", {"data": b"\xff\xfe\x00", "headers": {**KEY, **JSON}}, 400),
-    ("empty-body", "POST", "/scores", {"headers": KEY}, 400),
-    ("deeply-nested-json", "POST", "/scores", {"data": b"[" * 30000 + b"]" * 30000, "headers": {**KEY, **JSON}}, 400),
-    # wrong types and ranges
-    ("score-string", "POST", "/scores", {"json": {"player_id": "a", "score": "10"}, "headers": KEY}, 400),
-    ("score-float", "POST", "/scores", {"json": {"player_id": "a", "score": 1.5}, "headers": KEY}, 400),
-    ("score-bool", "POST", "/scores", {"json": {"player_id": "a", "score": True}, "headers": KEY}, 400),
-    ("score-null", "POST", "/scores", {"json": {"player_id": "a", "score": None}, "headers": KEY}, 400),
-    ("score-negative", "POST", "/scores", {"json": {"player_id": "a", "score": -1}, "headers": KEY}, 400),
-    ("score-too-big", "POST", "/scores", {"json": {"player_id": "a", "score": 2**53}, "headers": KEY}, 400),
-    ("score-missing", "POST", "/scores", {"json": {"player_id": "a"}, "headers": KEY}, 400),
-    ("player-id-int", "POST", "/scores", {"json": {"player_id": 7, "score": 1}, "headers": KEY}, 400),
-    ("player-id-empty", "POST", "/scores", {"json": {"player_id": "", "score": 1}, "headers": KEY}, 400),
-    ("player-id-too-long", "POST", "/scores", {"json": {"player_id": "a" * 65, "score": 1}, "headers": KEY}, 400),
-    ("player-id-spaces", "POST", "/scores", {"json": {"player_id": "a b", "score": 1}, "headers": KEY}, 400),
     (
-        "name-too-long",
-        "POST",
-        "/scores",
-        {"json": {"player_id": "a", "score": 1, "player_name": "n" * 65}, "headers": KEY},
-        400,
-    ),
-    (
-        "name-not-string",
-        "POST",
-        "/scores",
-        {"json": {"player_id": "a", "score": 1, "player_name": 5}, "headers": KEY},
-        400,
-    ),
-    ("unknown-field", "POST", "/scores", {"json": {"player_id": "a", "score": 1, "admin": True}, "headers": KEY}, 400),
-    ("simulate-zero", "POST", "/simulate", {"json": {"players": 0}, "headers": ADMIN}, 400),
-    ("simulate-too-many", "POST", "/simulate", {"json": {"players": 1001}, "headers": ADMIN}, 400),
-    ("simulate-string", "POST", "/simulate", {"json": {"players": "5"}, "headers": ADMIN}, 400),
-    ("snapshot-limit", "POST", "/snapshot", {"json": {"limit": 0}, "headers": ADMIN}, 400),
-    ("snapshot-period", "POST", "/snapshot", {"json": {"period": "monthly"}, "headers": ADMIN}, 400),
-    ("snapshot-period-type", "POST", "/snapshot", {"json": {"period": 3}, "headers": ADMIN}, 400),
-    ("board-bad-id", "POST", "/leaderboards", {"json": {"board_id": "Bad Id!", "name": "x"}, "headers": ADMIN}, 400),
-    (
-        "board-bad-order",
-        "POST",
-        "/leaderboards",
-        {"json": {"board_id": "b1", "order": "sideways"}, "headers": ADMIN},
-        400,
-    ),
-    (
-        "board-bad-period",
-        "POST",
-        "/leaderboards",
-        {"json": {"board_id": "b1", "periods": ["hourly"]}, "headers": ADMIN},
-        400,
-    ),
-    ("board-no-periods", "POST", "/leaderboards", {"json": {"board_id": "b1", "periods": []}, "headers": ADMIN}, 400),
-    ("board-missing-id", "POST", "/leaderboards", {"json": {"name": "x"}, "headers": ADMIN}, 400),
-    ("board-exists", "POST", "/leaderboards", {"json": {"board_id": "global", "name": "x"}, "headers": ADMIN}, 409),
-    ("board-unknown", "GET", "/leaderboards/nope", {}, 404),
-    (
-        "board-unknown-scores",
-        "POST",
-        "/leaderboards/nope/scores",
-        {"json": {"player_id": "a", "score": 1}, "headers": KEY},
-        404,
-    ),
-    (
-        "board-score-float",
+        "json-nan-metadata",
         "POST",
         "/leaderboards/global/scores",
-        {"json": {"player_id": "a", "score": 0.5}, "headers": KEY},
+        {"data": b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}', "headers": {**KEY, **JSON}},
         400,
     ),
-    ("bulk-empty", "POST", "/leaderboards/global/scores/bulk", {"json": {"entries": []}, "headers": KEY}, 400),
-    (
-        "bulk-too-many",
-        "POST",
-        "/leaderboards/global/scores/bulk",
-        {"json": {"entries": [{"player_id": "a", "score": 1}] * 501}, "headers": KEY},
-        400,
-    ),
+    # the function coerces "5" (only the model refuses it), answers a bulk per entry, and 404s an unkept period
+    ("simulate-string", "POST", "/simulate", {"json": {"players": "5"}, "headers": ADMIN}, 400),
     (
         "bulk-not-objects",
         "POST",
@@ -113,22 +43,9 @@ CASES = [
         {"json": {"entries": [1, 2]}, "headers": KEY},
         400,
     ),
-    ("range-missing-max", "GET", "/leaderboards/global/range?min_score=1", {}, 400),
-    ("range-not-number", "GET", "/leaderboards/global/range?min_score=a&max_score=5", {}, 400),
-    ("top-bad-cursor", "GET", "/leaderboards/global/top?cursor=garbage", {}, 400),
-    ("around-unknown-player", "GET", "/leaderboards/global/players/nobody", {}, 404),
-    ("leaderboard-limit-zero", "GET", "/leaderboard?limit=0", {}, 400),
-    ("leaderboard-limit-text", "GET", "/leaderboard?limit=ten", {}, 400),
-    ("leaderboard-period", "GET", "/leaderboard?period=yearly", {}, 400),
-    ("snapshots-limit", "GET", "/snapshots?limit=51", {}, 400),
-    ("player-missing-query", "GET", "/player", {}, 400),
-    ("player-empty-query", "GET", "/player?player_id=", {}, 400),
-    ("player-bad-id", "GET", "/player?player_id=a%20b", {}, 400),
-    ("player-unknown", "GET", "/player?player_id=nobody", {}, 404),
-    # huge bodies: the handler refuses more than 64 KiB (413); as application/json API Gateway's body
+    ("snapshot-period", "POST", "/snapshot", {"json": {"period": "monthly"}, "headers": ADMIN}, 400),
+    # huge bodies: the handler refuses more than 64 KiB (413, unit); as application/json API Gateway's body
     # model sees them first (400); past API Gateway's own 10 MB cap the gateway answers 413 itself
-    ("body-65k", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": {**KEY, **TEXT}}, 413),
-    ("body-2mb", "POST", "/scores", {"data": b"x" * (2 * 1024 * 1024), "headers": {**KEY, **TEXT}}, 413),
     ("body-chunked-128k", "POST", "/scores", {"data": _chunks(128 * 1024), "headers": {**KEY, **TEXT}}, 413),
     ("body-65k-json", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": {**KEY, **JSON}}, 400),
     ("body-65k-no-key", "POST", "/scores", {"data": b"x" * (65 * 1024), "headers": JSON}, 403),
@@ -145,65 +62,50 @@ CASES = [
     ("snapshot-no-key", "POST", "/snapshot", {"json": {}}, 403),
     ("simulate-no-key", "POST", "/simulate", {"json": {"players": 5}}, 403),
     ("simulate-key-in-query", "POST", f"/simulate?x-api-key={API_KEY}", {"json": {"players": 5}}, 403),
+    ("delete-board-no-key", "DELETE", "/leaderboards/global", {}, 403),
     # routes and methods
     ("unknown-route", "GET", "/nope", {}, 404),
     ("unknown-post", "POST", "/admin", {"json": {}, "headers": KEY}, 404),
     ("unknown-nested", "GET", "/scores/extra", {}, 404),
     ("root", "GET", "/", {}, 404),
+    ("unknown-board-subpath", "GET", "/leaderboards/global/everything", {}, 404),
     ("get-scores", "GET", "/scores", {}, 405),
     ("delete-scores", "DELETE", "/scores", {"headers": KEY}, 405),
     ("put-leaderboard", "PUT", "/leaderboard", {"json": {}}, 405),
     ("post-player", "POST", "/player?player_id=a", {"json": {}, "headers": KEY}, 405),
-    ("delete-board-no-key", "DELETE", "/leaderboards/global", {}, 403),
     ("put-board", "PUT", "/leaderboards/global", {"json": {}, "headers": KEY}, 405),
-    ("unknown-board-subpath", "GET", "/leaderboards/global/everything", {}, 404),
     ("trace-method", "TRACE", "/leaderboard", {}, 405),
     ("made-up-method", "BREW", "/leaderboard", {}, 405),
-    # the other key: each key opens only its own routes (403, naming the class needed: test_keys.py)
+    # the other key: the function refuses it (403, naming the class needed: test_keys.py; each route: unit)
     ("game-key-creates-board", "POST", "/leaderboards", {"json": {"board_id": "g1"}, "headers": KEY}, 403),
-    ("game-key-deletes-board", "DELETE", "/leaderboards/global", {"headers": KEY}, 403),
-    ("game-key-snapshot", "POST", "/snapshot", {"json": {}, "headers": KEY}, 403),
-    ("game-key-simulate", "POST", "/simulate", {"json": {"players": 1}, "headers": KEY}, 403),
     ("admin-key-submits", "POST", "/scores", {"json": {"player_id": "a", "score": 1}, "headers": ADMIN}, 403),
-    # API Gateway validates bodies only as application/json: the handlers refuse the rest themselves
-    *[
-        (
-            f"{ctype.split('/')[1]}-{name}",
-            "POST",
-            path,
-            {"data": body, "headers": {**KEY, "Content-Type": ctype}},
-            400,
-        )
-        for ctype in ("text/plain", "application/x-www-form-urlencoded")
-        for name, path, body in (
-            ("nan-metadata", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}'),
-            ("inf-meta", "/leaderboards/global/scores", b'{"player_id": "n", "score": 1, "metadata": {"x": 1e999}}'),
-            ("newline-id", "/scores", b'{"player_id": "sv-nl\\n", "score": 1}'),
-            ("dots-id", "/scores", b'{"player_id": "..", "score": 1}'),
-            ("score-string", "/scores", b'{"player_id": "a", "score": "10"}'),
-            ("unknown-field", "/scores", b'{"player_id": "a", "score": 1, "admin": true}'),
-        )
-    ],
+    # other content types reach the function, which refuses what the model would have
     (
-        "json-nan-metadata",
+        "plain-score-string",
         "POST",
-        "/leaderboards/global/scores",
-        {"data": b'{"player_id": "n", "score": 1, "metadata": {"x": NaN}}', "headers": {**KEY, **JSON}},
+        "/scores",
+        {"data": b'{"player_id": "a", "score": "10"}', "headers": {**KEY, "Content-Type": "text/plain"}},
         400,
     ),
-    ("newline-board-id", "POST", "/leaderboards", {"json": {"board_id": "nl\n"}, "headers": ADMIN}, 400),
-    # query values
+    # one refusal by the function per route
+    ("simulate-zero", "POST", "/simulate", {"json": {"players": 0}, "headers": ADMIN}, 400),
+    ("snapshot-limit", "POST", "/snapshot", {"json": {"limit": 0}, "headers": ADMIN}, 400),
+    ("board-bad-id", "POST", "/leaderboards", {"json": {"board_id": "Bad Id!", "name": "x"}, "headers": ADMIN}, 400),
+    ("board-unknown", "GET", "/leaderboards/nope", {}, 404),
+    (
+        "board-score-float",
+        "POST",
+        "/leaderboards/global/scores",
+        {"json": {"player_id": "a", "score": 0.5}, "headers": KEY},
+        400,
+    ),
+    ("bulk-empty", "POST", "/leaderboards/global/scores/bulk", {"json": {"entries": []}, "headers": KEY}, 400),
+    ("range-missing-max", "GET", "/leaderboards/global/range?min_score=1", {}, 400),
+    ("top-bad-cursor", "GET", "/leaderboards/global/top?cursor=garbage", {}, 400),
+    ("leaderboard-limit-zero", "GET", "/leaderboard?limit=0", {}, 400),
     ("far-future-day", "GET", "/leaderboard?period=daily-9999-12-31", {}, 400),
-    ("far-future-week", "GET", "/leaderboards/global/top?period=weekly-9999-W52", {}, 400),
-    ("far-future-snapshots", "GET", "/snapshots?period=daily-9999-12-31", {}, 400),
-    ("empty-period", "GET", "/leaderboard?period=", {}, 400),
-    ("arabic-digit-limit", "GET", "/leaderboard?limit=%D9%A3", {}, 400),
-    ("fullwidth-digit-range", "GET", "/leaderboards/global/range?min_score=%EF%BC%91&max_score=5", {}, 400),
-    ("empty-cursor", "GET", "/leaderboards/global/top?cursor=", {}, 400),
-    ("huge-cursor", "GET", "/leaderboards/global/top?cursor=" + "A" * 2048, {}, 400),
-    # an unsigned cursor as the API used to issue them: {"b": "all-time", "k": "0", "r": 1, "t": 1}
-    ("forged-cursor", "GET", "/leaderboards/global/top?cursor=" + FORGED_CURSOR, {}, 400),
-    ("dots-player-path", "GET", "/leaderboards/global/players/...", {}, 400),
+    ("snapshots-limit", "GET", "/snapshots?limit=51", {}, 400),
+    ("player-missing-query", "GET", "/player", {}, 400),
 ]
 
 
@@ -244,88 +146,11 @@ def _score_body(name_json: str, extra: str = "") -> bytes:
     return f'{{"player_id": "text-victim", "score": 3, "player_name": {name_json}{extra}}}'.encode()
 
 
-# (id, path, raw body, key, the words the error must hold: which rule)
+# (id, path, raw body, key, the words the error must hold: which rule): one a name's pattern refuses, one a date's
+# (as application/json, API Gateway's model quotes its pattern); every case under moto: tests/unit/test_bad_requests.py
 TEXT_CASES = [
-    ("surrogate-name-default", "/scores", _score_body('"\\ud800x"'), KEY, "lone surrogate"),
     ("surrogate-name-board", BOARD_SCORES, _score_body('"\\ud800x"'), KEY, "lone surrogate"),
-    (
-        "surrogate-name-bulk",
-        BOARD_SCORES + "/bulk",
-        b'{"entries": [' + _score_body('"\\udc00"') + b"]}",
-        KEY,
-        "lone surrogate",
-    ),
-    ("surrogate-metadata", BOARD_SCORES, _score_body('"Ok"', ', "metadata": {"n": "\\ud83d"}'), KEY, "lone surrogate"),
-    (
-        "surrogate-metadata-key",
-        BOARD_SCORES,
-        _score_body('"Ok"', ', "metadata": {"\\udfff": 1}'),
-        KEY,
-        "lone surrogate",
-    ),
-    ("nul-name", "/scores", _score_body('"a\\u0000b"'), KEY, "control characters"),
-    ("esc-name", BOARD_SCORES, _score_body('"\\u001b[2J\\u001b[31mboss"'), KEY, "control characters"),
-    ("c1-name", BOARD_SCORES, _score_body('"a\\u009bb"'), KEY, "control characters"),
-    ("rtl-override-name", BOARD_SCORES, _score_body('"abc\\u202etxt.exe"'), KEY, "bidirectional"),
-    ("rtl-isolate-name", "/scores", _score_body('"\\u2067abc\\u2069"'), KEY, "bidirectional"),
-    ("zero-width-name", BOARD_SCORES, _score_body('"\\u200b\\u200c\\u200d\\u2060\\ufeff"'), KEY, "visible"),
-    ("hangul-filler-name", "/scores", _score_body('"\\u3164\\u3164"'), KEY, "visible"),
-    ("choseong-filler-name", BOARD_SCORES, _score_body('"\\u115f"'), KEY, "visible"),
-    ("halfwidth-filler-name", BOARD_SCORES, _score_body('"\\uffa0 \\u2800"'), KEY, "visible"),
-    (
-        "huge-int-metadata",
-        BOARD_SCORES,
-        _score_body('"Ok"', ', "metadata": {"n": ' + "9" * 500 + "}"),
-        KEY,
-        "metadata numbers",
-    ),
-    (
-        "2^53-metadata",
-        BOARD_SCORES,
-        _score_body('"Ok"', ', "metadata": {"n": [9007199254740992]}'),
-        KEY,
-        "metadata numbers",
-    ),
-    ("big-float-metadata", BOARD_SCORES, _score_body('"Ok"', ', "metadata": {"n": 1' + "0" * 400 + ".5}"), KEY, "JSON"),
-    # board creation: the board's own name, its rewards and tiers
     ("surrogate-board-name", "/leaderboards", b'{"board_id": "txt", "name": "\\ud800"}', ADMIN, "lone surrogate"),
-    ("bidi-board-name", "/leaderboards", b'{"board_id": "txt", "name": "\\u202eevil"}', ADMIN, "bidirectional"),
-    (
-        "invisible-tier-name",
-        "/leaderboards",
-        b'{"board_id": "txt", "tiers": [{"name": "\\u3164", "min_percentile": 1}]}',
-        ADMIN,
-        "visible",
-    ),
-    (
-        "control-reward-name",
-        "/leaderboards",
-        b'{"board_id": "txt", "rewards": [{"reward": "a\\u0007", "ranks": [1, 1]}]}',
-        ADMIN,
-        "control characters",
-    ),
-    # tournament times: the years 2000-2999, real dates only
-    (
-        "ends-in-9999",
-        "/leaderboards",
-        b'{"board_id": "txt", "starts_at": "2026-01-01T00:00:00Z", "ends_at": "9999-06-01T00:00:00Z"}',
-        ADMIN,
-        "2000-2999",
-    ),
-    (
-        "starts-in-0999",
-        "/leaderboards",
-        b'{"board_id": "txt", "starts_at": "0999-06-01T00:00:00Z", "ends_at": "2027-01-01T00:00:00Z"}',
-        ADMIN,
-        "2000-2999",
-    ),
-    (
-        "zero-time",
-        "/leaderboards",
-        b'{"board_id": "txt", "starts_at": "0000-00-00T00:00:00Z", "ends_at": "2027-01-01T00:00:00Z"}',
-        ADMIN,
-        "ISO 8601",
-    ),
     (
         "february-30",
         "/leaderboards",
@@ -376,48 +201,5 @@ def test_bulk_entries_with_hostile_names_are_refused_one_by_one_and_nothing_is_w
     assert table_state() == before
 
 
-def test_names_in_any_script_are_stored_and_served_as_given(api, seeded):
-    for i, name in enumerate(["Zoë", "李小龙", "عليّ", "👨\u200d👩\u200d👧", "\u200bx"]):
-        resp = api.post(BOARD_SCORES, {"player_id": f"script-{i}", "score": 1, "player_name": name}, key=api.key)
-        assert resp.status_code == 200, resp.text
-        assert api.get(f"/leaderboards/global/players/script-{i}").json()["player_name"] == name.strip()
-
-
-def test_a_past_period_is_ended_and_a_future_one_upcoming_never_open(api, seeded):
-    assert api.post("/leaderboards", {"board_id": "dated", "periods": ["daily", "weekly"]}).status_code == 201
-    shown = {
-        p: api.get(f"/leaderboards/dated/periods/{p}").json()["status"]
-        for p in ("daily-2000-01-01", "weekly-2000-W01", "daily-2999-12-31", "daily")
-    }
-    assert shown == {
-        "daily-2000-01-01": "ended",
-        "weekly-2000-W01": "ended",
-        "daily-2999-12-31": "upcoming",
-        "daily": "open",
-    }
-
-
-def _counted(stack, player_id: str) -> int:
-    items = stack.ddb.query(
-        TableName=stack.env["SCORES_TABLE"],
-        KeyConditionExpression="player_id = :p",
-        ExpressionAttributeValues={":p": {"S": keys.rate_partition(player_id)}},
-        ConsistentRead=True,
-    )["Items"]
-    return sum(int(i["submissions"]["N"]) for i in items)
-
-
-def test_refused_submissions_leave_the_per_player_counter_unchanged(stack, api, seeded):
-    """Five refused (over the board's max_score), then a valid one: 200, not 429; the counter counts only it."""
-    board = {"board_id": "capped", "periods": ["all-time"], "max_score": 100, "max_submissions_per_minute": 5}
-    assert api.post("/leaderboards", board).status_code == 201
-    scores = "/leaderboards/capped/scores"
-    for _ in range(5):
-        assert api.post(scores, {"player_id": "eager", "score": 1000}, key=api.key).status_code == 400
-    assert _counted(stack, "eager") == 0
-    bulk = api.post(scores + "/bulk", {"entries": [{"player_id": "eager", "score": 1000}] * 3}, key=api.key)
-    assert [r["status"] for r in bulk.json()["results"]] == [400] * 3
-    assert _counted(stack, "eager") == 0
-    valid = api.post(scores, {"player_id": "eager", "score": 10}, key=api.key)
-    assert valid.status_code == 200, valid.text
-    assert _counted(stack, "eager") == 1
+# Names in any script, past and future periods' status, and refused submissions leaving the per-player counter
+# unchanged: tests/unit/test_hostile_input.py (under moto; nothing in them needs a real engine).

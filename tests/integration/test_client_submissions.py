@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 import pytest
 import requests
 
 from leaderboard import tokens
 from leaderboard.vendor import jwt
+from tests.support import clock
 
 CLIENT, OTHER_CLIENT, SERVER = "cs-client", "cs-client-2", "cs-server"
 
@@ -85,8 +85,8 @@ def _signed(claims: dict, key: str | None = None, kid: str = tokens.LOCAL_KID) -
     return jwt.encode(claims, key or os.environ["TOKEN_SIGNING_KEY"], algorithm="HS256", headers={"kid": kid})
 
 
-def test_every_bad_token_gets_its_status_and_writes_nothing(api, boards, table_state):
-    now = int(time.time())
+def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, table_state):
+    now = int(stack.clock.now().timestamp())
     run = start_run(api, CLIENT, player_token(api, "cy")).json()
     claims = jwt.decode(run["run_token"], options={"verify_signature": False})
     header, payload, signature = run["run_token"].split(".")
@@ -143,15 +143,12 @@ def test_two_concurrent_uses_of_one_run_exactly_one_is_accepted(api, boards):
     assert api.get(f"/leaderboards/{CLIENT}/players/eve").status_code == 200
 
 
-def test_a_run_start_counts_against_the_players_limit(api, boards):
+def test_a_run_start_counts_against_the_players_limit(api, stack, boards):
     api.post("/leaderboards", {"board_id": "cs-limited", "submissions": "client", "max_submissions_per_minute": 2})
     token = player_token(api, "fay")
-    for _ in range(3):  # three tries: the three requests must fall in one minute (the limit's window)
-        minute = int(time.time()) // 60
-        statuses = [start_run(api, "cs-limited", token).status_code for _ in range(3)]
-        if int(time.time()) // 60 == minute:
-            break
-    assert statuses[:2] == [201, 201] and statuses[2] == 429
+    clock.next_minute(stack)  # the three requests fall in one minute (the limit's window): a fresh one
+    statuses = [start_run(api, "cs-limited", token).status_code for _ in range(3)]
+    assert statuses == [201, 201, 429]
 
 
 def test_player_token_requests_are_checked(api, boards):

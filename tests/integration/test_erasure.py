@@ -9,11 +9,12 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from leaderboard.clock import iso
+from tests.support import clock
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase, fence_lifted
 from tests.support.season import REWARDS, TIERS
@@ -34,16 +35,18 @@ def _items_naming(stack, *texts: str) -> list[dict]:
     return found
 
 
-def _erase(api, stack, player: str) -> dict:
+def _erase(api, stack, player: str, *, racing: bool = False) -> dict:
     """Erase the player; the moment it answers "erased", a scan of every table finds the id nowhere (keys or
-    values, as a substring): the fence that still refuses submissions is keyed by a keyed hash of it."""
-    erasure = erase(api, player)
+    values, as a substring): the fence that still refuses submissions is keyed by a keyed hash of it. The stack's
+    clock moves past the fences' time unless submissions are `racing` the erasure (then it takes the real time)."""
+    erasure = erase(api, player, None if racing else stack)
     assert _items_naming(stack, player) == []
     return erasure
 
 
 def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
-    start, end = datetime.now(UTC) - timedelta(seconds=1), datetime.now(UTC) + timedelta(seconds=3)
+    now = stack.clock.now()
+    start, end = now - timedelta(seconds=1), now + timedelta(seconds=3)
     body = {"board_id": "er-cup", "starts_at": iso(start), "ends_at": iso(end), "tiers": TIERS, "rewards": REWARDS}
     assert api.post("/leaderboards", body).status_code == 201
     players = [("victim-1", "Victim Realname", 90), ("er-cup-b", "Bea", 80), ("er-cup-c", "Cy", 70)]
@@ -52,7 +55,7 @@ def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
         {"entries": [{"player_id": p, "player_name": n, "score": s} for p, n, s in players]},
     )
     assert bulk.status_code == 200 and bulk.json()["accepted"] == 3, bulk.text
-    time.sleep(max(0.0, (end - datetime.now(UTC)).total_seconds()) + 0.05)
+    clock.move(stack, to=end + timedelta(milliseconds=50))  # the tournament is over
     closed = api.post("/leaderboards/er-cup/periods/tournament/close")
     assert closed.status_code == 200, closed.text
     assert closed.json()["top"][0]["player_id"] == "victim-1"  # the summary named them
@@ -74,7 +77,7 @@ def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
     assert summary.json()["rewards"][0]["players"][0]["player_id"] == "erased"
     # the audit record keeps that an erasure happened and when (not whose)
     assert audit["status"] == "erased" and audit["requested_at"] <= audit["finished_at"]
-    status = fence_lifted(api, audit)  # the scheduled job takes the hashed fence down: the id may be used again
+    status = fence_lifted(api, audit, stack)  # the scheduled job takes the hashed fence down: the id may be used again
     assert status["requested_at"] <= status["finished_at"] <= status["fence_lifted_at"]
     assert _items_naming(stack, "victim-1", "Victim Realname") == []
     assert api.post("/leaderboards/er-cup/scores", {"player_id": "victim-1", "score": 1}).status_code == 409  # ended
@@ -151,7 +154,7 @@ def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
         while answers.count(200) < 10 and time.monotonic() < deadline:
             time.sleep(0.05)
         try:
-            _erase(api, stack, victim)  # scanned the moment it answers, writers still in flight
+            _erase(api, stack, victim, racing=True)  # scanned the moment it answers, writers still in flight
         finally:
             erased.set()
         for f in running:

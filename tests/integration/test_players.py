@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-import time
-from datetime import UTC, datetime
 
 import pytest
 
 from leaderboard import limits
+from tests.support import clock
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase, fence_lifted
 
@@ -95,10 +94,7 @@ def test_the_per_player_limit_answers_429_with_retry_after_and_writes_nothing(ap
         "/leaderboards", {"board_id": "cap-minute", "periods": ["all-time"], "max_submissions_per_minute": 2}
     )
     assert created.status_code == 201, created.text
-    # the window is the calendar minute (UTC): start early in one so the three requests share it
-    seconds_left = 60 - datetime.now(UTC).second
-    if seconds_left < 20:
-        time.sleep(seconds_left + 0.5)
+    clock.next_minute(stack)  # the window is the calendar minute (UTC): the three requests share a fresh one
     for score in (1, 2):
         assert api.post("/leaderboards/cap-minute/scores", {"player_id": "cap-ada", "score": score}).status_code == 200
     before = table_state()
@@ -173,10 +169,10 @@ def test_an_erased_player_is_in_no_item_and_no_response_with_counters_exact(api,
     assert _items_of(stack, 'er-gone"')
     buckets = [i for i in _items_of(stack, "#buckets#er-a#all-time") if i["player_id"]["S"] == "#buckets#er-a#all-time"]
     assert len(buckets) > 2  # the counters split
-    erasure = erase(api, "er-gone")  # 202 while the entry places' fences stand, then "erased"
+    erasure = erase(api, "er-gone", stack)  # 202 while the entry places' fences stand, then "erased"
     stack.settle()
     assert _items_of(stack, 'Name er-gone"') == [] and _items_of(stack, 'er-gone"') == []
-    fence_lifted(api, erasure)  # the hashed fence that still refuses racing submissions goes too
+    fence_lifted(api, erasure, stack)  # the hashed fence that still refuses racing submissions goes too
     assert _items_of(stack, '"er-gone2"')  # a player whose id starts the same is untouched
     status = api.get(erasure["status_url"], headers={"x-api-key": api.admin_key})
     assert status.status_code == 200 and status.json()["status"] == "erased"

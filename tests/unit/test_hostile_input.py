@@ -307,6 +307,7 @@ def test_names_in_any_script_and_emoji_sequences_are_fine(ddb, name):
     create("fine")
     status, body, _ = submit_named("fine", name)
     assert status == 200 and body["player_name"] == name.strip()
+    assert call("GET", "/leaderboards/fine/players/p1").body["player_name"] == name.strip()  # stored as served
 
 
 def submit_named(board: str, name: str):
