@@ -4,10 +4,11 @@ shown and deleted."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import boards, cursors, invocation, keys, periods
+from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
 from .data import boards as board_items
@@ -64,6 +65,7 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
     now = now or invocation.now()
     view = config.to_item()
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
+    view["rules"] = plausibility.declared(config.rules)  # {} when none
     view["periods"] = [
         {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()} for p in config.current_periods(now)
     ]
@@ -92,6 +94,35 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     if outcome == board_items.BUSY:
         raise Conflict("too many concurrent writes to the boards' count; nothing stored, retry")
     return board_view(config, now)
+
+
+CHANGEABLE = ("rules", "submissions")  # what PATCH /leaderboards/{board} changes
+
+
+def update_board(board_id: str, body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """Change a stored board's rules (replaced as a whole: {} removes them) or who may submit. This function
+    instance sees the change at once; others within BOARD_CACHE_SECONDS."""
+    if not isinstance(body, dict) or not body:
+        raise BadRequest(f"give at least one of {', '.join(CHANGEABLE)}")
+    unknown = sorted(set(body) - set(CHANGEABLE))
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(unknown)}; a board's {', '.join(CHANGEABLE)} can change")
+    if board_id in declared_boards():
+        raise BadRequest(f"{board_id} is built in or declared in the stack: change it in the stack's props instead")
+    item = board_items.get(boards.board_id(board_id))
+    if item is None or item.get("status") == "deleting":
+        raise NotFound(f"no leaderboard {board_id}")
+    config = BoardConfig.from_item(item)
+    changes: dict[str, Any] = {}
+    if "rules" in body:
+        changes["rules"] = plausibility.parse(body["rules"], config.order, config.operator)
+    if "submissions" in body:
+        changes["submissions"] = boards.submission_mode(body["submissions"])
+    changed = replace(config, **changes)
+    if not board_items.replace(changed.to_item()):
+        raise NotFound(f"no leaderboard {board_id}")
+    _cache().forget(board_id)
+    return board_view(changed, now)
 
 
 def all_boards() -> list[BoardConfig]:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import keys, periods
+from . import keys, periods, plausibility
 from .clock import iso
 from .errors import BadRequest, Conflict, NotFound
 from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how the domain names them)
@@ -76,6 +76,8 @@ class BoardConfig:
     tiers: tuple[dict, ...] = ()
     # Who may submit: "server" (the game key only) or "client" (also a player's run token, tokens.py).
     submissions: str = SERVER_SUBMISSIONS
+    # Plausibility rules (plausibility.py), in checking order.
+    rules: tuple[plausibility.Rule, ...] = ()
 
     @property
     def takes_client_submissions(self) -> bool:
@@ -144,6 +146,10 @@ class BoardConfig:
             del item["starts_at"], item["ends_at"]
         if self.submissions == SERVER_SUBMISSIONS:
             del item["submissions"]  # items stored before the field read as server boards: so do these
+        if self.rules:  # values as Decimal: DynamoDB takes no floats (board_view shows them as JSON numbers)
+            item["rules"] = {r.name: {"value": r.value, "action": r.action} for r in self.rules}
+        else:
+            del item["rules"]
         for optional in ("rewards", "tiers"):
             if item[optional]:
                 item[optional] = [dict(x) for x in item[optional]]
@@ -170,6 +176,7 @@ class BoardConfig:
             rewards=tuple(_reward(r) for r in item.get("rewards", ())),
             tiers=tuple(_tier(t) for t in item.get("tiers", ())),
             submissions=item.get("submissions", SERVER_SUBMISSIONS),
+            rules=plausibility.from_item(item.get("rules")),
         )
 
 
@@ -202,7 +209,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         "shards",
         "max_submissions_per_minute",
     }
-    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions"}
+    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions", "rules"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -240,12 +247,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         or not 1 <= per_minute <= MAX_SUBMISSIONS_PER_MINUTE
     ):
         raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
-    submissions = body.get("submissions", SERVER_SUBMISSIONS)
-    if submissions not in SUBMISSION_MODES:
-        raise BadRequest(
-            f"submissions must be one of {', '.join(SUBMISSION_MODES)}: server (the game key only) or client "
-            "(also players' devices, with a run token)"
-        )
+    submissions = submission_mode(body.get("submissions", SERVER_SUBMISSIONS))
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
     window = _tournament_window(body)
     if window is not None:
@@ -267,7 +269,17 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         rewards=parse_rewards(body.get("rewards", [])),
         tiers=parse_tiers(body.get("tiers", [])),
         submissions=submissions,
+        rules=plausibility.parse(body.get("rules", {}), order, operator),
     )
+
+
+def submission_mode(value: object) -> str:
+    if value not in SUBMISSION_MODES:
+        raise BadRequest(
+            f"submissions must be one of {', '.join(SUBMISSION_MODES)}: server (the game key only) or client "
+            "(also players' devices, with a run token)"
+        )
+    return str(value)
 
 
 def _reward(r: dict) -> dict:

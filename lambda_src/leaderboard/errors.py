@@ -8,6 +8,11 @@ class ApiError(Exception):
         super().__init__(message)
         self.message = message
 
+    @property
+    def details(self) -> dict:
+        """Fields the error's JSON answer carries beside "error"."""
+        return {}
+
 
 class BadRequest(ApiError):
     status = 400
@@ -26,6 +31,14 @@ class Forbidden(ApiError):
 class NotFound(ApiError):
     status = 404
 
+    def __init__(self, message: str, extra: dict | None = None):
+        super().__init__(message)
+        self.extra = extra or {}
+
+    @property
+    def details(self) -> dict:
+        return dict(self.extra)
+
 
 class PayloadTooLarge(ApiError):
     status = 413
@@ -37,6 +50,18 @@ class Conflict(ApiError):
 
 class Unprocessable(ApiError):
     status = 422
+
+
+class Implausible(Unprocessable):
+    """A board's plausibility rule with action reject refused the score (plausibility.py)."""
+
+    def __init__(self, message: str, rule: str):
+        super().__init__(message)
+        self.rule = rule
+
+    @property
+    def details(self) -> dict:
+        return {"rule": self.rule}
 
 
 class TooManyRequests(ApiError):

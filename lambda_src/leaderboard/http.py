@@ -205,7 +205,7 @@ def api_handler(func: Callable[[dict], tuple[int, Any]], runtime: Runtime) -> Ha
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
             # RFC 6750: a 401 names the scheme the route takes
             challenge = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if err.status == 401 else None
-            return respond(event, err.status, {"error": err.message}, challenge, route)
+            return respond(event, err.status, {"error": err.message, **err.details}, challenge, route)
         except Exception:
             logger.exception("unhandled error")
             return respond(event, 500, {"error": "internal error"}, route=route)

@@ -177,13 +177,32 @@ def board_and_period(partition: str) -> tuple[str, str]:
 
 # --- per-player submission limits ------------------------------------------------------------
 
-RUN_PREFIX = "#run#"
-RUN_SORT_KEY = "run"
+RUNS_PREFIX = "#runs#"
 
 
-def run_key(run_id: str) -> tuple[str, str]:
-    """The (partition, sort) key of a run (runs.py): one item per run, its own partition."""
-    return RUN_PREFIX + run_id, RUN_SORT_KEY
+def run_key(player_id: str, run_id: str) -> tuple[str, str]:
+    """The (partition, sort) key of a run (runs.py): under a keyed hash of its player's id (as the rate counters),
+    so an erasure finds the player's runs with one Query, and the items never name the player."""
+    return runs_partition(player_id), run_id
+
+
+def runs_partition(player_id: str) -> str:
+    return RUNS_PREFIX + _keyed_digest("runs", player_id)
+
+
+PENDING_PREFIX = "#pending#"
+PENDING_OF_PREFIX = "#pending-of#"
+
+
+def pending_key(board_id: str, pending_id: str) -> tuple[str, str]:
+    """A quarantined submission (quarantine.py): one partition per board, in pending-id (submission) order."""
+    return PENDING_PREFIX + board_id, pending_id
+
+
+def pending_of_partition(player_id: str) -> str:
+    """A player's pointers to their pending submissions (sort key "<board>#<pending id>"): their own lookup and
+    an erasure find them with one Query; a keyed hash of the id, as the rate counters."""
+    return PENDING_OF_PREFIX + _keyed_digest("pending-of", player_id)
 
 
 RATE_PREFIX = "#rate#"

@@ -71,6 +71,9 @@ MAX_PERIODS_LISTED = 50  # closed periods GET /leaderboards/{board}/periods list
 CLOSE_EVERY_MINUTES = 5  # the scheduled closing runs this often: a period closes at most this long after its end
 EVENT_SOURCE = "leaderboard"
 PERIOD_CLOSED_DETAIL_TYPE = "Leaderboard Period Closed"
+SCORE_PENDING_DETAIL_TYPE = "Leaderboard Score Pending"  # a quarantined submission waits for review
+MAX_EVIDENCE_BYTES = 2048  # a submission's evidence (for a quarantine's review), as compact JSON
+PENDING_ID_PATTERN = r"^[0-9]{13}-[A-Za-z0-9_-]{8}$"  # submission time (ms), then random: the queue's order
 # A period's status: upcoming (not started), open, ended (awaiting its closing), closed (its summary stored).
 UPCOMING, OPEN, ENDED, CLOSED = "upcoming", "open", "ended", "closed"
 PERIOD_STATUSES = (UPCOMING, OPEN, ENDED, CLOSED)

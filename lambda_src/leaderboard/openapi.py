@@ -38,6 +38,8 @@ ACCEPTED = {
     "Deletion": "accepted: a large board is still being purged; DELETE again",
     "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
 }
+# Routes that may answer 202 with another body: a score a board's plausibility rule holds back for review.
+HELD = {"BoardSubmit": "accepted for review: a plausibility rule (action quarantine) holds the score back as pending"}
 SECURITY: dict[str, list[dict[str, list[str]]]] = {
     routes.GAME: [{"gameKey": []}],
     routes.ADMIN: [{"adminKey": []}],
@@ -94,6 +96,12 @@ def _operation(route: routes.Route) -> dict:
             "description": ACCEPTED[schema],
             "headers": _cache_header(route, 202),
             "content": json_of(ref(schema)),
+        }
+    if schema in HELD:
+        op["responses"]["202"] = {
+            "description": HELD[schema],
+            "headers": _cache_header(route, 202),
+            "content": json_of(ref("PendingScore")),
         }
     if route.description:
         op["description"] = route.description

@@ -20,6 +20,8 @@ from .data import closings as closing_items
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
 from .data import moderation as moderation_items
+from .data import pending as pending_items
+from .data import runs as run_items
 from .data import snapshots as snapshot_items
 from .errors import NotFound
 
@@ -110,6 +112,7 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     # and the player's moderation items on every board.
     entries.raise_fence(player_id, _fence_partitions(player_id, now), int(state["fenced_at"]) + FENCE_SECONDS)
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    _erase_client_items(player_id)
     entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
@@ -141,6 +144,7 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
     lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    _erase_client_items(player_id)
     quoted, cursor = json.dumps(player_id), state.get("sweep_cursor")
     for _ in range(PAGES_PER_CALL):
         found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
@@ -160,6 +164,11 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
     erasures.register(key, state["erasure_id"], fence_until)
     erasures.unregister(state["erasure_id"], state["due"])
     return True, status_view(state["erasure_id"])
+
+
+def _erase_client_items(player_id: str) -> None:
+    """The player's runs and quarantined submissions (with their pointers): a Query each, whatever the boards."""
+    entries.delete([*run_items.keys_of_player(player_id), *pending_items.keys_of_player(player_id)])
 
 
 def _kept(state: dict[str, Any]) -> dict[str, Any]:

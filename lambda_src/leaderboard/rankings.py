@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from . import boards, cursors, invocation, keys, metrics, periods, ranking, schema
+from . import boards, cursors, invocation, keys, metrics, periods, quarantine, ranking, schema
 from .boards import BoardConfig
 from .data import entries
 from .errors import BadRequest, NotFound
@@ -166,8 +166,10 @@ def around(
 ):
     p = config.resolve_period(period, now or invocation.now())
     item = entries.one(player_id, config.player_partition(p.period_id, player_id))
+    # A board with rules may hold the player's scores back for review: their own lookup shows those as pending.
+    held = {"pending": waiting} if config.rules and (waiting := quarantine.of_player(config, player_id)) else {}
     if item is None:
-        raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
+        raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}", held)
     parts = config.partitions(p.period_id)
     metrics.count(metrics.RANK_READS, board=config.board_id)
     # A hidden player's own lookup still answers: where they would be, among the players others see.
@@ -202,4 +204,5 @@ def around(
         "below": _shown(below, around_me[1]),
         **tier,
         **({"hidden": True} if hidden else {}),
+        **held,
     }

@@ -10,6 +10,7 @@ from .routing.access import ADMIN, GAME, GAME_OR_RUN, KEYED, PLAYER, PUBLIC
 from .routing.bodies import (
     BOARD_BODY,
     BOARD_SCORE_BODY,
+    BOARD_UPDATE_BODY,
     BULK_BODY,
     SCORE_BODY,
     SIMULATE_BODY,
@@ -60,7 +61,8 @@ from .routing.route import Route
 from .routing.table import ROUTES, edge_query_names, match_route
 
 __all__ = [
-    "ADMIN", "BOARD_BODY", "BOARD_ID", "BOARD_PERIOD", "BOARD_SCORE_BODY", "BULK_BODY", "Body", "CURSOR", "Caching",
+    "ADMIN", "BOARD_BODY", "BOARD_ID", "BOARD_PERIOD", "BOARD_SCORE_BODY", "BOARD_UPDATE_BODY",
+    "BULK_BODY", "Body", "CURSOR", "Caching",
     "DEFAULT_BOARD_KINDS", "DEFAULT_PERIOD", "ERASURE_ID", "FRIEND_IDS", "FUNCTIONS", "Function", "GAME",
     "GAME_OR_RUN", "GatewayError", "IDEMPOTENCY_KEY", "INVALID_API_KEY", "KEYED", "LEADERBOARD_ADMIN",
     "LEADERBOARD_QUERY", "LEADERBOARD_SNAPSHOT", "LIVE", "LIVE_BROADCASTER", "MAX_SCORE", "METHOD_NOT_ALLOWED",

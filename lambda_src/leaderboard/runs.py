@@ -18,7 +18,7 @@ from . import invocation, limits, rate_limits, tokens
 from .boards import BoardConfig
 from .clock import iso, ms
 from .data import runs as run_items
-from .errors import ApiError, Forbidden
+from .errors import ApiError, Forbidden, Implausible
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
 
@@ -69,9 +69,15 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
 
 
 def submit(
-    config: BoardConfig, run_claims: dict[str, Any], player_id: str, write: Callable[[], dict], now: datetime | None
+    config: BoardConfig,
+    run_claims: dict[str, Any],
+    player_id: str,
+    write: Callable[[dict[str, Any]], dict],
+    now: datetime | None,
 ) -> dict:
-    """`write` (the submission) if the run token allows it: its board, its player, its run unused and not over."""
+    """`write(run)` (the submission, given the run: run_id, seed, started_ms) if the run token allows it: its board,
+    its player, its run unused and not over. A submission a rule rejects (422) has used its run: a run's score is
+    judged once (a client cannot probe a rule's value with one run)."""
     now = now or invocation.now()
     _client_board(config)
     if run_claims.get("board") != config.board_id:
@@ -82,16 +88,19 @@ def submit(
     if not isinstance(run_id, str):
         raise Forbidden("this run token names no run")
     used_ms = ms(now)
-    outcome = run_items.use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
+    outcome, run = run_items.use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
     if outcome == run_items.ALREADY_USED:
         raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")
     if outcome == run_items.ENDED:
         raise Forbidden("this run has ended: start a new run")
     if outcome == run_items.MISSING:
         raise Forbidden("no such run for this player and board")
+    assert run is not None  # USED
     try:
-        return write()
+        return write({"run_id": run_id, "seed": run["seed"], "started_ms": run["started_ms"]})
+    except Implausible:
+        raise
     except ApiError as err:
         if err.status < 500:  # refused, nothing written: the run may still take its score
-            run_items.release(run_id, used_ms)
+            run_items.release(run_id, player_id, used_ms)
         raise

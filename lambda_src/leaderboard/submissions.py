@@ -6,13 +6,23 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from . import invocation, metrics, ranking, rate_limits, scoring
+from . import invocation, metrics, plausibility, quarantine, ranking, rate_limits, scoring
 from .boards import BoardConfig
-from .errors import ApiError, BadRequest, ServiceUnavailable, TooManyRequests
+from .clock import ms
+from .data import entries
+from .errors import ApiError, BadRequest, Conflict, Implausible, ServiceUnavailable, TooManyRequests
 
 
-def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | None = None) -> dict[str, Any]:
-    """A submission, answered with the player's rank on every period (rank reads on top of the write).
+def submit(
+    config: BoardConfig,
+    submission: scoring.Submission,
+    now: datetime | None = None,
+    run: dict[str, Any] | None = None,
+    evidence: dict | None = None,
+) -> dict[str, Any]:
+    """A submission, answered with the player's rank on every period (rank reads on top of the write); or, where
+    a board's plausibility rule fires, refused (422, Implausible) or held back as pending (quarantine.hold's
+    answer, which the route gives with 202). `run` is the run record of a run token's submission.
 
     The write has committed before any rank is read: a rank that cannot be computed yet (a fresh period whose
     counters the stream consumer has not built) is left out of that period's row rather than failing a stored write.
@@ -20,8 +30,14 @@ def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | 
     The per-player limit counts only submissions that can be taken: what is refused without a read is refused
     before it counts, and one refused with 400 after reading (an increment leaving the bounds) is given back.
     """
-    scoring.check(config, submission, now or invocation.now())
+    now = now or invocation.now()
+    scoring.check(config, submission, now)
     minute = rate_limits.take(config, submission.player_id, now=now)
+    verdict = _verdict(config, submission, now, run)  # a rejected or held score counts: probing costs the limit
+    if verdict is not None and verdict.action == plausibility.REJECT:
+        raise Implausible(f"the score breaks this board's rule {verdict.rule}; nothing stored", verdict.rule)
+    if verdict is not None:
+        return quarantine.hold(config, submission, verdict.rule, now, run, evidence)
     try:
         outcome = scoring.submit(config, submission, now)
     except BadRequest:
@@ -38,12 +54,39 @@ def submit(config: BoardConfig, submission: scoring.Submission, now: datetime | 
     return view
 
 
+def _verdict(
+    config: BoardConfig, s: scoring.Submission, now: datetime, run: dict[str, Any] | None
+) -> plausibility.Verdict | None:
+    """The board's rules on this submission, reading only what they need: the player's stored scores
+    (max_improvement: one BatchGetItem), each current period's leader (max_over_leader: one Query per shard)."""
+    if not config.rules:
+        return None
+    wanted = plausibility.needs(config.rules)
+    current = config.current_periods(now)
+    own: tuple[int, ...] = ()
+    if plausibility.MAX_IMPROVEMENT in wanted:
+        pairs = [(s.player_id, config.player_partition(p.period_id, s.player_id)) for p in current]
+        own = tuple(int(e["score"]) for e in entries.get(pairs).values() if not entries.is_fence(e) and "score" in e)
+    leaders: tuple[int, ...] = ()
+    if plausibility.MAX_OVER_LEADER in wanted:
+        tops = [ranking.merged_page(config.partitions(p.period_id), 1) for p in current]
+        leaders = tuple(int(top[0]["score"]) for top in tops if top)
+    elapsed = plausibility.elapsed_seconds(int(run["started_ms"]), ms(now)) if run is not None else None
+    facts = plausibility.Facts(s.score, elapsed, own, leaders)
+    return plausibility.verdict(config.rules, facts, config.order)
+
+
 def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadRequest]) -> dict[str, Any]:
     """Many submissions with per-entry results in input order (no ranks: they would cost reads per entry).
 
     On a board with a per-player limit, each player's entries are counted together: all of them or, past the
     limit, none (429 each). Entries refused with 400 do not count (see submit)."""
     config.check_open(invocation.now())  # a whole bulk outside a tournament's window: 409 before anything counts
+    if config.rules:
+        raise Conflict(
+            f"board {config.board_id} has plausibility rules: submit its scores one at a time (POST "
+            f"/leaderboards/{config.board_id}/scores), where each is checked"
+        )
     submissions = [scoring.checked(config, s) for s in submissions]
     refused, minutes = _past_limit(config, submissions)
     kept = [i for i in range(len(submissions)) if i not in refused]

@@ -19,6 +19,7 @@ from .limits import (
     MAX_METADATA_BYTES,
     MAX_SAFE_INTEGER,
     MAX_SCORE,
+    PENDING_ID_PATTERN,
     PLAYER_ID_PATTERN,
     PLAYER_IDS_PATTERN,
     SCORE_DIGITS,
@@ -121,21 +122,26 @@ def signed_score(value: Any) -> int:
 
 
 def metadata(value: Any) -> dict | None:
+    return json_object(value, "metadata", MAX_METADATA_BYTES)
+
+
+def json_object(value: Any, field_name: str, max_bytes: int) -> dict | None:
+    """A small JSON object field (metadata, evidence): served back as given, so readable by any JSON reader."""
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise BadRequest("metadata must be a JSON object")
+        raise BadRequest(f"{field_name} must be a JSON object")
     unreadable = unreadable_text(value)
     if unreadable:
-        raise BadRequest(f"metadata text must be Unicode scalar values: {unreadable}")
+        raise BadRequest(f"{field_name} text must be Unicode scalar values: {unreadable}")
     if _has_unsafe_integer(value):
         # a reader that parses numbers as doubles (JavaScript, jq) would read another number, or Infinity
         raise BadRequest(
-            f"metadata numbers must be integers from {-MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER} (exact in a double) "
-            "or numbers within a double's range"
+            f"{field_name} numbers must be integers from {-MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER} (exact in a "
+            "double) or numbers within a double's range"
         )
-    if len(json.dumps(value, separators=(",", ":")).encode()) > MAX_METADATA_BYTES:
-        raise BadRequest(f"metadata must be at most {MAX_METADATA_BYTES} bytes of JSON")
+    if len(json.dumps(value, separators=(",", ":")).encode()) > max_bytes:
+        raise BadRequest(f"{field_name} must be at most {max_bytes} bytes of JSON")
     return value
 
 
@@ -208,4 +214,10 @@ def player_ids(raw: str | None) -> list[str]:
 def erasure_id(value: str) -> str:
     if not re.fullmatch(ERASURE_ID_PATTERN, value):
         raise BadRequest("erasure_id must be 16 characters of letters, digits, _ or -")
+    return value
+
+
+def pending_id(value: str) -> str:
+    if not re.fullmatch(PENDING_ID_PATTERN, value):
+        raise BadRequest("pending_id must be a pending_id the review queue lists: 13 digits, -, 8 characters")
     return value

@@ -94,7 +94,11 @@ class Leaderboard(Construct):
             existing_bus=props.existing_event_bus,
         )
         # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
-        functions.add_environment(self.season.environment, [routes.PERIOD_CLOSER.name, routes.LEADERBOARD_ADMIN.name])
+        functions.add_environment(
+            self.season.environment,
+            # score-submit: a quarantined score's Leaderboard Score Pending event
+            [routes.PERIOD_CLOSER.name, routes.LEADERBOARD_ADMIN.name, routes.SCORE_SUBMIT.name],
+        )
         self.dashboard: Dashboard | None = None
         if props.dashboard:
             # The instance first, then the distribution in front of it (its VPC origin names the instance).

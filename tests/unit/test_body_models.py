@@ -16,6 +16,7 @@ def test_every_body_is_a_closed_model_that_the_document_and_the_stack_read():
         "board_score",
         "bulk",
         "issue_token",
+        "update",
     }
     document = openapi.document()
     for route in BODY_ROUTES:

@@ -122,6 +122,7 @@ PENDING = {
             "player_routes",
             "ranking_routes",
             "responses",
+            "review_routes",
             "submission_routes",
             "table",
         )

@@ -96,6 +96,23 @@ def _initialise_count() -> None:
         pass
 
 
+def replace(config: dict[str, Any]) -> bool:
+    """Put a board's changed config over its item, unless the board is gone or being deleted (then False)."""
+    item = {schema.SCORES_PARTITION_KEY: keys.BOARDS_PARTITION, schema.SCORES_SORT_KEY: config["board_id"], **config}
+    try:
+        dynamo.client().put_item(
+            TableName=dynamo.scores_table(),
+            Item=dynamo.to_item(item),
+            ConditionExpression=f"attribute_exists({schema.SCORES_SORT_KEY}) AND "
+            "(attribute_not_exists(#s) OR #s <> :deleting)",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues=dynamo.to_item({":deleting": "deleting"}),
+        )
+        return True
+    except dynamo.client().exceptions.ConditionalCheckFailedException:
+        return False
+
+
 def get(board_id: str) -> dict[str, Any] | None:
     resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(*item_key(board_id)))
     return dynamo.from_item(resp["Item"]) if "Item" in resp else None

@@ -2,7 +2,7 @@
 DELETE /leaderboards/{board}/players/{player_id} and hiding a player there (.../hidden);
 DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json."""
 
-from .. import board_registry, closing, live, moderation, openapi, player_removal, routes
+from .. import board_registry, closing, live, moderation, openapi, player_removal, quarantine, routes
 from .. import validation as v
 from ..composition import Handler, Runtime
 from ..http import Call, audit, function_handler
@@ -25,6 +25,33 @@ def show(call: Call):
     if following is not None:
         view["live"] = following
     return 200, view
+
+
+def update(call: Call):
+    body = call.body()
+    v.only_fields(body, routes.BOARD_UPDATE_BODY.fields)
+    board = board_registry.update_board(call.params["board"], body)
+    audit(call.event, "board.update", {"board_id": board["board_id"], "changed": sorted(body)})
+    return 200, board
+
+
+def list_pending(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    return 200, quarantine.listing(board, call.query["limit"], call.query["cursor"])
+
+
+def approve_pending(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    result = quarantine.approve(board, v.pending_id(call.params["pending_id"]))
+    audit(call.event, "pending.approve", f"{board.board_id}/{result['pending_id']}")
+    return 200, result
+
+
+def reject_pending(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    result = quarantine.reject(board, v.pending_id(call.params["pending_id"]))
+    audit(call.event, "pending.reject", f"{board.board_id}/{result['pending_id']}")
+    return 200, result
 
 
 def delete(call: Call):

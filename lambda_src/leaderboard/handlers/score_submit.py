@@ -39,14 +39,23 @@ def board_score(call: Call):
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/scores" if run is None else f"{board.board_id}/runs/{run.get('run')}"
     submission = _submission(body, key and keys.operation_id(key, scope))
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES)
     if run is None:
-        return 200, idempotency.once(key, scope, body, lambda: submissions.submit(board, submission))
-    return 200, idempotency.once(
-        key,
-        scope,
-        body,
-        lambda: runs.submit(board, run, submission.player_id, lambda: submissions.submit(board, submission), None),
-    )
+        answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
+    else:
+        answer = idempotency.once(
+            key,
+            scope,
+            body,
+            lambda: runs.submit(
+                board,
+                run,
+                submission.player_id,
+                lambda started: submissions.submit(board, submission, run=started, evidence=evidence),
+                None,
+            ),
+        )
+    return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
 
 
 def issue_token(call: Call):

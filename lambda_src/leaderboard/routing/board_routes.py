@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import limits
 from .access import ADMIN, PUBLIC
-from .bodies import BOARD_BODY
+from .bodies import BOARD_BODY, BOARD_UPDATE_BODY
 from .caching import LIVE
 from .fields import CURSOR, _limit
 from .functions import LEADERBOARD_ADMIN
@@ -47,6 +47,19 @@ BOARD_ROUTES: tuple[Route, ...] = (
         response=(200, "Board"),
         cache=LIVE,
         summary="Show a board and its next resets",
+    ),
+    Route(
+        "PATCH",
+        "/leaderboards/{board}",
+        LEADERBOARD_ADMIN,
+        "update",
+        access=ADMIN,
+        response=(200, "Board"),
+        body=BOARD_UPDATE_BODY,
+        summary="Change a board's plausibility rules or who may submit",
+        description="rules replace the board's rules as a whole ({} removes them); submissions is server or client. "
+        "Boards built in or declared in the stack are changed in the stack's props (400). Function instances that "
+        "read the board's config in the last 30 s follow within that time.",
     ),
     Route(
         "DELETE",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import limits, periods
+from .. import limits, periods, plausibility
 from ..limits import MAX_SCORE
 from .fields import BOARD_ID, DEFAULT_BOARD_KINDS, PLAYER_ID, PLAYER_NAME, SCORE, _limit
 
@@ -62,6 +62,29 @@ TOURNAMENT_TIME = {
     "description": f"ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of the "
     f"years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no time)",
 }
+RULES = {
+    "type": "object",
+    "description": 'plausibility rules (docs/API.md, "Plausibility rules and quarantine"): each a value and what '
+    "to do with a score that breaks it, reject (422) or quarantine (202, pending review)",
+    "properties": {
+        name: {
+            "type": "object",
+            "required": ["value", "action"],
+            "properties": {
+                "value": {
+                    "type": "integer" if integral else "number",
+                    "minimum": float(low) if not integral else int(low),
+                    "maximum": float(high) if not integral else int(high),
+                    "description": meaning,
+                },
+                "action": {"type": "string", "enum": list(plausibility.ACTIONS)},
+            },
+            "additionalProperties": False,
+        }
+        for name, (low, high, integral, meaning) in plausibility.BOUNDS.items()
+    },
+    "additionalProperties": False,
+}
 BOARD_BODY = Body(
     {
         "type": "object",
@@ -94,6 +117,7 @@ BOARD_BODY = Body(
                 "description": "who may submit: server (default: the game key only) or client (also players' own "
                 "devices, each submission with the run token of a run it started with a player token)",
             },
+            "rules": RULES,
             # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
             # cannot compare them).
             "starts_at": TOURNAMENT_TIME,
@@ -139,6 +163,20 @@ BOARD_BODY = Body(
         "additionalProperties": False,
     }
 )
+SUBMISSIONS = {
+    "type": "string",
+    "enum": list(limits.SUBMISSION_MODES),
+    "description": "who may submit: server (the game key only) or client (also players' own devices, with a run token)",
+}
+BOARD_UPDATE_BODY = Body(
+    {
+        "type": "object",
+        "minProperties": 1,
+        "description": "what changes; rules replace the board's rules as a whole ({} removes them)",
+        "properties": {"rules": RULES, "submissions": SUBMISSIONS},
+        "additionalProperties": False,
+    }
+)
 BOARD_SCORE_BODY = Body(
     {
         "type": "object",
@@ -155,6 +193,12 @@ BOARD_SCORE_BODY = Body(
                 "served back as given: its text Unicode scalar values only (no lone surrogates), its integers from "
                 f"-{limits.MAX_SAFE_INTEGER} to {limits.MAX_SAFE_INTEGER} (exact in a double), its other numbers "
                 "within a double's range",
+            },
+            "evidence": {
+                "type": "object",
+                "description": f"for a review if a rule holds the score back: any JSON object of at most "
+                f"{limits.MAX_EVIDENCE_BYTES:,} bytes as compact JSON (inputs, a replay's reference), under the same "
+                "rules as metadata; shown in the review queue and sent with the pending event, never on the board",
             },
         },
         "additionalProperties": False,

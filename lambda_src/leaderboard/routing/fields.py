@@ -53,7 +53,14 @@ BOARD_PERIOD = _period(
     "period of a kind the board does not keep (GET /leaderboards/{board} lists them) is a 404. Default: all-time, "
     "or the board's first period if it does not keep all-time.",
 )
-PATH_PARAMS = {"board": BOARD_ID, "player_id": PLAYER_ID, "erasure_id": ERASURE_ID, "period_id": BOARD_PERIOD}
+PENDING_ID = {"type": "string", "pattern": limits.PENDING_ID_PATTERN}
+PATH_PARAMS = {
+    "board": BOARD_ID,
+    "player_id": PLAYER_ID,
+    "erasure_id": ERASURE_ID,
+    "period_id": BOARD_PERIOD,
+    "pending_id": PENDING_ID,
+}
 CURSOR = {
     "type": "string",
     "maxLength": limits.MAX_CURSOR_CHARS,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import limits
+from ..plausibility import ACTIONS as RULE_ACTIONS
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -30,6 +31,13 @@ def ref(name: str) -> dict:
     """A reference to the schema of this name, as the document's paths and schemas give it."""
     return {"$ref": f"#/components/schemas/{name}"}
 
+
+# A player's own quarantined submissions on the board (GET .../players/{player_id}), on no list until approved.
+PLAYER_PENDING = {
+    "type": "array",
+    "items": _obj({"pending_id": _STR, "score": _INT, "rule": _STR, "submitted_at": _STR}),
+    "description": "the player's submissions on this board a rule holds back for review (absent when none)",
+}
 
 SCHEMAS: dict[str, dict] = {
     "Error": _obj({"error": _STR}),
@@ -106,6 +114,10 @@ SCHEMAS: dict[str, dict] = {
             "created_at": {"type": "string", "nullable": True},
             "shards": _INT,
             "submissions": {"enum": list(limits.SUBMISSION_MODES)},
+            "rules": {
+                "type": "object",
+                "additionalProperties": _obj({"value": {"type": "number"}, "action": {"enum": list(RULE_ACTIONS)}}),
+            },
         },
         {
             "max_submissions_per_minute": _INT,
@@ -181,6 +193,7 @@ SCHEMAS: dict[str, dict] = {
             "rank_mode": {"enum": list(limits.RANK_MODES)},
             "tier": {"type": "string", "nullable": True},
             "hidden": {"type": "boolean", "description": "the player is hidden on this board: others do not see them"},
+            "pending": PLAYER_PENDING,
         },
     ),
     "PeriodList": _obj(
@@ -234,6 +247,16 @@ SCHEMAS: dict[str, dict] = {
             "limit": _INT,
         },
         {"next_cursor": _STR},
+    ),
+    "PendingScore": _obj({"status": {"enum": ["pending"]}, "pending_id": _STR, "rule": _STR}),
+    "Pending": _obj(
+        {"pending_id": _STR, "player_id": _STR, "score": _INT, "rule": _STR, "submitted_at": _STR},
+        {"run_id": _STR, "evidence": {"type": "object"}},
+    ),
+    "PendingList": _obj({"pending": {"type": "array", "items": ref("Pending")}}, {"next_cursor": _STR}),
+    "PendingDecision": _obj(
+        {"pending_id": _STR, "status": {"enum": ["approved", "rejected"]}},
+        {"result": {"type": "object", "description": "approved: the submission's result, as POST .../scores gives it"}},
     ),
     "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),
     "HiddenPlayers": _obj(

@@ -15,6 +15,7 @@ from .document_routes import DOCUMENT_ROUTES
 from .period_routes import PERIOD_ROUTES
 from .player_routes import PLAYER_ROUTES
 from .ranking_routes import RANKING_ROUTES
+from .review_routes import REVIEW_ROUTES
 from .route import Route
 from .submission_routes import SUBMISSION_ROUTES
 
@@ -25,6 +26,7 @@ ROUTES: tuple[Route, ...] = (
     *SUBMISSION_ROUTES,
     *RANKING_ROUTES,
     *PLAYER_ROUTES,
+    *REVIEW_ROUTES,
     *PERIOD_ROUTES,
     *DOCUMENT_ROUTES,
 )

@@ -1,0 +1,147 @@
+"""Quarantine: a submission a board's rule holds back (action quarantine) waits as pending, outside the board, for
+a reviewer (or a game's validator, told by a `Leaderboard Score Pending` event) to approve or reject it.
+
+A pending submission is no entry (data/pending.py): absent from every list, rank, total, snapshot, summary and
+live push, as hidden players are. Approving applies it exactly as the submission would have been applied when it
+was made: the periods current then, and its rank key (ties) from its submission time; the per-player limit
+counted it then. Rejecting drops it without a trace. A decision claims the submission first: a second approve or
+reject of the same one is a 404 (it is gone), one while another decision is in flight a 409.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from . import cursors, invocation, keys, scoring
+from .boards import BoardConfig
+from .clock import iso, ms
+from .data import pending as pending_items
+from .errors import Conflict, NotFound
+from .limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
+
+logger = logging.getLogger(__name__)
+
+
+def new_pending_id(now: datetime) -> str:
+    """Submission time first (the queue lists oldest first), then 48 random bits."""
+    return f"{ms(now):013d}-{secrets.token_urlsafe(6)}"
+
+
+def hold(
+    config: BoardConfig,
+    s: scoring.Submission,
+    rule: str,
+    now: datetime,
+    run: dict[str, Any] | None = None,
+    evidence: dict | None = None,
+) -> dict[str, Any]:
+    """Store the submission as pending, tell the bus, and answer what the 202 says."""
+    pending_id = new_pending_id(now)
+    values: dict[str, Any] = {
+        "board_id": config.board_id,
+        "player_name": s.player_name,
+        "score": s.score,
+        "rule": rule,
+        "submitted_at": iso(now),
+        "submitted_ms": ms(now),
+        "metadata": _json(s.metadata),
+        "evidence": _json(evidence),
+    }
+    if run is not None:
+        values |= {"run_id": run["run_id"], "seed": run["seed"]}
+    pending_items.put(config.board_id, pending_id, s.player_id, values)
+    detail = {**view({**values, "pending_player": s.player_id}, pending_id), "board_id": config.board_id}
+    if run is not None:
+        detail["seed"] = run["seed"]
+    try:
+        invocation.runtime().events.put(EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE, detail)
+    except Exception:  # the queue holds it whatever the bus does: a reviewer still sees it
+        logger.exception("the pending event was not sent", extra={"pending_id": pending_id})
+    return {"status": "pending", "pending_id": pending_id, "rule": rule}
+
+
+def _json(value: dict | None) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+def view(item: dict[str, Any], pending_id: str) -> dict[str, Any]:
+    """A pending submission as the queue lists it."""
+    row: dict[str, Any] = {
+        "pending_id": pending_id,
+        "player_id": item["pending_player"],
+        "score": item["score"],
+        "rule": item["rule"],
+        "submitted_at": item["submitted_at"],
+    }
+    if item.get("run_id"):
+        row["run_id"] = item["run_id"]
+    if item.get("evidence"):
+        row["evidence"] = json.loads(item["evidence"])
+    return row
+
+
+def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
+    """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue."""
+    binding = keys.pending_key(config.board_id, "")[0]
+    position = cursors.read(cursor, binding) if cursor is not None else None
+    items, more = pending_items.page_of_board(config.board_id, position.last_key if position else None, limit)
+    rows = [view(i, i["leaderboard_id"]) for i in items]
+    answer: dict[str, Any] = {"pending": rows}
+    if more and rows:
+        listed = (position.last_rank if position else 0) + len(rows)
+        answer["next_cursor"] = cursors.issue(
+            binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
+        )
+    return answer
+
+
+def of_player(config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
+    """The player's own pending submissions on the board, for their lookup: pending_id, score, rule, submitted_at."""
+    return [
+        {"pending_id": p["pending_id"], **{k: p[k] for k in pending_items.POINTER_FIELDS}}
+        for p in pending_items.of_player_on(player_id, config.board_id)
+    ]
+
+
+def _claimed(config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]:
+    token = secrets.token_urlsafe(9)
+    outcome = pending_items.claim(config.board_id, pending_id, token)
+    if outcome == pending_items.MISSING:
+        raise NotFound(f"no pending submission {pending_id} on {config.board_id} (decided already, or never there)")
+    if outcome == pending_items.BUSY:
+        raise Conflict(f"another decision on pending submission {pending_id} is in progress; retry")
+    item = pending_items.get(config.board_id, pending_id)
+    if item is None:  # decided between the claim and the read: only by its claimer, so not by now
+        raise NotFound(f"no pending submission {pending_id} on {config.board_id}")
+    return item, token
+
+
+def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
+    """Apply the submission as at its submission time, then drop it from the queue. The write carries an operation
+    id of the pending id, so a decision retried after failing part-way does not apply it twice."""
+    item, token = _claimed(config, pending_id)
+    submission = scoring.Submission(
+        player_id=item["pending_player"],
+        player_name=item.get("player_name"),
+        score=int(item["score"]),
+        metadata=json.loads(item["metadata"]) if item.get("metadata") else None,
+        operation=keys.operation_id(pending_id, f"{config.board_id}/pending"),
+    )
+    at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
+    try:
+        outcome = scoring.submit(config, submission, at)
+    except BaseException:
+        pending_items.unclaim(config.board_id, pending_id, token)
+        raise
+    pending_items.drop(config.board_id, pending_id, submission.player_id)
+    return {"pending_id": pending_id, "status": "approved", "result": outcome.view()}
+
+
+def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:
+    item, _ = _claimed(config, pending_id)
+    pending_items.drop(config.board_id, pending_id, item["pending_player"])
+    return {"pending_id": pending_id, "status": "rejected"}

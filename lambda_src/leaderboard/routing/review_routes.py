@@ -1,0 +1,52 @@
+"""The review queue of quarantined submissions (quarantine.py): list, approve, reject. Admin only."""
+
+from __future__ import annotations
+
+from .. import limits
+from .access import ADMIN
+from .fields import CURSOR, _limit
+from .functions import LEADERBOARD_ADMIN
+from .route import Route
+
+REVIEW_ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/leaderboards/{board}/pending",
+        LEADERBOARD_ADMIN,
+        "list_pending",
+        access=ADMIN,
+        response=(200, "PendingList"),
+        query={
+            "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
+            "cursor": {
+                **CURSOR,
+                "description": "next_cursor of the previous page of the same board's queue; opaque and signed: any "
+                "other value, or one older than the cursor lifetime, is a 400.",
+            },
+        },
+        summary="The board's quarantined submissions, oldest first, a page at a time",
+        description="Each with the rule that held it back, and its run and evidence if it had any. Cost: one Query "
+        "per page. A pending submission is on no list, rank, total, snapshot, summary or live push until approved.",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/pending/{pending_id}/approve",
+        LEADERBOARD_ADMIN,
+        "approve_pending",
+        access=ADMIN,
+        response=(200, "PendingDecision"),
+        summary="Approve a quarantined submission: applied as it would have been at its submission time",
+        description="The periods current at its submission time, and ties ranked by that time. A submission "
+        "decided already (approved or rejected) is a 404; one another decision is applying right now a 409.",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/pending/{pending_id}/reject",
+        LEADERBOARD_ADMIN,
+        "reject_pending",
+        access=ADMIN,
+        response=(200, "PendingDecision"),
+        summary="Reject a quarantined submission: dropped, no trace left on the board",
+        description="A submission decided already is a 404; one another decision is applying right now a 409.",
+    ),
+)

@@ -1,0 +1,148 @@
+"""Plausibility rules and the quarantine through the handlers (moto): a rule rejects (422) or holds back (202) as
+declared; a held score is on no list, rank or total and shows as pending to its player and in the queue; approve
+puts it where it would have gone at its submission time (ranks checked against a brute-force oracle), reject
+leaves no trace; a decided submission answers 404."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from leaderboard import invocation
+from tests.support.lambda_api import call, create_board, scan, submit, top
+
+RULES = {"max_score": {"value": 1000, "action": "quarantine"}, "max_improvement": {"value": 2, "action": "reject"}}
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def start_run(board: str, player: str) -> dict:
+    token = call("POST", f"/players/{player}/tokens", body={}).body["token"]
+    reply = call("POST", f"/leaderboards/{board}/runs", headers=bearer(token))
+    assert reply.status == 201, reply.body
+    return reply.body
+
+
+def pending_rows(board: str) -> list[dict]:
+    reply = call("GET", f"/leaderboards/{board}/pending")
+    assert reply.status == 200, reply.body
+    return reply.body["pending"]
+
+
+def entries_of(ddb) -> list[dict]:
+    table = invocation.settings().scores_table
+    return [i for i in scan(ddb, table) if not i["player_id"]["S"].startswith("#")]
+
+
+def ranked(board: str) -> list[tuple[str, int]]:
+    return [(e["player_id"], e["score"]) for e in top(board).body["entries"]]
+
+
+def test_a_rule_rejects_or_holds_back_as_declared_and_approve_puts_the_score_in_its_place(ddb, clock, settle):
+    assert create_board("q", rules=RULES).status == 201
+    assert call("GET", "/leaderboards/q").body["rules"] == RULES
+    assert submit("q", "ada", 500).status == 200
+    assert submit("q", "bob", 400).status == 200
+    assert submit("q", "ada", 999).status == 200  # below 2 x ada's 500: allowed
+    too_much = submit("q", "bob", 801)  # more than 2 x bob's 400
+    assert too_much.status == 422 and too_much.body["rule"] == "max_improvement", too_much.body
+    clock.advance(1)
+    held = submit("q", "cy", 5000, evidence={"replay": "s3://replays/1"})
+    assert held.status == 202 and held.body["status"] == "pending" and held.body["rule"] == "max_score", held.body
+    pending_id = held.body["pending_id"]
+    settle()
+    assert ranked("q") == [("ada", 999), ("bob", 400)]
+    assert call("GET", "/leaderboards/q/players/cy").status == 404
+    own = call("GET", "/leaderboards/q/players/cy", check_contract=False).body
+    assert own["pending"] == [
+        {
+            "pending_id": pending_id,
+            "score": 5000,
+            "rule": "max_score",
+            "submitted_at": own["pending"][0]["submitted_at"],
+        }
+    ]
+    [row] = pending_rows("q")
+    assert row["player_id"] == "cy" and row["evidence"] == {"replay": "s3://replays/1"} and "run_id" not in row
+    clock.advance(5)
+    approved = call("POST", f"/leaderboards/q/pending/{pending_id}/approve")
+    assert approved.status == 200 and approved.body["status"] == "approved", approved.body
+    settle()
+    assert ranked("q") == [("cy", 5000), ("ada", 999), ("bob", 400)]
+    assert call("GET", "/leaderboards/q/players/cy").body["rank"] == 1
+    assert pending_rows("q") == []
+    again = call("POST", f"/leaderboards/q/pending/{pending_id}/approve")
+    assert again.status == 404 and call("POST", f"/leaderboards/q/pending/{pending_id}/reject").status == 404
+
+
+def test_reject_leaves_no_trace(ddb, clock, settle):
+    assert create_board("q", rules={"max_score": {"value": 10, "action": "quarantine"}}).status == 201
+    assert submit("q", "ada", 5).status == 200
+    settle()
+    before = entries_of(ddb)
+    table = invocation.settings().scores_table
+    items_before = scan(ddb, table)
+    held = submit("q", "bob", 50)
+    assert held.status == 202
+    assert call("POST", f"/leaderboards/q/pending/{held.body['pending_id']}/reject").body["status"] == "rejected"
+    settle()
+    assert entries_of(ddb) == before
+    # only the rate counters' and bookkeeping items may differ; no pending item or pointer stays
+    left = [i for i in scan(ddb, table) if i not in items_before]
+    assert not [i for i in left if i["player_id"]["S"].startswith("#pending")], left
+
+
+def test_run_rules_use_the_server_clock_and_are_skipped_without_a_run(ddb, clock, settle):
+    rules = {
+        "min_run_seconds": {"value": 30, "action": "reject"},
+        "max_score_per_second": {"value": 10, "action": "quarantine"},
+    }
+    assert create_board("c", submissions="client", rules=rules).status == 201
+    run = start_run("c", "ada")
+    clock.advance(29.999)
+    early = submit("c", "ada", 1, headers=bearer(run["run_token"]))
+    assert early.status == 422 and early.body["rule"] == "min_run_seconds"
+    run = start_run("c", "ada")
+    clock.advance(40)
+    fast = submit("c", "ada", 401, headers=bearer(run["run_token"]), evidence={"inputs": [1, 2]})
+    assert fast.status == 202 and fast.body["rule"] == "max_score_per_second"
+    [row] = pending_rows("c")
+    assert row["run_id"] == run["run_id"] and row["evidence"] == {"inputs": [1, 2]}
+    run = start_run("c", "ada")
+    clock.advance(40)
+    assert submit("c", "ada", 400, headers=bearer(run["run_token"])).status == 200  # 400 = 10/s x 40 s
+    assert submit("c", "bob", 10**6).status == 200  # the game key: no run, so neither run rule applies
+
+
+@pytest.mark.parametrize(
+    ("rules", "words"),
+    [
+        ({"max_scor": {"value": 1, "action": "reject"}}, "unknown rule"),
+        ({"max_score": {"value": 1, "action": "drop"}}, "action must be one of"),
+        ({"max_score": {"value": 1.5, "action": "reject"}}, "an integer score"),
+        ({"max_improvement": {"value": 0.5, "action": "reject"}}, "a factor"),
+        ({"min_run_seconds": {"value": 4000, "action": "reject"}}, "a run's lifetime"),
+        ({"max_score": {"value": 1}}, "{value, action}"),
+        ([], "must be an object"),
+    ],
+)
+def test_bad_rule_declarations_are_refused_with_what_is_wrong(ddb, rules, words):
+    reply = create_board("bad", rules=rules)
+    assert reply.status == 400 and words in reply.body["error"], reply.body
+    assert call("GET", "/leaderboards/bad").status == 404
+
+
+def test_an_admin_changes_the_rules_and_the_submission_mode(ddb):
+    assert create_board("p").status == 201
+    changed = call("PATCH", "/leaderboards/p", body={"rules": {"max_score": {"value": 7, "action": "reject"}}})
+    assert changed.status == 200 and changed.body["rules"] == {"max_score": {"value": 7, "action": "reject"}}
+    assert submit("p", "ada", 8).status == 422
+    assert call("PATCH", "/leaderboards/p", body={"submissions": "client", "rules": {}}).body["submissions"] == "client"
+    assert submit("p", "ada", 8).status == 200
+    assert call("PATCH", "/leaderboards/p", body={"name": "x"}).status == 400
+    assert call("PATCH", "/leaderboards/global", body={"rules": {}}).status == 400
+    assert call("PATCH", "/leaderboards/none", body={"rules": {}}).status == 404
+    assert json.dumps(call("GET", "/leaderboards/p").body["rules"]) == "{}"
