@@ -21,7 +21,7 @@ PENDING_ID = "1796169288000-Ab_-9xYz"  # the API's pattern: submission ms (13 di
 
 
 @needs_nginx
-def test_live_the_pending_list_passes_with_its_query_and_the_key(local_nginx):
+def test_live_the_pending_list_passes_with_its_query_and_the_key(local_nginx):  # noqa: F811 (fixtures)
     path = "/admin-api/leaderboards/race/pending?limit=10&cursor=abc"
     assert local_nginx.request(path)[0] == 401
     status, _, body = local_nginx.request(path, auth=ADMIN)
@@ -33,7 +33,7 @@ def test_live_the_pending_list_passes_with_its_query_and_the_key(local_nginx):
 
 
 @needs_nginx
-def test_live_approve_and_reject_pass_with_the_key_and_nothing_else_does(local_nginx, upstream):
+def test_live_approve_and_reject_pass_with_the_key_and_nothing_else_does(local_nginx, upstream):  # noqa: F811 (fixtures)
     for decision in ("approve", "reject"):
         path = f"/admin-api/leaderboards/race/pending/{PENDING_ID}/{decision}"
         assert local_nginx.request(path, method="POST")[0] == 401
@@ -55,7 +55,7 @@ def test_live_approve_and_reject_pass_with_the_key_and_nothing_else_does(local_n
 
 
 @needs_nginx
-def test_live_a_decision_from_another_site_is_refused(local_nginx, upstream):
+def test_live_a_decision_from_another_site_is_refused(local_nginx, upstream):  # noqa: F811 (fixtures)
     path = f"/admin-api/leaderboards/race/pending/{PENDING_ID}/approve"
     before = len(upstream_requests(upstream))
     for headers in ({"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, {"Origin": "null"}):
