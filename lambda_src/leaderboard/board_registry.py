@@ -14,6 +14,7 @@ from .clock import iso
 from .data import boards as board_items
 from .data import counters, entries
 from .data import moderation as moderation_items
+from .data import pending as pending_items
 from .errors import BadRequest, Conflict, NotFound
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
@@ -175,6 +176,7 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     hidden = moderation_items.keys_of_board(board_id)
     deleted = entries.delete(key for _, player in hidden for key in entries.keys_of_player_on(player, board_id))
     entries.delete(hidden)
+    entries.delete(pending_items.keys_of_board(board_id))  # its quarantined scores (and their pointers)
     for period_id in _period_ids_within_retention(config, now or invocation.now()):
         for part in config.partitions(period_id):
             done_here, done = entries.delete_partition(part, budget - deleted)

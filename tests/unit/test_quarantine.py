@@ -6,6 +6,7 @@ leaves no trace; a decided submission answers 404."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -146,3 +147,101 @@ def test_an_admin_changes_the_rules_and_the_submission_mode(ddb):
     assert call("PATCH", "/leaderboards/global", body={"rules": {}}).status == 400
     assert call("PATCH", "/leaderboards/none", body={"rules": {}}).status == 404
     assert json.dumps(call("GET", "/leaderboards/p").body["rules"]) == "{}"
+
+
+def _oracle(order: str, submitted: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Keep-best applied in submission order, ties by who reached the score first."""
+    best: dict[str, tuple[int, int]] = {}
+    for i, (player, score) in enumerate(submitted):
+        old = best.get(player)
+        if old is None or (score > old[0] if order == "desc" else score < old[0]):
+            best[player] = (score, i)
+    sign = -1 if order == "desc" else 1
+    return [(p, best[p][0]) for p in sorted(best, key=lambda p: (sign * best[p][0], best[p][1], p))]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(("order", "shards"), [("desc", 1), ("asc", 3)])
+def test_approved_scores_take_the_place_of_their_submission_time_against_a_brute_force_oracle(
+    ddb, clock, settle, seed, order, shards
+):
+    """Random scores, those past the rule held back; approved later in random order, the board is what applying
+    every submission at its own time gives: the same order, ranks and total (ties by submission time)."""
+    rng = random.Random(seed)
+    limit = 50 if order == "desc" else 10  # desc: above 50 is held; asc: below 10 is held
+    rules = {"max_score": {"value": limit, "action": "quarantine"}}
+    assert create_board("o", order=order, shards=shards, rules=rules).status == 201
+    submitted, held = [], []
+    for _ in range(24):
+        player, score = f"p{rng.randrange(6)}", rng.randrange(0, 61, 5)  # few values: many ties
+        reply = submit("o", player, score)
+        assert reply.status in (200, 202), reply.body
+        if reply.status == 202:
+            held.append(reply.body["pending_id"])
+        submitted.append((player, score))
+        clock.advance(0.001 * rng.randrange(1, 3))
+    settle()
+    visible = [(pl, sc) for pl, sc in submitted if (sc <= limit if order == "desc" else sc >= limit)]
+    assert ranked("o") == _oracle(order, visible)
+    assert len(pending_rows("o")) == len(held) and held
+    rng.shuffle(held)
+    for pending_id in held:
+        clock.advance(1)
+        assert call("POST", f"/leaderboards/o/pending/{pending_id}/approve").status == 200
+    settle()
+    expected = _oracle(order, submitted)
+    assert ranked("o") == expected
+    for rank, (player, score) in enumerate(expected, start=1):
+        mine = call("GET", f"/leaderboards/o/players/{player}").body
+        assert (mine["rank"], mine["score"], mine["total_players"]) == (rank, score, len(expected))
+    assert pending_rows("o") == []
+
+
+def test_the_pending_event_carries_the_runs_seed_and_the_evidence(ddb, clock, monkeypatch, reconfigure, tmp_path):
+    monkeypatch.setenv("LOCAL_EVENTS_FILE", str(tmp_path / "events.jsonl"))
+    reconfigure()
+    rules = {"max_score": {"value": 10, "action": "quarantine"}}
+    assert create_board("ev", submissions="client", rules=rules).status == 201
+    run = start_run("ev", "ada")
+    held = submit("ev", "ada", 11, headers=bearer(run["run_token"]), evidence={"replay": "r-1"})
+    assert held.status == 202
+    [event] = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert (event["source"], event["detail-type"]) == ("leaderboard", "Leaderboard Score Pending")
+    assert event["detail"] == {
+        "board_id": "ev",
+        "pending_id": held.body["pending_id"],
+        "player_id": "ada",
+        "score": 11,
+        "rule": "max_score",
+        "submitted_at": event["detail"]["submitted_at"],
+        "run_id": run["run_id"],
+        "seed": run["seed"],
+        "evidence": {"replay": "r-1"},
+    }
+
+
+def test_an_erasure_removes_the_players_pending_submissions_and_runs(ddb, clock):
+    assert (
+        create_board("er", submissions="client", rules={"max_score": {"value": 10, "action": "quarantine"}}).status
+        == 201
+    )
+    start_run("er", "ada")
+    assert submit("er", "ada", 11).status == 202
+    assert submit("er", "bob", 12).status == 202
+    table = invocation.settings().scores_table
+    names = lambda: {i["player_id"]["S"].split("#")[1] for i in scan(ddb, table) if i["player_id"]["S"].startswith("#")}  # noqa: E731
+    assert {"runs", "pending", "pending-of"} <= names()
+    clock.advance(60)
+    while call("DELETE", "/players/ada").status == 202:
+        clock.advance(60)
+    assert [r["player_id"] for r in pending_rows("er")] == ["bob"]
+    left = [i for i in scan(ddb, table) if i["player_id"]["S"].startswith(("#runs#", "#pending-of#"))]
+    assert len(left) == 1  # bob's pointer; ada's run and pointer are gone
+
+
+def test_deleting_a_board_deletes_its_pending_submissions(ddb, clock):
+    assert create_board("del", rules={"max_score": {"value": 1, "action": "quarantine"}}).status == 201
+    assert submit("del", "ada", 5).status == 202
+    assert call("DELETE", "/leaderboards/del").status == 200
+    table = invocation.settings().scores_table
+    assert [i for i in scan(ddb, table) if i["player_id"]["S"].startswith(("#pending#", "#pending-of#"))] == []

@@ -96,6 +96,20 @@ def keys_of_player(player_id: str) -> list[tuple[str, str]]:
     return found
 
 
+def keys_of_board(board_id: str) -> list[tuple[str, str]]:
+    """Every pending item of a board and its pointer (deleting the board deletes them)."""
+    found = []
+    for item in dynamo.query_items(
+        TableName=dynamo.scores_table(),
+        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+        ExpressionAttributeValues=dynamo.to_item({":p": keys.pending_key(board_id, "")[0]}),
+        ProjectionExpression=f"{schema.SCORES_SORT_KEY}, pending_player",
+    ):
+        pending_id = item[schema.SCORES_SORT_KEY]
+        found += [keys.pending_key(board_id, pending_id), _pointer_key(board_id, item["pending_player"], pending_id)]
+    return found
+
+
 def claim(board_id: str, pending_id: str, token: str) -> str:
     """Claim the submission for one decision: CLAIMED, MISSING (decided already, or never there) or BUSY (another
     decision holds it)."""

@@ -1,0 +1,77 @@
+"""The quarantine's routes and event in the template (issue 24): the review queue and board changes are admin
+methods that require an API key at API Gateway; the submitting function may put the Leaderboard Score Pending
+event on the stack's bus (its name in its environment, events:PutEvents on that bus in the shared role)."""
+
+from __future__ import annotations
+
+from leaderboard import routes
+
+NEW_ROUTES = {
+    ("PATCH", "/leaderboards/{board}"),
+    ("GET", "/leaderboards/{board}/pending"),
+    ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
+    ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
+}
+
+
+def _of_type(template: dict, kind: str) -> dict[str, dict]:
+    return {k: r for k, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def _path(template: dict, resource_id: dict) -> str:
+    parts, ref = [], resource_id.get("Ref")
+    while ref is not None and ref in template["Resources"]:
+        props = template["Resources"][ref]["Properties"]
+        parts.append(props["PathPart"])
+        ref = props["ParentId"].get("Ref")
+    return "/" + "/".join(reversed(parts))
+
+
+def _methods(template: dict) -> dict[tuple[str, str], dict]:
+    found = {}
+    for method in _of_type(template, "AWS::ApiGateway::Method").values():
+        props = method["Properties"]
+        if props["HttpMethod"] != "OPTIONS":
+            found[(props["HttpMethod"], _path(template, props["ResourceId"]))] = props
+    return found
+
+
+def test_the_review_routes_and_the_board_change_are_admin_methods_with_a_key(dev_template_json):
+    methods = _methods(dev_template_json)
+    for method, path in NEW_ROUTES:
+        route, _, _ = routes.match_route(method, path)
+        assert route is not None and route.access == routes.ADMIN and route.function is routes.LEADERBOARD_ADMIN
+        assert methods[(method, path)]["ApiKeyRequired"] is True, (method, path)
+
+
+def test_the_board_change_has_its_request_model(dev_template_json):
+    patch = _methods(dev_template_json)[("PATCH", "/leaderboards/{board}")]
+    (model_ref,) = patch["RequestModels"].values()
+    model = dev_template_json["Resources"][model_ref["Ref"]]["Properties"]["Schema"]
+    assert set(model["properties"]) == {"rules", "submissions"} and model["additionalProperties"] is False
+    assert set(model["properties"]["rules"]["properties"]) == {
+        "min_run_seconds",
+        "max_score_per_second",
+        "max_score",
+        "max_improvement",
+        "max_over_leader",
+    }
+
+
+def test_the_submitting_function_may_put_the_pending_event_on_the_stacks_bus(dev_template_json):
+    (bus,) = _of_type(dev_template_json, "AWS::Events::EventBus")
+    submit = [
+        f["Properties"]
+        for f in _of_type(dev_template_json, "AWS::Lambda::Function").values()
+        if f["Properties"].get("Handler") == routes.SCORE_SUBMIT.handler
+    ]
+    assert len(submit) == 1 and submit[0]["Environment"]["Variables"]["EVENT_BUS_NAME"] == {"Ref": bus}
+    role = submit[0]["Role"]["Fn::GetAtt"][0]
+    granted = [
+        s
+        for p in _of_type(dev_template_json, "AWS::IAM::Policy").values()
+        if {"Ref": role} in p["Properties"]["Roles"]
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+        if "events:PutEvents" in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])
+    ]
+    assert [s["Resource"] for s in granted] == [{"Fn::GetAtt": [bus, "Arn"]}]
