@@ -153,6 +153,10 @@ vendor: setup ## copy the pinned PyJWT release (requirements-dev.txt) into the L
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)
 
+.PHONY: rotate-token-key
+rotate-token-key: setup ## new player-token signing key; old tokens verify for the functions' grace (FORCE=1, REVOKE=1)
+	$(PY) -m ops rotate-token-key --stage $(STAGE) $(if $(FORCE),--force) $(if $(REVOKE),--revoke)
+
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
 

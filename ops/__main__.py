@@ -1,4 +1,4 @@
-"""`python -m ops preflight|rotate-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .outputs import StackNotReady
 from .preflight import preflight
 from .rotation import RefreshFailed, Rotator
 from .settings import stack_name, stage_props
+from .token_key import RotationRefused, TokenKeyRotator
 
 DEFAULT_GRACE_S = 300
 
@@ -24,6 +25,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
     for name, text in (
         ("preflight", "check the target account and region before `cdk deploy`"),
         ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
+        ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
     ):
         command = commands.add_parser(name, help=text)
@@ -38,6 +40,13 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
                 default=DEFAULT_GRACE_S,
                 help="how long the old key keeps working (default: %(default)s)",
             )
+        if name == "rotate-token-key":
+            command.add_argument(
+                "--force", action="store_true", help="rotate even while the last rotation's grace runs"
+            )
+            command.add_argument(
+                "--revoke", action="store_true", help="a leaked key: refuse the old key's tokens at once, no grace"
+            )
     args = parser.parse_args(argv)
     if session is None:
         session = boto3.Session()
@@ -46,6 +55,9 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
     try:
         if args.command == "preflight":
             return 0 if preflight(session, stage_props(args.stage)) else 1
+        if args.command == "rotate-token-key":
+            TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
+            return 0
         rotator = Rotator(session, stack_name(args.stage))
         if args.command == "rotate-password":
             rotator.rotate_password()
@@ -53,7 +65,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed) as err:
+    except (StackNotReady, RefreshFailed, RotationRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:

@@ -13,6 +13,7 @@ import { initFriends } from './js/views/friends.js';
 import { initHidden, loadHidden } from './js/views/hidden.js';
 import { addSnapshot, initHistory, loadHistory } from './js/views/history.js';
 import { initLookup, lookupFromTable, noteModeration } from './js/views/lookup.js';
+import { initPending } from './js/views/pending.js';
 import { initPeriods } from './js/views/periods.js';
 import { initPicker, openFromHash } from './js/views/picker.js';
 import { initRequestLog } from './js/views/request-log.js';
@@ -84,6 +85,7 @@ async function start() {
       refreshAfterChange();
     },
   });
+  initPending({ afterApprove: () => refreshAfterChange() });
   initPicker();
   $('#refresh-now').addEventListener('click', () => {
     loadTable();

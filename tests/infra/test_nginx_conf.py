@@ -174,8 +174,8 @@ def test_security_headers_and_csp(tmp_path):
 
 
 def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
-    """/admin-api/ asks for a password and forwards only snapshot, simulate, a player's hidden flag and a board's
-    hidden list, with the key."""
+    """/admin-api/ asks for a password and forwards only snapshot, simulate, a player's hidden flag, a board's
+    hidden list and its review queue (the list, approve and reject), with the key."""
     conf = render.render_nginx_conf(local_values(tmp_path))
     admin = block(conf, "location ^~ /admin-api/ {")
     assert 'auth_basic "Leaderboard admin";' in admin
@@ -189,7 +189,11 @@ def test_admin_area_is_password_protected_and_adds_the_key(tmp_path):
     assert f'proxy_set_header x-api-key "{API_KEY}";' in hidden and "limit_except PUT DELETE" in hidden
     listing = block(admin, '/(?<hidden_board>[a-z0-9][a-z0-9_-]{0,47})/hidden$" {')
     assert f'proxy_set_header x-api-key "{API_KEY}";' in listing and "limit_except GET {" in listing
-    assert conf.count(API_KEY) == 4  # nowhere else
+    queue = block(admin, '/(?<pending_board>[a-z0-9][a-z0-9_-]{0,47})/pending$" {')
+    assert f'proxy_set_header x-api-key "{API_KEY}";' in queue and "limit_except GET {" in queue
+    decision = block(admin, '/(?<decision>approve|reject)$" {')
+    assert f'proxy_set_header x-api-key "{API_KEY}";' in decision and "limit_except POST {" in decision
+    assert conf.count(API_KEY) == 6  # nowhere else
 
 
 def test_public_api_location_is_read_only_and_strips_credentials(tmp_path):

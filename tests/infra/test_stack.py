@@ -376,6 +376,7 @@ def test_outputs_have_stable_logical_ids(template):
         "SnapshotsTableName",
         "GameKeySecretArn",
         "AdminKeySecretArn",
+        "TokenSigningSecretArn",
         "GameUsagePlanId",
         "AdminUsagePlanId",
         "DashboardPasswordSecretArn",

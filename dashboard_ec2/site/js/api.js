@@ -44,4 +44,8 @@ export const admin = {
   // Moderation: PUT hides the player on the board, DELETE shows them again.
   hidden: (id, playerId) => `${config().adminBase}${board(id)}/players/${encodeURIComponent(playerId)}/hidden`,
   hiddenList: (id, limit, cursor) => `${config().adminBase}${board(id)}/hidden${query({ limit, cursor })}`,
+  // The review queue: submissions a board's rules held back; approve applies one, reject drops it.
+  pendingList: (id, limit, cursor) => `${config().adminBase}${board(id)}/pending${query({ limit, cursor })}`,
+  pendingDecision: (id, pendingId, decision) =>
+    `${config().adminBase}${board(id)}/pending/${encodeURIComponent(pendingId)}/${decision}`,
 };

@@ -84,6 +84,16 @@ async function signIn(event) {
   }
 }
 
+/** An admin action's failure in words, as every admin action shows it; a 401 also signs the page out. */
+export function adminFailure(err) {
+  if (err.status === 401) {
+    setSignedIn(false);
+    return 'Admin sign-in required (HTTP 401): use “Sign in as admin” first.';
+  }
+  if (err.status === 403) return `Refused (HTTP 403)${err.body && err.body.error ? `: ${err.body.error}` : ''}.`;
+  return `${err.message}.`;
+}
+
 /** POST an admin action, with the button busy meanwhile; done(data) words the result. */
 async function act(button, busyText, url, body, done) {
   const result = $('#admin-result');
@@ -95,14 +105,7 @@ async function act(button, busyText, url, body, done) {
     const { data, ms } = await post(url, body);
     setStatus(result, 'ok', `${done(data)} (${fmtMs(ms)}).`);
   } catch (err) {
-    if (err.status === 401) {
-      setSignedIn(false);
-      setStatus(result, 'error', 'Admin sign-in required (HTTP 401): use “Sign in as admin” first.');
-    } else if (err.status === 403) {
-      setStatus(result, 'error', `Refused (HTTP 403)${err.body && err.body.error ? `: ${err.body.error}` : ''}.`);
-    } else {
-      setStatus(result, 'error', `${err.message}.`);
-    }
+    setStatus(result, 'error', adminFailure(err));
   } finally {
     button.classList.remove('busy');
     button.removeAttribute('aria-busy');
