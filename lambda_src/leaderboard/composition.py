@@ -24,13 +24,17 @@ from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
 from .data.live_events import LivePublisher
+from .data.live_state import DynamoLiveState, MemoryLiveState
+from .data.moderation import DynamoModeration, MemoryModeration
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .metrics import MetricsSink
 from .settings import Settings
 
 if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
+    from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .moderation import ModerationStore
     from .rate_limits import RateLimitStore
     from .snapshots import SnapshotStore
 
@@ -53,6 +57,8 @@ class Runtime:
     rate_limits: RateLimitStore  # per-player submission counts per minute
     snapshots: SnapshotStore  # the append-only snapshot history
     closings: ClosingStore  # closed periods' summaries
+    live_state: LiveState  # what the live broadcaster last published for each board period
+    moderation: ModerationStore  # the hidden players' decisions
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -69,6 +75,8 @@ class Runtime:
         rate_limits: RateLimitStore | None = None,
         snapshots: SnapshotStore | None = None,
         closings: ClosingStore | None = None,
+        live_state: LiveState | None = None,
+        moderation: ModerationStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -91,6 +99,8 @@ class Runtime:
             rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
             snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
+            live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
+            moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -110,6 +120,8 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("rate_limits", DynamoRateLimits, MemoryRateLimits),
     ("snapshots", DynamoSnapshots, MemorySnapshots),
     ("closings", DynamoClosings, MemoryClosings),
+    ("live_state", DynamoLiveState, MemoryLiveState),
+    ("moderation", DynamoModeration, MemoryModeration),
 )
 
 

@@ -18,7 +18,6 @@ from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
-from .data import moderation as moderation_items
 from .errors import NotFound
 
 
@@ -108,7 +107,7 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     # and the player's moderation items on every board.
     entries.raise_fence(player_id, _fence_partitions(player_id, now), int(state["fenced_at"]) + FENCE_SECONDS)
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
-    entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
+    invocation.runtime().moderation.forget(player_id, (config.board_id for config in board_registry.all_boards()))
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 
@@ -255,7 +254,7 @@ def _lift_fences(after: float = 0) -> int:
     """The scheduled job, `after` seconds from now."""
     from leaderboard import player_removal
 
-    return player_removal.lift_fences(now_s=int(time.time() + after))
+    return player_removal.lift_fences(now_s=int(invocation.seconds() + after))  # the runtime's clock, not the wall's
 
 
 def _later(clock, seconds: float) -> None:
@@ -507,7 +506,8 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
     from leaderboard import board_registry, scoring
     from leaderboard.data import entries
-    from leaderboard.data import moderation as moderation_items
+
+    moderation_items = scoring.invocation.runtime().moderation
     from leaderboard.model import EntryWrite
 
     if board != "global":

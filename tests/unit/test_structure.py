@@ -39,12 +39,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> set[str]:
-    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x)."""
+def imports(path: Path, source: str | None = None) -> set[str]:
+    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x); `source`:
+    other text than the file's, read as if it stood there."""
     here = module_name(path).split(".") if module_name(path) else []
     package = here if path.name == "__init__.py" else here[:-1]
     found = set()
-    tree = ast.parse(path.read_text())
+    tree = ast.parse(path.read_text() if source is None else source)
     typing_only = {  # `if TYPE_CHECKING:` imports: for annotations, never run
         id(n) for block in ast.walk(tree) if _is_type_checking(block) for n in ast.walk(block)
     }
@@ -98,6 +99,40 @@ def test_no_module_imports_itself_through_others(module):
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] in DOMAIN_MODULES))
 def test_the_domain_does_not_import_the_http_side(module):
     assert not {m for m in GRAPH[module] if m.split(".")[0] in HTTP_MODULES}
+
+
+# --- the domain takes its stores from the runtime -----------------------------------------------------------
+
+# The data modules that are stores of the runtime (composition.STORES: a DynamoDB and an in-memory implementation,
+# one contract suite): the domain reaches them through invocation.runtime(), never by importing them.
+STORE_MODULES = {"data.rate_limits", "data.snapshots", "data.closings", "data.live_state", "data.moderation"}
+# The domain modules moved off them so far. The next store moved off a data module: add it above, and each domain
+# module that no longer imports a data module of one here.
+OFF_THE_STORE_MODULES = {"rate_limits", "snapshots", "closing", "broadcasting", "moderation", "player_removal"}
+# Who still imports a store's data module, and why (not the domain's view of the store, a key of it or a constant).
+STILL_IMPORTING = {
+    "composition": "builds the stores",
+    "scoring": "reads a player's moderation item with the entries in one request (data.moderation.item_key)",
+    "board_registry": "deletes a board's moderation items with the board (data.moderation.keys_of_board)",
+}
+
+
+@pytest.mark.parametrize("module", sorted(OFF_THE_STORE_MODULES))
+def test_the_domain_takes_its_stores_from_the_runtime(module):
+    assert not GRAPH[module] & STORE_MODULES, f"{module} imports {sorted(GRAPH[module] & STORE_MODULES)}"
+
+
+def test_only_the_listed_modules_import_a_store_s_data_module():
+    """Keeps STILL_IMPORTING honest both ways: a new importer fails here, and so does one that stopped."""
+    importers = {m for m, found in GRAPH.items() if found & STORE_MODULES and not m.startswith("data")}
+    assert importers == set(STILL_IMPORTING)
+
+
+def test_the_store_layer_check_finds_an_import_of_a_store_s_data_module():
+    """Guards the tests above against reading nothing: the import the domain used to have is found again."""
+    path = PACKAGE / "snapshots.py"
+    assert "data.snapshots" not in imports(path)
+    assert "data.snapshots" in imports(path, path.read_text() + "\nfrom .data import snapshots as snapshot_items\n")
 
 
 # --- no process state: what a module keeps lives in a runtime (composition.py) ------------------------------
