@@ -101,40 +101,6 @@ def test_the_domain_does_not_import_the_http_side(module):
     assert not {m for m in GRAPH[module] if m.split(".")[0] in HTTP_MODULES}
 
 
-# --- the domain takes its stores from the runtime -----------------------------------------------------------
-
-# The data modules that are stores of the runtime (composition.STORES: a DynamoDB and an in-memory implementation,
-# one contract suite): the domain reaches them through invocation.runtime(), never by importing them.
-STORE_MODULES = {"data.rate_limits", "data.snapshots", "data.closings", "data.live_state", "data.moderation"}
-# The domain modules moved off them so far. The next store moved off a data module: add it above, and each domain
-# module that no longer imports a data module of one here.
-OFF_THE_STORE_MODULES = {"rate_limits", "snapshots", "closing", "broadcasting", "moderation", "player_removal"}
-# Who still imports a store's data module, and why (not the domain's view of the store, a key of it or a constant).
-STILL_IMPORTING = {
-    "composition": "builds the stores",
-    "scoring": "reads a player's moderation item with the entries in one request (data.moderation.item_key)",
-    "board_registry": "deletes a board's moderation items with the board (data.moderation.keys_of_board)",
-}
-
-
-@pytest.mark.parametrize("module", sorted(OFF_THE_STORE_MODULES))
-def test_the_domain_takes_its_stores_from_the_runtime(module):
-    assert not GRAPH[module] & STORE_MODULES, f"{module} imports {sorted(GRAPH[module] & STORE_MODULES)}"
-
-
-def test_only_the_listed_modules_import_a_store_s_data_module():
-    """Keeps STILL_IMPORTING honest both ways: a new importer fails here, and so does one that stopped."""
-    importers = {m for m, found in GRAPH.items() if found & STORE_MODULES and not m.startswith("data")}
-    assert importers == set(STILL_IMPORTING)
-
-
-def test_the_store_layer_check_finds_an_import_of_a_store_s_data_module():
-    """Guards the tests above against reading nothing: the import the domain used to have is found again."""
-    path = PACKAGE / "snapshots.py"
-    assert "data.snapshots" not in imports(path)
-    assert "data.snapshots" in imports(path, path.read_text() + "\nfrom .data import snapshots as snapshot_items\n")
-
-
 # --- no process state: what a module keeps lives in a runtime (composition.py) ------------------------------
 
 ROOT = PACKAGE.parents[1]
@@ -270,9 +236,23 @@ def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_ano
 # --- layers: the domain takes its stores from the runtime (invocation.runtime().<store>), not from data/ ----------
 
 # The data modules now behind a store of the runtime (composition.STORES builds them; data/ modules share memory.py).
-BEHIND_STORES = {"data.snapshots", "data.closings", "data.memory", "data.rate_limits"}
+BEHIND_STORES = {
+    "data.snapshots",
+    "data.closings",
+    "data.memory",
+    "data.rate_limits",
+    "data.live_state",
+    "data.moderation",
+}
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
-ON_STORES = ("snapshots", "closing", "player_removal", "rate_limits")
+ON_STORES = ("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation")
+# Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
+# other items of the scores table in one request).
+STILL_IMPORTING = {
+    "composition": "builds the stores",
+    "scoring": "reads a player's moderation item with the entries in one request (data.moderation.item_key)",
+    "board_registry": "deletes a board's moderation items with the board (data.moderation.keys_of_board)",
+}
 
 
 def every_import(source: str, module: str, is_package: bool = False) -> set[str]:
@@ -298,6 +278,12 @@ def every_import(source: str, module: str, is_package: bool = False) -> set[str]
     return found
 
 
+def test_only_the_listed_modules_import_a_data_module_behind_a_store():
+    """Keeps STILL_IMPORTING honest both ways: a new importer fails here, and so does one that stopped."""
+    importers = {m for m, found in GRAPH.items() if found & BEHIND_STORES and not m.startswith("data")}
+    assert importers == set(STILL_IMPORTING)
+
+
 def test_the_layer_check_knows_the_modules_it_names():
     """Guards the test below against a renamed module: every name is a module of the package."""
     assert BEHIND_STORES <= MODULES and set(ON_STORES) <= MODULES
@@ -305,8 +291,8 @@ def test_the_layer_check_knows_the_modules_it_names():
 
 @pytest.mark.parametrize("module", ON_STORES)
 def test_a_domain_module_on_stores_imports_no_data_module_behind_one(module):
-    """It reaches snapshots, closings and rate limits through the runtime (DynamoDB in every function, in memory in
-    tests), so that one of them cannot come back to a module-level data call unseen."""
+    """It reaches snapshots, closings, live state, moderation and rate limits through the runtime (DynamoDB in
+    every function, in memory in tests), so that one of them cannot come back to a module-level data call unseen."""
     path = PACKAGE / f"{module.replace('.', '/')}.py"
     assert not every_import(path.read_text(), module) & BEHIND_STORES
 
