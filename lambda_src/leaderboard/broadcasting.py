@@ -29,10 +29,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from . import board_registry, boards, invocation, keys, live, live_channels, schema
-from .data import entries, live_state
+from .data import entries
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 
@@ -44,6 +44,30 @@ CLAIM_ROUNDS = 5  # lost claims in a row before giving up (each lost one means s
 SENT_STATE_DAYS = 2  # "last sent" items expire after this long without a publish
 
 Publisher = Callable[[str, list[dict[str, Any]]], None]  # LivePublisher.publish: (channel, events)
+
+
+class LiveState(Protocol):
+    """What was last published for each board period (data/live_state.py: DynamoDB, or in memory). Every write is
+    conditional on the publish time read, so that of broadcasters racing for a board period one wins."""
+
+    def last_sent(self, board_id: str, period_id: str) -> dict[str, Any] | None:
+        """The last publish ({"sent_at_ms", "digest", ...}), read strongly consistent; None before the first."""
+        ...
+
+    def claim_send(
+        self, board_id: str, period_id: str, previous_ms: int | None, sent_at_ms: int, digest: str, expires_at: int
+    ) -> bool:
+        """Record a publish at sent_at_ms of `digest`, only if the last publish is still at previous_ms (None: there
+        was none); False, nothing changed, otherwise."""
+        ...
+
+    def finish_send(self, board_id: str, period_id: str, claimed_ms: int, done_ms: int) -> None:
+        """Move the publish time from claimed_ms to done_ms; nothing if it is no longer claimed_ms."""
+        ...
+
+    def release(self, board_id: str, period_id: str, claimed_ms: int) -> None:
+        """Forget the digest (the time stays) if the publish time is still claimed_ms; else nothing."""
+        ...
 
 
 @dataclass
@@ -102,6 +126,7 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
     kind = current_kind(config, period_id)
     if kind is None:
         return
+    live_state: LiveState = invocation.runtime().live_state
     for _ in range(CLAIM_ROUNDS):
         sent = live_state.last_sent(config.board_id, period_id)
         previous_ms = int(sent["sent_at_ms"]) if sent else None

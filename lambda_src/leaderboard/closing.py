@@ -13,18 +13,58 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from . import board_registry, boards, invocation, keys, periods, ranking, rankings
 from .boards import BoardConfig
 from .clock import iso
-from .data import closings
-from .data import snapshots as snapshot_items
 from .errors import Conflict, NotFound
 from .limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, PERIOD_CLOSED_DETAIL_TYPE
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)
+
+
+class ClosingStore(Protocol):
+    """Closed periods' summaries, one per (board, sort key: keys.closing_sort_key, in end order) (data/closings.py:
+    DynamoDB, or in memory)."""
+
+    def put_new(self, board_id: str, sort_key: str, summary: dict[str, Any]) -> bool:
+        """Store a summary unless there is one (the first closing wins): False, nothing changed, if there was."""
+        ...
+
+    def get(self, board_id: str, sort_key: str) -> dict[str, Any] | None:
+        """The summary as stored (read strongly consistent), None if there is none."""
+        ...
+
+    def newest(self, board_id: str, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` of the board's summaries, the latest sort key first, with only the listed fields
+        (period_id, kind, starts_at, ends_at, closed_at, total_players)."""
+        ...
+
+    def claim_event(self, board_id: str, sort_key: str, now_s: int, lease_s: int) -> bool:
+        """Claim the sending of the summary's event until now_s + lease_s, only if it is stored, not sent
+        (event_sent False) and nobody's claim runs past now_s. Atomic: of concurrent claims one wins."""
+        ...
+
+    def mark_event_sent(self, board_id: str, sort_key: str) -> None:
+        """Record that the event went out (event_sent True): claims are refused from now on."""
+        ...
+
+    def page_of_board(self, board_id: str, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
+        """Up to `limit` whole stored items of the board (summary fields and keys) after the cursor `start`, and
+        the cursor to the next page (None once every item was on a page)."""
+        ...
+
+    def replace_players(self, item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> None:
+        """Set a stored item's (one from page_of_board) `top` and `rewards`: nothing else of it changes."""
+        ...
+
+
+def _closings() -> ClosingStore:
+    return invocation.runtime().closings
+
+
 SUMMARY_FIELDS = ("board_id", "leaderboard_id", "period_id", "kind", "status", "starts_at", "ends_at", "closed_at")
 
 
@@ -112,7 +152,7 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
     """close(), and whether this call finished the closing (stored the summary or sent its event)."""
     p = _ended(config, period_ref, now)
     sort_key = _sort_key(p)
-    summary = closings.get(config.board_id, sort_key)
+    summary = _closings().get(config.board_id, sort_key)
     finished = False
     if summary is None:
         assert p.ends_at is not None
@@ -120,7 +160,7 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
         snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
-        snapshot_items.put_once(
+        invocation.runtime().snapshots.put_once(
             {
                 "leaderboard_id": fresh["leaderboard_id"],
                 "taken_at": f"{iso(p.ends_at)}#closing",  # one per period: a retried closing finds it there
@@ -132,15 +172,15 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         fresh["snapshot_id"] = snapshot_id
         # the scores table's sort key is named leaderboard_id: the summary's own is derived on reading
         stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
-        closings.put_new(config.board_id, sort_key, {**stored, "event_sent": False})
-        summary = closings.get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
+        _closings().put_new(config.board_id, sort_key, {**stored, "event_sent": False})
+        summary = _closings().get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
-    if not summary.get("event_sent") and closings.claim_event(
+    if not summary.get("event_sent") and _closings().claim_event(
         config.board_id, sort_key, int(invocation.seconds()), EVENT_CLAIM_SECONDS
     ):
         public = _public(summary)
         invocation.runtime().events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
-        closings.mark_event_sent(config.board_id, sort_key)
+        _closings().mark_event_sent(config.board_id, sort_key)
         logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
         finished = True
     return _public(summary), finished
@@ -174,7 +214,7 @@ def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
     now = now or invocation.now()
     closed = [
         {"period_id": c["period_id"], "kind": c["kind"], "status": CLOSED, **_times(c)}
-        for c in closings.newest(config.board_id, MAX_PERIODS_LISTED)
+        for c in _closings().newest(config.board_id, MAX_PERIODS_LISTED)
     ]
     closed_ids = {c["period_id"] for c in closed}
     current = [_open_view(config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids]
@@ -195,7 +235,7 @@ def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) ->
     now = now or invocation.now()
     p = config.resolve_period(period_ref, now)
     if p.ends_at is not None:
-        summary = closings.get(config.board_id, _sort_key(p))
+        summary = _closings().get(config.board_id, _sort_key(p))
         if summary is not None:
             return _public(summary)
     return {"board_id": config.board_id, **_open_view(config, p, now)}

@@ -14,19 +14,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import cursors, game_key, invocation, keyring
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
+from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
 from .data.live_events import LivePublisher
-from .data.rate_limits import DynamoRateLimits
+from .data.live_state import DynamoLiveState, MemoryLiveState
+from .data.moderation import DynamoModeration, MemoryModeration
+from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
+from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .metrics import MetricsSink
-from .rate_limits import RateLimitStore
 from .settings import Settings
+
+if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
+    from .broadcasting import LiveState
+    from .closing import ClosingStore
+    from .moderation import ModerationStore
+    from .rate_limits import RateLimitStore
+    from .snapshots import SnapshotStore
 
 
 @dataclass(frozen=True)
@@ -43,8 +53,12 @@ class Runtime:
     metrics: MetricsSink  # this instance's metrics until the next flush
     idempotency: Records  # Powertools' persistence layer for Idempotency-Key
     # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB and an
-    # in-memory implementation that tests/contract holds to the same behaviour.
+    # in-memory implementation that tests/contract holds to the same behaviour (STORES lists them).
     rate_limits: RateLimitStore  # per-player submission counts per minute
+    snapshots: SnapshotStore  # the append-only snapshot history
+    closings: ClosingStore  # closed periods' summaries
+    live_state: LiveState  # what the live broadcaster last published for each board period
+    moderation: ModerationStore  # the hidden players' decisions
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -53,11 +67,20 @@ class Runtime:
 
     @classmethod
     def build(
-        cls, settings: Settings, clock: Clock | None = None, dynamodb: Any = None, rate_limits: Any = None
+        cls,
+        settings: Settings,
+        clock: Clock | None = None,
+        dynamodb: Any = None,
+        *,
+        rate_limits: RateLimitStore | None = None,
+        snapshots: SnapshotStore | None = None,
+        closings: ClosingStore | None = None,
+        live_state: LiveState | None = None,
+        moderation: ModerationStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
-        DynamoDB unless given (data/rate_limits.MemoryRateLimits)."""
+        DynamoDB unless given (in_memory_stores() gives an in-memory one of each)."""
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
         return cls(
             settings=settings,
@@ -74,12 +97,38 @@ class Runtime:
             metrics=MetricsSink(settings.function_name),
             idempotency=Records(settings.scores_table, dynamodb),
             rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
+            snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),
+            closings=closings or DynamoClosings(dynamodb, settings.scores_table),
+            live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
+            moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
-        """The same clients and clock with other settings (and fresh caches, which depend on them)."""
-        memory = None if isinstance(self.rate_limits, DynamoRateLimits) else self.rate_limits  # a test's: kept
-        return Runtime.build(replace(self.settings, **changes), self.clock, self.dynamodb, memory)
+        """The same clients, clock and in-memory stores with other settings (and fresh caches and DynamoDB stores,
+        which depend on them: a table's name is a setting)."""
+        kept = {
+            name: getattr(self, name)
+            for name, on_dynamodb, _ in STORES
+            if not isinstance(getattr(self, name), on_dynamodb)
+        }
+        return Runtime.build(replace(self.settings, **changes), self.clock, self.dynamodb, **kept)
+
+
+# Each store of a runtime: its field, its DynamoDB implementation, its in-memory one (tests/contract runs the same
+# cases against both). A store added here is built by Runtime.build and kept by with_settings.
+STORES: tuple[tuple[str, type, type], ...] = (
+    ("rate_limits", DynamoRateLimits, MemoryRateLimits),
+    ("snapshots", DynamoSnapshots, MemorySnapshots),
+    ("closings", DynamoClosings, MemoryClosings),
+    ("live_state", DynamoLiveState, MemoryLiveState),
+    ("moderation", DynamoModeration, MemoryModeration),
+)
+
+
+def in_memory_stores() -> dict[str, Any]:
+    """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
+    need no engine for these)."""
+    return {name: in_memory() for name, _, in_memory in STORES}
 
 
 def _token_ring(settings: Settings) -> keyring.Ring:

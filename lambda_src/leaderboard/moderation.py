@@ -6,7 +6,7 @@ of the sparse rank index: pages, ranks, totals, snapshots and closings read the 
 the rank-counter consumer recounts the ranges they left as for any other change, so counters stay exact.
 Showing moves the key back: the player is where their score and time put them.
 
-The decision is an item per (board, player) (data/moderation.py). Writers follow it: the read-then-write path
+The decision is an item per (board, player) (ModerationStore below). Writers follow it: the read-then-write path
 reads it with the entries; the no-read keep-best path follows the state of the entry it updates and asks once
 when it creates one. A hide or show racing a submission can leave an entry on the wrong side for a moment; the
 rank-counter consumer reconciles every entry written hidden, and every entry created, with the decision
@@ -17,27 +17,55 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
-from typing import Any
+from typing import Any, Protocol
 
 from . import cursors, invocation, keys, schema
 from .boards import BoardConfig
 from .clock import iso
 from .data import entries
-from .data import moderation as moderation_items
 from .errors import Conflict
 
 ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
 
 
+class ModerationStore(Protocol):
+    """The decisions, one item per hidden (board, player) (data/moderation.py: DynamoDB, or in memory)."""
+
+    def hide(self, board_id: str, player_id: str, at: str) -> None:
+        """Record the player as hidden on the board since `at` (again: the new time)."""
+        ...
+
+    def show(self, board_id: str, player_id: str) -> None:
+        """Forget the decision (nothing if the player is not hidden)."""
+        ...
+
+    def forget(self, player_id: str, board_ids: Iterable[str]) -> None:
+        """Forget the player's decisions on these boards (erasure)."""
+        ...
+
+    def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Those of these (board id, player id) pairs that are hidden (read strongly consistent)."""
+        ...
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` items ({player_id: the board's hidden partition, leaderboard_id: the player id,
+        hidden_at}) of the board's hidden players in player-id order after `after`, and whether more follow."""
+        ...
+
+
+def _decisions() -> ModerationStore:
+    return invocation.runtime().moderation
+
+
 def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Record the decision first, then move the player's entries aside: a submission that reads the decision
     after this point writes hidden, one that read it before meets a changed entry and reads again."""
-    moderation_items.hide(config.board_id, player_id, iso(invocation.now()))
+    _decisions().hide(config.board_id, player_id, iso(invocation.now()))
     return _view(config, player_id, True, _move_all(config.board_id, player_id, hidden=True))
 
 
 def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
-    moderation_items.show(config.board_id, player_id)
+    _decisions().show(config.board_id, player_id)
     return _view(config, player_id, False, _move_all(config.board_id, player_id, hidden=False))
 
 
@@ -46,7 +74,7 @@ def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, An
     board's hidden list, like the rankings' cursors to their board period)."""
     binding = keys.hidden_partition(config.board_id)
     position = cursors.read(cursor, binding) if cursor is not None else None
-    items, more = moderation_items.page_of_board(config.board_id, position.last_key if position else None, limit)
+    items, more = _decisions().page_of_board(config.board_id, position.last_key if position else None, limit)
     players = [{"player_id": i[schema.SCORES_SORT_KEY], "hidden_at": i["hidden_at"]} for i in items]
     answer: dict[str, Any] = {"board_id": config.board_id, "players": players}
     if more:
@@ -87,7 +115,7 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
             suspects.add(entry)
     if not suspects:
         return 0
-    decided = moderation_items.hidden_among((keys.board_and_period(part)[0], p) for p, part in suspects)
+    decided = _decisions().hidden_among((keys.board_and_period(part)[0], p) for p, part in suspects)
     moved = 0
     for _ in range(ATTEMPTS):
         changed: set[tuple[str, str]] = set()

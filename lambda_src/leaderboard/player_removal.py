@@ -16,13 +16,10 @@ from typing import Any
 from . import board_registry, invocation, keys, routes
 from .boards import BoardConfig
 from .clock import iso
-from .data import closings as closing_items
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
-from .data import moderation as moderation_items
 from .data import pending as pending_items
 from .data import runs as run_items
-from .data import snapshots as snapshot_items
 from .errors import NotFound
 
 
@@ -114,7 +111,7 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     entries.raise_fence(player_id, _fence_partitions(player_id, now), int(state["fenced_at"]) + FENCE_SECONDS)
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
     _erase_client_items(player_id)
-    entries.delete(moderation_items.item_key(config.board_id, player_id) for config in board_registry.all_boards())
+    invocation.runtime().moderation.forget(player_id, (config.board_id for config in board_registry.all_boards()))
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):
@@ -125,10 +122,11 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
             found, state_cursor = idempotency_records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
             entries.delete(found)
         elif phase == "snapshots":
-            page, state_cursor = snapshot_items.scan_page(state.get("cursor"), PAGE_SIZE)
+            history = invocation.runtime().snapshots
+            page, state_cursor = history.scan_page(state.get("cursor"), PAGE_SIZE)
             for snapshot in page:
                 if _names(snapshot.get("entries", []), player_id):
-                    snapshot_items.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
+                    history.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
         else:
             state_cursor = _erase_from_closings(player_id, state)
         state["cursor"] = state_cursor
@@ -223,13 +221,14 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
     if board_id is None:
         return None
     start = state.get("cursor")
-    page, cursor = closing_items.page_of_board(board_id, None if start == _NEXT_BOARD else start, PAGE_SIZE)
+    summaries = invocation.runtime().closings
+    page, cursor = summaries.page_of_board(board_id, None if start == _NEXT_BOARD else start, PAGE_SIZE)
     for summary in page:
         rewards = summary.get("rewards") or []
         if _names(summary.get("top") or [], player_id) or any(
             _names(r.get("players") or [], player_id) for r in rewards
         ):
-            closing_items.replace_players(
+            summaries.replace_players(
                 summary,
                 [_placeholder(e, player_id) for e in summary.get("top") or []],
                 [{**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards],

@@ -1,62 +1,19 @@
-"""ONE contract for every implementation of a store: the DynamoDB one on DynamoDB Local (the engine the local stack
-runs) and the in-memory one in process. A behaviour the functions rely on that the fake lacks fails here, so domain
-tests on the fake prove what they say. Stores covered so far: the rate limits (rate_limits.RateLimitStore)."""
+"""The rate limits (rate_limits.RateLimitStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 
 from leaderboard import invocation
-from leaderboard.composition import Runtime
-from leaderboard.data import dynamo
-from leaderboard.data.rate_limits import DynamoRateLimits, MemoryRateLimits
-from leaderboard.settings import Settings
-from local import dynamodb_local
-from local.processes import ProcessGroup
-from local.tables import create_tables, reset_tables
-from local.template import synthesized_template, table_specs
 
 MINUTE, EXPIRES = 29_000_000, 1_900_000_000
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory) -> Iterator[tuple[object, list]]:
-    """DynamoDB Local with the stack's tables, for this module's DynamoDB cases."""
-    procs = ProcessGroup()
-    endpoint = dynamodb_local.start(procs, tmp_path_factory.mktemp("contract") / "dynamodb-local.log")
-    try:
-        client = dynamo.new_client(
-            endpoint_url=endpoint,
-            region_name=dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"],
-            aws_access_key_id=dynamodb_local.FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
-            aws_secret_access_key=dynamodb_local.FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
-        )
-        specs = table_specs(synthesized_template("dev"))
-        create_tables(client, specs)
-        yield client, specs
-    finally:
-        procs.stop_all()
-
-
-@pytest.fixture(params=["dynamodb", "memory"])
-def store(request):
-    """Each implementation, with a runtime serving (the DynamoDB items' keys hash the player id with the
-    deployment's secret: keys.rate_partition)."""
-    env = {"SCORES_TABLE": "scores", "SNAPSHOTS_TABLE": "unused", "CURSOR_SECRET": "contract-secret-0123456789"}
-    if request.param == "memory":
-        client = dynamo.new_client(region_name="us-east-1")  # never called
-        implementation = MemoryRateLimits()
-    else:
-        client, specs = request.getfixturevalue("engine")
-        reset_tables(client, specs)
-        env["SCORES_TABLE"] = next(s.local_name for s in specs if "Scores" in s.logical_id)
-        implementation = DynamoRateLimits(client, env["SCORES_TABLE"])
-    runtime = Runtime.build(Settings.from_environment(env), dynamodb=client, rate_limits=implementation)
-    with invocation.serving(runtime):
-        yield runtime.rate_limits
+@pytest.fixture
+def store(runtime):
+    return runtime.rate_limits
 
 
 def test_takes_count_up_to_the_limit_and_a_refused_take_changes_nothing(store):

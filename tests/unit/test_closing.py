@@ -14,10 +14,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import board_registry, boards, closing, periods, ranking
+from leaderboard import board_registry, boards, closing, invocation, periods, ranking
 from leaderboard import submissions as scores_in
 from leaderboard.clock import iso
-from leaderboard.data import snapshots as snapshot_items
 from leaderboard.scoring import Submission
 from tests.support.lambda_api import call
 from tests.support.season import REWARDS, TIERS
@@ -95,7 +94,7 @@ def test_a_closing_summary_matches_brute_force(ddb, settle, events_file, order, 
     assert summary["ends_at"] == f"{(YESTERDAY + timedelta(days=1)).date().isoformat()}T00:00:00Z"
     assert summary["starts_at"] == f"{YESTERDAY.date().isoformat()}T00:00:00.000Z"
     # the final top is in the snapshot history, the event carries the summary, once
-    snapshot = snapshot_items.newest(config.leaderboard_id(period_id), 5)
+    snapshot = invocation.runtime().snapshots.newest(config.leaderboard_id(period_id), 5)
     assert [s["entries"] for s in snapshot] == [top]
     sent = [e for e in events_file() if e["detail"]["board_id"] == board_id]
     assert [(e["source"], e["detail-type"], e["detail"]) for e in sent] == [
@@ -230,8 +229,7 @@ def test_a_closing_sends_its_event_once_and_its_claim_can_be_taken_over(ddb, set
     """A second close call answers the same summary and sends nothing; the sending is claimed on the summary, and a
     claim left by a sender that died is taken over later. (Closings racing each other are tested against DynamoDB
     Local in tests/integration/test_season.py: moto's conditional writes are not atomic across threads.)"""
-    from leaderboard.data import closings
-
+    closings = invocation.runtime().closings
     call("POST", "/leaderboards", body={"board_id": "race-close", "periods": ["daily"]})
     config = board_registry.get_board("race-close")
     scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)

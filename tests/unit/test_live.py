@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from leaderboard import boards, broadcasting, invocation, keys, limits, live_channels
-from leaderboard.data import dynamo, live_events, live_state
+from leaderboard.data import dynamo, live_events
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -87,7 +87,7 @@ def test_a_board_period_is_published_at_most_once_a_second_and_the_last_top_of_a
     for n in range(3):  # a burst: each batch changes the leader
         submit(f"p{n}", 100 + n)
         broadcasting.apply([record(f"p{n}", daily.period_id)], publish=publisher)
-        sent = live_state.last_sent("global", daily.period_id)
+        sent = invocation.runtime().live_state.last_sent("global", daily.period_id)
         if previous is not None:
             # the claim waited out the interval: a publish is a full second after the previous one ended
             assert sent["sent_at_ms"] - previous >= limits.LIVE_MIN_INTERVAL_SECONDS * 1000
@@ -102,7 +102,8 @@ def test_a_failed_publish_fails_the_batch_and_its_retry_publishes_the_same_top(l
     with pytest.raises(live_events.PublishFailed):
         broadcasting.apply(records[:1], publish=publisher)
     partition = records[0]["dynamodb"]["Keys"]["leaderboard_id"]["S"]
-    assert "digest" not in live_state.last_sent(*keys.board_and_period(partition))  # the claim released
+    released = invocation.runtime().live_state.last_sent(*keys.board_and_period(partition))
+    assert "digest" not in released  # the claim released
     stats = broadcasting.apply(records[:1], publish=publisher)  # Lambda's retry of the batch
     assert stats.publishes == 1 and publisher.published[0][1][0]["entries"][0]["player_id"] == "ann"
 
@@ -145,16 +146,6 @@ def test_the_handler_publishes_through_the_signed_client_to_the_configured_endpo
     assert channels == {"/leaderboard/global/all-time", "/leaderboard/global/daily", "/leaderboard/global/weekly"}
 
 
-def test_publishes_are_claimed_once_per_state_read(live_on):
-    assert live_state.claim_send("global", "all-time", None, 1000, "a", 2_000_000_000)
-    assert not live_state.claim_send("global", "all-time", None, 1500, "b", 2_000_000_000)  # someone published
-    assert live_state.claim_send("global", "all-time", 1000, 2000, "b", 2_000_000_000)
-    assert not live_state.claim_send("global", "all-time", 1000, 2500, "c", 2_000_000_000)  # stale read
-    assert live_state.last_sent("global", "all-time")["digest"] == "b"
-    live_state.release("global", "all-time", 1000)  # not the current claim: changes nothing
-    assert live_state.last_sent("global", "all-time")["digest"] == "b"
-
-
 def test_a_top_read_reflects_the_table_only_when_it_shows_the_changed_entries():
     config = boards.DEFAULT_BOARD
     top = [{"player_id": f"p{i}", "score": 100 - i} for i in range(limits.LIVE_TOP)]
@@ -168,7 +159,7 @@ def test_a_top_read_reflects_the_table_only_when_it_shows_the_changed_entries():
 
 
 def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_filters_drop(live_on):
-    live_state.claim_send("cup_1", "tournament", None, 1000, "a", 2_000_000_000)
+    invocation.runtime().live_state.claim_send("cup_1", "tournament", None, 1000, "a", 2_000_000_000)
     (item,) = [
         i
         for i in live_on.scan(TableName=invocation.settings().scores_table)["Items"]

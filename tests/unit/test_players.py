@@ -507,7 +507,8 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
     from leaderboard import board_registry, scoring
     from leaderboard.data import entries
-    from leaderboard.data import moderation as moderation_items
+
+    moderation_items = scoring.invocation.runtime().moderation
     from leaderboard.model import EntryWrite
 
     if board != "global":

@@ -39,12 +39,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> set[str]:
-    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x)."""
+def imports(path: Path, source: str | None = None) -> set[str]:
+    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x); `source`:
+    other text than the file's, read as if it stood there."""
     here = module_name(path).split(".") if module_name(path) else []
     package = here if path.name == "__init__.py" else here[:-1]
     found = set()
-    tree = ast.parse(path.read_text())
+    tree = ast.parse(path.read_text() if source is None else source)
     typing_only = {  # `if TYPE_CHECKING:` imports: for annotations, never run
         id(n) for block in ast.walk(tree) if _is_type_checking(block) for n in ast.walk(block)
     }
@@ -231,3 +232,86 @@ def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_ano
     for name in handler_modules:
         module = importlib.import_module(f"leaderboard.{name}")
         assert callable(module.handler) and callable(module.handler_for), name
+
+
+# --- layers: the domain takes its stores from the runtime (invocation.runtime().<store>), not from data/ ----------
+
+# The data modules now behind a store of the runtime (composition.STORES builds them; data/ modules share memory.py).
+BEHIND_STORES = {
+    "data.snapshots",
+    "data.closings",
+    "data.memory",
+    "data.rate_limits",
+    "data.live_state",
+    "data.moderation",
+}
+# The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
+ON_STORES = ("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation")
+# Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
+# other items of the scores table in one request).
+STILL_IMPORTING = {
+    "composition": "builds the stores",
+    "scoring": "reads a player's moderation item with the entries in one request (data.moderation.item_key)",
+    "board_registry": "deletes a board's moderation items with the board (data.moderation.keys_of_board)",
+}
+
+
+def every_import(source: str, module: str, is_package: bool = False) -> set[str]:
+    """The package's modules that `source` (the text of `module`) imports in any form: relative or absolute
+    (leaderboard.x), `import` or `from ... import`, at the top, inside a function or under TYPE_CHECKING."""
+    here = module.split(".") if module else []
+    package = here if is_package else here[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name.removeprefix("leaderboard.") for a in node.names if a.name.startswith("leaderboard.")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module == "leaderboard" or (node.module or "").startswith("leaderboard."):
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            for alias in node.names:
+                candidate = ".".join([*target, alias.name])
+                found.add(candidate if candidate in MODULES else ".".join(target))
+    return found
+
+
+def test_only_the_listed_modules_import_a_data_module_behind_a_store():
+    """Keeps STILL_IMPORTING honest both ways: a new importer fails here, and so does one that stopped."""
+    importers = {m for m, found in GRAPH.items() if found & BEHIND_STORES and not m.startswith("data")}
+    assert importers == set(STILL_IMPORTING)
+
+
+def test_the_layer_check_knows_the_modules_it_names():
+    """Guards the test below against a renamed module: every name is a module of the package."""
+    assert BEHIND_STORES <= MODULES and set(ON_STORES) <= MODULES
+
+
+@pytest.mark.parametrize("module", ON_STORES)
+def test_a_domain_module_on_stores_imports_no_data_module_behind_one(module):
+    """It reaches snapshots, closings, live state, moderation and rate limits through the runtime (DynamoDB in
+    every function, in memory in tests), so that one of them cannot come back to a module-level data call unseen."""
+    path = PACKAGE / f"{module.replace('.', '/')}.py"
+    assert not every_import(path.read_text(), module) & BEHIND_STORES
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from .data import snapshots",
+        "from .data import entries, closings as closing_items",
+        "from .data.snapshots import DynamoSnapshots",
+        "from . import data\nfrom .data import memory",
+        "from leaderboard.data import closings",
+        "import leaderboard.data.snapshots",
+        "def later():\n    from .data import snapshots\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .data.closings import DynamoClosings\n",
+    ],
+)
+def test_the_layer_check_finds_a_data_module_behind_a_store_however_it_is_imported(source):
+    """Guards the test above against passing on everything: each way of importing one again is found."""
+    assert every_import(source, "closing") & BEHIND_STORES
+    assert not every_import("from .data import entries\nfrom . import invocation", "closing") & BEHIND_STORES

@@ -87,14 +87,15 @@ def query_items(**kwargs: Any) -> list[dict[str, Any]]:
     return [from_item(i) for page in query_pages(**kwargs) for i in page.get("Items", [])]
 
 
-def batch_get(keys: list[dict], consistent: bool = True) -> list[dict[str, Any]]:
-    """Items of the scores table by key (absent ones left out), in chunks of 100, retrying unprocessed keys."""
-    table = scores_table()
+def batch_get(keys: list[dict], consistent: bool = True, on: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
+    """Items of the scores table by key (absent ones left out), in chunks of 100, retrying unprocessed keys. `on`:
+    another (client, table) than the runtime's (a store's own)."""
+    db, table = on or (client(), scores_table())
     found: list[dict[str, Any]] = []
     for start in range(0, len(keys), BATCH_GET_SIZE):
         pending = {table: {"Keys": keys[start : start + BATCH_GET_SIZE], "ConsistentRead": consistent}}
         for attempt in range(8):
-            resp = client().batch_get_item(RequestItems=pending)
+            resp = db.batch_get_item(RequestItems=pending)
             found += [from_item(i) for i in resp["Responses"].get(table, [])]
             pending = resp.get("UnprocessedKeys") or {}
             if not pending:
@@ -105,32 +106,33 @@ def batch_get(keys: list[dict], consistent: bool = True) -> list[dict[str, Any]]
     return found
 
 
-def batch_write(requests: Iterable[dict], writers: int = 1) -> int:
+def batch_write(requests: Iterable[dict], writers: int = 1, on: tuple[Any, str] | None = None) -> int:
     """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many. With `writers`
-    above 1, that many chunks are in flight at once (bulk loads: the round trips, not the units, take the time)."""
-    table = scores_table()
+    above 1, that many chunks are in flight at once (bulk loads: the round trips, not the units, take the time).
+    `on`: another (client, table) than the runtime's (a store's own)."""
+    db, table = on or (client(), scores_table())
     if writers <= 1:
         written = 0
         batch: list[dict] = []
         for request in requests:
             batch.append(request)
             if len(batch) == BATCH_WRITE_SIZE:
-                written += _write_batch(table, batch)
+                written += _write_batch(db, table, batch)
                 batch = []
         if batch:
-            written += _write_batch(table, batch)
+            written += _write_batch(db, table, batch)
         return written
     items = list(requests)
     batches = [items[i : i + BATCH_WRITE_SIZE] for i in range(0, len(items), BATCH_WRITE_SIZE)]
-    write = invocation.carried(lambda batch: _write_batch(table, batch))
+    write = invocation.carried(lambda batch: _write_batch(db, table, batch))
     with ThreadPoolExecutor(writers) as pool:
         return sum(pool.map(write, batches))
 
 
-def _write_batch(table: str, requests: list[dict]) -> int:
+def _write_batch(db: Any, table: str, requests: list[dict]) -> int:
     pending = {table: requests}
     for attempt in range(8):
-        resp = client().batch_write_item(RequestItems=pending)
+        resp = db.batch_write_item(RequestItems=pending)
         pending = resp.get("UnprocessedItems") or {}
         if not pending:
             return len(requests)
