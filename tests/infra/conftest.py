@@ -87,8 +87,9 @@ def custom_template_json(custom_app) -> dict:
 @pytest.fixture(scope="session")
 def users_app(tmp_path_factory) -> cdk.App:
     """What a user writes (the CDK's recommended way): stacks with a concrete account and region, two leaderboards in
-    one stack (both with a WAF, so that their metric names can clash) and one in another, cdk-nag on; synthesized
-    (raises on any unacknowledged finding). test_compliance lints it, test_names reads its names."""
+    one stack (both with a WAF and a dashboard, so that their metric and resource names can clash) and one without a
+    dashboard in another, cdk-nag on; synthesized (raises on any unacknowledged finding). test_compliance lints it,
+    test_names reads its names."""
     env = cdk.Environment(account="111111111111", region="us-east-1")
     # What `cdk synth` would have looked up and cached in cdk.context.json (tests make no AWS calls).
     zones = {"availability-zones:account=111111111111:region=us-east-1": ["us-east-1a", "us-east-1b", "us-east-1c"]}
@@ -101,11 +102,10 @@ def users_app(tmp_path_factory) -> cdk.App:
         "Racing",
         boards=[Board(board_id="lap", order="asc", periods=["all-time", "weekly"])],
         account_has_api_gateway_logging_role=True,  # the account-wide setting is the first one's
-        dashboard=False,
         waf=Waf(requests_per_5_minutes_per_ip=1000),
     )
     tools = cdk.Stack(app, "tools", env=env)
-    Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, production=True)
+    Leaderboard(tools, "Leaderboard", account_has_api_gateway_logging_role=True, production=True, dashboard=False)
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     app.synth()
     return app

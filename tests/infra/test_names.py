@@ -53,10 +53,13 @@ def metric_keys(template: dict) -> list[str]:
 
 
 def test_two_leaderboards_in_one_stack_share_no_name_nor_metric(users_app):
-    """The user's app (conftest.py): Arcade and Racing in one stack, each with a WAF, synthesized with cdk-nag."""
+    """The user's app (conftest.py): Arcade and Racing in one stack, each with a WAF and a dashboard, synthesized with
+    cdk-nag."""
     template = users_app.synth().get_stack_by_name("games").template
     apis = [r for r in template["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi"]
     assert len(apis) == 2
+    instances = [r for r in template["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    assert len(instances) == 2  # both dashboards: their launch templates and addresses are named too
     names = physical_names(template)
     assert len(names) >= 2, names
     assert not [n for n, count in Counter(names).items() if count > 1]
