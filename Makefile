@@ -16,7 +16,7 @@ export CDK_DISABLE_CLI_TELEMETRY := true
 # of the suite's Python processes (pytest workers, synth, the stack's children) compiled boto3, moto and aws-cdk-lib
 # from source again, seconds each
 export PYTHONDONTWRITEBYTECODE :=
-# `make test` runs tests/unit, then these three groups side by side; together they are every test directory
+# `make test` runs tests/unit beside TEMPLATE_SUITES, then the other two groups side by side; together they are every test directory
 # (tests/infra/test_workflows.py checks). Each group is its own pytest process: the browser and fuzz tests never share
 # a process with the integration tests (in one process, a dashboard lookup test failed after the integration tests
 # and passed on its own: shared process state, issue 23's subject)
@@ -61,20 +61,32 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	@$(MAKE) --no-print-directory typecheck
-	$(PY) -m pytest tests/unit -n 2
-	@# Then three suites side by side, the first two logged to files shown after: the template and package tests
-	@# (CPU: synth, cdk-nag, cfn-lint), the browser and fuzz tests (a stack each, in a child process), and the
-	@# integration tests (a stack per worker, mostly waiting on DynamoDB Local and Nginx) in the foreground
-	@mkdir -p .local; \
-	$(PY) -m pytest $(TEMPLATE_SUITES) --durations=15 > .local/template-suites.log 2>&1 & templates=$$!; \
-	$(PY) -m pytest $(BROWSER_SUITES) --durations=10 > .local/browser-suites.log 2>&1 & browser=$$!; \
-	$(PY) -m pytest $(STACK_SUITES) -n $(STACK_WORKERS) --dist loadfile --durations=30; stacks_rc=$$?; \
-	wait $$browser; browser_rc=$$?; \
+	@# Two phases, so that nothing CPU-heavy runs beside the tests that wait on a running stack. First the tests that
+	@# wait on no clock: tests/unit (two workers) in the foreground, the template and package suites (synth, cdk-nag,
+	@# cfn-lint, the wheel) beside them, logged to a file shown after. Then the stack suites (a stack per worker) and
+	@# the browser and fuzz tests (a stack each, in a child process) side by side, on a machine with nothing else to do.
+	@# Each group's wall and CPU time is printed at the end (and kept in .local/test-times.txt; a foreground group's
+	@# standard error is in its .local/<group>.time, above the time).
+	@mkdir -p .local; : > .local/test-times.txt; export TIMEFORMAT="%0R s wall, CPU %0U s user + %0S s sys"; \
+	started=$$SECONDS; \
+	{ time $(PY) -m pytest $(TEMPLATE_SUITES) --durations=15 > .local/template-suites.log 2>&1; } 2> .local/template-suites.time & templates=$$!; \
+	{ time $(PY) -m pytest tests/unit -n 2; } 2> .local/unit.time; unit_rc=$$?; \
 	wait $$templates; templates_rc=$$?; \
-	echo "=== $(BROWSER_SUITES) (ran beside the integration tests) ==="; cat .local/browser-suites.log; \
-	echo "=== $(TEMPLATE_SUITES) (ran beside the integration tests) ==="; cat .local/template-suites.log; \
-	echo "integration: exit $$stacks_rc; browser and fuzz: exit $$browser_rc; template suites: exit $$templates_rc"; \
-	test $$stacks_rc -eq 0 -a $$browser_rc -eq 0 -a $$templates_rc -eq 0
+	echo "=== $(TEMPLATE_SUITES) (ran beside tests/unit) ==="; cat .local/template-suites.log; \
+	echo "phase 1 (unit, template suites): $$((SECONDS - started)) s" >> .local/test-times.txt; \
+	if [ $$unit_rc -ne 0 -o $$templates_rc -ne 0 ]; then \
+		echo "unit: exit $$unit_rc; template suites: exit $$templates_rc (the stack and browser suites did not run)"; exit 1; fi; \
+	started=$$SECONDS; \
+	{ time $(PY) -m pytest $(BROWSER_SUITES) --durations=10 > .local/browser-suites.log 2>&1; } 2> .local/browser-suites.time & browser=$$!; \
+	{ time $(PY) -m pytest $(STACK_SUITES) -n $(STACK_WORKERS) --dist loadfile --durations=30; } 2> .local/stack-suites.time; stacks_rc=$$?; \
+	wait $$browser; browser_rc=$$?; \
+	echo "=== $(BROWSER_SUITES) (ran beside the stack suites) ==="; cat .local/browser-suites.log; \
+	echo "phase 2 (stack, browser and fuzz suites): $$((SECONDS - started)) s" >> .local/test-times.txt; \
+	for group in unit template-suites stack-suites browser-suites; do \
+		head -n -1 .local/$$group.time; echo "$$group: $$(tail -n 1 .local/$$group.time)" >> .local/test-times.txt; done; \
+	echo "=== times ==="; cat .local/test-times.txt; \
+	echo "stack suites: exit $$stacks_rc; browser and fuzz: exit $$browser_rc"; \
+	test $$stacks_rc -eq 0 -a $$browser_rc -eq 0
 
 # mypy cannot see through the editable install's import hook: `make typecheck` first mirrors the wheel's layout
 # (pyproject.toml's [tool.setuptools.package-dir]: cdk_leaderboard, its runtime = lambda_src, ...) in symlinks, made

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-import aws_cdk as cdk
-from aws_cdk import Validations
-from cdk_leaderboard import Board, Leaderboard, Waf
-from cdk_nag import AwsSolutionsChecks
+import pytest
 
-from stacks.app_builder import build_app, cdk_json_context, stack_name
+from stacks.app_builder import build_app, stack_name
 
 # Properties that name a resource in the account and region (a literal there must be unique).
 NAME_PROPERTIES = {
@@ -55,25 +52,14 @@ def metric_keys(template: dict) -> list[str]:
     return keys
 
 
-def two_in_one_stack() -> dict:
-    app = cdk.App(context=cdk_json_context())
-    stack = cdk.Stack(app, "games", synthesizer=cdk.DefaultStackSynthesizer(qualifier="games01"))
-    Leaderboard(stack, "Arcade", waf=Waf(requests_per_5_minutes_per_ip=1000))
-    Leaderboard(
-        stack,
-        "Racing",
-        boards=[Board(board_id="lap", order="asc")],
-        account_has_api_gateway_logging_role=True,  # the account-wide setting is the first one's
-        waf=Waf(requests_per_5_minutes_per_ip=1000),
-    )
-    Validations.of(app).add_plugins(AwsSolutionsChecks(app))
-    return app.synth().get_stack_by_name("games").template  # raises on an unacknowledged cdk-nag finding
-
-
-def test_two_leaderboards_in_one_stack_share_no_name_nor_metric():
-    template = two_in_one_stack()
+def test_two_leaderboards_in_one_stack_share_no_name_nor_metric(users_app):
+    """The user's app (conftest.py): Arcade and Racing in one stack, each with a WAF and a dashboard, synthesized with
+    cdk-nag."""
+    template = users_app.synth().get_stack_by_name("games").template
     apis = [r for r in template["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi"]
     assert len(apis) == 2
+    instances = [r for r in template["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    assert len(instances) == 2  # both dashboards: their launch templates and addresses are named too
     names = physical_names(template)
     assert len(names) >= 2, names
     assert not [n for n, count in Counter(names).items() if count > 1]
@@ -89,22 +75,27 @@ def test_two_stages_in_one_account_share_no_name(dev_template_json, prod_templat
     assert not [n for n, count in Counter(names).items() if count > 1]
 
 
-def test_a_third_stage_with_the_same_settings_shares_no_name_either(dev_template_json):
+@pytest.fixture(scope="module")
+def production_named_template() -> dict:
+    """A stage whose name says production and whose settings are none: dev's defaults."""
+    app = build_app("production-eu", context={"stages": {"production-eu": {}}}, nag=False)
+    return app.synth().get_stack_by_name(stack_name("production-eu")).template
+
+
+def test_a_third_stage_with_the_same_settings_shares_no_name_either(dev_template_json, production_named_template):
     """A second dev-like stage (say, a developer's own) differs from dev only by its stack name."""
-    app = build_app("alice", context={"stages": {"alice": {}}}, nag=False)
-    alice = app.synth().get_stack_by_name(stack_name("alice")).template
-    names = physical_names(dev_template_json) + physical_names(alice)
+    names = physical_names(dev_template_json) + physical_names(production_named_template)
     assert not [n for n, count in Counter(names).items() if count > 1]
 
 
-def test_production_is_a_prop_not_a_stage_name():
-    app = build_app("production-eu", context={"stages": {"production-eu": {}, "dev": {"production": True}}}, nag=False)
-    not_prod = app.synth().get_stack_by_name(stack_name("production-eu")).template
-    tables = [r for r in not_prod["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
-    assert all(t["DeletionPolicy"] == "Delete" for t in tables)
-    app = build_app("dev", context={"stages": {"dev": {"production": True}}}, nag=False)
+def test_production_is_a_prop_not_a_stage_name(production_named_template):
+    tables = [r for r in production_named_template["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
+    assert tables and all(t["DeletionPolicy"] == "Delete" for t in tables)
+    # Only the tables are read: a stage without the dashboard, the edge and alarms synthesizes in a fraction of the time
+    lean = {"production": True, "dashboard": False, "edge": False, "monitoring": {"enabled": False}}
+    app = build_app("dev", context={"stages": {"dev": lean}}, nag=False)
     prod = app.synth().get_stack_by_name(stack_name("dev")).template
     tables = [r for r in prod["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
-    assert all(
+    assert tables and all(
         t["DeletionPolicy"] == "RetainExceptOnCreate" and t["Properties"]["DeletionProtectionEnabled"] for t in tables
     )

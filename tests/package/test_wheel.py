@@ -49,21 +49,12 @@ def user_env(wheel, tmp_path_factory) -> Path:
     python = venv / "bin" / "python"
     pins = ROOT / "requirements.txt"  # the versions the repository is tested with, inside the declared ranges
     WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    run(str(python), *PIP, "download", "--quiet", "--dest", str(WHEELHOUSE), "-r", str(pins), str(wheel))
-    run(
-        str(python),
-        *PIP,
-        "install",
-        "--quiet",
-        "--no-compile",
-        "--no-index",
-        "--find-links",
-        str(WHEELHOUSE),
-        "--constraint",
-        str(pins),
-        str(wheel),
-        "cdk-nag",
-    )
+    install = [str(python), *PIP, "install", "--quiet", "--no-compile", "--no-index", "--find-links", str(WHEELHOUSE)]
+    install += ["--constraint", str(pins), str(wheel), "cdk-nag"]
+    # Offline from the wheelhouse when it holds every pin (a second run); else download what is missing, then again
+    if subprocess.run(install, cwd=ROOT, capture_output=True, timeout=600).returncode != 0:
+        run(str(python), *PIP, "download", "--quiet", "--dest", str(WHEELHOUSE), "-r", str(pins), str(wheel))
+        run(*install)
     return python
 
 
@@ -107,14 +98,16 @@ def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_rang
     assert "10.99" in ranges["constructs"] and "11.0.0" not in ranges["constructs"]
 
 
-@pytest.mark.parametrize("concrete_env", ["", "111111111111/us-east-1"], ids=["env-agnostic", "concrete-env"])
-def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, tmp_path, concrete_env):
-    """cdk-nag is on in the app: synth raises on any unacknowledged finding, with a concrete env too."""
+def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, tmp_path):
+    """cdk-nag is on in the app: synth raises on any unacknowledged finding. One run, with a concrete env (as the CDK
+    recommends; the harder case for the acknowledgements, which then name a real region and account). The same
+    construct without an env synthesizes nag-clean in tests/infra (every stage), and the wheel ships every file of it
+    (the test above): a second run here, env-agnostic, checked nothing else and cost a minute and a half."""
     app = tmp_path / "app"
     shutil.copytree(USER_APP, app, ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["OUTDIR"] = str(tmp_path / "cdk.out")
-    env["USER_APP_ENV"] = concrete_env
+    env["USER_APP_ENV"] = "111111111111/us-east-1"
     report = json.loads(run(str(user_env), "app.py", cwd=app, env=env).strip().splitlines()[-1])
 
     assert report["own_modules_kept"] and report["schema_is_own"]

@@ -29,7 +29,7 @@ def nginx_running() -> bool:
 
 def start_nginx() -> int:
     code = subprocess.run(NGINX).returncode
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # generous for a loaded machine; returns once Nginx runs
     while code == 0 and not nginx_running():
         if time.monotonic() > deadline:
             return 1
