@@ -87,6 +87,28 @@ def query_items(**kwargs: Any) -> list[dict[str, Any]]:
     return [from_item(i) for page in query_pages(**kwargs) for i in page.get("Items", [])]
 
 
+def page_after(
+    partition: str, after: str | None, limit: int, on: tuple[Any, str] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` items of one partition in sort-key order after sort key `after` (None: from the first), and
+    whether more follow: one strongly consistent Query of limit + 1 items. `on` as for batch_get."""
+    db, table = on or (client(), scores_table())
+    condition = f"{schema.SCORES_PARTITION_KEY} = :p"
+    values: dict[str, Any] = {":p": partition}
+    if after is not None:
+        condition += f" AND {schema.SCORES_SORT_KEY} > :after"
+        values[":after"] = after
+    found = db.query(
+        TableName=table,
+        KeyConditionExpression=condition,
+        ExpressionAttributeValues=to_item(values),
+        Limit=limit + 1,
+        ConsistentRead=True,
+    )
+    items = [from_item(i) for i in found.get("Items", [])]
+    return items[:limit], len(items) > limit
+
+
 def batch_get(keys: list[dict], consistent: bool = True, on: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Items of the scores table by key (absent ones left out), in chunks of 100, retrying unprocessed keys. `on`:
     another (client, table) than the runtime's (a store's own)."""

@@ -58,20 +58,7 @@ class DynamoModeration:
     def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
         """Up to `limit` hidden-player items of a board in player-id order, after player `after` (None: from the
         first); and whether more follow. One strongly consistent Query (limit + 1 items of ~100 bytes: one page)."""
-        condition = f"{schema.SCORES_PARTITION_KEY} = :p"
-        values: dict[str, Any] = {":p": keys.hidden_partition(board_id)}
-        if after is not None:
-            condition += f" AND {schema.SCORES_SORT_KEY} > :after"
-            values[":after"] = after
-        found = self._client.query(
-            TableName=self._table,
-            KeyConditionExpression=condition,
-            ExpressionAttributeValues=dynamo.to_item(values),
-            Limit=limit + 1,
-            ConsistentRead=True,
-        )
-        items = [dynamo.from_item(i) for i in found.get("Items", [])]
-        return items[:limit], len(items) > limit
+        return dynamo.page_after(keys.hidden_partition(board_id), after, limit, on=(self._client, self._table))
 
 
 class MemoryModeration:

@@ -47,21 +47,7 @@ def get(board_id: str, pending_id: str) -> dict[str, Any] | None:
 def page_of_board(board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
     """Up to `limit` pending submissions of a board in pending-id order after `after`, and whether more follow.
     One strongly consistent Query (limit + 1 items of at most ~4 KB)."""
-    partition = keys.pending_key(board_id, "")[0]
-    condition = f"{schema.SCORES_PARTITION_KEY} = :p"
-    values: dict[str, Any] = {":p": partition}
-    if after is not None:
-        condition += f" AND {schema.SCORES_SORT_KEY} > :after"
-        values[":after"] = after
-    found = dynamo.client().query(
-        TableName=dynamo.scores_table(),
-        KeyConditionExpression=condition,
-        ExpressionAttributeValues=dynamo.to_item(values),
-        Limit=limit + 1,
-        ConsistentRead=True,
-    )
-    items = [dynamo.from_item(i) for i in found.get("Items", [])]
-    return items[:limit], len(items) > limit
+    return dynamo.page_after(keys.pending_key(board_id, "")[0], after, limit)
 
 
 def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
