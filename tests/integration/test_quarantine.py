@@ -6,7 +6,13 @@ without rules behaves as before. No sleeps: the run rules' values are chosen so 
 
 from __future__ import annotations
 
+import json
+from datetime import timedelta
+
 import pytest
+
+from leaderboard.clock import iso
+from tests.support import clock
 
 BOARD, CLIENT, PLAIN = "qa-rules", "qa-client", "qa-plain"
 
@@ -143,3 +149,36 @@ def test_a_board_without_rules_behaves_as_before(api, boards):
     assert (
         api.post(f"/leaderboards/{BOARD}/scores/bulk", {"entries": [{"player_id": "b", "score": 1}]}).status_code == 409
     )
+
+
+def test_a_held_score_is_in_no_closing_summary_nor_the_final_snapshot(api, stack):
+    """A tournament with a quarantine rule closes while a score is held: its summary, its totals and the final
+    snapshot of its top are those of the accepted scores alone."""
+    now = stack.clock.now()
+    start, end = now - timedelta(seconds=1), now + timedelta(seconds=60)
+    rules = {"max_score": {"value": 1000, "action": "quarantine"}}
+    body = {"board_id": "qa-cup", "starts_at": iso(start), "ends_at": iso(end), "rules": rules}
+    created = api.post("/leaderboards", body)
+    assert created.status_code == 201, created.text
+    for player, value in (("ada", 300), ("bob", 200)):
+        assert score(api, "qa-cup", player, value).status_code == 200
+    held = score(api, "qa-cup", "held-dan", 5000)
+    assert held.status_code == 202 and held.json()["rule"] == "max_score", held.text
+    stack.settle()
+
+    clock.move(stack, to=end + timedelta(milliseconds=50))  # the tournament is over
+    closed = api.post("/leaderboards/qa-cup/periods/tournament/close")
+    assert closed.status_code == 200, closed.text
+    summary = closed.json()
+    assert [(e["player_id"], e["rank"]) for e in summary["top"]] == [("ada", 1), ("bob", 2)]
+    assert summary["total_players"] == 2
+    snapshots_table = next(
+        s.local_name for s in stack.specs if s.create_args["KeySchema"][0]["AttributeName"] == "leaderboard_id"
+    )
+    snapshots = stack.ddb.query(
+        TableName=snapshots_table,
+        KeyConditionExpression="leaderboard_id = :b",
+        ExpressionAttributeValues={":b": {"S": "qa-cup#tournament"}},
+    )["Items"]
+    assert snapshots and all("held-dan" not in json.dumps(s) for s in snapshots)
+    assert "ada" in json.dumps(snapshots)
