@@ -126,8 +126,12 @@ def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, 
 
 
 def test_records_of_other_items_are_ignored(live_on):
+    """Board items, and a held (quarantined) submission's two items: it is no entry, so it is pushed nowhere."""
+    from leaderboard import keys
+
+    held = [record(*keys.pending_key("race", "p-1")), record(keys.pending_of_partition("ann"), "race#p-1")]
     publisher = Publisher()
-    stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}], publish=publisher)
+    stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher)
     assert stats.board_periods == 0 and publisher.published == []
 
 
