@@ -48,13 +48,14 @@ def test_the_shared_role_may_put_events_only_on_the_bus_the_closings_use(templat
     assert statement["Resource"] == {"Fn::GetAtt": [bus_id, "Arn"]}
     role = template.to_json()["Resources"][role_id]
     assert "events:" not in json.dumps(role["Properties"]["Policies"])  # nowhere else
-    # the functions that close periods (the schedule's, and the admin's close route) are told the bus's name
+    # the functions that send events are told the bus's name: those that close periods (the schedule's, and the
+    # admin's close route) and the submitting one (a quarantined score's "Leaderboard Score Pending")
     with_bus = {
         f["Properties"]["Handler"]
         for f in functions.values()
         if f["Properties"]["Environment"]["Variables"].get("EVENT_BUS_NAME") == {"Ref": bus_id}
     }
-    assert with_bus == {routes.PERIOD_CLOSER.handler, routes.LEADERBOARD_ADMIN.handler}
+    assert with_bus == {routes.PERIOD_CLOSER.handler, routes.LEADERBOARD_ADMIN.handler, routes.SCORE_SUBMIT.handler}
 
 
 def test_the_event_bus_is_an_output(template):
