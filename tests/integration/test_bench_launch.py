@@ -80,7 +80,9 @@ def test_the_launch_bench_runs_every_operation_without_a_server_error(tmp_path):
     submission happens and new entries change the top (live pushes)."""
     figures = _run(
         tmp_path,
-        *("--users", "4", "--live-users", "1", "--seconds", "6", "--players", "8", "--samples", "2"),
+        # Locust picks each task at random by weight: 15 s (not 6) so that even a loaded machine's few requests hold
+        # every operation (CI: 6 s gave no rank read at all; at 2 s a request, 0.75^30 is a miss in 5,000)
+        *("--users", "4", "--live-users", "1", "--seconds", "15", "--players", "8", "--samples", "2"),
         *("--wait", "0.1", "--weights", "1,1,2"),
     )
     ops = figures["operations"]

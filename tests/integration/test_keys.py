@@ -13,7 +13,13 @@ from .stack_config import ADMIN_KEY, API_KEY
 KEYS = {routes.GAME: API_KEY, routes.ADMIN: ADMIN_KEY}
 # The class of key a route takes: the score route API Gateway admits without a key takes the game key (or a run token)
 NEEDS = {routes.GAME: routes.GAME, routes.ADMIN: routes.ADMIN, routes.GAME_OR_RUN: routes.GAME}
-PATH_VALUES = {"board": "global", "player_id": "a", "period_id": "daily", "erasure_id": "x"}
+PATH_VALUES = {
+    "board": "global",
+    "player_id": "a",
+    "period_id": "daily",
+    "erasure_id": "x",
+    "pending_id": "1764600000000-abcdefgh",
+}
 # A body each route would act on with the right key (API Gateway validates bodies before the function runs).
 BODIES = {
     ("POST", "/scores"): {"player_id": "wrong-key", "score": 1},
@@ -23,6 +29,7 @@ BODIES = {
     ("POST", "/leaderboards/{board}/scores"): {"player_id": "wrong-key", "score": 1},
     ("POST", "/leaderboards/{board}/scores/bulk"): {"entries": [{"player_id": "wrong-key", "score": 1}]},
     ("POST", "/players/{player_id}/tokens"): {},
+    ("PATCH", "/leaderboards/{board}"): {"rules": {}},
 }
 KEYED = [r for r in routes.ROUTES if r.access in NEEDS]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from leaderboard import routes
 
 # The routes tested here, in test_boards.py, in test_players.py, in test_season.py (a board's periods and
-# their closing) and in test_client_submissions.py (player tokens and runs).
+# their closing), in test_client_submissions.py (player tokens and runs) and in test_quarantine.py (rules and the
+# review queue).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -40,6 +41,11 @@ COVERED = {
     # test_client_submissions.py
     ("POST", "/players/{player_id}/tokens"),
     ("POST", "/leaderboards/{board}/runs"),
+    # test_quarantine.py
+    ("PATCH", "/leaderboards/{board}"),
+    ("GET", "/leaderboards/{board}/pending"),
+    ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
+    ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
 }
 
 
