@@ -109,7 +109,9 @@ def _operation(route: routes.Route) -> dict:
         op["parameters"] = params
     if route.body_schema is not None:
         op["requestBody"] = {
-            "required": route.method == "POST" and "required" in route.body_schema,
+            # A body that must hold some field (PATCH: at least one) must be there at all
+            "required": route.method in ("POST", "PATCH")
+            and ("required" in route.body_schema or "minProperties" in route.body_schema),
             "content": json_of(route.body_schema),
         }
     if route.authenticated:

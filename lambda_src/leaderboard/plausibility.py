@@ -45,6 +45,9 @@ MAX_PERCENT = 1_000_000
 MAX_FACTOR = 1_000_000
 MAX_RATE = MAX_SCORE
 
+VALUE_PLACES = 6  # a rule's value is kept to this many decimal places (docs/API.md)
+VALUE_STEP = Decimal(1).scaleb(-VALUE_PLACES)
+
 # rule -> (lowest value, highest value, whether it must be an integer, what it means)
 BOUNDS: Mapping[str, tuple[Decimal, Decimal, bool, str]] = MappingProxyType(
     {
@@ -55,6 +58,7 @@ BOUNDS: Mapping[str, tuple[Decimal, Decimal, bool, str]] = MappingProxyType(
         MAX_OVER_LEADER: (Decimal(0), Decimal(MAX_PERCENT), False, f"a percentage, 0 to {MAX_PERCENT}"),
     }
 )
+BOUNDS_LIMIT = max(high for _, high, _, _ in BOUNDS.values())  # above any rule's range: refused unrounded
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,13 @@ def _decimal(value: object) -> Decimal | None:
         return None
     try:
         number = Decimal(str(value))  # 1.1 as written, not as the nearest double
+        if not number.is_finite() or abs(number) > BOUNDS_LIMIT:
+            return None
+        # Kept to VALUE_PLACES decimal places: DynamoDB stores 38 digits from 1E-130 at most, and 2.04e-274 is a
+        # value the document's range lets through.
+        return number.quantize(VALUE_STEP)
     except InvalidOperation:
         return None
-    return number if number.is_finite() else None
 
 
 def declared(rules: Iterable[Rule]) -> dict[str, dict[str, Any]]:

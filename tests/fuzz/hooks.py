@@ -7,8 +7,9 @@ issued, so any is a 400 as documented. A request generated to be valid is sent w
 It refuses min_score > max_score; a tournament window that is not a real one (a date the pattern lets through
 that does not exist, or ends_at not after starts_at; that they come together and never with periods, and the
 years, the document states); a reward whose first rank is after
-its last; tiers sharing a name or a minimum. A generated body that the document calls valid is put right on those
-points before it is sent, in every phase; bodies generated to be invalid are sent as they are.
+its last; tiers sharing a name or a minimum; on an increment board (it stores totals), the rules that compare a score
+with a stored one (max_improvement, max_over_leader). A generated body that the document calls valid is put right on
+those points before it is sent, in every phase; bodies generated to be invalid are sent as they are.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def before_call(ctx, case, **kwargs):
     for reward in case.body.get("rewards") or []:
         if isinstance(reward, dict) and isinstance(reward.get("ranks"), list):
             reward["ranks"] = sorted(reward["ranks"])
+    if case.body.get("operator") == "increment" and isinstance(case.body.get("rules"), dict):
+        for rule in ("max_improvement", "max_over_leader"):
+            case.body["rules"].pop(rule, None)
     if isinstance(case.body.get("tiers"), list):
         names, minimums, kept = set(), set(), []
         for tier in case.body["tiers"]:
