@@ -44,6 +44,7 @@ const table = {
   pushedAt: null, // performance.now() of the pushed top on screen (null: the rows came from a read)
   pausedPush: null, // {message, at}: the last top pushed while paused, shown on resume
   followUpAt: null, // a read starting at or after this time shows a change the page knows of
+  failing: false, // the last read failed: read again every REFRESH_MS, socket or not, as the status says
 };
 let hooks = { onLookup() {}, onTick() {}, onAnswer() {} };
 
@@ -211,7 +212,9 @@ function schedule() {
   clearTimeout(table.timer);
   table.timer = null;
   if (table.paused || document.hidden || POLLING_OFF) return;
-  const live = pushesSuffice();
+  // A socket back before the API answers reads (the realtime endpoint may recover first) is no reason to wait
+  // LIVE_SAFETY_MS for the next try.
+  const live = pushesSuffice() && !table.failing;
   const regular = live ? LIVE_SAFETY_MS : REFRESH_MS;
   const followUp = table.followUpAt === null ? regular : table.followUpAt - performance.now();
   if (followUp < regular) {
@@ -264,10 +267,12 @@ export async function loadTable({ background = false } = {}) {
       table.pushedAt = null;
     }
     recordTiming(ms);
+    table.failing = false;
     setConnection(table.paused ? 'paused' : 'live', table.paused ? 'Paused' : liveText());
     hooks.onAnswer();
   } catch (err) {
     if (err instanceof Superseded) return;
+    table.failing = true;
     const stale = table.renderedKey ? ` Showing the data from ${$('#updated-at').textContent}.` : '';
     setStatus(status, 'error', `${err.message}.${stale} Retrying every ${REFRESH_MS / 1000} s.`);
     tableEl.dataset.stale = String(Boolean(table.renderedKey));
