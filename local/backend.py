@@ -20,7 +20,7 @@ from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
-from local.streams import StreamPoller, StreamReader, drain
+from local.streams import QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
 
 STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
@@ -121,7 +121,11 @@ class Backend:
         for the runtime the stack has at the time of the call."""
 
         def invoke(event: Any, context: Any = None) -> Any:
-            return self._built[name](event, context)
+            try:
+                return self._built[name](event, context)
+            finally:  # whatever it wrote is on the streams now: the consumers look at once
+                for poller in getattr(self, "pollers", ()):
+                    poller.wake()
 
         invoke.__name__ = invoke.__qualname__ = name
         return invoke
@@ -192,6 +196,7 @@ class Backend:
                 consumer.batch_size,
                 consumer.filter_patterns,
                 consumer.retry_attempts,
+                quiet_poll_seconds=QUIET_POLL_SECONDS,
             )
             pollers.append(poller.start())
         return pollers
@@ -262,7 +267,9 @@ class Backend:
             yield consume
         finally:
             self.pollers = [
-                StreamPoller(p.reader, p.handler, p.batch_size, p.patterns, p.retry_attempts).start()
+                StreamPoller(
+                    p.reader, p.handler, p.batch_size, p.patterns, p.retry_attempts, p.quiet_poll_seconds
+                ).start()
                 for p in self.pollers
             ]
 

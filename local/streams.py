@@ -14,6 +14,11 @@ from datetime import datetime
 from typing import Any
 
 IDLE_POLL_SECONDS = 0.1  # Lambda polls a shard about four times a second; a little faster here
+# A poller told of writes (wake(): the local stack does after every function call) polls every IDLE_POLL_SECONDS
+# for ACTIVE_IDLE_ROUNDS empty polls after its last delivery or wake-up, then every quiet_poll_seconds: an idle
+# stack's polls (a DescribeStream and a GetRecords a shard each) took a sixth of a core, for nothing.
+ACTIVE_IDLE_ROUNDS = 10
+QUIET_POLL_SECONDS = 1.0  # the local stack's quiet interval (a write that wakes no poller waits at most this)
 RETRY_SECONDS = 0.5
 
 
@@ -152,11 +157,15 @@ class StreamPoller:
         batch_size: int,
         patterns: tuple[dict, ...],
         retry_attempts: int | None = None,
+        quiet_poll_seconds: float = IDLE_POLL_SECONDS,
     ) -> None:
         self.reader, self.handler, self.batch_size, self.patterns = reader, handler, batch_size, patterns
         self.retry_attempts = retry_attempts
+        self.quiet_poll_seconds = quiet_poll_seconds
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set by wake(), settle() and stop(): poll now
         self._idle_rounds = 0  # completed polls that found nothing to deliver
+        self._quiet_rounds = 0  # empty polls since the last delivery or wake-up
         self._changed = threading.Condition()
         self.thread = threading.Thread(target=self._run, name="stream-poller", daemon=True)
 
@@ -164,8 +173,13 @@ class StreamPoller:
         self.thread.start()
         return self
 
+    def wake(self) -> None:
+        """Something may have written: poll now, and often for a while."""
+        self._wake.set()
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._wake.clear()  # a wake-up from here on (during the drain) means another poll at once
             try:
                 retry = lambda: not self._stop.is_set()  # noqa: E731
                 delivered = drain(self.reader, self.handler, self.batch_size, self.patterns, retry, self.retry_attempts)
@@ -176,11 +190,15 @@ class StreamPoller:
             with self._changed:
                 self._idle_rounds = self._idle_rounds + 1 if delivered == 0 else 0
                 self._changed.notify_all()
-            self._stop.wait(IDLE_POLL_SECONDS)
+            self._quiet_rounds = self._quiet_rounds + 1 if delivered == 0 else 0
+            quiet = self._quiet_rounds > ACTIVE_IDLE_ROUNDS
+            if self._wake.wait(self.quiet_poll_seconds if quiet else IDLE_POLL_SECONDS):
+                self._quiet_rounds = 0
 
     def settle(self, timeout: float = 30.0) -> None:
         """Return once every record written before the call has been delivered (two idle polls in a row)."""
         deadline = time.monotonic() + timeout
+        self.wake()
         with self._changed:
             self._idle_rounds = 0
             while self._idle_rounds < 2:
@@ -191,4 +209,5 @@ class StreamPoller:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         self.thread.join(timeout=5)
