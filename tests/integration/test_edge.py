@@ -245,10 +245,12 @@ def test_a_reader_after_a_quiet_spell_gets_a_fresh_answer_not_a_stale_one(api, e
 
 
 LOAD_CLIENTS = 64
-LOAD_SECONDS = 20
+# Long enough for each URL's cache entry to expire and be refetched several times (max-age is about a second);
+# the busiest second is the check, and it is the same in 6 s as in 20 (20 cost 14 s more of two busy cores).
+LOAD_SECONDS = 6
 
 
-def test_64_clients_on_three_urls_for_20_seconds_reach_the_origin_at_most_3_times_a_second_per_url(edge, board):
+def test_64_clients_on_three_urls_for_6_seconds_reach_the_origin_at_most_3_times_a_second_per_url(edge, board):
     """The launch spike: every answer a 200, and the origin serves each URL about once per max-age."""
     urls = [
         f"/leaderboards/{board}/top?limit=25",
@@ -293,5 +295,6 @@ def test_64_clients_on_three_urls_for_20_seconds_reach_the_origin_at_most_3_time
     assert set(statuses) == {200}, statuses
     assert sum(reached.values()) == sum(per_url.values())  # nothing else reached the origin
     for url, count in per_url.items():
-        assert 1 <= count <= 3 * LOAD_SECONDS, (url, count)
+        # within the whole window, the requests still in flight at the deadline included
+        assert 1 <= count <= 3 * (int(elapsed) + 1), (url, count)
         assert busiest[url] <= 3, (url, busiest[url])
