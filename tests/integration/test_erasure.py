@@ -146,7 +146,9 @@ def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack, trial):
             answers.append(r.status_code)
             assert r.status_code in (200, 409, 503), r.text  # refused while the erasure runs: never a 500
             if r.status_code != 200:
-                time.sleep(0.05)  # refused: the erasure takes FENCE_SECONDS, spare the 2 cores meanwhile
+                # refused: the erasure takes FENCE_SECONDS (15 s); 0.05 s between tries made hundreds of refused
+                # calls a race, the CPU of its two cores, where a few a second still race the answer
+                time.sleep(0.25)
 
     with ThreadPoolExecutor(10) as pool:
         running = [pool.submit(writer, n) for n in range(10)]
