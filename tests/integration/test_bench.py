@@ -16,10 +16,12 @@ def _run(tmp_path, module: str, *args: str) -> dict:
 def test_the_rank_bench_runs_every_operation_without_a_failed_call(tmp_path):
     """The answers themselves are checked by tests/unit/test_ranking_oracle.py (the handlers) and
     tests/unit/test_bench_baseline.py (the original design): the benchmark measures."""
-    figures = _run(tmp_path, "bench", "--players", "300", "--samples", "5", "--min-samples", "5", "--no-progress")
+    # The fewest players the bench takes (a page of 100 from the middle needs a few pages) and 3 samples: every
+    # operation still runs, and the load, which is most of the time, is a third smaller
+    figures = _run(tmp_path, "bench", "--players", "200", "--samples", "3", "--min-samples", "3", "--no-progress")
     assert len(figures["operations"]) == 7
     for name, op in figures["operations"].items():
-        assert op["calls"]["made"] >= 5 and op["calls"]["failed"] == [], name
+        assert op["calls"]["made"] >= 3 and op["calls"]["failed"] == [], name
         assert op["handlers"]["requests"]["mean"] <= 6, name  # flat cost: the bench's own bar
 
 
