@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from playwright.sync_api import expect
 
 from dashboard_ec2.render import DEFAULT_ADMIN_USER
 from local.gateway import routes_module
+from tests.support import clock
 
 # The dashboard's /api/ reads through the local edge (as EC2's through CloudFront): a read may get an answer up to a
 # live ranking's max-age + stale-while-revalidate old, the lag the product states (docs/API.md). The page shows
@@ -74,12 +76,27 @@ class Stack:
     http: requests.Session
     _lock: threading.Lock
 
-    def command(self, cmd: str) -> None:
+    def command(self, cmd: str) -> str:
+        """One command of stack_process.py's protocol; what its "ok" carried ("" for most)."""
         with self._lock:
             self.proc.stdin.write(cmd + "\n")
             self.proc.stdin.flush()
             reply = self.proc.stdout.readline().strip()
-        assert reply == "ok", f"stack {cmd}: {reply or 'no answer (see the stack log)'}"
+        assert reply == "ok" or reply.startswith("ok "), f"stack {cmd}: {reply or 'no answer (see the stack log)'}"
+        return reply.removeprefix("ok").strip()
+
+    def now(self) -> datetime:
+        """The stack's time (tests/support/clock.RunningClock: the real time plus what advance() added)."""
+        return datetime.fromisoformat(self.command("now"))
+
+    def advance(self, seconds: float, *pages) -> datetime:
+        """The stack's clock `seconds` forward, and each page's with it (their clocks follow the stack's: see
+        new_page), so that a tournament ends or a snapshot is a minute later without waiting for it. Timers of
+        the pages that fall due meanwhile fire once (Playwright's clock.fast_forward). The stack's time after."""
+        moved = datetime.fromisoformat(self.command(f"advance {seconds}"))
+        for page in pages:
+            page.clock.fast_forward(int(seconds * 1000))
+        return moved
 
     def reset(self) -> None:
         self.command("reset")
@@ -147,49 +164,67 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory):
-    """DynamoDB Local, the handlers behind the local gateway and Nginx, in a child process."""
+def _stack_process(tmp_path_factory):
+    """The stack's child process, started and not waited for: the browser fixture requests it before it launches
+    Chromium, so that the two start side by side (`stack` then waits for the child's ready line)."""
     _require(NGINX is not None, "nginx is not installed (apt-get install nginx)")
     run_dir = tmp_path_factory.mktemp("e2e-stack")
-    log = open(run_dir / "stack.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(Path(__file__).with_name("stack_process.py")),
-            str(run_dir),
-            API_KEY,
-            ADMIN_KEY,
-            ADMIN_PASSWORD,
-        ],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-        bufsize=1,
-    )
-    line = proc.stdout.readline()
-    if not line:
-        proc.wait(30)
-        log.close()
-        pytest.fail(f"the local stack did not start:\n{(run_dir / 'stack.log').read_text()[-4000:]}")
-    info = json.loads(line)
-    assert info["served_by"].startswith("nginx"), info["served_by"]
-    with requests.Session() as http:
-        stack = Stack(info["dashboard"], info["api"], info["served_by"], proc, http, threading.Lock())
+    with open(run_dir / "stack.log", "w") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(Path(__file__).with_name("stack_process.py")),
+                str(run_dir),
+                API_KEY,
+                ADMIN_KEY,
+                ADMIN_PASSWORD,
+            ],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            bufsize=1,
+        )
         try:
-            yield stack
+            yield proc, run_dir
         finally:
-            try:
-                stack.command("quit")
-            except Exception:  # already gone: still make sure it is
-                pass
+            if proc.poll() is None:
+                try:
+                    proc.stdin.write("quit\n")
+                    proc.stdin.flush()
+                except OSError:  # already gone: still make sure it is
+                    pass
             try:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            log.close()
+
+
+@pytest.fixture(scope="session")
+def stack(_stack_process):
+    """DynamoDB Local, the handlers behind the local gateway and Nginx, in a child process, on a clock the tests
+    move (tests/support/clock.RunningClock)."""
+    proc, run_dir = _stack_process
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(30)
+        pytest.fail(f"the local stack did not start:\n{(run_dir / 'stack.log').read_text()[-4000:]}")
+    info = json.loads(line)
+    assert info["served_by"].startswith("nginx"), info["served_by"]
+    with requests.Session() as http:
+        yield Stack(info["dashboard"], info["api"], info["served_by"], proc, http, threading.Lock())
+
+
+@pytest.fixture(autouse=True)
+def _clear_of_midnight(stack):
+    """A test does not start within two minutes of 00:00 UTC on the stack's clock (the daily and weekly boards
+    change there: what it wrote before would be on another period than what it reads after): the clock is moved
+    past it instead. The pages' clocks start at the stack's time (new_page)."""
+    left = clock.seconds_to_midnight(stack.now())
+    if left < clock.MIDNIGHT_MARGIN_SECONDS:
+        stack.advance(left + 1)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -200,7 +235,7 @@ def _fresh_failure_screenshots():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(_stack_process):
     _require(os.access(CHROMIUM, os.X_OK), f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
@@ -229,6 +264,10 @@ def new_page(browser, stack, request):
             options["http_credentials"] = {"username": ADMIN_USER, "password": password or ADMIN_PASSWORD}
         context = browser.new_context(**options)
         context.set_default_timeout(15_000)
+        # The page's clock is the stack's (it runs on from there): what the page works out from the time (a
+        # countdown, the next reset, whether a period has ended) agrees with the stack, also once a test has moved
+        # the stack's clock on (Stack.advance moves the page's with it).
+        context.clock.install(time=stack.now())
         contexts.append(context)
         page = context.new_page()
         page.problems = []
@@ -263,6 +302,16 @@ def new_page(browser, stack, request):
                 except Exception:
                     pass
         context.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every browser test in one xdist group: `make test` runs this directory and tests/fuzz in one pytest with two
+    workers and --dist loadgroup, so that the browser tests share one worker (one stack, one Chromium) while the
+    fuzzing runs on the other."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

@@ -17,6 +17,9 @@ each command line with "ok" (or "error: ..."):
     start-api   start them again on the same ports (the edge with an empty cache)
     stop-live   stop the AppSync Events stand-in only (its connections closed, new ones refused)
     start-live  start it again at the same URL, with the same key
+    now         answers "ok <the stack's time, ISO 8601>"
+    advance S   move the stack's clock S seconds forward (tests/support/clock.RunningClock, moved while the
+                scheduled jobs pause): a tournament's end or a later snapshot without waiting for it
     quit        stop everything
 """
 
@@ -33,11 +36,12 @@ sys.path.insert(0, str(REPO))
 from local import dashboard, edge  # noqa: E402
 from local.backend import Backend  # noqa: E402
 from local.dynamodb_local import free_port  # noqa: E402
+from tests.support import clock  # noqa: E402
 
 
 def main() -> int:
     run_dir, api_key, admin_key, admin_password = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-    backend = Backend(api_key=api_key, admin_key=admin_key, quiet=True, run_dir=run_dir)
+    backend = Backend(api_key=api_key, admin_key=admin_key, quiet=True, run_dir=run_dir, clock=clock.RunningClock())
     try:
         backend.start()
         api_port = backend.server.server_address[1]
@@ -75,7 +79,8 @@ def main() -> int:
             flush=True,
         )
         for line in sys.stdin:
-            command = line.strip()
+            command, _, argument = line.strip().partition(" ")
+            answer = ""
             try:
                 if command == "reset":
                     backend.reset_tables()
@@ -96,12 +101,16 @@ def main() -> int:
                     backend.stop_live()
                 elif command == "start-live":
                     backend.start_live()
+                elif command == "now":
+                    answer = " " + backend.clock.now().isoformat()
+                elif command == "advance":
+                    answer = " " + clock.move(backend, seconds=float(argument)).isoformat()
                 elif command == "quit":
                     print("ok", flush=True)
                     break
                 else:
                     raise ValueError(f"unknown command {command!r}")
-                print("ok", flush=True)
+                print(f"ok{answer}", flush=True)
             except Exception as exc:  # report, keep serving
                 print(f"error: {exc}", flush=True)
     finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from dashboard_support import DESKTOP, PHONE, shoot
@@ -651,79 +651,113 @@ ROUNDS = [
 SPEEDRUN_SECONDS = [3_733, 3_790, 3_802, 3_815, 3_847, 3_901, 3_955, 4_012, 4_108, 4_230, 4_315, 4_488]
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_screenshots_of_each_view(stack, new_page, viewport):
-    """Board, leader change, lookup, admin, history with chart, another board picked, empty and error states."""
+VIEWPORTS = (DESKTOP, PHONE)
+
+
+def shoot_both(targets, name):
+    """One screenshot per viewport: targets pairs each viewport with its page or a locator on it."""
+    for viewport, target in targets:
+        shoot(target, name, viewport)
+
+
+def held_still(pages):
+    """The pages' clocks paused (their timers wait) until resumed: what a timer would soon take away (the leader
+    banner's 8 s) stays for every page's screenshot."""
+    for page in pages:
+        # In seconds, in Python; a little ahead, as the page's time runs on before the call arrives
+        page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 2)
+
+
+def test_screenshots_of_each_view(stack, new_page):
+    """Board, leader change, lookup, admin, history with chart, another board picked, empty and error states, at
+    desktop and phone width: one set of data, a page per width, each view shot on both in one pass."""
     stack.reset()
     seed_players(stack, DEMO)
     stack.snapshot("all-time")
     for bump in ROUNDS:
-        time.sleep(1.1)  # distinct snapshot times on the x axis
+        stack.advance(60)  # distinct snapshot times on the x axis, a minute apart (no page is open yet)
         for player_id, score in bump.items():
             stack.submit(player_id, score, NAMES[player_id])
         stack.snapshot("all-time")
 
-    page = open_dashboard(new_page, stack, viewport=viewport, admin=True)
-    expect(page.get_by_test_id("board-row")).to_have_count(20)
-    sign_in(page)
-    expect(page.get_by_test_id("history-item")).to_have_count(4)
-    page.evaluate("window.scrollTo(0, 0)")
-    shoot(page, "dashboard", viewport)
+    pages = [open_dashboard(new_page, stack, viewport=viewport, admin=True) for viewport in VIEWPORTS]
+    on = list(zip(VIEWPORTS, pages, strict=True))
+    for _, page in on:
+        expect(page.get_by_test_id("board-row")).to_have_count(20)
+        sign_in(page)
+        expect(page.get_by_test_id("history-item")).to_have_count(4)
+        page.evaluate("window.scrollTo(0, 0)")
+    shoot_both(on, "dashboard")
 
-    page.evaluate("document.getElementById('history-list').querySelectorAll('details').forEach(d => d.open = false)")
-    shoot(page.get_by_test_id("history-section"), "history", viewport)
+    for _, page in on:
+        page.evaluate("document.querySelectorAll('#history-list details').forEach(d => d.open = false)")
+    shoot_both([(v, page.get_by_test_id("history-section")) for v, page in on], "history")
 
     stack.submit("p-sophie", 120_000, "Sophie Wilson")  # from last to first
-    expect(page.get_by_test_id("leader-banner")).to_be_visible(timeout=10_000)
-    shoot(page.locator(".board-card"), "leader-change", viewport)
+    for _, page in on:
+        expect(page.get_by_test_id("leader-banner")).to_be_visible(timeout=10_000)
+    held_still(pages)
+    for _, page in on:
+        expect(page.get_by_test_id("leader-banner")).to_contain_text("Sophie Wilson")
+    shoot_both([(v, page.locator(".board-card")) for v, page in on], "leader-change")
+    for page in pages:
+        page.clock.resume()
 
-    page.get_by_label("Player ID").fill("p-radia")
-    page.get_by_role("button", name="Look up").click()
-    expect(page.get_by_test_id("neighbour-me")).to_have_count(3)
-    shoot(page.get_by_test_id("lookup-section"), "lookup", viewport)
+    for _, page in on:
+        page.get_by_label("Player ID").fill("p-radia")
+        page.get_by_role("button", name="Look up").click()
+        expect(page.get_by_test_id("neighbour-me")).to_have_count(3)
+    shoot_both([(v, page.get_by_test_id("lookup-section")) for v, page in on], "lookup")
 
-    page.get_by_test_id("snapshot-button").click()
-    expect(page.get_by_test_id("admin-result")).to_contain_text("Snapshot of All-Time")
-    shoot(page.get_by_test_id("admin-section"), "admin", viewport)
+    for _, page in on:
+        page.get_by_test_id("snapshot-button").click()
+        expect(page.get_by_test_id("admin-result")).to_contain_text("Snapshot of All-Time")
+    shoot_both([(v, page.get_by_test_id("admin-section")) for v, page in on], "admin")
 
     stack.command("stop-api")
     try:
-        expect(page.get_by_test_id("board-status")).to_contain_text("API unreachable", timeout=10_000)
-        page.evaluate("window.scrollTo(0, 0)")
-        shoot(page, "error", viewport)
+        for _, page in on:
+            expect(page.get_by_test_id("board-status")).to_contain_text("API unreachable", timeout=10_000)
+            page.evaluate("window.scrollTo(0, 0)")
+        shoot_both(on, "error")
     finally:
         stack.command("start-api")
 
     # Another board, picked in the board picker: the dev stage's speedrun, where the lower time wins.
     for (player_id, name, _), seconds in zip(DEMO[:12], SPEEDRUN_SECONDS, strict=True):
         stack.submit_to("speedrun", player_id, seconds, name)
-    boards = open_dashboard(new_page, stack, viewport=viewport)
-    pick_board(boards, "speedrun")
-    boards.get_by_role("tab", name="This Week").click()
-    expect(boards.get_by_test_id("board-row")).to_have_count(12)
-    boards.get_by_label("Player ID").fill("p-linus")
-    boards.get_by_role("button", name="Look up").click()
-    expect(boards.get_by_test_id("picked-board").get_by_test_id("neighbour-me")).to_contain_text("#5")
-    expect(boards.get_by_test_id("neighbour-me")).to_have_count(5)  # both speedrun periods + the default board's three
-    boards.evaluate("window.scrollTo(0, 0)")
-    shoot(boards, "board-picker", viewport)
-    shoot(boards.get_by_test_id("lookup-section"), "board-lookup", viewport)
+    boards = [(viewport, open_dashboard(new_page, stack, viewport=viewport)) for viewport in VIEWPORTS]
+    for _, page in boards:
+        pick_board(page, "speedrun")
+        page.get_by_role("tab", name="This Week").click()
+        expect(page.get_by_test_id("board-row")).to_have_count(12)
+        page.get_by_label("Player ID").fill("p-linus")
+        page.get_by_role("button", name="Look up").click()
+        expect(page.get_by_test_id("picked-board").get_by_test_id("neighbour-me")).to_contain_text("#5")
+        expect(page.get_by_test_id("neighbour-me")).to_have_count(5)  # both speedrun periods + the default board's
+        page.evaluate("window.scrollTo(0, 0)")
+    shoot_both(boards, "board-picker")
+    shoot_both([(v, page.get_by_test_id("lookup-section")) for v, page in boards], "board-lookup")
     # Friends: ids typed, ranked on the board and period picked, one of them not on it.
-    boards.get_by_label("IDs of friends").fill("p-linus, p-grace p-hedy p-ken p-radia")
-    boards.get_by_role("button", name="Rank them").click()
-    expect(boards.get_by_test_id("friend-row")).to_have_count(4)
-    expect(boards.get_by_test_id("friend-missing-id")).to_have_count(1)
-    shoot(boards.get_by_test_id("friends-section"), "friends", viewport)
-    no_problems(boards)
+    for _, page in boards:
+        page.get_by_label("IDs of friends").fill("p-linus, p-grace p-hedy p-ken p-radia")
+        page.get_by_role("button", name="Rank them").click()
+        expect(page.get_by_test_id("friend-row")).to_have_count(4)
+        expect(page.get_by_test_id("friend-missing-id")).to_have_count(1)
+    shoot_both([(v, page.get_by_test_id("friends-section")) for v, page in boards], "friends")
+    for _, page in boards:
+        no_problems(page)
 
-    shoot_season_views(stack, new_page, viewport)
+    shoot_season_views(stack, new_page)
 
     stack.reset()
-    empty = open_dashboard(new_page, stack, viewport=viewport)
-    expect(empty.get_by_test_id("board-status")).to_have_attribute("data-kind", "empty")
-    expect(empty.get_by_test_id("history-status")).to_have_attribute("data-kind", "empty")
-    shoot(empty, "empty", viewport)
-    no_problems(page)
+    empty = [(viewport, open_dashboard(new_page, stack, viewport=viewport)) for viewport in VIEWPORTS]
+    for _, page in empty:
+        expect(page.get_by_test_id("board-status")).to_have_attribute("data-kind", "empty")
+        expect(page.get_by_test_id("history-status")).to_have_attribute("data-kind", "empty")
+    shoot_both(empty, "empty")
+    for page in pages:
+        no_problems(page)
 
 
 SEASON_TIERS = [
@@ -739,10 +773,12 @@ def _iso(moment):
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def shoot_season_views(stack, new_page, viewport):
-    """A running tournament (countdown, ties in competition mode, a tier in the lookup) and a closed one's summary."""
-    now = datetime.now(UTC)
-    # Room for 24 submissions and the edge's lag on a loaded machine (20 s ran out in CI); waited for below.
+def shoot_season_views(stack, new_page):
+    """A running tournament (countdown, ties in competition mode, a tier in the lookup) and a closed one's summary,
+    at each width."""
+    now = stack.now()
+    # Room for 24 submissions and the edge's lag on a loaded machine (20 s ran out in CI); the stack's clock and
+    # the pages' are moved past it below rather than waited for.
     ends_at = now + timedelta(seconds=40)
     season = {"order": "desc", "operator": "best", "rewards": SEASON_REWARDS, "tiers": SEASON_TIERS}
     created = time.monotonic()
@@ -772,28 +808,35 @@ def shoot_season_views(stack, new_page, viewport):
     # lag (in CI the page opened on the default board): wait out what is left of it since the creates.
     stack.wait_edge_lag(since=created)
 
-    page = open_dashboard(new_page, stack, viewport=viewport, hash_="#spring-cup/tournament")
-    # The table is up (a choice made before the page has started would be lost: the select shows the mode kept).
-    expect(page.get_by_test_id("board-row")).to_have_count(12)
-    page.get_by_label("Ties").select_option("competition")
-    expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").first).to_have_text("1")
-    expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").nth(2)).to_have_text("1")
-    expect(page.get_by_test_id("tournament-countdown")).to_have_attribute("data-state", "running")
-    shoot(page.locator(".board-card"), "tournament", viewport)
-    page.get_by_label("Player ID").fill("p-linus")
-    page.get_by_role("button", name="Look up").click()
-    expect(page.get_by_test_id("picked-board").get_by_test_id("player-tier")).to_have_text("silver")
-    shoot(page.get_by_test_id("lookup-section"), "tier-lookup", viewport)
+    on = [
+        (viewport, open_dashboard(new_page, stack, viewport=viewport, hash_="#spring-cup/tournament"))
+        for viewport in VIEWPORTS
+    ]
+    for _, page in on:
+        # The table is up (a choice made before the page has started would be lost: the select shows the mode kept).
+        expect(page.get_by_test_id("board-row")).to_have_count(12)
+        page.get_by_label("Ties").select_option("competition")
+        expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").first).to_have_text("1")
+        expect(page.locator("[data-testid=board-row] [data-testid=row-rank]").nth(2)).to_have_text("1")
+        expect(page.get_by_test_id("tournament-countdown")).to_have_attribute("data-state", "running")
+    shoot_both([(v, page.locator(".board-card")) for v, page in on], "tournament")
+    for _, page in on:
+        page.get_by_label("Player ID").fill("p-linus")
+        page.get_by_role("button", name="Look up").click()
+        expect(page.get_by_test_id("picked-board").get_by_test_id("player-tier")).to_have_text("silver")
+    shoot_both([(v, page.get_by_test_id("lookup-section")) for v, page in on], "tier-lookup")
 
-    time.sleep(max(0.0, (ends_at - datetime.now(UTC)).total_seconds()) + 0.5)
+    stack.advance(max(0.0, (ends_at - stack.now()).total_seconds()) + 0.5, *(page for _, page in on))
     stack.close_period("winter-cup", "tournament")  # or the scheduled closer did already: the same summary
-    pick_board(page, "winter-cup")
-    item = page.get_by_test_id("period-item").first
-    expect(item).to_have_attribute("data-status", "closed")
-    item.get_by_test_id("period-name").click()
-    expect(page.get_by_test_id("summary-row")).to_have_count(10)
-    shoot(page.get_by_test_id("periods-section"), "periods", viewport)
-    no_problems(page)
+    for _, page in on:
+        pick_board(page, "winter-cup")
+        item = page.get_by_test_id("period-item").first
+        expect(item).to_have_attribute("data-status", "closed")
+        item.get_by_test_id("period-name").click()
+        expect(page.get_by_test_id("summary-row")).to_have_count(10)
+    shoot_both([(v, page.get_by_test_id("periods-section")) for v, page in on], "periods")
+    for _, page in on:
+        no_problems(page)
 
 
 # --- the largest scores the API accepts show whole ---------------------------------------

@@ -6,7 +6,8 @@ It keeps running with the real time in between (requests still follow each other
 when they were reached, rate-limit windows roll on) and it never goes back: the stack's tables, its scheduled
 jobs and its streams have seen every earlier time. What the stack runs on the real clock is untouched by it:
 the schedules' and stream pollers' intervals, DynamoDB Local (which deletes nothing by TTL), the live broadcaster's
-once-a-second limit, Powertools' idempotency expiry, the local edge (nginx) and the browser."""
+once-a-second limit, Powertools' idempotency expiry and the local edge (nginx). (A browser page's clock is
+Playwright's, which the browser tests start at the stack's time and move with it: tests/e2e/conftest.py.)"""
 
 from __future__ import annotations
 
