@@ -262,6 +262,19 @@ def sandbox(tmp_path, certificate):
     box.close()
 
 
+@pytest.fixture(scope="module")
+def booted(tmp_path_factory, certificate):
+    """One sandbox booted once with nothing failing, for the tests that only read what that boot left (files, calls,
+    signals) or send Nginx requests that change nothing it serves; each boot costs seconds. `boot_result` and
+    `boot_requests` (what the stub API had received when the boot ended) are the boot's own, whatever those tests
+    send afterwards. A test that scripts a failure, rotates a secret or rotates the logs boots its own `sandbox`."""
+    box = Sandbox(tmp_path_factory.mktemp("booted"), certificate)
+    box.boot_result = box.boot()
+    box.boot_requests = list(box.api.requests)
+    yield box
+    box.close()
+
+
 @pytest.fixture
 def edge_sandbox(tmp_path, certificate):
     box = Sandbox(tmp_path, certificate, edge=True)
@@ -278,12 +291,12 @@ def success_only(box: Sandbox) -> dict:
     return signal_
 
 
-def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(sandbox):
-    result = sandbox.boot()
+def test_happy_path_signals_success_once_the_dashboard_and_the_api_proxy_answer(booted):
+    sandbox, result = booted, booted.boot_result
     assert result.returncode == 0, result.stdout + result.stderr
     signal_ = success_only(sandbox)
     # The boot's own check went through Nginx to the API before it signalled.
-    checks = [r for r in sandbox.api.requests if r["path"] == "/dev/leaderboards"]
+    checks = [r for r in sandbox.boot_requests if r["path"] == "/dev/leaderboards"]
     assert checks and checks[-1]["at"] < signal_["at"]
     assert checks[-1]["headers"]["Host"] == API_HOST
     # And Nginx still serves both.
@@ -329,16 +342,18 @@ def test_with_an_edge_an_answer_that_did_not_come_through_it_fails_the_boot(edge
     )
 
 
-def test_without_an_edge_the_boot_env_names_none_and_reads_go_to_the_api(sandbox):
-    assert sandbox.boot().returncode == 0
+def test_without_an_edge_the_boot_env_names_none_and_reads_go_to_the_api(booted):
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     env = (sandbox.root / "etc/leaderboard/boot.env").read_text()
     assert 'EDGE_HOST=""' in env and 'EDGE_UPSTREAM=""' in env
     assert not sandbox.edge.requests
     assert "through the edge" not in (sandbox.root / "var/log/leaderboard-boot.log").read_text()
 
 
-def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(sandbox):
-    assert sandbox.boot().returncode == 0
+def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(booted):
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     assert sandbox.calls("dd") and sandbox.calls("mkswap") and sandbox.calls("swapon")
     assert (sandbox.root / "swapfile").stat().st_mode & 0o777 == 0o600
     assert "/swapfile none swap defaults 0 0" in (sandbox.root / "etc/fstab").read_text()
@@ -351,11 +366,12 @@ def test_the_boot_adds_swap_for_dnf_and_enables_the_secrets_unit_for_every_boot(
     assert "ExecStart=/bin/bash /opt/leaderboard/boot/refresh-secrets.sh" in unit
 
 
-def test_nginx_logs_under_var_log_nginx_rotated_by_our_logrotate_file(sandbox):
+def test_nginx_logs_under_var_log_nginx_rotated_by_our_logrotate_file(booted):
     """Nginx writes both logs to /var/log/nginx (not /var/lib/nginx), and /etc/logrotate.d/nginx is ours (it
     replaces the package's file for the same logs, so nothing is rotated twice): daily, compressed, 3 kept,
     Nginx told to reopen its logs; logrotate's timer is on (AL2023 has no cron)."""
-    assert sandbox.boot().returncode == 0
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     assert sandbox.request("/no-such-page")[0] == 404
     log_dir = sandbox.root / "var/log/nginx"
     # The access log line is written after the response: wait for it (as long as a loaded machine needs)
@@ -414,10 +430,10 @@ def test_real_logrotate_with_our_file_rotates_and_nginx_reopens_its_logs(sandbox
     assert "/today" not in (log_dir / "access.log.1").read_text()
 
 
-def test_the_cloudwatch_agent_ships_both_logs_to_the_stacks_log_groups_and_starts_at_every_boot(sandbox):
+def test_the_cloudwatch_agent_ships_both_logs_to_the_stacks_log_groups_and_starts_at_every_boot(booted):
     """The agent's configuration names the stack's two log groups (one stream per instance), fetch-config keeps
     it for every later boot, and systemd starts the agent now and at every boot."""
-    result = sandbox.boot()
+    sandbox, result = booted, booted.boot_result
     assert result.returncode == 0, result.stdout + result.stderr
     config = json.loads((sandbox.root / "etc/leaderboard/cloudwatch-agent.json").read_text())
     assert config["agent"] == {"region": "us-east-1"}
@@ -436,8 +452,9 @@ def test_the_cloudwatch_agent_ships_both_logs_to_the_stacks_log_groups_and_start
     assert sandbox.signals[-1]["status"] == "SUCCESS"
 
 
-def test_nginx_adds_the_admin_key_on_the_admin_routes_only(sandbox):
-    assert sandbox.boot().returncode == 0
+def test_nginx_adds_the_admin_key_on_the_admin_routes_only(booted):
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     status, _ = sandbox.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", ADMIN_PASSWORD))
     assert status == 200
     snapshot = [r for r in sandbox.api.requests if r["path"] == "/dev/snapshot"][-1]
@@ -447,11 +464,12 @@ def test_nginx_adds_the_admin_key_on_the_admin_routes_only(sandbox):
     assert sandbox.request("/admin-api/snapshot", method="POST", body=b"{}", auth=("admin", "wrong"))[0] == 401
 
 
-def test_admin_writes_are_accepted_from_the_page_behind_cloudfront_only(sandbox):
+def test_admin_writes_are_accepted_from_the_page_behind_cloudfront_only(booted):
     """The Nginx the boot configured, as CloudFront reaches it (the viewer's Host forwarded, HTTP inside the VPC):
     the page's own write passes; a cross-site one, or one from another origin, is a 403 that reaches nothing. The
     boot needs no setting for it (no DASHBOARD_ORIGIN: the distribution is built after the instance)."""
-    assert sandbox.boot().returncode == 0
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     assert "DASHBOARD_ORIGIN" not in (sandbox.root / "etc/leaderboard/boot.env").read_text()
 
     def snapshot(origin: str, fetch_site: str) -> int:
@@ -468,10 +486,11 @@ def test_admin_writes_are_accepted_from_the_page_behind_cloudfront_only(sandbox)
     assert len([r for r in sandbox.api.requests if r["path"] == "/dev/snapshot"]) == before + 1
 
 
-def test_the_pages_csp_connects_to_its_own_origin_and_the_event_apis_realtime_endpoint_only(sandbox):
+def test_the_pages_csp_connects_to_its_own_origin_and_the_event_apis_realtime_endpoint_only(booted):
     """User data hands the Event API's realtime endpoint to Nginx (boot.env, so every later render too): the page's
     Content-Security-Policy lets it open that WebSocket, and nothing else beyond its own origin."""
-    assert sandbox.boot().returncode == 0
+    sandbox = booted
+    assert sandbox.boot_result.returncode == 0
     assert f'LIVE_REALTIME_URL="{LIVE_REALTIME_URL}"' in (sandbox.root / "etc/leaderboard/boot.env").read_text()
     with urllib.request.urlopen(f"http://127.0.0.1:{sandbox.port}/", timeout=30) as resp:
         policy = resp.headers["Content-Security-Policy"]

@@ -4,7 +4,7 @@ the API, checks the answers, and destroys it. The test suite only synthesizes it
 import aws_cdk as cdk
 from aws_cdk.assertions import Match
 from aws_cdk.integ_tests_alpha import ExpectedResult, IntegTest
-from cdk_leaderboard import Board, Leaderboard
+from cdk_leaderboard import Board, Leaderboard, Monitoring
 
 app = cdk.App()
 stack = cdk.Stack(app, "leaderboard-integ")
@@ -14,7 +14,7 @@ board = Leaderboard(
     "Leaderboard",
     stage="integ",
     dashboard=False,
-    monitoring=False,
+    monitoring=Monitoring(enabled=False),
     boards=[Board(board_id="speedrun", order="asc")],
 )
 integ = IntegTest(app, "LeaderboardInteg", test_cases=[stack], regions=[stack.region])
