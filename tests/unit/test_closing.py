@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -155,19 +154,20 @@ def test_closing_is_idempotent_and_open_periods_are_409(ddb, settle, events_file
     assert (shown["status"], shown["total_players"], shown["next_reset"]) == ("open", 1, shown["ends_at"])
 
 
-def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(ddb, settle, events_file):
-    start, end = NOW - timedelta(hours=1), datetime.now(UTC) + timedelta(seconds=8)
+def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(ddb, clock, settle, events_file):
+    start, end = clock.now() - timedelta(hours=1), clock.now() + timedelta(seconds=8)
     body = {"board_id": "cup", "starts_at": iso(start), "ends_at": iso(end), "rewards": REWARDS, "tiers": TIERS}
     assert call("POST", "/leaderboards", body=body).status == 201
     for player, score in (("ada", 5), ("bob", 9), ("cy", 9)):
         assert call("POST", "/leaderboards/cup/scores", body={"player_id": player, "score": score}).status == 200
+        clock.advance(0.001)  # bob reaches 9 before cy
     settle()
     me = call("GET", "/leaderboards/cup/players/ada").body
     assert (me["rank"], me["percentile"], me["tier"]) == (3, 0.0, "bronze")
     assert call("GET", "/leaderboards/cup/players/bob").body["tier"] == "silver"  # 66.7
     assert call("POST", "/leaderboards/cup/periods/tournament/close").status == 409
     assert [c for c in closing.close_ended() if c["board_id"] == "cup"] == []  # not ended yet
-    time.sleep(max(0.0, (end - datetime.now(UTC)).total_seconds()) + 0.1)
+    clock.set(end + timedelta(milliseconds=100))  # the tournament has ended (no sleep: the clock is set)
     late = call("POST", "/leaderboards/cup/scores", body={"player_id": "dan", "score": 50})
     assert late.status == 409
     assert {"board_id": "cup", "period_id": "tournament"} in closing.close_ended()
