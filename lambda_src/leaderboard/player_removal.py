@@ -52,7 +52,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
 
     A submission racing the erasure is refused, not swept after. The first call puts the erasure's item (keyed by
     a keyed hash of the id: keys.erasing_key), which every submission's read meets in the same request
-    (data.entries.get_with); then every call puts a fence in the place of each entry the player has or could
+    (data.entries.get_for_submission); then every call puts a fence in the place of each entry the player has or could
     write now (every board's current periods), which every entry write's condition refuses (a submission that
     read before the erasure began, or writes without reading). Those fences hold the id: the erasure answers
     "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
