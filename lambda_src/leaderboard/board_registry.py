@@ -12,7 +12,6 @@ from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
 from .data import counters, entries
-from .data import pending as pending_items
 from .errors import BadRequest, Conflict, NotFound
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
@@ -224,7 +223,7 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     hidden = invocation.runtime().moderation.players_of_board(board_id)
     deleted = entries.delete(key for player in hidden for key in entries.keys_of_player_on(player, board_id))
     invocation.runtime().moderation.forget_board(board_id, hidden)
-    entries.delete(pending_items.keys_of_board(board_id))  # its quarantined scores (and their pointers)
+    invocation.runtime().pending.forget_board(board_id)  # its quarantined scores (and their pointers)
     for period_id in _period_ids_within_retention(config, now or invocation.now()):
         for part in config.partitions(period_id):
             done_here, done = entries.delete_partition(part, budget - deleted)

@@ -27,7 +27,9 @@ from .data.idempotency import Records
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.moderation import DynamoModeration, MemoryModeration
+from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
+from .data.runs import DynamoRuns, MemoryRuns
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .metrics import MetricsSink
 from .settings import Settings
@@ -37,7 +39,9 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .broadcasting import LiveState
     from .closing import ClosingStore
     from .moderation import ModerationStore
+    from .quarantine import PendingStore
     from .rate_limits import RateLimitStore
+    from .runs import RunStore
     from .snapshots import SnapshotStore
 
 
@@ -62,6 +66,8 @@ class Runtime:
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions
     boards: BoardStore  # stored boards' configs and their count
+    runs: RunStore  # client runs, each used by one submission
+    pending: PendingStore  # quarantined submissions awaiting a decision
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -81,6 +87,8 @@ class Runtime:
         live_state: LiveState | None = None,
         moderation: ModerationStore | None = None,
         boards: BoardStore | None = None,
+        runs: RunStore | None = None,
+        pending: PendingStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -106,6 +114,8 @@ class Runtime:
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
             boards=boards or DynamoBoards(dynamodb, settings.scores_table),
+            runs=runs or DynamoRuns(dynamodb, settings.scores_table),
+            pending=pending or DynamoPending(dynamodb, settings.scores_table),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -128,6 +138,8 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("live_state", DynamoLiveState, MemoryLiveState),
     ("moderation", DynamoModeration, MemoryModeration),
     ("boards", DynamoBoards, MemoryBoards),
+    ("runs", DynamoRuns, MemoryRuns),
+    ("pending", DynamoPending, MemoryPending),
 )
 
 

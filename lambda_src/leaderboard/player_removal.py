@@ -18,8 +18,6 @@ from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
-from .data import pending as pending_items
-from .data import runs as run_items
 from .errors import NotFound
 
 
@@ -167,7 +165,8 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
 
 def _erase_client_items(player_id: str) -> None:
     """The player's runs and quarantined submissions (with their pointers): a Query each, whatever the boards."""
-    entries.delete([*run_items.keys_of_player(player_id), *pending_items.keys_of_player(player_id)])
+    invocation.runtime().runs.forget_player(player_id)
+    invocation.runtime().pending.forget_player(player_id)
 
 
 def _kept(state: dict[str, Any]) -> dict[str, Any]:

@@ -245,11 +245,13 @@ BEHIND_STORES = {
     "data.live_state",
     "data.moderation",
     "data.boards",
+    "data.runs",
+    "data.pending",
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
 ON_STORES = (
     *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
-    "scoring",
+    *("scoring", "runs", "quarantine"),
 )
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
 # other items of the scores table in one request).
