@@ -6,18 +6,65 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
-from .data import boards as board_items
 from .data import counters, entries
-from .data import moderation as moderation_items
-from .data import pending as pending_items
 from .errors import BadRequest, Conflict, NotFound
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
+
+# What BoardStore's counted writes answer.
+CREATED, EXISTS, FULL, BUSY, DELETED, MISSING = "created", "exists", "full", "busy", "deleted", "missing"
+
+
+class BoardStore(Protocol):
+    """Stored boards' configs (their to_item() dicts) and how many there are (data/boards.py: DynamoDB, or in
+    memory)."""
+
+    def put_counted(self, config: dict[str, Any], cap: int) -> str:
+        """Store a new board and count it, atomically, unless its id is taken (EXISTS) or `cap` boards are counted
+        (FULL); CREATED, or BUSY (other writes on the count kept cancelling this one: nothing stored)."""
+        ...
+
+    def delete_counted(self, board_id: str) -> str:
+        """Delete a board and uncount it, atomically: DELETED, MISSING (no such board) or BUSY (nothing deleted)."""
+        ...
+
+    def counted(self) -> int | None:
+        """The count the cap is checked against; None until a create or delete first counted the boards."""
+        ...
+
+    def replace(self, config: dict[str, Any]) -> bool:
+        """Put a changed config over the board's, unless the board is missing or being deleted (then False)."""
+        ...
+
+    def get(self, board_id: str) -> dict[str, Any] | None:
+        """A board's item (its config, and `status: deleting` while it is deleted), or None."""
+        ...
+
+    def count(self) -> int:
+        """The stored boards, those being deleted included (strongly consistent)."""
+        ...
+
+    def page(self, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` items in board-id order after `after` (None: from the first), and whether more may follow
+        (True whenever the page is full)."""
+        ...
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every board's item in board-id order."""
+        ...
+
+    def set_status(self, board_id: str, status: str) -> None:
+        """Set the board item's status (`deleting`: a tombstone while its entries go)."""
+        ...
+
+
+def _stored() -> BoardStore:
+    return invocation.runtime().boards
 
 
 class BoardCache:
@@ -53,7 +100,7 @@ def get_board(board_id: str) -> BoardConfig:
         return builtin[board_id]
     if (cached := _cache().get(board_id)) is not None:
         return cached
-    item = board_items.get(boards.board_id(board_id))
+    item = _stored().get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         _cache().forget(board_id)
         raise NotFound(f"no leaderboard {board_id}")
@@ -84,15 +131,15 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     if config.board_id in declared_boards():
         raise Conflict(f"leaderboard {config.board_id} already exists")
     cap = invocation.settings().max_boards
-    outcome = board_items.put_counted(config.to_item(), cap)
-    if outcome == board_items.EXISTS:
+    outcome = _stored().put_counted(config.to_item(), cap)
+    if outcome == EXISTS:
         raise Conflict(f"leaderboard {config.board_id} already exists")
-    if outcome == board_items.FULL:
+    if outcome == FULL:
         raise Conflict(
             f"this deployment holds its limit of {cap} boards (max_boards): delete a board first, or raise the "
             "stack's max_boards prop"
         )
-    if outcome == board_items.BUSY:
+    if outcome == BUSY:
         raise Conflict("too many concurrent writes to the boards' count; nothing stored, retry")
     return board_view(config, now)
 
@@ -110,7 +157,7 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}; a board's {', '.join(CHANGEABLE)} can change")
     if board_id in declared_boards():
         raise BadRequest(f"{board_id} is built in or declared in the stack: change it in the stack's props instead")
-    item = board_items.get(boards.board_id(board_id))
+    item = _stored().get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
@@ -120,7 +167,7 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
     if "submissions" in body:
         changes["submissions"] = boards.submission_mode(body["submissions"])
     changed = replace(config, **changes)
-    if not board_items.replace(changed.to_item()):
+    if not _stored().replace(changed.to_item()):
         raise NotFound(f"no leaderboard {board_id}")
     _cache().forget(board_id)
     return board_view(changed, now)
@@ -128,7 +175,7 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
 
 def all_boards() -> list[BoardConfig]:
     """Every board: built in, declared, then stored (not those being deleted)."""
-    stored = [BoardConfig.from_item(i) for i in board_items.all_boards() if i.get("status") != "deleting"]
+    stored = [BoardConfig.from_item(i) for i in _stored().all() if i.get("status") != "deleting"]
     return [*declared_boards().values(), *stored]
 
 
@@ -145,7 +192,7 @@ def list_boards(limit: int, cursor: str | None = None, now: datetime | None = No
     more = shown + len(page) < len(declared)
     if not more and len(page) < limit:
         after = position.last_key if position and shown > len(declared) else None
-        items, more = board_items.page(after, limit - len(page) + 1)  # one extra: does another follow?
+        items, more = _stored().page(after, limit - len(page) + 1)  # one extra: does another follow?
         stored = [i for i in items if i.get("status") != "deleting"]
         more = more or len(stored) > limit - len(page)
         page += [BoardConfig.from_item(i) for i in stored[: limit - len(page)]]
@@ -165,18 +212,18 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     """
     if board_id in declared_boards():
         raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
-    item = board_items.get(boards.board_id(board_id))
+    item = _stored().get(boards.board_id(board_id))
     if item is None:
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
     if item.get("status") != "deleting":
-        board_items.set_status(board_id, "deleting")
+        _stored().set_status(board_id, "deleting")
     _cache().forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
-    hidden = moderation_items.keys_of_board(board_id)
-    deleted = entries.delete(key for _, player in hidden for key in entries.keys_of_player_on(player, board_id))
-    entries.delete(hidden)
-    entries.delete(pending_items.keys_of_board(board_id))  # its quarantined scores (and their pointers)
+    hidden = invocation.runtime().moderation.players_of_board(board_id)
+    deleted = entries.delete(key for player in hidden for key in entries.keys_of_player_on(player, board_id))
+    invocation.runtime().moderation.forget_board(board_id, hidden)
+    invocation.runtime().pending.forget_board(board_id)  # its quarantined scores (and their pointers)
     for period_id in _period_ids_within_retention(config, now or invocation.now()):
         for part in config.partitions(period_id):
             done_here, done = entries.delete_partition(part, budget - deleted)
@@ -185,7 +232,7 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (keys.BUCKETS, keys.SEGMENTS):
                 counters.replace_all(part, level, [])
-    if board_items.delete_counted(board_id) == board_items.BUSY:  # the tombstone stays: DELETE again finishes
+    if _stored().delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
         return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
 

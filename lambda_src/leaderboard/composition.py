@@ -20,22 +20,28 @@ from . import cursors, game_key, invocation, keyring
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
+from .data.boards import DynamoBoards, MemoryBoards
 from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.moderation import DynamoModeration, MemoryModeration
+from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
+from .data.runs import DynamoRuns, MemoryRuns
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .metrics import MetricsSink
 from .settings import Settings
 
 if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
+    from .board_registry import BoardStore
     from .broadcasting import LiveState
     from .closing import ClosingStore
     from .moderation import ModerationStore
+    from .quarantine import PendingStore
     from .rate_limits import RateLimitStore
+    from .runs import RunStore
     from .snapshots import SnapshotStore
 
 
@@ -59,6 +65,9 @@ class Runtime:
     closings: ClosingStore  # closed periods' summaries
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions
+    boards: BoardStore  # stored boards' configs and their count
+    runs: RunStore  # client runs, each used by one submission
+    pending: PendingStore  # quarantined submissions awaiting a decision
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -77,6 +86,9 @@ class Runtime:
         closings: ClosingStore | None = None,
         live_state: LiveState | None = None,
         moderation: ModerationStore | None = None,
+        boards: BoardStore | None = None,
+        runs: RunStore | None = None,
+        pending: PendingStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -101,6 +113,9 @@ class Runtime:
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
+            boards=boards or DynamoBoards(dynamodb, settings.scores_table),
+            runs=runs or DynamoRuns(dynamodb, settings.scores_table),
+            pending=pending or DynamoPending(dynamodb, settings.scores_table),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -122,6 +137,9 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("closings", DynamoClosings, MemoryClosings),
     ("live_state", DynamoLiveState, MemoryLiveState),
     ("moderation", DynamoModeration, MemoryModeration),
+    ("boards", DynamoBoards, MemoryBoards),
+    ("runs", DynamoRuns, MemoryRuns),
+    ("pending", DynamoPending, MemoryPending),
 )
 
 

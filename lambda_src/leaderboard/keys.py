@@ -39,6 +39,13 @@ LAST_HI = "~"  # above every rank key
 DEFAULT_BOARD_ID = "global"
 BOARDS_PARTITION = "#boards"
 BOARD_COUNT_KEY = ("#board-count", "boards")  # how many board items the partition above holds (the cap's count)
+
+
+def board_key(board_id: str) -> tuple[str, str]:
+    """The (partition, sort) key of a stored board's item in the scores table."""
+    return BOARDS_PARTITION, board_id
+
+
 IDEMPOTENCY_PARTITION = "#idempotency"
 _CLOSINGS_PREFIX = "#closings#"
 BUCKETS, SEGMENTS = 0, 1

@@ -43,6 +43,14 @@ class ModerationStore(Protocol):
         """Forget the player's decisions on these boards (erasure)."""
         ...
 
+    def players_of_board(self, board_id: str) -> list[str]:
+        """Every player hidden on the board, in player-id order."""
+        ...
+
+    def forget_board(self, board_id: str, player_ids: Iterable[str]) -> None:
+        """Forget these players' decisions on the board (it is deleted)."""
+        ...
+
     def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
         """Those of these (board id, player id) pairs that are hidden (read strongly consistent)."""
         ...

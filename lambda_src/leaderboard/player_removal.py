@@ -18,8 +18,6 @@ from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
 from .data import idempotency as idempotency_records
-from .data import pending as pending_items
-from .data import runs as run_items
 from .errors import NotFound
 
 
@@ -52,7 +50,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
 
     A submission racing the erasure is refused, not swept after. The first call puts the erasure's item (keyed by
     a keyed hash of the id: keys.erasing_key), which every submission's read meets in the same request
-    (data.entries.get_with); then every call puts a fence in the place of each entry the player has or could
+    (data.entries.get_for_submission); then every call puts a fence in the place of each entry the player has or could
     write now (every board's current periods), which every entry write's condition refuses (a submission that
     read before the erasure began, or writes without reading). Those fences hold the id: the erasure answers
     "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
@@ -167,7 +165,8 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
 
 def _erase_client_items(player_id: str) -> None:
     """The player's runs and quarantined submissions (with their pointers): a Query each, whatever the boards."""
-    entries.delete([*run_items.keys_of_player(player_id), *pending_items.keys_of_player(player_id)])
+    invocation.runtime().runs.forget_player(player_id)
+    invocation.runtime().pending.forget_player(player_id)
 
 
 def _kept(state: dict[str, Any]) -> dict[str, Any]:

@@ -14,16 +14,60 @@ import json
 import logging
 import secrets
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from . import cursors, invocation, keys, scoring
 from .boards import BoardConfig
 from .clock import iso, ms
-from .data import pending as pending_items
 from .errors import Conflict, NotFound
 from .limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
 
 logger = logging.getLogger(__name__)
+
+
+class PendingStore(Protocol):
+    """The pending submissions, each with a pointer under its player (data/pending.py: DynamoDB, or in memory)."""
+
+    def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+        """Store a submission (`values`: its fields, score, rule and submitted_at among them) and its pointer."""
+        ...
+
+    def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
+        """The submission's item ({pending_player, its values, deciding while claimed}), strongly consistent."""
+        ...
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` of the board's items in pending-id order (leaderboard_id: the pending id) after `after`,
+        and whether more follow."""
+        ...
+
+    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
+        """The player's submissions on the board as {pending_id, score, rule, submitted_at}, in pending-id order."""
+        ...
+
+    def claim(self, board_id: str, pending_id: str, token: str) -> bool:
+        """Claim the submission for one decision, atomically: False if it is gone or claimed (get() tells which)."""
+        ...
+
+    def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
+        """Give back the claim `token` took (not another's)."""
+        ...
+
+    def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
+        """Delete the submission and its pointer."""
+        ...
+
+    def forget_player(self, player_id: str) -> None:
+        """Delete the player's submissions on every board (an erasure)."""
+        ...
+
+    def forget_board(self, board_id: str) -> None:
+        """Delete a board's submissions (the board is deleted)."""
+        ...
+
+
+def _queue() -> PendingStore:
+    return invocation.runtime().pending
 
 
 def new_pending_id(now: datetime) -> str:
@@ -53,7 +97,7 @@ def hold(
     }
     if run is not None:
         values |= {"run_id": run["run_id"], "seed": run["seed"]}
-    pending_items.put(config.board_id, pending_id, s.player_id, values)
+    _queue().put(config.board_id, pending_id, s.player_id, values)
     detail = {**view({**values, "pending_player": s.player_id}, pending_id), "board_id": config.board_id}
     if run is not None:
         detail["seed"] = run["seed"]
@@ -88,7 +132,7 @@ def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, An
     """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue."""
     binding = keys.pending_key(config.board_id, "")[0]
     position = cursors.read(cursor, binding) if cursor is not None else None
-    items, more = pending_items.page_of_board(config.board_id, position.last_key if position else None, limit)
+    items, more = _queue().page_of_board(config.board_id, position.last_key if position else None, limit)
     rows = [view(i, i["leaderboard_id"]) for i in items]
     answer: dict[str, Any] = {"pending": rows}
     if more and rows:
@@ -101,20 +145,16 @@ def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, An
 
 def of_player(config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
     """The player's own pending submissions on the board, for their lookup: pending_id, score, rule, submitted_at."""
-    return [
-        {"pending_id": p["pending_id"], **{k: p[k] for k in pending_items.POINTER_FIELDS}}
-        for p in pending_items.of_player_on(player_id, config.board_id)
-    ]
+    return _queue().of_player_on(player_id, config.board_id)
 
 
 def _claimed(config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]:
     token = secrets.token_urlsafe(9)
-    outcome = pending_items.claim(config.board_id, pending_id, token)
-    if outcome == pending_items.MISSING:
-        raise NotFound(f"no pending submission {pending_id} on {config.board_id} (decided already, or never there)")
-    if outcome == pending_items.BUSY:
+    if not _queue().claim(config.board_id, pending_id, token):
+        if _queue().get(config.board_id, pending_id) is None:
+            raise NotFound(f"no pending submission {pending_id} on {config.board_id} (decided already, or never there)")
         raise Conflict(f"another decision on pending submission {pending_id} is in progress; retry")
-    item = pending_items.get(config.board_id, pending_id)
+    item = _queue().get(config.board_id, pending_id)
     if item is None:  # decided between the claim and the read: only by its claimer, so not by now
         raise NotFound(f"no pending submission {pending_id} on {config.board_id}")
     return item, token
@@ -135,13 +175,13 @@ def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
     try:
         outcome = scoring.submit(config, submission, at)
     except BaseException:
-        pending_items.unclaim(config.board_id, pending_id, token)
+        _queue().unclaim(config.board_id, pending_id, token)
         raise
-    pending_items.drop(config.board_id, pending_id, submission.player_id)
+    _queue().drop(config.board_id, pending_id, submission.player_id)
     return {"pending_id": pending_id, "status": "approved", "result": outcome.view()}
 
 
 def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:
     item, _ = _claimed(config, pending_id)
-    pending_items.drop(config.board_id, pending_id, item["pending_player"])
+    _queue().drop(config.board_id, pending_id, item["pending_player"])
     return {"pending_id": pending_id, "status": "rejected"}

@@ -12,15 +12,44 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from . import invocation, limits, rate_limits, tokens
 from .boards import BoardConfig
 from .clock import iso, ms
-from .data import runs as run_items
 from .errors import ApiError, Forbidden, Implausible
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
+
+
+class RunStore(Protocol):
+    """The runs, each {board_id, seed, started_ms, ends_at, expires_at, used_ms once used} (data/runs.py: DynamoDB,
+    or in memory)."""
+
+    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
+        """Store a new run of the player on the board, over at `ends_at` (epoch seconds)."""
+        ...
+
+    def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
+        """Mark the run used at `used_ms`, atomically, only if it is this player's on this board, unused and not
+        over at `now_s`: the run, or None (nothing changed; get() tells why)."""
+        ...
+
+    def release(self, run_id: str, player_id: str, used_ms: int) -> None:
+        """Undo the use at `used_ms` (not a later one)."""
+        ...
+
+    def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
+        """The run (read strongly consistent), or None."""
+        ...
+
+    def forget_player(self, player_id: str) -> None:
+        """Delete every run of the player (an erasure)."""
+        ...
+
+
+def _runs() -> RunStore:
+    return invocation.runtime().runs
 
 
 def _moment(epoch: int) -> str:
@@ -58,7 +87,7 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
     token, ends = tokens.issue(
         tokens.RUN_AUDIENCE, player_id, limits.RUN_SECONDS, {"board": config.board_id, "run": run_id}, now.timestamp()
     )
-    run_items.put(run_id, player_id, config.board_id, seed, ms(now), ends)
+    _runs().put(run_id, player_id, config.board_id, seed, ms(now), ends)
     return {
         "run_id": run_id,
         "run_token": token,
@@ -88,19 +117,19 @@ def submit(
     if not isinstance(run_id, str):
         raise Forbidden("this run token names no run")
     used_ms = ms(now)
-    outcome, run = run_items.use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
-    if outcome == run_items.ALREADY_USED:
-        raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")
-    if outcome == run_items.ENDED:
+    run = _runs().use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
+    if run is None:  # refused: say why (a run of another board is missing, as for a forgery of the token's claims)
+        found = _runs().get(player_id, run_id)
+        if found is None or found.get("board_id") != config.board_id:
+            raise Forbidden("no such run for this player and board")
+        if "used_ms" in found:
+            raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")
         raise Forbidden("this run has ended: start a new run")
-    if outcome == run_items.MISSING:
-        raise Forbidden("no such run for this player and board")
-    assert run is not None  # USED
     try:
         return write({"run_id": run_id, "seed": run["seed"], "started_ms": run["started_ms"]})
     except Implausible:
         raise
     except ApiError as err:
         if err.status < 500:  # refused, nothing written: the run may still take its score
-            run_items.release(run_id, player_id, used_ms)
+            _runs().release(run_id, player_id, used_ms)
         raise

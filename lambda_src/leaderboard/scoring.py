@@ -28,10 +28,8 @@ from typing import Any, TypeVar, cast
 from . import boards, invocation, keys, metrics, periods
 from .boards import BoardConfig
 from .clock import ms
-from .data import boards as board_items
 from .data import entries
 from .data import idempotency as idempotency_records
-from .data import moderation as moderation_items
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
 
@@ -184,16 +182,10 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
 def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True) -> tuple[dict, set[str]]:
     """The entries (fences in their place) and which of their players are hidden on the board, and for a board
     stored in the table its config (it may be being deleted): all in the same request."""
-    players = list(dict.fromkeys(p for p, _ in pairs))
-    extra = [moderation_items.item_key(config.board_id, p) for p in players]
-    if config.stored:
-        extra.append(board_items.item_key(config.board_id))
-    stored, others = entries.get_with(pairs, extra, consistent=consistent)
-    if config.stored:
-        board = others.get(board_items.item_key(config.board_id))
-        if board is None or board.get("status") == "deleting":
-            raise NotFound(f"no leaderboard {config.board_id}")
-    return stored, {p for p in players if moderation_items.item_key(config.board_id, p) in others}
+    stored, hidden, board = entries.get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
+    if config.stored and (board is None or board.get("status") == "deleting"):
+        raise NotFound(f"no leaderboard {config.board_id}")
+    return stored, hidden
 
 
 def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
@@ -279,7 +271,7 @@ def submit_many(
     now = now or invocation.now()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
-    # Each player: an entry per period, a hidden item and an erasure item (data.entries.get_with); one board item.
+    # Each player: an entry per period, a hidden item and an erasure item (entries.get_for_submission); one board item.
     per_chunk = max(1, (100 - 1) // (len(period_list) + 2))
     results: list[Outcome | BadRequest | None] = [None] * len(submissions)
     chunk: list[int] = []

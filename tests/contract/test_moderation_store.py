@@ -58,3 +58,15 @@ def test_a_board_s_hidden_players_page_in_player_id_order(store):
     assert seen[0] == {"player_id": "#hidden#race", "leaderboard_id": "Ada", "hidden_at": "2026-11-30T00:01:00Z"}
     assert store.page_of_board("race", "émile", 4) == ([], False)  # the last in that order
     assert store.page_of_board("race", None, 6)[1] is False  # exactly the page's size: no more
+
+
+def test_a_board_s_hidden_players_are_listed_and_forgotten_with_the_board(store):
+    for player in ("zed", "ada", "bo"):
+        store.hide("race", player, "2026-11-30T00:00:00Z")
+    store.hide("lap", "ada", "2026-11-30T00:00:00Z")
+    assert store.players_of_board("race") == ["ada", "bo", "zed"]
+    assert store.players_of_board("none") == []
+    store.forget_board("race", store.players_of_board("race"))
+    store.forget_board("race", [])
+    assert store.players_of_board("race") == []
+    assert store.hidden_among([("lap", "ada"), ("race", "ada")]) == {("lap", "ada")}

@@ -71,26 +71,26 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     if board != "global":
         assert api.post("/leaderboards", {"board_id": board, "periods": ["all-time", "daily"]}).status_code == 201
     assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200
-    real = entries.get_with
+    real = entries.get_for_submission
     snapshot = {}
 
-    def remember(pairs, extra, consistent=True):
-        snapshot["items"] = real(list(pairs), extra, consistent)
+    def remember(pairs, board_id, stored_board, consistent=True):
+        snapshot["items"] = real(list(pairs), board_id, stored_board, consistent)
         return snapshot["items"]
 
-    monkeypatch.setattr(entries, "get_with", remember)
+    monkeypatch.setattr(entries, "get_for_submission", remember)
     assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200  # snapshot: 100 everywhere
-    monkeypatch.setattr(entries, "get_with", real)
+    monkeypatch.setattr(entries, "get_for_submission", real)
     assert api.post(path, {"player_id": "lagged", "score": 300}).status_code == 200
     reads = []
 
-    def stale(pairs, extra, consistent=True):
+    def stale(pairs, board_id, stored_board, consistent=True):
         reads.append(consistent)
-        return snapshot["items"] if not consistent else real(list(pairs), extra, consistent)
+        return snapshot["items"] if not consistent else real(list(pairs), board_id, stored_board, consistent)
 
-    monkeypatch.setattr(entries, "get_with", stale)
+    monkeypatch.setattr(entries, "get_for_submission", stale)
     resp = api.post(path, {"player_id": "lagged", "score": 200})
-    monkeypatch.setattr(entries, "get_with", real)
+    monkeypatch.setattr(entries, "get_for_submission", real)
     assert resp.status_code == 200, resp.text
     if board == "global":
         assert reads == [False] and [b["best_score"] for b in resp.json()["boards"]] == [300] * 3

@@ -410,10 +410,7 @@ def _create(board_id):
 
 
 def _board_count() -> int | None:
-    from leaderboard.data import boards as board_items
-
-    item = board_items._count_item()
-    return None if item is None else int(item["boards"])
+    return invocation.runtime().boards.counted()
 
 
 def _conflicting(monkeypatch, times: int) -> list[int]:
@@ -421,11 +418,11 @@ def _conflicting(monkeypatch, times: int) -> list[int]:
     DynamoDB Local serializes transactions and never shows the conflict; DynamoDB does under contention."""
     real, calls = dynamo.transact, []
 
-    def transact(actions):
+    def transact(actions, on=None):
         calls.append(len(actions))
         if len(calls) <= times:
             raise dynamo.Cancelled(["None", "TransactionConflict"])
-        return real(actions)
+        return real(actions, on)
 
     monkeypatch.setattr(dynamo, "transact", transact)
     monkeypatch.setattr("leaderboard.data.boards.time.sleep", lambda s: None)

@@ -66,25 +66,29 @@ class Cancelled(Exception):
         self.reasons = reasons  # one code per action, "None" for the ones that were fine
 
 
-def transact(actions: list[dict]) -> None:
+def transact(actions: list[dict], on: Any = None) -> None:
+    """One TransactWriteItems (`on`: another client than the runtime's, a store's own)."""
+    db = on or client()
     try:
-        client().transact_write_items(TransactItems=actions)
-    except client().exceptions.TransactionCanceledException as err:
+        db.transact_write_items(TransactItems=actions)
+    except db.exceptions.TransactionCanceledException as err:
         reasons = [r.get("Code", "None") for r in err.response.get("CancellationReasons", [])]
         raise Cancelled(reasons or ["Unknown"]) from err
 
 
-def query_pages(**kwargs: Any) -> Iterator[dict]:
+def query_pages(on: Any = None, **kwargs: Any) -> Iterator[dict]:
+    """Every page of a Query (`on`: another client than the runtime's, a store's own)."""
+    db = on or client()
     while True:
-        page = client().query(**kwargs)
+        page = db.query(**kwargs)
         yield page
         if "LastEvaluatedKey" not in page:
             return
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def query_items(**kwargs: Any) -> list[dict[str, Any]]:
-    return [from_item(i) for page in query_pages(**kwargs) for i in page.get("Items", [])]
+def query_items(on: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
+    return [from_item(i) for page in query_pages(on, **kwargs) for i in page.get("Items", [])]
 
 
 def page_after(

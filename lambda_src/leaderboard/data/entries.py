@@ -8,7 +8,7 @@ from typing import Any
 from .. import invocation, keys, schema
 from ..errors import Conflict
 from ..model import Entry, EntryWrite, rank_key_attribute
-from . import dynamo, erasures
+from . import dynamo, erasures, moderation
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
 OPERATIONS_KEPT = 16
@@ -41,13 +41,13 @@ def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any
     return {k: i for k, i in _get_all(pairs).items() if not is_fence(i)}
 
 
-def get_with(
-    pairs: Iterable[tuple[str, str]], extra: list[tuple[str, str]], consistent: bool = True
-) -> tuple[dict, dict]:
-    """get(), plus other items of the scores table (a board's config) read in the same request; eventually
-    consistent if asked (half the read units: for a writer whose writes' conditions guard what the read may
-    miss). Fences are returned in their entry's place: the writer must refuse (is_fence), as its write's
-    condition would.
+def get_for_submission(
+    pairs: Iterable[tuple[str, str]], board_id: str, stored_board: bool, consistent: bool = True
+) -> tuple[dict, set[str], dict | None]:
+    """get(), plus which of their players are hidden on the board (their moderation items) and, for a board stored
+    in the table, its item (None: gone), read in the same request; eventually consistent if asked (half the read
+    units: for a writer whose writes' conditions guard what the read may miss). Fences are returned in their
+    entry's place: the writer must refuse (is_fence), as its write's condition would.
 
     The same request reads each player's erasure item (keyed by a hash of the id, see data.erasures): while it
     stands, every entry place of that player reads as a fence. It outlives the entry places' own fences, which
@@ -56,15 +56,19 @@ def get_with(
     put within its replication lag; the entry places' fences, up FENCE_SECONDS (the submit timeout + 5 s) from
     that put, refuse such a submission's writes."""
     pairs = list(pairs)
-    erasing = {p: keys.erasing_key(p) for p in dict.fromkeys(p for p, _ in pairs)}
-    items = _get_all(pairs + extra + list(erasing.values()), consistent)
+    players = list(dict.fromkeys(p for p, _ in pairs))
+    hidden = {moderation.item_key(board_id, p): p for p in players}
+    board = [keys.board_key(board_id)] if stored_board else []
+    erasing = {p: keys.erasing_key(p) for p in players}
+    items = _get_all(pairs + list(hidden) + board + list(erasing.values()), consistent)
     now_s = int(invocation.seconds())
     for player, key in erasing.items():
         found = items.pop(key, None)
         if found is not None and erasures.stands(found, now_s):
             items.update({(p, part): _fence(p, part, 0) for p, part in pairs if p == player})
-    others = {k: items.pop(k) for k in extra if k in items}
-    return items, others
+    hidden_players = {p for k, p in hidden.items() if items.pop(k, None) is not None}
+    board_item = items.pop(board[0], None) if board else None
+    return items, hidden_players, board_item
 
 
 def _fence(player_id: str, partition: str, until: int) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 - the erasure's item, keyed by a keyed hash of the player's id (keys.erasing_key): its state while it runs (then
   it holds the id, as the player's entries still do) and, after, its fence until lifted: every submission's read
-  finds it in the same request as the entries (data.entries.get_with) and refuses while it stands;
+  finds it in the same request as the entries (data.entries.get_for_submission) and refuses while it stands;
 - one `#fences` item per erasure, sorted by when the scheduled job should look at it (go on with an erasure its
   caller left, or lift a fence): it holds the hashed key, not the id;
 - the audit record that stays: the erasure's id and times, never the player.

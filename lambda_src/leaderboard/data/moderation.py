@@ -6,8 +6,7 @@ drops them.
 
 Two implementations of moderation.ModerationStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine). The submission path reads
-the decision along with the entries in one request (scoring.py, through item_key), and deleting a board deletes its
-items (board_registry.py, through keys_of_board): those two read the scores table itself."""
+the decision along with the entries in one request (data.entries.get_for_submission, through item_key)."""
 
 from __future__ import annotations
 
@@ -16,17 +15,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import keys, schema
-from . import dynamo, entries, memory
+from . import dynamo, memory
 
 
 def item_key(board_id: str, player_id: str) -> tuple[str, str]:
     """The (partition, sort) key of a player's item, to read it along with entries in one request."""
     return keys.hidden_partition(board_id), player_id
-
-
-def keys_of_board(board_id: str) -> list[tuple[str, str]]:
-    """Every hidden-player item of a board (to delete them with the board)."""
-    return entries.keys_in_partition(keys.hidden_partition(board_id))
 
 
 class DynamoModeration:
@@ -45,6 +39,23 @@ class DynamoModeration:
     def forget(self, player_id: str, board_ids: Iterable[str]) -> None:
         """Delete the player's decisions on these boards (erasure): BatchWriteItem, 25 keys a request."""
         requests = ({"DeleteRequest": {"Key": dynamo.key(*item_key(b, player_id))}} for b in board_ids)
+        dynamo.batch_write(requests, on=(self._client, self._table))
+
+    def players_of_board(self, board_id: str) -> list[str]:
+        """Every player hidden on the board, in player-id order (to delete their entries with the board): a Query
+        of the keys alone."""
+        found = dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": keys.hidden_partition(board_id)}),
+            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+        )
+        return [item[schema.SCORES_SORT_KEY] for item in found]
+
+    def forget_board(self, board_id: str, player_ids: Iterable[str]) -> None:
+        """Delete these players' decisions on the board (the board is deleted): BatchWriteItem, 25 keys a request."""
+        requests = ({"DeleteRequest": {"Key": dynamo.key(*item_key(board_id, p))}} for p in player_ids)
         dynamo.batch_write(requests, on=(self._client, self._table))
 
     def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -81,6 +92,16 @@ class MemoryModeration:
     def forget(self, player_id: str, board_ids: Iterable[str]) -> None:
         with self._lock:
             for board_id in board_ids:
+                self._items.pop(item_key(board_id, player_id), None)
+
+    def players_of_board(self, board_id: str) -> list[str]:
+        partition = keys.hidden_partition(board_id)
+        with self._lock:
+            return sorted(k[1] for k in self._items if k[0] == partition)
+
+    def forget_board(self, board_id: str, player_ids: Iterable[str]) -> None:
+        with self._lock:
+            for player_id in player_ids:
                 self._items.pop(item_key(board_id, player_id), None)
 
     def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:

@@ -5,134 +5,204 @@ Each is two items written in one transaction: the submission under keys.pending_
 partition per board (the review queue is one Query a page), and a pointer under the player's
 keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
 by one conditional write (`deciding`), so two decisions on one submission cannot both apply.
+
+Two implementations of quarantine.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
+(what every function uses) and an in-memory one (for domain tests that need no engine).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import keys, schema
-from . import dynamo
+from . import dynamo, memory
 
-CLAIMED, MISSING, BUSY = "claimed", "missing", "busy"
 POINTER_FIELDS = ("score", "rule", "submitted_at")  # what a player's own lookup shows of theirs
+_PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 
 
 def _pointer_key(board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
     return keys.pending_of_partition(player_id), f"{board_id}#{pending_id}"
 
 
-def put(board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+def _board_partition(board_id: str) -> str:
+    return keys.pending_key(board_id, "")[0]
+
+
+def _items(board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> tuple[dict, dict]:
+    """The submission's item and its pointer's."""
     partition, sort = keys.pending_key(board_id, pending_id)
-    item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "pending_player": player_id}
+    item = {_PARTITION: partition, _SORT: sort, "pending_player": player_id, **values}
     pointer_partition, pointer_sort = _pointer_key(board_id, player_id, pending_id)
-    pointer = {schema.SCORES_PARTITION_KEY: pointer_partition, schema.SCORES_SORT_KEY: pointer_sort}
-    pointer |= {k: values[k] for k in POINTER_FIELDS}
-    table = dynamo.scores_table()
-    dynamo.transact(
-        [
-            {"Put": {"TableName": table, "Item": dynamo.to_item({**item, **values})}},
-            {"Put": {"TableName": table, "Item": dynamo.to_item(pointer)}},
-        ]
-    )
+    pointer = {_PARTITION: pointer_partition, _SORT: pointer_sort, **{k: values[k] for k in POINTER_FIELDS}}
+    return item, pointer
 
 
-def get(board_id: str, pending_id: str) -> dict[str, Any] | None:
-    resp = dynamo.client().get_item(
-        TableName=dynamo.scores_table(), Key=dynamo.key(*keys.pending_key(board_id, pending_id)), ConsistentRead=True
-    )
-    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+def _lookup(pointer: dict[str, Any]) -> dict[str, Any]:
+    """A pointer as the player's own lookup shows it."""
+    return {"pending_id": pointer[_SORT].split("#", 1)[1], **{k: pointer[k] for k in POINTER_FIELDS}}
 
 
-def page_of_board(board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    """Up to `limit` pending submissions of a board in pending-id order after `after`, and whether more follow.
-    One strongly consistent Query (limit + 1 items of at most ~4 KB)."""
-    return dynamo.page_after(keys.pending_key(board_id, "")[0], after, limit)
+class DynamoPending:
+    """The submissions and pointers as items of the scores table."""
 
+    def __init__(self, client: Any, table: str) -> None:
+        self._client, self._table = client, table
+        self._on = (client, table)
 
-def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
-    """The player's pointers on one board (pending id order): one Query."""
-    return [
-        {**item, "pending_id": item[schema.SCORES_SORT_KEY].split("#", 1)[1]}
-        for item in dynamo.query_items(
-            TableName=dynamo.scores_table(),
-            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p AND begins_with({schema.SCORES_SORT_KEY}, :b)",
+    def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+        item, pointer = _items(board_id, pending_id, player_id, values)
+        puts = [{"Put": {"TableName": self._table, "Item": dynamo.to_item(i)}} for i in (item, pointer)]
+        dynamo.transact(puts, on=self._client)
+
+    def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
+        key = dynamo.key(*keys.pending_key(board_id, pending_id))
+        resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
+        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` pending submissions of a board in pending-id order after `after`, and whether more
+        follow. One strongly consistent Query (limit + 1 items of at most ~4 KB)."""
+        return dynamo.page_after(_board_partition(board_id), after, limit, on=self._on)
+
+    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
+        """The player's pointers on one board (pending id order): one Query."""
+        found = dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :b)",
             ExpressionAttributeValues=dynamo.to_item(
                 {":p": keys.pending_of_partition(player_id), ":b": f"{board_id}#"}
             ),
             ConsistentRead=True,
         )
-    ]
+        return [_lookup(item) for item in found]
 
+    def claim(self, board_id: str, pending_id: str, token: str) -> bool:
+        """Claim the submission for one decision: False if it is not there or another decision holds it."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
+                UpdateExpression="SET deciding = :t",
+                ConditionExpression="attribute_exists(pending_player) AND attribute_not_exists(deciding)",
+                ExpressionAttributeValues=dynamo.to_item({":t": token}),
+            )
+            return True
+        except self._client.exceptions.ConditionalCheckFailedException:
+            return False
 
-def keys_of_player(player_id: str) -> list[tuple[str, str]]:
-    """Every pending item of the player, on every board, and its pointer (an erasure deletes them all)."""
-    found = []
-    for item in dynamo.query_items(
-        TableName=dynamo.scores_table(),
-        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-        ExpressionAttributeValues=dynamo.to_item({":p": keys.pending_of_partition(player_id)}),
-        ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
-    ):
-        board_id, pending_id = item[schema.SCORES_SORT_KEY].split("#", 1)
-        found += [
-            keys.pending_key(board_id, pending_id),
-            (item[schema.SCORES_PARTITION_KEY], item[schema.SCORES_SORT_KEY]),
-        ]
-    return found
+    def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
+        """Give a claim back (its decision failed part-way): the submission waits for a decision again."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
+                UpdateExpression="REMOVE deciding",
+                ConditionExpression="deciding = :t",
+                ExpressionAttributeValues=dynamo.to_item({":t": token}),
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            pass
 
+    def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
+        """Delete the submission and its pointer (a claimed one: only its claimer calls this): one transaction."""
+        both = (keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
+        dynamo.transact([{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both], on=self._client)
 
-def keys_of_board(board_id: str) -> list[tuple[str, str]]:
-    """Every pending item of a board and its pointer (deleting the board deletes them)."""
-    found = []
-    for item in dynamo.query_items(
-        TableName=dynamo.scores_table(),
-        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-        ExpressionAttributeValues=dynamo.to_item({":p": keys.pending_key(board_id, "")[0]}),
-        ProjectionExpression=f"{schema.SCORES_SORT_KEY}, pending_player",
-    ):
-        pending_id = item[schema.SCORES_SORT_KEY]
-        found += [keys.pending_key(board_id, pending_id), _pointer_key(board_id, item["pending_player"], pending_id)]
-    return found
+    def forget_player(self, player_id: str) -> None:
+        """Delete the player's submissions on every board, and their pointers (an erasure): one Query of the
+        pointers' keys, then BatchWriteItem, 25 items a request."""
+        found = []
+        for item in self._keys(keys.pending_of_partition(player_id), f"{_PARTITION}, {_SORT}"):
+            board_id, pending_id = item[_SORT].split("#", 1)
+            found += [keys.pending_key(board_id, pending_id), (item[_PARTITION], item[_SORT])]
+        self._delete(found)
 
+    def forget_board(self, board_id: str) -> None:
+        """Delete a board's submissions and their pointers (the board is deleted): one Query, then BatchWriteItem."""
+        found = []
+        for item in self._keys(_board_partition(board_id), f"{_SORT}, pending_player"):
+            pending_id = item[_SORT]
+            found += [
+                keys.pending_key(board_id, pending_id),
+                _pointer_key(board_id, item["pending_player"], pending_id),
+            ]
+        self._delete(found)
 
-def claim(board_id: str, pending_id: str, token: str) -> str:
-    """Claim the submission for one decision: CLAIMED, MISSING (decided already, or never there) or BUSY (another
-    decision holds it)."""
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
-            UpdateExpression="SET deciding = :t",
-            ConditionExpression="attribute_exists(pending_player) AND attribute_not_exists(deciding)",
-            ExpressionAttributeValues=dynamo.to_item({":t": token}),
+    def _keys(self, partition: str, projection: str) -> list[dict[str, Any]]:
+        return dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{_PARTITION} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
+            ProjectionExpression=projection,
         )
-        return CLAIMED
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return BUSY if get(board_id, pending_id) is not None else MISSING
+
+    def _delete(self, found: list[tuple[str, str]]) -> None:
+        dynamo.batch_write(({"DeleteRequest": {"Key": dynamo.key(*k)}} for k in found), on=self._on)
 
 
-def unclaim(board_id: str, pending_id: str, token: str) -> None:
-    """Give a claim back (its decision failed part-way): the submission waits for a decision again."""
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
-            UpdateExpression="REMOVE deciding",
-            ConditionExpression="deciding = :t",
-            ExpressionAttributeValues=dynamo.to_item({":t": token}),
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        pass
+class MemoryPending:
+    """The same items in a dict of this instance, by their scores-table key."""
 
+    def __init__(self) -> None:
+        self._items: dict[memory.Key, dict[str, Any]] = {}
+        self._lock = threading.Lock()
 
-def drop(board_id: str, pending_id: str, player_id: str) -> None:
-    """Delete the submission and its pointer (a claimed one: only its claimer calls this)."""
-    pointer = _pointer_key(board_id, player_id, pending_id)
-    table = dynamo.scores_table()
-    dynamo.transact(
-        [
-            {"Delete": {"TableName": table, "Key": dynamo.key(*keys.pending_key(board_id, pending_id))}},
-            {"Delete": {"TableName": table, "Key": dynamo.key(*pointer)}},
-        ]
-    )
+    def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+        with self._lock:
+            for item in _items(board_id, pending_id, player_id, values):
+                self._items[(item[_PARTITION], item[_SORT])] = memory.stored(item)
+
+    def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._items.get(keys.pending_key(board_id, pending_id))
+            return dict(found) if found is not None else None
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        partition = _board_partition(board_id)
+        with self._lock:  # sort keys in DynamoDB's order: by UTF-8 bytes, which is code point order
+            found = sorted(k for k in self._items if k[0] == partition and (after is None or k[1] > after))
+            return [dict(self._items[k]) for k in found[:limit]], len(found) > limit
+
+    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
+        partition, prefix = keys.pending_of_partition(player_id), f"{board_id}#"
+        with self._lock:
+            found = sorted(k for k in self._items if k[0] == partition and k[1].startswith(prefix))
+            return [_lookup(self._items[k]) for k in found]
+
+    def claim(self, board_id: str, pending_id: str, token: str) -> bool:
+        with self._lock:
+            item = self._items.get(keys.pending_key(board_id, pending_id))
+            if item is None or "pending_player" not in item or "deciding" in item:
+                return False
+            item["deciding"] = token
+            return True
+
+    def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
+        with self._lock:
+            item = self._items.get(keys.pending_key(board_id, pending_id))
+            if item is not None and item.get("deciding") == token:
+                del item["deciding"]
+
+    def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
+        with self._lock:
+            self._items.pop(keys.pending_key(board_id, pending_id), None)
+            self._items.pop(_pointer_key(board_id, player_id, pending_id), None)
+
+    def forget_player(self, player_id: str) -> None:
+        partition = keys.pending_of_partition(player_id)
+        with self._lock:
+            for pointer in [k for k in self._items if k[0] == partition]:
+                board_id, pending_id = pointer[1].split("#", 1)
+                self._items.pop(keys.pending_key(board_id, pending_id), None)
+                self._items.pop(pointer, None)
+
+    def forget_board(self, board_id: str) -> None:
+        partition = _board_partition(board_id)
+        with self._lock:
+            for key in [k for k in self._items if k[0] == partition]:
+                item = self._items.pop(key)
+                self._items.pop(_pointer_key(board_id, item["pending_player"], key[1]), None)
