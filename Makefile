@@ -169,6 +169,10 @@ rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused afte
 rotate-token-key: setup ## new player-token signing key; old tokens verify for the functions' grace (FORCE=1, REVOKE=1)
 	$(PY) -m ops rotate-token-key --stage $(STAGE) $(if $(FORCE),--force) $(if $(REVOKE),--revoke)
 
+.PHONY: rotate-receipt-key
+rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old one stays in the JWKS as retired
+	$(PY) -m ops rotate-receipt-key --stage $(STAGE)
+
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
 

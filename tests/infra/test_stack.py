@@ -377,6 +377,7 @@ def test_outputs_have_stable_logical_ids(template):
         "GameKeySecretArn",
         "AdminKeySecretArn",
         "TokenSigningSecretArn",
+        "ReceiptSigningSecretArn",
         "GameUsagePlanId",
         "AdminUsagePlanId",
         "DashboardPasswordSecretArn",
