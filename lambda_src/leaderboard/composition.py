@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import cursors, game_key, invocation, keyring
+from . import cursors, game_key, invocation, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .closing import ClosingStore
     from .moderation import ModerationStore
     from .rate_limits import RateLimitStore
+    from .receipts import ProofLog, Replays
     from .snapshots import SnapshotStore
 
 
@@ -49,6 +50,7 @@ class Runtime:
     cursor_secret: cursors.SigningSecret  # signs page cursors and keyed digests
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
     game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
+    receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
     idempotency: Records  # Powertools' persistence layer for Idempotency-Key
@@ -59,6 +61,8 @@ class Runtime:
     closings: ClosingStore  # closed periods' summaries
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions
+    proof_log: ProofLog  # what receipts read of the board periods' logs
+    replays: Replays  # each board period's log replayed so far (receipts.py)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -77,6 +81,7 @@ class Runtime:
         closings: ClosingStore | None = None,
         live_state: LiveState | None = None,
         moderation: ModerationStore | None = None,
+        proof_log: ProofLog | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -93,6 +98,7 @@ class Runtime:
             game_keys=keyring.CachedRing(
                 lambda: game_key.load_ring(settings, secrets.new_client), min_chars=game_key.MIN_CHARS
             ),
+            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets.new_client)),
             board_cache=BoardCache(),
             metrics=MetricsSink(settings.function_name),
             idempotency=Records(settings.scores_table, dynamodb),
@@ -101,6 +107,8 @@ class Runtime:
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
+            proof_log=proof_log or _no_log(),
+            replays=_replays(),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -129,6 +137,18 @@ def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these)."""
     return {name: in_memory() for name, _, in_memory in STORES}
+
+
+def _no_log() -> ProofLog:
+    from .receipts import NoLog
+
+    return NoLog()
+
+
+def _replays() -> Replays:
+    from .receipts import Replays
+
+    return Replays()
 
 
 def _token_ring(settings: Settings) -> keyring.Ring:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from . import board_registry, invocation, keys, routes
+from . import board_registry, closing, invocation, keys, routes
 from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
@@ -228,11 +228,11 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
         if _names(summary.get("top") or [], player_id) or any(
             _names(r.get("players") or [], player_id) for r in rewards
         ):
-            summaries.replace_players(
-                summary,
-                [_placeholder(e, player_id) for e in summary.get("top") or []],
-                [{**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards],
-            )
+            top = [_placeholder(e, player_id) for e in summary.get("top") or []]
+            rewritten = [
+                {**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards
+            ]
+            summaries.replace_players(summary, top, rewritten, closing.resigned(summary, top, rewritten))
     if cursor is not None:
         state["board_id"] = board_id
         return cursor

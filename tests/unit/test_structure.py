@@ -121,6 +121,7 @@ PENDING = {
             "fields",
             "period_routes",
             "player_routes",
+            "proof_routes",
             "ranking_routes",
             "responses",
             "review_routes",

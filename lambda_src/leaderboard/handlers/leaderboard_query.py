@@ -1,6 +1,6 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range."""
 
-from .. import board_registry, default_board, rankings, routes
+from .. import board_registry, default_board, rankings, receipts, routes
 from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
@@ -23,6 +23,10 @@ def score_range(call: Call):
     return 200, rankings.score_range(
         board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
     )
+
+
+def jwks(call: Call):
+    return 200, receipts.jwks()
 
 
 def handler_for(runtime: Runtime) -> Handler:

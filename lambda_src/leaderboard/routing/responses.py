@@ -283,6 +283,8 @@ SCHEMAS: dict[str, dict] = {
             "leaderboard_id": _STR,
             "closed_at": _STR,
             "snapshot_id": _STR,
+            "log_head": _obj({"seq": _INT, "hash": _STR}),
+            "signature": {**_STR, "description": "compact JWS (EdDSA) over this summary without signature"},
             "top": {"type": "array", "items": ref("Entry")},
             "tier_cutoffs": {"type": "object", "additionalProperties": {"type": "integer", "nullable": True}},
             "rewards": {
@@ -296,6 +298,26 @@ SCHEMAS: dict[str, dict] = {
                 ),
             },
         },
+    ),
+    "Receipt": _obj({"receipt": {**_STR, "description": "compact JWS (EdDSA, RFC 8037): docs/PROVING.md"}}),
+    "Jwks": _obj(
+        {
+            "keys": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "kty": {"enum": ["OKP"]},
+                        "crv": {"enum": ["Ed25519"]},
+                        "x": _STR,
+                        "kid": _STR,
+                        "alg": {"enum": ["EdDSA"]},
+                        "use": {"enum": ["sig"]},
+                        "status": {"enum": ["current", "retired"]},
+                    },
+                    {"retired_at": _STR},
+                ),
+            }
+        }
     ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
     "PlayerToken": _obj({"token": _STR, "expires_at": _STR}),

@@ -1,0 +1,202 @@
+"""Signed rank receipts, computed from the period's log, and the JWKS that checks them (docs/PROVING-receipts.md).
+
+A receipt's rank, score and total are the standings of the log's first `seq` records, replayed here by the rules
+the verifier uses (docs/PROVING.md): `score`/`approve` set the commitment's entry to (score, at), `remove`/`erase`
+delete it, `hide` takes it out of the standings until a `show`. So a receipt is consistent with the log by
+construction, whatever the log's lag behind the entries: it says where the player stood at `seq`, and `head_hash`
+pins that prefix of the chain.
+
+Cost: a function instance keeps each board period's replay (the runtime's `replays`) and reads only the records
+appended since, at most REPLAY_BUDGET_RECORDS per request; a longer catch-up answers 503 with Retry-After and goes
+on at the next request. A warm receipt costs the head read, the player's commitment read and one page of new
+records; the signature (pure-Python Ed25519) costs a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Protocol
+
+from . import invocation
+from .boards import DESC, BoardConfig
+from .clock import iso
+from .errors import ApiError, NotFound
+
+LOG_PAGE = 100  # records per read of the log store (its route's largest page)
+REPLAY_BUDGET_RECORDS = 20_000  # records one request may replay: 200 reads at most
+GENESIS_HASH = "0" * 64
+SETTERS, DELETERS = frozenset({"score", "approve"}), frozenset({"remove", "erase"})
+
+
+class CatchingUp(ApiError):
+    """The replay of a long log did not finish within one request's budget: it goes on at the next one."""
+
+    status = 503
+
+    def __init__(self, message: str, replayed: int, head: int):
+        super().__init__(message)
+        self.replayed, self.head = replayed, head
+
+    @property
+    def details(self) -> dict:
+        return {"replayed_seq": self.replayed, "head_seq": self.head, "retry_after_seconds": 1}
+
+
+class ProofLog(Protocol):
+    """What receipts read of a board period's log (the log store: data/log.py)."""
+
+    def log_head(self, board_id: str, period_id: str) -> tuple[int, str] | None:
+        """The last record's (seq, hash), None for a period with no record."""
+        ...
+
+    def records(self, board_id: str, period_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` records with seq > after_seq, in seq order."""
+        ...
+
+    def commitment(self, board_id: str, period_id: str, player_id: str) -> str | None:
+        """The player's commitment in this period's log, None if they have no key (never logged, or erased)."""
+        ...
+
+
+class LogBroken(RuntimeError):
+    """The log read back does not chain: a record missing, out of order, or not linked to the one before."""
+
+
+@dataclass
+class Standings:
+    """The replay of a board period's log up to `seq`."""
+
+    seq: int = 0
+    head_hash: str = GENESIS_HASH
+    entries: dict[str, tuple[Any, str]] = field(default_factory=dict)  # commitment -> (score, at)
+    hidden: set[str] = field(default_factory=set)
+
+    def apply(self, record: dict[str, Any]) -> None:
+        if record.get("seq") != self.seq + 1 or record.get("prev_hash") != self.head_hash:
+            raise LogBroken(f"log record {record.get('seq')} does not follow record {self.seq}")
+        player, kind = record["player"], record["kind"]
+        if kind in SETTERS:
+            self.entries[player] = (_number(record["score"]), record["at"])
+        elif kind in DELETERS:
+            self.entries.pop(player, None)
+            if kind == "erase":
+                self.hidden.discard(player)
+        elif kind == "hide":
+            self.hidden.add(player)
+        elif kind == "show":
+            self.hidden.discard(player)
+        self.seq, self.head_hash = record["seq"], record["hash"]
+
+    def total(self) -> int:
+        return sum(1 for player in self.entries if player not in self.hidden)
+
+    def rank_of(self, player: str, order: str) -> int | None:
+        """1 + the entries ahead (a better score, or the same one reached earlier); None if not in the standings.
+        Entries equal on both score and time are not ahead of each other: each gets the best of their places."""
+        if player not in self.entries or player in self.hidden:
+            return None
+        score, at = self.entries[player]
+
+        def ahead(other: tuple[Any, str]) -> bool:
+            better = other[0] > score if order == DESC else other[0] < score
+            return better or (other[0] == score and other[1] < at)
+
+        return 1 + sum(1 for p, e in self.entries.items() if p not in self.hidden and ahead(e))
+
+
+def _number(value: Any) -> Any:
+    """A score as JSON writes it: DynamoDB gives Decimals."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+class NoLog:
+    """A runtime's log until one is given: no period has a record (every receipt is a 404)."""
+
+    def log_head(self, board_id: str, period_id: str) -> tuple[int, str] | None:
+        return None
+
+    def records(self, board_id: str, period_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
+        return []
+
+    def commitment(self, board_id: str, period_id: str, player_id: str) -> str | None:
+        return None
+
+
+class Replays:
+    """Each board period's standings as replayed so far, for one function instance (the runtime's)."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[str, str], Standings] = {}
+        self._lock = threading.Lock()
+
+    def caught_up(self, log: ProofLog, board_id: str, period_id: str, head_seq: int) -> Standings:
+        """The standings at exactly head_seq (read on from where this instance left off), or CatchingUp."""
+        with self._lock:
+            held = self._held.get((board_id, period_id))
+            if held is None or held.seq > head_seq:  # new here, or a log that went back (a test's reset)
+                held = self._held[(board_id, period_id)] = Standings()
+            budget = REPLAY_BUDGET_RECORDS
+            while held.seq < head_seq:
+                if budget <= 0:
+                    raise CatchingUp(
+                        f"this period's log has {head_seq} records and is still being read for receipts: "
+                        "ask again in a moment",
+                        held.seq,
+                        head_seq,
+                    )
+                page = log.records(board_id, period_id, held.seq, min(LOG_PAGE, head_seq - held.seq))
+                if not page:
+                    raise LogBroken(f"the log ends at {held.seq}, before its head {head_seq}")
+                for record in page:
+                    if record["seq"] <= head_seq:
+                        held.apply(record)
+                budget -= len(page)
+            return held
+
+
+def _log() -> ProofLog:
+    return invocation.runtime().proof_log
+
+
+def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:
+    """{"receipt": compact JWS}: where the player stands in the period's log at its head, signed."""
+    runtime = invocation.runtime()
+    now = invocation.now()
+    p = config.resolve_period(period_ref, now)
+    log = _log()
+    head = log.log_head(config.board_id, p.period_id)
+    if head is None:
+        raise NotFound(f"period {p.period_id} of board {config.board_id} has no log yet: nothing to prove")
+    player = log.commitment(config.board_id, p.period_id, player_id)
+    if player is None:
+        raise NotFound(f"player {player_id} has no entry in the log of period {p.period_id}")
+    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0])
+    rank = standings.rank_of(player, config.order)
+    if rank is None:
+        raise NotFound(f"player {player_id} is not in the standings of period {p.period_id} (removed or hidden)")
+    score, _ = standings.entries[player]
+    keys = runtime.receipt_keys.get()
+    payload = {
+        "board_id": config.board_id,
+        "period_id": p.period_id,
+        "player_id": player_id,
+        "player": player,
+        "order": config.order,
+        "rank": rank,
+        "score": score,
+        "total_players": standings.total(),
+        "at": iso(now),
+        "iat": int(now.timestamp()),
+        "seq": standings.seq,
+        "head_hash": standings.head_hash,
+    }
+    return {"receipt": keys.sign_compact(payload)}
+
+
+def jwks() -> dict[str, list[dict[str, Any]]]:
+    """The public keys that check receipts and closing summaries: the current one and every retired one."""
+    return invocation.runtime().receipt_keys.get().jwks()
