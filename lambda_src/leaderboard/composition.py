@@ -20,6 +20,7 @@ from . import cursors, game_key, invocation, keyring
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
+from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
@@ -34,6 +35,7 @@ from .settings import Settings
 if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
     from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .hashchain import ChainStore
     from .moderation import ModerationStore
     from .rate_limits import RateLimitStore
     from .snapshots import SnapshotStore
@@ -59,6 +61,7 @@ class Runtime:
     closings: ClosingStore  # closed periods' summaries
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions
+    chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -77,6 +80,7 @@ class Runtime:
         closings: ClosingStore | None = None,
         live_state: LiveState | None = None,
         moderation: ModerationStore | None = None,
+        chain: ChainStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -101,6 +105,7 @@ class Runtime:
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
+            chain=chain or DynamoChain(dynamodb, settings.scores_table),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -122,6 +127,7 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("closings", DynamoClosings, MemoryClosings),
     ("live_state", DynamoLiveState, MemoryLiveState),
     ("moderation", DynamoModeration, MemoryModeration),
+    ("chain", DynamoChain, MemoryChain),
 )
 
 
