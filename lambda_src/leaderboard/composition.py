@@ -20,6 +20,7 @@ from . import cursors, game_key, invocation, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
+from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
@@ -34,9 +35,10 @@ from .settings import Settings
 if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
     from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .hashchain import ChainStore
     from .moderation import ModerationStore
     from .rate_limits import RateLimitStore
-    from .receipts import ProofLog, Replays
+    from .receipts import Replays
     from .snapshots import SnapshotStore
 
 
@@ -61,8 +63,8 @@ class Runtime:
     closings: ClosingStore  # closed periods' summaries
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions
-    proof_log: ProofLog  # what receipts read of the board periods' logs
-    replays: Replays  # each board period's log replayed so far (receipts.py)
+    chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
+    replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -81,7 +83,7 @@ class Runtime:
         closings: ClosingStore | None = None,
         live_state: LiveState | None = None,
         moderation: ModerationStore | None = None,
-        proof_log: ProofLog | None = None,
+        chain: ChainStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -107,7 +109,7 @@ class Runtime:
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
-            proof_log=proof_log or _no_log(),
+            chain=chain or DynamoChain(dynamodb, settings.scores_table),
             replays=_replays(),
         )
 
@@ -130,6 +132,7 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("closings", DynamoClosings, MemoryClosings),
     ("live_state", DynamoLiveState, MemoryLiveState),
     ("moderation", DynamoModeration, MemoryModeration),
+    ("chain", DynamoChain, MemoryChain),
 )
 
 
@@ -137,12 +140,6 @@ def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these)."""
     return {name: in_memory() for name, _, in_memory in STORES}
-
-
-def _no_log() -> ProofLog:
-    from .receipts import NoLog
-
-    return NoLog()
 
 
 def _replays() -> Replays:

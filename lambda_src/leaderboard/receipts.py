@@ -7,9 +7,9 @@ construction, whatever the log's lag behind the entries: it says where the playe
 pins that prefix of the chain.
 
 Cost: a function instance keeps each board period's replay (the runtime's `replays`) and reads only the records
-appended since, at most REPLAY_BUDGET_RECORDS per request; a longer catch-up answers 503 with Retry-After and goes
-on at the next request. A warm receipt costs the head read, the player's commitment read and one page of new
-records; the signature (pure-Python Ed25519) costs a few milliseconds.
+appended since, at most REPLAY_BUDGET_RECORDS per request; a longer catch-up answers 409 (log catching up,
+retry_after_seconds) and goes on at the next request. A warm receipt costs the entry read, the head read, the
+player's key read and one page of new records; the signature (pure-Python Ed25519) costs a few milliseconds.
 """
 
 from __future__ import annotations
@@ -17,23 +17,25 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from . import invocation
+from . import hashchain, invocation
 from .boards import DESC, BoardConfig
-from .clock import iso
-from .errors import ApiError, NotFound
+from .clock import ms
+from .data import entries
+from .errors import Conflict, NotFound
+
+if TYPE_CHECKING:
+    from .hashchain import ChainStore
 
 LOG_PAGE = 100  # records per read of the log store (its route's largest page)
 REPLAY_BUDGET_RECORDS = 20_000  # records one request may replay: 200 reads at most
-GENESIS_HASH = "0" * 64
+GENESIS_HASH = hashchain.GENESIS_HASH
 SETTERS, DELETERS = frozenset({"score", "approve"}), frozenset({"remove", "erase"})
 
 
-class CatchingUp(ApiError):
+class CatchingUp(Conflict):
     """The replay of a long log did not finish within one request's budget: it goes on at the next one."""
-
-    status = 503
 
     def __init__(self, message: str, replayed: int, head: int):
         super().__init__(message)
@@ -44,20 +46,16 @@ class CatchingUp(ApiError):
         return {"replayed_seq": self.replayed, "head_seq": self.head, "retry_after_seconds": 1}
 
 
-class ProofLog(Protocol):
-    """What receipts read of a board period's log (the log store: data/log.py)."""
+class LogCatchingUp(Conflict):
+    """The player's entry is newer than the log's head: the log is appended off the request path."""
 
-    def log_head(self, board_id: str, period_id: str) -> tuple[int, str] | None:
-        """The last record's (seq, hash), None for a period with no record."""
-        ...
+    def __init__(self, message: str, seq: int):
+        super().__init__(message)
+        self.seq = seq
 
-    def records(self, board_id: str, period_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
-        """Up to `limit` records with seq > after_seq, in seq order."""
-        ...
-
-    def commitment(self, board_id: str, period_id: str, player_id: str) -> str | None:
-        """The player's commitment in this period's log, None if they have no key (never logged, or erased)."""
-        ...
+    @property
+    def details(self) -> dict:
+        return {"log_seq": self.seq, "retry_after_seconds": 1}
 
 
 class LogBroken(RuntimeError):
@@ -113,19 +111,6 @@ def _number(value: Any) -> Any:
     return value
 
 
-class NoLog:
-    """A runtime's log until one is given: no period has a record (every receipt is a 404)."""
-
-    def log_head(self, board_id: str, period_id: str) -> tuple[int, str] | None:
-        return None
-
-    def records(self, board_id: str, period_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
-        return []
-
-    def commitment(self, board_id: str, period_id: str, player_id: str) -> str | None:
-        return None
-
-
 class Replays:
     """Each board period's standings as replayed so far, for one function instance (the runtime's)."""
 
@@ -133,7 +118,7 @@ class Replays:
         self._held: dict[tuple[str, str], Standings] = {}
         self._lock = threading.Lock()
 
-    def caught_up(self, log: ProofLog, board_id: str, period_id: str, head_seq: int) -> Standings:
+    def caught_up(self, log: ChainStore, board_id: str, period_id: str, head_seq: int) -> Standings:
         """The standings at exactly head_seq (read on from where this instance left off), or CatchingUp."""
         with self._lock:
             held = self._held.get((board_id, period_id))
@@ -143,12 +128,12 @@ class Replays:
             while held.seq < head_seq:
                 if budget <= 0:
                     raise CatchingUp(
-                        f"this period's log has {head_seq} records and is still being read for receipts: "
-                        "ask again in a moment",
+                        f"log catching up: this period's log has {head_seq} records and is still being read "
+                        "for receipts: ask again in a moment",
                         held.seq,
                         head_seq,
                     )
-                page = log.records(board_id, period_id, held.seq, min(LOG_PAGE, head_seq - held.seq))
+                page, _ = log.page(board_id, period_id, held.seq, min(LOG_PAGE, head_seq - held.seq))
                 if not page:
                     raise LogBroken(f"the log ends at {held.seq}, before its head {head_seq}")
                 for record in page:
@@ -158,28 +143,29 @@ class Replays:
             return held
 
 
-def _log() -> ProofLog:
-    return invocation.runtime().proof_log
-
-
 def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:
     """{"receipt": compact JWS}: where the player stands in the period's log at its head, signed."""
     runtime = invocation.runtime()
     now = invocation.now()
     p = config.resolve_period(period_ref, now)
-    log = _log()
+    log = runtime.chain
+    # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
+    if not entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
+        raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
     head = log.log_head(config.board_id, p.period_id)
-    if head is None:
-        raise NotFound(f"period {p.period_id} of board {config.board_id} has no log yet: nothing to prove")
-    player = log.commitment(config.board_id, p.period_id, player_id)
-    if player is None:
-        raise NotFound(f"player {player_id} has no entry in the log of period {p.period_id}")
-    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0])
+    key = log.player_keys([player_id])[player_id]
+    player = hashchain.commitment(key, config.board_id, p.period_id, player_id)
+    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0] if head else 0)
+    if player in standings.hidden and player in standings.entries:
+        raise NotFound(f"player {player_id} is hidden on board {config.board_id}: no receipt while hidden")
     rank = standings.rank_of(player, config.order)
     if rank is None:
-        raise NotFound(f"player {player_id} is not in the standings of period {p.period_id} (removed or hidden)")
+        raise LogCatchingUp(
+            f"log catching up: player {player_id}'s entry is not in the log of period {p.period_id} yet (it is "
+            "appended from the table's stream, usually within seconds): ask again shortly",
+            standings.seq,
+        )
     score, _ = standings.entries[player]
-    keys = runtime.receipt_keys.get()
     payload = {
         "board_id": config.board_id,
         "period_id": p.period_id,
@@ -189,12 +175,12 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
         "rank": rank,
         "score": score,
         "total_players": standings.total(),
-        "at": iso(now),
+        "at": hashchain.timestamp(ms(now)),
         "iat": int(now.timestamp()),
         "seq": standings.seq,
         "head_hash": standings.head_hash,
     }
-    return {"receipt": keys.sign_compact(payload)}
+    return {"receipt": runtime.receipt_keys.get().sign_compact(payload)}
 
 
 def jwks() -> dict[str, list[dict[str, Any]]]:

@@ -4,9 +4,11 @@ A summary carries `log_head: {"seq", "hash"}` (the log's last record when it clo
 period without records) and `signature`: a compact JWS (receipt_keys.py) whose payload is the summary exactly as
 GET .../periods/{period_id} answers it, without `signature`. Before it is signed, its standings are checked
 against the log replayed up to that head (receipts.Standings): the same total, and the same score at each rank of
-`top`. A log that lags the entries (appends off the request path) makes the closing refuse with 409 "log catching
-up"; the scheduled closer tries again on its next run. Erasure rewrites a summary's top and rewards, and signs it
-again (player_removal.py): the payload names the placeholder, never the erased player.
+`top` (a period with no record at all is not checked: its log_head says seq 0, and a verifier finds the standings
+do not follow from an empty log unless there were none). A log that lags the entries (appends off the request
+path) makes the closing refuse with 409 "log catching up"; the scheduled closer tries again on its next run.
+Erasure rewrites a summary's top and rewards, and signs it again (player_removal.py): the payload names the
+placeholder, never the erased player.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from typing import Any
 from . import invocation
 from .boards import DESC
 from .errors import Conflict
-from .receipts import GENESIS_HASH, CatchingUp, NoLog, Standings
+from .receipts import GENESIS_HASH, CatchingUp, Standings
 
 UNSIGNED = ("signature", "event_sent", "event_claimed_until")
 
 
 def log_head(board_id: str, period_id: str) -> dict[str, Any]:
-    head = invocation.runtime().proof_log.log_head(board_id, period_id)
+    head = invocation.runtime().chain.log_head(board_id, period_id)
     return {"seq": 0, "hash": GENESIS_HASH} if head is None else {"seq": head[0], "hash": head[1]}
 
 
@@ -31,7 +33,7 @@ def replayed(board_id: str, period_id: str, head_seq: int) -> Standings:
     runtime = invocation.runtime()
     while True:
         try:
-            return runtime.replays.caught_up(runtime.proof_log, board_id, period_id, head_seq)
+            return runtime.replays.caught_up(runtime.chain, board_id, period_id, head_seq)
         except CatchingUp:
             continue  # each call goes on from where the last one stopped
 
@@ -39,9 +41,7 @@ def replayed(board_id: str, period_id: str, head_seq: int) -> Standings:
 def check_against_log(summary: dict[str, Any], order: str) -> None:
     """409 unless the summary's total and the scores of its top are the log's at summary["log_head"]."""
     head = summary["log_head"]
-    if head["seq"] == 0:
-        if summary["total_players"] and not isinstance(invocation.runtime().proof_log, NoLog):
-            raise Conflict(f"log catching up: period {summary['period_id']} has entries and no log record yet")
+    if head["seq"] == 0:  # no log for this period (closed before the log, or before its first append): unchecked
         return
     standings = replayed(summary["board_id"], summary["period_id"], head["seq"])
     listed = [e for p, e in standings.entries.items() if p not in standings.hidden]

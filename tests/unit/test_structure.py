@@ -245,9 +245,19 @@ BEHIND_STORES = {
     "data.rate_limits",
     "data.live_state",
     "data.moderation",
+    "data.chain",
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
-ON_STORES = ("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation")
+ON_STORES = (
+    "snapshots",
+    "closing",
+    "player_removal",
+    "rate_limits",
+    "broadcasting",
+    "moderation",
+    "hashchain",
+    "chain_appending",
+)
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
 # other items of the scores table in one request).
 STILL_IMPORTING = {

@@ -23,9 +23,12 @@ PROOF_ROUTES: tuple[Route, ...] = (
         "(their commitment in the log), order, rank, score, total_players, at, iat, seq and head_hash: the "
         "standings of the log's first seq records, which anyone can recompute from GET .../periods/{period_id}/log "
         "and check against GET /.well-known/jwks.json. 404 for a period with no log or a player not in its "
-        "standings (never logged, removed, hidden or erased). Cost: three reads when this instance has replayed "
-        "the log before (its head, the player's key, the new records); a first replay of a long log reads 100 "
-        "records a request, up to 20,000 records, then answers 503 with retry_after_seconds and goes on.",
+        "standings (never logged, removed, hidden or erased). Cost: four reads when this instance has replayed "
+        "the log before (the entry, the log's head, the player's key, the new records); a first replay of a long "
+        "log reads 100 records a read, up to 20,000 records a request, then answers 409 (log catching up, "
+        "retry_after_seconds) and goes on at the next request. 409 log catching up too for an entry newer than "
+        "the log's head (the log is appended "
+        "from the table's stream).",
     ),
     Route(
         "GET",
