@@ -13,8 +13,9 @@ retried (or bisected) batch reads the marks first and appends only what is not m
 the same head race on its conditional write, and the loser reads the head (and the marks) again.
 
 What a stream record becomes (old image -> new image of an entry's place):
-    none or fence -> entry             score   (the new score, at its reached time)
-    entry -> entry, score/time changed  score
+    none or fence -> entry             score   (the new score, at its reached time), or approve: the write
+                                               remembers a quarantine approval's operation id (keys.py)
+    entry -> entry, score/time changed  score or approve
     entry -> entry, rank key moved      hide / show (out of the rank index / back into it)
     entry -> fence                      erase   (the commitment comes with the fence: player_removal.py)
     entry -> none                       remove  (TTL expiry of a period's entries is not a change: left out)
@@ -60,6 +61,7 @@ class Change:
 class Stats:
     changes: int = 0
     skipped: int = 0  # appended already (a retried batch)
+    unlinked: int = 0  # changes of a player erased before the log took them in: left out
     appended: int = 0
     transactions: int = 0
     conflicts: int = 0
@@ -69,6 +71,7 @@ class Stats:
         return {
             "log_changes": self.changes,
             "log_skipped": self.skipped,
+            "log_unlinked": self.unlinked,
             "log_appended": self.appended,
             "log_transactions": self.transactions,
             "log_conflicts": self.conflicts,
@@ -93,6 +96,13 @@ def _num(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def _approved(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Whether this write was an approval of a quarantined score: it remembers an approval's operation id that the
+    entry did not hold before (quarantine.approve)."""
+    before = set((old or {}).get("ops") or {})
+    return any(op.startswith(keys.APPROVAL_OPERATION_PREFIX) for op in set(new.get("ops") or {}) - before)
+
+
 def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
     """The log's changes for one stream record (none, one, or a score change and a hide/show together)."""
     entry = keys.entry_of_record(record)
@@ -103,8 +113,10 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
     board_id, period_id = keys.board_and_period(partition)
     stream = record.get("dynamodb") or {}
     old, new = _image(stream, "OldImage"), _image(stream, "NewImage")
-    created = stream.get("ApproximateCreationDateTime")
-    at_ms = int(created * 1000) if isinstance(created, (int, float)) else now_ms  # when the change was made
+    # The time of a removal, hide, show or erasure: the runtime's clock when the log takes it in (the change's own
+    # time plus the log's lag). The stream's ApproximateCreationDateTime would be the wall clock's, which is not
+    # the clock the domain reads (tests and the local stack move theirs), and whole seconds on AWS.
+    at_ms = now_ms
 
     def made(kind: str, score: Any, when: int, commitment: str | None = None, suffix: str = "") -> Change:
         return Change(source + suffix, board_id, period_id, player_id, kind, _num(score), when, commitment)
@@ -120,15 +132,28 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
         return [made("erase", old["score"], at_ms, new.get(FENCE_COMMITMENT))]  # type: ignore[index]
     if not _is_entry(new):
         return []
+    scored = "approve" if _approved(old, new) else "score"
     if not _is_entry(old):
-        return [made("score", new["score"], int(new["reached_at"]))]
+        return [made(scored, new["score"], int(new["reached_at"]))]
     assert old is not None
     found = []
     if (_num(old["score"]), _num(old.get("reached_at"))) != (_num(new["score"]), _num(new.get("reached_at"))):
-        found.append(made("score", new["score"], int(new["reached_at"])))
+        found.append(made(scored, new["score"], int(new["reached_at"])))
     if _hidden(old) != _hidden(new):
         found.append(made("hide" if _hidden(new) else "show", new["score"], at_ms, suffix="#moderation"))
     return found
+
+
+def fences(player_id: str, partitions: list[str]) -> dict[str, dict[str, str]]:
+    """The attributes an erasure's fences carry on these partitions: the player's commitment on each board period
+    (their key made if they have none: a change of theirs may still be on its way through the stream)."""
+    key = invocation.runtime().chain.player_keys([player_id], int(invocation.seconds())).get(player_id)
+    if key is None:  # erased lately (and back since): nothing of theirs is logged until the key may be made again
+        return {}
+    return {
+        part: {FENCE_COMMITMENT: hashchain.commitment(key, *keys.board_and_period(part), player_id)}
+        for part in partitions
+    }
 
 
 def append(records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Stats:
@@ -143,9 +168,14 @@ def append(records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Sta
     done = store.appended([c.source for c in changes])
     pending = [c for c in changes if c.source not in done]
     stats.skipped = len(changes) - len(pending)
-    player_keys = store.player_keys(sorted({c.player_id for c in pending if c.commitment is None}))
+    player_keys = store.player_keys(
+        sorted({c.player_id for c in pending if c.commitment is None}), int(now.timestamp())
+    )
     by_period: dict[tuple[str, str], list[tuple[Change, str]]] = {}
     for c in pending:
+        if c.commitment is None and c.player_id not in player_keys:
+            stats.unlinked += 1  # erased since (the stream lagged the erasure): nothing may link to them now
+            continue
         commitment = c.commitment or hashchain.commitment(
             player_keys[c.player_id], c.board_id, c.period_id, c.player_id
         )

@@ -62,11 +62,12 @@ class ChainStore(Protocol):
         """Up to `limit` records after seq `after_seq`, in seq order, and whether more follow."""
         ...
 
-    def player_keys(self, player_ids: list[str]) -> dict[str, bytes]:
-        """Each player's 32-byte commitment key, made for those who have none yet."""
+    def player_keys(self, player_ids: list[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+        """Each player's 32-byte commitment key, made for those who have none yet if `create`; none for a player
+        whose key erasure forgot lately (data.chain.ERASED_KEY_SECONDS)."""
         ...
 
-    def forget_player(self, player_id: str) -> None:
+    def forget_player(self, player_id: str, now_s: int) -> None:
         """Delete the player's key (erasure)."""
         ...
 
@@ -116,6 +117,13 @@ def chain(head: Head | None, changes: list[tuple[int, str, int | None, str]]) ->
         records.append(record)
         prev = record["hash"]
     return records
+
+
+def commitment_of(board_id: str, period_id: str, player_id: str) -> str | None:
+    """The player's commitment in a board period's log, if they have a key (a receipt names it): one read, nothing
+    made."""
+    found = invocation.runtime().chain.player_keys([player_id], int(invocation.seconds()), create=False)
+    return commitment(found[player_id], board_id, period_id, player_id) if player_id in found else None
 
 
 def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, now: datetime | None = None) -> dict:

@@ -153,13 +153,13 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     if not entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
         raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
     head = log.log_head(config.board_id, p.period_id)
-    key = log.player_keys([player_id])[player_id]
-    player = hashchain.commitment(key, config.board_id, p.period_id, player_id)
+    key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)
+    player = None if key is None else hashchain.commitment(key, config.board_id, p.period_id, player_id)
     standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0] if head else 0)
-    if player in standings.hidden and player in standings.entries:
+    if player is not None and player in standings.hidden and player in standings.entries:
         raise NotFound(f"player {player_id} is hidden on board {config.board_id}: no receipt while hidden")
-    rank = standings.rank_of(player, config.order)
-    if rank is None:
+    rank = None if player is None else standings.rank_of(player, config.order)
+    if player is None or rank is None:
         raise LogCatchingUp(
             f"log catching up: player {player_id}'s entry is not in the log of period {p.period_id} yet (it is "
             "appended from the table's stream, usually within seconds): ask again shortly",

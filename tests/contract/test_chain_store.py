@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from leaderboard import hashchain
+from leaderboard.data.chain import ERASED_KEY_SECONDS
 from leaderboard.hashchain import MAX_APPEND
 
 NOW_S = 1_796_000_000
@@ -118,19 +119,28 @@ def test_concurrent_appenders_leave_a_gap_free_chain(store):
 
 
 def test_player_keys_are_made_once_and_forgotten_by_erasure(store):
-    keys = store.player_keys(["ada", "bo", "ada"])
+    keys = store.player_keys(["ada", "bo", "ada"], NOW_S)
     assert set(keys) == {"ada", "bo"} and all(len(k) == 32 for k in keys.values()) and keys["ada"] != keys["bo"]
-    assert store.player_keys(["bo", "cy"])["bo"] == keys["bo"]
-    store.forget_player("ada")
-    store.forget_player("nobody")  # no key: nothing happens
-    again = store.player_keys(["ada"])
-    assert again["ada"] != keys["ada"]  # a new key: the old commitments link to nothing
-    assert store.player_keys([]) == {}
+    assert store.player_keys(["bo", "cy"], NOW_S)["bo"] == keys["bo"]
+    assert store.player_keys(["dee"], NOW_S, create=False) == {}  # a look without making one
+    assert store.player_keys(["dee", "bo"], NOW_S, create=False) == {"bo": keys["bo"]}
+    store.forget_player("ada", NOW_S)
+    store.forget_player("nobody", NOW_S)  # no key: nothing to forget, and none is made for a while
+    # a change of an erased player still on its way through the stream makes no new key ...
+    assert store.player_keys(["ada", "nobody", "bo"], NOW_S + ERASED_KEY_SECONDS) == {"bo": keys["bo"]}
+    # ... until the window has passed: then the id is a new player's, with a new key
+    again = store.player_keys(["ada"], NOW_S + ERASED_KEY_SECONDS + 1)
+    assert len(again["ada"]) == 32 and again["ada"] != keys["ada"]
+    assert store.player_keys([], NOW_S) == {}
 
 
 def test_concurrent_key_makers_agree_on_one_key(store):
     got: list[bytes] = []
-    threads = [threading.Thread(target=lambda: got.append(store.player_keys(["émile"])["émile"])) for _ in range(6)]
+
+    def make() -> None:
+        got.append(store.player_keys(["émile"], NOW_S)["émile"])
+
+    threads = [threading.Thread(target=make) for _ in range(6)]
     for t in threads:
         t.start()
     for t in threads:

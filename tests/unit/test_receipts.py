@@ -33,7 +33,7 @@ def chain(ddb, clock) -> MemoryChain:
 
 
 def _commit(store: MemoryChain, player: str, period: str = "all-time") -> str:
-    return hashchain.commitment(store.player_keys([player])[player], BOARD, period, player)
+    return hashchain.commitment(store.player_keys([player], 0)[player], BOARD, period, player)
 
 
 def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None:
@@ -94,7 +94,7 @@ def test_the_receipt_follows_the_log_not_the_entries(chain):
 def test_no_receipt_for_a_player_not_on_the_board(chain):
     status, body = _receipt("nobody")
     assert status == 404 and "no player nobody" in body["error"]
-    assert chain.player_keys([]) == {}  # and no key was made for them
+    assert chain.player_keys(["nobody"], 0, create=False) == {}  # and no key was made for them
 
 
 def test_unknown_board_and_period_are_404(chain):

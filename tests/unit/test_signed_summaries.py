@@ -27,20 +27,22 @@ DAY = datetime.combine(YESTERDAY.date(), datetime.min.time(), tzinfo=UTC) + time
 
 @pytest.fixture
 def chain(ddb, clock, settle) -> MemoryChain:
+    """Three scores, the rank counters settled (under the test's runtime, whose appender logs them in its own
+    store), then a runtime whose log is a new in-memory one that each test fills as it says."""
+    board_registry.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
+    config = board_registry.get_board(BOARD)
+    for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
+        scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
+    settle()
     store = MemoryChain()
     current = invocation.runtime()
     with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
-        board_registry.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
-        config = board_registry.get_board(BOARD)
-        for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
-            scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
-        settle()
         yield store
 
 
 def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:
     head = store.log_head(BOARD, PERIOD)
-    keys = store.player_keys([p for p, _, _ in players])
+    keys = store.player_keys([p for p, _, _ in players], 0)
     changes = [(at, "score", score, hashchain.commitment(keys[p], BOARD, PERIOD, p)) for p, score, at in players]
     records = hashchain.chain(head, changes)
     assert store.append(BOARD, PERIOD, head, records, [f"s{r['seq']}" for r in records], 0)

@@ -5,7 +5,8 @@ Items of the scores table (none has a rank key, so the stream consumers' filters
     record  ("#log#" + board period,  seq as 12 digits)  one record: its canonical JSON text (hashchain.py)
     head    ("#log#" + board period,  "head")            the last record's seq and hash: what an append expects
     source  ("#logsrc#" + stream event id, "source")     a stream record already appended (kept a day: TTL)
-    key     ("#logkey#" + player id,  "key")             the player's 32-byte commitment key (erasure deletes it)
+    key     (keys.log_key_partition,  "key")             the player's 32-byte commitment key, hex; erasure replaces
+                                                         it by an item with no key for ERASED_KEY_SECONDS (TTL)
 
 An append is ONE transaction: the head, moved from the seq the appender read to the last new record's (the
 condition that makes concurrent appenders take turns), every new record (only where none is), and the source
@@ -27,12 +28,15 @@ from ..hashchain import MAX_APPEND, Head
 from . import dynamo
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
-_LOG_PREFIX, _SOURCE_PREFIX, _KEY_PREFIX = "#log#", "#logsrc#", "#logkey#"
+_LOG_PREFIX, _SOURCE_PREFIX = "#log#", "#logsrc#"
 HEAD_SORT = "head"
 _SEQ_DIGITS = 12
 _LAST_SEQ = "9" * _SEQ_DIGITS
 KEY_BYTES = 32
 SOURCE_SECONDS = 24 * 3600  # longer than a stream record is retried (the mapping's max_record_age: 1 h)
+# How long an erased player's forgotten key stays forgotten: a change of theirs still on its way through the stream
+# (the mapping gives up on a record after 1 h) must not make them a new key that would outlive the erasure.
+ERASED_KEY_SECONDS = 2 * 3600
 
 
 def log_partition(board_id: str, period_id: str) -> str:
@@ -48,7 +52,7 @@ def _source_key(source: str) -> tuple[str, str]:
 
 
 def _key_key(player_id: str) -> tuple[str, str]:
-    return _KEY_PREFIX + player_id, "key"
+    return keys.log_key_partition(player_id), "key"
 
 
 def _check(after: Head | None, records: list[dict[str, Any]], sources: list[str]) -> None:
@@ -142,31 +146,45 @@ class DynamoChain:
         records = [json.loads(dynamo.from_item(i)["record"]) for i in found.get("Items", [])]
         return records[:limit], len(records) > limit
 
-    def player_keys(self, player_ids: Iterable[str]) -> dict[str, bytes]:
-        """Each player's commitment key, made (32 random bytes) for those who have none: a BatchGetItem per 100,
-        and one conditional PutItem per new player (a concurrent maker's key wins: read back)."""
-        wanted = list(dict.fromkeys(player_ids))
+    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+        """Each player's commitment key, made (32 random bytes) for those who have none if `create`: a BatchGetItem
+        per 100, and one conditional PutItem per new player (a concurrent maker's key wins: read back). A player
+        whose key erasure forgot less than ERASED_KEY_SECONDS ago gets none, and none is made."""
+        wanted = {_key_key(p): p for p in dict.fromkeys(player_ids)}
         on = (self._client, self._table)
-        found = dynamo.batch_get([dynamo.key(*_key_key(p)) for p in wanted], on=on) if wanted else []
-        held = {i[_PARTITION][len(_KEY_PREFIX) :]: bytes(i["key"]) for i in found}
-        for player_id in (p for p in wanted if p not in held):
-            part, sort = _key_key(player_id)
+        found = dynamo.batch_get([dynamo.key(*k) for k in wanted], on=on) if wanted else []
+        items = {wanted[(i[_PARTITION], i[_SORT])]: i for i in found}
+        held = {p: bytes.fromhex(i["key"]) for p, i in items.items() if "key" in i}
+        for (part, sort), player_id in wanted.items():
+            if player_id in held or not create or _forgotten(items.get(player_id), now_s):
+                continue
             key = secrets.token_bytes(KEY_BYTES)
             try:
                 self._client.put_item(
                     TableName=self._table,
-                    Item=dynamo.to_item({_PARTITION: part, _SORT: sort, "key": key}),
-                    ConditionExpression=f"attribute_not_exists({_SORT})",
+                    Item=dynamo.to_item({_PARTITION: part, _SORT: sort, "key": key.hex()}),
+                    ConditionExpression=f"attribute_not_exists({_SORT}) OR (attribute_not_exists(#k) AND #t < :now)",
+                    ExpressionAttributeNames={"#k": "key", "#t": schema.TTL_ATTRIBUTE},
+                    ExpressionAttributeValues=dynamo.to_item({":now": now_s}),
                 )
                 held[player_id] = key
             except self._client.exceptions.ConditionalCheckFailedException:
                 resp = self._client.get_item(TableName=self._table, Key=dynamo.key(part, sort), ConsistentRead=True)
-                held[player_id] = bytes(dynamo.from_item(resp["Item"])["key"])
+                again = dynamo.from_item(resp.get("Item") or {})
+                if "key" in again:
+                    held[player_id] = bytes.fromhex(again["key"])
         return held
 
-    def forget_player(self, player_id: str) -> None:
-        """Delete the player's key (erasure): from then on no commitment can be linked back to them."""
-        self._client.delete_item(TableName=self._table, Key=dynamo.key(*_key_key(player_id)))
+    def forget_player(self, player_id: str, now_s: int) -> None:
+        """Delete the player's key (erasure): from then on no commitment can be linked back to them. What stays
+        in its place for ERASED_KEY_SECONDS holds no key and no id (its partition is a keyed hash)."""
+        part, sort = _key_key(player_id)
+        item = {_PARTITION: part, _SORT: sort, schema.TTL_ATTRIBUTE: now_s + ERASED_KEY_SECONDS}
+        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+
+
+def _forgotten(item: dict[str, Any] | None, now_s: int) -> bool:
+    return item is not None and "key" not in item and int(item.get(schema.TTL_ATTRIBUTE, 0)) >= now_s
 
 
 class MemoryChain:
@@ -176,7 +194,7 @@ class MemoryChain:
         self._heads: dict[str, Head] = {}
         self._records: dict[str, dict[int, str]] = {}
         self._sources: set[str] = set()
-        self._keys: dict[str, bytes] = {}
+        self._keys: dict[str, tuple[bytes | None, int]] = {}  # player -> (key, forgotten until)
         self._lock = threading.Lock()
 
     def log_head(self, board_id: str, period_id: str) -> Head | None:
@@ -216,10 +234,18 @@ class MemoryChain:
             found = [json.loads(held[seq]) for seq in sorted(held) if seq > after_seq]
         return found[:limit], len(found) > limit
 
-    def player_keys(self, player_ids: Iterable[str]) -> dict[str, bytes]:
+    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
         with self._lock:
-            return {p: self._keys.setdefault(p, secrets.token_bytes(KEY_BYTES)) for p in dict.fromkeys(player_ids)}
+            held = {}
+            for player_id in dict.fromkeys(player_ids):
+                key, until = self._keys.get(player_id, (None, 0))
+                if key is None and create and until < now_s:
+                    key = secrets.token_bytes(KEY_BYTES)
+                    self._keys[player_id] = (key, 0)
+                if key is not None:
+                    held[player_id] = key
+            return held
 
-    def forget_player(self, player_id: str) -> None:
+    def forget_player(self, player_id: str, now_s: int) -> None:
         with self._lock:
-            self._keys.pop(player_id, None)
+            self._keys[player_id] = (None, now_s + ERASED_KEY_SECONDS)
