@@ -33,7 +33,7 @@ def chain(ddb, clock) -> MemoryChain:
 
 
 def _commit(store: MemoryChain, player: str, period: str = "all-time") -> str:
-    return hashchain.commitment(store.player_keys([player], 0)[player], BOARD, period, player)
+    return hashchain.commitment(store.player_keys([player], int(invocation.seconds()))[player], BOARD, period, player)
 
 
 def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None:

@@ -42,7 +42,7 @@ def chain(ddb, clock, settle) -> MemoryChain:
 
 def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:
     head = store.log_head(BOARD, PERIOD)
-    keys = store.player_keys([p for p, _, _ in players], 0)
+    keys = store.player_keys([p for p, _, _ in players], int(invocation.seconds()))
     changes = [(at, "score", score, hashchain.commitment(keys[p], BOARD, PERIOD, p)) for p, score, at in players]
     records = hashchain.chain(head, changes)
     assert store.append(BOARD, PERIOD, head, records, [f"s{r['seq']}" for r in records], 0)
