@@ -157,7 +157,7 @@ diff: setup ## what a deploy would change
 destroy: setup ## remove the stage (prod retains its tables)
 	$(CDK) destroy -c stage=$(STAGE)
 
-vendor: setup ## copy the pinned PyJWT release (requirements-dev.txt) into the Lambda asset, verbatim
+vendor: setup ## copy the pinned PyJWT and rfc8785 releases (requirements-dev.txt) into the Lambda asset, verbatim
 	@pin=$$(grep -i '^pyjwt==' requirements-dev.txt); rm -rf .local/vendor; \
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
 	rm -rf lambda_src/leaderboard/vendor/jwt && \
@@ -165,6 +165,13 @@ vendor: setup ## copy the pinned PyJWT release (requirements-dev.txt) into the L
 	[w.extract(n, 'lambda_src/leaderboard/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
 	open('lambda_src/leaderboard/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
 	echo "vendored $$pin into lambda_src/leaderboard/vendor/jwt"
+	@pin=$$(grep -i '^rfc8785==' requirements-dev.txt); rm -rf .local/vendor; \
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
+	rm -rf lambda_src/leaderboard/vendor/rfc8785 && \
+	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
+	[w.extract(n, 'lambda_src/leaderboard/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
+	open('lambda_src/leaderboard/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/leaderboard/vendor/rfc8785"
 
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)
@@ -172,6 +179,10 @@ rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused afte
 .PHONY: rotate-token-key
 rotate-token-key: setup ## new player-token signing key; old tokens verify for the functions' grace (FORCE=1, REVOKE=1)
 	$(PY) -m ops rotate-token-key --stage $(STAGE) $(if $(FORCE),--force) $(if $(REVOKE),--revoke)
+
+.PHONY: rotate-receipt-key
+rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old one stays in the JWKS as retired
+	$(PY) -m ops rotate-receipt-key --stage $(STAGE)
 
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)

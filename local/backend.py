@@ -158,7 +158,12 @@ class Backend:
 
     def _handler_env(self) -> dict[str, str]:
         env = tpl.function_env(self.template)
-        for given in ("CURSOR_SECRET_ARN", "TOKEN_SIGNING_SECRET_ARN", "GAME_KEY_SECRET_ARN"):
+        for given in (
+            "CURSOR_SECRET_ARN",
+            "TOKEN_SIGNING_SECRET_ARN",
+            "GAME_KEY_SECRET_ARN",
+            "RECEIPT_SIGNING_SECRET_ARN",
+        ):
             env.pop(given, None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator

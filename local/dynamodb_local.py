@@ -50,6 +50,8 @@ def handler_env(endpoint: str) -> dict[str, str]:
         "CURSOR_SECRET": os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32),
         # Likewise the key that signs player and run tokens (on AWS a secret with a current and a previous version).
         "TOKEN_SIGNING_KEY": os.environ.get("TOKEN_SIGNING_KEY") or secrets.token_urlsafe(32),
+        # The Ed25519 key set that signs receipts and closing summaries (on AWS a secret; receipt_keys.py).
+        "RECEIPT_SIGNING_KEY": os.environ.get("RECEIPT_SIGNING_KEY") or secrets.token_urlsafe(32),
         # The game key's value, which the functions compare on the route API Gateway admits without a key (the
         # local stack sets its own; the benchmarks send this one)
         "GAME_API_KEY": os.environ.get("GAME_API_KEY") or secrets.token_urlsafe(24),

@@ -193,6 +193,7 @@ GIVEN_LOCALLY = frozenset(
         "LIVE_EVENTS_API_KEY",
         "TOKEN_SIGNING_SECRET_ARN",
         "GAME_KEY_SECRET_ARN",
+        "RECEIPT_SIGNING_SECRET_ARN",
     }
 )
 

@@ -1,4 +1,5 @@
-"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|rotate-password --stage STAGE`
+(see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady
 from .preflight import preflight
+from .receipt_key import ReceiptKeyRotator
 from .rotation import RefreshFailed, Rotator
 from .settings import stack_name, stage_props
 from .token_key import RotationRefused, TokenKeyRotator
@@ -26,6 +28,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
         ("preflight", "check the target account and region before `cdk deploy`"),
         ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
         ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
+        ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
     ):
         command = commands.add_parser(name, help=text)
@@ -57,6 +60,9 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             return 0 if preflight(session, stage_props(args.stage)) else 1
         if args.command == "rotate-token-key":
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
+            return 0
+        if args.command == "rotate-receipt-key":
+            ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
             return 0
         rotator = Rotator(session, stack_name(args.stage))
         if args.command == "rotate-password":

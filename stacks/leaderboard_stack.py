@@ -35,6 +35,10 @@ class LeaderboardStack(Stack):
             "GameKeySecretArn": (api.game_key_secret.secret_arn, "Secret holding the game-server API key"),
             "AdminKeySecretArn": (api.admin_key_secret.secret_arn, "Secret holding the admin API key"),
             "TokenSigningSecretArn": (api.token_secret.secret_arn, "Secret holding the player and run tokens' key"),
+            "ReceiptSigningSecretArn": (
+                api.receipt_secret.secret_arn,
+                "Secret holding the Ed25519 key that signs receipts and closing summaries",
+            ),
             "GameUsagePlanId": (api.usage_plans[routes.GAME].usage_plan_id, "Usage plan of the game-server key"),
             "AdminUsagePlanId": (api.usage_plans[routes.ADMIN].usage_plan_id, "Usage plan of the admin key"),
             "EventBusName": (

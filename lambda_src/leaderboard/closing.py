@@ -15,7 +15,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from . import board_registry, boards, invocation, keys, periods, ranking, rankings
+from . import board_registry, boards, invocation, keys, periods, ranking, rankings, schema, signed_summaries
 from .boards import BoardConfig
 from .clock import iso
 from .errors import Conflict, NotFound
@@ -56,8 +56,15 @@ class ClosingStore(Protocol):
         the cursor to the next page (None once every item was on a page)."""
         ...
 
-    def replace_players(self, item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> None:
-        """Set a stored item's (one from page_of_board) `top` and `rewards`: nothing else of it changes."""
+    def replace_players(
+        self,
+        item: dict[str, Any],
+        top: list[dict[str, Any]],
+        rewards: list[dict[str, Any]],
+        signature: str | None = None,
+    ) -> None:
+        """Set a stored item's (one from page_of_board) `top` and `rewards`, and `signature` when given: nothing
+        else of it changes."""
         ...
 
 
@@ -159,6 +166,8 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         if now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
+        fresh["log_head"] = signed_summaries.log_head(config.board_id, p.period_id)
+        signed_summaries.check_against_log(fresh, config.order)  # 409 while the log lags: retried later
         snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
         invocation.runtime().snapshots.put_once(
             {
@@ -172,6 +181,7 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         fresh["snapshot_id"] = snapshot_id
         # the scores table's sort key is named leaderboard_id: the summary's own is derived on reading
         stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
+        stored["signature"] = signed_summaries.signature_of(_public(stored))
         _closings().put_new(config.board_id, sort_key, {**stored, "event_sent": False})
         summary = _closings().get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
@@ -192,6 +202,15 @@ def _public(summary: dict[str, Any]) -> dict[str, Any]:
         "leaderboard_id": board_period,
         **{k: v for k, v in summary.items() if k not in ("event_sent", "event_claimed_until")},
     }
+
+
+def resigned(item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> str | None:
+    """The signature of a stored summary (an item of page_of_board) once its top and rewards are these; None for a
+    summary closed before summaries were signed (it stays unsigned)."""
+    if "signature" not in item:
+        return None
+    summary = {k: v for k, v in item.items() if k not in (schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY)}
+    return signed_summaries.signature_of(_public({**summary, "top": top, "rewards": rewards}))
 
 
 def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:

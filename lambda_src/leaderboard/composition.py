@@ -16,11 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import cursors, game_key, invocation, keyring
+from . import cursors, game_key, invocation, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo, secrets
 from .data.boards import DynamoBoards, MemoryBoards
+from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
 from .data.events import EventSink
 from .data.idempotency import Records
@@ -38,10 +39,12 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .board_registry import BoardStore
     from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .hashchain import ChainStore
     from .moderation import ModerationStore
     from .quarantine import PendingStore
     from .rate_limits import RateLimitStore
     from .runs import RunStore
+    from .receipts import Replays
     from .snapshots import SnapshotStore
 
 
@@ -55,6 +58,7 @@ class Runtime:
     cursor_secret: cursors.SigningSecret  # signs page cursors and keyed digests
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
     game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
+    receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
     idempotency: Records  # Powertools' persistence layer for Idempotency-Key
@@ -68,6 +72,8 @@ class Runtime:
     boards: BoardStore  # stored boards' configs and their count
     runs: RunStore  # client runs, each used by one submission
     pending: PendingStore  # quarantined submissions awaiting a decision
+    chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
+    replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -89,6 +95,7 @@ class Runtime:
         boards: BoardStore | None = None,
         runs: RunStore | None = None,
         pending: PendingStore | None = None,
+        chain: ChainStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -105,6 +112,7 @@ class Runtime:
             game_keys=keyring.CachedRing(
                 lambda: game_key.load_ring(settings, secrets.new_client), min_chars=game_key.MIN_CHARS
             ),
+            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets.new_client)),
             board_cache=BoardCache(),
             metrics=MetricsSink(settings.function_name),
             idempotency=Records(settings.scores_table, dynamodb),
@@ -116,6 +124,8 @@ class Runtime:
             boards=boards or DynamoBoards(dynamodb, settings.scores_table),
             runs=runs or DynamoRuns(dynamodb, settings.scores_table),
             pending=pending or DynamoPending(dynamodb, settings.scores_table),
+            chain=chain or DynamoChain(dynamodb, settings.scores_table),
+            replays=_replays(),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -140,6 +150,7 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("boards", DynamoBoards, MemoryBoards),
     ("runs", DynamoRuns, MemoryRuns),
     ("pending", DynamoPending, MemoryPending),
+    ("chain", DynamoChain, MemoryChain),
 )
 
 
@@ -147,6 +158,12 @@ def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these)."""
     return {name: in_memory() for name, _, in_memory in STORES}
+
+
+def _replays() -> Replays:
+    from .receipts import Replays
+
+    return Replays()
 
 
 def _token_ring(settings: Settings) -> keyring.Ring:

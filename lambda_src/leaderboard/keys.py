@@ -166,6 +166,17 @@ def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
     return hashlib.sha256(f"{scope}\0{idempotency_key}\0{index}".encode()).hexdigest()[:16]
 
 
+def log_key_partition(player_id: str) -> str:
+    """The scores-table partition of a player's commitment key for the logs (data/chain.py): a keyed hash of the id,
+    so that what erasure leaves in its place for a while (no key) does not name the player."""
+    return "#logkey#" + _keyed_digest("log-key", player_id)
+
+
+# How an approval's operation id starts (quarantine.approve): the log tells an approved score from a submitted one
+# by the operation the entry's write remembers (chain_appending.py).
+APPROVAL_OPERATION_PREFIX = "approve-"
+
+
 # --- a player's entries across boards -----------------------------------------------------
 
 

@@ -93,6 +93,7 @@ MAX_BULK = 500  # submissions in one bulk request
 MAX_PAGE = 100  # entries in one page of a ranking (and in a snapshot)
 DEFAULT_TOP = 10  # GET /leaderboard
 DEFAULT_PAGE = 25  # GET /leaderboards/{board}/top and /range
+MAX_LOG_PAGE = 100  # records in one page of a period's log (GET .../periods/{period_id}/log; also its default)
 MAX_WINDOW = 50  # players each side of a player
 DEFAULT_WINDOW = 5
 DEFAULT_SNAPSHOT = 10  # entries a snapshot freezes, and snapshots a listing shows

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from . import board_registry, invocation, keys, routes
+from . import board_registry, chain_appending, closing, invocation, keys, routes
 from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
@@ -106,7 +106,12 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
     # way to a fence, and so does every entry place a submission may write now. Then the submission counters,
     # and the player's moderation items on every board.
-    entries.raise_fence(player_id, _fence_partitions(player_id, now), int(state["fenced_at"]) + FENCE_SECONDS)
+    places = _fence_partitions(player_id, now)
+    # Each fence carries the player's commitment there: the log's erase record takes it from the stream's image,
+    # so it needs no key once _finish has deleted the key.
+    entries.raise_fence(
+        player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
+    )
     entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
     _erase_client_items(player_id)
     invocation.runtime().moderation.forget(player_id, (config.board_id for config in board_registry.all_boards()))
@@ -152,6 +157,7 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
         erasures.save_state(key, {**state, "sweep_cursor": cursor})
         return False, status_view(state["erasure_id"])
     entries.lift_fence(player_id)
+    invocation.runtime().chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
     finished_at = iso(invocation.now())
     erasures.put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
@@ -227,11 +233,11 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
         if _names(summary.get("top") or [], player_id) or any(
             _names(r.get("players") or [], player_id) for r in rewards
         ):
-            summaries.replace_players(
-                summary,
-                [_placeholder(e, player_id) for e in summary.get("top") or []],
-                [{**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards],
-            )
+            top = [_placeholder(e, player_id) for e in summary.get("top") or []]
+            rewritten = [
+                {**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards
+            ]
+            summaries.replace_players(summary, top, rewritten, closing.resigned(summary, top, rewritten))
     if cursor is not None:
         state["board_id"] = board_id
         return cursor

@@ -169,7 +169,7 @@ def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
         player_name=item.get("player_name"),
         score=int(item["score"]),
         metadata=json.loads(item["metadata"]) if item.get("metadata") else None,
-        operation=keys.operation_id(pending_id, f"{config.board_id}/pending"),
+        operation=keys.APPROVAL_OPERATION_PREFIX + keys.operation_id(pending_id, f"{config.board_id}/pending"),
     )
     at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
     try:

@@ -47,6 +47,10 @@ class Settings:
     token_signing_secret_arn: str | None = None
     token_key_grace_seconds: int = 24 * 3600 + 600
     token_issuer: str = "leaderboard"
+    # Receipts and closing summaries (receipt_keys.py): the Ed25519 key set, given as is (local runs, tests) or its
+    # secret's ARN (on AWS).
+    receipt_signing_key: str | None = field(default=None, repr=False)
+    receipt_signing_secret_arn: str | None = None
     # Where a closed period's event goes: the EventBridge bus (on AWS), else a JSON-lines file (local runs), else
     # only the log (tests).
     event_bus_name: str | None = None
@@ -101,6 +105,8 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         token_signing_secret_arn=env.get("TOKEN_SIGNING_SECRET_ARN") or None,
         token_key_grace_seconds=int(env.get("TOKEN_KEY_GRACE_SECONDS", str(24 * 3600 + 600))),
         token_issuer=env.get("TOKEN_ISSUER") or "leaderboard",
+        receipt_signing_key=env.get("RECEIPT_SIGNING_KEY") or None,
+        receipt_signing_secret_arn=env.get("RECEIPT_SIGNING_SECRET_ARN") or None,
         event_bus_name=env.get("EVENT_BUS_NAME") or None,
         local_events_file=env.get("LOCAL_EVENTS_FILE") or None,
         live_events_http_url=env.get("LIVE_EVENTS_HTTP_URL") or None,

@@ -60,6 +60,7 @@ class LeaderboardApi(Construct):
         self.cursor_secret = secrets.cursor_secret
         self.token_secret = secrets.token_secret
         self.game_key_secret = secrets.game_key_secret
+        self.receipt_secret = secrets.receipt_secret
         self.admin_key_secret = secrets.admin_key_secret
         environment = {
             "SCORES_TABLE": tables.scores.table_name,
@@ -72,6 +73,7 @@ class LeaderboardApi(Construct):
             "MAX_BOARDS": str(props.max_boards),
             "CURSOR_SECRET_ARN": secrets.cursor_secret.secret_arn,
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
+            "RECEIPT_SIGNING_SECRET_ARN": secrets.receipt_secret.secret_arn,
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
             # The game key compared by value where API Gateway requires no key (routes.GAME_OR_RUN)
             "GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn,
@@ -82,6 +84,7 @@ class LeaderboardApi(Construct):
             tables=tables,
             environment=environment,
             cursor_secret=secrets.cursor_secret,
+            receipt_secret=secrets.receipt_secret,
             rotating_secrets=[secrets.token_secret, secrets.game_key_secret],
         )
         self.functions = self.functions_part.by_name

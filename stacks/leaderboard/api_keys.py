@@ -26,7 +26,7 @@ KEY_ID_VARIABLES = MappingProxyType({routes.GAME: "GAME_API_KEY_ID", routes.ADMI
 
 
 class Secrets:
-    """The deployment's four generated secrets: two signing keys and the two API keys' values."""
+    """The deployment's five generated secrets: three signing keys and the two API keys' values."""
 
     def __init__(self, scope: Construct, *, props: LeaderboardProps) -> None:
         removal = props.effective_removal_policy
@@ -46,6 +46,26 @@ class Secrets:
             f"Leaderboard {props.stage}: HMAC key that signs player and run tokens",
             "Rotated by putting a new value (docs/API.md): the previous one verifies during a grace period",
             removal,
+        )
+        # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired
+        # keys' public halves added by `make rotate-receipt-key` (lambda_src/leaderboard/receipt_keys.py).
+        self.receipt_secret = secretsmanager.Secret(
+            scope,
+            "ReceiptSigningSecret",
+            description=f"Leaderboard {props.stage}: Ed25519 key that signs receipts and closing summaries",
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                secret_string_template='{"retired":[]}',
+                generate_string_key="seed",
+                exclude_punctuation=True,
+                password_length=64,
+            ),
+            removal_policy=removal,
+        )
+        acknowledge(
+            self.receipt_secret,
+            "SMG4",
+            "Rotated by `make rotate-receipt-key`: the old key's public half must stay listed in the JWKS, which a "
+            "rotation Lambda replacing the value would drop",
         )
         # Each key's value is generated into its own secret; the template only references it.
         self.game_key_secret = _key_secret(

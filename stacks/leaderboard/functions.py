@@ -51,6 +51,7 @@ class Functions:
         tables: LeaderboardTables,
         environment: Mapping[str, str],
         cursor_secret: secretsmanager.ISecret,
+        receipt_secret: secretsmanager.ISecret,
         rotating_secrets: Sequence[secretsmanager.ISecret],
     ) -> None:
         removal = props.effective_removal_policy
@@ -59,7 +60,9 @@ class Functions:
             for f in routes.FUNCTIONS
         }
         self.role_policy = iam.PolicyDocument(
-            statements=_shared_statements(tables, list(self.log_groups.values()), cursor_secret, rotating_secrets)
+            statements=_shared_statements(
+                tables, list(self.log_groups.values()), cursor_secret, receipt_secret, rotating_secrets
+            )
         )
         self.role = iam.Role(
             scope,
@@ -117,6 +120,7 @@ def _shared_statements(
     tables: LeaderboardTables,
     log_groups: list[logs.LogGroup],
     cursor_secret: secretsmanager.ISecret,
+    receipt_secret: secretsmanager.ISecret,
     rotating_secrets: Sequence[secretsmanager.ISecret],
 ) -> list[iam.PolicyStatement]:
     """What every function of the one execution role may do: exactly the actions they use."""
@@ -165,6 +169,12 @@ def _shared_statements(
             sid="CursorSecretRead",
             actions=["secretsmanager:GetSecretValue"],
             resources=[cursor_secret.secret_arn],
+        ),
+        iam.PolicyStatement(
+            sid="ReceiptKeyRead",
+            # One read per cold start (and every keyring.REFRESH_SECONDS): the key set is one value, no versions.
+            actions=["secretsmanager:GetSecretValue"],
+            resources=[receipt_secret.secret_arn],
         ),
         iam.PolicyStatement(
             sid="RotatingSecretsRead",

@@ -110,6 +110,13 @@ def test_a_board_s_items_page_by_page_whole_and_their_players_replaced(store):
     assert {k: v for k, v in after.items() if k not in ("top", "rewards")} == {
         k: v for k, v in summary(item["period_id"]).items() if k not in ("top", "rewards") and v is not None
     } | {"total_players": 2}
+    # with a signature (erasure signs the rewritten summary again): it is set too, nothing else changes
+    store.replace_players(item, [erased], [], "header.payload.signature")
+    signed = store.get("race", f"{item['period_id']}#d")
+    assert (signed["top"], signed["rewards"], signed["signature"]) == ([erased], [], "header.payload.signature")
+    assert {k: v for k, v in signed.items() if k not in ("top", "rewards", "signature")} == {
+        k: v for k, v in after.items() if k not in ("top", "rewards")
+    }
     with pytest.raises(ClientError) as refused:
         store.replace_players({**item, "leaderboard_id": "gone#d"}, [], [])
     assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from leaderboard import routes
 
 # The routes tested here, in test_boards.py, in test_players.py, in test_season.py (a board's periods and
-# their closing), in test_client_submissions.py (player tokens and runs) and in test_quarantine.py (rules and the
-# review queue).
+# their closing), in test_client_submissions.py (player tokens and runs), in test_quarantine.py (rules and the
+# review queue) and in test_period_log.py (a period's hash-chained log).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -46,6 +46,8 @@ COVERED = {
     ("GET", "/leaderboards/{board}/pending"),
     ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
     ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
+    # test_period_log.py
+    ("GET", "/leaderboards/{board}/periods/{period_id}/log"),
 }
 
 

@@ -22,6 +22,7 @@ from local.template import function_env, stream_consumers, synthesized_template,
 CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
 TOKEN_SIGNING_KEY = "unit-test-token-signing-key-0123456789"
 GAME_API_KEY = "unit-test-game-key-0123456789"
+RECEIPT_SIGNING_KEY = "unit-test-receipt-signing-seed-0123456789"
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +38,7 @@ def ddb(stack_template, monkeypatch):
     monkeypatch.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
     monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
     monkeypatch.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
+    monkeypatch.setenv("RECEIPT_SIGNING_KEY", RECEIPT_SIGNING_KEY)
     monkeypatch.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
     # One boto3 default session for the whole worker: moto's default resets it at each start, and a new session
     # loads and parses botocore's service and endpoint files again (about half a second a test).

@@ -40,9 +40,15 @@ def test_submit_fans_out_to_all_three_periods(ddb, settle):
     assert [i["player_id"]["S"] for i in items] == ["p1"] * 3  # one entry per period, nothing else
     settle()  # the table's stream reaches the rank-counter function
     items = scan(ddb, invocation.settings().scores_table)
-    counters = sorted(i["player_id"]["S"] for i in items if "rank_key" not in i)
+    counters = sorted(i["player_id"]["S"] for i in items if i["player_id"]["S"].startswith(("#buckets#", "#segments#")))
     # then one rank counter per level and period
     assert counters == sorted(f"#{level}#{lb}" for lb in expected for level in ("buckets", "segments"))
+    # and each period's log: its head and one record, the stream record's mark, the player's commitment key
+    logged = sorted(i["player_id"]["S"] for i in items if "rank_key" not in i and i["player_id"]["S"] not in counters)
+    assert [p for p in logged if p.startswith("#log#")] == sorted(f"#log#{lb}" for lb in expected for _ in "hr")
+    assert len([p for p in logged if p.startswith("#logsrc#")]) == 3
+    assert len([p for p in logged if p.startswith("#logkey#") and "p1" not in p]) == 1  # keyed by a hash of the id
+    assert len(logged) == 6 + 3 + 1
 
 
 def test_higher_score_wins_and_lower_is_ignored(ddb):

@@ -387,13 +387,13 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
     raise_fence = entries.raise_fence
     overlapped = []
 
-    def overlapping(player_id, partitions, until):
+    def overlapping(player_id, partitions, until, *extra):
         if any(a.status == 200 for a in answers):
             raised_after_erased.append(list(partitions))
         if not overlapped:  # the job has read the erasure: a DELETE runs its whole course meanwhile
             overlapped.append(True)
             answers.append(call("DELETE", "/players/twice"))
-        return raise_fence(player_id, partitions, until)
+        return raise_fence(player_id, partitions, until, *extra)
 
     monkeypatch.setattr(player_removal.entries, "raise_fence", overlapping)
     player_removal.lift_fences(now_s=int(clock.now().timestamp()))

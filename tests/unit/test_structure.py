@@ -121,6 +121,7 @@ PENDING = {
             "fields",
             "period_routes",
             "player_routes",
+            "proof_routes",
             "ranking_routes",
             "responses",
             "review_routes",
@@ -247,11 +248,12 @@ BEHIND_STORES = {
     "data.boards",
     "data.runs",
     "data.pending",
+    "data.chain",
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
 ON_STORES = (
     *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
-    *("scoring", "runs", "quarantine"),
+    *("scoring", "runs", "quarantine", "hashchain", "chain_appending"),
 )
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
 # other items of the scores table in one request).

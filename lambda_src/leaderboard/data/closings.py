@@ -93,15 +93,25 @@ class DynamoClosings:
         resp = self._client.query(**args)
         return [dynamo.from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
 
-    def replace_players(self, item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> None:
-        """Rewrite one stored summary's top and reward winners (erasure puts a placeholder in a player's place)."""
+    def replace_players(
+        self,
+        item: dict[str, Any],
+        top: list[dict[str, Any]],
+        rewards: list[dict[str, Any]],
+        signature: str | None = None,
+    ) -> None:
+        """Rewrite one stored summary's top and reward winners (erasure puts a placeholder in a player's place),
+        and its signature over them."""
+        values: dict[str, Any] = {":top": top, ":rewards": rewards}
+        if signature is not None:
+            values[":signature"] = signature
         self._client.update_item(
             TableName=self._table,
             Key=dynamo.key(item[_PARTITION], item[_SORT]),
-            UpdateExpression="SET #top = :top, rewards = :rewards",
+            UpdateExpression="SET #top = :top, rewards = :rewards" + (", signature = :signature" if signature else ""),
             ConditionExpression=f"attribute_exists({_SORT})",
             ExpressionAttributeNames={"#top": "top"},
-            ExpressionAttributeValues=dynamo.to_item({":top": top, ":rewards": rewards}),
+            ExpressionAttributeValues=dynamo.to_item(values),
         )
 
 
@@ -148,12 +158,19 @@ class MemoryClosings:
             found, cursor = memory.page(sorted(self._of_board(board_id)), start, limit)
             return [memory.stored(self._items[k]) for k in found], cursor
 
-    def replace_players(self, item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> None:
+    def replace_players(
+        self,
+        item: dict[str, Any],
+        top: list[dict[str, Any]],
+        rewards: list[dict[str, Any]],
+        signature: str | None = None,
+    ) -> None:
         with self._lock:
             key = (item[_PARTITION], item[_SORT])
             if key not in self._items:
                 raise memory.condition_failed("UpdateItem")
-            self._items[key] = memory.stored({**self._items[key], "top": top, "rewards": rewards})
+            signed = {} if signature is None else {"signature": signature}
+            self._items[key] = memory.stored({**self._items[key], "top": top, "rewards": rewards, **signed})
 
     def _of_board(self, board_id: str) -> list[memory.Key]:
         partition = keys.closings_partition(board_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import invocation, keys, schema
@@ -240,12 +240,16 @@ def _items_of(player_id: str) -> list[dict[str, Any]]:
     )
 
 
-def raise_fence(player_id: str, partitions: Iterable[str], until: int) -> int:
+def raise_fence(
+    player_id: str, partitions: Iterable[str], until: int, extra: Mapping[str, dict[str, Any]] | None = None
+) -> int:
     """Put an erasure's fence in the place of the player's entry on each partition (replacing the entry: its rank
-    key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence."""
+    key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence. `extra`: more
+    attributes of the fence on some partitions (the player's commitment there, for the log's erase record)."""
+    extra = extra or {}
     return dynamo.batch_write(
-        {"PutRequest": {"Item": dynamo.to_item(_fence(player_id, part, until))}}  # until: epoch s it may go
-        for part in dict.fromkeys(partitions)
+        {"PutRequest": {"Item": dynamo.to_item({**extra.get(part, {}), **_fence(player_id, part, until)})}}
+        for part in dict.fromkeys(partitions)  # until: epoch s it may go
     )
 
 

@@ -1,6 +1,6 @@
-"""GET /leaderboard (default board), GET /leaderboards/{board}/top and /range."""
+"""GET /leaderboard (default board), GET /leaderboards/{board}/top and /range, a period's log (.../log)."""
 
-from .. import board_registry, default_board, rankings, routes
+from .. import board_registry, default_board, hashchain, rankings, receipts, routes
 from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
@@ -23,6 +23,15 @@ def score_range(call: Call):
     return 200, rankings.score_range(
         board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
     )
+
+
+def jwks(call: Call):
+    return 200, receipts.jwks()
+
+
+def period_log(call: Call):
+    board = board_registry.get_board(call.params["board"])
+    return 200, hashchain.page(board, call.params["period_id"], call.query["limit"], call.query["cursor"])
 
 
 def handler_for(runtime: Runtime) -> Handler:

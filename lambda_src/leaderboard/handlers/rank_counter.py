@@ -1,12 +1,14 @@
 """The scores table's stream -> the rank counters (counting.py). Lambda polls the stream and calls this with
 batches of records; an exception makes Lambda retry the batch, which a recount makes harmless. Entries that a
-hide or show raced are put on the right side of the rank index first (moderation.reconcile)."""
+hide or show raced are put on the right side of the rank index first (moderation.reconcile). The batch's changes
+are appended to their board periods' logs before the recount (chain_appending.py: each once, however often the
+batch is retried), so the log's lag does not include the recount's wait for the index."""
 
 from __future__ import annotations
 
 import logging
 
-from .. import counting, metrics, moderation
+from .. import chain_appending, counting, metrics, moderation
 from ..composition import Handler, Runtime, entry_point
 
 logger = logging.getLogger("leaderboard")
@@ -16,10 +18,13 @@ logger.setLevel(logging.INFO)
 def count(event: dict, context: object = None) -> dict:
     records = event.get("Records") or []
     reconciled = moderation.reconcile(records)
+    logged = chain_appending.append(records)
     stats = counting.apply(records)
     metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
     metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
-    logger.info("rank counters refreshed", extra=stats.summary() | {"reconciled_entries": reconciled})
+    logger.info(
+        "rank counters refreshed", extra=stats.summary() | logged.summary() | {"reconciled_entries": reconciled}
+    )
     return {}
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .. import limits
 from .access import ADMIN, PUBLIC
-from .caching import LIVE, PERIOD
-from .functions import LEADERBOARD_ADMIN
+from .caching import LIVE, NO_STORE, PERIOD
+from .fields import CURSOR, _limit
+from .functions import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .route import Route
 
 PERIOD_ROUTES: tuple[Route, ...] = (
@@ -44,5 +45,30 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         "the reward winners), appends the final top to the snapshot history and sends the event "
         f"(source {limits.EVENT_SOURCE}, detail-type {limits.PERIOD_CLOSED_DETAIL_TYPE}). A period closed already "
         "returns the same summary; a period still open (or all-time) is a 409.",
+    ),
+    Route(
+        "GET",
+        "/leaderboards/{board}/periods/{period_id}/log",
+        LEADERBOARD_QUERY,
+        "period_log",
+        access=PUBLIC,
+        response=(200, "PeriodLog"),
+        query={
+            "limit": _limit(limits.MAX_LOG_PAGE, limits.MAX_LOG_PAGE),
+            "cursor": {
+                **CURSOR,
+                "description": "next_cursor of the previous page of the same board period's log; opaque and signed: "
+                "any other value, or one older than the cursor lifetime, is a 400.",
+            },
+        },
+        cache=NO_STORE,  # a receipt names a seq the log holds at once: an edge copy of the last page may not
+        summary="The period's hash-chained log of every accepted change to its entries, in seq order, a page at a "
+        "time (docs/PROVING.md)",
+        description="Records: seq (1, 2, ... without gaps), at, kind (score, approve, remove, hide, show, erase), "
+        "score, player (a keyed commitment, not the id), prev_hash, hash (SHA-256 of the record without hash in "
+        "RFC 8785 canonical JSON; the first prev_hash is 64 zeros). Appended from the scores table's stream within "
+        "seconds of each change. Cost: one strongly consistent Query of at most limit + 1 records (~300 bytes "
+        "each: at most 8 read units), whatever the log's length. period_id: a concrete id or an alias (current "
+        "period). An unknown board is a 404; a period with no change yet answers no records.",
     ),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import limits
+from ..hashchain import KINDS as LOG_KINDS
 from ..plausibility import ACTIONS as RULE_ACTIONS
 
 _INT = {"type": "integer"}
@@ -30,6 +31,24 @@ def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> di
 def ref(name: str) -> dict:
     """A reference to the schema of this name, as the document's paths and schemas give it."""
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+_HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+# One record of a board period's log (hashchain.py): exactly these fields, anyone can check them.
+LOG_RECORD = {
+    **_obj(
+        {
+            "seq": {"type": "integer", "minimum": 1},
+            "at": _STR,
+            "kind": {"enum": list(LOG_KINDS)},
+            "score": {"type": "integer", "nullable": True},
+            "player": _HEX64,
+            "prev_hash": _HEX64,
+            "hash": _HEX64,
+        }
+    ),
+    "additionalProperties": False,
+}
 
 
 # A player's own quarantined submissions on the board (GET .../players/{player_id}), on no list until approved.
@@ -283,6 +302,8 @@ SCHEMAS: dict[str, dict] = {
             "leaderboard_id": _STR,
             "closed_at": _STR,
             "snapshot_id": _STR,
+            "log_head": _obj({"seq": _INT, "hash": _STR}),
+            "signature": {**_STR, "description": "compact JWS (EdDSA) over this summary without signature"},
             "top": {"type": "array", "items": ref("Entry")},
             "tier_cutoffs": {"type": "object", "additionalProperties": {"type": "integer", "nullable": True}},
             "rewards": {
@@ -296,6 +317,27 @@ SCHEMAS: dict[str, dict] = {
                 ),
             },
         },
+    ),
+    "PeriodLog": _obj({"records": {"type": "array", "items": LOG_RECORD}}, {"next_cursor": _STR}),
+    "Receipt": _obj({"receipt": {**_STR, "description": "compact JWS (EdDSA, RFC 8037): docs/PROVING.md"}}),
+    "Jwks": _obj(
+        {
+            "keys": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "kty": {"enum": ["OKP"]},
+                        "crv": {"enum": ["Ed25519"]},
+                        "x": _STR,
+                        "kid": _STR,
+                        "alg": {"enum": ["EdDSA"]},
+                        "use": {"enum": ["sig"]},
+                        "status": {"enum": ["current", "retired"]},
+                    },
+                    {"retired_at": _STR},
+                ),
+            }
+        }
     ),
     "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
     "PlayerToken": _obj({"token": _STR, "expires_at": _STR}),

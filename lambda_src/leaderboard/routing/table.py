@@ -14,6 +14,7 @@ from .default_board_routes import DEFAULT_BOARD_ROUTES
 from .document_routes import DOCUMENT_ROUTES
 from .period_routes import PERIOD_ROUTES
 from .player_routes import PLAYER_ROUTES
+from .proof_routes import PROOF_ROUTES
 from .ranking_routes import RANKING_ROUTES
 from .review_routes import REVIEW_ROUTES
 from .route import Route
@@ -28,6 +29,7 @@ ROUTES: tuple[Route, ...] = (
     *PLAYER_ROUTES,
     *REVIEW_ROUTES,
     *PERIOD_ROUTES,
+    *PROOF_ROUTES,
     *DOCUMENT_ROUTES,
 )
 

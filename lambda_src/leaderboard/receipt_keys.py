@@ -1,0 +1,166 @@
+"""The deployment's Ed25519 key that signs receipts and closing summaries, its retired keys, and the JWKS.
+
+The key set is one JSON document: the Secrets Manager secret `ReceiptSigningSecretArn` on AWS, the setting
+RECEIPT_SIGNING_KEY locally (the same document, or a bare seed):
+
+    {"seed": "<64 random characters>", "retired": [{"kid": ..., "x": ..., "retired_at": ...}, ...]}
+
+The private key is SHA-256 of the seed's UTF-8 bytes (so the stack can generate the seed like any other secret);
+retired keys are kept as their public half only: a retired key can no longer sign anything, and its signatures
+still verify against the JWKS, where it stays with "status": "retired" (receipts do not expire, so neither do
+their keys). A key's id is the first 16 hex digits of SHA-256 of its raw public key. Rotation
+(ops/receipt_key.py, `make rotate-receipt-key`) puts a new document: a new seed, the old key added to `retired`.
+
+A function instance keeps the key set for REFRESH_SECONDS (keyring.py's period): after a rotation, an instance
+may sign with the old key that long; its receipts verify all the same, as the old key stays listed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .keyring import REFRESH_SECONDS
+from .settings import Settings
+
+ALGORITHM = "EdDSA"
+MIN_SEED_CHARS = 32
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def kid_of(public: bytes) -> str:
+    return hashlib.sha256(public).hexdigest()[:16]
+
+
+def public_jwk(public: bytes, status: str) -> dict[str, str]:
+    """A key as RFC 8037 writes it, with its status ("current" or "retired")."""
+    return {
+        "kty": "OKP",
+        "crv": "Ed25519",
+        "x": b64url(public),
+        "kid": kid_of(public),
+        "alg": ALGORITHM,
+        "use": "sig",
+        "status": status,
+    }
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    seed: bytes  # the 32-byte Ed25519 private key
+    public: bytes
+    kid: str
+
+    @classmethod
+    def from_seed_text(cls, text: str) -> SigningKey:
+        if len(text) < MIN_SEED_CHARS:
+            raise RuntimeError(f"the receipt signing key's seed is shorter than {MIN_SEED_CHARS} characters")
+        from . import ed25519  # on first use: its table costs import time that other functions need not pay
+
+        seed = hashlib.sha256(text.encode()).digest()
+        public = ed25519.public_key(seed)
+        return cls(seed, public, kid_of(public))
+
+    def sign(self, message: bytes) -> bytes:
+        from . import ed25519
+
+        return ed25519.sign(self.seed, message, self.public)
+
+
+@dataclass(frozen=True)
+class KeySet:
+    current: SigningKey
+    retired: tuple[dict[str, Any], ...] = ()  # public JWKs (with retired_at where known)
+
+    @classmethod
+    def parse(cls, text: str) -> KeySet:
+        """The key set of a secret's value: the JSON document above, or a bare seed (no retired keys)."""
+        try:
+            document = json.loads(text)
+        except ValueError:
+            document = None
+        if not isinstance(document, dict):
+            return cls(SigningKey.from_seed_text(text))
+        seed, retired = document.get("seed"), document.get("retired", [])
+        if not isinstance(seed, str) or not isinstance(retired, list):
+            raise RuntimeError('the receipt signing key is not {"seed": "...", "retired": [...]}')
+        return cls(SigningKey.from_seed_text(seed), tuple(_retired_jwk(k) for k in retired))
+
+    def jwks(self) -> dict[str, list[dict[str, Any]]]:
+        """The public keys: the current one first, then the retired ones (newest first)."""
+        current = public_jwk(self.current.public, "current")
+        seen = {current["kid"]}
+        keys: list[dict[str, Any]] = [current]
+        for jwk in reversed(self.retired):
+            if jwk["kid"] not in seen:
+                seen.add(jwk["kid"])
+                keys.append(jwk)
+        return {"keys": keys}
+
+    def sign_compact(self, payload: Mapping[str, Any]) -> str:
+        """A compact JWS (RFC 7515) of `payload` as JSON, header {"alg": "EdDSA", "kid", "typ": "JWT"}."""
+        header = {"alg": ALGORITHM, "kid": self.current.kid, "typ": "JWT"}
+        signing_input = ".".join(
+            b64url(json.dumps(part, separators=(",", ":"), ensure_ascii=False).encode()) for part in (header, payload)
+        )
+        return f"{signing_input}.{b64url(self.current.sign(signing_input.encode('ascii')))}"
+
+
+def _retired_jwk(entry: object) -> dict[str, Any]:
+    if not isinstance(entry, dict) or not isinstance(entry.get("x"), str):
+        raise RuntimeError('a retired receipt key is not {"x": "<base64url public key>", ...}')
+    public = base64.urlsafe_b64decode(entry["x"] + "=" * (-len(entry["x"]) % 4))
+    if len(public) != 32:
+        raise RuntimeError("a retired receipt key is not 32 bytes")
+    jwk: dict[str, Any] = public_jwk(public, "retired")
+    if isinstance(entry.get("retired_at"), str):
+        jwk["retired_at"] = entry["retired_at"]
+    return jwk
+
+
+def rotated(document_text: str, new_seed: str, retired_at: str) -> str:
+    """The key set document after a rotation: `new_seed` signs, the current key joins the retired ones."""
+    before = KeySet.parse(document_text)
+    retired = [
+        {k: v for k, v in jwk.items() if k in ("kid", "x", "retired_at")}
+        for jwk in (*before.retired, {**public_jwk(before.current.public, "retired"), "retired_at": retired_at})
+    ]
+    after = json.dumps({"seed": new_seed, "retired": retired}, separators=(",", ":"))
+    KeySet.parse(after)  # refuse to write what the functions could not read
+    return after
+
+
+def load(settings: Settings, secrets_client: Callable[[], Any]) -> KeySet:
+    """The key set as the settings give it, or read from its secret (on AWS)."""
+    if settings.receipt_signing_key:
+        return KeySet.parse(settings.receipt_signing_key)
+    if settings.receipt_signing_secret_arn:
+        from .data import secrets
+
+        return KeySet.parse(secrets.secret_string(secrets_client(), settings.receipt_signing_secret_arn))
+    raise RuntimeError("no receipt signing key: set RECEIPT_SIGNING_KEY or RECEIPT_SIGNING_SECRET_ARN")
+
+
+class CachedKeySet:
+    """A key set read through `load` on first use and again after REFRESH_SECONDS."""
+
+    def __init__(self, load: Callable[[], KeySet], clock: Callable[[], float] = time.monotonic) -> None:
+        self._load, self._clock = load, clock
+        self._keys: KeySet | None = None
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    def get(self) -> KeySet:
+        with self._lock:
+            if self._keys is None or self._clock() - self._read_at >= REFRESH_SECONDS:
+                self._keys, self._read_at = self._load(), self._clock()
+            return self._keys

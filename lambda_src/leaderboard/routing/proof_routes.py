@@ -1,0 +1,45 @@
+"""Evidence of the standings: a player's signed receipt and the keys that check it (docs/PROVING.md)."""
+
+from __future__ import annotations
+
+from .access import PUBLIC
+from .caching import KEYS, NO_STORE
+from .fields import BOARD_PERIOD
+from .functions import LEADERBOARD_QUERY, PLAYER_STATS
+from .route import Route
+
+PROOF_ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/leaderboards/{board}/players/{player_id}/receipt",
+        PLAYER_STATS,
+        "receipt",
+        access=PUBLIC,
+        response=(200, "Receipt"),
+        cache=NO_STORE,  # each receipt says when it was issued
+        query={"period": BOARD_PERIOD},
+        summary="A signed receipt of the player's rank, score and the total, at the head of the period's log",
+        description="A compact JWS (EdDSA, header kid) whose payload holds board_id, period_id, player_id, player "
+        "(their commitment in the log), order, rank, score, total_players, at, iat, seq and head_hash: the "
+        "standings of the log's first seq records, which anyone can recompute from GET .../periods/{period_id}/log "
+        "and check against GET /.well-known/jwks.json. 404 for a period with no log or a player not in its "
+        "standings (never logged, removed, hidden or erased). Cost: four reads when this instance has replayed "
+        "the log before (the entry, the log's head, the player's key, the new records); a first replay of a long "
+        "log reads 100 records a read, up to 20,000 records a request, then answers 409 (log catching up, "
+        "retry_after_seconds) and goes on at the next request. 409 log catching up too for an entry newer than "
+        "the log's head (the log is appended "
+        "from the table's stream).",
+    ),
+    Route(
+        "GET",
+        "/.well-known/jwks.json",
+        LEADERBOARD_QUERY,
+        "jwks",
+        access=PUBLIC,
+        response=(200, "Jwks"),
+        cache=KEYS,
+        summary="The public keys (JWKS, RFC 7517/8037) that check receipts and closing summaries",
+        description='The current key and every retired one ("status": "retired"): a receipt signed before a '
+        "rotation still verifies. A new key shows here within a minute of the functions reading it.",
+    ),
+)

@@ -1,0 +1,85 @@
+"""The receipt signing key in the template: its secret, what the shared role may do with it, where the functions
+find it, and the two proof routes on API Gateway (docs/PROVING-receipts.md)."""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard.receipt_keys import KeySet
+
+
+def _resources(template_json: dict, type_: str) -> dict[str, dict]:
+    return {k: r for k, r in template_json["Resources"].items() if r["Type"] == type_}
+
+
+def _receipt_secret(template_json: dict) -> tuple[str, dict]:
+    (found,) = [
+        (k, r)
+        for k, r in _resources(template_json, "AWS::SecretsManager::Secret").items()
+        if k.startswith("LeaderboardApiReceiptSigningSecret")
+    ]
+    return found
+
+
+def test_the_secret_generates_a_key_set_the_functions_can_read(dev_template_json):
+    """A generated seed in {"seed", "retired": []}: Secrets Manager's generator fills `seed`, 64 characters without
+    punctuation, and the document parses as the functions parse it (a stand-in seed of that length)."""
+    _, secret = _receipt_secret(dev_template_json)
+    generated = secret["Properties"]["GenerateSecretString"]
+    assert generated["GenerateStringKey"] == "seed"
+    assert generated["PasswordLength"] == 64 and generated["ExcludePunctuation"] is True
+    document = {**json.loads(generated["SecretStringTemplate"]), "seed": "a" * 64}
+    assert document["retired"] == []
+    assert KeySet.parse(json.dumps(document)).jwks()["keys"][0]["status"] == "current"
+
+
+def test_the_role_may_only_read_the_receipt_key(dev_template_json):
+    """One statement names the secret: GetSecretValue only (one value, no versions to list); no statement lets the
+    functions write it (rotation is an operator's PutSecretValue)."""
+    logical_id, _ = _receipt_secret(dev_template_json)
+    statements = [
+        s
+        for policy in _resources(dev_template_json, "AWS::IAM::Role").values()
+        for doc in policy["Properties"].get("Policies", [])
+        for s in doc["PolicyDocument"]["Statement"]
+    ] + [
+        s
+        for policy in _resources(dev_template_json, "AWS::IAM::Policy").values()
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+    ]
+    naming = [s for s in statements if {"Ref": logical_id} in _listed(s.get("Resource"))]
+    assert [(s["Sid"], s["Action"]) for s in naming] == [("ReceiptKeyRead", "secretsmanager:GetSecretValue")]
+
+
+def _listed(resource: object) -> list:
+    return resource if isinstance(resource, list) else [resource]
+
+
+def test_every_function_is_told_the_secret(dev_template_json):
+    logical_id, _ = _receipt_secret(dev_template_json)
+    functions = [
+        f
+        for f in _resources(dev_template_json, "AWS::Lambda::Function").values()
+        if "SCORES_TABLE" in f["Properties"].get("Environment", {}).get("Variables", {})
+    ]
+    assert functions
+    for function in functions:
+        assert function["Properties"]["Environment"]["Variables"]["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": logical_id}
+
+
+def test_the_proof_routes_are_public_gets(dev_template_json):
+    """GET /.well-known/jwks.json and GET .../players/{player_id}/receipt exist, need no API key."""
+    resources = _resources(dev_template_json, "AWS::ApiGateway::Resource")
+    parts = {k: r["Properties"]["PathPart"] for k, r in resources.items()}
+    jwks = next(k for k, p in parts.items() if p == "jwks.json")
+    receipt = next(k for k, p in parts.items() if p == "receipt")
+    assert parts[resources[jwks]["Properties"]["ParentId"]["Ref"]] == ".well-known"
+    assert parts[resources[receipt]["Properties"]["ParentId"]["Ref"]] == "{player_id}"
+    methods = [
+        m["Properties"]
+        for m in _resources(dev_template_json, "AWS::ApiGateway::Method").values()
+        if m["Properties"].get("ResourceId") in ({"Ref": jwks}, {"Ref": receipt})
+    ]
+    gets = [m for m in methods if m["HttpMethod"] == "GET"]
+    assert sorted(m["ResourceId"]["Ref"] for m in gets) == sorted([jwks, receipt])
+    assert all(not m.get("ApiKeyRequired") for m in gets)

@@ -1,0 +1,82 @@
+"""`make rotate-receipt-key` (python -m ops rotate-receipt-key) against moto: the receipt key set as the stack
+generates it, two rotations, then the functions' own key set (a runtime reading the secret through Secrets
+Manager): the new key signs, the old ones are listed as retired and what they signed still verifies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from leaderboard import invocation, receipts
+from leaderboard.composition import Runtime
+from leaderboard.receipt_keys import KeySet
+from leaderboard.settings import Settings
+from ops.__main__ import main
+from ops.receipt_key import OUTPUT
+from tests.support import jws
+from tests.support.account import REGION
+
+STACK = "leaderboard-dev"
+FIRST = json.dumps({"retired": [], "seed": "s" * 64})  # what the stack's generator writes
+
+
+@pytest.fixture
+def receipt_secret(session, monkeypatch) -> str:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    arn = session.client("secretsmanager").create_secret(Name="ReceiptSigningSecret", SecretString=FIRST)["ARN"]
+    template = {
+        "Resources": {
+            "Marker": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": "/marker", "Type": "String", "Value": "x"}}
+        },
+        "Outputs": {OUTPUT: {"Value": arn}},
+    }
+    session.client("cloudformation").create_stack(StackName=STACK, TemplateBody=json.dumps(template))
+    return arn
+
+
+def _functions_keys(arn: str) -> KeySet:
+    """A cold start's key set, read as the deployed functions read it."""
+    settings = Settings.from_environment(
+        {"SCORES_TABLE": "t", "SNAPSHOTS_TABLE": "s", "RECEIPT_SIGNING_SECRET_ARN": arn}
+    )
+    with invocation.serving(Runtime.build(settings, dynamodb=object())):
+        jwks = receipts.jwks()
+        keys = invocation.runtime().receipt_keys.get()
+    assert jwks == keys.jwks()
+    return keys
+
+
+def test_rotations_retire_keys_that_still_verify(receipt_secret, session, capsys):
+    first = _functions_keys(receipt_secret)
+    signed_first = first.sign_compact({"rank": 1})
+    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 0
+    second = _functions_keys(receipt_secret)
+    signed_second = second.sign_compact({"rank": 2})
+    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 0
+    third = _functions_keys(receipt_secret)
+    listed = third.jwks()["keys"]
+    assert [(k["kid"], k["status"]) for k in listed] == [
+        (third.current.kid, "current"),
+        (second.current.kid, "retired"),
+        (first.current.kid, "retired"),
+    ]
+    assert len({first.current.kid, second.current.kid, third.current.kid}) == 3
+    assert jws.verify(signed_first, third.jwks()) == {"rank": 1}
+    assert jws.verify(signed_second, third.jwks()) == {"rank": 2}
+    value = session.client("secretsmanager").get_secret_value(SecretId=receipt_secret)["SecretString"]
+    assert "s" * 64 not in value  # the first seed is gone: that key signs nothing more
+    printed = capsys.readouterr().out
+    assert f"old key {first.current.kid}: retired at" in printed and "stays in GET /.well-known/jwks.json" in printed
+
+
+def test_a_stack_without_the_output_is_an_error(session, monkeypatch, capsys):
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    template = {
+        "Resources": {
+            "Marker": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": "/marker", "Type": "String", "Value": "x"}}
+        },
+    }
+    session.client("cloudformation").create_stack(StackName=STACK, TemplateBody=json.dumps(template))
+    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 1
+    assert "error:" in capsys.readouterr().err

@@ -1,0 +1,97 @@
+"""Closing summaries anchored to the log and signed, under moto with the log in memory: log_head and a signature
+over the summary as the route answers it (checked with `cryptography` against the JWKS), 409 while the log lags,
+and erasure signing the rewritten summary again."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from leaderboard import board_registry, hashchain, invocation
+from leaderboard import submissions as scores_in
+from leaderboard.composition import Runtime
+from leaderboard.data.chain import MemoryChain
+from leaderboard.player_removal import FENCE_SECONDS
+from leaderboard.scoring import Submission
+from tests.support import jws
+from tests.support.lambda_api import call
+
+NOW = datetime.now(UTC)
+YESTERDAY = NOW - timedelta(days=1)
+BOARD = "season"
+PERIOD = f"daily-{YESTERDAY.date().isoformat()}"
+DAY = datetime.combine(YESTERDAY.date(), datetime.min.time(), tzinfo=UTC) + timedelta(hours=1)
+
+
+@pytest.fixture
+def chain(ddb, clock, settle) -> MemoryChain:
+    """Three scores, the rank counters settled (under the test's runtime, whose appender logs them in its own
+    store), then a runtime whose log is a new in-memory one that each test fills as it says."""
+    board_registry.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
+    config = board_registry.get_board(BOARD)
+    for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
+        scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
+    settle()
+    store = MemoryChain()
+    current = invocation.runtime()
+    with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
+        yield store
+
+
+def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:
+    head = store.log_head(BOARD, PERIOD)
+    keys = store.player_keys([p for p, _, _ in players], int(invocation.seconds()))
+    changes = [(at, "score", score, hashchain.commitment(keys[p], BOARD, PERIOD, p)) for p, score, at in players]
+    records = hashchain.chain(head, changes)
+    assert store.append(BOARD, PERIOD, head, records, [f"s{r['seq']}" for r in records], 0)
+
+
+def _close():
+    return call("POST", f"/leaderboards/{BOARD}/periods/{PERIOD}/close")
+
+
+def _ms(seconds: int) -> int:
+    return int((DAY + timedelta(seconds=seconds)).timestamp() * 1000)
+
+
+def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
+    _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1)), ("cy", 20, _ms(2))])
+    reply = _close()
+    assert reply.status == 200, reply.body
+    summary = reply.body
+    head = chain.log_head(BOARD, PERIOD)
+    assert head is not None
+    assert summary["log_head"] == {"seq": head[0], "hash": head[1]} == {"seq": 3, "hash": head[1]}
+    claims = jws.verify(summary["signature"], call("GET", "/.well-known/jwks.json").body)
+    assert claims == {k: v for k, v in summary.items() if k != "signature"}
+    assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == summary  # as stored
+
+
+def test_a_lagging_log_makes_the_closing_wait(chain):
+    """The log holds two of the three players: 409 log catching up, nothing stored; once it holds the third the
+    closing goes through."""
+    _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1))])
+    reply = _close()
+    assert reply.status == 409 and reply.body["error"].startswith("log catching up"), reply.body
+    assert "log_head" not in call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body
+    _log(chain, [("cy", 20, _ms(2))])
+    assert _close().status == 200
+
+
+def test_erasure_signs_the_rewritten_summary_again(chain, clock):
+    _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1)), ("cy", 20, _ms(2))])
+    before = _close().body
+    erased = call("DELETE", "/players/bob")
+    for _ in range(20):  # 202 while the fences stand (FENCE_SECONDS): the clock moves instead of the test waiting
+        if erased.status != 202:
+            break
+        clock.advance(FENCE_SECONDS + 1)
+        erased = call("DELETE", "/players/bob")
+    assert erased.status == 200, erased.body
+    after = call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body
+    assert after["signature"] != before["signature"]
+    claims = jws.verify(after["signature"], call("GET", "/.well-known/jwks.json").body)
+    assert claims == {k: v for k, v in after.items() if k != "signature"}
+    assert "bob" not in json.dumps(claims).lower()  # neither the id nor the name "Bob"
