@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from leaderboard import hashchain
+from leaderboard import hashchain, invocation
 from leaderboard.data.chain import ERASED_KEY_SECONDS
 from leaderboard.hashchain import MAX_APPEND
 
@@ -140,7 +140,7 @@ def test_concurrent_key_makers_agree_on_one_key(store):
     def make() -> None:
         got.append(store.player_keys(["émile"], NOW_S)["émile"])
 
-    threads = [threading.Thread(target=make) for _ in range(6)]
+    threads = [threading.Thread(target=invocation.carried(make)) for _ in range(6)]  # keys hash ids: the secret
     for t in threads:
         t.start()
     for t in threads:
