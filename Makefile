@@ -33,7 +33,7 @@ BROWSER_WORKERS := -n 2 --dist loadgroup
 # past the local gateway's 29 s cut-off (502) and stream consumers past their 30 s (make test STACK_WORKERS=3 to try)
 STACK_WORKERS ?= 2
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password run seed bench bench-load bench-launch bench-live clean docs-config
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password verify run seed bench bench-load bench-launch bench-live clean docs-config
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -186,6 +186,9 @@ rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old 
 
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
+
+verify: .venv/.installed ## check a period's proof: ARGS="--log log.json --summary s.json --receipt r.jws --keys jwks.json" (or --url)
+	$(PY) -m leaderboard_verify $(ARGS)
 
 run: setup ## the whole stack on this machine: DynamoDB Local, local API, dashboard behind Nginx
 	$(PY) -m local run

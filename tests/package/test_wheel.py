@@ -58,10 +58,12 @@ def user_env(wheel, tmp_path_factory) -> Path:
     return python
 
 
-def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_ranges(wheel):
+def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declares_its_ranges(wheel):
+    """Two top-level packages: the construct, and beside it the proof verifier, which must not be a part of it (it
+    imports nothing of the construct or the Lambda code: tests/unit/test_verify.py)."""
     names = zipfile.ZipFile(wheel).namelist()
     top_level = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
-    assert top_level == {"cdk_leaderboard"}
+    assert top_level == {"cdk_leaderboard", "leaderboard_verify"}
     for needed in (
         "cdk_leaderboard/py.typed",
         "cdk_leaderboard/construct.py",
@@ -73,12 +75,20 @@ def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_rang
         "cdk_leaderboard/dashboard_ec2/nginx.conf.template",
         "cdk_leaderboard/dashboard_ec2/site/index.html",
         "cdk_leaderboard/dashboard_ec2/boot/first-boot.sh",
+        "leaderboard_verify/__main__.py",
+        "leaderboard_verify/py.typed",
     ):
         assert needed in names, needed
     # Every file of the three source folders is shipped (a new subpackage must be listed in pyproject.toml).
-    for folder, inside in (("stacks/leaderboard", ""), ("lambda_src", "runtime/"), ("dashboard_ec2", "dashboard_ec2/")):
+    shipped = (
+        ("stacks/leaderboard", "cdk_leaderboard/"),
+        ("lambda_src", "cdk_leaderboard/runtime/"),
+        ("dashboard_ec2", "cdk_leaderboard/dashboard_ec2/"),
+        ("leaderboard_verify", "leaderboard_verify/"),
+    )
+    for folder, inside in shipped:
         in_repo = {
-            f"cdk_leaderboard/{inside}{p.relative_to(ROOT / folder)}"
+            f"{inside}{p.relative_to(ROOT / folder)}"
             for p in (ROOT / folder).rglob("*")
             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.name != ".gitignore"
         }
@@ -87,8 +97,19 @@ def test_wheel_holds_one_top_level_package_with_its_assets_and_declares_its_rang
     requires = {
         Requirement(line.split(": ", 1)[1]) for line in metadata.splitlines() if line.startswith("Requires-Dist:")
     }
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = {r for r in requires if r.marker is not None}
+    requires -= extras
+    declared = project["dependencies"]
     assert {(r.name, r.specifier) for r in requires} == {(r.name, r.specifier) for r in map(Requirement, declared)}
+    # the verifier's dependencies are an extra: a CDK app does not install them
+    (verify_extra,) = {str(r.marker) for r in extras}
+    assert verify_extra == 'extra == "verify"'
+    verify = {r.name: r.specifier for r in extras}
+    assert verify == {r.name: r.specifier for r in map(Requirement, project["optional-dependencies"]["verify"])}
+    pins = dict(line.split("==") for line in (ROOT / "requirements-dev.txt").read_text().splitlines() if "==" in line)
+    assert set(verify) == {"rfc8785", "cryptography"} and all(pins[n] in verify[n] for n in verify)
+    assert "0.2.0" not in verify["rfc8785"]
     version = next(line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Version:"))
     assert f'__version__ = "{version}"' in (ROOT / "stacks" / "leaderboard" / "__init__.py").read_text()
     assert f"## {version}" in (ROOT / "CHANGELOG.md").read_text()
@@ -168,3 +189,44 @@ def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_
         if r["Type"] == "AWS::Lambda::Function"
     }
     assert json.loads(declared)[0]["board_id"] == "speedrun"
+
+
+VERIFIER_PINS = ("rfc8785", "cryptography")
+
+
+def test_the_verifier_runs_from_the_installed_wheel_and_asks_for_its_extra_without_it(user_env, wheel, tmp_path):
+    """`python -m leaderboard_verify` from the installed wheel, outside the checkout: without the `verify` extra it
+    says what to install (no traceback); with it, it verifies a spec vector's log and refuses a tampered one."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    verify = [str(user_env), "-m", "leaderboard_verify"]
+    bare = subprocess.run([*verify, "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert bare.returncode == 2 and "Traceback" not in bare.stderr, bare
+    assert (
+        bare.stderr.startswith("leaderboard_verify needs ") and 'pip install "cdk-leaderboard[verify]"' in bare.stderr
+    )
+
+    pins = tmp_path / "verify-pins.txt"
+    lines = (ROOT / "requirements-dev.txt").read_text().splitlines()
+    pins.write_text("\n".join(line for line in lines if line.split("==")[0] in VERIFIER_PINS) + "\n")
+    install = [str(user_env), *PIP, "install", "--quiet", "--no-compile", "--no-index", "--find-links", str(WHEELHOUSE)]
+    install += ["--constraint", str(pins), f"{wheel}[verify]"]
+    if subprocess.run(install, cwd=ROOT, capture_output=True, timeout=600).returncode != 0:
+        run(str(user_env), *PIP, "download", "--quiet", "--dest", str(WHEELHOUSE), "-r", str(pins))
+        run(*install)
+
+    from tests.support.proof_vectors import tournament
+
+    log = tournament().export()
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    good = run(*verify, "--log", str(tmp_path / "log.json"), cwd=tmp_path, env=env)
+    assert good.splitlines()[-1] == "VERIFIED: 1 check passed", good
+    where = run(
+        str(user_env), "-c", "import leaderboard_verify; print(leaderboard_verify.__file__)", cwd=tmp_path, env=env
+    )
+    assert Path(where.strip()).resolve().is_relative_to(user_env.parents[1].resolve())
+    log["records"][2]["score"] += 1
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    bad = subprocess.run(
+        [*verify, "--log", "log.json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert bad.returncode == 1 and bad.stdout.startswith("FAIL log: record seq 3 (position 3): hash: "), bad
