@@ -43,8 +43,8 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .moderation import ModerationStore
     from .quarantine import PendingStore
     from .rate_limits import RateLimitStore
-    from .runs import RunStore
     from .receipts import Replays
+    from .runs import RunStore
     from .snapshots import SnapshotStore
 
 
