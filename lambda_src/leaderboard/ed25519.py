@@ -6,7 +6,7 @@ cffi) and the functions' code asset is pure Python, synthesized offline; the wel
 a signature that fails to verify, never as a forgery accepted. Ed25519 is deterministic, so the tests compare its
 signatures byte for byte with `cryptography`'s (tests/unit/test_ed25519.py), and the verifier checks them with
 `cryptography` too. Python's integers are not constant-time: the timing of one signature over the network is far
-too noisy to recover a key from, and the key rotates (docs/PROVING-receipts.md).
+too noisy to recover a key from, and the key rotates (docs/PROVING.md).
 
 Points are in extended coordinates (X, Y, Z, T); the base point's multiples are a table built once at import
 (BASE_TABLE, 64 rows of 16): a fixed-base multiplication is then 64 additions.

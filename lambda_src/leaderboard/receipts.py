@@ -1,4 +1,4 @@
-"""Signed rank receipts, computed from the period's log, and the JWKS that checks them (docs/PROVING-receipts.md).
+"""Signed rank receipts, computed from the period's log, and the JWKS that checks them (docs/PROVING.md).
 
 A receipt's rank, score and total are the standings of the log's first `seq` records, replayed here by the rules
 the verifier uses (docs/PROVING.md): `score`/`approve` set the commitment's entry to (score, at), `remove`/`erase`

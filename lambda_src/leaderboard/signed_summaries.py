@@ -1,4 +1,4 @@
-"""Closing summaries anchored to the period's log and signed (docs/PROVING-receipts.md).
+"""Closing summaries anchored to the period's log and signed (docs/PROVING.md).
 
 A summary carries `log_head: {"seq", "hash"}` (the log's last record when it closed: seq 0 and 64 zeros for a
 period without records) and `signature`: a compact JWS (receipt_keys.py) whose payload is the summary exactly as

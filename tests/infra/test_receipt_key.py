@@ -1,5 +1,5 @@
 """The receipt signing key in the template: its secret, what the shared role may do with it, where the functions
-find it, and the two proof routes on API Gateway (docs/PROVING-receipts.md)."""
+find it, and the two proof routes on API Gateway (docs/PROVING.md)."""
 
 from __future__ import annotations
 
