@@ -133,8 +133,9 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
     if not _is_entry(new):
         return []
     scored = "approve" if _approved(old, new) else "score"
-    if not _is_entry(old):
-        return [made(scored, new["score"], int(new["reached_at"]))]
+    if not _is_entry(old):  # a new entry; a player hidden before it was made gets it hidden, so the log says so
+        first = [made(scored, new["score"], int(new["reached_at"]))]
+        return first + ([made("hide", new["score"], at_ms, suffix="#moderation")] if _hidden(new) else [])
     assert old is not None
     found = []
     if (_num(old["score"]), _num(old.get("reached_at"))) != (_num(new["score"]), _num(new.get("reached_at"))):

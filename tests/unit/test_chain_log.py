@@ -102,6 +102,25 @@ def test_every_kind_of_accepted_change_appends_one_record(ddb, clock, settle):
     assert len(log("cup")) == 6
 
 
+def test_a_player_hidden_before_their_first_score_is_logged_hidden(ddb, clock, settle):
+    """Their entry is made hidden: without a hide record a replay of the log would count them, and a closing summary
+    (which leaves them out) could never be signed against it."""
+    clock.set(T0)
+    assert create_board("veiled", periods=["all-time"]).status == 201
+    assert call("PUT", "/leaderboards/veiled/players/ada/hidden").status == 200
+    assert submit("veiled", "ada", 10).status == 200
+    assert submit("veiled", "bo", 5).status == 200
+    settle()
+    records = log("veiled")
+    assert_chained(records)
+    ada, bo = commitment("ada", "veiled"), commitment("bo", "veiled")
+    assert [(r["kind"], r["score"], r["player"]) for r in records] == [
+        ("score", 10, ada),
+        ("hide", 10, ada),
+        ("score", 5, bo),
+    ]
+
+
 def test_each_period_of_a_board_has_its_own_chain_and_commitment(ddb, clock, settle):
     clock.set(T0)
     assert create_board("lap", periods=["all-time", "daily"]).status == 201
