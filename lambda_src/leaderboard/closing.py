@@ -167,7 +167,10 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
         fresh["log_head"] = signed_summaries.log_head(config.board_id, p.period_id)
-        signed_summaries.check_against_log(fresh, config.order)  # 409 while the log lags: retried later
+        settled = now >= p.ends_at + timedelta(seconds=signed_summaries.LOG_SETTLE_SECONDS)
+        if not signed_summaries.check_against_log(fresh, config.order, settled):  # 409 while the log lags
+            logger.error("closing %s %s unsigned: %s", config.board_id, p.period_id, signed_summaries.LOG_DISAGREES)
+            fresh["unsigned"] = signed_summaries.LOG_DISAGREES
         snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
         invocation.runtime().snapshots.put_once(
             {
@@ -181,7 +184,8 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         fresh["snapshot_id"] = snapshot_id
         # the scores table's sort key is named leaderboard_id: the summary's own is derived on reading
         stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
-        stored["signature"] = signed_summaries.signature_of(_public(stored))
+        if "unsigned" not in stored:
+            stored["signature"] = signed_summaries.signature_of(_public(stored))
         _closings().put_new(config.board_id, sort_key, {**stored, "event_sent": False})
         summary = _closings().get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None

@@ -15,6 +15,7 @@ from leaderboard.composition import Runtime
 from leaderboard.data.chain import MemoryChain
 from leaderboard.player_removal import FENCE_SECONDS
 from leaderboard.scoring import Submission
+from leaderboard.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
 from tests.support import jws
 from tests.support.lambda_api import call
 
@@ -23,6 +24,7 @@ YESTERDAY = NOW - timedelta(days=1)
 BOARD = "season"
 PERIOD = f"daily-{YESTERDAY.date().isoformat()}"
 DAY = datetime.combine(YESTERDAY.date(), datetime.min.time(), tzinfo=UTC) + timedelta(hours=1)
+ENDS = datetime.combine(NOW.date(), datetime.min.time(), tzinfo=UTC)  # the daily period's end
 
 
 @pytest.fixture
@@ -69,15 +71,30 @@ def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
     assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == summary  # as stored
 
 
-def test_a_lagging_log_makes_the_closing_wait(chain):
+def test_a_lagging_log_makes_the_closing_wait(chain, clock):
     """The log holds two of the three players: 409 log catching up, nothing stored; once it holds the third the
     closing goes through."""
+    clock.set(ENDS + timedelta(minutes=1))
     _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1))])
     reply = _close()
     assert reply.status == 409 and reply.body["error"].startswith("log catching up"), reply.body
     assert "log_head" not in call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body
     _log(chain, [("cy", 20, _ms(2))])
     assert _close().status == 200
+
+
+def test_a_log_that_never_gives_the_standings_holds_the_closing_back_only_until_it_has_settled(chain, clock):
+    """A change the log never got (a stream batch given up on) must not keep a period from closing for ever: from
+    LOG_SETTLE_SECONDS after its end the summary is stored unsigned, saying why (a verifier refuses it)."""
+    _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1))])
+    clock.set(ENDS + timedelta(seconds=LOG_SETTLE_SECONDS - 1))
+    assert _close().status == 409
+    clock.set(ENDS + timedelta(seconds=LOG_SETTLE_SECONDS))
+    reply = _close()
+    assert reply.status == 200, reply.body
+    assert "signature" not in reply.body and reply.body["unsigned"] == LOG_DISAGREES
+    assert reply.body["total_players"] == 3 and reply.body["log_head"]["seq"] == 2
+    assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == reply.body
 
 
 def test_erasure_signs_the_rewritten_summary_again(chain, clock):

@@ -304,6 +304,7 @@ SCHEMAS: dict[str, dict] = {
             "snapshot_id": _STR,
             "log_head": _obj({"seq": _INT, "hash": _STR}),
             "signature": {**_STR, "description": "compact JWS (EdDSA) over this summary without signature"},
+            "unsigned": {**_STR, "description": "why the summary has no signature (its log did not give it)"},
             "top": {"type": "array", "items": ref("Entry")},
             "tier_cutoffs": {"type": "object", "additionalProperties": {"type": "integer", "nullable": True}},
             "rewards": {
