@@ -304,16 +304,6 @@ def new_page(browser, stack, request):
         context.close()
 
 
-def pytest_collection_modifyitems(config, items):
-    """Every browser test in one xdist group: `make test` runs this directory and tests/fuzz in one pytest with two
-    workers and --dist loadgroup, so that the browser tests share one worker (one stack, one Chromium) while the
-    fuzzing runs on the other."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("browser"))
-
-
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -45,7 +45,6 @@ def stack(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("fuzz")  # beside the browser tests' group in `make test` (tests/e2e/conftest.py)
 def test_schemathesis_finds_nothing(stack, tmp_path):
     clock.clear_of_midnight(stack)
     document = requests.get(f"{stack.api_url}/openapi.json", timeout=30)
