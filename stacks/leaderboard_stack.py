@@ -35,10 +35,6 @@ class LeaderboardStack(Stack):
             "GameKeySecretArn": (api.game_key_secret.secret_arn, "Secret holding the game-server API key"),
             "AdminKeySecretArn": (api.admin_key_secret.secret_arn, "Secret holding the admin API key"),
             "TokenSigningSecretArn": (api.token_secret.secret_arn, "Secret holding the player and run tokens' key"),
-            "ReceiptSigningSecretArn": (
-                api.receipt_secret.secret_arn,
-                "Secret holding the Ed25519 key that signs receipts and closing summaries",
-            ),
             "GameUsagePlanId": (api.usage_plans[routes.GAME].usage_plan_id, "Usage plan of the game-server key"),
             "AdminUsagePlanId": (api.usage_plans[routes.ADMIN].usage_plan_id, "Usage plan of the admin key"),
             "EventBusName": (
@@ -60,6 +56,11 @@ class LeaderboardStack(Stack):
             )
         if board.monitoring is not None:
             outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
+        if api.receipt_secret is not None:  # production only (elsewhere the key derives from the cursor secret)
+            outputs["ReceiptSigningSecretArn"] = (
+                api.receipt_secret.secret_arn,
+                "Secret holding the Ed25519 key that signs receipts and closing summaries",
+            )
         for name, (value, description) in outputs.items():
             # Stable logical ids: scripts (`python -m ops`) and other stacks rely on them across refactors.
             CfnOutput(self, name, value=value, description=description).override_logical_id(name)

@@ -73,7 +73,7 @@ class LeaderboardApi(Construct):
             "MAX_BOARDS": str(props.max_boards),
             "CURSOR_SECRET_ARN": secrets.cursor_secret.secret_arn,
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
-            "RECEIPT_SIGNING_SECRET_ARN": secrets.receipt_secret.secret_arn,
+            "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.cursor_secret).secret_arn,
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
             # The game key compared by value where API Gateway requires no key (routes.GAME_OR_RUN)
             "GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn,

@@ -48,25 +48,32 @@ class Secrets:
             removal,
         )
         # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired
-        # keys' public halves added by `make rotate-receipt-key` (lambda_src/leaderboard/receipt_keys.py).
-        self.receipt_secret = secretsmanager.Secret(
-            scope,
-            "ReceiptSigningSecret",
-            description=f"Leaderboard {props.stage}: Ed25519 key that signs receipts and closing summaries",
-            generate_secret_string=secretsmanager.SecretStringGenerator(
-                secret_string_template='{"retired":[]}',
-                generate_string_key="seed",
-                exclude_punctuation=True,
-                password_length=64,
-            ),
-            removal_policy=removal,
+        # keys' public halves added by `make rotate-receipt-key` (lambda_src/leaderboard/receipt_keys.py). In
+        # production only: a secret is 0.40 USD a month and dev's budget is 10 at idle, so outside production the
+        # functions derive the key from the cursor secret (a bare seed: no retired keys; docs/PROVING.md).
+        self.receipt_secret = (
+            None
+            if not props.is_prod
+            else secretsmanager.Secret(
+                scope,
+                "ReceiptSigningSecret",
+                description=f"Leaderboard {props.stage}: Ed25519 key that signs receipts and closing summaries",
+                generate_secret_string=secretsmanager.SecretStringGenerator(
+                    secret_string_template='{"retired":[]}',
+                    generate_string_key="seed",
+                    exclude_punctuation=True,
+                    password_length=64,
+                ),
+                removal_policy=removal,
+            )
         )
-        acknowledge(
-            self.receipt_secret,
-            "SMG4",
-            "Rotated by `make rotate-receipt-key`: the old key's public half must stay listed in the JWKS, which a "
-            "rotation Lambda replacing the value would drop",
-        )
+        if self.receipt_secret is not None:
+            acknowledge(
+                self.receipt_secret,
+                "SMG4",
+                "Rotated by `make rotate-receipt-key`: the old key's public half must stay listed in the JWKS, which a "
+                "rotation Lambda replacing the value would drop",
+            )
         # Each key's value is generated into its own secret; the template only references it.
         self.game_key_secret = _key_secret(
             scope, "GameKeySecret", f"Leaderboard {props.stage}: game-server API key", removal

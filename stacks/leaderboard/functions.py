@@ -51,7 +51,7 @@ class Functions:
         tables: LeaderboardTables,
         environment: Mapping[str, str],
         cursor_secret: secretsmanager.ISecret,
-        receipt_secret: secretsmanager.ISecret,
+        receipt_secret: secretsmanager.ISecret | None,
         rotating_secrets: Sequence[secretsmanager.ISecret],
     ) -> None:
         removal = props.effective_removal_policy
@@ -120,7 +120,7 @@ def _shared_statements(
     tables: LeaderboardTables,
     log_groups: list[logs.LogGroup],
     cursor_secret: secretsmanager.ISecret,
-    receipt_secret: secretsmanager.ISecret,
+    receipt_secret: secretsmanager.ISecret | None,
     rotating_secrets: Sequence[secretsmanager.ISecret],
 ) -> list[iam.PolicyStatement]:
     """What every function of the one execution role may do: exactly the actions they use."""
@@ -170,11 +170,17 @@ def _shared_statements(
             actions=["secretsmanager:GetSecretValue"],
             resources=[cursor_secret.secret_arn],
         ),
-        iam.PolicyStatement(
-            sid="ReceiptKeyRead",
-            # One read per cold start (and every keyring.REFRESH_SECONDS): the key set is one value, no versions.
-            actions=["secretsmanager:GetSecretValue"],
-            resources=[receipt_secret.secret_arn],
+        *(
+            []
+            if receipt_secret is None  # outside production the key is derived from the cursor secret (read above)
+            else [
+                iam.PolicyStatement(
+                    sid="ReceiptKeyRead",
+                    # One read per cold start (and every keyring.REFRESH_SECONDS): one value, no versions.
+                    actions=["secretsmanager:GetSecretValue"],
+                    resources=[receipt_secret.secret_arn],
+                )
+            ]
         ),
         iam.PolicyStatement(
             sid="RotatingSecretsRead",

@@ -256,7 +256,7 @@ def test_functions_get_the_cursor_signing_secret_and_may_read_only_it(dev_templa
     statements = [s for p in role["Properties"]["Policies"] for s in p["PolicyDocument"]["Statement"]]
     readers = [s for s in statements if "secretsmanager" in json.dumps(s["Action"])]
     # and the rotating secrets' statement (the token key, the game key): tests/infra/test_client_submissions.py;
-    # the receipt key's: tests/infra/test_receipt_key.py
-    assert sorted(s["Sid"] for s in readers) == ["CursorSecretRead", "ReceiptKeyRead", "RotatingSecretsRead"]
+    # production's receipt key: tests/infra/test_receipt_key.py
+    assert sorted(s["Sid"] for s in readers) == ["CursorSecretRead", "RotatingSecretsRead"]
     (reader,) = [s for s in readers if s["Sid"] == "CursorSecretRead"]
     assert (reader["Action"], reader["Resource"]) == ("secretsmanager:GetSecretValue", {"Ref": secret_id})

@@ -21,10 +21,10 @@ def _receipt_secret(template_json: dict) -> tuple[str, dict]:
     return found
 
 
-def test_the_secret_generates_a_key_set_the_functions_can_read(dev_template_json):
+def test_the_secret_generates_a_key_set_the_functions_can_read(prod_template_json):
     """A generated seed in {"seed", "retired": []}: Secrets Manager's generator fills `seed`, 64 characters without
     punctuation, and the document parses as the functions parse it (a stand-in seed of that length)."""
-    _, secret = _receipt_secret(dev_template_json)
+    _, secret = _receipt_secret(prod_template_json)
     generated = secret["Properties"]["GenerateSecretString"]
     assert generated["GenerateStringKey"] == "seed"
     assert generated["PasswordLength"] == 64 and generated["ExcludePunctuation"] is True
@@ -33,18 +33,18 @@ def test_the_secret_generates_a_key_set_the_functions_can_read(dev_template_json
     assert KeySet.parse(json.dumps(document)).jwks()["keys"][0]["status"] == "current"
 
 
-def test_the_role_may_only_read_the_receipt_key(dev_template_json):
+def test_the_role_may_only_read_the_receipt_key(prod_template_json):
     """One statement names the secret: GetSecretValue only (one value, no versions to list); no statement lets the
     functions write it (rotation is an operator's PutSecretValue)."""
-    logical_id, _ = _receipt_secret(dev_template_json)
+    logical_id, _ = _receipt_secret(prod_template_json)
     statements = [
         s
-        for policy in _resources(dev_template_json, "AWS::IAM::Role").values()
+        for policy in _resources(prod_template_json, "AWS::IAM::Role").values()
         for doc in policy["Properties"].get("Policies", [])
         for s in doc["PolicyDocument"]["Statement"]
     ] + [
         s
-        for policy in _resources(dev_template_json, "AWS::IAM::Policy").values()
+        for policy in _resources(prod_template_json, "AWS::IAM::Policy").values()
         for s in policy["Properties"]["PolicyDocument"]["Statement"]
     ]
     naming = [s for s in statements if {"Ref": logical_id} in _listed(s.get("Resource"))]
@@ -55,8 +55,24 @@ def _listed(resource: object) -> list:
     return resource if isinstance(resource, list) else [resource]
 
 
-def test_every_function_is_told_the_secret(dev_template_json):
-    logical_id, _ = _receipt_secret(dev_template_json)
+def test_every_function_is_told_the_secret(prod_template_json):
+    logical_id, _ = _receipt_secret(prod_template_json)
+    functions = [
+        f
+        for f in _resources(prod_template_json, "AWS::Lambda::Function").values()
+        if "SCORES_TABLE" in f["Properties"].get("Environment", {}).get("Variables", {})
+    ]
+    assert functions
+    for function in functions:
+        assert function["Properties"]["Environment"]["Variables"]["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": logical_id}
+
+
+def test_outside_production_the_key_derives_from_the_cursor_secret(dev_template_json):
+    """No secret of its own (0.40 USD a month against dev's 10 at idle): the functions are pointed at the cursor
+    secret, which they may read already, and parse its value as a bare seed; no receipt statement, no output."""
+    secrets = _resources(dev_template_json, "AWS::SecretsManager::Secret")
+    assert not [k for k in secrets if k.startswith("LeaderboardApiReceiptSigningSecret")]
+    (cursor,) = [k for k in secrets if k.startswith("LeaderboardApiCursorSecret")]
     functions = [
         f
         for f in _resources(dev_template_json, "AWS::Lambda::Function").values()
@@ -64,7 +80,10 @@ def test_every_function_is_told_the_secret(dev_template_json):
     ]
     assert functions
     for function in functions:
-        assert function["Properties"]["Environment"]["Variables"]["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": logical_id}
+        assert function["Properties"]["Environment"]["Variables"]["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": cursor}
+    assert "ReceiptKeyRead" not in json.dumps(dev_template_json["Resources"])
+    assert "ReceiptSigningSecretArn" not in dev_template_json.get("Outputs", {})
+    assert KeySet.parse("c" * 64).jwks()["keys"][0]["status"] == "current"  # a bare seed is a key set
 
 
 def test_the_proof_routes_are_public_gets(dev_template_json):

@@ -63,7 +63,7 @@ def test_shared_role_is_least_privilege(template):
         "SnapshotsErasure",
         "OwnLogGroups",
         "CursorSecretRead",
-        "ReceiptKeyRead",  # the receipt signing key set (tests/infra/test_receipt_key.py)
+        # (production adds ReceiptKeyRead, its receipt signing key: tests/infra/test_receipt_key.py)
         "RotatingSecretsRead",  # the token signing key and the game key (tests/infra/test_client_submissions.py)
         "XRayTraces",
         "LivePublish",  # appsync:EventPublish on the live namespace (tests/infra/test_live.py)
@@ -378,7 +378,6 @@ def test_outputs_have_stable_logical_ids(template):
         "GameKeySecretArn",
         "AdminKeySecretArn",
         "TokenSigningSecretArn",
-        "ReceiptSigningSecretArn",
         "GameUsagePlanId",
         "AdminUsagePlanId",
         "DashboardPasswordSecretArn",
