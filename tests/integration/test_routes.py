@@ -7,7 +7,8 @@ from leaderboard import routes
 
 # The routes tested here, in test_boards.py, in test_players.py, in test_season.py (a board's periods and
 # their closing), in test_client_submissions.py (player tokens and runs), in test_quarantine.py (rules and the
-# review queue) and in test_period_log.py (a period's hash-chained log).
+# review queue), in test_period_log.py (a period's hash-chained log) and in test_receipts.py (the JWKS and signed
+# receipts).
 COVERED = {
     ("POST", "/scores"),
     ("GET", "/leaderboard"),
@@ -48,6 +49,8 @@ COVERED = {
     ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
     # test_period_log.py
     ("GET", "/leaderboards/{board}/periods/{period_id}/log"),
+    ("GET", "/.well-known/jwks.json"),
+    ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),
 }
 
 
