@@ -47,11 +47,13 @@ subscribers on one channel (bench/live_delivery.py measures it).
 from __future__ import annotations
 
 import asyncio
+import collections
 import hmac
 import json
 import logging
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,6 +88,7 @@ from local.appsync_transport import Connection, text_frame_header
 
 # websockets logs every connection opened and closed and every HTTP answer at INFO: thousands of lines a run
 _LOG = logging.getLogger("local.appsync_events")
+PUBLISH_TIMES_KEPT = 1000  # per channel
 _LOG.setLevel(logging.WARNING)
 
 
@@ -120,6 +123,9 @@ class AppSyncEventsServer:
         self.clients: set[_Client] = set()
         self.channels: dict[str, dict[tuple[_Client, str], None]] = {}  # channel -> its subscriptions, in order
         self.published = 0  # events accepted by POST /event
+        # When each channel's publishes were accepted (monotonic seconds, the newest PUBLISH_TIMES_KEPT): what tests
+        # time the broadcaster's once-a-second limit by, rather than by arrivals, which each delivery delays
+        self.publish_times: dict[str, collections.deque[float]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._stopping: asyncio.Event | None = None
@@ -240,6 +246,7 @@ class AppSyncEventsServer:
         AppSync, the publisher's answer does not wait for the delivery: it runs on the loop's next turn, after
         the answer is written."""
         self.published += len(events)
+        self.publish_times.setdefault(channel, collections.deque(maxlen=PUBLISH_TIMES_KEPT)).append(time.monotonic())
         assert self.loop is not None
         self.loop.call_soon(self._deliver, channel, list(events))
         return [{"identifier": str(uuid.uuid4()), "index": index} for index in range(len(events))]

@@ -78,8 +78,8 @@ def test_a_new_leader_arrives_over_appsync_events_with_polling_off(stack, new_pa
     expect(page.locator(ROW_NAMES)).to_have_text(["Zed", "Ada", "Grace", "Alan"], timeout=5_000)
     arrived = time.monotonic() - submitted
     expect(page.get_by_test_id("leader-banner")).to_be_visible()
+    # How fast is `make bench-live`'s figure (docs/PERFORMANCE.md), not an assertion: the expect's 5 s bounds it
     print(f"new leader on screen {arrived:.2f} s after the submission")
-    assert arrived < 5.0  # generous: the integration tests hold 500 subscribers to 2 s
     shoot(page.locator(".board-card"), "live-update", viewport)
     assert reads == []  # ... not from a read of the API (checked after more calls, which deliver late events)
     assert len(sockets) == 1  # ... and on the same socket all along

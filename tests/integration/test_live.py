@@ -22,7 +22,7 @@ from .stack_config import ADMIN_KEY
 CROWD = 500  # the figure: subscribers on one board period
 CROWD_BOARD = "live-crowd"
 SCORES = itertools.count(int(time.time()))  # ever higher: every submission is a new leader
-ARRIVAL_JITTER = 0.5  # seconds a message's delivery may add to or take from its gap to the next one
+PUBLISH_CLOCK_SLACK = 0.05  # seconds: the broadcaster times its claims by time.time(), the stand-in by monotonic
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,8 @@ def test_a_burst_gives_no_subscriber_more_than_one_message_a_second_and_all_of_t
 ):
     time.sleep(limits.LIVE_MIN_INTERVAL_SECONDS + 0.2)
     marks = [len(s.frames) for s in crowd]
-    stop = time.monotonic() + 4.0
+    started = time.monotonic()
+    stop = started + 4.0
     lock = threading.Lock()
     submitted = [0]
 
@@ -157,24 +158,24 @@ def test_a_burst_gives_no_subscriber_more_than_one_message_a_second_and_all_of_t
 
     run(_everyone_gets(crowd, marks, lambda event: event.get("entries") == final))
     time.sleep(1.5)  # and nothing after it
-    counts, smallest_gaps = [], []
+    channel = _live(api, CROWD_BOARD)["channels"]["all-time"]
+    publishes = [at for at in stack.live.publish_times[channel] if at >= started]
+    gaps = [b - a for a, b in itertools.pairwise(publishes)]
+    # The once-a-second limit is the broadcaster's: each publish claimed a full second after the previous one
+    # ended, so the stand-in took them a second apart at least (PUBLISH_CLOCK_SLACK: time.time() against monotonic).
+    # Arrivals are not timed: each is late by its own delivery, which a loaded 2-core machine stretches
+    assert min(gaps, default=1.0) >= limits.LIVE_MIN_INTERVAL_SECONDS - PUBLISH_CLOCK_SLACK, gaps
+    counts = []
     for s, m in zip(crowd, marks, strict=True):
-        arrivals = [at for at, event in s.events(m) if event.get("type") == "top"]
-        assert s.events(m)[-1][1]["entries"] == final
-        gaps = [b - a for a, b in itertools.pairwise(arrivals)]
-        counts.append(len(arrivals))
-        smallest_gaps.append(min(gaps, default=float("inf")))
-        # at most one a second on average over the burst, and never two together. Arrivals, not publishes, are
-        # timed here: each is late by its own delivery time, so both checks allow ARRIVAL_JITTER (on a loaded
-        # 2-core machine, 4 publishes a second apart arrived 0.74, 1.03 and 0.98 s apart: a span of 2.75 s)
-        span = arrivals[-1] - arrivals[0] if arrivals else 0.0
-        assert len(arrivals) <= (span + ARRIVAL_JITTER) / limits.LIVE_MIN_INTERVAL_SECONDS + 1, gaps
-        assert min(gaps, default=1.0) >= limits.LIVE_MIN_INTERVAL_SECONDS - ARRIVAL_JITTER, gaps
+        tops = [event for _, event in s.events(m) if event.get("type") == "top"]
+        assert tops[-1]["entries"] == final
+        assert len(tops) <= len(publishes)  # each publish once, none made up
+        counts.append(len(tops))
     print(
-        f"{submitted[0]} submissions in 4 s -> {min(counts)}..{max(counts)} messages per subscriber; "
-        f"smallest gap {min(smallest_gaps):.3f} s"
+        f"{submitted[0]} submissions in 4 s -> {len(publishes)} publishes, smallest gap {min(gaps, default=0):.3f} s; "
+        f"{min(counts)}..{max(counts)} messages per subscriber"
     )
-    assert min(counts) >= 2  # it pushed during the burst, not only at its end
+    assert len(publishes) >= 2 and min(counts) >= 2  # it pushed during the burst, not only at its end
 
 
 def test_an_unsubscribed_client_receives_nothing_more(api, stack, run):
