@@ -133,9 +133,9 @@ class LeaderboardProps:
     `reached_at` (INCLUDE) or ALL; a stream of NEW_AND_OLD_IMAGES; TTL on `expires_at` (daily and weekly entries
     expire by it). Imported, it needs its stream's ARN, `Table.from_table_attributes(table_arn=...,
     table_stream_arn=...)` (without one these props are refused); a `Table` of the same app is checked at synth
-    (key schema, index, stream, TTL), an imported one cannot be. Point-in-time recovery (the construct's backup),
-    encryption, deletion protection, its removal policy and `table_overrides` are its owner's; the alarms on the
-    table's metrics stay. None: a table of the stack's own (output ScoresTableName either way)."""
+    (key schema, index, stream, TTL), an imported one or a TableV2 cannot be. Point-in-time recovery (the
+    construct's backup), encryption, deletion protection, its removal policy and `table_overrides` are its owner's;
+    the alarms on the table's metrics stay. None: a table of the stack's own (output ScoresTableName either way)."""
     existing_snapshots_table: ddb.ITable | None = None
     """A snapshot history table of your own, used as it is, as `existing_scores_table` (the functions' role gets
     the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);

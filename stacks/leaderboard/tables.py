@@ -124,10 +124,11 @@ def _described(keys: tuple[tuple[str, str], ...]) -> str:
 
 
 def schema_problems(prop: str, table: ddb.ITable, expected: Mapping[str, Any]) -> list[str]:
-    """What a table made in the app (a Table or TableV2: its CloudFormation properties can be read) lacks of
-    `expected`; nothing for an imported table, which synth cannot see."""
+    """What a Table made in the app (its CloudFormation properties can be read) lacks of `expected`; nothing for
+    an imported table, which synth cannot see, nor for a TableV2 (its AWS::DynamoDB::GlobalTable's stream setting
+    does not come through jsii to Python)."""
     cfn = table.node.default_child
-    if not isinstance(cfn, ddb.CfnTable | ddb.CfnGlobalTable):
+    if not isinstance(cfn, ddb.CfnTable):
         return []
     resolve = Stack.of(cfn).resolve
     problems = []

@@ -234,13 +234,15 @@ def test_table_overrides_with_both_tables_brought_are_an_error():
 
 def test_the_check_passes_the_stacks_own_tables_and_one_made_as_documented():
     """The oracle is the construct's own tables: the schema check finds nothing wrong with them, nor with a table
-    made in the app as the prop's docstring says (ALL projected)."""
+    made in the app as the prop's docstring says (ALL projected). Imported tables and TableV2s it cannot read."""
     stack = cdk.Stack(_app(), "own")
     own = LeaderboardTables(stack, "Tables", removal_policy=cdk.RemovalPolicy.DESTROY, deletion_protection=False)
     assert schema_problems("scores", own.scores, _SCORES) == []
     assert schema_problems("snapshots", own.snapshots, _SNAPSHOTS) == []
     assert schema_problems("scores", _scores_table_of_the_app(stack), _SCORES) == []
     assert schema_problems("scores", _scores(stack), _SCORES) == []  # imported: nothing synth can see
+    key = ddb.Attribute(name=schema.SCORES_PARTITION_KEY, type=ddb.AttributeType.STRING)
+    assert schema_problems("scores", ddb.TableV2(stack, "V2", partition_key=key), _SCORES) == []  # not readable
 
 
 def test_the_check_names_each_thing_a_table_of_the_app_lacks():
