@@ -40,6 +40,11 @@ Leaderboard(
 )
 ```
 
+Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table` and `existing_event_bus` take
+a resource of your app (made there or imported) instead of one of the stack's own; it is used as it is, nothing is
+made for it or changed on it, and the functions' role gets the same statements on its ARNs. What each must have is
+in its row below; they cannot come from cdk.json.
+
 In cdk.json's `stages.<stage>` context block the same names take JSON values, a group as an object:
 `{"production": true, "throttles": {"game_key_rate_limit": 1000}}`.
 
@@ -123,6 +128,8 @@ def render() -> str:
         lines.append(f"| `{flat}=...` | `{group}={groups[group].__name__}({inner}=...)` |")
     for flat, inner in props_groups.FLAT_SWITCHES.items():
         lines.append(f"| `{flat}=True/False` | `{flat}={groups[flat].__name__}({inner}=...)` |")
+    for old, new in props.RENAMED_PROPS.items():
+        lines.append(f"| `{old}=...` (synth warns) | `{new}=...` |")
     return "\n".join(lines) + "\n"
 
 

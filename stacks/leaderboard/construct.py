@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Annotations, Duration, Stack
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_dynamodb as ddb
 from aws_cdk import aws_ec2 as ec2
@@ -25,6 +25,8 @@ from .season import SeasonClosing
 from .tables import LeaderboardTables
 
 FIVE_MINUTES = Duration.minutes(5)
+# The warning of the deprecated `vpc` prop (an app may acknowledge it: Annotations.of(...).acknowledge_warning(...)).
+VPC_DEPRECATED = "cdk-leaderboard:vpcDeprecated"
 
 
 class Leaderboard(Construct):
@@ -40,7 +42,7 @@ class Leaderboard(Construct):
     Attributes: `api` (RestApi), `live_api` (the AppSync Event API of live updates) and `live_url` (its real-time
     wss:// URL),
     `edge` and `edge_url` (CloudFront in front of the API's public reads: the API's paths, cached),
-    `scores_table` and `snapshots_table` (also `tables`), `functions` (by name, e.g.
+    `scores_table` and `snapshots_table` (also `tables`; the `existing_*` ones where given), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
     `vpc`, `alarm_topic` and `operations_dashboard` (None where turned off).
     """
@@ -57,9 +59,15 @@ class Leaderboard(Construct):
             removal_policy=props.effective_removal_policy,
             deletion_protection=props.is_prod,
             overrides=props.table_overrides,
+            existing_scores=props.existing_scores_table,
+            existing_snapshots=props.existing_snapshots_table,
         )
-        self.scores_table: ddb.Table = self.tables.scores
-        self.snapshots_table: ddb.Table = self.tables.snapshots
+        self.scores_table: ddb.ITable = self.tables.scores
+        self.snapshots_table: ddb.ITable = self.tables.snapshots
+        if props.vpc is not None:  # the deprecated name of existing_vpc (props.effective_vpc reads either)
+            Annotations.of(self).add_warning_v2(
+                VPC_DEPRECATED, "vpc= is deprecated and goes in the next release: it is now existing_vpc="
+            )
         self.api_construct = LeaderboardApi(
             self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props)
         )

@@ -178,14 +178,15 @@ class Dashboard(Construct):
         key). `live_realtime_url`: the AppSync Event API's realtime endpoint (wss://<realtime domain>/event/realtime),
         which the page connects to itself and its CSP allows (connect-src); empty: live updates off."""
         super().__init__(scope, id)
-        self.vpc = props.vpc or self._own_vpc()
+        existing_vpc = props.effective_vpc  # existing_vpc, or the deprecated vpc
+        self.vpc = self._own_vpc() if existing_vpc is None else existing_vpc
         self.security_group = ec2.SecurityGroup(
             self,
             "WebSecurityGroup",
             vpc=self.vpc,
             description="Dashboard: HTTP from CloudFront only; no SSH (Session Manager instead)",
         )
-        if props.vpc is None:
+        if existing_vpc is None:
             # Rejected traffic only: enough to audit, cheap at any volume. A VPC passed in is its owner's to log.
             flow_logs = logs.LogGroup(
                 self, "FlowLogs", retention=props.log_retention, removal_policy=props.effective_removal_policy

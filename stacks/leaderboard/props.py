@@ -16,10 +16,11 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from types import FrameType
+from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import RemovalPolicy
+from aws_cdk import aws_dynamodb as ddb
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_events as events
 from aws_cdk import aws_logs as logs
@@ -50,6 +51,9 @@ __all__ = [
     "Throttles",
     "Waf",
 ]
+
+# Props renamed in this release -> their new name; the old one is still read (effective_*) and synth warns.
+RENAMED_PROPS: MappingProxyType[str, str] = MappingProxyType({"vpc": "existing_vpc"})
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
@@ -112,10 +116,30 @@ class LeaderboardProps:
     instance_type: str = "t4g.nano"
     """The dashboard's instance. Graviton nano (0.5 GiB): the dashboard is static files and a proxy; first boot
     adds a 1 GiB swap file so that dnf fits. About 3 USD/month."""
+    existing_vpc: ec2.IVpc | None = None
+    """A VPC of your own for the dashboard's instance, with an internet gateway (CloudFront's VPC origins require
+    one), used as it is: no VPC, subnet or flow log is made (its flow logs are its owner's). The instance goes into
+    its private subnets with egress if it has any, else into a public one. None: a small public-only VPC of the
+    stack's own (one AZ, no NAT gateway, rejected traffic logged). Only with `dashboard` (nothing else has a VPC)."""
     vpc: ec2.IVpc | None = None
-    """An existing VPC for the dashboard's instance, with an internet gateway (CloudFront's VPC origins require one).
-    The instance goes into its private subnets with egress if it has any, else into a public one. None: a small
-    public-only VPC of its own (one AZ, no NAT gateway)."""
+    """Deprecated (goes in the next release): the former name of `existing_vpc`, which it means; synth warns
+    (`cdk-leaderboard:vpcDeprecated`). Setting both is an error."""
+    existing_scores_table: ddb.ITable | None = None
+    """A live scores table of your own, used as it is: no table is made and nothing on it is changed; the functions'
+    role gets the same statements on its ARN, on its rank index's (`<arn>/index/leaderboard-rank-index`) and on its
+    stream, and the rank counters and live updates read that stream. It must have: partition key `player_id` and
+    sort key `leaderboard_id` (strings); the global secondary index `leaderboard-rank-index` with partition key
+    `leaderboard_id` and sort key `rank_key` (strings), projecting `score`, `player_name`, `metadata` and
+    `reached_at` (INCLUDE) or ALL; a stream of NEW_AND_OLD_IMAGES; TTL on `expires_at` (daily and weekly entries
+    expire by it). Imported, it needs its stream's ARN, `Table.from_table_attributes(table_arn=...,
+    table_stream_arn=...)` (without one these props are refused); a `Table` of the same app is checked at synth
+    (key schema, index, stream, TTL), an imported one or a TableV2 cannot be. Point-in-time recovery (the
+    construct's backup), encryption, deletion protection, its removal policy and `table_overrides` are its owner's;
+    the alarms on the table's metrics stay. None: a table of the stack's own (output ScoresTableName either way)."""
+    existing_snapshots_table: ddb.ITable | None = None
+    """A snapshot history table of your own, used as it is, as `existing_scores_table` (the functions' role gets
+    the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);
+    no index, stream or TTL. A `Table` of the same app is checked at synth. None: a table of the stack's own."""
     cors_origins: Sequence[str] | None = None
     """None: any origin ("*"), but in production with a `domain_name` only https://<domain_name>. (The dashboard
     calls the API through its own same-origin proxy; the API's protection is its keys, not CORS.)"""
@@ -168,8 +192,8 @@ class LeaderboardProps:
     built-in one do not): beyond it a create answers 409. A cost bound: each board is a row of GET /leaderboards
     and of the dashboard's picker. At most 10,000."""
     table_overrides: Mapping[str, Any] = field(default_factory=dict)
-    """Escape hatch: CloudFormation properties set on both tables (`add_property_override`), e.g.
-    {"TableClass": "STANDARD_INFREQUENT_ACCESS"}."""
+    """Escape hatch: CloudFormation properties set on the tables the stack makes (`add_property_override`, not on
+    an `existing_*` table), e.g. {"TableClass": "STANDARD_INFREQUENT_ACCESS"}."""
     function_overrides: Mapping[str, Any] = field(default_factory=dict)
     """Escape hatch: CloudFormation properties set on every function, e.g. {"Timeout": 10}."""
 
@@ -191,6 +215,7 @@ class LeaderboardProps:
             or not (1 <= self.max_boards <= limits.MAX_MAX_BOARDS)
         ):
             raise ValueError(f"max_boards must be an integer from 1 to {limits.MAX_MAX_BOARDS:,}")
+        self._check_existing_resources()
         if (self.domain_name is None) != (self.certificate_arn is None):
             raise ValueError("domain_name and certificate_arn go together: set both or neither")
         if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):
@@ -199,6 +224,29 @@ class LeaderboardProps:
             raise ValueError(
                 f"certificate_arn must be an ACM certificate in us-east-1 (CloudFront's): {self.certificate_arn!r}"
             )
+
+    def _check_existing_resources(self) -> None:
+        """What can be told of the `existing_*` resources before synth (tables.py checks a Table's schema at it)."""
+        if self.vpc is not None and self.existing_vpc is not None:
+            raise ValueError("vpc is the deprecated name of existing_vpc: set existing_vpc only")
+        vpc = self.effective_vpc
+        if vpc is not None and not hasattr(vpc, "vpc_id"):
+            raise TypeError(f"existing_vpc must be an ec2.IVpc (e.g. ec2.Vpc.from_lookup(...)), got {vpc!r}")
+        if self.existing_vpc is not None and not self.dashboard:
+            raise ValueError("existing_vpc is the dashboard's: with dashboard=False nothing uses it (leave it out)")
+        for name in ("existing_scores_table", "existing_snapshots_table"):
+            table = getattr(self, name)
+            if table is not None and not hasattr(table, "table_arn"):
+                raise TypeError(f"{name} must be a dynamodb.ITable (e.g. Table.from_table_attributes(...)): {table!r}")
+        scores = self.existing_scores_table
+        if scores is not None and scores.table_stream_arn is None:
+            raise ValueError(
+                "existing_scores_table has no stream ARN, and the rank counters and live updates read its stream "
+                "(NEW_AND_OLD_IMAGES): import it with Table.from_table_attributes(table_arn=..., "
+                "table_stream_arn=...), or pass a Table made with stream=StreamViewType.NEW_AND_OLD_IMAGES"
+            )
+        if self.table_overrides and scores is not None and self.existing_snapshots_table is not None:
+            raise ValueError("table_overrides apply to the tables the stack makes, and both tables are existing_*")
 
     if not TYPE_CHECKING:  # hidden from type checkers, which then still catch a misspelt attribute
 
@@ -221,6 +269,11 @@ class LeaderboardProps:
         if policy is None:
             policy = RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
         return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if policy == RemovalPolicy.RETAIN else policy
+
+    @property
+    def effective_vpc(self) -> ec2.IVpc | None:
+        """The dashboard's VPC given by the user (`existing_vpc`, or the deprecated `vpc`); None: the stack's own."""
+        return self.existing_vpc if self.existing_vpc is not None else self.vpc
 
     @property
     def effective_monitoring_level(self) -> str:

@@ -44,7 +44,7 @@ def customized():
     board = Leaderboard(
         stack,
         "Leaderboard",
-        vpc=vpc,
+        existing_vpc=vpc,
         table_overrides={"TableClass": "STANDARD_INFREQUENT_ACCESS"},
         function_overrides={"Timeout": 9},
     )
@@ -138,7 +138,7 @@ def test_a_vpc_with_private_subnets_gets_a_fully_private_dashboard():
     AWS documents VPC origins; CloudFront still reaches it through its VPC origin, and only there."""
     _, stack = _stack("private")
     vpc = ec2.Vpc(stack, "TeamVpc", max_azs=1, nat_gateways=1, restrict_default_security_group=False)
-    Leaderboard(stack, "Leaderboard", vpc=vpc, monitoring=Monitoring(enabled=False))
+    Leaderboard(stack, "Leaderboard", existing_vpc=vpc, monitoring=Monitoring(enabled=False))
     template = Template.from_stack(stack)
     subnet, public_ip = _instance_subnet(template)
     assert subnet.startswith("TeamVpcPrivate") and not public_ip
