@@ -3,6 +3,7 @@
 
 class ApiError(Exception):
     status = 500
+    retry_after: int | None = None  # seconds: answered as a Retry-After header
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -76,3 +77,13 @@ class TooManyRequests(ApiError):
 
 class ServiceUnavailable(ApiError):
     status = 503
+
+
+class TransactionBusy(ServiceUnavailable):
+    """DynamoDB cancelled a transaction because another one was in progress on one of its items
+    (TransactionConflict): nothing of it was written, and the same request may simply be sent again."""
+
+    retry_after = 1
+
+    def __init__(self, what: str):
+        super().__init__(f"another write was in progress on {what}; nothing was changed, retry in a second")

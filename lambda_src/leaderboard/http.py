@@ -15,7 +15,7 @@ from typing import Any
 from . import game_key, invocation, routes
 from . import validation as v
 from .composition import Handler, Runtime, entry_point
-from .errors import ApiError, BadRequest, Forbidden, NotFound, TooManyRequests
+from .errors import ApiError, BadRequest, Forbidden, NotFound
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -196,16 +196,14 @@ def api_handler(func: Callable[[dict], tuple[int, Any]], runtime: Runtime) -> Ha
             _check_key(event, route)
             status, payload = func(event)
             return respond(event, status, payload, route=route)
-        except TooManyRequests as err:
-            logger.info("request refused", extra={"status": err.status, "reason": err.message})
-            # Exposed so that a browser's script may read it too.
-            retry = {"Retry-After": str(err.retry_after), "Access-Control-Expose-Headers": "Retry-After"}
-            return respond(event, err.status, {"error": err.message}, retry, route)
         except ApiError as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
-            # RFC 6750: a 401 names the scheme the route takes
-            challenge = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if err.status == 401 else None
-            return respond(event, err.status, {"error": err.message, **err.details}, challenge, route)
+            headers = {}
+            if err.status == 401:  # RFC 6750: a 401 names the scheme the route takes
+                headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+            if err.retry_after is not None:  # a 429, a 503 of a cancelled transaction: exposed to browsers' scripts
+                headers |= {"Retry-After": str(err.retry_after), "Access-Control-Expose-Headers": "Retry-After"}
+            return respond(event, err.status, {"error": err.message, **err.details}, headers or None, route)
         except Exception:
             logger.exception("unhandled error")
             return respond(event, 500, {"error": "internal error"}, route=route)

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from . import limits, routes
+from .errors import TransactionBusy
 from .http import cache_control
 from .routing.responses import SCHEMAS, ref
 
@@ -102,6 +103,16 @@ def _operation(route: routes.Route) -> dict:
             "description": HELD[schema],
             "headers": _cache_header(route, 202),
             "content": json_of(ref("PendingScore")),
+        }
+    if route.busy:
+        retry_after = {
+            "description": "seconds to wait before sending the same request again",
+            "schema": {"type": "integer", "minimum": 1, "example": TransactionBusy.retry_after},
+        }
+        op["responses"]["503"] = {
+            "description": route.busy,
+            "headers": {**_cache_header(route, 503), "Retry-After": retry_after},
+            "content": json_of(ref("Error")),
         }
     if route.description:
         op["description"] = route.description

@@ -4,8 +4,11 @@ a reviewer (or a game's validator, told by a `Leaderboard Score Pending` event) 
 A pending submission is no entry (data/pending.py): absent from every list, rank, total, snapshot, summary and
 live push, as hidden players are. Approving applies it exactly as the submission would have been applied when it
 was made: the periods current then, and its rank key (ties) from its submission time; the per-player limit
-counted it then. Rejecting drops it without a trace. A decision claims the submission first: a second approve or
-reject of the same one is a 404 (it is gone), one while another decision is in flight a 409.
+counted it then, and the submission leaves the queue in the same transaction as its entries are written. Rejecting
+drops it without a trace. A decision claims the submission first: a second approve or reject of the same one is a
+404 (it is gone), one while another decision is in flight a 409. A decision whose transaction DynamoDB cancels
+because another transaction was in progress on one of its items is a 503 with Retry-After (TransactionBusy):
+nothing applied, the claim given back, so the same request sent again decides it once.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ class PendingStore(Protocol):
     """The pending submissions, each with a pointer under its player (data/pending.py: DynamoDB, or in memory)."""
 
     def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
-        """Store a submission (`values`: its fields, score, rule and submitted_at among them) and its pointer."""
+        """Store a submission (`values`: its fields, score, rule and submitted_at among them) and its pointer
+        (TransactionBusy: nothing stored, try again)."""
         ...
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
@@ -54,7 +58,12 @@ class PendingStore(Protocol):
         ...
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
-        """Delete the submission and its pointer."""
+        """Delete the submission and its pointer (TransactionBusy: nothing deleted, try again)."""
+        ...
+
+    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
+        """What deletes the submission and its pointer inside the entry writes' transaction (DynamoDB actions);
+        empty for a store outside the table, which the caller then drops after."""
         ...
 
     def forget_player(self, player_id: str) -> None:
@@ -172,16 +181,22 @@ def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
         operation=keys.APPROVAL_OPERATION_PREFIX + keys.operation_id(pending_id, f"{config.board_id}/pending"),
     )
     at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
-    try:
-        outcome = scoring.submit(config, submission, at)
+    removal = _queue().removal(config.board_id, pending_id, submission.player_id)
+    try:  # the entry writes and the submission's removal in one transaction: all of it or, cancelled, nothing
+        outcome = scoring.submit(config, submission, at, also=removal)
     except BaseException:
         _queue().unclaim(config.board_id, pending_id, token)
         raise
-    _queue().drop(config.board_id, pending_id, submission.player_id)
+    if not removal:
+        _queue().drop(config.board_id, pending_id, submission.player_id)
     return {"pending_id": pending_id, "status": "approved", "result": outcome.view()}
 
 
 def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:
-    item, _ = _claimed(config, pending_id)
-    _queue().drop(config.board_id, pending_id, item["pending_player"])
+    item, token = _claimed(config, pending_id)
+    try:
+        _queue().drop(config.board_id, pending_id, item["pending_player"])
+    except BaseException:  # TransactionBusy (nothing deleted): the submission waits for a decision again
+        _queue().unclaim(config.board_id, pending_id, token)
+        raise
     return {"pending_id": pending_id, "status": "rejected"}

@@ -4,7 +4,8 @@ A game's backend (holding the game key) gets a player token for one player; with
 run on a client board (`"submissions": "client"`) and gets a run token; with that, it submits ONE score, for that
 player on that board, before the run ends. The run is marked used by one conditional write before the score is
 written (data/runs.py), so a replayed or concurrently reused run token is refused; a submission refused with a 4xx
-(nothing written) gives the run back, so the client may correct its request and submit again.
+(nothing written) gives the run back, so the client may correct its request and submit again; so does a 503 of a
+transaction cancelled by another one (TransactionBusy, nothing written), so the device may send it again.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Protocol
 from . import invocation, limits, rate_limits, tokens
 from .boards import BoardConfig
 from .clock import iso, ms
-from .errors import ApiError, Forbidden, Implausible
+from .errors import ApiError, Forbidden, Implausible, TransactionBusy
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
 
@@ -130,6 +131,7 @@ def submit(
     except Implausible:
         raise
     except ApiError as err:
-        if err.status < 500:  # refused, nothing written: the run may still take its score
+        # refused, or a transaction cancelled by another (503), nothing written: the run may still take its score
+        if err.status < 500 or isinstance(err, TransactionBusy):
             _runs().release(run_id, player_id, used_ms)
         raise

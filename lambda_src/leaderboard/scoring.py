@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -188,23 +188,27 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = 
     return stored, hidden
 
 
-def submit(config: BoardConfig, s: Submission, now: datetime | None = None) -> Outcome:
+def submit(
+    config: BoardConfig, s: Submission, now: datetime | None = None, also: Sequence[dict[str, Any]] = ()
+) -> Outcome:
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
-    UpdateItem or one transaction)."""
+    UpdateItem or one transaction). `also`: other TransactWriteItems actions to commit with the entry writes in
+    one transaction (an approval's removal of its pending submission), written even when no entry changes; such a
+    transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write)."""
     now = now or invocation.now()
     config.check_open(now)
     _check_range(config, s)
     current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == boards.BEST and not config.stored:
+    if config.operator == boards.BEST and not config.stored and not also:
         return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")
 
     def attempt(retry: bool) -> Outcome:
         stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
         writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
-        if writes:
-            entries.write(writes)
+        if writes or also:
+            entries.write(writes, also)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(config, attempt, "this entry")

@@ -10,7 +10,15 @@ from . import invocation, metrics, plausibility, quarantine, ranking, rate_limit
 from .boards import BoardConfig
 from .clock import ms
 from .data import entries
-from .errors import ApiError, BadRequest, Conflict, Implausible, ServiceUnavailable, TooManyRequests
+from .errors import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    Implausible,
+    ServiceUnavailable,
+    TooManyRequests,
+    TransactionBusy,
+)
 
 
 def submit(
@@ -37,7 +45,11 @@ def submit(
     if verdict is not None and verdict.action == plausibility.REJECT:
         raise Implausible(f"the score breaks this board's rule {verdict.rule}; nothing stored", verdict.rule)
     if verdict is not None:
-        return quarantine.hold(config, submission, verdict.rule, now, run, evidence)
+        try:
+            return quarantine.hold(config, submission, verdict.rule, now, run, evidence)
+        except TransactionBusy:  # nothing held: the same request sent again counts once
+            rate_limits.give_back(config, submission.player_id, minute)
+            raise
     try:
         outcome = scoring.submit(config, submission, now)
     except BadRequest:

@@ -1,7 +1,8 @@
 """The review queue in the admin panel, in Chromium through Nginx against the local stack: the submissions a board's
 plausibility rules held back (quarantine), 10 a page with More, each with the rule that fired, its run and the
 evidence the client sent; Approve puts the score on the board, Reject drops it; a decision another reviewer (or a
-validator) made first is said so, as the other admin actions say their failures.
+validator) made first is said so, as the other admin actions say their failures. The queue is usable on a phone,
+and a player's lookup shows their own scores pending review.
 
 The pending submissions are made as a game would: game-key submissions over the board's max_score, and one from a
 client through a player token, a run and its run token, with evidence.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import ADMIN_KEY, API_KEY
-from dashboard_support import DESKTOP, shoot
+from dashboard_support import DESKTOP, PHONE, shoot
 from playwright.sync_api import expect
 from test_dashboard import ROW_NAMES, no_problems, pick_board, seed_players, sign_in
 
@@ -154,4 +155,105 @@ def test_each_board_has_its_own_queue(stack, new_page):
     pick_board(page, "arena")
     expect(page.get_by_test_id("pending-player")).to_have_text(["p-held"])
     expect(page.get_by_test_id("pending-score")).to_have_text(["4,242"])
+    no_problems(page)
+
+
+def _overflowing(page, scope: str) -> list:
+    """Elements inside `scope` that reach past the viewport's right edge (or start left of it)."""
+    return page.evaluate(
+        """scope => [...document.querySelectorAll(scope + ' *')]
+            .filter(e => e.getClientRects().length)
+            .map(e => [e.tagName, e.className, e.getBoundingClientRect()])
+            .filter(([, , r]) => r.left < 0 || r.right > window.innerWidth + 0.5)
+            .map(([tag, cls, r]) => [tag, String(cls), Math.round(r.left), Math.round(r.right)])""",
+        scope,
+    )
+
+
+def test_the_review_queue_is_usable_on_a_phone(stack, new_page):
+    """At 390 px the queue's rows, the evidence (long JSON included) and both buttons stay inside the screen, the
+    page does not scroll sideways, and the buttons work; the screenshot docs/DASHBOARD.md shows."""
+    stack.reset()
+    stack.create_board(ARENA)
+    for player_id, name, score in HONEST:
+        stack.submit_to("arena", player_id, score, name)
+    for player_id, score in HELD[:2]:
+        _held_by_the_game_server(stack, player_id, score)
+    _held_from_a_run(stack, "p-run-with-a-long-player-id-0123456789", "Runner", 9999)
+    stack.settle()
+
+    page = new_page(viewport=PHONE, admin=True)
+    page.goto(f"{stack.dashboard}/")
+    pick_board(page, "arena")
+    sign_in(page)
+    players = page.get_by_test_id("pending-player")
+    expect(players).to_have_text([HELD[0][0], HELD[1][0], "p-run-with-a-long-player-id-0123456789"])
+    ran = _row(page, "p-run-with-a-long-player-id-0123456789")
+    ran.get_by_test_id("pending-evidence").locator("summary").click()
+    expect(ran.get_by_test_id("pending-evidence").locator("pre")).to_contain_text('"replay": "replays/run-1.bin"')
+    page.get_by_test_id("pending-queue").scroll_into_view_if_needed()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert _overflowing(page, "[data-testid=pending-queue]") == []
+    for button in page.locator("[data-testid=pending-approve], [data-testid=pending-reject]").all():
+        button.scroll_into_view_if_needed()
+        box = button.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        assert box["height"] >= 24, box  # a finger can hit it
+    shoot(page.get_by_test_id("admin-section"), "review-queue", PHONE)
+
+    ran.get_by_test_id("pending-reject").click()
+    status = page.get_by_test_id("pending-status")
+    expect(status).to_contain_text("Rejected: p-run-with-a-long-player-id-0123456789’s 9,999 is dropped")
+    _row(page, HELD[0][0]).get_by_test_id("pending-approve").click()
+    expect(status).to_contain_text(f"Approved: {HELD[0][0]}’s 5,000 is on the board")
+    expect(players).to_have_text([HELD[1][0]])
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    no_problems(page)
+
+
+def _look_up(page, player_id: str) -> None:
+    page.get_by_label("Player ID").fill(player_id)
+    page.get_by_role("button", name="Look up").click()
+
+
+def test_a_players_lookup_shows_their_scores_pending_review(stack, new_page):
+    """A score the board's rule holds back shows in its player's lookup as "pending review", with the score and the
+    rule, beside their ranked score; a player whose only score is held is found by it; once approved it is a rank."""
+    stack.reset()
+    stack.create_board(ARENA)
+    for player_id, name, score in HONEST:
+        stack.submit_to("arena", player_id, score, name)
+    _held_by_the_game_server(stack, "p-ann", 5000)
+    newcomer, _ = _held_from_a_run(stack, "p-new", "Newcomer", 7777)
+    stack.settle()
+
+    page = new_page()
+    page.goto(f"{stack.dashboard}/")
+    pick_board(page, "arena")
+    _look_up(page, "p-ann")
+    status = page.get_by_test_id("lookup-status")
+    expect(status).to_contain_text("1 score pending review on Arena.")
+    expect(page.get_by_test_id("picked-board").get_by_test_id("player-score")).to_have_text("900")
+    held = page.get_by_test_id("player-pending-row")
+    expect(held).to_have_count(1)
+    expect(held).to_contain_text("pending review")
+    expect(held.get_by_test_id("player-pending-score")).to_have_text("5,000")
+    expect(held.get_by_test_id("player-pending-rule")).to_have_text("max_score")
+    shoot(page.get_by_test_id("lookup-section"), "lookup-pending", DESKTOP)
+
+    _look_up(page, "p-new")  # no entry yet: the 404's body carries the pending score
+    expect(status).to_have_text("Not ranked on any board yet; 1 score pending review on Arena.")
+    expect(page.get_by_test_id("picked-board")).to_contain_text("Not on Arena")
+    expect(held.get_by_test_id("player-pending-score")).to_have_text("7,777")
+    expect(held.get_by_test_id("player-pending-rule")).to_have_text("max_score")
+    text = page.get_by_test_id("player-pending").inner_html()
+    assert "<script" not in text and "pending review" in text
+
+    approved = _post(stack, f"/leaderboards/arena/pending/{newcomer}/approve", ADMIN_KEY)
+    assert approved.status_code == 200, approved.text
+    stack.settle()
+    stack.wait_edge_lag()
+    _look_up(page, "p-new")
+    expect(page.get_by_test_id("picked-board").get_by_test_id("player-rank")).to_contain_text("#1", timeout=10_000)
+    expect(held).to_have_count(0)
     no_problems(page)

@@ -29,3 +29,23 @@ def test_no_module_of_the_route_table_or_the_document_holds_a_cache():
             and (isinstance(value, functools._lru_cache_wrapper) or hasattr(value, "cache_clear"))
         ]
         assert cached == [], f"{name}: {cached}"
+
+
+def test_the_routes_whose_transaction_another_can_cancel_document_their_503_with_retry_after():
+    paths = openapi.document()["paths"]
+    busy = {
+        (method.upper(), path)
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        if "503" in operation["responses"]
+    }
+    assert busy == {
+        ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
+        ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
+        ("POST", "/leaderboards/{board}/scores"),
+    }
+    for method, path in busy:
+        answer = paths[path][method.lower()]["responses"]["503"]
+        assert answer["headers"]["Retry-After"]["schema"]["type"] == "integer"
+        assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+        assert "TransactionConflict" in answer["description"]

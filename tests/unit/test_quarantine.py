@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from leaderboard import invocation
+from leaderboard import invocation, schema
 from tests.support.lambda_api import call, create_board, scan, submit, top
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}, "max_improvement": {"value": 2, "action": "reject"}}
@@ -245,3 +245,104 @@ def test_deleting_a_board_deletes_its_pending_submissions(ddb, clock):
     assert call("DELETE", "/leaderboards/del").status == 200
     table = invocation.settings().scores_table
     assert [i for i in scan(ddb, table) if i["player_id"]["S"].startswith(("#pending#", "#pending-of#"))] == []
+
+
+def _conflicting_once(ddb, monkeypatch) -> list[list[dict]]:
+    """Make the client's next TransactWriteItems that touches a pending submission be cancelled as DynamoDB cancels
+    one while another transaction is in progress on one of its items: botocore's own TransactionCanceledException
+    (a ClientError) with the response shape DynamoDB gives, one reason per action and TransactionConflict for the
+    pending item (DynamoDB Local serializes transactions, moto never conflicts). Later calls go through to moto.
+    Returns the cancelled calls' actions."""
+    real, cancelled = ddb.transact_write_items, []
+
+    def transact_write_items(**kwargs):
+        actions = kwargs["TransactItems"]
+        touched = [next(iter(a.values()))["Key" if "Delete" in a or "Update" in a else "Item"] for a in actions]
+        on_pending = [k[schema.SCORES_PARTITION_KEY]["S"].startswith("#pending#") for k in touched]
+        if cancelled or not any(on_pending):
+            return real(**kwargs)
+        cancelled.append(actions)
+        conflict = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+        reasons = [conflict if hit else {"Code": "None"} for hit in on_pending]
+        codes = ", ".join(r["Code"] for r in reasons)
+        error = {
+            "Error": {
+                "Code": "TransactionCanceledException",
+                "Message": f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]",
+            },
+            "CancellationReasons": reasons,
+            "ResponseMetadata": {"HTTPStatusCode": 400},
+        }
+        raise ddb.exceptions.TransactionCanceledException(error, "TransactWriteItems")
+
+    monkeypatch.setattr(ddb, "transact_write_items", transact_write_items)
+    return cancelled
+
+
+@pytest.mark.parametrize("periods", [["all-time"], ["all-time", "daily"]])
+def test_a_cancelled_approval_answers_503_applies_nothing_and_its_retry_applies_once(
+    ddb, clock, settle, monkeypatch, periods
+):
+    rules = {"max_score": {"value": 100, "action": "quarantine"}}
+    assert create_board("tc", periods=periods, rules=rules).status == 201
+    assert submit("tc", "ada", 50).status == 200
+    held = submit("tc", "bob", 500, player_name="Bob")
+    assert held.status == 202
+    settle()
+    table = invocation.settings().scores_table
+    before = scan(ddb, table)
+    cancelled = _conflicting_once(ddb, monkeypatch)
+    busy = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/approve")
+    assert busy.status == 503, busy.body
+    assert busy.headers["Retry-After"] == "1" and "Retry-After" in busy.headers["Access-Control-Expose-Headers"]
+    assert set(busy.body) == {"error"} and "retry" in busy.body["error"], busy.body
+    assert len(cancelled) == 1
+    assert scan(ddb, table) == before  # nothing applied: no entry of bob's, the submission still pending, unclaimed
+    assert [r["pending_id"] for r in pending_rows("tc")] == [held.body["pending_id"]]
+    again = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/approve")
+    assert again.status == 200 and again.body["status"] == "approved", again.body
+    settle()
+    assert ranked("tc") == [("bob", 500), ("ada", 50)]
+    assert call("GET", "/leaderboards/tc/players/bob").body["score"] == 500
+    assert pending_rows("tc") == [] and len(cancelled) == 1
+    assert call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/approve").status == 404
+
+
+def test_a_cancelled_rejection_answers_503_changes_nothing_and_its_retry_rejects_once(ddb, clock, monkeypatch):
+    assert create_board("tc", rules={"max_score": {"value": 100, "action": "quarantine"}}).status == 201
+    held = submit("tc", "bob", 500)
+    assert held.status == 202
+    table = invocation.settings().scores_table
+    before = scan(ddb, table)
+    cancelled = _conflicting_once(ddb, monkeypatch)
+    busy = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/reject")
+    assert busy.status == 503 and busy.headers["Retry-After"] == "1", busy.body
+    assert len(cancelled) == 1 and scan(ddb, table) == before
+    assert call("GET", "/leaderboards/tc/players/bob", check_contract=False).body["pending"][0]["score"] == 500
+    again = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/reject")
+    assert again.status == 200 and again.body["status"] == "rejected", again.body
+    assert pending_rows("tc") == []
+    assert call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/reject").status == 404
+
+
+def test_a_submission_whose_hold_is_cancelled_answers_503_and_holds_nothing(ddb, clock, monkeypatch):
+    assert create_board("tc", rules={"max_score": {"value": 100, "action": "quarantine"}}).status == 201
+    cancelled = _conflicting_once(ddb, monkeypatch)
+    busy = submit("tc", "bob", 500)
+    assert busy.status == 503 and busy.headers["Retry-After"] == "1", busy.body
+    assert len(cancelled) == 1 and pending_rows("tc") == []
+    held = submit("tc", "bob", 500)
+    assert held.status == 202 and [r["pending_id"] for r in pending_rows("tc")] == [held.body["pending_id"]]
+
+
+def test_a_run_whose_held_score_is_cancelled_stays_unused_and_the_limit_uncounted(ddb, clock, monkeypatch):
+    rules = {"max_score": {"value": 100, "action": "quarantine"}}
+    board = {"submissions": "client", "rules": rules, "max_submissions_per_minute": 2}
+    assert create_board("tr", **board).status == 201
+    run = start_run("tr", "bob")  # the run start counts: 1 of 2
+    cancelled = _conflicting_once(ddb, monkeypatch)
+    busy = submit("tr", "bob", 500, headers=bearer(run["run_token"]))
+    assert busy.status == 503 and busy.headers["Retry-After"] == "1" and len(cancelled) == 1, busy.body
+    held = submit("tr", "bob", 500, headers=bearer(run["run_token"]))  # the same run, and 2 of 2
+    assert held.status == 202 and held.body["status"] == "pending", held.body
+    assert [(r["pending_id"], r["run_id"]) for r in pending_rows("tr")] == [(held.body["pending_id"], run["run_id"])]

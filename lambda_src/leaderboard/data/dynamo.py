@@ -65,6 +65,12 @@ class Cancelled(Exception):
         super().__init__(", ".join(reasons))
         self.reasons = reasons  # one code per action, "None" for the ones that were fine
 
+    @property
+    def conflict(self) -> bool:
+        """Cancelled only because another transaction (or write) was in progress on one of its items
+        (TransactionConflict), no condition failing: the same transaction may simply be tried again."""
+        return "TransactionConflict" in self.reasons and "ConditionalCheckFailed" not in self.reasons
+
 
 def transact(actions: list[dict], on: Any = None) -> None:
     """One TransactWriteItems (`on`: another client than the runtime's, a store's own)."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import invocation, keys, schema
-from ..errors import Conflict
+from ..errors import Conflict, TransactionBusy
 from ..model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, erasures, moderation
 
@@ -75,21 +75,27 @@ def _fence(player_id: str, partition: str, until: int) -> dict[str, Any]:
     return {schema.SCORES_PARTITION_KEY: player_id, schema.SCORES_SORT_KEY: partition, schema.ERASING_MARK: until}
 
 
-def write(writes: list[EntryWrite]) -> None:
-    """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction.
+def write(writes: list[EntryWrite], also: Sequence[dict[str, Any]] = ()) -> None:
+    """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with `also`
+    (another store's actions to commit with them, such as an approval's removal of its pending submission)
+    always one transaction of both.
 
-    Raises Changed when another writer got there first (nothing is written then).
+    Raises Changed when another writer got there first (nothing is written then). A transaction with `also` that
+    DynamoDB cancels only because another one was in progress on one of its items (TransactionConflict) raises
+    TransactionBusy instead: nothing written, and the caller's whole request may be sent again.
     """
     updates = [_update(w) for w in writes]
-    if len(updates) == 1:
+    if len(updates) == 1 and not also:
         try:
             dynamo.client().update_item(**updates[0])
         except dynamo.client().exceptions.ConditionalCheckFailedException as err:
             raise Changed() from err
         return
     try:
-        dynamo.transact([{"Update": u} for u in updates])
+        dynamo.transact([{"Update": u} for u in updates] + list(also))
     except dynamo.Cancelled as err:
+        if also and err.conflict:
+            raise TransactionBusy("this pending submission or its player's entries") from err
         raise Changed() from err
 
 

@@ -4,7 +4,9 @@ list, rank, total, snapshot, summary or live push sees them.
 Each is two items written in one transaction: the submission under keys.pending_key(board, pending id), one
 partition per board (the review queue is one Query a page), and a pointer under the player's
 keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
-by one conditional write (`deciding`), so two decisions on one submission cannot both apply.
+by one conditional write (`deciding`), so two decisions on one submission cannot both apply. An approval deletes
+both items in the same transaction as the entry writes (removal()); a transaction cancelled because another was in
+progress on one of its items (TransactionConflict) raises errors.TransactionBusy, nothing written.
 
 Two implementations of quarantine.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine).
@@ -16,6 +18,7 @@ import threading
 from typing import Any
 
 from .. import keys, schema
+from ..errors import TransactionBusy
 from . import dynamo, memory
 
 POINTER_FIELDS = ("score", "rule", "submitted_at")  # what a player's own lookup shows of theirs
@@ -52,9 +55,10 @@ class DynamoPending:
         self._on = (client, table)
 
     def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+        """Both items in one transaction; TransactionBusy (nothing written) if another write held one of them."""
         item, pointer = _items(board_id, pending_id, player_id, values)
         puts = [{"Put": {"TableName": self._table, "Item": dynamo.to_item(i)}} for i in (item, pointer)]
-        dynamo.transact(puts, on=self._client)
+        self._transact(puts, "the player's pending submissions")
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
         key = dynamo.key(*keys.pending_key(board_id, pending_id))
@@ -107,9 +111,23 @@ class DynamoPending:
             pass
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
-        """Delete the submission and its pointer (a claimed one: only its claimer calls this): one transaction."""
+        """Delete the submission and its pointer (a claimed one: only its claimer calls this): one transaction;
+        TransactionBusy (nothing deleted) if another write held one of them."""
+        self._transact(self.removal(board_id, pending_id, player_id), "this pending submission")
+
+    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
+        """The TransactWriteItems actions that delete the submission and its pointer, for a caller's own
+        transaction (approve's, with the entry writes: one transaction, so a cancelled one applies nothing)."""
         both = (keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
-        dynamo.transact([{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both], on=self._client)
+        return [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
+
+    def _transact(self, actions: list[dict[str, Any]], what: str) -> None:
+        try:
+            dynamo.transact(actions, on=self._client)
+        except dynamo.Cancelled as err:
+            if err.conflict:  # another transaction on one of the items (DynamoDB Local never shows it)
+                raise TransactionBusy(what) from err
+            raise
 
     def forget_player(self, player_id: str) -> None:
         """Delete the player's submissions on every board, and their pointers (an erasure): one Query of the
@@ -186,6 +204,10 @@ class MemoryPending:
             item = self._items.get(keys.pending_key(board_id, pending_id))
             if item is not None and item.get("deciding") == token:
                 del item["deciding"]
+
+    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
+        """None for a DynamoDB transaction (these items are not in a table): the caller drops after it."""
+        return []
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         with self._lock:

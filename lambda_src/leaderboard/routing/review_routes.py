@@ -8,6 +8,12 @@ from .fields import CURSOR, _limit
 from .functions import LEADERBOARD_ADMIN
 from .route import Route
 
+_BUSY = (
+    "the decision's transaction was cancelled because another write was in progress on one of its items "
+    "(DynamoDB's TransactionConflict): nothing applied, the submission still pending; send the same request again "
+    "after Retry-After seconds and it decides it once"
+)
+
 REVIEW_ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
@@ -36,8 +42,10 @@ REVIEW_ROUTES: tuple[Route, ...] = (
         access=ADMIN,
         response=(200, "PendingDecision"),
         summary="Approve a quarantined submission: applied as it would have been at its submission time",
-        description="The periods current at its submission time, and ties ranked by that time. A submission "
-        "decided already (approved or rejected) is a 404; one another decision is applying right now a 409.",
+        description="The periods current at its submission time, and ties ranked by that time. The entries and "
+        "the submission's removal from the queue are one transaction. A submission decided already (approved or "
+        "rejected) is a 404; one another decision is applying right now a 409.",
+        busy=_BUSY,
     ),
     Route(
         "POST",
@@ -48,5 +56,6 @@ REVIEW_ROUTES: tuple[Route, ...] = (
         response=(200, "PendingDecision"),
         summary="Reject a quarantined submission: dropped, no trace left on the board",
         description="A submission decided already is a 404; one another decision is applying right now a 409.",
+        busy=_BUSY,
     ),
 )

@@ -28,6 +28,9 @@ class Route:
     summary: str = ""
     description: str = ""  # rules the schemas cannot say
     cache: Caching = NO_STORE  # how long the edge may keep its answers; keyed routes are never cached
+    # When the route answers 503 with Retry-After: a DynamoDB transaction of its cancelled by another one in
+    # progress on one of its items (TransactionConflict), nothing written. Empty: it does not.
+    busy: str = ""
 
     @property
     def needs_key(self) -> bool:

@@ -26,6 +26,10 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         "for the run's own player and board, once per run (a second use, also a concurrent one, is a 403), before "
         "the run expires; a bad token is a 401 or 403 and writes nothing. A submission refused with a 4xx leaves the "
         "run unused.",
+        busy="a score a plausibility rule holds back could not be stored as pending: its transaction was cancelled "
+        "because another write was in progress on one of its items (DynamoDB's TransactionConflict). Nothing "
+        "stored, the run (if any) unused and the per-player limit not counted: send the same request again after "
+        "Retry-After seconds",
     ),
     Route(
         "POST",

@@ -1,6 +1,7 @@
 /* Player lookup: every board and current period the player is on (GET /players/{id}/boards, one request),
  * the board and period picked first; each with rank of total, score, percentile and the players around
- * them (the around-me route). The lookup follows the board and period picked. A signed-in admin can hide
+ * them (the around-me route), and the player's own scores the board's rules hold back for review (its `pending`).
+ * The lookup follows the board and period picked. A signed-in admin can hide
  * the player on the board picked, or show them again (through Nginx, which adds the admin key).
  *
  * Reads go through the edge, whose answers may be up to max-age + stale-while-revalidate old: after hiding or
@@ -10,7 +11,7 @@
 import { admin, api } from '../api.js';
 import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
 import { $, h, reducedMotion, setStatus } from '../dom.js';
-import { fmt, fmtMs, plural } from '../format.js';
+import { dateTimeFormat, fmt, fmtMs, parseTime, plural } from '../format.js';
 import { allPages, latestOnly, request, Superseded } from '../request.js';
 import * as state from '../state.js';
 
@@ -104,7 +105,8 @@ async function lookup(playerId, { quiet = false } = {}) {
     const failure = [all, picked].find((r) => !r.ok && r.err.status !== 404);
     if (failure) throw failure.err;
     const rows = all.ok && Array.isArray(all.data.boards) ? all.data.boards : [];
-    if (!rows.length && !picked.ok) {
+    const held = heldBack(picked);
+    if (!rows.length && !picked.ok && !held.length) {
       result.replaceChildren();
       setStatus(status, 'empty', `No player with ID “${id}” is on any board yet.`);
       return;
@@ -112,11 +114,14 @@ async function lookup(playerId, { quiet = false } = {}) {
     const boardCount = new Set(rows.map((r) => r.board_id)).size || 1;
     const periodCount = Math.max(rows.length, 1);
     const ms = Math.max(all.ms || 0, picked.ms || 0);
-    setStatus(status, 'ok', `Found on ${boardCount} ${plural(boardCount, 'board')}, ${periodCount} ${plural(periodCount, 'period')}, in ${fmtMs(ms)}.`);
+    const waiting = `${held.length} ${plural(held.length, 'score')} pending review on ${boardName(board)}`;
+    setStatus(status, 'ok', !rows.length && !picked.ok
+      ? `Not ranked on any board yet; ${waiting}.`
+      : `Found on ${boardCount} ${plural(boardCount, 'board')}, ${periodCount} ${plural(periodCount, 'period')}, in ${fmtMs(ms)}${held.length ? `; ${waiting}` : ''}.`);
     const name = (picked.ok && picked.data.player_name) || id;
     if (picked.ok) lagMs = picked.lagMs;
     const hidden = hiddenNow(board, id, picked.ok && picked.data.hidden === true, startedAt);
-    const others = renderResult({ id, name, board, period, picked, rows, hidden });
+    const others = renderResult({ id, name, board, period, picked, rows, hidden, held });
     await Promise.all(others.map(({ card, row }) => loadAround(turn, card, row, id)));
   } catch (err) {
     if (err instanceof Superseded || !turn.current) return;
@@ -127,6 +132,12 @@ async function lookup(playerId, { quiet = false } = {}) {
   }
 }
 
+/** The player's own scores the board's rules hold back for review (`pending` of their lookup, also on its 404). */
+function heldBack(picked) {
+  const body = picked.ok ? picked.data : picked.err.body;
+  return body && Array.isArray(body.pending) ? body.pending : [];
+}
+
 const cardTitle = (row) => `${boardName(row.board_id)} · ${periodName(row.period, row.period_id, true)}`;
 
 /**
@@ -134,7 +145,7 @@ const cardTitle = (row) => `${boardName(row.board_id)} · ${periodName(row.perio
  * the default board first, then by board name, all-time before the shorter periods. Returns the cards that
  * still need their players around them: {card, row}.
  */
-function renderResult({ id, name, board, period, picked, rows, hidden }) {
+function renderResult({ id, name, board, period, picked, rows, hidden, held }) {
   const defaultBoard = state.defaultBoard();
   const isPicked = (r) => r.board_id === board && r.period === period;
   const others = rows.filter((r) => !isPicked(r)).sort((a, b) =>
@@ -157,9 +168,25 @@ function renderResult({ id, name, board, period, picked, rows, hidden }) {
     others.length ? (picked.ok ? 'Also on' : 'On') : 'On no other board or period.'));
   if (others.length) parts.push(h('ul', { class: 'player-boards', 'data-testid': 'other-boards' }, pending.map((p) => p.card)));
   parts.splice(1, 0, moderation(id, board, hidden));
+  if (held.length) parts.splice(2, 0, pendingReview(board, held));
   $('#lookup-result').replaceChildren(...parts);
   syncModeration();
   return pending.slice(0, MAX_AROUND);
+}
+
+/** Their scores held back on the board picked: "pending review", the score, the rule that fired, when. */
+function pendingReview(board, held) {
+  return h('div', { class: 'own-pending', 'data-testid': 'player-pending' },
+    h('p', { class: 'group-title small' }, `Pending review on ${boardName(board)}`),
+    h('ul', { class: 'own-pending-list' }, held.map((item) => {
+      const when = parseTime(item.submitted_at);
+      return h('li', { class: 'own-pending-row', 'data-testid': 'player-pending-row', dataset: { pendingId: item.pending_id } },
+        h('span', { class: 'pending-tag' }, 'pending review'),
+        h('strong', { class: 'num', 'data-testid': 'player-pending-score' }, fmt(item.score)),
+        h('span', { class: 'rule-chip', 'data-testid': 'player-pending-rule', title: 'The board’s rule that held it back' }, item.rule),
+        when ? h('span', { class: 'muted small' }, `submitted ${dateTimeFormat.format(when)}`) : null);
+    })),
+    h('p', { class: 'muted small' }, 'Held back by the board’s plausibility rules until a reviewer approves them: on no list, rank or total meanwhile.'));
 }
 
 /** Hide or show the player on the board picked (every period of it): for a signed-in admin. */
