@@ -12,7 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from dashboard_ec2 import render  # the same renderer EC2's user data runs
+from cdk_leaderboard.dashboard_ec2 import render  # the same renderer EC2's user data runs (one name: the construct's)
+
 from local import ROOT
 from local.processes import ProcessGroup, accepts
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 import requests
+from cdk_leaderboard.dashboard_ec2.render import DEFAULT_ADMIN_USER
 from dashboard_support import ARTIFACTS, DESKTOP, REPO
 from playwright.sync_api import expect
 
-from dashboard_ec2.render import DEFAULT_ADMIN_USER
 from local.gateway import routes_module
 from tests.support import clock
 
