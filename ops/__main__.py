@@ -13,7 +13,7 @@ from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady
 from .preflight import preflight
-from .receipt_key import ReceiptKeyRotator
+from .receipt_key import NothingToRotate, ReceiptKeyRotator, require_own_secret
 from .rotation import RefreshFailed, Rotator
 from .settings import stack_name, stage_props
 from .token_key import RotationRefused, TokenKeyRotator
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
             return 0
         if args.command == "rotate-receipt-key":
+            require_own_secret(args.stage, stage_props(args.stage).is_prod)
             ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
             return 0
         rotator = Rotator(session, stack_name(args.stage))
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed, RotationRefused) as err:
+    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:

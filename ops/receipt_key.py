@@ -25,6 +25,20 @@ OUTPUT = "ReceiptSigningSecretArn"
 SEED_CHARS = 64  # as the stack generates it (stacks/leaderboard/api_keys.py)
 
 
+class NothingToRotate(Exception):
+    """The stage has no receipt key secret of its own: outside production the key derives from the cursor secret."""
+
+
+def require_own_secret(stage: str, production: bool) -> None:
+    """Refuse, before any AWS call, a stage whose stack has no receipt signing secret (production only)."""
+    if not production:
+        raise NothingToRotate(
+            f"stage {stage} has no receipt signing key of its own to rotate: outside production the functions derive "
+            'it from the cursor secret, with no retired keys (docs/PROVING.md, "The signing key"); for receipts '
+            'that must outlive a rotation, set "production": true for the stage in cdk.json, deploy, and rotate there'
+        )
+
+
 @dataclass
 class ReceiptKeyRotator:
     session: boto3.Session

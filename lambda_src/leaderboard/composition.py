@@ -101,18 +101,19 @@ class Runtime:
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
         DynamoDB unless given (in_memory_stores() gives an in-memory one of each)."""
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
+        secrets_client = functools.partial(secrets.new_client, settings.secrets_manager_endpoint)
         return cls(
             settings=settings,
             clock=clock or SystemClock(),
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
-            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secrets.new_client)),
-            token_keys=keyring.CachedRing(lambda: _token_ring(settings)),
+            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secrets_client)),
+            token_keys=keyring.CachedRing(lambda: _token_ring(settings, secrets_client)),
             game_keys=keyring.CachedRing(
-                lambda: game_key.load_ring(settings, secrets.new_client), min_chars=game_key.MIN_CHARS
+                lambda: game_key.load_ring(settings, secrets_client), min_chars=game_key.MIN_CHARS
             ),
-            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets.new_client)),
+            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets_client)),
             board_cache=BoardCache(),
             metrics=MetricsSink(settings.function_name),
             idempotency=Records(settings.scores_table, dynamodb),
@@ -166,11 +167,11 @@ def _replays() -> Replays:
     return Replays()
 
 
-def _token_ring(settings: Settings) -> keyring.Ring:
+def _token_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
     # Imported on first use: PyJWT costs cold-start time that functions which never see a token need not pay.
     from . import tokens
 
-    return tokens.load_ring(settings, secrets.new_client)
+    return tokens.load_ring(settings, secrets_client)
 
 
 Handler = Callable[[Any, Any], Any]

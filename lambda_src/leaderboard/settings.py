@@ -51,6 +51,9 @@ class Settings:
     # secret's ARN (on AWS).
     receipt_signing_key: str | None = field(default=None, repr=False)
     receipt_signing_secret_arn: str | None = None
+    # Local runs and tests only (the stack never sets it): the Secrets Manager endpoint the functions read their
+    # secrets from, a stand-in speaking AWS's protocol (moto's server); None: AWS's own endpoint.
+    secrets_manager_endpoint: str | None = None
     # Where a closed period's event goes: the EventBridge bus (on AWS), else a JSON-lines file (local runs), else
     # only the log (tests).
     event_bus_name: str | None = None
@@ -107,6 +110,7 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         token_issuer=env.get("TOKEN_ISSUER") or "leaderboard",
         receipt_signing_key=env.get("RECEIPT_SIGNING_KEY") or None,
         receipt_signing_secret_arn=env.get("RECEIPT_SIGNING_SECRET_ARN") or None,
+        secrets_manager_endpoint=env.get("SECRETS_MANAGER_ENDPOINT") or None,
         event_bus_name=env.get("EVENT_BUS_NAME") or None,
         local_events_file=env.get("LOCAL_EVENTS_FILE") or None,
         live_events_http_url=env.get("LIVE_EVENTS_HTTP_URL") or None,

@@ -1,10 +1,16 @@
 """`make rotate-receipt-key` (python -m ops rotate-receipt-key) against moto: the receipt key set as the stack
-generates it, two rotations, then the functions' own key set (a runtime reading the secret through Secrets
-Manager): the new key signs, the old ones are listed as retired and what they signed still verifies."""
+generates it (a production stage: only production has the secret), two rotations, then the functions' own key set
+(a runtime reading the secret through Secrets Manager): the new key signs, the old ones are listed as retired and
+what they signed still verifies. A stage outside production has nothing to rotate: one line says so, before any
+AWS call. (Against the local stack, over HTTP and with the verifier: tests/integration/test_receipt_key_rotation.py.)"""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +23,8 @@ from ops.receipt_key import OUTPUT
 from tests.support import jws
 from tests.support.account import REGION
 
-STACK = "leaderboard-dev"
+STAGE = "prod"  # cdk.json: "production": true
+STACK = f"leaderboard-{STAGE}"
 FIRST = json.dumps({"retired": [], "seed": "s" * 64})  # what the stack's generator writes
 
 
@@ -50,10 +57,10 @@ def _functions_keys(arn: str) -> KeySet:
 def test_rotations_retire_keys_that_still_verify(receipt_secret, session, capsys):
     first = _functions_keys(receipt_secret)
     signed_first = first.sign_compact({"rank": 1})
-    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 0
+    assert main(["rotate-receipt-key", "--stage", STAGE], session=session) == 0
     second = _functions_keys(receipt_secret)
     signed_second = second.sign_compact({"rank": 2})
-    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 0
+    assert main(["rotate-receipt-key", "--stage", STAGE], session=session) == 0
     third = _functions_keys(receipt_secret)
     listed = third.jwks()["keys"]
     assert [(k["kid"], k["status"]) for k in listed] == [
@@ -78,5 +85,31 @@ def test_a_stack_without_the_output_is_an_error(session, monkeypatch, capsys):
         },
     }
     session.client("cloudformation").create_stack(StackName=STACK, TemplateBody=json.dumps(template))
-    assert main(["rotate-receipt-key", "--stage", "dev"], session=session) == 1
+    assert main(["rotate-receipt-key", "--stage", STAGE], session=session) == 1
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_stage_outside_production_has_nothing_to_rotate():
+    """dev derives its receipt key from the cursor secret: one line says why there is nothing to rotate and what to
+    do, exit status 1, no stack trace, and no AWS call (no region nor credentials are set here, and any call
+    would fail on that instead)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env |= {
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    env |= {"JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "ops", "rotate-receipt-key", "--stage", "dev"],
+        cwd=Path(__file__).parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: stage dev has no receipt signing key of its own to rotate: outside production"), line
+    assert "derive it from the cursor secret" in line and '"production": true' in line

@@ -20,8 +20,11 @@ class Version:
     created_at: float  # epoch seconds: when this version was put (a rotation's time, for the current one)
 
 
-def new_client() -> Any:
-    return boto3.client("secretsmanager", config=Config(retries={"mode": "standard", "max_attempts": 3}))
+def new_client(endpoint_url: str | None = None) -> Any:
+    """A Secrets Manager client: AWS's endpoint, or a stand-in's (settings.secrets_manager_endpoint, local only)."""
+    return boto3.client(
+        "secretsmanager", endpoint_url=endpoint_url, config=Config(retries={"mode": "standard", "max_attempts": 3})
+    )
 
 
 def secret_string(client: Any, secret_arn: str) -> str:
