@@ -66,8 +66,9 @@ class Runtime:
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
-    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB and an
-    # in-memory implementation that tests/contract holds to the same behaviour (STORES lists them).
+    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
+    # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
+    # (STORES lists them).
     rate_limits: RateLimitStore  # per-player submission counts per minute
     snapshots: SnapshotStore  # the append-only snapshot history
     closings: ClosingStore  # closed periods' summaries
@@ -108,8 +109,9 @@ class Runtime:
         secrets: SecretStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
-        DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
-        DynamoDB unless given (in_memory_stores() gives an in-memory one of each)."""
+        DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use (its client made
+        then); the stores on DynamoDB (the secrets on Secrets Manager) unless given (in_memory_stores() gives an
+        in-memory one of each)."""
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
         secret_store = secrets or SecretsManagerSecrets(new_client)
         return cls(
