@@ -17,7 +17,7 @@ import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
 
 from leaderboard import keyring, receipt_keys
-from leaderboard.data import secrets as secret_values
+from leaderboard.data.secrets import SecretsManagerSecrets
 
 from .outputs import require, stack_outputs
 
@@ -49,14 +49,15 @@ class ReceiptKeyRotator:
     def __post_init__(self) -> None:
         (self.secret_arn,) = require(stack_outputs(self.session, self.stack), OUTPUT)
         self.secrets = self.session.client("secretsmanager")
+        self.store = SecretsManagerSecrets(lambda: self.secrets)  # reads as the functions read
 
     def keys(self) -> receipt_keys.KeySet:
         """The key set as the functions read it (the same code)."""
-        return receipt_keys.KeySet.parse(secret_values.secret_string(self.secrets, self.secret_arn))
+        return receipt_keys.KeySet.parse(self.store.value(self.secret_arn))
 
     def rotate(self) -> receipt_keys.KeySet:
         """A new signing key; the old one stays in the JWKS as retired. Returns the new key set."""
-        before = secret_values.secret_string(self.secrets, self.secret_arn)
+        before = self.store.value(self.secret_arn)
         old = receipt_keys.KeySet.parse(before).current.kid
         seed = self.secrets.get_random_password(PasswordLength=SEED_CHARS, ExcludePunctuation=True)["RandomPassword"]
         moment = self.now().astimezone(UTC)

@@ -25,6 +25,7 @@ import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its o
 
 from leaderboard import keyring
 from leaderboard.data import secrets as secret_versions
+from leaderboard.data.secrets import SecretsManagerSecrets
 from leaderboard.settings import Settings
 
 from .outputs import require, stack_outputs
@@ -54,10 +55,11 @@ class TokenKeyRotator:
     def __post_init__(self) -> None:
         (self.secret_arn,) = require(stack_outputs(self.session, self.stack), OUTPUT)
         self.secrets = self.session.client("secretsmanager")
+        self.store = SecretsManagerSecrets(lambda: self.secrets)  # reads as the functions read
 
     def ring(self) -> keyring.Ring:
         """The keys as the functions read them (the same code)."""
-        return keyring.ring_from_secret(self.secrets, self.secret_arn, self.grace_s)
+        return keyring.ring_from_secret(self.store, self.secret_arn, self.grace_s)
 
     def rotate(self, *, force: bool = False, revoke: bool = False) -> keyring.Ring:
         """A new signing key; the old one verifies during the grace (none with `revoke`). Returns the new ring."""

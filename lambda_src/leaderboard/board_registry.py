@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
-from .data import counters, entries
+from .data import entries
 from .errors import BadRequest, Conflict, NotFound
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
@@ -231,7 +231,7 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
             if not done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (keys.BUCKETS, keys.SEGMENTS):
-                counters.replace_all(part, level, [])
+                invocation.runtime().counters.replace_all(part, level, [])
     if _stored().delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
         return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}

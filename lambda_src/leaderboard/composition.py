@@ -19,18 +19,20 @@ from typing import TYPE_CHECKING, Any
 from . import cursors, game_key, invocation, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
-from .data import dynamo, secrets
+from .data import dynamo
 from .data.boards import DynamoBoards, MemoryBoards
 from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
+from .data.counters import DynamoCounters, MemoryCounters
 from .data.events import EventSink
-from .data.idempotency import Records
+from .data.idempotency import DynamoRecords, MemoryRecords
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.moderation import DynamoModeration, MemoryModeration
 from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.runs import DynamoRuns, MemoryRuns
+from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .metrics import MetricsSink
 from .settings import Settings
@@ -40,8 +42,11 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .broadcasting import LiveState
     from .closing import ClosingStore
     from .hashchain import ChainStore
+    from .idempotency import IdempotencyStore
+    from .keyring import SecretStore
     from .moderation import ModerationStore
     from .quarantine import PendingStore
+    from .ranking import CounterStore
     from .rate_limits import RateLimitStore
     from .receipts import Replays
     from .runs import RunStore
@@ -61,9 +66,9 @@ class Runtime:
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
-    idempotency: Records  # Powertools' persistence layer for Idempotency-Key
-    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB and an
-    # in-memory implementation that tests/contract holds to the same behaviour (STORES lists them).
+    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
+    # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
+    # (STORES lists them).
     rate_limits: RateLimitStore  # per-player submission counts per minute
     snapshots: SnapshotStore  # the append-only snapshot history
     closings: ClosingStore  # closed periods' summaries
@@ -73,6 +78,9 @@ class Runtime:
     runs: RunStore  # client runs, each used by one submission
     pending: PendingStore  # quarantined submissions awaiting a decision
     chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
+    idempotency: IdempotencyStore  # Idempotency-Key's records, behind Powertools' persistence layer
+    secrets: SecretStore  # Secrets Manager's values of the secrets the settings name (read by the caches above)
+    counters: CounterStore  # the rank counters the rank and percentile math reads (counting.py keeps them)
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
@@ -96,27 +104,32 @@ class Runtime:
         runs: RunStore | None = None,
         pending: PendingStore | None = None,
         chain: ChainStore | None = None,
+        idempotency: IdempotencyStore | None = None,
+        counters: CounterStore | None = None,
+        secrets: SecretStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
-        DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
-        DynamoDB unless given (in_memory_stores() gives an in-memory one of each)."""
+        DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use (its client made
+        then); the stores on DynamoDB (the secrets on Secrets Manager) unless given (in_memory_stores() gives an
+        in-memory one of each)."""
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
-        secrets_client = functools.partial(secrets.new_client, settings.secrets_manager_endpoint)
+        secret_store = secrets or SecretsManagerSecrets(
+            functools.partial(new_client, settings.secrets_manager_endpoint)
+        )
         return cls(
             settings=settings,
             clock=clock or SystemClock(),
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
-            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secrets_client)),
-            token_keys=keyring.CachedRing(lambda: _token_ring(settings, secrets_client)),
+            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secret_store)),
+            token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
             game_keys=keyring.CachedRing(
-                lambda: game_key.load_ring(settings, secrets_client), min_chars=game_key.MIN_CHARS
+                lambda: game_key.load_ring(settings, secret_store), min_chars=game_key.MIN_CHARS
             ),
-            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets_client)),
+            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secret_store)),
             board_cache=BoardCache(),
             metrics=MetricsSink(settings.function_name),
-            idempotency=Records(settings.scores_table, dynamodb),
             rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
             snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
@@ -126,6 +139,9 @@ class Runtime:
             runs=runs or DynamoRuns(dynamodb, settings.scores_table),
             pending=pending or DynamoPending(dynamodb, settings.scores_table),
             chain=chain or DynamoChain(dynamodb, settings.scores_table),
+            idempotency=idempotency or DynamoRecords(dynamodb, settings.scores_table),
+            counters=counters or DynamoCounters(dynamodb, settings.scores_table),
+            secrets=secret_store,
             replays=_replays(),
         )
 
@@ -152,6 +168,9 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("runs", DynamoRuns, MemoryRuns),
     ("pending", DynamoPending, MemoryPending),
     ("chain", DynamoChain, MemoryChain),
+    ("idempotency", DynamoRecords, MemoryRecords),
+    ("counters", DynamoCounters, MemoryCounters),
+    ("secrets", SecretsManagerSecrets, MemorySecrets),  # not DynamoDB: Secrets Manager (its contract runs on moto)
 )
 
 
@@ -167,11 +186,11 @@ def _replays() -> Replays:
     return Replays()
 
 
-def _token_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
+def _token_ring(settings: Settings, secrets: SecretStore) -> keyring.Ring:
     # Imported on first use: PyJWT costs cold-start time that functions which never see a token need not pay.
     from . import tokens
 
-    return tokens.load_ring(settings, secrets_client)
+    return tokens.load_ring(settings, secrets)
 
 
 Handler = Callable[[Any, Any], Any]

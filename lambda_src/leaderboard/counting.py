@@ -32,13 +32,17 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from . import invocation, keys, schema
-from .data import counters, entries
+from .data import entries
 from .model import Counter
-from .ranking import containing
+from .ranking import CounterStore, containing
 
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
 MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
 _RELOCATE = "relocate"  # the bucket was split meanwhile: find the keys' buckets again
+
+
+def _counters() -> CounterStore:
+    return invocation.runtime().counters
 
 
 class IndexLag(Exception):
@@ -128,10 +132,10 @@ def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolE
         return current["present"], touched.keys - current["present"]
 
     present, _ = expected()
-    if not counters.read(partition, keys.SEGMENTS, consistent=True):
+    if not _counters().read(partition, keys.SEGMENTS, consistent=True):
         if not present:
             return  # a purged or expired partition: nothing to count, no counters to make
-        counters.create_first(partition, touched.expires_at)
+        _counters().create_first(partition, touched.expires_at)
     pending = set(touched.keys)
     segment_keys: set[str] = set()
     for _ in range(20):  # each round re-locates only keys whose bucket was split meanwhile
@@ -145,13 +149,13 @@ def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolE
                 pending |= held
             else:
                 segment_keys.add(bucket.lo)
-    segments = counters.read(partition, keys.SEGMENTS, consistent=True)
+    segments = _counters().read(partition, keys.SEGMENTS, consistent=True)
     touched_segments = {seg.lo: key for key in segment_keys if (seg := containing(segments, key))}
     run(lambda key: _recount_segment(partition, key, stats), list(touched_segments.values()))
 
 
 def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str]]]:
-    segments = counters.read(partition, keys.SEGMENTS, consistent=True)
+    segments = _counters().read(partition, keys.SEGMENTS, consistent=True)
     by_lo: dict[str, tuple[Counter, set[str]]] = {}
     buckets_by_segment: dict[str, list[Counter]] = {}
     for key in sorted(wanted):
@@ -159,7 +163,7 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
         if segment is None:
             continue
         if segment.lo not in buckets_by_segment:
-            buckets_by_segment[segment.lo] = counters.read(
+            buckets_by_segment[segment.lo] = _counters().read(
                 partition, keys.BUCKETS, True, segment.lo, keys.before(segment.hi)
             )
         bucket = containing(buckets_by_segment[segment.lo], key)
@@ -171,20 +175,20 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
 def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: Stats) -> str | bool:
     capacity = invocation.settings().bucket_capacity
     for _ in range(2):
-        gen = counters.claim(partition, keys.BUCKETS, bucket)
+        gen = _counters().claim(partition, keys.BUCKETS, bucket)
         if gen is None:
             return _RELOCATE
         found = _visible_keys(partition, bucket, expected)
         pieces = _cut(bucket.lo, found, capacity) if len(found) > capacity else []
         if len(pieces) > 1:
-            stored = counters.split(partition, keys.BUCKETS, bucket, gen, pieces)
+            stored = _counters().split(partition, keys.BUCKETS, bucket, gen, pieces)
             stats.add(recounts=1, splits=int(stored))
         else:
             stats.add(recounts=1)
-            stored = counters.store(partition, keys.BUCKETS, bucket, gen, len(found))
+            stored = _counters().store(partition, keys.BUCKETS, bucket, gen, len(found))
         if stored:
             return True
-        now = counters.read(partition, keys.BUCKETS, True, bucket.lo, bucket.lo)
+        now = _counters().read(partition, keys.BUCKETS, True, bucket.lo, bucket.lo)
         if not now or now[0].hi != bucket.hi:
             return _RELOCATE
     return True  # a recount claimed after our check stored: it saw our writes
@@ -241,13 +245,13 @@ def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> li
 def _recount_segment(partition: str, key: str, stats: Stats) -> None:
     capacity = invocation.settings().segment_capacity
     for _ in range(20):
-        segment = containing(counters.read(partition, keys.SEGMENTS, consistent=True), key)
+        segment = containing(_counters().read(partition, keys.SEGMENTS, consistent=True), key)
         if segment is None:
             return
-        gen = counters.claim(partition, keys.SEGMENTS, segment)
+        gen = _counters().claim(partition, keys.SEGMENTS, segment)
         if gen is None:
             continue  # split meanwhile: find it again
-        buckets = counters.read(partition, keys.BUCKETS, True, segment.lo, keys.before(segment.hi))
+        buckets = _counters().read(partition, keys.BUCKETS, True, segment.lo, keys.before(segment.hi))
         stats.add(recounts=1)
         if len(buckets) > capacity:
             n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
@@ -259,13 +263,13 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
                 )
                 for i in range(n)
             ]
-            stored = counters.split(partition, keys.SEGMENTS, segment, gen, pieces)
+            stored = _counters().split(partition, keys.SEGMENTS, segment, gen, pieces)
             stats.add(splits=int(stored))
         else:
-            stored = counters.store(partition, keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
+            stored = _counters().store(partition, keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
         if stored:
             return
-        now = counters.read(partition, keys.SEGMENTS, True, segment.lo, segment.lo)
+        now = _counters().read(partition, keys.SEGMENTS, True, segment.lo, segment.lo)
         if now and now[0].hi == segment.hi:
             return  # a recount claimed after ours stored: it read our bucket writes, which came before our claim
 
@@ -293,6 +297,6 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
         )
         for i in range(0, len(buckets), per_segment)
     ]
-    counters.replace_all(partition, keys.BUCKETS, buckets)
-    counters.replace_all(partition, keys.SEGMENTS, segments)
+    _counters().replace_all(partition, keys.BUCKETS, buckets)
+    _counters().replace_all(partition, keys.SEGMENTS, segments)
     return len(found)

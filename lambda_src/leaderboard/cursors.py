@@ -18,13 +18,15 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import invocation
-from .data import secrets
 from .errors import BadRequest
 from .limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .keyring import SecretStore
 
 _SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16
@@ -66,10 +68,10 @@ class SigningSecret:
             return self._value
 
 
-def load_secret(settings: Settings, secrets_client: Callable[[], Any]) -> str | None:
+def load_secret(settings: Settings, secrets: SecretStore) -> str | None:
     """The secret as the settings give it, or read from Secrets Manager (on AWS: CURSOR_SECRET_ARN)."""
     if settings.cursor_secret is None and settings.cursor_secret_arn:
-        return secrets.secret_string(secrets_client(), settings.cursor_secret_arn)
+        return secrets.value(settings.cursor_secret_arn)
     return settings.cursor_secret
 
 

@@ -6,19 +6,16 @@ game_key_grace_seconds after a rotation, as API Gateway keeps the old key for th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from . import invocation, keyring
 from .settings import Settings
 
 
-def load_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
+def load_ring(settings: Settings, secrets: keyring.SecretStore) -> keyring.Ring:
     """The game key as the settings give it, or read from its secret (on AWS)."""
     if settings.game_api_key:
         return keyring.Ring(keyring.Key("local", settings.game_api_key))
     if settings.game_key_secret_arn:
-        return keyring.ring_from_secret(secrets_client(), settings.game_key_secret_arn, settings.game_key_grace_seconds)
+        return keyring.ring_from_secret(secrets, settings.game_key_secret_arn, settings.game_key_grace_seconds)
     raise RuntimeError("no game key to compare: set GAME_API_KEY or GAME_KEY_SECRET_ARN")
 
 

@@ -1,18 +1,43 @@
 """Idempotency-Key: a retried write returns the first result instead of applying twice.
 
 Powertools' idempotency utility keeps the records (in-progress and completed, with
-expiry; see data/idempotency.py); it is imported only when a request carries a key,
+expiry; see data/idempotency.py and the store below); it is imported only when a request carries a key,
 so other requests do not pay its import time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
-from .data import idempotency as records
+from . import invocation
 from .errors import Conflict, Unprocessable
 from .invocation import lambda_context
+
+KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result
+
+RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
+
+
+class IdempotencyStore(Protocol):
+    """Where the records live (data/idempotency.py: DynamoDB, or in memory), each behind a Powertools layer."""
+
+    def persistence(self) -> Any:
+        """Powertools' persistence layer on these records (a BasePersistenceLayer), made on first use."""
+        ...
+
+    def records_holding(self, text: str, start: dict | None, limit: int) -> tuple[list[RecordKey], dict | None]:
+        """Keys of the records among `limit` more (after the cursor `start`) whose stored response holds `text`,
+        and the cursor to the next page (None after the last)."""
+        ...
+
+    def forget(self, records: Iterable[RecordKey]) -> int:
+        """Delete these records; returns how many."""
+        ...
+
+
+def store() -> IdempotencyStore:
+    return invocation.runtime().idempotency
 
 
 def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) -> dict:
@@ -28,12 +53,12 @@ def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) ->
     config = IdempotencyConfig(
         event_key_jmespath="[scope, key]",
         payload_validation_jmespath="request",
-        expires_after_seconds=records.KEEP_SECONDS,
+        expires_after_seconds=KEEP_SECONDS,
     )
     if lambda_context.get() is not None:
         config.register_lambda_context(lambda_context.get())  # in-progress records expire with the invocation
 
-    @idempotent_function(data_keyword_argument="data", persistence_store=records.persistence(), config=config)
+    @idempotent_function(data_keyword_argument="data", persistence_store=store().persistence(), config=config)
     def run(data: dict) -> dict:
         return work()
 

@@ -16,13 +16,32 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from .data import secrets
+from typing import Protocol
 
 REFRESH_SECONDS = 300
 MIN_REFRESH_SECONDS = 10
 MIN_KEY_CHARS = 32
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a secret."""
+
+    version_id: str
+    value: str
+    created_at: float  # epoch seconds: when this version was put (a rotation's time, for the current one)
+
+
+class SecretStore(Protocol):
+    """Where the deployment's secrets live (data/secrets.py: Secrets Manager, or in memory)."""
+
+    def value(self, secret_id: str) -> str:
+        """The secret's current value (AWSCURRENT)."""
+        ...
+
+    def current_and_previous(self, secret_id: str) -> tuple[Version, Version | None]:
+        """Its AWSCURRENT version and the AWSPREVIOUS one (None before the first rotation)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -55,8 +74,8 @@ class Ring:
         )
 
 
-def ring_from_secret(client: Any, secret_arn: str, grace_seconds: int) -> Ring:
-    current, previous = secrets.current_and_previous(client, secret_arn)
+def ring_from_secret(secrets: SecretStore, secret_id: str, grace_seconds: int) -> Ring:
+    current, previous = secrets.current_and_previous(secret_id)
     return Ring(
         Key(current.version_id, current.value),
         None if previous is None else Key(previous.version_id, previous.value, current.created_at + grace_seconds),

@@ -17,7 +17,6 @@ from . import board_registry, chain_appending, closing, invocation, keys, routes
 from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
-from .data import idempotency as idempotency_records
 from .errors import NotFound
 
 
@@ -112,7 +111,7 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     entries.raise_fence(
         player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
     )
-    entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    invocation.runtime().rate_limits.forget_player(player_id)
     _erase_client_items(player_id)
     invocation.runtime().moderation.forget(player_id, (config.board_id for config in board_registry.all_boards()))
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
@@ -122,8 +121,9 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
         if phase == _WAITING:
             break
         if phase == "records":
-            found, state_cursor = idempotency_records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
-            entries.delete(found)
+            records = invocation.runtime().idempotency
+            found, state_cursor = records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
+            records.forget(found)
         elif phase == "snapshots":
             history = invocation.runtime().snapshots
             page, state_cursor = history.scan_page(state.get("cursor"), PAGE_SIZE)
@@ -145,12 +145,12 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
     """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
     lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
-    entries.delete(entries.keys_in_partition(keys.rate_partition(player_id)))
+    invocation.runtime().rate_limits.forget_player(player_id)
     _erase_client_items(player_id)
     quoted, cursor = json.dumps(player_id), state.get("sweep_cursor")
     for _ in range(PAGES_PER_CALL):
-        found, cursor = idempotency_records.records_holding(quoted, cursor, PAGE_SIZE)
-        entries.delete(found)
+        found, cursor = invocation.runtime().idempotency.records_holding(quoted, cursor, PAGE_SIZE)
+        invocation.runtime().idempotency.forget(found)
         if cursor is None:
             break
     if cursor is not None:  # a long records history: the next call goes on from here

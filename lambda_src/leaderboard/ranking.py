@@ -27,11 +27,47 @@ import bisect
 import heapq
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
 
 from . import invocation, keys
-from .data import counters, entries
+from .data import entries
 from .errors import ServiceUnavailable
 from .model import Counter
+
+
+class CounterStore(Protocol):
+    """Where the rank counters live (data/counters.py: DynamoDB, or in memory). Only the stream consumer
+    (counting.py) writes them; `level` is keys.BUCKETS or keys.SEGMENTS."""
+
+    def read(
+        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
+    ) -> list[Counter]:
+        """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi]."""
+        ...
+
+    def create_first(self, partition: str, expires_at: int | None) -> None:
+        """The first bucket and segment, each covering every key and counting nothing (unless made already)."""
+        ...
+
+    def claim(self, partition: str, level: int, counter: Counter) -> int | None:
+        """Start a recount: the counter's next generation, or None if its range changed (it was split)."""
+        ...
+
+    def store(self, partition: str, level: int, counter: Counter, gen: int, count: int) -> bool:
+        """Store a recount made under `gen`, unless the range changed or a later recount was stored already."""
+        ...
+
+    def split(self, partition: str, level: int, counter: Counter, gen: int, pieces: list[tuple[str, int]]) -> bool:
+        """Cut the range at the pieces' starts (the first at counter.lo), all or nothing; conditions as store()."""
+        ...
+
+    def replace_all(self, partition: str, level: int, counters: list[Counter]) -> None:
+        """Replace one level of a partition's counters wholesale (rebuilds after bulk loads; board purges)."""
+        ...
+
+
+def _counters() -> CounterStore:
+    return invocation.runtime().counters
 
 
 def containing(found: list[Counter], key: str) -> Counter | None:
@@ -47,7 +83,7 @@ def rank_and_total(parts: Iterable[str], key: str, listed: bool = True) -> tuple
     """
     ahead = total = 0
     for part in parts:
-        segments = counters.read(part, keys.SEGMENTS)
+        segments = _counters().read(part, keys.SEGMENTS)
         if not segments:  # a partition the consumer has not seen yet: it is new, hence small
             part_ahead, part_total = _count_uncounted(part, key)
             ahead, total = ahead + part_ahead, total + part_total
@@ -57,7 +93,7 @@ def rank_and_total(parts: Iterable[str], key: str, listed: bool = True) -> tuple
         segment = containing(segments, key)
         if segment is None:
             continue
-        buckets = counters.read(part, keys.BUCKETS, lo=segment.lo, hi=key)
+        buckets = _counters().read(part, keys.BUCKETS, lo=segment.lo, hi=key)
         ahead += sum(b.count for b in buckets if b.hi <= key)
         bucket = containing(buckets, key)
         if bucket is not None:
@@ -71,7 +107,7 @@ def total(parts: Iterable[str]) -> int:
     """A board period's entries: the sum of its segment counters (a handful of items per shard)."""
     counted = 0
     for part in parts:
-        segments = counters.read(part, keys.SEGMENTS)
+        segments = _counters().read(part, keys.SEGMENTS)
         counted += sum(s.count for s in segments) if segments else _count_uncounted(part, keys.LAST_HI)[1]
     return counted
 
@@ -138,7 +174,7 @@ def ranks_and_total(parts: Iterable[str], wanted: list[str]) -> tuple[dict[str, 
     ahead = dict.fromkeys(wanted, 0)
     total = 0
     for part in parts:
-        segments = counters.read(part, keys.SEGMENTS)
+        segments = _counters().read(part, keys.SEGMENTS)
         if not segments:
             for key in wanted:
                 part_ahead, part_total = _count_uncounted(part, key)
@@ -153,7 +189,7 @@ def ranks_and_total(parts: Iterable[str], wanted: list[str]) -> tuple[dict[str, 
             if segment is None:
                 continue
             if segment.lo not in buckets_of:
-                buckets_of[segment.lo] = counters.read(part, keys.BUCKETS, lo=segment.lo, hi=keys.before(segment.hi))
+                buckets_of[segment.lo] = _counters().read(part, keys.BUCKETS, lo=segment.lo, hi=keys.before(segment.hi))
             buckets = buckets_of[segment.lo]
             ahead[key] += sum(b.count for b in buckets if b.hi <= key)
             bucket = containing(buckets, key)
@@ -174,7 +210,7 @@ class ShardRanks:
     def __init__(self, part: str) -> None:
         self.part = part
         self.requests = 1
-        self.segments = counters.read(part, keys.SEGMENTS)
+        self.segments = _counters().read(part, keys.SEGMENTS)
         self.total = sum(s.count for s in self.segments)
         self.buckets_of: dict[str, list[Counter]] = {}
         self.keys_of: dict[str, list[str] | None] = {}  # a bucket's rank keys; None: too many, COUNT instead
@@ -197,7 +233,7 @@ class ShardRanks:
             return ahead
         if segment.lo not in self.buckets_of:
             upto = keys.before(segment.hi)
-            self.buckets_of[segment.lo] = counters.read(self.part, keys.BUCKETS, lo=segment.lo, hi=upto)
+            self.buckets_of[segment.lo] = _counters().read(self.part, keys.BUCKETS, lo=segment.lo, hi=upto)
             self.requests += 1
         buckets = self.buckets_of[segment.lo]
         ahead += sum(b.count for b in buckets if b.hi <= key)

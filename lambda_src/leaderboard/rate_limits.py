@@ -27,6 +27,10 @@ class RateLimitStore(Protocol):
         """Uncount `count` of this minute's (nothing if fewer are counted, or the minute's count is gone)."""
         ...
 
+    def forget_player(self, player_id: str) -> None:
+        """Drop every count of the player, on every board and minute (erasure)."""
+        ...
+
 
 def _store() -> RateLimitStore:
     return invocation.runtime().rate_limits

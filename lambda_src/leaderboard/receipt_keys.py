@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .keyring import REFRESH_SECONDS
+from .keyring import REFRESH_SECONDS, SecretStore
 from .settings import Settings
 
 ALGORITHM = "EdDSA"
@@ -139,14 +139,12 @@ def rotated(document_text: str, new_seed: str, retired_at: str) -> str:
     return after
 
 
-def load(settings: Settings, secrets_client: Callable[[], Any]) -> KeySet:
+def load(settings: Settings, secrets: SecretStore) -> KeySet:
     """The key set as the settings give it, or read from its secret (on AWS)."""
     if settings.receipt_signing_key:
         return KeySet.parse(settings.receipt_signing_key)
     if settings.receipt_signing_secret_arn:
-        from .data import secrets
-
-        return KeySet.parse(secrets.secret_string(secrets_client(), settings.receipt_signing_secret_arn))
+        return KeySet.parse(secrets.value(settings.receipt_signing_secret_arn))
     raise RuntimeError("no receipt signing key: set RECEIPT_SIGNING_KEY or RECEIPT_SIGNING_SECRET_ARN")
 
 

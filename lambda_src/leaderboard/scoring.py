@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from . import boards, invocation, keys, metrics, periods
+from . import boards, idempotency, invocation, keys, metrics, periods
 from .boards import BoardConfig
 from .clock import ms
 from .data import entries
-from .data import idempotency as idempotency_records
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
 
@@ -159,7 +158,7 @@ def _plan(
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
-            expires = int(invocation.seconds()) + idempotency_records.KEEP_SECONDS  # as long as a retry may come
+            expires = int(invocation.seconds()) + idempotency.KEEP_SECONDS  # as long as a retry may come
             writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
         rows.append(
             PeriodOutcome(

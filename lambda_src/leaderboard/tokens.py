@@ -17,7 +17,6 @@ Keys rotate (keyring.py): the secret's current version signs, the previous one s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -41,14 +40,12 @@ EXPIRED = "the bearer token has expired: get a new one"
 FUTURE = "the bearer token is issued in the future: check the issuer's clock"
 
 
-def load_ring(settings: Settings, secrets_client: Callable[[], Any]) -> keyring.Ring:
+def load_ring(settings: Settings, secrets: keyring.SecretStore) -> keyring.Ring:
     """The signing keys as the settings give them, or read from their secret (on AWS)."""
     if settings.token_signing_key:
         return keyring.Ring(keyring.Key(LOCAL_KID, settings.token_signing_key))
     if settings.token_signing_secret_arn:
-        return keyring.ring_from_secret(
-            secrets_client(), settings.token_signing_secret_arn, settings.token_key_grace_seconds
-        )
+        return keyring.ring_from_secret(secrets, settings.token_signing_secret_arn, settings.token_key_grace_seconds)
     raise RuntimeError("no token signing key: set TOKEN_SIGNING_KEY (32+ characters) or TOKEN_SIGNING_SECRET_ARN")
 
 

@@ -62,3 +62,14 @@ def test_concurrent_takes_never_pass_the_limit_together(store):
     for t in threads:
         t.join()
     assert sorted(results) == [False] * 7 + [True] * 5
+
+
+def test_forgetting_a_player_drops_their_counts_on_every_board_and_minute_and_no_one_elses(store):
+    for board, minute in (("race", MINUTE), ("lap", MINUTE), ("race", MINUTE + 1)):
+        assert store.take("ada", board, minute, 2, 2, EXPIRES)
+    assert store.take("bo", "race", MINUTE, 2, 2, EXPIRES)
+    store.forget_player("ada")
+    for board, minute in (("race", MINUTE), ("lap", MINUTE), ("race", MINUTE + 1)):
+        assert store.take("ada", board, minute, 2, 2, EXPIRES)  # counted from nothing again
+    assert not store.take("bo", "race", MINUTE, 1, 2, EXPIRES)
+    store.forget_player("cy")  # no counts: nothing to do

@@ -122,8 +122,9 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, rec
     monkeypatch.setenv("CURSOR_SECRET_ARN", arn)
     reconfigure()
     calls = []
-    real = cursors.secrets.secret_string
-    monkeypatch.setattr(cursors.secrets, "secret_string", lambda client, a: calls.append(a) or real(client, a))
+    secrets = invocation.runtime().secrets
+    real = secrets.value
+    monkeypatch.setattr(secrets, "value", lambda a: calls.append(a) or real(a))
     token = cursors.issue("b#all-time", "k", 3)
     assert cursors.read(token, "b#all-time").last_rank == 3
     assert calls == [arn]

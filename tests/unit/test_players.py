@@ -349,7 +349,7 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
         page = (start or {}).get("page", 0) + 1
         return [], ({"page": page} if page < 5 else None)
 
-    monkeypatch.setattr(player_removal.idempotency_records, "records_holding", five_pages)
+    monkeypatch.setattr(invocation.runtime().idempotency, "records_holding", five_pages)
     _later(clock, player_removal.FENCE_SECONDS)
     assert [call("DELETE", "/players/erin").status for _ in range(3)] == [202, 202, 200]
     assert seen == [None, {"page": 1}, {"page": 2}, {"page": 3}, {"page": 4}]

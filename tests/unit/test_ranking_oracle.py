@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from leaderboard import board_registry, boards, counting, invocation, keys, periods, ranking, rankings, scoring
 from leaderboard import submissions as scores_in
-from leaderboard.data import counters, entries
+from leaderboard.data import entries
 from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
 from local.streams import StreamReader
@@ -118,8 +118,8 @@ delivery_strategy = st.builds(
 def assert_counters_exact(part: str) -> None:
     """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
     in_index = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI)
-    buckets = counters.read(part, keys.BUCKETS, consistent=True)
-    segments = counters.read(part, keys.SEGMENTS, consistent=True)
+    buckets = invocation.runtime().counters.read(part, keys.BUCKETS, consistent=True)
+    segments = invocation.runtime().counters.read(part, keys.SEGMENTS, consistent=True)
     if not in_index and not buckets:
         return
     for level in (buckets, segments):
@@ -158,7 +158,8 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
         assert [e["player_id"] for e in me["below"]] == expected[rank : rank + 1]
     for part in config.partitions("all-time"):
         assert_counters_exact(part)
-        assert all(b.count <= invocation.settings().bucket_capacity for b in counters.read(part, keys.BUCKETS))
+        buckets = invocation.runtime().counters.read(part, keys.BUCKETS)
+        assert all(b.count <= invocation.settings().bucket_capacity for b in buckets)
 
 
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
@@ -184,8 +185,8 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
-    assert len(counters.read("flat#all-time", keys.BUCKETS)) > 3  # buckets split
-    assert len(counters.read("flat#all-time", keys.SEGMENTS)) > 1  # and segments too
+    assert len(invocation.runtime().counters.read("flat#all-time", keys.BUCKETS)) > 3  # buckets split
+    assert len(invocation.runtime().counters.read("flat#all-time", keys.SEGMENTS)) > 1  # and segments too
     assert len(sharded.partitions("all-time")) == 4
     for part in plain.partitions("all-time") + sharded.partitions("all-time"):
         assert_counters_exact(part)
@@ -213,7 +214,7 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     config = board_registry.get_board("fresh")
     for i in range(5):
         scores_in.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
-    assert counters.read("fresh#all-time", keys.SEGMENTS) == []
+    assert invocation.runtime().counters.read("fresh#all-time", keys.SEGMENTS) == []
     me = rankings.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
 
@@ -275,11 +276,11 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
 
     entries.put_new(make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200))
     settle()  # one batch: the first bucket is counted and cut in 25
-    assert len(counters.read("burst#all-time", keys.BUCKETS)) == 25
+    assert len(invocation.runtime().counters.read("burst#all-time", keys.BUCKETS)) == 25
     assert_counters_exact("burst#all-time")
     for _ in range(3):  # later writes into the pieces recount (and cut) them again
         for i in range(0, 200, 3):
             scores_in.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
         settle()
     assert_counters_exact("burst#all-time")
-    assert max(b.count for b in counters.read("burst#all-time", keys.BUCKETS)) <= 8
+    assert max(b.count for b in invocation.runtime().counters.read("burst#all-time", keys.BUCKETS)) <= 8

@@ -249,11 +249,17 @@ BEHIND_STORES = {
     "data.runs",
     "data.pending",
     "data.chain",
+    "data.counters",
+    "data.idempotency",
+    "data.idempotency_memory",
+    "data.secrets",
+    "data.dynamo",  # the DynamoDB plumbing of the stores' implementations
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
 ON_STORES = (
     *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
-    *("scoring", "runs", "quarantine", "hashchain", "chain_appending"),
+    *("scoring", "runs", "quarantine", "hashchain", "chain_appending", "ranking", "counting"),
+    *("idempotency", "cursors", "keyring", "receipt_keys"),
 )
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
 # other items of the scores table in one request).

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from moto import mock_aws
 
 from leaderboard import keyring, tokens
+from leaderboard.data.secrets import SecretsManagerSecrets
 from leaderboard.errors import Unauthorized
 from leaderboard.vendor import jwt
 
@@ -173,7 +174,9 @@ def test_the_grace_bounds_the_previous_key_not_the_token():
 def test_a_key_signed_after_a_rotation_is_found_by_a_warm_instance_rereading_the_secret(rotating_secret):
     client, arn = rotating_secret
     clock = [0.0]
-    cached = keyring.CachedRing(lambda: keyring.ring_from_secret(client, arn, GRACE), clock=lambda: clock[0])
+    cached = keyring.CachedRing(
+        lambda: keyring.ring_from_secret(SecretsManagerSecrets(lambda: client), arn, GRACE), clock=lambda: clock[0]
+    )
     first = cached.get()
     client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)
     assert cached.get() == first  # kept

@@ -46,6 +46,20 @@ class DynamoRateLimits:
         except self._client.exceptions.ConditionalCheckFailedException:
             pass
 
+    def forget_player(self, player_id: str) -> None:
+        """Delete the player's counter items: one Query of the keys of their partition (every board and minute),
+        then BatchWriteItem, 25 keys a request."""
+        partition = keys.rate_partition(player_id)
+        found = dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
+            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+        )
+        requests = ({"DeleteRequest": {"Key": dynamo.key(partition, i[schema.SCORES_SORT_KEY])}} for i in found)
+        dynamo.batch_write(requests, on=(self._client, self._table))
+
 
 class MemoryRateLimits:
     """The same counters in a dict of this instance (no TTL: a test's minutes are few)."""
@@ -67,3 +81,8 @@ class MemoryRateLimits:
             key = (player_id, board_id, minute)
             if key in self._counts and self._counts[key] >= count:
                 self._counts[key] -= count
+
+    def forget_player(self, player_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._counts if k[0] == player_id]:
+                del self._counts[key]
