@@ -23,6 +23,8 @@ from typing import ParamSpec, TypeVar
 
 import pytest
 
+from leaderboard.frozen import freeze
+
 PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
 
 # The HTTP side: the route table and what reads requests and writes responses.
@@ -107,29 +109,6 @@ ROOT = PACKAGE.parents[1]
 LOCAL = ROOT / "local"
 # Not ours to change: PyJWT copied byte for byte (test_tokens checks it).
 VENDORED = "leaderboard.vendor"
-# Still to do elsewhere in issue 23: each must fail here until it is done (strict), then leave this list.
-PENDING = {
-    "leaderboard.openapi": "its schema fragments are plain dicts (the document's lru_cache is gone)",
-    "leaderboard.routes": "re-exports the route table's JSON Schema fragments, which are plain dicts",
-    **{
-        f"leaderboard.routing.{name}": "the route table's JSON Schema fragments and body models hold plain dicts"
-        for name in (
-            "board_routes",
-            "bodies",
-            "default_board_routes",
-            "document_routes",
-            "fields",
-            "period_routes",
-            "player_routes",
-            "proof_routes",
-            "ranking_routes",
-            "responses",
-            "review_routes",
-            "submission_routes",
-            "table",
-        )
-    },
-}
 # Module-level objects that are constants although their type is not one of the immutable kinds.
 STATELESS = {
     ("leaderboard.data.dynamo", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
@@ -148,6 +127,8 @@ def _module_names() -> list[str]:
 
 
 def _is_constant(value: object) -> bool:
+    if isinstance(value, MappingProxyType):  # read-only, but only as constant as what it holds (frozen.freeze)
+        return all(_is_constant(v) for v in value.values())
     if isinstance(value, IMMUTABLE) or type(value) is object:  # object(): a sentinel
         return all(_is_constant(v) for v in value) if isinstance(value, (tuple, frozenset)) else True
     if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
@@ -198,13 +179,7 @@ def importable():
         yield
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PENDING[n])) if n in PENDING else n
-        for n in _module_names()
-    ],
-)
+@pytest.mark.parametrize("name", _module_names())
 def test_no_module_keeps_process_state(importable, name):
     """No lru_cache/cache, no module-level dict, list, set or other mutable object, no client at import: what
     changes lives in a runtime (composition.Runtime), one per cold start, that tests and the local stack make
@@ -221,8 +196,11 @@ def test_the_process_state_check_finds_what_it_should():
     fake.lock = threading.Lock()
     fake.cached = functools.lru_cache(maxsize=1)(lambda: 1)
     fake.fine = (1, "a", frozenset({2}))
-    assert not any(_is_constant(v) for v in (fake.cache, fake.seen, fake.clients, fake.lock, fake.cached))
-    assert _is_constant(fake.fine)
+    fake.shallow = MappingProxyType({"type": "object", "required": ["id"]})  # read-only outside, a list inside
+    fake.frozen = freeze({"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}})
+    refused = (fake.cache, fake.seen, fake.clients, fake.lock, fake.cached, fake.shallow)
+    assert not any(_is_constant(v) for v in refused)
+    assert _is_constant(fake.fine) and _is_constant(fake.frozen)
 
 
 def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_another(importable):
