@@ -32,8 +32,8 @@ from datetime import datetime
 from typing import Any
 
 from . import hashchain, invocation, keys, schema
+from .attribute_values import from_item
 from .clock import ms
-from .data import dynamo
 from .hashchain import MAX_APPEND
 
 APPEND_ATTEMPTS = 12  # rounds of read head, append; past them the batch fails and Lambda retries it
@@ -81,7 +81,7 @@ class Stats:
 
 def _image(change: dict[str, Any], name: str) -> dict[str, Any] | None:
     image = change.get(name)
-    return dynamo.from_item(image) if image else None
+    return from_item(image) if image else None
 
 
 def _is_entry(image: dict[str, Any] | None) -> bool:

@@ -8,6 +8,19 @@ Its schema fragments and body models are frozen (frozen.py): read them as dicts;
 from __future__ import annotations
 
 from .frozen import Frozen, freeze, thaw
+from .function_registry import (
+    FUNCTIONS,
+    LEADERBOARD_ADMIN,
+    LEADERBOARD_QUERY,
+    LEADERBOARD_SNAPSHOT,
+    LIVE_BROADCASTER,
+    PERIOD_CLOSER,
+    PLAYER_STATS,
+    RANK_COUNTER,
+    SCORE_SIMULATOR,
+    SCORE_SUBMIT,
+    Function,
+)
 from .limits import MAX_SCORE
 from .routing.access import ADMIN, GAME, GAME_OR_RUN, KEYED, PLAYER, PUBLIC
 from .routing.bodies import (
@@ -38,19 +51,6 @@ from .routing.fields import (
     PLAYER_NAME,
     RANK_MODE,
     SCORE,
-)
-from .routing.functions import (
-    FUNCTIONS,
-    LEADERBOARD_ADMIN,
-    LEADERBOARD_QUERY,
-    LEADERBOARD_SNAPSHOT,
-    LIVE_BROADCASTER,
-    PERIOD_CLOSER,
-    PLAYER_STATS,
-    RANK_COUNTER,
-    SCORE_SIMULATOR,
-    SCORE_SUBMIT,
-    Function,
 )
 from .routing.gateway_errors import (
     INVALID_API_KEY,

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..frozen import Frozen, freeze
+from ..function_registry import Function
 from .access import KEYED, PUBLIC
 from .bodies import Body
 from .caching import NO_STORE, Caching
-from .functions import Function
 from .matching import match_path
 
 
