@@ -176,7 +176,7 @@ class LocalGateway:
             value = json.loads(body)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return "not valid JSON"
-        errs = schema.errors(value, route.body_schema)
+        errs = schema.errors(value, routes_module().thaw(route.body_schema))  # the frozen model as plain JSON
         return "; ".join(errs) if errs else None
 
     def _invoke(self, route, req: Request, params: dict[str, str], api_key: str | None) -> Response:

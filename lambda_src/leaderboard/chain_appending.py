@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from . import hashchain, invocation, keys, schema
+from .attribute_values import from_item
 from .clock import ms
 from .hashchain import MAX_APPEND
 
@@ -80,7 +81,7 @@ class Stats:
 
 def _image(change: dict[str, Any], name: str) -> dict[str, Any] | None:
     image = change.get(name)
-    return invocation.runtime().chain.stream_image(image) if image else None
+    return from_item(image) if image else None
 
 
 def _is_entry(image: dict[str, Any] | None) -> bool:

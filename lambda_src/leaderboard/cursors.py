@@ -79,12 +79,6 @@ def _secret() -> bytes:
     return invocation.runtime().cursor_secret.value()
 
 
-def keyed_digest(purpose: str, text: str) -> str:
-    """HMAC-SHA256 of `text` under the deployment's secret, as hex: a stable name for a value that must not be
-    stored itself (an erased player's id). `purpose` keeps it apart from cursor tags and from other uses."""
-    return hmac.new(_secret(), f"{purpose}\0{text}".encode(), hashlib.sha256).hexdigest()
-
-
 def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 

@@ -71,11 +71,6 @@ class ChainStore(Protocol):
         """Delete the player's key (erasure)."""
         ...
 
-    def stream_image(self, image: dict[str, Any]) -> dict[str, Any]:
-        """An item of the scores table as its stream carries it (DynamoDB's attribute values, in Lambda's event on
-        either store) in plain values: what the appender reads the changes of entries from."""
-        ...
-
 
 def canonical(value: Any) -> bytes:
     """RFC 8785 (JSON Canonicalization Scheme) bytes of a JSON value."""

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from . import invocation
+from . import invocation, limits
 from .errors import Conflict, Unprocessable
 from .invocation import lambda_context
 
-KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result
 
 RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
 
@@ -53,7 +52,7 @@ def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) ->
     config = IdempotencyConfig(
         event_key_jmespath="[scope, key]",
         payload_validation_jmespath="request",
-        expires_after_seconds=KEEP_SECONDS,
+        expires_after_seconds=limits.IDEMPOTENCY_KEEP_SECONDS,
     )
     if lambda_context.get() is not None:
         config.register_lambda_context(lambda_context.get())  # in-progress records expire with the invocation

@@ -26,8 +26,9 @@ the key unique.
 from __future__ import annotations
 
 import hashlib
+import hmac
 
-from . import schema
+from . import invocation, schema
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -276,8 +277,8 @@ def hidden_partition(board_id: str) -> str:
 
 
 def _keyed_digest(purpose: str, text: str) -> str:
-    # Imported here: cursors reads the deployment's secret through boto3, and the construct imports this module at
-    # synth, in a user's app that has aws-cdk-lib but need not have boto3 (tests/package).
-    from .cursors import keyed_digest
-
-    return keyed_digest(purpose, text)
+    """HMAC-SHA256 of `text` under the deployment's secret (the cursor secret, which the runtime reads on first use),
+    as hex: a stable name for a value that must not be stored itself (an erased player's id). `purpose` keeps it
+    apart from cursor tags (cursors.py) and from other uses."""
+    secret = invocation.runtime().cursor_secret.value()
+    return hmac.new(secret, f"{purpose}\0{text}".encode(), hashlib.sha256).hexdigest()

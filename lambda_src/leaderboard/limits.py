@@ -135,3 +135,6 @@ ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 # Live updates (AppSync Events).
 LIVE_TOP = 25  # entries a published top holds
 LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one publish per board period this often
+
+# Idempotent requests (Idempotency-Key).
+IDEMPOTENCY_KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result

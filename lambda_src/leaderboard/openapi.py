@@ -17,36 +17,45 @@ from typing import Any
 
 from . import limits, routes
 from .errors import TransactionBusy
+from .frozen import Frozen, freeze, thaw
 from .http import cache_control
 from .routing.responses import SCHEMAS, ref
 
-ERROR_STATUSES = {
-    400: "invalid input",
-    401: "a bearer token that is missing, malformed, altered, expired, signed by a key no longer accepted, or of "
-    "the wrong kind (with WWW-Authenticate: Bearer) - token routes only",
-    403: "missing or wrong API key (each route takes one of the two keys)",
-    404: "not found",
-    409: "conflict",
-    413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
-    422: "Idempotency-Key reused with another body",
-    429: "throttled (or the other key's route: its usage plan throttles it to 0), or past a board's "
-    "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
-    502: "the function failed or ran past its timeout",
-    504: "no answer within API Gateway's integration timeout",
-}
+ERROR_STATUSES = freeze(
+    {
+        400: "invalid input",
+        401: "a bearer token that is missing, malformed, altered, expired, signed by a key no longer accepted, or of "
+        "the wrong kind (with WWW-Authenticate: Bearer) - token routes only",
+        403: "missing or wrong API key (each route takes one of the two keys)",
+        404: "not found",
+        409: "conflict",
+        413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
+        422: "Idempotency-Key reused with another body",
+        429: "throttled (or the other key's route: its usage plan throttles it to 0), or past a board's "
+        "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
+        502: "the function failed or ran past its timeout",
+        504: "no answer within API Gateway's integration timeout",
+    }
+)
 # DELETE routes that may answer 202 (not finished yet: DELETE again), by their response schema.
-ACCEPTED = {
-    "Deletion": "accepted: a large board is still being purged; DELETE again",
-    "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
-}
+ACCEPTED = freeze(
+    {
+        "Deletion": "accepted: a large board is still being purged; DELETE again",
+        "Erasure": "accepted: records or snapshots remain to be searched; DELETE again (status at status_url)",
+    }
+)
 # Routes that may answer 202 with another body: a score a board's plausibility rule holds back for review.
-HELD = {"BoardSubmit": "accepted for review: a plausibility rule (action quarantine) holds the score back as pending"}
-SECURITY: dict[str, list[dict[str, list[str]]]] = {
-    routes.GAME: [{"gameKey": []}],
-    routes.ADMIN: [{"adminKey": []}],
-    routes.PLAYER: [{"playerToken": []}],
-    routes.GAME_OR_RUN: [{"gameKey": []}, {"runToken": []}],  # either one
-}
+HELD = freeze(
+    {"BoardSubmit": "accepted for review: a plausibility rule (action quarantine) holds the score back as pending"}
+)
+SECURITY: Frozen = freeze(
+    {
+        routes.GAME: [{"gameKey": []}],
+        routes.ADMIN: [{"adminKey": []}],
+        routes.PLAYER: [{"playerToken": []}],
+        routes.GAME_OR_RUN: [{"gameKey": []}, {"runToken": []}],  # either one
+    }
+)
 
 
 def _cache_header(route: routes.Route, status: int) -> dict:
@@ -131,39 +140,42 @@ def _operation(route: routes.Route) -> dict:
 
 
 def document() -> dict:
-    """The document, built anew (a few milliseconds): whoever serves it may keep it; no module holds it."""
+    """The document, built anew (a few milliseconds) as plain JSON (the route table's frozen fragments thawed):
+    whoever serves it may keep it; no module holds it."""
     paths: dict[str, dict] = {}
     for route in routes.ROUTES:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
-    return {
-        "openapi": "3.0.3",
-        "info": {
-            "title": "Leaderboard API",
-            "version": "1.0.0",
-            "description": "Real-time, multi-period leaderboards. Reads are public; score submissions need the "
-            "game key and board management, snapshots and the simulator the admin key, both in x-api-key. Every "
-            "answer says in Cache-Control how long the edge (EdgeUrl, a CloudFront cache in front of this API) may "
-            "keep it: a few seconds for live rankings, longer for what cannot change, no-store for keyed routes; "
-            "public reads answer Access-Control-Allow-Origin: * (no credentials).",
-        },
-        "paths": paths,
-        "components": {
-            "schemas": SCHEMAS,
-            "securitySchemes": {
-                "gameKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "game servers"},
-                "adminKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "operators"},
-                "playerToken": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "bearerFormat": "JWT",
-                    "description": "a player token (POST /players/{player_id}/tokens): starts runs",
-                },
-                "runToken": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "bearerFormat": "JWT",
-                    "description": "a run token (POST /leaderboards/{board}/runs): one score on a client board",
+    return thaw(
+        {
+            "openapi": "3.0.3",
+            "info": {
+                "title": "Leaderboard API",
+                "version": "1.0.0",
+                "description": "Real-time, multi-period leaderboards. Reads are public; score submissions need the "
+                "game key and board management, snapshots and the simulator the admin key, both in x-api-key. Every "
+                "answer says in Cache-Control how long the edge (EdgeUrl, a CloudFront cache in front of this API) may "
+                "keep it: a few seconds for live rankings, longer for what cannot change, no-store for keyed routes; "
+                "public reads answer Access-Control-Allow-Origin: * (no credentials).",
+            },
+            "paths": paths,
+            "components": {
+                "schemas": SCHEMAS,
+                "securitySchemes": {
+                    "gameKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "game servers"},
+                    "adminKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "operators"},
+                    "playerToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "bearerFormat": "JWT",
+                        "description": "a player token (POST /players/{player_id}/tokens): starts runs",
+                    },
+                    "runToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "bearerFormat": "JWT",
+                        "description": "a run token (POST /leaderboards/{board}/runs): one score on a client board",
+                    },
                 },
             },
-        },
-    }
+        }
+    )

@@ -13,7 +13,8 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from . import board_registry, chain_appending, closing, invocation, keys, routes
+from . import board_registry, chain_appending, closing, invocation, keys
+from . import function_registry as functions
 from .boards import BoardConfig
 from .clock import iso
 from .data import entries, erasures
@@ -35,9 +36,9 @@ PAGE_SIZE = 100
 # How long an erasure's fences stand: longer than any submission may run (the submitting function's timeout, then
 # Lambda stops it). The entry places' fences (they hold the id) stand this long before the erasure answers
 # "erased"; its hashed item this long after: a submission in flight at either moment is refused.
-FENCE_SECONDS = routes.SCORE_SUBMIT.timeout_seconds + 5
+FENCE_SECONDS = functions.SCORE_SUBMIT.timeout_seconds + 5
 # A call's lease on the erasure outlasts the longest function that calls erase (then Lambda has stopped it).
-LEASE_SECONDS = max(routes.LEADERBOARD_ADMIN.timeout_seconds, routes.PERIOD_CLOSER.timeout_seconds) + 5
+LEASE_SECONDS = max(functions.LEADERBOARD_ADMIN.timeout_seconds, functions.PERIOD_CLOSER.timeout_seconds) + 5
 _WAITING = "waiting"  # every phase done: the entry places' fences stand until FENCE_SECONDS after they rose
 _FENCED = "fenced"  # answered "erased": only the hashed item stands, until lift_fences takes it down
 

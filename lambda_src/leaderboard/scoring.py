@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from . import boards, idempotency, invocation, keys, metrics, periods
+from . import boards, invocation, keys, limits, metrics, periods
 from .boards import BoardConfig
 from .clock import ms
 from .data import entries
@@ -158,7 +158,7 @@ def _plan(
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
-            expires = int(invocation.seconds()) + idempotency.KEEP_SECONDS  # as long as a retry may come
+            expires = int(invocation.seconds()) + limits.IDEMPOTENCY_KEEP_SECONDS  # as long as a retry may come
             writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
         rows.append(
             PeriodOutcome(

@@ -146,7 +146,7 @@ class RestApi:
                 model = api.add_model(
                     "".join(pascal(p.strip("{}")) for p in route.path.split("/")) + "Body",
                     content_type="application/json",
-                    schema=_json_schema(route.body_schema),
+                    schema=_json_schema(routes.thaw(route.body_schema)),  # the frozen model as plain JSON
                 )
                 models = {"application/json": model}
             method = resource.add_method(

@@ -146,10 +146,3 @@ def test_concurrent_key_makers_agree_on_one_key(store):
     for t in threads:
         t.join()
     assert len(set(got)) == 1
-
-
-def test_a_stream_image_reads_in_plain_values(store):
-    """Lambda's stream event carries DynamoDB's attribute values whichever store wrote: numbers come back as ints."""
-    image = {"pk": {"S": "race#all-time"}, "score": {"N": "42"}, "expires_at": {"N": "1900000000"}, "x": {"BOOL": True}}
-    assert store.stream_image(image) == {"pk": "race#all-time", "score": 42, "expires_at": 1_900_000_000, "x": True}
-    assert type(store.stream_image(image)["score"]) is int

@@ -3,6 +3,8 @@ and the fields the handler takes are the same object, so a field changes in one 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from leaderboard import openapi, routes
@@ -24,7 +26,16 @@ def test_every_body_is_a_closed_model_that_the_document_and_the_stack_read():
         assert route.body.schema["additionalProperties"] is False
         assert route.body.fields == set(route.body.schema["properties"])
         shown = document["paths"][route.path][route.method.lower()]["requestBody"]["content"]["application/json"]
-        assert shown["schema"] is route.body.schema
+        assert type(shown["schema"]) is dict and shown["schema"] == routes.thaw(route.body.schema)  # plain JSON
+
+
+def test_a_body_model_is_a_constant_that_nobody_can_change():
+    """Frozen when made (frozen.freeze): a model is no process state that one caller could change for the next."""
+    for route in BODY_ROUTES:
+        assert route.body is not None
+        with pytest.raises(TypeError):
+            route.body.schema["properties"]["extra"] = {"type": "string"}  # type: ignore[index]
+        assert isinstance(route.body.schema.get("required", ()), tuple)
 
 
 @pytest.mark.parametrize(
@@ -52,6 +63,27 @@ def test_every_body_is_a_closed_model_that_the_document_and_the_stack_read():
 def test_the_handler_takes_exactly_the_fields_of_its_model(ddb, monkeypatch, path, model, field, body):
     """A valid body passes; with the field taken out of the model (and nowhere else), the handler refuses it."""
     assert call("POST", path, body=body, check_contract=False).status < 300
-    monkeypatch.delitem(model.schema["properties"], field)
+    (name,) = [name for name, value in vars(routes).items() if value is model]
+    properties = {k: v for k, v in model.schema["properties"].items() if k != field}
+    monkeypatch.setattr(routes, name, routes.Body({**model.schema, "properties": properties}))
     reply = call("POST", path, body=body, check_contract=False)
     assert (reply.status, reply.body) == (400, {"error": f"unknown field(s): {field}"})
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ({"board_id": "b1", "periods": ["daily"]}, None),
+        ({"board_id": "b1", "periods": ["daily", "daily"]}, "periods: ['daily', 'daily'] has non-unique elements"),
+        ({"board_id": "b1", "periods": ["hourly"]}, "periods/0: 'hourly' is not one of"),
+        ({"board_id": "b1", "starts_at": "2026-12-01T18:00:00Z"}, "body: 'ends_at' is a required property"),
+    ],
+)
+def test_the_local_gateway_validates_with_the_frozen_model_as_json(body, problem):
+    """Its jsonschema validator reads arrays only as lists: the gateway hands it the model thawed (routes.thaw)."""
+    from local.events import Request
+    from local.gateway import LocalGateway
+
+    route, _, _ = routes.match_route("POST", "/leaderboards")
+    found = LocalGateway._body_problem(route, Request("POST", "/leaderboards", [], [], json.dumps(body).encode()))
+    assert found == problem if problem is None else found is not None and found.startswith(problem)

@@ -1,4 +1,5 @@
-"""The Lambda package's shape: no import cycle, and the domain knows nothing of HTTP."""
+"""The Lambda package's shape: no import cycle, no process state, and its layers (LAYERS): no module imports a layer
+above its own, so the domain knows nothing of HTTP and reaches its stores through the runtime, not data/."""
 
 from __future__ import annotations
 import __future__
@@ -23,15 +24,9 @@ from typing import ParamSpec, TypeVar
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
+from leaderboard.frozen import freeze
 
-# The HTTP side: the route table and what reads requests and writes responses.
-HTTP_MODULES = {"routes", "routing", "http", "validation", "openapi", "handlers"}
-# The domain and its data layer: boards, periods, keys, scoring, ranking, counters, storage.
-DOMAIN_MODULES = {
-    "boards", "periods", "keys", "limits", "model", "schema", "clock", "errors", "scoring", "ranking", "counting",
-    "simulation", "metrics", "settings", "cursors", "data", "invocation",
-}  # fmt: skip
+PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
 
 
 def module_name(path: Path) -> str:
@@ -96,44 +91,16 @@ def test_no_module_imports_itself_through_others(module):
     assert cycle_from(module) is None, " -> ".join(cycle_from(module))
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] in DOMAIN_MODULES))
-def test_the_domain_does_not_import_the_http_side(module):
-    assert not {m for m in GRAPH[module] if m.split(".")[0] in HTTP_MODULES}
-
-
 # --- no process state: what a module keeps lives in a runtime (composition.py) ------------------------------
 
 ROOT = PACKAGE.parents[1]
 LOCAL = ROOT / "local"
 # Not ours to change: PyJWT copied byte for byte (test_tokens checks it).
 VENDORED = "leaderboard.vendor"
-# Still to do elsewhere in issue 23: each must fail here until it is done (strict), then leave this list.
-PENDING = {
-    "leaderboard.openapi": "its schema fragments are plain dicts (the document's lru_cache is gone)",
-    "leaderboard.routes": "re-exports the route table's JSON Schema fragments, which are plain dicts",
-    **{
-        f"leaderboard.routing.{name}": "the route table's JSON Schema fragments and body models hold plain dicts"
-        for name in (
-            "board_routes",
-            "bodies",
-            "default_board_routes",
-            "document_routes",
-            "fields",
-            "period_routes",
-            "player_routes",
-            "proof_routes",
-            "ranking_routes",
-            "responses",
-            "review_routes",
-            "submission_routes",
-            "table",
-        )
-    },
-}
 # Module-level objects that are constants although their type is not one of the immutable kinds.
 STATELESS = {
-    ("leaderboard.data.dynamo", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
-    ("leaderboard.data.dynamo", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
+    ("leaderboard.attribute_values", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
+    ("leaderboard.attribute_values", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
 }
 IMMUTABLE = (
     *(str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, MappingProxyType, Decimal),
@@ -148,6 +115,8 @@ def _module_names() -> list[str]:
 
 
 def _is_constant(value: object) -> bool:
+    if isinstance(value, MappingProxyType):  # read-only, but only as constant as what it holds (frozen.freeze)
+        return all(_is_constant(v) for v in value.values())
     if isinstance(value, IMMUTABLE) or type(value) is object:  # object(): a sentinel
         return all(_is_constant(v) for v in value) if isinstance(value, (tuple, frozenset)) else True
     if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
@@ -198,13 +167,7 @@ def importable():
         yield
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PENDING[n])) if n in PENDING else n
-        for n in _module_names()
-    ],
-)
+@pytest.mark.parametrize("name", _module_names())
 def test_no_module_keeps_process_state(importable, name):
     """No lru_cache/cache, no module-level dict, list, set or other mutable object, no client at import: what
     changes lives in a runtime (composition.Runtime), one per cold start, that tests and the local stack make
@@ -221,8 +184,11 @@ def test_the_process_state_check_finds_what_it_should():
     fake.lock = threading.Lock()
     fake.cached = functools.lru_cache(maxsize=1)(lambda: 1)
     fake.fine = (1, "a", frozenset({2}))
-    assert not any(_is_constant(v) for v in (fake.cache, fake.seen, fake.clients, fake.lock, fake.cached))
-    assert _is_constant(fake.fine)
+    fake.shallow = MappingProxyType({"type": "object", "required": ["id"]})  # read-only outside, a list inside
+    fake.frozen = freeze({"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}})
+    refused = (fake.cache, fake.seen, fake.clients, fake.lock, fake.cached, fake.shallow)
+    assert not any(_is_constant(v) for v in refused)
+    assert _is_constant(fake.fine) and _is_constant(fake.frozen)
 
 
 def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_another(importable):
@@ -327,3 +293,149 @@ def test_the_layer_check_finds_a_data_module_behind_a_store_however_it_is_import
     """Guards the test above against passing on everything: each way of importing one again is found."""
     assert every_import(source, "closing") & BEHIND_STORES
     assert not every_import("from .data import entries\nfrom . import invocation", "closing") & BEHIND_STORES
+
+
+# --- the layers: one table, top to bottom; a module imports its own layer or those below, never one above ---------
+
+# Each layer: its name, what it is, and its modules (every module of the package, once). Reading down: a handler
+# serves a function's events over the HTTP side, with the runtime the composition root builds from the stores' data
+# implementations and the operations; an operation (what a handler calls) decides with the domain, which reads and
+# writes through the stores' ports (Protocols it declares) on the runtime. The data layer sits above the operations
+# and the domain although they call it: it implements their ports (data/boards.py answers board_registry's outcomes,
+# data/chain.py keeps hashchain's heads), and only the composition root imports it, so that no operation or domain
+# module can reach DynamoDB but through a store of the runtime. The shared modules are leaves that every layer reads.
+LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
+    (name, what, frozenset(modules))
+    for name, what, modules in (
+        (
+            "handlers",
+            "one module per Lambda function: builds its runtime, names its operations",
+            ("handlers", *(f"handlers.{h}" for h in (
+                "leaderboard_admin", "leaderboard_query", "leaderboard_snapshot", "live_broadcaster", "period_closer",
+                "player_stats", "rank_counter", "score_simulator", "score_submit",
+            ))),
+        ),
+        (
+            "http",
+            "an event becomes a call and an answer a response; the route table, the OpenAPI document",
+            ("http", "validation", "openapi", "routes", "routing", *(f"routing.{r}" for r in (
+                "access", "bodies", "caching", "fields", "gateway_errors", "matching", "responses", "route", "table",
+                "board_routes", "default_board_routes", "document_routes", "period_routes", "player_routes",
+                "proof_routes", "ranking_routes", "review_routes", "submission_routes",
+            ))),
+        ),
+        ("composition", "the root: settings, clients, clock, key rings and the stores, once per cold start",
+         ("composition",)),
+        (
+            "data",
+            "the stores' implementations (DynamoDB, in memory) and the other data modules: only the root imports them",
+            ("data", *(f"data.{d}" for d in (
+                "boards", "chain", "closings", "counters", "dynamo", "entries", "erasures", "events", "idempotency",
+                "idempotency_memory",
+                "live_events", "live_state", "memory", "moderation", "pending", "rate_limits", "runs", "secrets",
+                "snapshots",
+            ))),
+        ),
+        (
+            "operations",
+            "what a handler calls: one use case each, deciding with the domain",
+            (
+                "board_registry", "broadcasting", "chain_appending", "closing", "default_board", "idempotency",
+                "live", "moderation", "player_removal", "players", "quarantine", "rankings", "rate_limits",
+                "receipts", "runs", "signed_summaries", "snapshots", "submissions",
+            ),
+        ),
+        (
+            "domain",
+            "the rules, the formats and the stores' ports: boards, periods, scores, ranks, the log, cursors, tokens",
+            (
+                "boards", "counting", "cursors", "ed25519", "game_key", "hashchain", "keyring", "periods",
+                "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
+            ),
+        ),
+        (
+            "shared",
+            "leaves every layer reads: settings, the clock, errors, value types, table facts, keys, limits",
+            (
+                "", "attribute_values", "clock", "errors", "frozen", "function_registry", "invocation", "keys",
+                "limits", "live_channels", "metrics", "model", "schema", "settings", "text",
+                "vendor", "vendor.rfc8785", "vendor.rfc8785._impl", "vendor.jwt", *(f"vendor.jwt.{j}" for j in (
+                    "algorithms", "api_jwk", "api_jws", "api_jwt", "exceptions", "help", "jwk_set_cache",
+                    "jwks_client", "types", "utils", "warnings",
+                )),
+            ),
+        ),
+    )
+)  # fmt: skip
+LAYER_OF = {module: rank for rank, (_, _, modules) in enumerate(LAYERS) for module in modules}
+LAYER_NAMES = tuple(name for name, _, _ in LAYERS)
+# The data modules not behind a store yet, which operations and domain modules may still import (issue 23: they are
+# being moved onto stores of the runtime; each leaves this list when no operation or domain module imports it).
+NOT_YET_BEHIND_A_STORE = frozenset({"data.entries", "data.erasures"})
+
+
+def _source_of(module: str) -> tuple[str, bool]:
+    """The text of `module` and whether it is a package's __init__."""
+    path = PACKAGE / f"{module.replace('.', '/')}.py" if module else PACKAGE / "__init__.py"
+    if module and not path.exists():
+        return (PACKAGE / module.replace(".", "/") / "__init__.py").read_text(), True
+    return path.read_text(), not module
+
+
+class _WithoutTypeCheckingBlocks(ast.NodeTransformer):
+    def visit_If(self, node: ast.If) -> ast.AST:
+        return ast.Pass() if _is_type_checking(node) else self.generic_visit(node)
+
+
+def upward_imports(module: str, source: str | None = None) -> set[str]:
+    """The package's modules that `module` (or `source`, read as its text) imports from a layer above its own: in
+    any form (relative or absolute, at the top or inside a function), but for annotations only (`if
+    TYPE_CHECKING:`); an operation's or a domain module's import of a data module not behind a store yet
+    (NOT_YET_BEHIND_A_STORE) aside."""
+    text, is_package = _source_of(module) if source is None else (source, False)
+    runtime_text = ast.unparse(_WithoutTypeCheckingBlocks().visit(ast.parse(text)))
+    rank = LAYER_OF[module]
+    allowed = NOT_YET_BEHIND_A_STORE if LAYER_NAMES[rank] in ("operations", "domain") else frozenset()
+    found = every_import(runtime_text, module, is_package) & MODULES
+    return {m for m in found if LAYER_OF[m] < rank and m not in allowed}
+
+
+def test_the_layer_table_names_every_module_of_the_package_once():
+    """Guards the test below: a new module must be given a layer, a gone one leaves the table."""
+    named = [module for _, _, modules in LAYERS for module in modules]
+    assert sorted(named) == sorted(MODULES)
+    assert NOT_YET_BEHIND_A_STORE <= LAYERS[LAYER_NAMES.index("data")][2]
+    assert not NOT_YET_BEHIND_A_STORE & BEHIND_STORES
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_layer_above_its_own(module):
+    found = upward_imports(module)
+    assert not found, f"{module} ({LAYER_NAMES[LAYER_OF[module]]}) imports " + ", ".join(
+        f"{m} ({LAYER_NAMES[LAYER_OF[m]]})" for m in sorted(found)
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "upward"),
+    [
+        ("scoring", "from .http import Call", {"http"}),  # the domain reading HTTP
+        ("keys", "def later():\n    from .cursors import Position\n", {"cursors"}),  # a leaf reading the domain
+        ("rankings", "import leaderboard.composition", {"composition"}),  # an operation reaching for the root
+        ("scoring", "from .data import snapshots, entries", {"data.snapshots"}),  # a store's data module: refused
+        ("data.boards", "from ..routing.fields import BOARD_ID", {"routing.fields"}),  # data reading the route table
+        ("boards", "from . import board_registry", {"board_registry"}),  # the domain calling an operation
+        ("function_registry", "from .routes import ROUTES", {"routes"}),
+        ("keys", "from .data import entries", {"data.entries"}),  # not yet behind a store, but no leaf may read it
+        ("handlers.score_submit", "from .. import scoring, routes, composition\nfrom ..data import entries", set()),
+        ("data.chain", "from ..hashchain import MAX_APPEND", set()),  # data implementing a port of the domain
+        (
+            "invocation",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .composition import Runtime",
+            set(),
+        ),
+    ],
+)
+def test_the_layer_check_finds_an_upward_import_however_it_is_written(module, source, upward):
+    """Guards the test above against passing on everything (and against refusing what the table allows)."""
+    assert upward_imports(module, source) == upward

@@ -182,14 +182,6 @@ class DynamoChain:
         item = {_PARTITION: part, _SORT: sort, schema.TTL_ATTRIBUTE: now_s + ERASED_KEY_SECONDS}
         self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
 
-    def stream_image(self, image: dict[str, Any]) -> dict[str, Any]:
-        return _stream_image(image)
-
-
-def _stream_image(image: dict[str, Any]) -> dict[str, Any]:
-    """A stream image in plain values (numbers as ints): the same for both stores, as the stream's format is one."""
-    return dynamo.from_item(image)
-
 
 def _forgotten(item: dict[str, Any] | None, now_s: int) -> bool:
     return item is not None and "key" not in item and int(item.get(schema.TTL_ATTRIBUTE, 0)) >= now_s
@@ -257,6 +249,3 @@ class MemoryChain:
     def forget_player(self, player_id: str, now_s: int) -> None:
         with self._lock:
             self._keys[player_id] = (None, now_s + ERASED_KEY_SECONDS)
-
-    def stream_image(self, image: dict[str, Any]) -> dict[str, Any]:
-        return _stream_image(image)

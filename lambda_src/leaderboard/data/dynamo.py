@@ -1,21 +1,20 @@
-"""Shared DynamoDB plumbing: the client, item (de)serialization, paging, batches and transactions."""
+"""Shared DynamoDB plumbing: the client, keys, paging, batches and transactions; item (de)serialization is
+attribute_values.py's (re-exported here)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from decimal import Decimal
 from typing import Any
 
 import boto3
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 
 from .. import invocation, schema
+from ..attribute_values import from_item as from_item  # re-exported: the data modules call dynamo.from_item
+from ..attribute_values import to_item as to_item
 
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 BATCH_GET_SIZE = 100  # BatchGetItem's limit
 
@@ -33,25 +32,6 @@ def client() -> Any:
 
 def scores_table() -> str:
     return invocation.settings().scores_table
-
-
-def to_item(values: dict[str, Any]) -> dict:
-    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
-
-
-def _plain(value: Any) -> Any:
-    """DynamoDB numbers arrive as Decimal: ints where they are whole (all this app stores), floats otherwise."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def from_item(item: dict) -> dict[str, Any]:
-    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
 
 
 def key(partition: str, sort: str) -> dict:

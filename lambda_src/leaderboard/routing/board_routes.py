@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_ADMIN
 from .access import ADMIN, PUBLIC
 from .bodies import BOARD_BODY, BOARD_UPDATE_BODY
 from .caching import LIVE
 from .fields import CURSOR, _limit
-from .functions import LEADERBOARD_ADMIN
 from .route import Route
 
 BOARD_ROUTES: tuple[Route, ...] = (

@@ -9,18 +9,22 @@ declaring one model costs a cold start about ten times what this whole route tab
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .. import limits, periods, plausibility
+from ..frozen import Frozen, freeze
 from ..limits import MAX_SCORE
 from .fields import BOARD_ID, DEFAULT_BOARD_KINDS, PLAYER_ID, PLAYER_NAME, SCORE, _limit
 
 
 @dataclass(frozen=True)
 class Body:
-    """A request body's model: a JSON Schema object whose properties are every field the body may have."""
+    """A request body's model: a JSON Schema object whose properties are every field the body may have (frozen
+    when the model is made: thaw it, frozen.thaw, to hand it out as JSON)."""
 
-    schema: dict[str, Any]
+    schema: Frozen
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", freeze(self.schema))
 
     @property
     def fields(self) -> frozenset[str]:
@@ -55,36 +59,41 @@ SIMULATE_BODY = Body(
         "additionalProperties": False,
     }
 )
-TOURNAMENT_TIME = {
-    "type": "string",
-    "format": "date-time",
-    "pattern": limits.TIMESTAMP_PATTERN,
-    "description": f"ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of the "
-    f"years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no time)",
-}
-RULES = {
-    "type": "object",
-    "description": 'plausibility rules (docs/API.md, "Plausibility rules and quarantine"): each a value and what '
-    "to do with a score that breaks it, reject (422) or quarantine (202, pending review)",
-    "properties": {
-        name: {
-            "type": "object",
-            "required": ["value", "action"],
-            "properties": {
-                "value": {
-                    "type": "integer" if integral else "number",
-                    "minimum": float(low) if not integral else int(low),
-                    "maximum": float(high) if not integral else int(high),
-                    "description": meaning,
+TOURNAMENT_TIME = freeze(
+    {
+        "type": "string",
+        "format": "date-time",
+        "pattern": limits.TIMESTAMP_PATTERN,
+        "description": "ISO 8601 UTC with Z, to the second or finer (2026-12-01T18:00:00Z): a real date and time of "
+        f"the years {limits.FIRST_YEAR}-{limits.LAST_YEAR}, the years period ids name (0000-00-00T00:00:00Z is no "
+        "time)",
+    }
+)
+RULES = freeze(
+    {
+        "type": "object",
+        "description": 'plausibility rules (docs/API.md, "Plausibility rules and quarantine"): each a value and what '
+        "to do with a score that breaks it, reject (422) or quarantine (202, pending review)",
+        "properties": {
+            name: {
+                "type": "object",
+                "required": ["value", "action"],
+                "properties": {
+                    "value": {
+                        "type": "integer" if integral else "number",
+                        "minimum": float(low) if not integral else int(low),
+                        "maximum": float(high) if not integral else int(high),
+                        "description": meaning,
+                    },
+                    "action": {"type": "string", "enum": list(plausibility.ACTIONS)},
                 },
-                "action": {"type": "string", "enum": list(plausibility.ACTIONS)},
-            },
-            "additionalProperties": False,
-        }
-        for name, (low, high, integral, meaning) in plausibility.BOUNDS.items()
-    },
-    "additionalProperties": False,
-}
+                "additionalProperties": False,
+            }
+            for name, (low, high, integral, meaning) in plausibility.BOUNDS.items()
+        },
+        "additionalProperties": False,
+    }
+)
 BOARD_BODY = Body(
     {
         "type": "object",
@@ -163,11 +172,14 @@ BOARD_BODY = Body(
         "additionalProperties": False,
     }
 )
-SUBMISSIONS = {
-    "type": "string",
-    "enum": list(limits.SUBMISSION_MODES),
-    "description": "who may submit: server (the game key only) or client (also players' own devices, with a run token)",
-}
+SUBMISSIONS = freeze(
+    {
+        "type": "string",
+        "enum": list(limits.SUBMISSION_MODES),
+        "description": "who may submit: server (the game key only) or client (also players' own devices, with a run "
+        "token)",
+    }
+)
 BOARD_UPDATE_BODY = Body(
     {
         "type": "object",

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_QUERY, LEADERBOARD_SNAPSHOT, PLAYER_STATS, SCORE_SIMULATOR, SCORE_SUBMIT
 from .access import ADMIN, GAME, PUBLIC
 from .bodies import SCORE_BODY, SIMULATE_BODY, SNAPSHOT_BODY
 from .caching import LIVE, SNAPSHOTS
 from .fields import DEFAULT_PERIOD, PLAYER_ID, RANK_MODE, _limit
-from .functions import LEADERBOARD_QUERY, LEADERBOARD_SNAPSHOT, PLAYER_STATS, SCORE_SIMULATOR, SCORE_SUBMIT
 from .route import Route
 
 DEFAULT_BOARD_ROUTES: tuple[Route, ...] = (

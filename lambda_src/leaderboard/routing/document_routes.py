@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..function_registry import LEADERBOARD_ADMIN
 from .access import PUBLIC
 from .caching import SETTLED
-from .functions import LEADERBOARD_ADMIN
 from .route import Route
 
 DOCUMENT_ROUTES: tuple[Route, ...] = (

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .access import ADMIN, PUBLIC
 from .caching import LIVE, NO_STORE, PERIOD
 from .fields import CURSOR, _limit
-from .functions import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .route import Route
 
 PERIOD_ROUTES: tuple[Route, ...] = (

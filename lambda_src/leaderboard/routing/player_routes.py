@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_ADMIN, SCORE_SUBMIT
 from .access import ADMIN, GAME, PUBLIC
 from .bodies import TOKEN_BODY
 from .caching import NO_STORE
 from .fields import CURSOR, _limit
-from .functions import LEADERBOARD_ADMIN, SCORE_SUBMIT
 from .route import Route
 
 PLAYER_ROUTES: tuple[Route, ...] = (

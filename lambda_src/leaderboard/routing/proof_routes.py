@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..function_registry import LEADERBOARD_QUERY, PLAYER_STATS
 from .access import PUBLIC
 from .caching import KEYS, NO_STORE
 from .fields import BOARD_PERIOD
-from .functions import LEADERBOARD_QUERY, PLAYER_STATS
 from .route import Route
 
 PROOF_ROUTES: tuple[Route, ...] = (

@@ -4,10 +4,10 @@ player across boards."""
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_QUERY, PLAYER_STATS
 from .access import PUBLIC
 from .caching import LIVE
 from .fields import BOARD_PERIOD, CURSOR, FRIEND_IDS, PAGE_QUERY, RANK_MODE, SCORE, _limit
-from .functions import LEADERBOARD_QUERY, PLAYER_STATS
 from .route import Route
 
 RANKING_ROUTES: tuple[Route, ...] = (

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import LEADERBOARD_ADMIN
 from .access import ADMIN
 from .fields import CURSOR, _limit
-from .functions import LEADERBOARD_ADMIN
 from .route import Route
 
 _BUSY = (

@@ -3,13 +3,14 @@ and body model, its answer, and what the edge may keep of it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..frozen import Frozen, freeze
+from ..function_registry import Function
 from .access import KEYED, PUBLIC
 from .bodies import Body
 from .caching import NO_STORE, Caching
-from .functions import Function
 from .matching import match_path
 
 
@@ -21,7 +22,7 @@ class Route:
     operation: str  # the function's handler module serves this route with the function of this name
     access: str  # PUBLIC, GAME, ADMIN, PLAYER or GAME_OR_RUN
     response: tuple[int, str]  # success status, and the name of its schema in the OpenAPI document
-    query: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON Schema (with "default")
+    query: Mapping[str, Frozen] = field(default_factory=dict)  # name -> JSON Schema (with "default"); frozen
     required_query: tuple[str, ...] = field(default=())
     body: Body | None = None  # the body's model (bodies.py)
     idempotent: bool = False  # takes an Idempotency-Key header
@@ -31,6 +32,9 @@ class Route:
     # When the route answers 503 with Retry-After: a DynamoDB transaction of its cancelled by another one in
     # progress on one of its items (TransactionConflict), nothing written. Empty: it does not.
     busy: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "query", freeze(self.query))  # a constant of the route table, as the body's model
 
     @property
     def needs_key(self) -> bool:
@@ -51,6 +55,6 @@ class Route:
         return match_path(self.path, path)
 
     @property
-    def body_schema(self) -> dict[str, Any] | None:
-        """The body's JSON Schema (draft 4): API Gateway's request model, the OpenAPI requestBody."""
+    def body_schema(self) -> Frozen | None:
+        """The body's JSON Schema (draft 4), frozen: API Gateway's request model, the OpenAPI requestBody."""
         return None if self.body is None else self.body.schema

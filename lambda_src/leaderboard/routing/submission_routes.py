@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import limits
+from ..function_registry import SCORE_SUBMIT
 from .access import GAME, GAME_OR_RUN, PLAYER
 from .bodies import BOARD_SCORE_BODY, BULK_BODY
-from .functions import SCORE_SUBMIT
 from .route import Route
 
 SUBMISSION_ROUTES: tuple[Route, ...] = (

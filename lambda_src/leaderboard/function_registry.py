@@ -1,4 +1,7 @@
-"""The function registry: every Lambda function of the stack, its deployed name suffix and its entry point."""
+"""The function registry: every Lambda function of the stack, its deployed name suffix, its entry point and its
+timeout. The construct builds the functions from it, the route table names them, and operations that must outlast a
+function's run read its timeout (player_removal.py): a leaf module, so that none of them imports the route table for
+it."""
 
 from __future__ import annotations
 
