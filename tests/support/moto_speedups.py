@@ -1,0 +1,46 @@
+"""Where moto spends the unit suite's CPU for nothing, cut in one place (loaded by tests/unit/conftest.py).
+
+moto 5.2's TransactWriteItems backs up every table a transaction names with `copy.deepcopy(table)` before it starts,
+to put the backup in the table's place if the transaction is cancelled. The copy includes the table's stream shard,
+which keeps every stream record written since the table was made: a test's tables grow a record per write, so each
+transaction copied all of them again (a cProfile of two tests of tests/unit/test_players.py: 12 of their 23 s in
+`copy.deepcopy`, ~60,000 objects copied per transaction). A stream record is never changed once written (moto builds
+its dict in `StreamRecord.__init__` and only reads it after), so the backup can share the records with the table and
+deep-copy the rest as before: the items, the indexes, the shard object and its list (a cancelled transaction still
+gets back exactly the items and stream records it had). Nothing else of moto changes.
+
+`install()` checks that moto still has the shape this relies on and fails loudly if not (a moto upgrade then has
+to look at this file again); tests/unit/test_moto_speedups.py checks that a cancelled transaction still leaves the
+table and its stream as they were.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from moto.dynamodb.models.table import StreamRecord, StreamShard, Table
+
+
+def _table_deepcopy(self: Table, memo: dict[int, Any]) -> Table:
+    shard = getattr(self, "stream_shard", None)
+    if isinstance(shard, StreamShard):
+        for record in shard.items:  # shared, not copied: immutable once written
+            memo[id(record)] = record
+    # What copy.deepcopy does for a plain object (copyreg.__newobj__, then its __dict__ copied), moto's
+    # BaseModel.__new__ included (it tracks the instance)
+    clone = type(self).__new__(type(self))
+    memo[id(self)] = clone
+    clone.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    return clone
+
+
+def install() -> None:
+    """Make moto's per-transaction table backup share the (immutable) stream records. Idempotent."""
+    if getattr(Table, "__deepcopy__", None) is _table_deepcopy:
+        return
+    if hasattr(Table, "__deepcopy__") or hasattr(StreamRecord, "__deepcopy__"):
+        raise RuntimeError("moto's Table or StreamRecord now copies itself: review tests/support/moto_speedups.py")
+    if "record" not in StreamRecord.__init__.__code__.co_names or "items" not in StreamShard.__init__.__code__.co_names:
+        raise RuntimeError("moto's stream shard changed shape: review tests/support/moto_speedups.py")
+    Table.__deepcopy__ = _table_deepcopy  # type: ignore[attr-defined]
