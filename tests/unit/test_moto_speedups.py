@@ -86,3 +86,24 @@ def test_a_tables_backup_copies_its_items_and_shares_only_its_stream_records(tab
     assert all(backup.items[k] is not live.items[k] for k in live.items)
     table.put_item(TableName="t", Item={"pk": {"S": "b"}})
     assert len(backup.items) == 1 and len(backup.stream_shard.items) == 1
+
+
+def test_the_serializers_remembered_attribute_names_are_the_ones_moto_works_out(table, monkeypatch):
+    from moto.core.serialize import XFormedAttributePicker
+
+    cached = XFormedAttributePicker.get_possible_keys
+    compared = []
+
+    def checked(self, context):
+        keys = list(cached(self, context))
+        assert keys == list(moto_speedups.ORIGINAL_POSSIBLE_KEYS(self, context)), (context.key, context.shape)
+        compared.append(context.key)
+        yield from keys
+
+    monkeypatch.setattr(XFormedAttributePicker, "get_possible_keys", checked)
+    for _ in range(2):  # the second time from what the first remembered
+        table.put_item(TableName="t", Item={"pk": {"S": "a"}, "m": {"M": {"l": {"L": [{"N": "1"}, {"S": "x"}]}}}})
+        table.describe_table(TableName="t")
+        table.query(TableName="t", KeyConditionExpression="pk = :a", ExpressionAttributeValues={":a": {"S": "a"}})
+        table.transact_get_items(TransactItems=[{"Get": {"TableName": "t", "Key": {"pk": {"S": "a"}}}}])
+    assert {"Table", "Items", "Responses"} <= set(compared)
