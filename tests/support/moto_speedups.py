@@ -7,11 +7,12 @@ transaction copied all of them again (a cProfile of two tests of tests/unit/test
 `copy.deepcopy`, ~60,000 objects copied per transaction). A stream record is never changed once written (moto builds
 its dict in `StreamRecord.__init__` and only reads it after), so the backup can share the records with the table and
 deep-copy the rest as before: the items, the indexes, the shard object and its list (a cancelled transaction still
-gets back exactly the items and stream records it had). Nothing else of moto changes.
+gets back exactly the items and stream records it had). Second, moto's response serializer remembers which attribute
+names a dict's member may have (see `_possible_keys` below). Nothing else of moto changes.
 
 `install()` checks that moto still has the shape this relies on and fails loudly if not (a moto upgrade then has
 to look at this file again); tests/unit/test_moto_speedups.py checks that a cancelled transaction still leaves the
-table and its stream as they were.
+table and its stream as they were, that a backup still copies the items, and that the remembered names are moto's.
 """
 
 from __future__ import annotations
