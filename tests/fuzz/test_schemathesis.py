@@ -5,7 +5,7 @@ schemathesis's checks (no 5xx, responses that conform to the document, no reques
 document calls valid refused, invalid ones refused, undeclared methods answered 405 with Allow, keys enforced);
 each keyed operation with its own key (the document's gameKey / adminKey schemes), without one and with a wrong
 one. Settings: tests/fuzz/schemathesis.toml (FUZZ_EXAMPLES=N: N cases per operation in the fuzzing phase instead
-of its 10); the summary of a run is in docs/SECURITY.md.
+of its 20); the summary of a run is in docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ CONFIG = ROOT / "tests" / "fuzz" / "schemathesis.toml"
 ST = os.path.join(os.path.dirname(sys.executable), "st")
 RUN_TIMEOUT_SECONDS = 900  # a hung run fails here rather than at CI's limit
 GAME_KEY, ADMIN_KEY = "fuzz-game-key", "fuzz-admin-key"
-FUZZING_EXAMPLES = "generation = { max-examples = 10 }"  # schemathesis.toml's [phases.fuzzing], FUZZ_EXAMPLES replaces
+FUZZING_EXAMPLES = "generation = { max-examples = 20 }"  # schemathesis.toml's [phases.fuzzing], FUZZ_EXAMPLES replaces
 STATEFUL = "Stateful tests"  # the stateful phase's test case in the JUnit report (sequences along inferred links)
 
 
