@@ -4,7 +4,8 @@ Every operation, then sequences of them along the links schemathesis infers (the
 schemathesis's checks (no 5xx, responses that conform to the document, no request the
 document calls valid refused, invalid ones refused, undeclared methods answered 405 with Allow, keys enforced);
 each keyed operation with its own key (the document's gameKey / adminKey schemes), without one and with a wrong
-one. Settings: tests/fuzz/schemathesis.toml; the summary of a run is in docs/SECURITY.md.
+one. Settings: tests/fuzz/schemathesis.toml (FUZZ_EXAMPLES=N: N cases per operation in the fuzzing phase instead
+of its 20); the summary of a run is in docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ CONFIG = ROOT / "tests" / "fuzz" / "schemathesis.toml"
 ST = os.path.join(os.path.dirname(sys.executable), "st")
 RUN_TIMEOUT_SECONDS = 900  # a hung run fails here rather than at CI's limit
 GAME_KEY, ADMIN_KEY = "fuzz-game-key", "fuzz-admin-key"
+FUZZING_EXAMPLES = "generation = { max-examples = 20 }"  # schemathesis.toml's [phases.fuzzing], FUZZ_EXAMPLES replaces
 STATEFUL = "Stateful tests"  # the stateful phase's test case in the JUnit report (sequences along inferred links)
 
 
@@ -61,10 +63,18 @@ def test_schemathesis_finds_nothing(stack, tmp_path):
         "NO_COLOR": "1",
         "COLUMNS": "120",
     }
+    config = CONFIG
+    if os.environ.get("FUZZ_EXAMPLES"):  # a deeper fuzzing phase than schemathesis.toml's (FUZZ_EXAMPLES=100)
+        deeper = CONFIG.read_text().replace(
+            FUZZING_EXAMPLES, f"generation = {{ max-examples = {int(os.environ['FUZZ_EXAMPLES'])} }}"
+        )
+        assert deeper != CONFIG.read_text(), f"{CONFIG} no longer has the line {FUZZING_EXAMPLES!r}"
+        config = tmp_path / "schemathesis.toml"
+        config.write_text(deeper)
     command = [
         ST,
         "--config-file",
-        str(CONFIG),
+        str(config),
         "run",
         str(tmp_path / "openapi.json"),
         "--report",

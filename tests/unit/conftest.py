@@ -4,6 +4,7 @@ tests.support.lambda_api calls and the domain functions a test calls directly bo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 
@@ -18,6 +19,12 @@ from leaderboard.settings import Settings
 from local.streams import StreamReader, drain
 from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
+from tests.support import moto_speedups
+
+# moto's per-transaction table backup without copying the stream records (tests/support/moto_speedups.py says why);
+# MOTO_SPEEDUPS=0 runs moto as shipped, to measure the difference (docs/TESTING.md)
+if os.environ.get("MOTO_SPEEDUPS", "1") != "0":
+    moto_speedups.install()
 
 CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
 TOKEN_SIGNING_KEY = "unit-test-token-signing-key-0123456789"

@@ -1,0 +1,109 @@
+"""tests/support/moto_speedups.py keeps moto's behaviour: a cancelled transaction still leaves a table's items and
+its stream exactly as they were, and a backup is still a copy of the items (only the stream records are shared)."""
+
+from __future__ import annotations
+
+import copy
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.dynamodb.models import dynamodb_backends
+
+from tests.support import moto_speedups
+
+STREAMS_URL = "https://streams.dynamodb.us-east-1.amazonaws.com"  # moto serves streams at the classic endpoint
+
+
+@pytest.fixture
+def table():
+    moto_speedups.install()
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="t",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+        )
+        yield client
+
+
+def stream_records(client) -> list[dict]:
+    streams = boto3.client("dynamodbstreams", region_name="us-east-1", endpoint_url=STREAMS_URL)
+    arn = client.describe_table(TableName="t")["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    return streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
+
+
+def test_a_cancelled_transaction_leaves_the_items_and_the_stream_as_they_were(table):
+    table.put_item(TableName="t", Item={"pk": {"S": "a"}, "n": {"N": "1"}})
+    table.put_item(TableName="t", Item={"pk": {"S": "b"}, "n": {"N": "1"}})
+    before_items = sorted(table.scan(TableName="t")["Items"], key=lambda i: i["pk"]["S"])
+    before_stream = [(r["eventName"], r["dynamodb"]["Keys"]) for r in stream_records(table)]
+    with pytest.raises(ClientError) as refused:
+        table.transact_write_items(
+            TransactItems=[
+                {
+                    "Update": {
+                        "TableName": "t",
+                        "Key": {"pk": {"S": "a"}},
+                        "UpdateExpression": "SET n = n + :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    }
+                },
+                {"Put": {"TableName": "t", "Item": {"pk": {"S": "c"}}}},
+                {
+                    "Put": {
+                        "TableName": "t",
+                        "Item": {"pk": {"S": "b"}},
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
+    assert refused.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert sorted(table.scan(TableName="t")["Items"], key=lambda i: i["pk"]["S"]) == before_items
+    assert [(r["eventName"], r["dynamodb"]["Keys"]) for r in stream_records(table)] == before_stream
+    # and a transaction that goes through still writes both its items and their records
+    table.transact_write_items(TransactItems=[{"Put": {"TableName": "t", "Item": {"pk": {"S": "c"}}}}])
+    assert [r["eventName"] for r in stream_records(table)] == ["INSERT", "INSERT", "INSERT"]
+
+
+def test_a_tables_backup_copies_its_items_and_shares_only_its_stream_records(table):
+    table.put_item(TableName="t", Item={"pk": {"S": "a"}, "n": {"N": "1"}})
+    live = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].tables["t"]
+    backup = copy.deepcopy(live)
+    assert backup is not live and backup.stream_shard is not live.stream_shard
+    assert backup.stream_shard.items is not live.stream_shard.items
+    assert [id(r) for r in backup.stream_shard.items] == [id(r) for r in live.stream_shard.items]
+    assert backup.stream_shard.table is backup  # the copy's shard belongs to the copy, as with moto's own deepcopy
+    assert backup.items is not live.items
+    assert all(backup.items[k] is not live.items[k] for k in live.items)
+    table.put_item(TableName="t", Item={"pk": {"S": "b"}})
+    assert len(backup.items) == 1 and len(backup.stream_shard.items) == 1
+
+
+def test_the_serializers_remembered_attribute_names_are_the_ones_moto_works_out(table, monkeypatch):
+    from moto.core.serialize import XFormedAttributePicker
+
+    cached = XFormedAttributePicker.get_possible_keys
+    compared = []
+
+    def checked(self, context):
+        keys = list(cached(self, context))
+        assert keys == list(moto_speedups.ORIGINAL_POSSIBLE_KEYS(self, context)), (context.key, context.shape)
+        compared.append(context.key)
+        yield from keys
+
+    monkeypatch.setattr(XFormedAttributePicker, "get_possible_keys", checked)
+    for _ in range(2):  # the second time from what the first remembered
+        table.put_item(TableName="t", Item={"pk": {"S": "a"}, "m": {"M": {"l": {"L": [{"N": "1"}, {"S": "x"}]}}}})
+        table.describe_table(TableName="t")
+        table.query(TableName="t", KeyConditionExpression="pk = :a", ExpressionAttributeValues={":a": {"S": "a"}})
+        table.transact_get_items(TransactItems=[{"Get": {"TableName": "t", "Key": {"pk": {"S": "a"}}}}])
+    assert {"Table", "Items", "Responses"} <= set(compared)
