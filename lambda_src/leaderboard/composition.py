@@ -23,10 +23,13 @@ from .data import dynamo, secrets
 from .data.boards import DynamoBoards, MemoryBoards
 from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
+from .data.entries import DynamoEntries
+from .data.erasures import DynamoErasures, MemoryErasures
 from .data.events import EventSink
 from .data.idempotency import Records
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
+from .data.memory_entries import MemoryEntries
 from .data.moderation import DynamoModeration, MemoryModeration
 from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
@@ -39,6 +42,7 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .board_registry import BoardStore
     from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .entry_store import EntryStore, ErasureStore
     from .hashchain import ChainStore
     from .moderation import ModerationStore
     from .quarantine import PendingStore
@@ -73,6 +77,8 @@ class Runtime:
     runs: RunStore  # client runs, each used by one submission
     pending: PendingStore  # quarantined submissions awaiting a decision
     chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
+    erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
+    entries: EntryStore  # the players' entries and the rank index over them
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
@@ -96,6 +102,8 @@ class Runtime:
         runs: RunStore | None = None,
         pending: PendingStore | None = None,
         chain: ChainStore | None = None,
+        erasures: ErasureStore | None = None,
+        entries: EntryStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use; the stores on
@@ -125,6 +133,8 @@ class Runtime:
             runs=runs or DynamoRuns(dynamodb, settings.scores_table),
             pending=pending or DynamoPending(dynamodb, settings.scores_table),
             chain=chain or DynamoChain(dynamodb, settings.scores_table),
+            erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
+            entries=entries or DynamoEntries(dynamodb, settings.scores_table, settings.rank_index),
             replays=_replays(),
         )
 
@@ -151,13 +161,18 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("runs", DynamoRuns, MemoryRuns),
     ("pending", DynamoPending, MemoryPending),
     ("chain", DynamoChain, MemoryChain),
+    ("erasures", DynamoErasures, MemoryErasures),
+    ("entries", DynamoEntries, MemoryEntries),  # reads the moderation, boards and erasures stores (in_memory_stores)
 )
 
 
 def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
-    need no engine for these)."""
-    return {name: in_memory() for name, _, in_memory in STORES}
+    need no engine for these). The entries read the same runtime's moderation, boards and erasures, as DynamoDB
+    reads their items in the submission's request."""
+    stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
+    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"])
+    return stores
 
 
 def _replays() -> Replays:
