@@ -64,8 +64,9 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     rebuilt from the index in one pass (counting.rebuild), as the stream consumer would have built them record
     by record. The stream's records of the load are left for the caller to skip.
     """
-    from leaderboard import counting
-    from leaderboard.data import entries
+    from leaderboard import counting, invocation
+
+    entries = invocation.runtime().entries  # the threads' puts go to the caller's runtime's store
 
     bar = tqdm(
         total=count,

@@ -11,7 +11,6 @@ from typing import Any, Protocol
 from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
-from .data import entries
 from .errors import BadRequest, Conflict, NotFound
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
@@ -221,12 +220,14 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
     _cache().forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
     hidden = invocation.runtime().moderation.players_of_board(board_id)
-    deleted = entries.delete(key for player in hidden for key in entries.keys_of_player_on(player, board_id))
+    deleted = invocation.runtime().entries.delete(
+        key for player in hidden for key in invocation.runtime().entries.keys_of_player_on(player, board_id)
+    )
     invocation.runtime().moderation.forget_board(board_id, hidden)
     invocation.runtime().pending.forget_board(board_id)  # its quarantined scores (and their pointers)
     for period_id in _period_ids_within_retention(config, now or invocation.now()):
         for part in config.partitions(period_id):
-            done_here, done = entries.delete_partition(part, budget - deleted)
+            done_here, done = invocation.runtime().entries.delete_partition(part, budget - deleted)
             deleted += done_here
             if not done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import board_registry, boards, invocation, keys, live, live_channels, schema
-from .data import entries
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 
@@ -159,7 +158,11 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
 
 def _visible_top(config: boards.BoardConfig, period_id: str, changed: set[tuple[str, str]]) -> dict[str, Any]:
     """The top, once the rank index shows the changed entries as the table holds them now (bounded wait)."""
-    present = {p: item for (p, _), item in entries.get(changed).items() if schema.RANK_INDEX_SORT_KEY in item}
+    present = {
+        p: item
+        for (p, _), item in invocation.runtime().entries.get(changed).items()
+        if schema.RANK_INDEX_SORT_KEY in item
+    }
     gone = {p for p, _ in changed} - set(present)
     deadline = time.monotonic() + VISIBILITY_WAIT_SECONDS
     while True:

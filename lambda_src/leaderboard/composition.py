@@ -24,10 +24,13 @@ from .data.boards import DynamoBoards, MemoryBoards
 from .data.chain import DynamoChain, MemoryChain
 from .data.closings import DynamoClosings, MemoryClosings
 from .data.counters import DynamoCounters, MemoryCounters
+from .data.entries import DynamoEntries
+from .data.erasures import DynamoErasures, MemoryErasures
 from .data.events import EventSink
 from .data.idempotency import DynamoRecords, MemoryRecords
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
+from .data.memory_entries import MemoryEntries
 from .data.moderation import DynamoModeration, MemoryModeration
 from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
@@ -41,6 +44,7 @@ if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that de
     from .board_registry import BoardStore
     from .broadcasting import LiveState
     from .closing import ClosingStore
+    from .entry_store import EntryStore, ErasureStore
     from .hashchain import ChainStore
     from .idempotency import IdempotencyStore
     from .keyring import SecretStore
@@ -81,6 +85,8 @@ class Runtime:
     idempotency: IdempotencyStore  # Idempotency-Key's records, behind Powertools' persistence layer
     secrets: SecretStore  # Secrets Manager's values of the secrets the settings name (read by the caches above)
     counters: CounterStore  # the rank counters the rank and percentile math reads (counting.py keeps them)
+    erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
+    entries: EntryStore  # the players' entries and the rank index over them
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
@@ -107,6 +113,8 @@ class Runtime:
         idempotency: IdempotencyStore | None = None,
         counters: CounterStore | None = None,
         secrets: SecretStore | None = None,
+        erasures: ErasureStore | None = None,
+        entries: EntryStore | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use (its client made
@@ -142,6 +150,8 @@ class Runtime:
             idempotency=idempotency or DynamoRecords(dynamodb, settings.scores_table),
             counters=counters or DynamoCounters(dynamodb, settings.scores_table),
             secrets=secret_store,
+            erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
+            entries=entries or DynamoEntries(dynamodb, settings.scores_table, settings.rank_index),
             replays=_replays(),
         )
 
@@ -171,13 +181,18 @@ STORES: tuple[tuple[str, type, type], ...] = (
     ("idempotency", DynamoRecords, MemoryRecords),
     ("counters", DynamoCounters, MemoryCounters),
     ("secrets", SecretsManagerSecrets, MemorySecrets),  # not DynamoDB: Secrets Manager (its contract runs on moto)
+    ("erasures", DynamoErasures, MemoryErasures),
+    ("entries", DynamoEntries, MemoryEntries),  # reads the moderation, boards and erasures stores (in_memory_stores)
 )
 
 
 def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
-    need no engine for these)."""
-    return {name: in_memory() for name, _, in_memory in STORES}
+    need no engine for these). The entries read the same runtime's moderation, boards and erasures, as DynamoDB
+    reads their items in the submission's request."""
+    stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
+    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"])
+    return stores
 
 
 def _replays() -> Replays:

@@ -31,8 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from . import invocation, keys, schema
-from .data import entries
+from . import entry_store, invocation, keys, schema
 from .model import Counter
 from .ranking import CounterStore, containing
 
@@ -125,7 +124,7 @@ def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolE
     def expected(refresh: bool = False) -> tuple[set[str], set[str]]:
         """(keys that must be in the index, keys that must not), from the entries as they are now."""
         if refresh or not current:
-            now = entries.get((p, partition) for p in touched.players)
+            now = _entries().get((p, partition) for p in touched.players)
             current["present"] = {
                 item[schema.RANK_INDEX_SORT_KEY] for item in now.values() if schema.RANK_INDEX_SORT_KEY in item
             }
@@ -204,7 +203,7 @@ def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[s
     delay = 0.02
     present, absent = expected()
     while True:
-        found = entries.index_keys(partition, bucket.lo, keys.before(bucket.hi))
+        found = _entries().index_keys(partition, bucket.lo, keys.before(bucket.hi))
         held = set(found)
         missing = {k for k in present if bucket.holds(k)} - held
         stale = {k for k in absent if bucket.holds(k)} & held
@@ -279,7 +278,7 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
 
     For bulk loads (benchmarks) and repairs, while no consumer is working on the partition. Returns the total.
     """
-    found = entries.index_keys(partition, keys.FIRST_LO, keys.LAST_HI)
+    found = _entries().index_keys(partition, keys.FIRST_LO, keys.LAST_HI)
     settings = invocation.settings()
     pieces = _cut(keys.FIRST_LO, found, settings.bucket_capacity, most=len(found) + 2) if found else []
     buckets = [Counter(lo, "", n, expires_at=expires_at) for lo, n in pieces or [(keys.FIRST_LO, 0)]]
@@ -300,3 +299,7 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
     _counters().replace_all(partition, keys.BUCKETS, buckets)
     _counters().replace_all(partition, keys.SEGMENTS, segments)
     return len(found)
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries

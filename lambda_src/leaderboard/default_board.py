@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import boards, invocation, keys, metrics, periods, ranking, rankings, schema, scoring
-from .data import entries
+from . import boards, entry_store, invocation, keys, metrics, periods, ranking, rankings, schema, scoring
 from .errors import NotFound
 
 BOARD_PERIOD = schema.SCORES_SORT_KEY  # an entry's board period (its leaderboard_id)
@@ -43,7 +42,7 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     # TTL deletes expired entries within days, not instantly: hide them meanwhile.
     found = [
         e
-        for e in entries.of_player(player_id)
+        for e in invocation.runtime().entries.of_player(player_id)
         if keys.is_default_board(e[BOARD_PERIOD]) and e.get(schema.TTL_ATTRIBUTE, now_s + 1) > now_s
     ]
     if not found:
@@ -51,8 +50,8 @@ def player_stats(player_id: str, now: datetime | None = None) -> dict:
     result = []
     for entry in found:
         metrics.count(metrics.RANK_READS, board=boards.DEFAULT_BOARD.board_id)
-        hidden = entries.is_hidden(entry)
-        at = entries.position(entry)
+        hidden = entry_store.is_hidden(entry)
+        at = entry_store.position(entry)
         assert at is not None  # found holds entries only
         rank, total = ranking.rank_and_total([entry[BOARD_PERIOD]], at, listed=not hidden)
         result.append(

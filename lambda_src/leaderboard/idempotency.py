@@ -14,7 +14,6 @@ from . import invocation, limits
 from .errors import Conflict, Unprocessable
 from .invocation import lambda_context
 
-
 RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
 
 

@@ -19,10 +19,9 @@ from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any, Protocol
 
-from . import cursors, invocation, keys, schema
+from . import cursors, entry_store, invocation, keys, schema
 from .boards import BoardConfig
 from .clock import iso
-from .data import entries
 from .errors import Conflict
 
 ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
@@ -101,12 +100,14 @@ def _move_all(board_id: str, player_id: str, hidden: bool) -> int:
     """Move every entry of the player on the board (every period and shard) to the wanted side; the count moved."""
     moved = 0
     for _ in range(ATTEMPTS):
-        pending = [item for item in entries.of_player_on(player_id, board_id) if entries.is_hidden(item) != hidden]
+        pending = [
+            item for item in _entries().of_player_on(player_id, board_id) if entry_store.is_hidden(item) != hidden
+        ]
         if not pending:
             return moved
         for item in pending:
-            with suppress(entries.Changed):  # a submission got there first: the next round reads it again
-                entries.set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+            with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
+                _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
                 moved += 1
     raise Conflict(f"player {player_id} keeps changing on {board_id}; retry")
 
@@ -127,15 +128,19 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
     moved = 0
     for _ in range(ATTEMPTS):
         changed: set[tuple[str, str]] = set()
-        for (player, partition), item in entries.get(suspects).items():
+        for (player, partition), item in _entries().get(suspects).items():
             wanted = (keys.board_and_period(partition)[0], player) in decided
-            if entries.is_hidden(item) != wanted:
+            if entry_store.is_hidden(item) != wanted:
                 try:
-                    entries.set_hidden(player, partition, item, wanted)
+                    _entries().set_hidden(player, partition, item, wanted)
                     moved += 1
-                except entries.Changed:  # a submission got there first: read it again
+                except entry_store.Changed:  # a submission got there first: read it again
                     changed.add((player, partition))
         if not changed:
             return moved
         suspects = changed
     raise Conflict("entries kept changing while being reconciled with moderation; the batch is retried")
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries

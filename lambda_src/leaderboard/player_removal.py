@@ -13,17 +13,16 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from . import board_registry, chain_appending, closing, invocation, keys
+from . import board_registry, chain_appending, closing, entry_store, invocation, keys
 from . import function_registry as functions
 from .boards import BoardConfig
 from .clock import iso
-from .data import entries, erasures
 from .errors import NotFound
 
 
 def remove_from_board(config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Delete the player's entries on every period (and shard) of the board."""
-    deleted = entries.delete(entries.keys_of_player_on(player_id, config.board_id))
+    deleted = _entries().delete(_entries().keys_of_player_on(player_id, config.board_id))
     return {"board_id": config.board_id, "player_id": player_id, "deleted_entries": deleted}
 
 
@@ -50,7 +49,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
 
     A submission racing the erasure is refused, not swept after. The first call puts the erasure's item (keyed by
     a keyed hash of the id: keys.erasing_key), which every submission's read meets in the same request
-    (data.entries.get_for_submission); then every call puts a fence in the place of each entry the player has or could
+    (EntryStore.get_for_submission); then every call puts a fence in the place of each entry the player has or could
     write now (every board's current periods), which every entry write's condition refuses (a submission that
     read before the erasure began, or writes without reading). Those fences hold the id: the erasure answers
     "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
@@ -58,12 +57,12 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     FENCE_SECONDS more, then lift_fences takes it down."""
     now = now or invocation.now()
     key = keys.erasing_key(player_id)
-    state = erasures.state(key)
+    state = _erasures().state(key)
     if state is not None and state["phase"] == _FENCED:
         return True, status_view(state["erasure_id"])  # answered already; the hashed fence goes on schedule
     leased = _lease(player_id, key, state, now)
     if leased is None:  # another call holds it and goes on with the work: its status as it stands
-        state = erasures.state(key)
+        state = _erasures().state(key)
         if state is None:  # lifted between the two reads: this call comes after the erasure, as a new one
             return erase(player_id, now)
         view = status_view(state["erasure_id"])  # the audit says "erased" a moment before the state does
@@ -71,16 +70,18 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     try:
         return _go_on(player_id, key, leased, now)
     except BaseException:
-        erasures.release(key)  # the next call goes on at once rather than after the lease
+        _erasures().release(key)  # the next call goes on at once rather than after the lease
         raise
 
 
-def _lease(player_id: str, key: erasures.Key, state: dict[str, Any] | None, now: datetime) -> dict[str, Any] | None:
+def _lease(
+    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any] | None, now: datetime
+) -> dict[str, Any] | None:
     """The erasure's state, leased to this call (a new erasure if there is none); None if another call holds it."""
     now_s = int(now.timestamp())
     lease_until = now_s + LEASE_SECONDS
     if state is not None:
-        return erasures.claim(key, now_s, lease_until)
+        return _erasures().claim(key, now_s, lease_until)
     stamp = iso(now)
     state = {
         "erasure_id": secrets.token_urlsafe(12),
@@ -92,15 +93,17 @@ def _lease(player_id: str, key: erasures.Key, state: dict[str, Any] | None, now:
     }
     # The audit first, so that a call meeting the state can show it; then the state, which from now on every
     # submission's read finds.
-    erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
-    if not erasures.create(key, state, lease_until):
-        erasures.drop_audit(state["erasure_id"])  # another call began the erasure first: its audit is the one
+    _erasures().put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
+    if not _erasures().create(key, state, lease_until):
+        _erasures().drop_audit(state["erasure_id"])  # another call began the erasure first: its audit is the one
         return None
-    erasures.register(key, state["erasure_id"], state["due"])
+    _erasures().register(key, state["erasure_id"], state["due"])
     return state
 
 
-def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: datetime) -> tuple[bool, dict[str, Any]]:
+def _go_on(
+    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now: datetime
+) -> tuple[bool, dict[str, Any]]:
     """One call's work on a leased erasure, from where the last call left it."""
     now_s = int(now.timestamp())
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
@@ -109,7 +112,7 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
     places = _fence_partitions(player_id, now)
     # Each fence carries the player's commitment there: the log's erase record takes it from the stream's image,
     # so it needs no key once _finish has deleted the key.
-    entries.raise_fence(
+    _entries().raise_fence(
         player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
     )
     invocation.runtime().rate_limits.forget_player(player_id)
@@ -138,11 +141,13 @@ def _go_on(player_id: str, key: erasures.Key, state: dict[str, Any], now: dateti
             state["phase"] = _WAITING if phase == PHASES[-1] else PHASES[PHASES.index(phase) + 1]
     if state["phase"] == _WAITING and now_s >= int(state["fenced_at"]) + FENCE_SECONDS:
         return _finish(player_id, key, state, now_s)
-    erasures.save_state(key, state)
+    _erasures().save_state(key, state)
     return False, status_view(state["erasure_id"])
 
 
-def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int) -> tuple[bool, dict[str, Any]]:
+def _finish(
+    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now_s: int
+) -> tuple[bool, dict[str, Any]]:
     """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
     lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
@@ -155,18 +160,18 @@ def _finish(player_id: str, key: erasures.Key, state: dict[str, Any], now_s: int
         if cursor is None:
             break
     if cursor is not None:  # a long records history: the next call goes on from here
-        erasures.save_state(key, {**state, "sweep_cursor": cursor})
+        _erasures().save_state(key, {**state, "sweep_cursor": cursor})
         return False, status_view(state["erasure_id"])
-    entries.lift_fence(player_id)
+    _entries().lift_fence(player_id)
     invocation.runtime().chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
     finished_at = iso(invocation.now())
-    erasures.put_audit(
+    _erasures().put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
     )
     fence_until = now_s + FENCE_SECONDS
-    erasures.save_state(key, {**_kept(state), "phase": _FENCED, "fence_until": fence_until})
-    erasures.register(key, state["erasure_id"], fence_until)
-    erasures.unregister(state["erasure_id"], state["due"])
+    _erasures().save_state(key, {**_kept(state), "phase": _FENCED, "fence_until": fence_until})
+    _erasures().register(key, state["erasure_id"], fence_until)
+    _erasures().unregister(state["erasure_id"], state["due"])
     return True, status_view(state["erasure_id"])
 
 
@@ -183,7 +188,7 @@ def _kept(state: dict[str, Any]) -> dict[str, Any]:
 def _fence_partitions(player_id: str, now: datetime) -> list[str]:
     """Where the player has an entry, and where a submission running now may write one: each board's periods
     current at any time a submission in flight may have started at, or may still start at during this call."""
-    places = entries.partitions_of(player_id)
+    places = _entries().partitions_of(player_id)
     window = timedelta(seconds=FENCE_SECONDS)
     for config in board_registry.all_boards():
         for moment in (now - window, now, now + window):
@@ -197,17 +202,17 @@ def lift_fences(now_s: int | None = None, most: int = 25) -> int:
     answered FENCE_SECONDS ago (no submission in flight can meet it any more). Returns how many it took down."""
     now_s = int(invocation.seconds()) if now_s is None else now_s
     lifted = 0
-    for registered in erasures.due(now_s, most):
+    for registered in _erasures().due(now_s, most):
         key = tuple(registered["erasing_key"])
-        state = erasures.state(key)
+        state = _erasures().state(key)
         if state is None or state["erasure_id"] != registered["erasure_id"]:
-            erasures.unregister(registered["erasure_id"], registered["due"])  # a stale entry of the list
+            _erasures().unregister(registered["erasure_id"], registered["due"])  # a stale entry of the list
         elif state["phase"] != _FENCED:
             erase(state["subject"], datetime.fromtimestamp(now_s, UTC))
         elif int(state["fence_until"]) <= now_s:
-            erasures.drop_state(key)
-            erasures.unregister(registered["erasure_id"], registered["due"])
-            erasures.update_audit(state["erasure_id"], {"fence_lifted_at": iso(invocation.now())})
+            _erasures().drop_state(key)
+            _erasures().unregister(registered["erasure_id"], registered["due"])
+            _erasures().update_audit(state["erasure_id"], {"fence_lifted_at": iso(invocation.now())})
             lifted += 1
     return lifted
 
@@ -263,7 +268,7 @@ def _placeholder(entry: dict[str, Any], player_id: str) -> dict[str, Any]:
 
 
 def status_view(erasure_id: str) -> dict[str, Any]:
-    record = erasures.audit(erasure_id)
+    record = _erasures().audit(erasure_id)
     if record is None:
         raise NotFound(f"no erasure {erasure_id}")
     view = {"erasure_id": erasure_id, "status": record["status"], "requested_at": record["requested_at"]}
@@ -272,3 +277,11 @@ def status_view(erasure_id: str) -> dict[str, Any]:
             view[moment] = record[moment]
     view["status_url"] = f"/erasures/{erasure_id}"
     return view
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries
+
+
+def _erasures() -> entry_store.ErasureStore:
+    return invocation.runtime().erasures

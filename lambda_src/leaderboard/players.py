@@ -12,9 +12,20 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from . import board_registry, cursors, invocation, keys, limits, metrics, periods, ranking, rankings, schema
+from . import (
+    board_registry,
+    cursors,
+    entry_store,
+    invocation,
+    keys,
+    limits,
+    metrics,
+    periods,
+    ranking,
+    rankings,
+    schema,
+)
 from .boards import BoardConfig
-from .data import entries
 from .errors import NotFound
 from .limits import MAX_FRIEND_IDS
 
@@ -39,7 +50,7 @@ def friends(
     ids = list(dict.fromkeys(player_ids))[:MAX_FRIEND_IDS]
     binding = f"{config.leaderboard_id(p.period_id)}|friends|{_digest(sorted(ids))}"
     position = cursors.read(cursor, binding) if cursor is not None else None
-    found = entries.get((pid, config.player_partition(p.period_id, pid)) for pid in ids)
+    found = invocation.runtime().entries.get((pid, config.player_partition(p.period_id, pid)) for pid in ids)
     items = sorted(
         (item for item in found.values() if schema.RANK_INDEX_SORT_KEY in item),
         key=lambda item: item[schema.RANK_INDEX_SORT_KEY],
@@ -92,12 +103,12 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
     chosen: list[tuple[dict, BoardConfig, periods.Period]] = []
     spent, last_key, more, done = 0, after, False, False
     while not done:
-        page, has_more = entries.page_of_player(player_id, last_key, PLAYER_QUERY_PAGE)
+        page, has_more = invocation.runtime().entries.page_of_player(player_id, last_key, PLAYER_QUERY_PAGE)
         spent += 1
         for item in page:
             sort_key = item[schema.SCORES_SORT_KEY]
             config = period = None
-            if entries.position(item) is not None:  # an entry (not another item of the player's partition)
+            if entry_store.position(item) is not None:  # an entry (not another item of the player's partition)
                 board_id, period_id = keys.board_and_period(sort_key)
                 if board_id not in configs:
                     spent += 1  # at most: a cached config costs nothing
@@ -126,8 +137,8 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
 
     def rank(pick: tuple[dict, BoardConfig, periods.Period]) -> dict[str, Any]:
         item, config, period = pick
-        hidden = entries.is_hidden(item)
-        at = entries.position(item)
+        hidden = entry_store.is_hidden(item)
+        at = entry_store.position(item)
         assert at is not None  # chosen items are entries
         rank_, total = ranking.rank_and_total(config.partitions(period.period_id), at, listed=not hidden)
         return {

@@ -29,8 +29,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from . import invocation, keys
-from .data import entries
+from . import entry_store, invocation, keys
 from .errors import ServiceUnavailable
 from .model import Counter
 
@@ -97,7 +96,7 @@ def rank_and_total(parts: Iterable[str], key: str, listed: bool = True) -> tuple
         ahead += sum(b.count for b in buckets if b.hi <= key)
         bucket = containing(buckets, key)
         if bucket is not None:
-            ahead += entries.count_range(part, bucket.lo, keys.before(key))
+            ahead += _entries().count_range(part, bucket.lo, keys.before(key))
     rank, total = 1 + ahead, total + (0 if listed else 1)
     # The counters may lag the live COUNT by the consumer's delay: never show a rank past the total.
     return rank, max(total, rank)
@@ -148,10 +147,10 @@ def _count_uncounted(part: str, key: str) -> tuple[int, int]:
     """Rank and total from the index alone: for the second or two before a new period's first counters exist.
     Bounded: a partition that big without counters means the consumer is failing, which its alarm reports."""
     cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity
-    total = entries.count_range(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
+    total = _entries().count_range(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
     if total > cap:
         raise ServiceUnavailable("this board's rank counters are being built; retry in a few seconds")
-    return entries.count_range(part, keys.FIRST_LO, keys.before(key)), total
+    return _entries().count_range(part, keys.FIRST_LO, keys.before(key)), total
 
 
 def merged_page(parts: list[str], limit: int, **query) -> list[dict]:
@@ -159,8 +158,8 @@ def merged_page(parts: list[str], limit: int, **query) -> list[dict]:
 
     One Query per shard."""
     if len(parts) == 1:
-        return entries.page(parts[0], limit, **query)
-    pages = [entries.page(p, limit, **query) for p in parts]
+        return _entries().page(parts[0], limit, **query)
+    pages = [_entries().page(p, limit, **query) for p in parts]
     reverse = query.get("before") is not None
     return list(heapq.merge(*pages, key=lambda e: e["rank_key"], reverse=reverse))[:limit]
 
@@ -194,7 +193,7 @@ def ranks_and_total(parts: Iterable[str], wanted: list[str]) -> tuple[dict[str, 
             ahead[key] += sum(b.count for b in buckets if b.hi <= key)
             bucket = containing(buckets, key)
             if bucket is not None:
-                ahead[key] += entries.count_range(part, bucket.lo, keys.before(key))
+                ahead[key] += _entries().count_range(part, bucket.lo, keys.before(key))
     ranks = {key: 1 + n for key, n in ahead.items()}
     # As in rank_and_total: the counters may lag the live COUNTs; never show a rank past the total.
     return ranks, max([total, *ranks.values()])
@@ -217,7 +216,7 @@ class ShardRanks:
         self.uncounted: list[str] | None = None
         if not self.segments:  # a partition the consumer has not seen yet: new, hence small (see _count_uncounted)
             cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity
-            self.uncounted = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
+            self.uncounted = _entries().index_keys(part, keys.FIRST_LO, keys.LAST_HI, at_most=cap + 1)
             self.requests += 1
             if len(self.uncounted) > cap:
                 raise ServiceUnavailable("this board's rank counters are being built; retry in a few seconds")
@@ -242,13 +241,13 @@ class ShardRanks:
             return ahead
         if bucket.lo not in self.keys_of:
             cap = UNCOUNTED_LIMIT * invocation.settings().bucket_capacity  # a bucket past this: the consumer is behind
-            found = entries.index_keys(self.part, bucket.lo, keys.before(bucket.hi), at_most=cap + 1)
+            found = _entries().index_keys(self.part, bucket.lo, keys.before(bucket.hi), at_most=cap + 1)
             self.keys_of[bucket.lo] = found if len(found) <= cap else None
             self.requests += 1
         in_bucket = self.keys_of[bucket.lo]
         if in_bucket is None:
             self.requests += 1
-            return ahead + entries.count_range(self.part, bucket.lo, keys.before(key))
+            return ahead + _entries().count_range(self.part, bucket.lo, keys.before(key))
         return ahead + bisect.bisect_left(in_bucket, key)
 
 
@@ -282,3 +281,7 @@ def ranks_within_budget(parts: list[str], wanted: list[str], budget: int) -> tup
     total = sum(s.total for s in shards)
     # As in rank_and_total: the counters may lag the live key reads; never show a rank past the total.
     return ranks, max([total, *ranks.values()]), spent
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries

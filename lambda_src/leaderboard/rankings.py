@@ -6,9 +6,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from . import boards, cursors, invocation, keys, metrics, periods, quarantine, ranking, schema
+from . import boards, cursors, entry_store, invocation, keys, metrics, periods, quarantine, ranking, schema
 from .boards import BoardConfig
-from .data import entries
 from .errors import BadRequest, NotFound
 from .limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
 
@@ -165,7 +164,7 @@ def around(
     mode: str = UNIQUE,
 ):
     p = config.resolve_period(period, now or invocation.now())
-    item = entries.one(player_id, config.player_partition(p.period_id, player_id))
+    item = invocation.runtime().entries.one(player_id, config.player_partition(p.period_id, player_id))
     # A board with rules may hold the player's scores back for review: their own lookup shows those as pending.
     held = {"pending": waiting} if config.rules and (waiting := quarantine.of_player(config, player_id)) else {}
     if item is None:
@@ -173,7 +172,7 @@ def around(
     parts = config.partitions(p.period_id)
     metrics.count(metrics.RANK_READS, board=config.board_id)
     # A hidden player's own lookup still answers: where they would be, among the players others see.
-    at, hidden = entries.position(item), entries.is_hidden(item)
+    at, hidden = entry_store.position(item), entry_store.is_hidden(item)
     assert at is not None  # the player's entry
     rank, total = ranking.rank_and_total(parts, at, listed=not hidden)
     above = list(reversed(ranking.merged_page(parts, window, before=at))) if window else []

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from . import hashchain, invocation
 from .boards import DESC, BoardConfig
 from .clock import ms
-from .data import entries
 from .errors import Conflict, NotFound
 
 if TYPE_CHECKING:
@@ -150,7 +149,7 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     p = config.resolve_period(period_ref, now)
     log = runtime.chain
     # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
-    if not entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
+    if not invocation.runtime().entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
         raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
     head = log.log_head(config.board_id, p.period_id)
     key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from . import boards, invocation, keys, limits, metrics, periods
+from . import boards, entry_store, invocation, keys, limits, metrics, periods
 from .boards import BoardConfig
 from .clock import ms
-from .data import entries
 from .errors import BadRequest, Conflict, NotFound
 from .model import Entry, EntryWrite
 
@@ -143,11 +142,11 @@ def _plan(
     player's entries are written outside the rank index."""
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     writes, rows = [], []
-    replay = any(entries.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
+    replay = any(entry_store.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
     for period, part in current:
         old = stored.get((s.player_id, part))
-        if entries.is_fence(old):
-            raise entries.Erasing(s.player_id)
+        if entry_store.is_fence(old):
+            raise entry_store.Erasing(s.player_id)
         new_score = None if replay else combine(config, old["score"] if old else None, s.score)
         if new_score is not None and not config.in_bounds(new_score):
             raise BadRequest(
@@ -167,7 +166,7 @@ def _plan(
                 partition=part,
                 score=new_score if changed else (old["score"] if old else None),
                 changed=changed,
-                rank_key=writes[-1].entry.rank_key if changed else entries.position(old or {}),
+                rank_key=writes[-1].entry.rank_key if changed else entry_store.position(old or {}),
             )
         )
     return writes, rows
@@ -181,7 +180,7 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
 def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True) -> tuple[dict, set[str]]:
     """The entries (fences in their place) and which of their players are hidden on the board, and for a board
     stored in the table its config (it may be being deleted): all in the same request."""
-    stored, hidden, board = entries.get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
+    stored, hidden, board = _entries().get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
     if config.stored and (board is None or board.get("status") == "deleting"):
         raise NotFound(f"no leaderboard {config.board_id}")
     return stored, hidden
@@ -207,7 +206,7 @@ def submit(
         stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
         writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
         if writes or also:
-            entries.write(writes, also)
+            _entries().write(writes, also)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(config, attempt, "this entry")
@@ -226,7 +225,7 @@ def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: st
     for n in range(WRITE_ATTEMPTS):
         try:
             return attempt(n > 0)
-        except entries.Changed:
+        except entry_store.Changed:
             metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
     raise Conflict(f"too many concurrent writes to {what}; retry")
@@ -234,15 +233,15 @@ def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: st
 
 def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, retry: bool) -> Outcome:
     """Keep-best: read the entries (and whether the player is hidden on the board) in one request, then write only
-    the periods the score beats, each with one conditional UpdateItem (see entries.keep_best: a better score
+    the periods the score beats, each with one conditional UpdateItem (see EntryStore.keep_best: a better score
     stored meanwhile refuses it, an equal one does not replace the one reached first). It is idempotent by nature,
     so an idempotent request needs no operation id. Boards stored in the table take the general path instead.
 
     A hidden player's entries stay hidden, and a created one is written hidden at once if the read says the player
     is hidden on the board (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
     stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
-    if any(entries.is_fence(stored.get((s.player_id, part))) for _, part in current):
-        raise entries.Erasing(s.player_id)  # nothing written; each write's condition refuses a fence too
+    if any(entry_store.is_fence(stored.get((s.player_id, part))) for _, part in current):
+        raise entry_store.Erasing(s.player_id)  # nothing written; each write's condition refuses a fence too
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     outcomes, names = [], []
     for period, part in current:
@@ -250,13 +249,15 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, ret
         board_period = config.leaderboard_id(period.period_id)
         if old is not None and not config.better(s.score, old["score"]):
             names.append(old.get("player_name"))  # not better: nothing to write
-            outcomes.append(PeriodOutcome(period, board_period, part, old["score"], False, entries.position(old)))
+            outcomes.append(PeriodOutcome(period, board_period, part, old["score"], False, entry_store.position(old)))
             continue
         entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
-        hide = entries.is_hidden(old) if old is not None else s.player_id in hidden
-        changed, item, _ = entries.keep_best(entry, config.order == boards.DESC, s.player_name is not None, hidden=hide)
+        hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
+        changed, item, _ = _entries().keep_best(
+            entry, config.order == boards.DESC, s.player_name is not None, hidden=hide
+        )
         names.append(item.get("player_name"))
-        outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entries.position(item)))
+        outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entry_store.position(item)))
     return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
 
 
@@ -274,7 +275,8 @@ def submit_many(
     now = now or invocation.now()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
-    # Each player: an entry per period, a hidden item and an erasure item (entries.get_for_submission); one board item.
+    # Each player: an entry per period, a hidden item and an erasure item (EntryStore.get_for_submission); one board
+    # item.
     per_chunk = max(1, (100 - 1) // (len(period_list) + 2))
     results: list[Outcome | BadRequest | None] = [None] * len(submissions)
     chunk: list[int] = []
@@ -316,15 +318,19 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
         for i, s in items:
             try:
                 w, rows = _plan(config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
-            except (BadRequest, entries.Erasing) as err:
+            except (BadRequest, entry_store.Erasing) as err:
                 results[i] = err
                 continue
             writes += w
             planned.append((i, s, rows))
         if writes:
-            entries.write(writes)
+            _entries().write(writes)
         metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
 
     _retry_on_change(config, attempt, "these entries")
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries

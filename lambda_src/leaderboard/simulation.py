@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from . import boards, invocation, periods, scoring
-from .data import entries as entry_items
 from .model import Entry
 
 _FIRST = (
@@ -72,5 +71,7 @@ def simulate(count: int, seed: int | None = None, now: datetime | None = None) -
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
                 yield scoring.make_entry(board, period, player_id, name, score, reached, None)
 
-    written = entry_items.put_new(entries())  # new ids: nothing to compare; counters follow from the stream
+    written = invocation.runtime().entries.put_new(
+        entries()
+    )  # new ids: nothing to compare; counters follow from the stream
     return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

@@ -8,7 +8,6 @@ from typing import Any, Protocol
 
 from . import boards, invocation, periods, rankings
 from .clock import iso
-from .data import entries
 
 
 class SnapshotStore(Protocol):
@@ -52,7 +51,7 @@ def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -
         "taken_at": sort_key,
         "snapshot_id": f"{p.period_id}#{sort_key}",
         "period": p.kind,
-        "entries": rankings.ranked(entries.page(p.period_id, limit)),
+        "entries": rankings.ranked(invocation.runtime().entries.page(p.period_id, limit)),
     }
     _store().put(snapshot)
     return {**snapshot, "taken_at": iso(now)}

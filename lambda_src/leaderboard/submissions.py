@@ -6,10 +6,9 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from . import invocation, metrics, plausibility, quarantine, ranking, rate_limits, scoring
+from . import entry_store, invocation, metrics, plausibility, quarantine, ranking, rate_limits, scoring
 from .boards import BoardConfig
 from .clock import ms
-from .data import entries
 from .errors import (
     ApiError,
     BadRequest,
@@ -78,7 +77,11 @@ def _verdict(
     own: tuple[int, ...] = ()
     if plausibility.MAX_IMPROVEMENT in wanted:
         pairs = [(s.player_id, config.player_partition(p.period_id, s.player_id)) for p in current]
-        own = tuple(int(e["score"]) for e in entries.get(pairs).values() if not entries.is_fence(e) and "score" in e)
+        own = tuple(
+            int(e["score"])
+            for e in invocation.runtime().entries.get(pairs).values()
+            if not entry_store.is_fence(e) and "score" in e
+        )
     leaders: tuple[int, ...] = ()
     if plausibility.MAX_OVER_LEADER in wanted:
         tops = [ranking.merged_page(config.partitions(p.period_id), 1) for p in current]

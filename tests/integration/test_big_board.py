@@ -15,7 +15,6 @@ import random
 import pytest
 
 from leaderboard import boards, counting, invocation, periods, schema, scoring  # the table facts the stack builds from
-from leaderboard.data import entries
 from local.streams import drain
 
 FILLER = 6000  # with 64-character ids and names (about 260 bytes in the index each): more than one 1 MB page
@@ -59,7 +58,7 @@ def big_board(api, stack):
     # records one by one through the consumer was most of this module's time; tests/integration/test_counters.py
     # is where the consumer's counting and splits are checked against a brute force.
     with stack.serving(), stack.consumers_by_hand():
-        assert entries.put_new(filler) == FILLER
+        assert invocation.runtime().entries.put_new(filler) == FILLER
         for partition in board.partitions(all_time.period_id):
             counting.rebuild(partition)
         for poller in stack.pollers:

@@ -65,36 +65,37 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     """Keep-best reads eventually consistently. DynamoDB Local's reads are always fresh, so the read is made stale
     here: it still shows 100 while 300 is stored. The conditional write refuses 200 (default board), or the
     exact-state write is refused and the retry reads strongly (a board stored in the table): 300 stays."""
-    from leaderboard.data import entries
+    from leaderboard import invocation
+    from leaderboard.data.entries import DynamoEntries  # the class: the stack's handlers hold their own runtime
 
     path = "/scores" if board == "global" else f"/leaderboards/{board}/scores"
     if board != "global":
         assert api.post("/leaderboards", {"board_id": board, "periods": ["all-time", "daily"]}).status_code == 201
     assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200
-    real = entries.get_for_submission
+    real = DynamoEntries.get_for_submission
     snapshot = {}
 
-    def remember(pairs, board_id, stored_board, consistent=True):
-        snapshot["items"] = real(list(pairs), board_id, stored_board, consistent)
+    def remember(store, pairs, board_id, stored_board, consistent=True):
+        snapshot["items"] = real(store, list(pairs), board_id, stored_board, consistent)
         return snapshot["items"]
 
-    monkeypatch.setattr(entries, "get_for_submission", remember)
+    monkeypatch.setattr(DynamoEntries, "get_for_submission", remember)
     assert api.post(path, {"player_id": "lagged", "score": 100}).status_code == 200  # snapshot: 100 everywhere
-    monkeypatch.setattr(entries, "get_for_submission", real)
+    monkeypatch.setattr(DynamoEntries, "get_for_submission", real)
     assert api.post(path, {"player_id": "lagged", "score": 300}).status_code == 200
     reads = []
 
-    def stale(pairs, board_id, stored_board, consistent=True):
+    def stale(store, pairs, board_id, stored_board, consistent=True):
         reads.append(consistent)
-        return snapshot["items"] if not consistent else real(list(pairs), board_id, stored_board, consistent)
+        return snapshot["items"] if not consistent else real(store, list(pairs), board_id, stored_board, consistent)
 
-    monkeypatch.setattr(entries, "get_for_submission", stale)
+    monkeypatch.setattr(DynamoEntries, "get_for_submission", stale)
     resp = api.post(path, {"player_id": "lagged", "score": 200})
-    monkeypatch.setattr(entries, "get_for_submission", real)
+    monkeypatch.setattr(DynamoEntries, "get_for_submission", real)
     assert resp.status_code == 200, resp.text
     if board == "global":
         assert reads == [False] and [b["best_score"] for b in resp.json()["boards"]] == [300] * 3
     else:
         assert reads == [False, True] and [p["score"] for p in resp.json()["periods"]] == [300] * 2
-    stored = [e["score"] for e in entries.of_player("lagged")]
+    stored = [e["score"] for e in invocation.runtime().entries.of_player("lagged")]
     assert stored and set(stored) == {300}, stored

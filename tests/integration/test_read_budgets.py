@@ -50,8 +50,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     """Entries written straight into the tables with batched puts (as `make bench` loads), on every current period
     of the board; with `rebuild`, the rank counters are then built in one pass per partition (as the consumer would
     have, record by record), while the stream consumers wait."""
-    from leaderboard import counting
-    from leaderboard.data import entries
+    from leaderboard import counting, invocation
     from leaderboard.scoring import make_entry
 
     with stack.serving():
@@ -60,7 +59,9 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
         for period in config.current_periods(now):
-            entries.put_new(make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items())
+            invocation.runtime().entries.put_new(
+                make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items()
+            )
             for part in config.partitions(period.period_id) if rebuild else ():
                 counting.rebuild(part)
         for poller in stack.pollers if rebuild else ():  # the load is counted already: skip its records, as the
@@ -146,7 +147,7 @@ def many_boards(api, stack):
     started = time.perf_counter()
     cap = stack.runtime.settings.max_boards
     boards = [f"mb{i:04d}" for i in range(cap)]
-    from leaderboard.data import entries
+    from leaderboard import invocation
     from leaderboard.scoring import make_entry
 
     now, mine = stack.clock.now(), []  # the stack's time: its current periods
@@ -156,7 +157,7 @@ def many_boards(api, stack):
             board_registry.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
             config = board_registry.get_board(board)
             mine += [make_entry(config, p, "everywhere", "E", 7, now_ms, None) for p in config.current_periods(now)]
-        entries.put_new(mine)  # batched puts
+        invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
         # COUNTs the partition instead, the same 3 reads per shard (ranking._count_uncounted).
         for poller in stack.pollers:

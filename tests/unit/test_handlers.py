@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 import pytest
 
 from leaderboard import default_board, invocation, periods
-from leaderboard.data import entries
 from leaderboard.routes import MAX_SCORE
 from tests.support.lambda_api import call, scan
 
@@ -210,7 +209,7 @@ def test_internal_errors_are_500_without_details(ddb, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("secret table name leaked")
 
-    monkeypatch.setattr(entries, "page", boom)
+    monkeypatch.setattr(invocation.runtime().entries, "page", boom)
     status, body, headers = top()
     assert status == 500 and body == {"error": "internal error"}
     assert "Access-Control-Allow-Origin" in headers

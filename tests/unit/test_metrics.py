@@ -9,8 +9,7 @@ import time
 import jsonschema
 import pytest
 
-from leaderboard import invocation, metrics, ranking
-from leaderboard.data import entries
+from leaderboard import entry_store, invocation, metrics
 from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api
@@ -145,16 +144,16 @@ def test_a_conflicting_write_counts_as_a_retry(on_lambda, capsys, monkeypatch):
     status, _, _ = call("POST", "/leaderboards", body={"board_id": "coins", "operator": "increment"})
     assert status == 201
     emf_lines(capsys)
-    real = entries.write
+    real = invocation.runtime().entries.write
     attempts = []
 
     def conflicts_once(*args, **kwargs):
         attempts.append(1)
         if len(attempts) == 1:
-            raise entries.Changed()
+            raise entry_store.Changed()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(entries, "write", conflicts_once)
+    monkeypatch.setattr(invocation.runtime().entries, "write", conflicts_once)
     assert submit("coins", "p-ada", 10) == 200
     (doc,) = emf_lines(capsys)
     assert doc[metrics.WRITE_RETRIES] == 1 and doc[metrics.SUBMISSIONS] == 1
@@ -166,7 +165,7 @@ def test_a_failed_invocation_still_flushes_and_leaves_nothing_behind(on_lambda, 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(ranking.entries, "count_range", broken)  # inside the rank computation
+    monkeypatch.setattr(invocation.runtime().entries, "count_range", broken)  # inside the rank computation
     assert submit("global", "p-ada", 10) == 500
     (doc,) = emf_lines(capsys)
     assert doc[metrics.SUBMISSIONS] == 1 and doc[metrics.RANK_READS] == 1

@@ -376,15 +376,14 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
     """The scheduled job and the admin's DELETE may go on with one erasure at the same time. The entry places'
     fences hold the id, so none may rise once the erasure has answered "erased": the call that began first holds
     the erasure, the other answers its status as it stands."""
-    from leaderboard import player_removal
-    from leaderboard.data import entries
+    from leaderboard import invocation, player_removal
 
     call("POST", "/scores", body={"player_id": "twice", "score": 5})
     assert call("DELETE", "/players/twice").status == 202
     _later(clock, player_removal.FENCE_SECONDS)  # the fences have stood long enough: a call may finish
     answers: list = []
     raised_after_erased: list = []
-    raise_fence = entries.raise_fence
+    raise_fence = invocation.runtime().entries.raise_fence
     overlapped = []
 
     def overlapping(player_id, partitions, until, *extra):
@@ -395,7 +394,7 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
             answers.append(call("DELETE", "/players/twice"))
         return raise_fence(player_id, partitions, until, *extra)
 
-    monkeypatch.setattr(player_removal.entries, "raise_fence", overlapping)
+    monkeypatch.setattr(invocation.runtime().entries, "raise_fence", overlapping)
     player_removal.lift_fences(now_s=int(clock.now().timestamp()))
     assert answers[0].status == 202 and answers[0].body["status"] == "erasing", answers[0].body  # the job holds it
     assert raised_after_erased == []
@@ -481,9 +480,9 @@ def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
 
 
 def _entry(player: str, partition: str) -> dict:
-    from leaderboard.data import entries
+    from leaderboard import invocation
 
-    return entries.one(player, partition)
+    return invocation.runtime().entries.one(player, partition)
 
 
 def test_keep_best_follows_a_hidden_entry_and_a_hide_is_idempotent(ddb):
@@ -505,8 +504,7 @@ def test_keep_best_follows_a_hidden_entry_and_a_hide_is_idempotent(ddb):
 def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, settle, board):
     """A submission that read 'not hidden' just before the hide writes a listed entry after the hide moved the
     player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
-    from leaderboard import board_registry, scoring
-    from leaderboard.data import entries
+    from leaderboard import board_registry, entry_store, invocation, scoring
 
     moderation_items = scoring.invocation.runtime().moderation
     from leaderboard.model import EntryWrite
@@ -517,18 +515,18 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     period = config.current_periods(scoring.invocation.now())[0]
     part = config.player_partition(period.period_id, "rc")
     moderation_items.hide(board, "rc", "2026-11-30T00:00:00Z")  # the decision lands between read and write
-    entries.write([EntryWrite(scoring.make_entry(config, period, "rc", "rc", 7, 1, None), None)])
+    invocation.runtime().entries.write([EntryWrite(scoring.make_entry(config, period, "rc", "rc", 7, 1, None), None)])
     post(board, "other", 3)
     settle()
-    assert entries.is_hidden(_entry("rc", part))
+    assert entry_store.is_hidden(_entry("rc", part))
     top = call("GET", f"/leaderboards/{board}/top", query={"period": period.kind}).body["entries"]
     assert [(e["player_id"], e["rank"]) for e in top] == [("other", 1)]
 
     moderation_items.show(board, "rc")  # and a show racing a write that read 'hidden'
     better = scoring.make_entry(config, period, "rc", "rc", 9, 2, None)
-    entries.write([EntryWrite(better, _entry("rc", part), hidden=True)])
+    invocation.runtime().entries.write([EntryWrite(better, _entry("rc", part), hidden=True)])
     settle()
-    assert not entries.is_hidden(_entry("rc", part))
+    assert not entry_store.is_hidden(_entry("rc", part))
     top = call("GET", f"/leaderboards/{board}/top", query={"period": period.kind}).body["entries"]
     assert [(e["player_id"], e["rank"]) for e in top] == [("rc", 1), ("other", 2)]
 

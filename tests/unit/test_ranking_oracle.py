@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from leaderboard import board_registry, boards, counting, invocation, keys, periods, ranking, rankings, scoring
 from leaderboard import submissions as scores_in
-from leaderboard.data import entries
 from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
 from local.streams import StreamReader
@@ -117,7 +116,7 @@ delivery_strategy = st.builds(
 
 def assert_counters_exact(part: str) -> None:
     """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
-    in_index = entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI)
+    in_index = invocation.runtime().entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI)
     buckets = invocation.runtime().counters.read(part, keys.BUCKETS, consistent=True)
     segments = invocation.runtime().counters.read(part, keys.SEGMENTS, consistent=True)
     if not in_index and not buckets:
@@ -200,10 +199,10 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     from leaderboard.scoring import make_entry
 
     loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
-    assert entries.put_new(loaded) == 50
+    assert invocation.runtime().entries.put_new(loaded) == 50
     assert counting.rebuild("seeded#all-time") == 50
     assert_counters_exact("seeded#all-time")
-    expected = sorted(entries.index_keys("seeded#all-time", keys.FIRST_LO, keys.LAST_HI))
+    expected = sorted(invocation.runtime().entries.index_keys("seeded#all-time", keys.FIRST_LO, keys.LAST_HI))
     for rank, key in enumerate(expected[:10], start=1):
         assert ranking.rank_and_total(["seeded#all-time"], key) == (rank, 50)
 
@@ -228,7 +227,9 @@ def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_wit
     from leaderboard.scoring import make_entry
 
     crowd = ranking.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
-    entries.put_new(make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd))
+    invocation.runtime().entries.put_new(
+        make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd)
+    )
     answer = scores_in.submit(config, Submission("late", None, 10_000), now=T0)
     assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]
     with pytest.raises(ServiceUnavailable):
@@ -248,7 +249,7 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
         scoring.submit(config, Submission(f"p{i}", None, 10 + i))
     settle()
     scoring.submit(config, Submission("p0", None, 100))
-    query, rising = entries.index_keys, itertools.count(101)
+    query, rising = invocation.runtime().entries.index_keys, itertools.count(101)
 
     def query_after_another_write(*args, **kwargs):
         score = next(rising)
@@ -256,10 +257,10 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
             scoring.submit(config, Submission("p0", None, score))
         return query(*args, **kwargs)
 
-    monkeypatch.setattr(entries, "index_keys", query_after_another_write)
+    monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)
     monkeypatch.setattr(counting, "VISIBILITY_WAIT_SECONDS", 0.5)
     settle()  # raises IndexLag if a recount waits for the index to show a key its player has left
-    monkeypatch.setattr(entries, "index_keys", query)
+    monkeypatch.setattr(invocation.runtime().entries, "index_keys", query)
     settle()
     assert_counters_exact("busy#all-time")
     me = rankings.around(config, "all-time", "p0", 0)
@@ -274,7 +275,9 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
     period = periods.resolve("all-time", T0, config.periods)
     from leaderboard.scoring import make_entry
 
-    entries.put_new(make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200))
+    invocation.runtime().entries.put_new(
+        make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200)
+    )
     settle()  # one batch: the first bucket is counted and cut in 25
     assert len(invocation.runtime().counters.read("burst#all-time", keys.BUCKETS)) == 25
     assert_counters_exact("burst#all-time")

@@ -81,7 +81,7 @@ def cycle_from(start: str) -> list[str] | None:
 
 def test_the_graph_sees_the_imports_it_should():
     """Guards the two tests below against reading nothing: known edges are found."""
-    assert "data.entries" in GRAPH["scoring"]
+    assert "entry_store" in GRAPH["scoring"]
     assert "routes" in GRAPH["http"]
     assert "schema" in GRAPH["data.entries"]
 
@@ -220,12 +220,16 @@ BEHIND_STORES = {
     "data.idempotency_memory",
     "data.secrets",
     "data.dynamo",  # the DynamoDB plumbing of the stores' implementations
+    "data.entries",
+    "data.memory_entries",
+    "data.erasures",
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
 ON_STORES = (
     *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
     *("scoring", "runs", "quarantine", "hashchain", "chain_appending", "ranking", "counting"),
     *("idempotency", "cursors", "keyring", "receipt_keys"),
+    *("default_board", "players", "rankings", "receipts", "simulation", "submissions"),
 )
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
 # other items of the scores table in one request).
@@ -292,7 +296,7 @@ def test_a_domain_module_on_stores_imports_no_data_module_behind_one(module):
 def test_the_layer_check_finds_a_data_module_behind_a_store_however_it_is_imported(source):
     """Guards the test above against passing on everything: each way of importing one again is found."""
     assert every_import(source, "closing") & BEHIND_STORES
-    assert not every_import("from .data import entries\nfrom . import invocation", "closing") & BEHIND_STORES
+    assert not every_import("from .data import events\nfrom . import invocation", "closing") & BEHIND_STORES
 
 
 # --- the layers: one table, top to bottom; a module imports its own layer or those below, never one above ---------
@@ -331,7 +335,7 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "the stores' implementations (DynamoDB, in memory) and the other data modules: only the root imports them",
             ("data", *(f"data.{d}" for d in (
                 "boards", "chain", "closings", "counters", "dynamo", "entries", "erasures", "events", "idempotency",
-                "idempotency_memory",
+                "idempotency_memory", "memory_entries",
                 "live_events", "live_state", "memory", "moderation", "pending", "rate_limits", "runs", "secrets",
                 "snapshots",
             ))),
@@ -349,8 +353,8 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "domain",
             "the rules, the formats and the stores' ports: boards, periods, scores, ranks, the log, cursors, tokens",
             (
-                "boards", "counting", "cursors", "ed25519", "game_key", "hashchain", "keyring", "periods",
-                "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
+                "boards", "counting", "cursors", "ed25519", "entry_store", "game_key", "hashchain", "keyring",
+                "periods", "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
             ),
         ),
         (
@@ -369,9 +373,6 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
 )  # fmt: skip
 LAYER_OF = {module: rank for rank, (_, _, modules) in enumerate(LAYERS) for module in modules}
 LAYER_NAMES = tuple(name for name, _, _ in LAYERS)
-# The data modules not behind a store yet, which operations and domain modules may still import (issue 23: they are
-# being moved onto stores of the runtime; each leaves this list when no operation or domain module imports it).
-NOT_YET_BEHIND_A_STORE = frozenset({"data.entries", "data.erasures"})
 
 
 def _source_of(module: str) -> tuple[str, bool]:
@@ -390,22 +391,18 @@ class _WithoutTypeCheckingBlocks(ast.NodeTransformer):
 def upward_imports(module: str, source: str | None = None) -> set[str]:
     """The package's modules that `module` (or `source`, read as its text) imports from a layer above its own: in
     any form (relative or absolute, at the top or inside a function), but for annotations only (`if
-    TYPE_CHECKING:`); an operation's or a domain module's import of a data module not behind a store yet
-    (NOT_YET_BEHIND_A_STORE) aside."""
+    TYPE_CHECKING:`). Every data module is behind a store of the runtime: only the composition root imports one."""
     text, is_package = _source_of(module) if source is None else (source, False)
     runtime_text = ast.unparse(_WithoutTypeCheckingBlocks().visit(ast.parse(text)))
     rank = LAYER_OF[module]
-    allowed = NOT_YET_BEHIND_A_STORE if LAYER_NAMES[rank] in ("operations", "domain") else frozenset()
     found = every_import(runtime_text, module, is_package) & MODULES
-    return {m for m in found if LAYER_OF[m] < rank and m not in allowed}
+    return {m for m in found if LAYER_OF[m] < rank}
 
 
 def test_the_layer_table_names_every_module_of_the_package_once():
     """Guards the test below: a new module must be given a layer, a gone one leaves the table."""
     named = [module for _, _, modules in LAYERS for module in modules]
     assert sorted(named) == sorted(MODULES)
-    assert NOT_YET_BEHIND_A_STORE <= LAYERS[LAYER_NAMES.index("data")][2]
-    assert not NOT_YET_BEHIND_A_STORE & BEHIND_STORES
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -422,11 +419,11 @@ def test_no_module_imports_a_layer_above_its_own(module):
         ("scoring", "from .http import Call", {"http"}),  # the domain reading HTTP
         ("keys", "def later():\n    from .cursors import Position\n", {"cursors"}),  # a leaf reading the domain
         ("rankings", "import leaderboard.composition", {"composition"}),  # an operation reaching for the root
-        ("scoring", "from .data import snapshots, entries", {"data.snapshots"}),  # a store's data module: refused
+        ("scoring", "from .data import snapshots, entries", {"data.snapshots", "data.entries"}),  # data: refused
         ("data.boards", "from ..routing.fields import BOARD_ID", {"routing.fields"}),  # data reading the route table
         ("boards", "from . import board_registry", {"board_registry"}),  # the domain calling an operation
         ("function_registry", "from .routes import ROUTES", {"routes"}),
-        ("keys", "from .data import entries", {"data.entries"}),  # not yet behind a store, but no leaf may read it
+        ("keys", "from .data import entries", {"data.entries"}),  # no leaf may read a data module
         ("handlers.score_submit", "from .. import scoring, routes, composition\nfrom ..data import entries", set()),
         ("data.chain", "from ..hashchain import MAX_APPEND", set()),  # data implementing a port of the domain
         (

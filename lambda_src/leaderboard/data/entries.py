@@ -1,4 +1,5 @@
-"""Entries: a player's score on one index partition, and the rank index (GSI) over them."""
+"""Entries: a player's score on one index partition, and the rank index (GSI) over them, as items of the scores
+table (entry_store.EntryStore on DynamoDB; data/memory_entries.py holds the in-memory one, tests/contract both)."""
 
 from __future__ import annotations
 
@@ -6,165 +7,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import invocation, keys, schema
-from ..errors import Conflict, TransactionBusy
+from ..entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
+from ..errors import TransactionBusy
 from ..model import Entry, EntryWrite, rank_key_attribute
-from . import dynamo, erasures, moderation
+from . import dynamo, moderation
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
 OPERATIONS_KEPT = 16
+KEEP_BEST_ATTEMPTS = 4  # a player hidden and shown again while they submit: each round follows the item's state
+BULK_WRITERS = 8  # batches in flight at once for put_new: 1000 simulated players in ~3 s locally, not ~8 s
 
 
-class Changed(Exception):
-    """An entry was changed by another writer between our read and our write: re-read and retry."""
-
-
-class Erasing(Conflict):
-    """The player is being erased: the entry's place holds the erasure's fence, and nothing is written."""
-
-    def __init__(self, player_id: str) -> None:
-        super().__init__("this player is being erased: nothing stored")  # the id would be kept in stored answers
-
-
-def is_fence(item: dict[str, Any] | None) -> bool:
-    """Whether an item in an entry's place is an erasure's fence (see schema.ERASING_MARK), not an entry."""
-    return item is not None and schema.ERASING_MARK in item
-
-
-def _get_all(pairs: Iterable[tuple[str, str]], consistent: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
-    wanted = list(dict.fromkeys(pairs))
-    items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted], consistent=consistent)
-    return {(i[schema.SCORES_PARTITION_KEY], i[schema.SCORES_SORT_KEY]): i for i in items}
-
-
-def get(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Strongly consistent entries by (player_id, index partition); absent ones (and fences) are left out."""
-    return {k: i for k, i in _get_all(pairs).items() if not is_fence(i)}
-
-
-def get_for_submission(
-    pairs: Iterable[tuple[str, str]], board_id: str, stored_board: bool, consistent: bool = True
-) -> tuple[dict, set[str], dict | None]:
-    """get(), plus which of their players are hidden on the board (their moderation items) and, for a board stored
-    in the table, its item (None: gone), read in the same request; eventually consistent if asked (half the read
-    units: for a writer whose writes' conditions guard what the read may miss). Fences are returned in their
-    entry's place: the writer must refuse (is_fence), as its write's condition would.
-
-    The same request reads each player's erasure item (keyed by a hash of the id, see data.erasures): while it
-    stands, every entry place of that player reads as a fence. It outlives the entry places' own fences, which
-    an erasure lifts before it answers "erased" (then no item holds the id), so a submission that reads after
-    the erasure began is refused however late it writes. An eventually consistent read may miss an erasure item
-    put within its replication lag; the entry places' fences, up FENCE_SECONDS (the submit timeout + 5 s) from
-    that put, refuse such a submission's writes."""
-    pairs = list(pairs)
-    players = list(dict.fromkeys(p for p, _ in pairs))
-    hidden = {moderation.item_key(board_id, p): p for p in players}
-    board = [keys.board_key(board_id)] if stored_board else []
-    erasing = {p: keys.erasing_key(p) for p in players}
-    items = _get_all(pairs + list(hidden) + board + list(erasing.values()), consistent)
-    now_s = int(invocation.seconds())
-    for player, key in erasing.items():
-        found = items.pop(key, None)
-        if found is not None and erasures.stands(found, now_s):
-            items.update({(p, part): _fence(p, part, 0) for p, part in pairs if p == player})
-    hidden_players = {p for k, p in hidden.items() if items.pop(k, None) is not None}
-    board_item = items.pop(board[0], None) if board else None
-    return items, hidden_players, board_item
-
-
-def _fence(player_id: str, partition: str, until: int) -> dict[str, Any]:
+def fence(player_id: str, partition: str, until: int) -> dict[str, Any]:
     return {schema.SCORES_PARTITION_KEY: player_id, schema.SCORES_SORT_KEY: partition, schema.ERASING_MARK: until}
 
 
-def write(writes: list[EntryWrite], also: Sequence[dict[str, Any]] = ()) -> None:
-    """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with `also`
-    (another store's actions to commit with them, such as an approval's removal of its pending submission)
-    always one transaction of both.
-
-    Raises Changed when another writer got there first (nothing is written then). A transaction with `also` that
-    DynamoDB cancels only because another one was in progress on one of its items (TransactionConflict) raises
-    TransactionBusy instead: nothing written, and the caller's whole request may be sent again.
-    """
-    updates = [_update(w) for w in writes]
-    if len(updates) == 1 and not also:
-        try:
-            dynamo.client().update_item(**updates[0])
-        except dynamo.client().exceptions.ConditionalCheckFailedException as err:
-            raise Changed() from err
-        return
-    try:
-        dynamo.transact([{"Update": u} for u in updates] + list(also))
-    except dynamo.Cancelled as err:
-        if also and err.conflict:
-            raise TransactionBusy("this pending submission or its player's entries") from err
-        raise Changed() from err
+def beats(new: int, old: int, descending: bool) -> bool:
+    return new > old if descending else new < old
 
 
-def position(item: dict[str, Any]) -> str | None:
-    """An entry's rank key, whether it is listed in the rank index or kept aside because the player is hidden."""
-    return item.get(schema.RANK_INDEX_SORT_KEY) or item.get(schema.HIDDEN_RANK_KEY)
-
-
-def is_hidden(item: dict[str, Any]) -> bool:
-    return schema.HIDDEN_RANK_KEY in item
-
-
-def _update(w: EntryWrite) -> dict:
-    names: dict[str, str] = {}
-    attributes = {k: v for k, v in w.entry.attributes(w.hidden).items() if v is not None}
-    values: dict[str, Any] = {f":{k}": v for k, v in attributes.items()}
-    sets = [f"{k} = :{k}" for k in attributes]
-    removes: list[str] = [rank_key_attribute(not w.hidden)]
-    if w.expected is None:  # no entry, and no erasure's fence in its place
-        condition = f"attribute_not_exists(score) AND attribute_not_exists({schema.ERASING_MARK})"
-    else:  # rank keys are unique per write: as read, listed or hidden
-        condition = f"{schema.RANK_INDEX_SORT_KEY} = :expected OR {schema.HIDDEN_RANK_KEY} = :expected"
-        values[":expected"] = position(w.expected)
-    if w.operation:
-        held = dict((w.expected or {}).get("ops") or {})
-        if w.expected is None or "ops" not in w.expected:
-            sets.append("ops = :ops")
-            values[":ops"] = {w.operation: w.operation_expires}
-        else:
-            names["#op"] = w.operation
-            sets.append("ops.#op = :op_expires")
-            values[":op_expires"] = w.operation_expires
-            # Forget the oldest ones so the item stays small.
-            for i, old in enumerate(sorted(held, key=held.__getitem__)[: max(0, len(held) + 1 - OPERATIONS_KEPT)]):
-                names[f"#old{i}"] = old
-                removes.append(f"ops.#old{i}")
-    update = {
-        "TableName": dynamo.scores_table(),
-        "Key": dynamo.key(w.entry.player_id, w.entry.leaderboard_id),
-        "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes),
-        "ConditionExpression": condition,
-        "ExpressionAttributeValues": dynamo.to_item(values),
-    }
-    if names:
-        update["ExpressionAttributeNames"] = names
-    return update
-
-
-def keep_best(
-    entry: Entry, descending: bool, name_given: bool, hidden: bool = False
-) -> tuple[bool, dict[str, Any], bool]:
-    """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
-
-    Returns (changed, the item as it now stands, whether it was created). Concurrent calls cannot lower a stored
-    score: each is atomic on its item, and an equal score does not replace the one reached first. Without a name
-    given the stored one is kept (a newcomer shows their id). A hidden player's entry stays hidden: the write
-    expects the entry in the state `hidden` says (as the caller read it; a new entry is created that way), and
-    one more write, told by the refusal, follows an entry hidden or shown meanwhile."""
-    for _ in range(KEEP_BEST_ATTEMPTS):
-        changed, old = _keep_best_once(entry, descending, name_given, hidden)
-        if changed:
-            break
-        if is_fence(old):
-            raise Erasing(entry.player_id)
-        if is_hidden(old) == hidden or (old and not _beats(entry.score, old["score"], descending)):
-            return False, old, False  # refused on the score alone: a better one is stored
-        hidden = is_hidden(old)  # hidden, shown or removed meanwhile: write it the way it now is
-    else:
-        raise Changed()
+def stored_after_keep_best(entry: Entry, old: dict[str, Any], name_given: bool, hidden: bool) -> dict[str, Any]:
+    """The item as a successful keep_best leaves it (its UpdateItem's SET over the old item)."""
     stored = {
         schema.SCORES_PARTITION_KEY: entry.player_id,
         schema.SCORES_SORT_KEY: entry.leaderboard_id,
@@ -173,236 +36,353 @@ def keep_best(
     }
     if not name_given and old.get("player_name"):
         stored["player_name"] = old["player_name"]
-    return True, stored, not old
+    return stored
 
 
-KEEP_BEST_ATTEMPTS = 4  # a player hidden and shown again while they submit: each round follows the item's state
-
-
-def _beats(new: int, old: int, descending: bool) -> bool:
-    return new > old if descending else new < old
-
-
-def _keep_best_once(entry: Entry, descending: bool, name_given: bool, hidden: bool) -> tuple[bool, dict[str, Any]]:
-    """(changed, the item before this write: ALL_OLD whether it succeeded or not)."""
-    attributes = {k: v for k, v in entry.attributes(hidden).items() if v is not None and k != "player_name"}
-    sets = [f"{k} = :{k}" for k in attributes]
-    sets.append(
-        "player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)"
-    )
-    values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
-    better = "score " + ("<" if descending else ">") + " :score"
-    condition = (
-        f"(attribute_not_exists(score) OR (attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}))"
-        if hidden
-        else f"(attribute_not_exists(score) OR {better}) AND attribute_not_exists({schema.HIDDEN_RANK_KEY})"
-    ) + f" AND attribute_not_exists({schema.ERASING_MARK})"  # an erasure's fence refuses every write
-    try:
-        resp = dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(entry.player_id, entry.leaderboard_id),
-            UpdateExpression="SET " + ", ".join(sets),
-            ConditionExpression=condition,
-            ExpressionAttributeValues=dynamo.to_item(values),
-            ReturnValues="ALL_OLD",
-            ReturnValuesOnConditionCheckFailure="ALL_OLD",
-        )
-        return True, dynamo.from_item(resp.get("Attributes") or {})
-    except dynamo.client().exceptions.ConditionalCheckFailedException as err:
-        return False, dynamo.from_item(err.response.get("Item") or {})
-
-
-def set_hidden(player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
-    """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
-    is still as read (else Changed: re-read). The stream then recounts the range, as for any other change."""
-    source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(player_id, partition),
-            UpdateExpression=f"SET {target} = :k REMOVE {source}",
-            ConditionExpression=f"{source} = :k",
-            ExpressionAttributeValues=dynamo.to_item({":k": position(item)}),
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException as err:
-        raise Changed() from err
-
-
-def applied(item: dict[str, Any] | None, operation: str | None) -> bool:
-    """Whether a stored entry was written by this idempotent operation already."""
-    return bool(operation and item and operation in (item.get("ops") or {}))
-
-
-def of_player(player_id: str) -> list[dict[str, Any]]:
-    """Every entry of one player (a Query on the table's partition key; an erasure's fences left out)."""
-    return [i for i in _items_of(player_id) if not is_fence(i)]
-
-
-def _items_of(player_id: str) -> list[dict[str, Any]]:
-    return dynamo.query_items(
-        TableName=dynamo.scores_table(),
-        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-        ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
-    )
-
-
-def raise_fence(
-    player_id: str, partitions: Iterable[str], until: int, extra: Mapping[str, dict[str, Any]] | None = None
-) -> int:
-    """Put an erasure's fence in the place of the player's entry on each partition (replacing the entry: its rank
-    key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence. `extra`: more
-    attributes of the fence on some partitions (the player's commitment there, for the log's erase record)."""
-    extra = extra or {}
-    return dynamo.batch_write(
-        {"PutRequest": {"Item": dynamo.to_item({**extra.get(part, {}), **_fence(player_id, part, until)})}}
-        for part in dict.fromkeys(partitions)  # until: epoch s it may go
-    )
-
-
-def lift_fence(player_id: str) -> int:
-    """Delete every item of the player's partition: their fences (nothing else can be there while they stand:
-    every entry write refuses a fence, and every read-then-write finds the erasure's item)."""
-    return delete(keys_in_partition(player_id))
-
-
-def partitions_of(player_id: str) -> list[str]:
-    """The index partitions of every item in the player's partition (entries and fences)."""
-    return [i[schema.SCORES_SORT_KEY] for i in _items_of(player_id)]
-
-
-def of_player_on(player_id: str, board_id: str) -> list[dict[str, Any]]:
-    """Every entry of one player on one board (every period and shard): of_player, kept to the board."""
-    return [e for e in of_player(player_id) if keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id]
-
-
-def keys_of_player_on(player_id: str, board_id: str) -> list[tuple[str, str]]:
-    """The table keys of of_player_on's entries (what delete takes)."""
-    return [(player_id, e[schema.SCORES_SORT_KEY]) for e in of_player_on(player_id, board_id)]
-
-
-def one(player_id: str, partition: str) -> dict[str, Any] | None:
-    resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(player_id, partition))
-    item = dynamo.from_item(resp["Item"]) if "Item" in resp else None
-    return None if is_fence(item) else item
-
-
-BULK_WRITERS = 8  # batches in flight at once for put_new: 1000 simulated players in ~3 s locally, not ~8 s
-
-
-def put_new(entries: Iterable[Entry]) -> int:
-    """Bulk loads of fresh players (the simulator, benchmarks): plain batched puts; counters follow from the stream."""
-    items = (
-        {schema.SCORES_PARTITION_KEY: e.player_id, schema.SCORES_SORT_KEY: e.leaderboard_id, **e.attributes()}
-        for e in entries
-    )
-    puts = ({"PutRequest": {"Item": dynamo.to_item(item)}} for item in items)
-    return dynamo.batch_write(puts, writers=BULK_WRITERS)
-
-
-# --- the rank index -----------------------------------------------------------------------
-
-
-def _index_args(partition: str, condition: str = "", values: dict | None = None) -> dict[str, Any]:
-    s = invocation.settings()
-    return {
-        "TableName": s.scores_table,
-        "IndexName": s.rank_index,
-        "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b"
-        + (f" AND {condition}" if condition else ""),
-        "ExpressionAttributeValues": dynamo.to_item({":b": partition, **(values or {})}),
-    }
-
-
-def page(
-    partition: str,
-    limit: int,
-    after: str | None = None,
-    before: str | None = None,
-    between: tuple[str, str] | None = None,
-) -> list[dict[str, Any]]:
-    """Up to `limit` entries of an index partition in rank order (after a rank key and/or within a key range),
-    or the nearest `limit` before a rank key (closest first). ONE Query: index entries are small (at most a few KB
-    with metadata), so `limit` of them never reach DynamoDB's 1 MB page."""
-    k = schema.RANK_INDEX_SORT_KEY
-    if between is not None:
-        low = max(between[0], after + "\x00") if after is not None else between[0]  # keys > after
-        args = _index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": low, ":hi": between[1]})
-    elif after is not None:
-        args = _index_args(partition, f"{k} > :k", {":k": after})
-    elif before is not None:
-        args = {**_index_args(partition, f"{k} < :k", {":k": before}), "ScanIndexForward": False}
-    else:
-        args = _index_args(partition)
-    resp = dynamo.client().query(Limit=limit, **args)
-    return [dynamo.from_item(i) for i in resp.get("Items", [])]
-
-
-def count_range(partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> int:
-    """COUNT of index entries with lo <= rank_key <= hi_inclusive (at most `at_most` counted, if given)."""
-    if lo > hi_inclusive:
-        return 0  # DynamoDB refuses BETWEEN with lo > hi
-    args = _index_args(partition, f"{schema.RANK_INDEX_SORT_KEY} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
-    counted = 0
-    for p in dynamo.query_pages(Select="COUNT", **args, **({"Limit": at_most} if at_most else {})):
-        counted += p["Count"]
-        if at_most is not None and counted >= at_most:
+def keep_best_loop(
+    once: Any, entry: Entry, descending: bool, name_given: bool, hidden: bool
+) -> tuple[bool, dict, bool]:
+    """keep_best's rounds over one conditional write `once(entry, descending, name_given, hidden)` -> (changed,
+    the item before it): shared by both implementations, so they follow the same rules."""
+    for _ in range(KEEP_BEST_ATTEMPTS):
+        changed, old = once(entry, descending, name_given, hidden)
+        if changed:
             break
-    return counted
+        if is_fence(old):
+            raise Erasing(entry.player_id)
+        if is_hidden(old) == hidden or (old and not beats(entry.score, old["score"], descending)):
+            return False, old, False  # refused on the score alone: a better one is stored
+        hidden = is_hidden(old)  # hidden, shown or removed meanwhile: write it the way it now is
+    else:
+        raise Changed()
+    return True, stored_after_keep_best(entry, old, name_given, hidden), not old
 
 
-def index_keys(partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> list[str]:
-    """The rank keys of an index partition in [lo, hi_inclusive], in order (what a counter recount reads); at most
-    `at_most` of them, if given (then one Query: keys are ~60 bytes, so thousands fit DynamoDB's 1 MB page)."""
-    k = schema.RANK_INDEX_SORT_KEY
-    args = _index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
-    found: list[str] = []
-    for p in dynamo.query_pages(ProjectionExpression=k, **args, **({"Limit": at_most} if at_most else {})):
-        found += [i[k]["S"] for i in p.get("Items", [])]
-        if at_most is not None and len(found) >= at_most:
-            return found[:at_most]
-    return found
+class DynamoEntries:
+    """The entries as items of the scores table, ranked by its rank index."""
 
+    def __init__(self, client: Any, table: str, rank_index: str) -> None:
+        self._client, self._table, self._rank_index = client, table, rank_index
+        self._on = (client, table)
 
-def delete_partition(partition: str, budget: int) -> tuple[int, bool]:
-    """Delete up to `budget` entries of one index partition; returns (deleted, done)."""
-    deleted = 0
-    while deleted < budget:
-        resp = dynamo.client().query(Limit=min(100, budget - deleted), **_index_args(partition))
-        found = [dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition) for i in resp.get("Items", [])]
-        if not found:
-            return deleted, True
-        deleted += dynamo.batch_write({"DeleteRequest": {"Key": k}} for k in found)
-    return deleted, False
+    def _get_all(self, pairs: Iterable[tuple[str, str]], consistent: bool = True) -> dict[tuple[str, str], dict]:
+        wanted = list(dict.fromkeys(pairs))
+        items = dynamo.batch_get([dynamo.key(p, part) for p, part in wanted], consistent=consistent, on=self._on)
+        return {(i[schema.SCORES_PARTITION_KEY], i[schema.SCORES_SORT_KEY]): i for i in items}
 
+    def get(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Strongly consistent entries by (player_id, index partition); absent ones (and fences) are left out."""
+        return {k: i for k, i in self._get_all(pairs).items() if not is_fence(i)}
 
-def delete(pairs: Iterable[tuple[str, str]]) -> int:
-    """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""
-    return dynamo.batch_write({"DeleteRequest": {"Key": dynamo.key(p, s)}} for p, s in pairs)
+    def get_for_submission(
+        self, pairs: Iterable[tuple[str, str]], board_id: str, stored_board: bool, consistent: bool = True
+    ) -> tuple[dict, set[str], dict | None]:
+        """get(), plus which of their players are hidden on the board (their moderation items) and, for a board
+        stored in the table, its item (None: gone), read in the same request; eventually consistent if asked (half
+        the read units: for a writer whose writes' conditions guard what the read may miss). Fences are returned in
+        their entry's place: the writer must refuse (is_fence), as its write's condition would.
 
+        The same request reads each player's erasure item (keyed by a hash of the id, see data.erasures): while it
+        stands, every entry place of that player reads as a fence. It outlives the entry places' own fences, which
+        an erasure lifts before it answers "erased" (then no item holds the id), so a submission that reads after
+        the erasure began is refused however late it writes. An eventually consistent read may miss an erasure
+        item put within its replication lag; the entry places' fences, up FENCE_SECONDS (the submit timeout + 5 s)
+        from that put, refuse such a submission's writes."""
+        pairs = list(pairs)
+        players = list(dict.fromkeys(p for p, _ in pairs))
+        hidden = {moderation.item_key(board_id, p): p for p in players}
+        board = [keys.board_key(board_id)] if stored_board else []
+        erasing = {p: keys.erasing_key(p) for p in players}
+        items = self._get_all(pairs + list(hidden) + board + list(erasing.values()), consistent)
+        now_s = int(invocation.seconds())
+        for player, key in erasing.items():
+            found = items.pop(key, None)
+            if found is not None and erasure_stands(found, now_s):
+                items.update({(p, part): fence(p, part, 0) for p, part in pairs if p == player})
+        hidden_players = {p for k, p in hidden.items() if items.pop(k, None) is not None}
+        board_item = items.pop(board[0], None) if board else None
+        return items, hidden_players, board_item
 
-def keys_in_partition(partition_key: str) -> list[tuple[str, str]]:
-    """The keys of every item under one partition key of the scores table (a player's entries, their counters)."""
-    return [
-        (partition_key, item[schema.SCORES_SORT_KEY])
-        for item in dynamo.query_items(
-            TableName=dynamo.scores_table(),
-            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": partition_key}),
-            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+    def write(self, writes: list[EntryWrite], also: Sequence[dict[str, Any]] = ()) -> None:
+        """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with `also`
+        (another store's actions to commit with them, such as an approval's removal of its pending submission)
+        always one transaction of both.
+
+        Raises Changed when another writer got there first (nothing is written then). A transaction with `also` that
+        DynamoDB cancels only because another one was in progress on one of its items (TransactionConflict) raises
+        TransactionBusy instead: nothing written, and the caller's whole request may be sent again.
+        """
+        updates = [self._update(w) for w in writes]
+        if len(updates) == 1 and not also:
+            try:
+                self._client.update_item(**updates[0])
+            except self._client.exceptions.ConditionalCheckFailedException as err:
+                raise Changed() from err
+            return
+        try:
+            dynamo.transact([{"Update": u} for u in updates] + list(also), on=self._client)
+        except dynamo.Cancelled as err:
+            if also and err.conflict:
+                raise TransactionBusy("this pending submission or its player's entries") from err
+            raise Changed() from err
+
+    def _update(self, w: EntryWrite) -> dict:
+        names: dict[str, str] = {}
+        attributes = {k: v for k, v in w.entry.attributes(w.hidden).items() if v is not None}
+        values: dict[str, Any] = {f":{k}": v for k, v in attributes.items()}
+        sets = [f"{k} = :{k}" for k in attributes]
+        removes: list[str] = [rank_key_attribute(not w.hidden)]
+        if w.expected is None:  # no entry, and no erasure's fence in its place
+            condition = f"attribute_not_exists(score) AND attribute_not_exists({schema.ERASING_MARK})"
+        else:  # rank keys are unique per write: as read, listed or hidden
+            condition = f"{schema.RANK_INDEX_SORT_KEY} = :expected OR {schema.HIDDEN_RANK_KEY} = :expected"
+            values[":expected"] = position(w.expected)
+        if w.operation:
+            held = dict((w.expected or {}).get("ops") or {})
+            if w.expected is None or "ops" not in w.expected:
+                sets.append("ops = :ops")
+                values[":ops"] = {w.operation: w.operation_expires}
+            else:
+                names["#op"] = w.operation
+                sets.append("ops.#op = :op_expires")
+                values[":op_expires"] = w.operation_expires
+                for i, old in enumerate(forgotten_operations(held)):  # the oldest ones, so the item stays small
+                    names[f"#old{i}"] = old
+                    removes.append(f"ops.#old{i}")
+        update = {
+            "TableName": self._table,
+            "Key": dynamo.key(w.entry.player_id, w.entry.leaderboard_id),
+            "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes),
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": dynamo.to_item(values),
+        }
+        if names:
+            update["ExpressionAttributeNames"] = names
+        return update
+
+    def keep_best(
+        self, entry: Entry, descending: bool, name_given: bool, hidden: bool = False
+    ) -> tuple[bool, dict[str, Any], bool]:
+        """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
+
+        Returns (changed, the item as it now stands, whether it was created). Concurrent calls cannot lower a
+        stored score: each is atomic on its item, and an equal score does not replace the one reached first.
+        Without a name given the stored one is kept (a newcomer shows their id). A hidden player's entry stays
+        hidden: the write expects the entry in the state `hidden` says (as the caller read it; a new entry is
+        created that way), and one more write, told by the refusal, follows an entry hidden or shown meanwhile."""
+        return keep_best_loop(self._keep_best_once, entry, descending, name_given, hidden)
+
+    def _keep_best_once(
+        self, entry: Entry, descending: bool, name_given: bool, hidden: bool
+    ) -> tuple[bool, dict[str, Any]]:
+        """(changed, the item before this write: ALL_OLD whether it succeeded or not)."""
+        attributes = {k: v for k, v in entry.attributes(hidden).items() if v is not None and k != "player_name"}
+        sets = [f"{k} = :{k}" for k in attributes]
+        sets.append(
+            "player_name = :player_name" if name_given else "player_name = if_not_exists(player_name, :player_name)"
         )
-    ]
+        values = {f":{k}": v for k, v in attributes.items()} | {":player_name": entry.player_name}
+        better = "score " + ("<" if descending else ">") + " :score"
+        condition = (
+            f"(attribute_not_exists(score) OR (attribute_exists({schema.HIDDEN_RANK_KEY}) AND {better}))"
+            if hidden
+            else f"(attribute_not_exists(score) OR {better}) AND attribute_not_exists({schema.HIDDEN_RANK_KEY})"
+        ) + f" AND attribute_not_exists({schema.ERASING_MARK})"  # an erasure's fence refuses every write
+        try:
+            resp = self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(entry.player_id, entry.leaderboard_id),
+                UpdateExpression="SET " + ", ".join(sets),
+                ConditionExpression=condition,
+                ExpressionAttributeValues=dynamo.to_item(values),
+                ReturnValues="ALL_OLD",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return True, dynamo.from_item(resp.get("Attributes") or {})
+        except self._client.exceptions.ConditionalCheckFailedException as err:
+            return False, dynamo.from_item(err.response.get("Item") or {})
+
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+        """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
+        is still as read (else Changed: re-read). The stream then recounts the range, as for any other change."""
+        source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(player_id, partition),
+                UpdateExpression=f"SET {target} = :k REMOVE {source}",
+                ConditionExpression=f"{source} = :k",
+                ExpressionAttributeValues=dynamo.to_item({":k": position(item)}),
+            )
+        except self._client.exceptions.ConditionalCheckFailedException as err:
+            raise Changed() from err
+
+    def of_player(self, player_id: str) -> list[dict[str, Any]]:
+        """Every entry of one player (a Query on the table's partition key; an erasure's fences left out)."""
+        return [i for i in self._items_of(player_id) if not is_fence(i)]
+
+    def _items_of(self, player_id: str) -> list[dict[str, Any]]:
+        return dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
+        )
+
+    def raise_fence(
+        self, player_id: str, partitions: Iterable[str], until: int, extra: Mapping[str, dict[str, Any]] | None = None
+    ) -> int:
+        """Put an erasure's fence in the place of the player's entry on each partition (replacing the entry: its
+        rank key leaves the index, and the stream recounts it). Every entry write's condition refuses a fence.
+        `extra`: more attributes of the fence on some partitions (the player's commitment there, for the log's
+        erase record)."""
+        extra = extra or {}
+        return dynamo.batch_write(
+            ({"PutRequest": {"Item": dynamo.to_item({**extra.get(part, {}), **fence(player_id, part, until)})}}
+             for part in dict.fromkeys(partitions)),  # until: epoch s it may go
+            on=self._on,
+        )  # fmt: skip
+
+    def lift_fence(self, player_id: str) -> int:
+        """Delete every item of the player's partition: their fences (nothing else can be there while they stand:
+        every entry write refuses a fence, and every read-then-write finds the erasure's item)."""
+        return self.delete(self.keys_in_partition(player_id))
+
+    def partitions_of(self, player_id: str) -> list[str]:
+        """The index partitions of every item in the player's partition (entries and fences)."""
+        return [i[schema.SCORES_SORT_KEY] for i in self._items_of(player_id)]
+
+    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
+        """Every entry of one player on one board (every period and shard): of_player, kept to the board."""
+        return [e for e in self.of_player(player_id) if keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id]
+
+    def keys_of_player_on(self, player_id: str, board_id: str) -> list[tuple[str, str]]:
+        """The table keys of of_player_on's entries (what delete takes)."""
+        return [(player_id, e[schema.SCORES_SORT_KEY]) for e in self.of_player_on(player_id, board_id)]
+
+    def one(self, player_id: str, partition: str) -> dict[str, Any] | None:
+        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(player_id, partition))
+        item = dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        return None if is_fence(item) else item
+
+    def put_new(self, entries: Iterable[Entry]) -> int:
+        """Bulk loads of fresh players (the simulator, benchmarks): plain batched puts; counters follow from the
+        stream."""
+        puts = ({"PutRequest": {"Item": dynamo.to_item(new_item(e))}} for e in entries)
+        return dynamo.batch_write(puts, writers=BULK_WRITERS, on=self._on)
+
+    # --- the rank index ---
+
+    def _index_args(self, partition: str, condition: str = "", values: dict | None = None) -> dict[str, Any]:
+        return {
+            "TableName": self._table,
+            "IndexName": self._rank_index,
+            "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b"
+            + (f" AND {condition}" if condition else ""),
+            "ExpressionAttributeValues": dynamo.to_item({":b": partition, **(values or {})}),
+        }
+
+    def page(
+        self,
+        partition: str,
+        limit: int,
+        after: str | None = None,
+        before: str | None = None,
+        between: tuple[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Up to `limit` entries of an index partition in rank order (after a rank key and/or within a key range),
+        or the nearest `limit` before a rank key (closest first). ONE Query: index entries are small (at most a few
+        KB with metadata), so `limit` of them never reach DynamoDB's 1 MB page."""
+        k = schema.RANK_INDEX_SORT_KEY
+        if between is not None:
+            low = max(between[0], after + "\x00") if after is not None else between[0]  # keys > after
+            args = self._index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": low, ":hi": between[1]})
+        elif after is not None:
+            args = self._index_args(partition, f"{k} > :k", {":k": after})
+        elif before is not None:
+            args = {**self._index_args(partition, f"{k} < :k", {":k": before}), "ScanIndexForward": False}
+        else:
+            args = self._index_args(partition)
+        resp = self._client.query(Limit=limit, **args)
+        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+
+    def count_range(self, partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> int:
+        """COUNT of index entries with lo <= rank_key <= hi_inclusive (at most `at_most` counted, if given)."""
+        if lo > hi_inclusive:
+            return 0  # DynamoDB refuses BETWEEN with lo > hi
+        k = schema.RANK_INDEX_SORT_KEY
+        args = self._index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
+        counted = 0
+        limit = {"Limit": at_most} if at_most else {}
+        for p in dynamo.query_pages(on=self._client, Select="COUNT", **args, **limit):
+            counted += p["Count"]
+            if at_most is not None and counted >= at_most:
+                break
+        return counted
+
+    def index_keys(self, partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> list[str]:
+        """The rank keys of an index partition in [lo, hi_inclusive], in order (what a counter recount reads); at
+        most `at_most` of them, if given (then one Query: keys are ~60 bytes, so thousands fit DynamoDB's 1 MB
+        page)."""
+        k = schema.RANK_INDEX_SORT_KEY
+        args = self._index_args(partition, f"{k} BETWEEN :lo AND :hi", {":lo": lo, ":hi": hi_inclusive})
+        found: list[str] = []
+        limit = {"Limit": at_most} if at_most else {}
+        for p in dynamo.query_pages(on=self._client, ProjectionExpression=k, **args, **limit):
+            found += [i[k]["S"] for i in p.get("Items", [])]
+            if at_most is not None and len(found) >= at_most:
+                return found[:at_most]
+        return found
+
+    def delete_partition(self, partition: str, budget: int) -> tuple[int, bool]:
+        """Delete up to `budget` entries of one index partition; returns (deleted, done)."""
+        deleted = 0
+        while deleted < budget:
+            resp = self._client.query(Limit=min(100, budget - deleted), **self._index_args(partition))
+            found = [dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition) for i in resp.get("Items", [])]
+            if not found:
+                return deleted, True
+            deleted += dynamo.batch_write(({"DeleteRequest": {"Key": k}} for k in found), on=self._on)
+        return deleted, False
+
+    def delete(self, pairs: Iterable[tuple[str, str]]) -> int:
+        """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""
+        return dynamo.batch_write(({"DeleteRequest": {"Key": dynamo.key(p, s)}} for p, s in pairs), on=self._on)
+
+    def keys_in_partition(self, partition_key: str) -> list[tuple[str, str]]:
+        """The keys of every item under one partition key of the scores table (a player's entries, their
+        counters)."""
+        return [
+            (partition_key, item[schema.SCORES_SORT_KEY])
+            for item in dynamo.query_items(
+                on=self._client,
+                TableName=self._table,
+                KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+                ExpressionAttributeValues=dynamo.to_item({":p": partition_key}),
+                ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+            )
+        ]
+
+    def page_of_player(self, player_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` items of one player's partition in sort-key order, after sort key `after` (None: from the
+        first); and whether more may follow. One Query."""
+        args: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
+            "ExpressionAttributeValues": dynamo.to_item({":p": player_id}),
+            "Limit": limit,
+        }
+        if after is not None:
+            args["ExclusiveStartKey"] = dynamo.key(player_id, after)
+        resp = self._client.query(**args)
+        return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
 
 
-def page_of_player(player_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    """Up to `limit` items of one player's partition in sort-key order, after sort key `after` (None: from the
-    first); and whether more may follow. One Query."""
-    args: dict[str, Any] = {
-        "TableName": dynamo.scores_table(),
-        "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
-        "ExpressionAttributeValues": dynamo.to_item({":p": player_id}),
-        "Limit": limit,
-    }
-    if after is not None:
-        args["ExclusiveStartKey"] = dynamo.key(player_id, after)
-    resp = dynamo.client().query(**args)
-    return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
+def new_item(e: Entry) -> dict[str, Any]:
+    """A fresh player's entry item, as put_new stores it."""
+    return {schema.SCORES_PARTITION_KEY: e.player_id, schema.SCORES_SORT_KEY: e.leaderboard_id, **e.attributes()}
+
+
+def forgotten_operations(held: Mapping[str, int]) -> list[str]:
+    """The oldest operation ids an entry forgets when one more is written, so it keeps OPERATIONS_KEPT."""
+    return sorted(held, key=held.__getitem__)[: max(0, len(held) + 1 - OPERATIONS_KEPT)]

@@ -2,26 +2,24 @@
 
 - the erasure's item, keyed by a keyed hash of the player's id (keys.erasing_key): its state while it runs (then
   it holds the id, as the player's entries still do) and, after, its fence until lifted: every submission's read
-  finds it in the same request as the entries (data.entries.get_for_submission) and refuses while it stands;
+  finds it in the same request as the entries (EntryStore.get_for_submission) and refuses while it stands;
 - one `#fences` item per erasure, sorted by when the scheduled job should look at it (go on with an erasure its
   caller left, or lift a fence): it holds the hashed key, not the id;
 - the audit record that stays: the erasure's id and times, never the player.
+
+Two implementations of entry_store.ErasureStore, held to the same behaviour by tests/contract: the DynamoDB one
+(what every function uses) and an in-memory one (which MemoryEntries reads, as DynamoEntries reads the items).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import keys, schema
-from . import dynamo
+from . import dynamo, memory
 
 Key = tuple[str, str]  # keys.erasing_key(player_id)
-
-
-def state(key: Key) -> dict[str, Any] | None:
-    resp = dynamo.client().get_item(TableName=dynamo.scores_table(), Key=dynamo.key(*key), ConsistentRead=True)
-    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
-
 
 # One call at a time works on an erasure (the admin's DELETE and the scheduled job may overlap): a call that
 # raised the entry places' fences again after another had lifted them and answered "erased" left them holding
@@ -29,97 +27,9 @@ def state(key: Key) -> dict[str, Any] | None:
 LEASE = "lease_until"
 
 
-def create(key: Key, values: dict[str, Any], lease_until: int) -> bool:
-    """Put a new erasure's state, leased to this call; False if another call put one first."""
-    item = dynamo.key(*key) | dynamo.to_item({**_stored(values), LEASE: lease_until})
-    try:
-        dynamo.client().put_item(
-            TableName=dynamo.scores_table(),
-            Item=item,
-            ConditionExpression=f"attribute_not_exists({schema.SCORES_PARTITION_KEY})",
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return False
-    return True
-
-
-def claim(key: Key, now_s: int, lease_until: int) -> dict[str, Any] | None:
-    """Lease an existing erasure to this call and return its state; None if another call holds it (or it is gone)."""
-    try:
-        resp = dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(*key),
-            UpdateExpression=f"SET {LEASE} = :until",
-            ConditionExpression=(
-                f"attribute_exists({schema.SCORES_PARTITION_KEY}) "
-                f"AND (attribute_not_exists({LEASE}) OR {LEASE} <= :now)"
-            ),
-            ExpressionAttributeValues=dynamo.to_item({":until": lease_until, ":now": now_s}),
-            ReturnValues="ALL_NEW",
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return None
-    return dynamo.from_item(resp["Attributes"])
-
-
-def save_state(key: Key, values: dict[str, Any]) -> None:
-    """The call's last write to the erasure's state: it releases the lease."""
-    item = dynamo.key(*key) | dynamo.to_item(_stored(values))
-    dynamo.client().put_item(TableName=dynamo.scores_table(), Item=item)
-
-
-def release(key: Key) -> None:
-    """Give the lease up without a state to save (the call failed): the next call goes on from the last save."""
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.scores_table(),
-            Key=dynamo.key(*key),
-            UpdateExpression=f"REMOVE {LEASE}",
-            ConditionExpression=f"attribute_exists({schema.SCORES_PARTITION_KEY})",
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        pass  # already gone: nothing holds it
-
-
 def _stored(values: dict[str, Any]) -> dict[str, Any]:
     key_names = (schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY, LEASE)
     return {k: v for k, v in values.items() if v is not None and k not in key_names}
-
-
-def drop_state(key: Key) -> None:
-    dynamo.client().delete_item(TableName=dynamo.scores_table(), Key=dynamo.key(*key))
-
-
-def stands(item: dict[str, Any], now_s: int) -> bool:
-    """Whether an erasure's item refuses submissions: while the erasure runs, and after until `fence_until`."""
-    return "fence_until" not in item or int(item["fence_until"]) > now_s
-
-
-def put_audit(erasure_id: str, values: dict[str, Any]) -> None:
-    item = dynamo.key(keys.ERASURES_PARTITION, erasure_id) | dynamo.to_item(values)
-    dynamo.client().put_item(TableName=dynamo.scores_table(), Item=item)
-
-
-def audit(erasure_id: str) -> dict[str, Any] | None:
-    resp = dynamo.client().get_item(
-        TableName=dynamo.scores_table(), Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id)
-    )
-    return dynamo.from_item(resp["Item"]) if "Item" in resp else None
-
-
-def drop_audit(erasure_id: str) -> None:
-    dynamo.client().delete_item(TableName=dynamo.scores_table(), Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
-
-
-def update_audit(erasure_id: str, values: dict[str, Any]) -> None:
-    names = {f"#{k}": k for k in values}
-    dynamo.client().update_item(
-        TableName=dynamo.scores_table(),
-        Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id),
-        UpdateExpression="SET " + ", ".join(f"#{k} = :{k}" for k in values),
-        ExpressionAttributeNames=names,
-        ExpressionAttributeValues=dynamo.to_item({f":{k}": v for k, v in values.items()}),
-    )
 
 
 # The scheduled job's list: one item per erasure, sorted by when it is due, so one Query finds the due ones.
@@ -129,25 +39,188 @@ def _due_sort(due: int, erasure_id: str) -> str:
     return f"{due:012d}#{erasure_id}"
 
 
-def register(key: Key, erasure_id: str, due: int) -> None:
-    item = dynamo.key(keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | dynamo.to_item(
-        {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
-    )
-    dynamo.client().put_item(TableName=dynamo.scores_table(), Item=item)
+def _row(key: Key, values: dict[str, Any]) -> dict[str, Any]:
+    return {schema.SCORES_PARTITION_KEY: key[0], schema.SCORES_SORT_KEY: key[1], **values}
 
 
-def due(now_s: int, limit: int) -> list[dict[str, Any]]:
-    resp = dynamo.client().query(
-        TableName=dynamo.scores_table(),
-        KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p AND {schema.SCORES_SORT_KEY} <= :due",
-        ExpressionAttributeValues=dynamo.to_item({":p": keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
-        ConsistentRead=True,
-        Limit=limit,
-    )
-    return [dynamo.from_item(i) for i in resp.get("Items", [])]
+class DynamoErasures:
+    """The records as items of the scores table."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client, self._table = client, table
+
+    def state(self, key: Key) -> dict[str, Any] | None:
+        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*key), ConsistentRead=True)
+        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+    def create(self, key: Key, values: dict[str, Any], lease_until: int) -> bool:
+        """Put a new erasure's state, leased to this call; False if another call put one first."""
+        item = dynamo.key(*key) | dynamo.to_item({**_stored(values), LEASE: lease_until})
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=item,
+                ConditionExpression=f"attribute_not_exists({schema.SCORES_PARTITION_KEY})",
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            return False
+        return True
+
+    def claim(self, key: Key, now_s: int, lease_until: int) -> dict[str, Any] | None:
+        """Lease an existing erasure to this call and return its state; None if another call holds it (or it is
+        gone)."""
+        try:
+            resp = self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(*key),
+                UpdateExpression=f"SET {LEASE} = :until",
+                ConditionExpression=(
+                    f"attribute_exists({schema.SCORES_PARTITION_KEY}) "
+                    f"AND (attribute_not_exists({LEASE}) OR {LEASE} <= :now)"
+                ),
+                ExpressionAttributeValues=dynamo.to_item({":until": lease_until, ":now": now_s}),
+                ReturnValues="ALL_NEW",
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            return None
+        return dynamo.from_item(resp["Attributes"])
+
+    def save_state(self, key: Key, values: dict[str, Any]) -> None:
+        """The call's last write to the erasure's state: it releases the lease."""
+        self._client.put_item(TableName=self._table, Item=dynamo.key(*key) | dynamo.to_item(_stored(values)))
+
+    def release(self, key: Key) -> None:
+        """Give the lease up without a state to save (the call failed): the next call goes on from the last save."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.key(*key),
+                UpdateExpression=f"REMOVE {LEASE}",
+                ConditionExpression=f"attribute_exists({schema.SCORES_PARTITION_KEY})",
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            pass  # already gone: nothing holds it
+
+    def drop_state(self, key: Key) -> None:
+        self._client.delete_item(TableName=self._table, Key=dynamo.key(*key))
+
+    def put_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
+        item = dynamo.key(keys.ERASURES_PARTITION, erasure_id) | dynamo.to_item(values)
+        self._client.put_item(TableName=self._table, Item=item)
+
+    def audit(self, erasure_id: str) -> dict[str, Any] | None:
+        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
+        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+
+    def drop_audit(self, erasure_id: str) -> None:
+        self._client.delete_item(TableName=self._table, Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
+
+    def update_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
+        names = {f"#{k}": k for k in values}
+        self._client.update_item(
+            TableName=self._table,
+            Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id),
+            UpdateExpression="SET " + ", ".join(f"#{k} = :{k}" for k in values),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=dynamo.to_item({f":{k}": v for k, v in values.items()}),
+        )
+
+    def register(self, key: Key, erasure_id: str, due: int) -> None:
+        item = dynamo.key(keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | dynamo.to_item(
+            {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
+        )
+        self._client.put_item(TableName=self._table, Item=item)
+
+    def due(self, now_s: int, limit: int) -> list[dict[str, Any]]:
+        resp = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p AND {schema.SCORES_SORT_KEY} <= :due",
+            ExpressionAttributeValues=dynamo.to_item({":p": keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
+            ConsistentRead=True,
+            Limit=limit,
+        )
+        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+
+    def unregister(self, erasure_id: str, due: int) -> None:
+        self._client.delete_item(
+            TableName=self._table, Key=dynamo.key(keys.FENCES_PARTITION, _due_sort(int(due), erasure_id))
+        )
 
 
-def unregister(erasure_id: str, due: int) -> None:
-    dynamo.client().delete_item(
-        TableName=dynamo.scores_table(), Key=dynamo.key(keys.FENCES_PARTITION, _due_sort(int(due), erasure_id))
-    )
+class MemoryErasures:
+    """The same items in a dict of this instance, by their scores-table key."""
+
+    def __init__(self) -> None:
+        self._items: dict[Key, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def _get(self, key: Key) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._items.get(tuple(key))  # type: ignore[arg-type]
+            return dict(found) if found is not None else None
+
+    def _put(self, key: Key, values: dict[str, Any]) -> None:
+        with self._lock:
+            self._items[(key[0], key[1])] = memory.stored(_row(key, values))
+
+    def state(self, key: Key) -> dict[str, Any] | None:
+        return self._get(key)
+
+    def create(self, key: Key, values: dict[str, Any], lease_until: int) -> bool:
+        with self._lock:
+            if (key[0], key[1]) in self._items:
+                return False
+            self._items[(key[0], key[1])] = memory.stored(_row(key, {**_stored(values), LEASE: lease_until}))
+            return True
+
+    def claim(self, key: Key, now_s: int, lease_until: int) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._items.get((key[0], key[1]))
+            if found is None or (LEASE in found and int(found[LEASE]) > now_s):
+                return None
+            found[LEASE] = lease_until
+            return dict(found)
+
+    def save_state(self, key: Key, values: dict[str, Any]) -> None:
+        self._put(key, _stored(values))
+
+    def release(self, key: Key) -> None:
+        with self._lock:
+            found = self._items.get((key[0], key[1]))
+            if found is not None:
+                found.pop(LEASE, None)
+
+    def drop_state(self, key: Key) -> None:
+        with self._lock:
+            self._items.pop((key[0], key[1]), None)
+
+    def put_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
+        self._put((keys.ERASURES_PARTITION, erasure_id), values)
+
+    def audit(self, erasure_id: str) -> dict[str, Any] | None:
+        return self._get((keys.ERASURES_PARTITION, erasure_id))
+
+    def drop_audit(self, erasure_id: str) -> None:
+        self.drop_state((keys.ERASURES_PARTITION, erasure_id))
+
+    def update_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
+        key = (keys.ERASURES_PARTITION, erasure_id)
+        with self._lock:  # an UpdateItem creates the item if there is none
+            self._items[key] = memory.stored({**_row(key, {}), **self._items.get(key, {}), **values})
+
+    def register(self, key: Key, erasure_id: str, due: int) -> None:
+        values = {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
+        self._put((keys.FENCES_PARTITION, _due_sort(due, erasure_id)), values)
+
+    def due(self, now_s: int, limit: int) -> list[dict[str, Any]]:
+        bound = f"{now_s:012d}~"
+        with self._lock:  # sort keys in DynamoDB's order: by UTF-8 bytes, which is code point order
+            found = sorted(k for k in self._items if k[0] == keys.FENCES_PARTITION and k[1] <= bound)
+            return [dict(self._items[k]) for k in found[:limit]]
+
+    def unregister(self, erasure_id: str, due: int) -> None:
+        self.drop_state((keys.FENCES_PARTITION, _due_sort(int(due), erasure_id)))
+
+    def item(self, key: Key) -> dict[str, Any] | None:
+        """The erasure's item as a read along with entries finds it (MemoryEntries.get_for_submission)."""
+        return self._get(key)

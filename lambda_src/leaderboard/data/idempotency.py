@@ -43,7 +43,8 @@ class DynamoRecords:
 
     def records_holding(self, text: str, start: dict | None, limit: int) -> tuple[list[RecordKey], dict | None]:
         """Keys of records whose stored response holds `text`: one page of the records partition (every record of
-        the last limits.IDEMPOTENCY_KEEP_SECONDS, whoever made it), filtered by DynamoDB (after the limit: a page may be short)."""
+        the last limits.IDEMPOTENCY_KEEP_SECONDS, whoever made it), filtered by DynamoDB (after the limit: a page
+        may be short)."""
         args = {
             "TableName": self._table,
             "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
