@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
 import boto3
 import pytest
@@ -37,16 +38,17 @@ def stack_template() -> dict:
     return synthesized_template("dev")
 
 
-@pytest.fixture
-def ddb(stack_template, monkeypatch):
-    """A fresh moto DynamoDB with the stack's tables; the handlers' env points at them."""
+@contextmanager
+def moto_tables(stack_template: dict, env: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A fresh moto DynamoDB with the stack's tables, the handlers' env (set through `env`) pointing at them, and a
+    runtime on it serving until the end: the client."""
     for name, value in function_env(stack_template).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
-    monkeypatch.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
-    monkeypatch.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
-    monkeypatch.setenv("RECEIPT_SIGNING_KEY", RECEIPT_SIGNING_KEY)
-    monkeypatch.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
+        env.setenv(name, value)
+    env.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
+    env.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
+    env.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
+    env.setenv("RECEIPT_SIGNING_KEY", RECEIPT_SIGNING_KEY)
+    env.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key
     # One boto3 default session for the whole worker: moto's default resets it at each start, and a new session
     # loads and parses botocore's service and endpoint files again (about half a second a test).
     with mock_aws(config={"core": {"reset_boto3_session": False}}):
@@ -54,6 +56,21 @@ def ddb(stack_template, monkeypatch):
         create_tables(client, table_specs(stack_template))
         with invocation.serving(Runtime.build(Settings.from_environment(), dynamodb=client)):
             yield client
+
+
+@pytest.fixture
+def ddb(stack_template, monkeypatch):
+    """A fresh moto DynamoDB with the stack's tables; the handlers' env points at them."""
+    with moto_tables(stack_template, monkeypatch) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def module_ddb(stack_template):
+    """The same, shared by a module's tests: for tests that each show they change nothing (their own before and
+    after), so that one test's tables are as good as a fresh set and the set up is paid once."""
+    with pytest.MonkeyPatch.context() as env, moto_tables(stack_template, env) as client:
+        yield client
 
 
 @pytest.fixture

@@ -167,13 +167,14 @@ TEXT_CASES = [
 ]
 
 
-@pytest.fixture
-def seeded(ddb):
-    """A few rows in the tables, so 'nothing changed' means something."""
+@pytest.fixture(scope="module")
+def seeded(module_ddb):
+    """A few rows in the tables, so 'nothing changed' means something: one set for the module, as every test here
+    compares all the tables before and after its own requests (a test that wrote would fail itself)."""
     for pid, score in [("a", 5), ("b", 7)]:
         assert call("POST", "/scores", body={"player_id": pid, "score": score}).status == 200
     assert call("POST", "/snapshot", body={}).status == 201
-    return ddb
+    return module_ddb
 
 
 def _tables(ddb) -> dict[str, list[str]]:
