@@ -118,6 +118,26 @@ def batch_get(keys: list[dict], consistent: bool = True, on: tuple[Any, str] | N
     return found
 
 
+def keys_in_partition(partition: str, on: tuple[Any, str]) -> list[tuple[str, str]]:
+    """The keys of every item under one partition key of a scores-keyed table: a Query of the keys only."""
+    db, table = on
+    return [
+        (partition, item[schema.SCORES_SORT_KEY])
+        for item in query_items(
+            on=db,
+            TableName=table,
+            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
+            ExpressionAttributeValues=to_item({":p": partition}),
+            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
+        )
+    ]
+
+
+def delete_keys(pairs: Iterable[tuple[str, str]], on: tuple[Any, str]) -> int:
+    """Delete items by (partition key, sort key): BatchWriteItem, 25 keys a request; how many."""
+    return batch_write(({"DeleteRequest": {"Key": key(p, s)}} for p, s in pairs), on=on)
+
+
 def batch_write(requests: Iterable[dict], writers: int = 1, on: tuple[Any, str] | None = None) -> int:
     """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many. With `writers`
     above 1, that many chunks are in flight at once (bulk loads: the round trips, not the units, take the time).

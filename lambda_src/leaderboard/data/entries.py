@@ -347,21 +347,12 @@ class DynamoEntries:
 
     def delete(self, pairs: Iterable[tuple[str, str]]) -> int:
         """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""
-        return dynamo.batch_write(({"DeleteRequest": {"Key": dynamo.key(p, s)}} for p, s in pairs), on=self._on)
+        return dynamo.delete_keys(pairs, on=self._on)
 
     def keys_in_partition(self, partition_key: str) -> list[tuple[str, str]]:
         """The keys of every item under one partition key of the scores table (a player's entries, their
         counters)."""
-        return [
-            (partition_key, item[schema.SCORES_SORT_KEY])
-            for item in dynamo.query_items(
-                on=self._client,
-                TableName=self._table,
-                KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-                ExpressionAttributeValues=dynamo.to_item({":p": partition_key}),
-                ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
-            )
-        ]
+        return dynamo.keys_in_partition(partition_key, on=self._on)
 
     def page_of_player(self, player_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
         """Up to `limit` items of one player's partition in sort-key order, after sort key `after` (None: from the

@@ -49,16 +49,8 @@ class DynamoRateLimits:
     def forget_player(self, player_id: str) -> None:
         """Delete the player's counter items: one Query of the keys of their partition (every board and minute),
         then BatchWriteItem, 25 keys a request."""
-        partition = keys.rate_partition(player_id)
-        found = dynamo.query_items(
-            on=self._client,
-            TableName=self._table,
-            KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
-            ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
-        )
-        requests = ({"DeleteRequest": {"Key": dynamo.key(partition, i[schema.SCORES_SORT_KEY])}} for i in found)
-        dynamo.batch_write(requests, on=(self._client, self._table))
+        on = (self._client, self._table)
+        dynamo.delete_keys(dynamo.keys_in_partition(keys.rate_partition(player_id), on=on), on=on)
 
 
 class MemoryRateLimits:

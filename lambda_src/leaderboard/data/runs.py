@@ -85,16 +85,8 @@ class DynamoRuns:
 
     def forget_player(self, player_id: str) -> None:
         """Delete every run of the player (an erasure): one Query of the keys, then BatchWriteItem, 25 a request."""
-        partition = keys.runs_partition(player_id)
-        found = dynamo.query_items(
-            on=self._client,
-            TableName=self._table,
-            KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
-            ProjectionExpression=_SORT,
-        )
-        requests = ({"DeleteRequest": {"Key": dynamo.key(partition, i[_SORT])}} for i in found)
-        dynamo.batch_write(requests, on=(self._client, self._table))
+        on = (self._client, self._table)
+        dynamo.delete_keys(dynamo.keys_in_partition(keys.runs_partition(player_id), on=on), on=on)
 
 
 class MemoryRuns:
