@@ -107,3 +107,67 @@ def test_the_serializers_remembered_attribute_names_are_the_ones_moto_works_out(
         table.query(TableName="t", KeyConditionExpression="pk = :a", ExpressionAttributeValues={":a": {"S": "a"}})
         table.transact_get_items(TransactItems=[{"Get": {"TableName": "t", "Key": {"pk": {"S": "a"}}}}])
     assert {"Table", "Items", "Responses"} <= set(compared)
+
+
+def test_cast_values_and_the_tables_item_order_are_moto_own():
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    moto_speedups.install()
+    values = [
+        {"S": "b"},
+        {"S": ""},
+        {"N": "-1.50"},
+        {"N": "10"},
+        {"B": b"\x00\xff"},
+        {"BOOL": False},
+        {"NULL": True},
+        {"SS": ["a", "b"]},
+        {"NS": ["1", "2.0"]},
+        {"L": [{"N": "1"}, {"S": "x"}]},
+        {"M": {"k": {"N": "3"}}},
+    ]
+    for value in values:
+        typed = DynamoType(value)
+        assert typed.cast_value == moto_speedups.ORIGINAL_CAST_VALUE.fget(typed), value
+
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        for name, attributes, schema in [
+            ("ranged", [("h", "S"), ("r", "N")], [("h", "HASH"), ("r", "RANGE")]),
+            ("hashed", [("h", "N")], [("h", "HASH")]),
+        ]:
+            client.create_table(
+                TableName=name,
+                KeySchema=[{"AttributeName": a, "KeyType": k} for a, k in schema],
+                AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for a, t in attributes],
+                BillingMode="PAY_PER_REQUEST",
+            )
+        for i in range(40):  # numbers that sort differently as text, strings that share prefixes
+            client.put_item(
+                TableName="ranged", Item={"h": {"S": "ab"[i % 2] * (i % 3 + 1)}, "r": {"N": str(7 - i * 1.5)}}
+            )
+            client.put_item(TableName="hashed", Item={"h": {"N": str((i * 37) % 23 - 11)}})
+        tables = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].tables
+        for name in ("ranged", "hashed"):
+            assert [id(i) for i in tables[name].all_items()] == [
+                id(i) for i in moto_speedups.ORIGINAL_ALL_ITEMS(tables[name])
+            ]
+
+
+def test_a_transaction_backs_each_of_its_tables_up_once(table, monkeypatch):
+    from moto.dynamodb.models.table import Table
+
+    made = []
+
+    def recorded(self, memo):
+        clone = moto_speedups._table_deepcopy(self, memo)
+        made.append(id(clone))
+        return clone
+
+    monkeypatch.setattr(Table, "__deepcopy__", recorded)
+    table.transact_write_items(TransactItems=[{"Put": {"TableName": "t", "Item": {"pk": {"S": key}}}} for key in "abc"])
+    assert len(made) == 3 and len(set(made)) == 1  # moto asks once per item; the one copy answers each time
+    made.clear()
+    table.transact_write_items(TransactItems=[{"Delete": {"TableName": "t", "Key": {"pk": {"S": "a"}}}}])
+    assert len(made) == 1  # the next transaction makes its own
+    assert moto_speedups._backups_of_this_transaction is None
