@@ -109,7 +109,7 @@ def test_the_serializers_remembered_attribute_names_are_the_ones_moto_works_out(
     assert {"Table", "Items", "Responses"} <= set(compared)
 
 
-def test_cast_values_and_the_tables_item_order_are_moto_own():
+def test_the_cast_values_and_the_order_of_a_tables_items_are_motos_own():
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     moto_speedups.install()
