@@ -67,6 +67,9 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
             return erase(player_id, now)
         view = status_view(state["erasure_id"])  # the audit says "erased" a moment before the state does
         return view["status"] == "erased", view
+    if leased["phase"] == _FENCED:  # another call finished it between this call's read and its claim
+        _erasures().release(key)
+        return True, status_view(leased["erasure_id"])
     try:
         return _go_on(player_id, key, leased, now)
     except BaseException:

@@ -404,6 +404,32 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
     assert _holding(ddb, 'twice"') == []
 
 
+def test_a_call_that_read_the_erasure_before_another_finished_it_answers_erased(ddb, settle, monkeypatch, clock):
+    """A call reads the erasure's state, then another call finishes the erasure and gives the lease up before the
+    first claims it: the claim returns the finished state, which the first call answers as it stands."""
+    from leaderboard import player_removal
+
+    call("POST", "/scores", body={"player_id": "late", "score": 5})
+    assert call("DELETE", "/players/late").status == 202
+    _later(clock, player_removal.FENCE_SECONDS)
+    erasures = invocation.runtime().erasures
+    claim = erasures.claim
+    nested: list = []
+
+    def finished_meanwhile(key, now_s, lease_until):
+        if not nested:  # this call has read the erasure: another runs its whole course meanwhile
+            nested.append(None)
+            nested[0] = call("DELETE", "/players/late")
+        return claim(key, now_s, lease_until)
+
+    monkeypatch.setattr(erasures, "claim", finished_meanwhile)
+    reply = call("DELETE", "/players/late")
+    assert nested[0].status == 200 and nested[0].body["status"] == "erased", nested[0].body
+    assert reply.status == 200 and reply.body == nested[0].body, reply.body
+    settle()
+    assert _holding(ddb, 'late"') == []
+
+
 def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, settle, small_counters):
     create("many", periods=["all-time"])
     for i in range(40):
