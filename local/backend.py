@@ -20,7 +20,7 @@ from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
-from local.streams import QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
+from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
 
 STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
@@ -201,6 +201,7 @@ class Backend:
                 consumer.batch_size,
                 consumer.filter_patterns,
                 consumer.retry_attempts,
+                poll_seconds=LAMBDA_POLL_SECONDS,
                 quiet_poll_seconds=QUIET_POLL_SECONDS,
             )
             pollers.append(poller.start())
@@ -273,7 +274,13 @@ class Backend:
         finally:
             self.pollers = [
                 StreamPoller(
-                    p.reader, p.handler, p.batch_size, p.patterns, p.retry_attempts, p.quiet_poll_seconds
+                    p.reader,
+                    p.handler,
+                    p.batch_size,
+                    p.patterns,
+                    p.retry_attempts,
+                    poll_seconds=p.poll_seconds,
+                    quiet_poll_seconds=p.quiet_poll_seconds,
                 ).start()
                 for p in self.pollers
             ]

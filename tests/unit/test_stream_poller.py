@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from local.streams import ACTIVE_IDLE_ROUNDS, StreamPoller
+from local.streams import ACTIVE_IDLE_ROUNDS, StreamPoller, StreamReader
 
 BOUND = 30.0  # generous: a loaded 2-core machine
 
@@ -23,6 +23,9 @@ class CountingReader:
             self.polls += 1
             self.polled.notify_all()
         return []
+
+    def forget_shards(self) -> None:
+        pass
 
     def wait_for(self, polls: int) -> None:
         with self.polled:
@@ -54,3 +57,55 @@ def test_without_a_quiet_interval_it_polls_as_before():
         reader.wait_for(ACTIVE_IDLE_ROUNDS + 5)  # past the active rounds it keeps polling (bench/ keeps this)
     finally:
         poller.stop()
+
+
+def test_a_settle_polls_at_the_short_interval_whatever_the_pollers_own():
+    reader = CountingReader()
+    poller = StreamPoller(reader, lambda event, context: None, 100, (), poll_seconds=3600, quiet_poll_seconds=3600)
+    poller.start()
+    try:
+        reader.wait_for(1)
+        poller.settle(timeout=BOUND)  # two idle polls, IDLE_POLL_SECONDS apart, not an hour
+    finally:
+        poller.stop()
+
+
+class ShardsClient:
+    """A dynamodbstreams client whose stream has one shard, then (once `close()` is called) a closed parent and
+    an open child holding one record; counting the DescribeStream calls."""
+
+    class exceptions:
+        class TrimmedDataAccessException(Exception):
+            pass
+
+    def __init__(self) -> None:
+        self.describes = 0
+        self.closed = False
+
+    def describe_stream(self, StreamArn):
+        self.describes += 1
+        shards = [{"ShardId": "parent"}] + ([{"ShardId": "child"}] if self.closed else [])
+        return {"StreamDescription": {"Shards": shards}}
+
+    def get_shard_iterator(self, StreamArn, ShardId, **position):
+        return {"ShardIterator": ShardId}
+
+    def get_records(self, ShardIterator, Limit):
+        if ShardIterator == "parent":
+            return {"Records": []} if self.closed else {"Records": [], "NextShardIterator": "parent"}
+        record = {"eventName": "INSERT", "dynamodb": {"SequenceNumber": "1", "Keys": {}}}
+        return {"Records": [record] if ShardIterator == "child" else [], "NextShardIterator": "child-next"}
+
+
+def test_a_reader_lists_the_shards_again_after_one_closes_or_when_told_and_not_on_every_read():
+    client = ShardsClient()
+    reader = StreamReader(client, "arn:aws:dynamodb:us-east-1:1:table/t/stream/s", describe_every_seconds=3600)
+    assert reader.read(100) == [] and reader.read(100) == []
+    assert client.describes == 1  # within describe_every_seconds: the listing is reused
+    reader.forget_shards()
+    reader.read(100)
+    assert client.describes == 2
+    client.closed = True
+    assert reader.read(100) == []  # the parent ends here: its child is listed on the next read
+    assert [r["dynamodb"]["SequenceNumber"] for r in reader.read(100)] == ["1"]
+    assert client.describes == 3
