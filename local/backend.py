@@ -272,18 +272,7 @@ class Backend:
         try:
             yield consume
         finally:
-            self.pollers = [
-                StreamPoller(
-                    p.reader,
-                    p.handler,
-                    p.batch_size,
-                    p.patterns,
-                    p.retry_attempts,
-                    poll_seconds=p.poll_seconds,
-                    quiet_poll_seconds=p.quiet_poll_seconds,
-                ).start()
-                for p in self.pollers
-            ]
+            self.pollers = [p.renewed().start() for p in self.pollers]
 
     def table_name(self, key_attribute: str) -> str:
         """The local name of the table whose partition key is key_attribute."""

@@ -195,6 +195,18 @@ class StreamPoller:
         self.thread.start()
         return self
 
+    def renewed(self) -> StreamPoller:
+        """A new poller (not started) on the same reader, handler and settings: a stopped thread cannot restart."""
+        return StreamPoller(
+            self.reader,
+            self.handler,
+            self.batch_size,
+            self.patterns,
+            self.retry_attempts,
+            poll_seconds=self.poll_seconds,
+            quiet_poll_seconds=self.quiet_poll_seconds,
+        )
+
     def wake(self) -> None:
         """Something may have written: poll at the active pace for a while (now, if the last poll was longer than
         poll_seconds ago). The local stack wakes its pollers after every function call: a poll at each one made a

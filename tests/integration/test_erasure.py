@@ -124,7 +124,7 @@ def test_rank_counters_cut_among_tied_entries_name_no_player(api, stack, small_c
 def test_a_submission_racing_the_erasure_leaves_no_entry(api, stack):
     """10 writers submit for the player while the erasure runs; the moment it has answered "erased", and again once
     the writers that were in flight have finished, no item names the player. Run once, not three times: a run waits
-    out the fences' real FENCE_SECONDS under 10 writers (17 s of a core); the overlap three runs once found (a call
+    out the fences' real FENCE_SECONDS under 10 writers (17 s to 21 s); the overlap three runs once found (a call
     that read the erasure before another finished it) is replayed deterministically in tests/unit/test_players.py."""
     board, victim = "er-race", "racer-0"
     assert (
