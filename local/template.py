@@ -7,6 +7,7 @@ the template is cached under .local/templates/, keyed by a hash of what it is bu
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -41,35 +42,42 @@ def cache_key(stage: str) -> str:
 def synthesized_template(stage: str = "dev", refresh: bool = False) -> dict:
     """The stack's template, synthesized once per change of its sources."""
     cached = CACHE_DIR / f"leaderboard-{stage}-{cache_key(stage)}.json"
-    if refresh or not cached.is_file():
-        print(
-            f"Synthesizing the CDK stack leaderboard-{stage} (once per change of stacks/) ...",
-            file=sys.stderr,
-            flush=True,
-        )
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        for old in CACHE_DIR.glob(f"leaderboard-{stage}-*.json"):
-            old.unlink(missing_ok=True)  # another test process (pytest -n 2) may have removed it first
-        with tempfile.TemporaryDirectory() as outdir:
-            env = {
-                **os.environ,
-                "CDK_OUTDIR": outdir,
-                "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
-                "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
-            }
-            tmp = CACHE_DIR / f".{cached.name}.{os.getpid()}.tmp"
-            # Output only on failure: jsii prints a Node version banner on every run.
-            done = subprocess.run(
-                [sys.executable, "-m", "local.synth", str(tmp), stage],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-            if done.returncode:
-                raise SystemExit(f"CDK synth failed:\n{done.stdout}{done.stderr}")
-            os.replace(tmp, cached)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    # One synth for processes that ask at once (tests/unit's two workers on a fresh clone): the others wait for it
+    with open(CACHE_DIR / f".leaderboard-{stage}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if refresh or not cached.is_file():
+            _synthesize(stage, cached)
     return json.loads(cached.read_text())
+
+
+def _synthesize(stage: str, cached: Path) -> None:
+    print(
+        f"Synthesizing the CDK stack leaderboard-{stage} (once per change of stacks/) ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    for old in CACHE_DIR.glob(f"leaderboard-{stage}-*.json"):
+        old.unlink(missing_ok=True)  # an older synth's (sources changed since)
+    with tempfile.TemporaryDirectory() as outdir:
+        env = {
+            **os.environ,
+            "CDK_OUTDIR": outdir,
+            "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
+            "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        }
+        tmp = CACHE_DIR / f".{cached.name}.{os.getpid()}.tmp"
+        # Output only on failure: jsii prints a Node version banner on every run.
+        done = subprocess.run(
+            [sys.executable, "-m", "local.synth", str(tmp), stage],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode:
+            raise SystemExit(f"CDK synth failed:\n{done.stdout}{done.stderr}")
+        os.replace(tmp, cached)
 
 
 @dataclass(frozen=True)

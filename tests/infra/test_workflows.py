@@ -61,11 +61,11 @@ def test_deploy_uses_oidc_and_no_long_lived_keys():
 
 
 def test_make_test_runs_every_test_directory():
-    """`make test` names its suites (tests/unit, then three groups side by side): a new test directory outside them
-    would never run in CI."""
+    """`make test` names its suites (tests/unit beside two groups, then two groups side by side): a new test
+    directory outside them would never run in CI."""
     makefile = (ROOT / "Makefile").read_text()
     named = {"tests/unit"}
-    for group in ("TEMPLATE_SUITES", "STACK_SUITES", "BROWSER_SUITES"):
+    for group in ("TEMPLATE_SUITES", "PACKAGE_SUITES", "STACK_SUITES", "BROWSER_SUITES"):
         (line,) = re.findall(rf"^{group} := (.+)$", makefile, flags=re.M)
         named.update(line.split())
     with_tests = {str(p.parent.relative_to(ROOT)) for p in (ROOT / "tests").glob("*/**/test_*.py")}
