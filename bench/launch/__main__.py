@@ -30,6 +30,12 @@ def parse(argv: list[str] | None = None) -> Options:
     )
     p.add_argument("--json", type=Path, dest="json_path", default=d.json_path, help="where the figures go")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="only Locust's summary")
+    p.add_argument(
+        "--each-first",
+        action="store_true",
+        help="each Player reads the top, reads its rank and submits once before the random mix: every operation "
+        "happens in a run of seconds (tests)",
+    )
     a = p.parse_args(argv)
     if a.users < 1 or a.seconds < 1 or a.players < 1 or a.samples < 1:
         p.error("--users, --seconds, --players and --samples must be at least 1")
@@ -38,7 +44,17 @@ def parse(argv: list[str] | None = None) -> Options:
     if a.users - a.live_users > a.players:
         p.error("--players must be at least the number of Players: each owns one seeded player")
     return Options(
-        a.users, a.spawn_rate, a.seconds, a.players, a.live_users, a.wait, a.weights, a.samples, a.json_path, a.progress
+        a.users,
+        a.spawn_rate,
+        a.seconds,
+        a.players,
+        a.live_users,
+        a.wait,
+        a.weights,
+        a.samples,
+        a.json_path,
+        a.progress,
+        a.each_first,
     )
 
 

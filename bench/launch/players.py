@@ -9,7 +9,8 @@
 
 Configured by environment variables (the harness, bench/launch/runner.py, sets them): LAUNCH_READS_URL,
 LAUNCH_API_URL, LAUNCH_LIVE_URL, LAUNCH_GAME_KEY, LAUNCH_PLAYERS (a JSON file {player_id: best score}),
-LAUNCH_LIVE_USERS, LAUNCH_TASK_WEIGHTS, LAUNCH_WAIT_SECONDS, LAUNCH_STATS (where the figures go when Locust quits).
+LAUNCH_LIVE_USERS, LAUNCH_TASK_WEIGHTS, LAUNCH_WAIT_SECONDS, LAUNCH_STATS (where the figures go when Locust quits),
+LAUNCH_EACH_FIRST (non-empty: each Player calls each task once on start, so that a run of seconds has every operation).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ _players: dict[str, int] = json.loads(open(_env("LAUNCH_PLAYERS")).read()) if _e
 # Task weights top, own rank, submit (default 6,3,1: submissions are 10% of requests) and the longest think time.
 _weights = [int(w) for w in _env("LAUNCH_TASK_WEIGHTS", "6,3,1").split(",")]
 _wait = float(_env("LAUNCH_WAIT_SECONDS", "1.5"))
+_each_first = bool(_env("LAUNCH_EACH_FIRST"))
 # The run's submissions, in turn across all Players: per 20, 1 new player, 3 improving, 16 not improving (5%, 15%,
 # 80%); the first two are a new player and an improvement, so that even a run of seconds has each kind.
 _SUBMISSIONS = itertools.cycle(["new", "up", *["same"] * 5, "up", *["same"] * 5, "up", *["same"] * 5])
@@ -70,6 +72,10 @@ class Player(HttpUser):
         self.headers = {"x-api-key": _env("LAUNCH_GAME_KEY", ""), "Content-Type": "application/json"}
         self.player_id = next(_pool, None) or f"player-{uuid.uuid4().hex[:12]}"
         self.best = _players.get(self.player_id, 0)
+        if _each_first:  # the run's first submissions are a new player, an improvement, then one that is not
+            self.read_top()
+            self.read_rank()
+            self.submit()
 
     @task(_weights[0])
     def read_top(self) -> None:

@@ -42,6 +42,7 @@ class Options:
     samples: int = 20  # per operation, for the DynamoDB cost
     json_path: Path = ROOT / "bench" / "results" / "launch.json"
     progress: bool = True
+    each_first: bool = False  # each Player calls each of its tasks once before Locust's random choice
 
 
 class Stack:
@@ -149,6 +150,7 @@ def run_locust(
         "LAUNCH_TASK_WEIGHTS": o.task_weights,
         "LAUNCH_WAIT_SECONDS": str(o.wait_seconds),
         "LAUNCH_STATS": str(stats),
+        "LAUNCH_EACH_FIRST": "1" if o.each_first else "",
     }
     cmd = [sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "launch" / "players.py"), "--headless"]
     cmd += ["--users", str(o.users), "--spawn-rate", str(o.spawn_rate), "--run-time", f"{o.seconds}s"]
