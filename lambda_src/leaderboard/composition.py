@@ -31,6 +31,7 @@ from .data.idempotency import DynamoRecords, MemoryRecords
 from .data.live_events import LivePublisher
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.memory_entries import MemoryEntries
+from .data.memory_stream import MemoryStream
 from .data.moderation import DynamoModeration, MemoryModeration
 from .data.pending import DynamoPending, MemoryPending
 from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
@@ -156,14 +157,18 @@ class Runtime:
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
-        """The same clients, clock and in-memory stores with other settings (and fresh caches and DynamoDB stores,
-        which depend on them: a table's name is a setting)."""
+        """The same clients, clock and in-memory stores with some settings changed (see rebuilt)."""
+        return self.rebuilt(replace(self.settings, **changes))
+
+    def rebuilt(self, settings: Settings | None = None, clock: Clock | None = None) -> Runtime:
+        """The same clients and in-memory stores with these settings and this clock (default: this runtime's), and
+        fresh caches and DynamoDB stores, which depend on them (a table's name is a setting)."""
         kept = {
             name: getattr(self, name)
             for name, on_dynamodb, _ in STORES
             if not isinstance(getattr(self, name), on_dynamodb)
         }
-        return Runtime.build(replace(self.settings, **changes), self.clock, self.dynamodb, **kept)
+        return Runtime.build(settings or self.settings, clock or self.clock, self.dynamodb, **kept)
 
 
 # Each store of a runtime: its field, its DynamoDB implementation, its in-memory one (tests/contract runs the same
@@ -189,9 +194,10 @@ STORES: tuple[tuple[str, type, type], ...] = (
 def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these). The entries read the same runtime's moderation, boards and erasures, as DynamoDB
-    reads their items in the submission's request."""
+    reads their items in the submission's request, and write their changes to a stream of their own (`.stream`,
+    what the stream consumers read)."""
     stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
-    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"])
+    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"], MemoryStream())
     return stores
 
 

@@ -1,6 +1,6 @@
-"""Closing periods under moto: the summary (top, total, tier cut-offs, reward winners) against a brute force, the
-final snapshot, the event, idempotency, 409 for open periods, the periods routes, the scheduled job, tiers on
-player lookups."""
+"""Closing periods on the in-memory stores: the summary (top, total, tier cut-offs, reward winners) against a brute
+force, the final snapshot, the event, idempotency, 409 for open periods, the periods routes, the scheduled job, tiers
+on player lookups."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ _board_ids = itertools.count()
 
 
 @pytest.fixture
-def events_file(ddb, tmp_path, monkeypatch, reconfigure):
+def events_file(in_memory, tmp_path, monkeypatch, reconfigure):
     """Where the closing's events go when there is no EventBridge (local runs and tests)."""
     path = tmp_path / "events.jsonl"
     monkeypatch.setenv("LOCAL_EVENTS_FILE", str(path))
@@ -70,7 +70,7 @@ def brute_force(scores: dict[str, tuple[int, int]], order: str, tiers, rewards):
     shards=st.sampled_from([1, 3]),
     scores=st.lists(st.integers(min_value=0, max_value=30), min_size=1, max_size=40),
 )
-def test_a_closing_summary_matches_brute_force(ddb, settle, events_file, order, shards, scores):
+def test_a_closing_summary_matches_brute_force(in_memory, settle, events_file, order, shards, scores):
     board_id = f"s{next(_board_ids)}"
     body = {"board_id": board_id, "periods": ["daily"], "order": order, "shards": shards, "max_score": 30}
     board_registry.create_board({**body, "tiers": TIERS, "rewards": REWARDS}, now=YESTERDAY - timedelta(days=1))
@@ -101,7 +101,7 @@ def test_a_closing_summary_matches_brute_force(ddb, settle, events_file, order, 
     ]
 
 
-def test_score_at_rank_finds_every_rank(ddb, settle):
+def test_score_at_rank_finds_every_rank(in_memory, settle):
     """The binary search behind tier cut-offs, on a sharded board with many ties, both orders."""
     rng = random.Random(7)
     for order in boards.ORDERS:
@@ -118,7 +118,7 @@ def test_score_at_rank_finds_every_rank(ddb, settle):
         assert ranking.score_at_rank(parts, 31, 0, 1000, order == boards.DESC) is None
 
 
-def test_closing_is_idempotent_and_open_periods_are_409(ddb, settle, events_file):
+def test_closing_is_idempotent_and_open_periods_are_409(in_memory, settle, events_file):
     call("POST", "/leaderboards", body={"board_id": "wk", "periods": ["all-time", "daily"], "tiers": TIERS})
     config = board_registry.get_board("wk")
     scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
@@ -154,7 +154,7 @@ def test_closing_is_idempotent_and_open_periods_are_409(ddb, settle, events_file
     assert (shown["status"], shown["total_players"], shown["next_reset"]) == ("open", 1, shown["ends_at"])
 
 
-def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(ddb, clock, settle, events_file):
+def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(in_memory, clock, settle, events_file):
     start, end = clock.now() - timedelta(hours=1), clock.now() + timedelta(seconds=8)
     body = {"board_id": "cup", "starts_at": iso(start), "ends_at": iso(end), "rewards": REWARDS, "tiers": TIERS}
     assert call("POST", "/leaderboards", body=body).status == 201
@@ -181,7 +181,7 @@ def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(ddb, clock, settl
     assert [e["detail"]["period_id"] for e in events_file() if e["detail"]["board_id"] == "cup"] == ["tournament"]
 
 
-def test_the_scheduled_job_closes_each_kind_s_previous_period(ddb, events_file):
+def test_the_scheduled_job_closes_each_kind_s_previous_period(in_memory, events_file):
     now = datetime(2026, 12, 1, 0, 3, tzinfo=UTC)  # a Tuesday: yesterday's day and November have ended
     board_registry.create_board({"board_id": "all", "periods": list(periods.KINDS)}, now=now - timedelta(days=60))
     config = board_registry.get_board("all")
@@ -199,13 +199,13 @@ def test_the_scheduled_job_closes_each_kind_s_previous_period(ddb, events_file):
         ({"tiers": [{"name": "a", "min_percentile": 5}, {"name": "a", "min_percentile": 6}]}, "tiers must be"),
     ],
 )
-def test_bad_rewards_and_tiers_are_400(ddb, fields, fragment):
+def test_bad_rewards_and_tiers_are_400(in_memory, fields, fragment):
     reply = call("POST", "/leaderboards", body={"board_id": "bad", **fields})
     assert reply.status == 400 and fragment in reply.body["error"]
 
 
 @pytest.mark.parametrize(("order", "shards"), [(boards.DESC, 1), (boards.ASC, 3)])
-def test_tier_cutoffs_below_the_closing_top_are_searched(ddb, settle, events_file, order, shards):
+def test_tier_cutoffs_below_the_closing_top_are_searched(in_memory, settle, events_file, order, shards):
     """150 players: the silver and bronze cut-offs lie past the top 100 the summary keeps."""
     board_id = f"big-{order}"
     body = {"board_id": board_id, "periods": ["daily"], "order": order, "shards": shards, "tiers": TIERS}
@@ -225,7 +225,7 @@ def test_tier_cutoffs_below_the_closing_top_are_searched(ddb, settle, events_fil
     assert len(summary["top"]) == 100
 
 
-def test_a_closing_sends_its_event_once_and_its_claim_can_be_taken_over(ddb, settle, events_file):
+def test_a_closing_sends_its_event_once_and_its_claim_can_be_taken_over(in_memory, settle, events_file):
     """A second close call answers the same summary and sends nothing; the sending is claimed on the summary, and a
     claim left by a sender that died is taken over later. (Closings racing each other are tested against DynamoDB
     Local in tests/integration/test_season.py: moto's conditional writes are not atomic across threads.)"""

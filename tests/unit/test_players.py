@@ -27,14 +27,14 @@ def friends(board, ids, **query):
 
 
 @pytest.fixture
-def small_counters(monkeypatch, ddb):
+def small_counters(served):
     """Tiny buckets and segments, so ranks come from several counter levels."""
     with counter_capacities(None, bucket=4, segment=3):
         yield
 
 
 @pytest.mark.parametrize("shards", [1, 3])
-def test_friends_are_in_rank_order_with_board_wide_ranks(ddb, settle, small_counters, shards):
+def test_friends_are_in_rank_order_with_board_wide_ranks(in_memory, settle, small_counters, shards):
     create("duel", periods=["all-time"], shards=shards)
     rng = random.Random(shards)
     scores = {f"p{i:02d}": rng.randrange(0, 40) for i in range(30)}

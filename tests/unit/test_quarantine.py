@@ -163,10 +163,11 @@ def _oracle(order: str, submitted: list[tuple[str, int]]) -> list[tuple[str, int
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize(("order", "shards"), [("desc", 1), ("asc", 3)])
 def test_approved_scores_take_the_place_of_their_submission_time_against_a_brute_force_oracle(
-    ddb, clock, settle, seed, order, shards
+    in_memory, clock, settle, seed, order, shards
 ):
     """Random scores, those past the rule held back; approved later in random order, the board is what applying
-    every submission at its own time gives: the same order, ranks and total (ties by submission time)."""
+    every submission at its own time gives: the same order, ranks and total (ties by submission time). On the
+    in-memory stores."""
     rng = random.Random(seed)
     limit = 50 if order == "desc" else 10  # desc: above 50 is held; asc: below 10 is held
     rules = {"max_score": {"value": limit, "action": "quarantine"}}

@@ -1,6 +1,6 @@
 """Rank modes against a brute force: competition ranks (1, 2, 2, 4) on random boards with many ties, both orders,
 sharded and not, through every read that shows ranks (pages walked with cursors, score ranges, a player with the
-players around them); dense ranks are refused (400) with the reason."""
+players around them); dense ranks are refused (400) with the reason. On the in-memory stores."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ _board_ids = itertools.count()
 
 
 @pytest.fixture
-def small_buckets(ddb, monkeypatch):
+def small_buckets(in_memory):
     """Tiny buckets and segments: ties straddle buckets, segments and pages."""
     with counter_capacities(None, bucket=3, segment=2):
-        yield ddb
+        yield in_memory
 
 
 def competition(best: dict[str, int], order: str) -> dict[str, int]:
@@ -95,7 +95,7 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
         ]
 
 
-def test_competition_ranks_over_http_and_the_default_is_unique(ddb, settle):
+def test_competition_ranks_over_http_and_the_default_is_unique(in_memory, settle):
     call("POST", "/leaderboards", body={"board_id": "ties"})
     for player, score in (("a", 50), ("b", 40), ("c", 40), ("d", 30), ("e", 40)):
         call("POST", "/leaderboards/ties/scores", body={"player_id": player, "score": score})
@@ -127,7 +127,7 @@ def test_competition_ranks_over_http_and_the_default_is_unique(ddb, settle):
         ("/leaderboards/ties/top", "olympic", "rank_mode must be one of unique, competition"),
     ],
 )
-def test_dense_and_unknown_rank_modes_are_400(ddb, path, mode, fragment):
+def test_dense_and_unknown_rank_modes_are_400(in_memory, path, mode, fragment):
     call("POST", "/leaderboards", body={"board_id": "ties"})
     call("POST", "/leaderboards/ties/scores", body={"player_id": "a", "score": 1})
     query = {"rank_mode": mode} | ({"min_score": "0", "max_score": "9"} if path.endswith("range") else {})

@@ -1,9 +1,10 @@
 """Ranks, totals and percentiles equal a brute-force oracle on random boards.
 
-Random submissions on boards of both orders, every operator, with and without write sharding, and a tiny
-bucket capacity so that bucket and segment splits happen all the time. The rank counters come from the table's
-stream, delivered to the consumer the way Lambda may deliver it: in random batches, the stream's shards
-interleaved in any order, batches redelivered and old batches replayed after newer ones.
+Random submissions on boards of both orders, every operator, with and without write sharding, and a tiny bucket
+capacity so that bucket and segment splits happen all the time, on the in-memory stores. The rank counters come
+from the entries' stream (in memory; tests/contract/test_entry_stream.py holds it to a table's), delivered to the
+consumer the way Lambda may deliver it: in random batches, the stream's shards interleaved in any order, batches
+redelivered and old batches replayed after newer ones.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import itertools
 import zlib
 from datetime import UTC, datetime, timedelta
 
-import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +21,6 @@ from leaderboard import board_registry, boards, counting, invocation, keys, peri
 from leaderboard import submissions as scores_in
 from leaderboard.errors import BadRequest, ServiceUnavailable
 from leaderboard.scoring import Submission
-from local.streams import StreamReader
 from tests.support.capacities import counter_capacities
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -30,19 +29,15 @@ _board_ids = itertools.count()
 
 
 @pytest.fixture
-def small_buckets(ddb, monkeypatch):
+def small_buckets(in_memory):
     with counter_capacities(None, bucket=3, segment=2):
-        yield ddb
+        yield in_memory
 
 
 @pytest.fixture
-def stream(ddb):
-    """A reader of the scores table's stream (moto serves it at the classic endpoint only)."""
-    client = boto3.client(
-        "dynamodbstreams", region_name="us-east-1", endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com"
-    )
-    arn = ddb.describe_table(TableName=invocation.settings().scores_table)["Table"]["LatestStreamArn"]
-    return StreamReader(client, arn)
+def stream(in_memory):
+    """A reader of the entries' stream (in memory: tests/contract/test_entry_stream.py holds it to a table's)."""
+    return in_memory.entries.stream.reader()
 
 
 def oracle(config, submissions):

@@ -222,6 +222,7 @@ BEHIND_STORES = {
     "data.dynamo",  # the DynamoDB plumbing of the stores' implementations
     "data.entries",
     "data.memory_entries",
+    "data.memory_stream",  # the in-memory entries' stream (what the stream consumers read in memory)
     "data.erasures",
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
@@ -335,7 +336,7 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "the stores' implementations (DynamoDB, in memory) and the other data modules: only the root imports them",
             ("data", *(f"data.{d}" for d in (
                 "boards", "chain", "closings", "counters", "dynamo", "entries", "erasures", "events", "idempotency",
-                "idempotency_memory", "memory_entries",
+                "idempotency_memory", "memory_entries", "memory_stream",
                 "live_events", "live_state", "memory", "moderation", "pending", "rate_limits", "runs", "secrets",
                 "snapshots",
             ))),

@@ -5,7 +5,8 @@ projection, an erasure's fences in the entry places, and BatchWriteItem's refusa
 Reads are strongly consistent, even those a caller allows to be eventually consistent.
 
 get_for_submission reads the moderation, board and erasure stores of the same runtime (given when it builds the
-stores, composition.in_memory_stores), as DynamoDB reads those items in the same request."""
+stores, composition.in_memory_stores), as DynamoDB reads those items in the same request. Each change of an item is
+written to `stream` (data/memory_stream.py), as a table's stream holds it."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ..board_registry import BoardStore
     from ..moderation import ModerationStore
     from .erasures import MemoryErasures
+    from .memory_stream import MemoryStream
 
 _PK, _SK, _RANK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY, schema.RANK_INDEX_SORT_KEY
 # What the rank index holds of an item: its keys, the table's keys and the projected attributes (INCLUDE).
@@ -39,10 +41,20 @@ def _duplicates(operation: str) -> ClientError:
 class MemoryEntries:
     """The entry items (and fences) in a dict of this instance, by their scores-table key."""
 
-    def __init__(self, moderation: ModerationStore, boards: BoardStore, erasures: MemoryErasures) -> None:
+    def __init__(
+        self, moderation: ModerationStore, boards: BoardStore, erasures: MemoryErasures, stream: MemoryStream
+    ) -> None:
         self._moderation, self._boards, self._erasures = moderation, boards, erasures
+        self.stream = stream  # the scores table's stream, for the entries (what the stream consumers read)
         self._items: dict[memory.Key, dict[str, Any]] = {}
         self._lock = threading.RLock()
+
+    def _put(self, key: memory.Key, item: dict[str, Any] | None) -> None:
+        """Store `item` at `key` (None: delete it), and the change in the stream (under the lock: in order)."""
+        old = self._items.pop(key, None) if item is None else self._items.get(key)
+        if item is not None:
+            self._items[key] = item
+        self.stream.changed(key, old, item)
 
     # --- reads by key ---
 
@@ -109,7 +121,7 @@ class MemoryEntries:
                 for old in forgotten_operations(dict(w.expected.get("ops") or {})):
                     ops.pop(old, None)
                 item["ops"] = ops
-        self._items[key] = memory.stored(item)
+        self._put(key, memory.stored(item))
 
     def keep_best(
         self, entry: Entry, descending: bool, name_given: bool, hidden: bool = False
@@ -133,7 +145,7 @@ class MemoryEntries:
             item.update({k: v for k, v in entry.attributes(hidden).items() if v is not None and k != "player_name"})
             if name_given or "player_name" not in old:
                 item["player_name"] = entry.player_name
-            self._items[key] = memory.stored({k: v for k, v in item.items() if v is not None})
+            self._put(key, memory.stored({k: v for k, v in item.items() if v is not None}))
             return True, old
 
     def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
@@ -142,7 +154,8 @@ class MemoryEntries:
             stored = self._items.get((player_id, partition))
             if stored is None or source not in stored or stored[source] != position(item):
                 raise Changed()
-            stored[target] = stored.pop(source)
+            moved = {k: v for k, v in stored.items() if k != source}
+            self._put((player_id, partition), {**moved, target: stored[source]})
 
     # --- a player's partition ---
 
@@ -181,10 +194,7 @@ class MemoryEntries:
                 raise _duplicates(operation)
             with self._lock:
                 for key, item in chunk:
-                    if item is None:
-                        self._items.pop(key, None)
-                    else:
-                        self._items[key] = memory.stored(item)
+                    self._put(key, None if item is None else memory.stored(item))
             written += len(chunk)
         return written
 
