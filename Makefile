@@ -71,7 +71,8 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	@$(MAKE) --no-print-directory typecheck
 	@# Two phases, so that nothing CPU-heavy runs beside the tests that wait on a running stack. First the tests that
 	@# wait on no clock: tests/unit (two workers) in the foreground, the template and package suites (synth, cdk-nag,
-	@# cfn-lint, the wheel) beside them, logged to a file shown after. Then the stack suites (a stack per worker) and
+	@# cfn-lint, the wheel) beside them, logged to a file shown after. tests/unit runs at the lowest priority: it
+	@# takes what CPU the two single-process suites leave, so that neither is left alone on one core at the end. Then the stack suites (a stack per worker) and
 	@# the browser and fuzz tests (a stack each, in a child process) side by side, on a machine with nothing else to do.
 	@# Each group's wall and CPU time is printed at the end (and kept in .local/test-times.txt; a foreground group's
 	@# standard error is in its .local/<group>.time, above the time).
@@ -79,7 +80,7 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	started=$$SECONDS; \
 	{ time $(PY) -m pytest $(TEMPLATE_SUITES) --durations=15 > .local/template-suites.log 2>&1; } 2> .local/template-suites.time & templates=$$!; \
 	{ time $(PY) -m pytest $(PACKAGE_SUITES) --durations=10 > .local/package-suites.log 2>&1; } 2> .local/package-suites.time & packages=$$!; \
-	{ time $(PY) -m pytest tests/unit -n 2; } 2> .local/unit.time; unit_rc=$$?; \
+	{ time nice -n 19 $(PY) -m pytest tests/unit -n 2; } 2> .local/unit.time; unit_rc=$$?; \
 	wait $$templates; templates_rc=$$?; wait $$packages; packages_rc=$$?; \
 	echo "=== $(TEMPLATE_SUITES) (ran beside tests/unit) ==="; cat .local/template-suites.log; \
 	echo "=== $(PACKAGE_SUITES) (ran beside tests/unit) ==="; cat .local/package-suites.log; \

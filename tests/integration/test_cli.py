@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import requests
 
-from local import ROOT
+from local import ROOT, seed
 from local.dynamodb_local import free_port
 
 START_TIMEOUT = 120  # s; a fresh clone should come up within 90 s
+SEEDED = seed.CHUNK + 50  # `local seed` players: two /simulate requests
 
 
 def _descendants(pid: int) -> set[int]:
@@ -124,7 +125,7 @@ def test_run_serves_everything_and_stops_everything(tmp_path):
         assert mine.status_code == 200
 
         seeded = subprocess.run(
-            [sys.executable, "-m", "local", "seed", "--players", "1200"],
+            [sys.executable, "-m", "local", "seed", "--players", str(SEEDED)],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -136,10 +137,10 @@ def test_run_serves_everything_and_stops_everything(tmp_path):
         deadline = time.monotonic() + 30
         while True:
             board = requests.get(f"{api}/player", params={"player_id": "cli"}, timeout=30).json()["boards"][0]
-            if board["total_players"] >= 1200 + 40 + 2 + 1 or time.monotonic() > deadline:
+            if board["total_players"] >= SEEDED + 40 + 2 + 1 or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
-        assert board["rank"] == 1 and board["total_players"] >= 1200 + 40 + 2 + 1
+        assert board["rank"] == 1 and board["total_players"] >= SEEDED + 40 + 2 + 1
 
         children = _descendants(proc.pid)
         commands = " ".join(_command(p) for p in children)
