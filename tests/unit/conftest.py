@@ -18,6 +18,7 @@ from moto import mock_aws
 from leaderboard import invocation
 from leaderboard.clock import SettableClock
 from leaderboard.composition import Runtime, in_memory_stores
+from leaderboard.data.memory_entries import MemoryEntries
 from leaderboard.settings import Settings
 from local.streams import StreamReader, drain
 from local.tables import create_tables
@@ -75,9 +76,9 @@ def ddb(stack_template, monkeypatch):
 @pytest.fixture
 def in_memory(stack_template, monkeypatch) -> Iterator[Runtime]:
     """The handlers' env and a runtime with every store in memory (composition.in_memory_stores; tests/contract
-    holds them to DynamoDB Local's behaviour) serving the test: domain and operation tests that need no engine, ten
-    to fifty times faster than on moto. Its DynamoDB client answers nothing (a port where nothing listens, no
-    retries): a call past the stores fails the test."""
+    holds them to DynamoDB Local's behaviour) serving the test: domain and operation tests that need no engine, many
+    times faster than on moto (test_closing's score_at_rank search: 22.9 s on moto, 0.09 s here). Its DynamoDB
+    client answers nothing (a port where nothing listens, no retries): a call past the stores fails the test."""
     _handlers_env(stack_template, monkeypatch)
     unanswered = boto3.client(
         "dynamodb",
@@ -132,7 +133,7 @@ def reconfigure() -> Iterator[Callable[[], Runtime]]:
 
 
 @pytest.fixture
-def settle(request, stack_template):
+def settle(served, stack_template):
     """A function that delivers every stream record written so far to its consumer (the rank counters, the live
     broadcaster), as Lambda's event source mapping does a moment after each write on AWS: from moto's table
     streams, or from the in-memory entries' stream for a test that asked for `in_memory`."""
@@ -140,14 +141,13 @@ def settle(request, stack_template):
 
     handlers = {f.handler: f for f in FUNCTIONS}
     names = {spec.logical_id: spec.local_name for spec in table_specs(stack_template)}
-    if "in_memory" in request.fixturenames:
-        entries = request.getfixturevalue("in_memory").entries
+    if isinstance(served.entries, MemoryEntries):
 
         def reader_of(table: str) -> Any:
-            assert table == invocation.settings().scores_table, f"no in-memory stream of {table}"
-            return entries.stream.reader()
+            assert table == served.settings.scores_table, f"no in-memory stream of {table}"
+            return served.entries.stream.reader()
     else:
-        ddb = request.getfixturevalue("ddb")
+        ddb = served.dynamodb
         # moto serves the streams API only at its classic endpoint, not botocore's account-based one.
         streams = boto3.client(
             "dynamodbstreams", region_name="us-east-1", endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com"

@@ -6,10 +6,11 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
+import botocore.exceptions
 import pytest
 
 from leaderboard import board_registry, invocation
-from leaderboard.composition import Runtime
+from leaderboard.composition import STORES, Runtime
 from tests.support.lambda_api import create_board, submit, top
 
 
@@ -55,3 +56,11 @@ def test_two_runtimes_in_one_process_keep_their_own_settings_and_caches(ddb):
         t.join()
     assert seen == {"mine": (mine.settings.max_boards, True), "other": (7, False)}
     assert invocation.runtime() is mine  # the other thread's binding did not leak into this one
+
+
+def test_the_in_memory_fixture_holds_every_store_in_memory_and_its_client_answers_nothing(in_memory):
+    """What tests on `in_memory` rely on: no store of theirs is on DynamoDB, and a call past the stores fails at
+    once instead of reaching an engine."""
+    assert all(isinstance(getattr(in_memory, name), on_memory) for name, _, on_memory in STORES)
+    with pytest.raises(botocore.exceptions.EndpointConnectionError):
+        in_memory.dynamodb.list_tables()
