@@ -16,10 +16,10 @@ export CDK_DISABLE_CLI_TELEMETRY := true
 # of the suite's Python processes (pytest workers, synth, the stack's children) compiled boto3, moto and aws-cdk-lib
 # from source again, seconds each
 export PYTHONDONTWRITEBYTECODE :=
-# `make test` runs tests/unit beside TEMPLATE_SUITES and PACKAGE_SUITES, then the other two groups side by side; together they are every test directory
-# (tests/infra/test_workflows.py checks). Each group is its own pytest process: the browser and fuzz tests never share
-# a process with the integration tests (in one process, a dashboard lookup test failed after the integration tests
-# and passed on its own: shared process state, issue 23's subject)
+# `make test` runs tests/unit beside TEMPLATE_SUITES and PACKAGE_SUITES, then the other two groups side by side;
+# together they are every test directory (tests/infra/test_workflows.py checks). Each group is its own pytest
+# process: the browser and fuzz tests never share a process with the integration tests (in one process, a dashboard
+# lookup test failed after the integration tests and passed on its own: shared process state, issue 23's subject)
 TEMPLATE_SUITES := tests/infra
 # The wheel, the operators' scripts and the integ app synthesize in processes of their own, apart from tests/infra's
 # session apps: a pytest process of their own beside it, so that tests/infra is not left alone on one core at the end
@@ -72,8 +72,9 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 	@# Two phases, so that nothing CPU-heavy runs beside the tests that wait on a running stack. First the tests that
 	@# wait on no clock: tests/unit (two workers) in the foreground, the template and package suites (synth, cdk-nag,
 	@# cfn-lint, the wheel) beside them, logged to a file shown after. tests/unit runs at the lowest priority: it
-	@# takes what CPU the two single-process suites leave, so that neither is left alone on one core at the end. Then the stack suites (a stack per worker) and
-	@# the browser and fuzz tests (a stack each, in a child process) side by side, on a machine with nothing else to do.
+	@# takes what CPU the two single-process suites leave, so that neither is left alone on one core at the end.
+	@# Then the stack suites (a stack per worker) and the browser and fuzz tests (a stack each, in a child process)
+	@# side by side, on a machine with nothing else to do.
 	@# Each group's wall and CPU time is printed at the end (and kept in .local/test-times.txt; a foreground group's
 	@# standard error is in its .local/<group>.time, above the time).
 	@mkdir -p .local; : > .local/test-times.txt; export TIMEFORMAT="%0R s wall, CPU %0U s user + %0S s sys"; \

@@ -11,6 +11,7 @@ import pytest
 
 from leaderboard import keys
 from leaderboard.data import dynamo
+from leaderboard.data.memory_entries import MemoryEntries
 from leaderboard.model import EntryWrite
 from local import dynamodb_local
 from local.streams import StreamReader
@@ -23,7 +24,7 @@ OTHER = "race#daily#2026-12-01"
 @pytest.fixture
 def reader(runtime, request):
     """A reader of the entries' stream, past every record written before the test."""
-    if request.node.callspec.params["runtime"] == "memory":
+    if isinstance(runtime.entries, MemoryEntries):
         found = runtime.entries.stream.reader()
     else:
         client, env = request.getfixturevalue("engine")
@@ -39,15 +40,15 @@ def changes(reader) -> list[tuple]:
     reader.forget_shards()
     records = reader.read(1000)
     return [
-        (
-            r["eventName"],
-            keys.entry_of_record(r),
-            dynamo.from_item(r["dynamodb"]["NewImage"]) if "NewImage" in r["dynamodb"] else None,
-            dynamo.from_item(r["dynamodb"]["OldImage"]) if "OldImage" in r["dynamodb"] else None,
-        )
+        (r["eventName"], entry, image(r, "NewImage"), image(r, "OldImage"))
         for r in records
-        if keys.entry_of_record(r)
+        if (entry := keys.entry_of_record(r))
     ]
+
+
+def image(record: dict, which: str) -> dict | None:
+    change = record["dynamodb"]
+    return dynamo.from_item(change[which]) if which in change else None
 
 
 def test_a_write_that_changes_an_entry_is_one_record_and_a_refused_one_none(runtime, reader):
