@@ -186,6 +186,33 @@ def test_player_lookup_shows_every_board_and_the_players_around(stack, new_page)
     no_problems(page)
 
 
+def test_a_lookup_from_the_table_that_answers_late_leaves_the_focus_where_the_user_went(stack, new_page):
+    """A name clicked, then another ID typed while that lookup loads: its late answer does not take the focus back."""
+    stack.reset()
+    seed_players(stack, FIVE)
+    page = open_dashboard(new_page, stack)
+    held = []  # the players around Ada on the other periods: read after her result is on screen
+    others = re.compile(r"/api/leaderboards/global/players/p-ada\?period=(?!all-time)")
+    page.route(others, lambda route: held.append(route))
+    page.locator(ROW_NAMES).first.click()
+    expect(page.get_by_test_id("player-name")).to_contain_text("Ada")
+    box = page.get_by_label("Player ID")
+    box.fill("p-ken")
+    for _ in range(200):  # route handlers run while Playwright waits
+        if len(held) == 2:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 2  # This Week and Today
+    for route in held:
+        route.continue_()
+    expect(page.locator("#lookup-result .neighbours .neighbour-list")).to_have_count(3)
+    expect(page.locator("#lookup-result")).not_to_have_attribute("aria-busy", "true")
+    assert page.evaluate("document.activeElement.id") == "player-id"
+    box.press("Enter")
+    expect(page.get_by_test_id("player-name")).to_contain_text("Ken")
+    no_problems(page)
+
+
 def test_admin_controls_are_disabled_until_signed_in(stack, new_page):
     """Without the admin password the write controls stay disabled and the page says why."""
     page = new_page(password="not-the-password")

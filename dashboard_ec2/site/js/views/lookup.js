@@ -68,10 +68,15 @@ export function lookupAgain(playerId) {
   if (lookedUp === playerId) lookup(playerId, { quiet: true });
 }
 
-/** A name clicked in the table: look them up, then bring the result into view. */
+/**
+ * A name clicked in the table: look them up, then bring the result into view, unless the user has moved on while it
+ * loaded (typing another ID, say): the focus is theirs, and an answer that comes late never takes it.
+ */
 export async function lookupFromTable(playerId) {
   $('#player-id').value = playerId;
+  const clicked = document.activeElement;
   await lookup(playerId);
+  if (document.activeElement !== clicked && document.activeElement !== document.body) return;
   const heading = $('#lookup-result .player-name');
   if (heading) heading.focus({ preventScroll: true });
   $('#lookup-heading').scrollIntoView({ behavior: reducedMotion.matches ? 'auto' : 'smooth', block: 'start' });
