@@ -5,6 +5,12 @@ export const $$ = (selector, root = document) => [...root.querySelectorAll(selec
 
 export const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
 
+/**
+ * Whether the focus is still where it was (`before`, taken when a wait began) or nowhere: a late answer may move it
+ * then, but not once the user has put it somewhere else meanwhile (typing another ID, say).
+ */
+export const focusUnmoved = (before) => document.activeElement === before || document.activeElement === document.body;
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** An HTML element with attributes and children. */

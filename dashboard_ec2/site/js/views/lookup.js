@@ -10,7 +10,7 @@
 
 import { admin, api } from '../api.js';
 import { boardName, lowerIsBetter, periodName, periodOrder, viewLabel } from '../boards.js';
-import { $, h, reducedMotion, setStatus } from '../dom.js';
+import { $, focusUnmoved, h, reducedMotion, setStatus } from '../dom.js';
 import { dateTimeFormat, fmt, fmtMs, parseTime, plural } from '../format.js';
 import { allPages, latestOnly, request, Superseded } from '../request.js';
 import * as state from '../state.js';
@@ -68,15 +68,12 @@ export function lookupAgain(playerId) {
   if (lookedUp === playerId) lookup(playerId, { quiet: true });
 }
 
-/**
- * A name clicked in the table: look them up, then bring the result into view, unless the user has moved on while it
- * loaded (typing another ID, say): the focus is theirs, and an answer that comes late never takes it.
- */
+/** A name clicked in the table: look them up, then bring the result into view unless the user has moved on. */
 export async function lookupFromTable(playerId) {
   $('#player-id').value = playerId;
   const clicked = document.activeElement;
   await lookup(playerId);
-  if (document.activeElement !== clicked && document.activeElement !== document.body) return;
+  if (!focusUnmoved(clicked)) return;
   const heading = $('#lookup-result .player-name');
   if (heading) heading.focus({ preventScroll: true });
   $('#lookup-heading').scrollIntoView({ behavior: reducedMotion.matches ? 'auto' : 'smooth', block: 'start' });

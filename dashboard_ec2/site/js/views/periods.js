@@ -6,7 +6,7 @@
 
 import { api } from '../api.js';
 import { boardInfo, boardName, lowerIsBetter, periodName } from '../boards.js';
-import { $, h, setStatus } from '../dom.js';
+import { $, focusUnmoved, h, setStatus } from '../dom.js';
 import { dateTimeFormat, fmt, fmtDuration, parseTime, plural, utcFormat } from '../format.js';
 import { latestOnly, Superseded } from '../request.js';
 import * as state from '../state.js';
@@ -117,10 +117,11 @@ async function pickPeriod(periodId) {
   box.hidden = false;
   box.setAttribute('aria-busy', 'true');
   box.replaceChildren(h('p', { class: 'muted small' }, 'Loading the final standings…'));
+  const picked = document.activeElement;
   try {
     const { data } = await turn.request(api.period(board, periodId));
     renderSummary(box, data, board);
-    box.focus({ preventScroll: true });
+    if (focusUnmoved(picked)) box.focus({ preventScroll: true });
   } catch (err) {
     if (err instanceof Superseded) return;
     box.replaceChildren(h('p', { class: 'error small' }, `Could not load ${periodId}: ${err.message}.`));
