@@ -33,8 +33,8 @@ def parse(argv: list[str] | None = None) -> Options:
     p.add_argument(
         "--each-first",
         action="store_true",
-        help="each Player reads the top, reads its rank and submits once before the random mix: every operation "
-        "happens in a run of seconds (tests)",
+        help="each Player reads the top, reads its rank and submits once before the random mix, and each live "
+        "follower submits a new leader and waits for its top: every operation happens in a run of seconds (tests)",
     )
     a = p.parse_args(argv)
     if a.users < 1 or a.seconds < 1 or a.players < 1 or a.samples < 1:

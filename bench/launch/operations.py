@@ -11,6 +11,9 @@ READS = (READ_TOP, READ_RANK)
 SUBMISSIONS = (SUBMIT_NOT_IMPROVING, SUBMIT_IMPROVING, SUBMIT_NEW)
 HTTP = READS + SUBMISSIONS
 ALL = HTTP + (LIVE_SUBSCRIBE, LIVE_PUSH)
+# --each-first: a live follower, once subscribed, submits a new leader and waits this long for the top it makes (a
+# loaded 2-core machine took more than a 6 s run to push one); Locust's stop timeout is this much longer then
+FIRST_PUSH_SECONDS = 30
 
 
 def rank_path(player_id: str) -> str:

@@ -10,7 +10,8 @@
 Configured by environment variables (the harness, bench/launch/runner.py, sets them): LAUNCH_READS_URL,
 LAUNCH_API_URL, LAUNCH_LIVE_URL, LAUNCH_GAME_KEY, LAUNCH_PLAYERS (a JSON file {player_id: best score}),
 LAUNCH_LIVE_USERS, LAUNCH_TASK_WEIGHTS, LAUNCH_WAIT_SECONDS, LAUNCH_STATS (where the figures go when Locust quits),
-LAUNCH_EACH_FIRST (non-empty: each Player calls each task once on start, so that a run of seconds has every operation).
+LAUNCH_EACH_FIRST (non-empty: each Player calls each task once on start, and each follower submits a new leader once
+subscribed and waits for its top, so that a run of seconds has every operation).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from locust import HttpUser, User, between, events, task
 
 from bench.launch.operations import (
     BOARD,
+    FIRST_PUSH_SECONDS,
     LIVE_PUSH,
     LIVE_SUBSCRIBE,
     READ_RANK,
@@ -141,6 +143,23 @@ class LiveFollower(User):
         except Exception as err:  # noqa: BLE001 - any failure is this operation's error, counted by name
             self._fire(LIVE_SUBSCRIBE, started, err)
             self.ws = None
+        self.last = time.perf_counter()
+        if _each_first and self.ws is not None:
+            self._first_push()
+
+    def _first_push(self) -> None:
+        """A new leader (above every seeded player: the top surely changes), and the top it makes, pushed."""
+        leader = {"player_id": f"live-{uuid.uuid4().hex[:12]}", "score": max(_players.values(), default=0) + 1}
+        headers = {"x-api-key": _env("LAUNCH_GAME_KEY", "")}
+        requests.post(f"{_env('LAUNCH_API_URL')}/scores", json=leader, headers=headers, timeout=30).raise_for_status()
+        try:
+            self.ws.settimeout(FIRST_PUSH_SECONDS)
+            self._next_top()
+        except Exception as err:  # noqa: BLE001 - no push in time is this operation's error
+            self._fire(LIVE_PUSH, self.last, err)
+            self.ws = None
+            return
+        self._fire(LIVE_PUSH, self.last)
         self.last = time.perf_counter()
 
     @task

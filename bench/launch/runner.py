@@ -42,7 +42,7 @@ class Options:
     samples: int = 20  # per operation, for the DynamoDB cost
     json_path: Path = ROOT / "bench" / "results" / "launch.json"
     progress: bool = True
-    each_first: bool = False  # each Player calls each of its tasks once before Locust's random choice
+    each_first: bool = False  # each Player calls each task once first; each follower causes and waits for a push
 
 
 class Stack:
@@ -154,10 +154,11 @@ def run_locust(
     }
     cmd = [sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "launch" / "players.py"), "--headless"]
     cmd += ["--users", str(o.users), "--spawn-rate", str(o.spawn_rate), "--run-time", f"{o.seconds}s"]
-    cmd += ["--stop-timeout", "5", "--loglevel", "WARNING"]
+    stop_seconds = 5 + (ops.FIRST_PUSH_SECONDS if o.each_first else 0)  # a user's task (or first push) ends first
+    cmd += ["--stop-timeout", str(stop_seconds), "--loglevel", "WARNING"]
     if not o.progress:
         cmd.append("--only-summary")
-    done = subprocess.run(cmd, cwd=ROOT, env=env, timeout=o.seconds + 120)
+    done = subprocess.run(cmd, cwd=ROOT, env=env, timeout=o.seconds + stop_seconds + 120)
     if not stats.exists():
         raise SystemExit(f"Locust wrote no figures (exit {done.returncode})")
 

@@ -81,7 +81,8 @@ def test_the_launch_bench_runs_every_operation_without_a_server_error(tmp_path):
     figures = _run(
         tmp_path,
         # Locust picks each task at random by weight (CI: 6 s of it alone gave no rank read at all): --each-first
-        # has each of the 3 Players call each task once first, so the first three submissions are one of each kind
+        # has each of the 3 Players call each task once first, so the first three submissions are one of each kind, and
+        # the follower submit a new leader and wait for its top (a loaded CI run's 6 s had no push)
         *("--users", "4", "--live-users", "1", "--seconds", "6", "--players", "8", "--samples", "2"),
         *("--wait", "0.1", "--weights", "1,1,2", "--each-first"),
     )
