@@ -42,8 +42,9 @@ STACK_WORKERS ?= 2
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
-# uv installs the pinned requirements in parallel: this target took 14 s on a fresh clone instead of 58 s with pip, the same packages and
-# versions (`pip freeze` compared); like `pip install --no-compile`, it leaves byte-compiling to the first imports.
+# uv installs the pinned requirements in parallel: this target took 14 s on a fresh clone instead of 58 s with pip,
+# the same packages and versions (`pip freeze` compared); like `pip install --no-compile`, it leaves byte-compiling
+# to the first imports.
 UV_VERSION := 0.13.9
 UV := $(PY) -m uv pip install --quiet --python $(PY)
 
