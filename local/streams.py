@@ -86,6 +86,7 @@ class StreamReader:
 
     def read(self, limit: int) -> list[dict]:
         records: list[dict] = []
+        renewable = (self.client.exceptions.TrimmedDataAccessException, self.client.exceptions.ExpiredIteratorException)
         for shard in self._current_shards():
             sid = shard["ShardId"]
             if sid not in self.iterators:
@@ -94,9 +95,10 @@ class StreamReader:
             while iterator and len(records) < limit:
                 try:
                     resp = self.client.get_records(ShardIterator=iterator, Limit=min(1000, limit - len(records)))
-                except self.client.exceptions.TrimmedDataAccessException:
-                    # DynamoDB Local sometimes refuses an iterator taken on a shard before its first record:
-                    # take a fresh one after the last record read, once (Lambda's poller does the same)
+                except renewable:
+                    # DynamoDB Local sometimes refuses an iterator taken on a shard before its first record, and
+                    # an iterator expires 15 minutes after GetShardIterator (a reader idle that long: the 100,000-
+                    # player bench): take a fresh one after the last record read, once (Lambda's poller does the same)
                     if renewed:
                         raise
                     iterator, renewed = self._iterator(sid), True

@@ -1,10 +1,14 @@
 """The local stack's stream poller: quiet when nothing is written, at once when woken (the local stack wakes it after
-every function call), and settle() does not wait out a quiet interval. Counted in polls, never in seconds."""
+every function call), and settle() does not wait out a quiet interval. Counted in polls, never in seconds. Its
+reader renews a refused iterator after the last record read."""
 
 from __future__ import annotations
 
 import threading
 import time
+
+import boto3
+from moto import mock_aws
 
 from local.streams import ACTIVE_IDLE_ROUNDS, StreamPoller, StreamReader
 
@@ -78,6 +82,9 @@ class ShardsClient:
         class TrimmedDataAccessException(Exception):
             pass
 
+        class ExpiredIteratorException(Exception):
+            pass
+
     def __init__(self) -> None:
         self.describes = 0
         self.closed = False
@@ -109,3 +116,62 @@ def test_a_reader_lists_the_shards_again_after_one_closes_or_when_told_and_not_o
     assert reader.read(100) == []  # the parent ends here: its child is listed on the next read
     assert [r["dynamodb"]["SequenceNumber"] for r in reader.read(100)] == ["1"]
     assert client.describes == 3
+
+
+class ExpiringStreams:
+    """A real dynamodbstreams client (moto's) whose iterators handed out so far expire on `expire()`, as DynamoDB
+    Streams expires one 15 minutes after GetShardIterator: with ExpiredIteratorException on GetRecords."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.exceptions = client.exceptions
+        self.seen: set[str] = set()
+        self.expired: set[str] = set()
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def get_shard_iterator(self, **params):
+        resp = self.client.get_shard_iterator(**params)
+        self.seen.add(resp["ShardIterator"])
+        return resp
+
+    def get_records(self, ShardIterator, Limit):
+        if ShardIterator in self.expired:
+            error = {"Error": {"Code": "ExpiredIteratorException", "Message": "Iterator expired"}}
+            raise self.exceptions.ExpiredIteratorException(error, "GetRecords")
+        resp = self.client.get_records(ShardIterator=ShardIterator, Limit=Limit)
+        self.seen.add(resp.get("NextShardIterator", ""))
+        return resp
+
+    def expire(self) -> None:
+        self.expired |= self.seen
+
+
+def test_a_reader_idle_past_its_iterators_expiry_goes_on_after_the_last_record_it_read():
+    with mock_aws():
+        ddb = boto3.client("dynamodb", region_name="us-east-1")
+        table = ddb.create_table(
+            TableName="t",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+        )["TableDescription"]
+        # moto serves the streams API only at its classic endpoint, not botocore's account-based one.
+        streams = ExpiringStreams(
+            boto3.client(
+                "dynamodbstreams",
+                region_name="us-east-1",
+                endpoint_url="https://streams.dynamodb.us-east-1.amazonaws.com",
+            )
+        )
+        reader = StreamReader(streams, table["LatestStreamArn"])
+        for pk in ("a", "b", "c"):
+            ddb.put_item(TableName="t", Item={"pk": {"S": pk}})
+        first = reader.read(1)
+        streams.expire()
+        rest = reader.read(100)
+        streams.expire()
+        assert reader.read(100) == []  # expired again, with nothing new: a fresh iterator, no record twice
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in first + rest] == ["a", "b", "c"]
