@@ -11,12 +11,14 @@ from dataclasses import dataclass
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 from cdk_leaderboard.api import POWERTOOLS_LAYER_PARAMETER
-from cdk_leaderboard.dashboard import (
+from cdk_leaderboard.dashboard import amazon_linux_2023_parameter
+from cdk_leaderboard.props import LeaderboardProps
+from cdk_leaderboard.regions import (
     CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS,
     CLOUDFRONT_PREFIX_LIST_NAME,
-    amazon_linux_2023_parameter,
+    VPC_ORIGIN_ZONE_IDS,
+    ZONES_WITHOUT_VPC_ORIGINS,
 )
-from cdk_leaderboard.props import LeaderboardProps
 
 from .settings import bootstrap_qualifier, stack_name
 
@@ -67,7 +69,7 @@ class Preflight:
             self.lambda_concurrency,
         ]
         if self.props.dashboard:
-            steps += [self.ami_parameter, self.instance_type_offered, self.cloudfront_prefix_list]
+            steps += [self.ami_parameter, self.dashboard_zone, self.instance_type_offered, self.cloudfront_prefix_list]
         for step in steps:
             try:
                 checks.append(step())
@@ -175,38 +177,48 @@ class Preflight:
             )
         return Check(OK, "AMI parameter", f"{parameter} -> {ami}")
 
-    def subnet_zone(self) -> str:
-        """The zone of the dashboard's subnet: Fn::GetAZs' first (alphabetical; zones with a default subnet
-        when the account has a default VPC)."""
-        ec2 = self.client("ec2")
-        zones = sorted(
-            z["ZoneName"]
-            for z in ec2.describe_availability_zones(
-                Filters=[
-                    {"Name": "state", "Values": ["available"]},
-                    {"Name": "zone-type", "Values": ["availability-zone"]},
-                ]
-            )["AvailabilityZones"]
-        )
-        vpcs = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"]
-        if vpcs:
-            subnets = ec2.describe_subnets(
-                Filters=[
-                    {"Name": "vpc-id", "Values": [vpcs[0]["VpcId"]]},
-                    {"Name": "default-for-az", "Values": ["true"]},
-                ]
-            )["Subnets"]
-            with_default = sorted({s["AvailabilityZone"] for s in subnets} & set(zones))
-            zones = with_default or zones
-        return zones[0]
+    def subnet_zone_id(self) -> str | None:
+        """The AZ ID of the own VPC's subnet (regions.py): the stage's availability_zone_id or the region's entry;
+        None where CloudFront has no VPC origins."""
+        return self.props.availability_zone_id or VPC_ORIGIN_ZONE_IDS.get(self.region)
+
+    def zone_names(self) -> dict[str, str]:
+        """This account's zone IDs -> zone names in the region (names map to zones differently per account)."""
+        zones = self.client("ec2").describe_availability_zones(
+            Filters=[{"Name": "state", "Values": ["available"]}, {"Name": "zone-type", "Values": ["availability-zone"]}]
+        )["AvailabilityZones"]
+        return {z["ZoneId"]: z["ZoneName"] for z in zones}
+
+    def dashboard_zone(self) -> Check:
+        name = "dashboard zone"
+        if self.props.effective_vpc is not None:
+            return Check(NOTE, name, "existing_vpc: its subnets' zones must be ones with VPC origins (not checked)")
+        zone_id = self.subnet_zone_id()
+        if zone_id is None:
+            return Check(
+                FAIL,
+                name,
+                f"CloudFront offers no VPC origins (the dashboard's way in) in {self.region}",
+                f"deploy to one of {', '.join(VPC_ORIGIN_ZONE_IDS)}, or set dashboard: false for the stage in cdk.json",
+            )
+        names = self.zone_names()
+        usable = sorted(z for z in names if z not in ZONES_WITHOUT_VPC_ORIGINS)
+        fix = f"set availability_zone_id for this stage in cdk.json to one of {', '.join(usable) or 'none'}"
+        if zone_id in ZONES_WITHOUT_VPC_ORIGINS:
+            return Check(FAIL, name, f"CloudFront offers no VPC origins in {zone_id}", fix)
+        if zone_id not in names:
+            return Check(FAIL, name, f"{zone_id} is not an available zone of this account in {self.region}", fix)
+        return Check(OK, name, f"{zone_id} ({names[zone_id]} in this account) has VPC origins")
 
     def instance_type_offered(self) -> Check:
         ec2 = self.client("ec2")
-        zone = self.subnet_zone()
+        zone = self.subnet_zone_id()
+        if zone is None:
+            return Check(NOTE, "instance type", "not checked: no zone for the dashboard in this region")
 
         def offered(types: list[str]) -> set[str]:
             found = ec2.describe_instance_type_offerings(
-                LocationType="availability-zone",
+                LocationType="availability-zone-id",
                 Filters=[{"Name": "location", "Values": [zone]}, {"Name": "instance-type", "Values": types}],
             )["InstanceTypeOfferings"]
             return {o["InstanceType"] for o in found}

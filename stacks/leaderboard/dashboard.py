@@ -6,10 +6,9 @@ between CloudFront and the instance."""
 from __future__ import annotations
 
 import json
-from types import MappingProxyType
 from typing import Any, cast
 
-from aws_cdk import Aws, CfnMapping, Duration, Fn, Names
+from aws_cdk import Aws, Duration, Fn, Names
 from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
@@ -24,6 +23,7 @@ from .dashboard_ec2.render import DEFAULT_ADMIN_USER
 from .nag import acknowledge
 from .paths import DASHBOARD_DIR
 from .props import LeaderboardProps
+from .regions import DashboardRegion, instance_zone_from_subnet, place_subnet_by_zone_id
 
 USER_DATA_TEMPLATE = DASHBOARD_DIR / "user_data.sh"
 USER_DATA_LIMIT = 16 * 1024
@@ -32,32 +32,6 @@ SITE_ASSET_EXCLUDES = ("user_data.sh", "**/__pycache__", "**/.gitignore")
 DASHBOARD_PORT = 80  # Nginx's port on the instance: CloudFront's origin port, the only port the instance opens
 # From launch to the success signal: dnf, the site, Nginx, and the checks through /api/ (with their retries).
 BOOT_TIMEOUT = Duration.minutes(20)
-
-# AWS's managed prefix list com.amazonaws.global.cloudfront.origin-facing has a different id in each region.
-# Synth makes no lookups, so the ids are a CloudFormation mapping; `make preflight` checks the entry of the
-# target region against the account, and the `cloudfront_prefix_list_id` prop covers any other region.
-CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS = MappingProxyType(
-    {
-        "ap-northeast-1": "pl-58a04531",
-        "ap-northeast-2": "pl-22a6434b",
-        "ap-northeast-3": "pl-31a14458",
-        "ap-south-1": "pl-9aa247f3",
-        "ap-southeast-1": "pl-31a34658",
-        "ap-southeast-2": "pl-b8a742d1",
-        "ca-central-1": "pl-38a64351",
-        "eu-central-1": "pl-a3a144ca",
-        "eu-north-1": "pl-fab65393",
-        "eu-west-1": "pl-4fa04526",
-        "eu-west-2": "pl-93a247fa",
-        "eu-west-3": "pl-75b1541c",
-        "sa-east-1": "pl-5da64334",
-        "us-east-1": "pl-3b927c52",
-        "us-east-2": "pl-b6a144df",
-        "us-west-1": "pl-4ea04527",
-        "us-west-2": "pl-82a045eb",
-    }
-)
-CLOUDFRONT_PREFIX_LIST_NAME = "com.amazonaws.global.cloudfront.origin-facing"
 
 
 def amazon_linux_2023_parameter(instance_type: str) -> str:
@@ -179,7 +153,9 @@ class Dashboard(Construct):
         which the page connects to itself and its CSP allows (connect-src); empty: live updates off."""
         super().__init__(scope, id)
         existing_vpc = props.effective_vpc  # existing_vpc, or the deprecated vpc
-        self.vpc = self._own_vpc() if existing_vpc is None else existing_vpc
+        # The zone ID of the own VPC's subnet and the prefix list of the region (regions.py: VPC origins' regions).
+        region = DashboardRegion(self, "Region", props=props, own_vpc=existing_vpc is None)
+        self.vpc = self._own_vpc(region.zone_id) if region.zone_id else cast(ec2.IVpc, existing_vpc)
         self.security_group = ec2.SecurityGroup(
             self,
             "WebSecurityGroup",
@@ -197,7 +173,7 @@ class Dashboard(Construct):
                 traffic_type=ec2.FlowLogTrafficType.REJECT,
             )
         self.security_group.add_ingress_rule(
-            ec2.Peer.prefix_list(self._cloudfront_prefix_list_id(props)),
+            ec2.Peer.prefix_list(region.prefix_list_id),
             ec2.Port.tcp(DASHBOARD_PORT),
             "HTTP from CloudFront's origin-facing addresses only",
         )
@@ -257,6 +233,8 @@ class Dashboard(Construct):
             # A CreationPolicy: the stack waits for the boot's own signal, and a failed boot rolls it back.
             resource_signal_timeout=BOOT_TIMEOUT,
         )
+        if existing_vpc is None:
+            instance_zone_from_subnet(self.instance)
         script = self._render_user_data(
             REGION=Aws.REGION,
             STACK_NAME=Aws.STACK_NAME,
@@ -301,9 +279,9 @@ class Dashboard(Construct):
             return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS), False
         return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC), True
 
-    def _own_vpc(self) -> ec2.Vpc:
+    def _own_vpc(self, zone_id: str) -> ec2.Vpc:
         # Public subnets only: a NAT gateway would cost more than the rest of the stack.
-        return ec2.Vpc(
+        vpc = ec2.Vpc(
             self,
             "Vpc",
             ip_addresses=ec2.IpAddresses.cidr("10.80.0.0/24"),
@@ -315,16 +293,8 @@ class Dashboard(Construct):
             # The default security group is unused; restricting it would add a custom-resource Lambda.
             restrict_default_security_group=False,
         )
-
-    def _cloudfront_prefix_list_id(self, props: LeaderboardProps) -> str:
-        if props.cloudfront_prefix_list_id:
-            return props.cloudfront_prefix_list_id
-        mapping = CfnMapping(
-            self,
-            "CloudFrontOriginFacing",
-            mapping={region: {"PrefixListId": pl} for region, pl in CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS.items()},
-        )
-        return mapping.find_in_map(Aws.REGION, "PrefixListId")
+        place_subnet_by_zone_id(vpc.public_subnets[0], zone_id)
+        return vpc
 
     def _instance_permissions(self, admin_key_secret: secretsmanager.ISecret) -> None:
         """What the boot and the secrets unit use, by exact ARN (written by hand, as the functions' role)."""

@@ -39,6 +39,7 @@ from .props_groups import (
     Throttles,
     Waf,
 )
+from .regions import zone_id_problem
 
 __all__ = [
     "DEFAULT_LIVE_API_KEY_EXPIRES",
@@ -173,7 +174,15 @@ class LeaderboardProps:
     certificate_arn: str | None = None
     """An ACM certificate in us-east-1 (CloudFront's region) that covers `domain_name`."""
     cloudfront_prefix_list_id: str | None = None
-    """None: CloudFront's origin-facing managed prefix list id from the region table in dashboard.py."""
+    """The id of CloudFront's origin-facing managed prefix list (com.amazonaws.global.cloudfront.origin-facing) in
+    the stack's region, which alone may reach the dashboard's port. None: the id from the construct's table
+    (regions.py), which has 17 of the 33 regions with VPC origins: in the others this prop is required (a concrete
+    region fails `cdk synth` without it; an env-agnostic template's Rules stop the deploy and say so)."""
+    availability_zone_id: str | None = None
+    """The AZ ID (e.g. "use1-az2", not a zone name) of the subnet of the construct's own VPC. None: the region's
+    az1 (regions.py), as CloudFront offers VPC origins in every zone of the 33 regions that have them but use1-az3,
+    usw1-az2, apne1-az3 and cac1-az3 (refused here). With `existing_vpc` the subnets are yours: their zones must be
+    ones with VPC origins (not checked at synth)."""
     period_retention_days: int = 35
     """Daily and weekly entries are deleted by TTL this many days after their period ends."""
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
@@ -232,6 +241,12 @@ class LeaderboardProps:
         vpc = self.effective_vpc
         if vpc is not None and not hasattr(vpc, "vpc_id"):
             raise TypeError(f"existing_vpc must be an ec2.IVpc (e.g. ec2.Vpc.from_lookup(...)), got {vpc!r}")
+        if self.availability_zone_id is not None:
+            problem = zone_id_problem(self.availability_zone_id)
+            if problem:
+                raise ValueError(problem)
+            if vpc is not None:
+                raise ValueError("availability_zone_id places the construct's own VPC: with existing_vpc leave it out")
         if self.existing_vpc is not None and not self.dashboard:
             raise ValueError("existing_vpc is the dashboard's: with dashboard=False nothing uses it (leave it out)")
         for name in ("existing_scores_table", "existing_snapshots_table"):

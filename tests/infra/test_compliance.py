@@ -19,9 +19,9 @@ from cdk_nag import AwsSolutionsChecks
 from stacks.app_builder import build_app
 
 ROOT = Path(__file__).resolve().parents[2]
-# W3010 (a literal availability zone): with a concrete env the CDK writes the zone it looked up for that account, by
-# design; the env-agnostic stages use Fn::GetAZs and pass it. W3005: ignored everywhere, as .cfnlintrc.yaml says.
-CONCRETE_ENV_EXCEPTIONS = {"W3010"}
+# None: W3010 (a literal zone name, which the CDK wrote for a concrete env) is gone since the subnet is placed by zone
+# ID (regions.py). W3005: ignored everywhere, as .cfnlintrc.yaml says.
+CONCRETE_ENV_EXCEPTIONS: set[str] = set()
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod", "custom"])

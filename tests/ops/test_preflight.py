@@ -38,6 +38,7 @@ def test_a_prepared_account_passes_every_check(ready):
         "Powertools layer",
         "Lambda concurrency",
         "AMI parameter",
+        "dashboard zone",
         "instance type",
         "CloudFront prefix list",
     }
@@ -129,18 +130,75 @@ def test_a_region_without_the_ami_parameter_fails(monkeypatch):
 
 
 def test_an_instance_type_not_offered_in_the_subnet_zone_fails_with_alternatives(ready):
-    """us-east-1e has no Graviton types. With a default VPC whose only default subnet is there, Fn::GetAZs'
-    first zone (the dashboard subnet's) is us-east-1e, and t4g.nano cannot launch."""
+    """The subnet's zone is an AZ ID (regions.py), the same zone in every account: moto offers no a1.medium in
+    use1-az1, us-east-1's default, and offers it in use1-az2."""
     session, props = ready
-    ec2 = session.client("ec2")
-    for subnet in ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"]:
-        if subnet["AvailabilityZone"] != "us-east-1e":
-            ec2.delete_subnet(SubnetId=subnet["SubnetId"])
+    props = replace(props, instance_type="a1.medium")
     check = results(session, props)["instance type"]
     assert check.status == FAIL
-    assert check.detail == "t4g.nano is not offered in us-east-1e, the dashboard subnet's zone"
-    assert "(t2.nano, t2.micro)" in check.fix
-    assert results(session, replace(props, instance_type="t2.nano"))["instance type"].status == OK
+    assert check.detail == "a1.medium is not offered in use1-az1, the dashboard subnet's zone"
+    assert "(t4g.nano, t4g.micro, t3.nano" in check.fix
+    assert results(session, replace(props, availability_zone_id="use1-az2"))["instance type"].status == OK
+
+
+def test_the_dashboard_zone_is_one_with_vpc_origins_by_its_id(ready):
+    """us-east-1's default zone is use1-az1 (moto names it us-east-1b in this account), not Fn::GetAZs' first."""
+    session, props = ready
+    check = results(session, props)["dashboard zone"]
+    assert (check.status, check.detail) == (OK, "use1-az1 (us-east-1b in this account) has VPC origins")
+
+
+def test_a_zone_id_the_account_does_not_have_fails_with_the_ids_it_has(ready):
+    """usw1-az2 is AWS's exception in us-west-1 and new accounts do not have it either; a zone id of another region
+    is no zone of this one."""
+    session, props = ready
+    check = results(session, replace(props, availability_zone_id="use2-az1"))["dashboard zone"]
+    assert check.status == FAIL
+    assert check.detail == "use2-az1 is not an available zone of this account in us-east-1"
+    # Every zone of the region but use1-az3, which has no VPC origins.
+    expected = "use1-az1, use1-az2, use1-az4, use1-az5, use1-az6"
+    assert check.fix == f"set availability_zone_id for this stage in cdk.json to one of {expected}"
+
+
+def test_a_region_without_vpc_origins_fails_the_dashboard_zone(monkeypatch):
+    """ap-southeast-6 (New Zealand) has no CloudFront VPC origins in AWS's list."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        check = Preflight(boto3.Session(region_name="ap-southeast-6"), LeaderboardProps()).dashboard_zone()
+    assert check.status == FAIL
+    assert "no VPC origins" in check.detail and "dashboard: false" in check.fix
+
+
+def test_a_region_outside_the_prefix_list_table_fails_with_the_accounts_id(monkeypatch):
+    """ca-west-1 has VPC origins but no entry in the construct's prefix-list table: the check names the id the
+    account has, which is what cloudfront_prefix_list_id must say."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        session = boto3.Session(region_name="ca-west-1")
+        actual = cloudfront_prefix_list_id(session)
+        preflight_ = Preflight(session, LeaderboardProps())
+        check = preflight_.cloudfront_prefix_list()
+        zone = preflight_.dashboard_zone()
+    assert check.status == FAIL
+    assert check.detail.startswith("the region table has no entry for ca-west-1")
+    assert check.fix == f"set cloudfront_prefix_list_id: {actual} for this stage in cdk.json"
+    assert (zone.status, zone.detail) == (OK, "caw1-az1 (ca-west-1a in this account) has VPC origins")
+
+
+def test_an_existing_vpc_is_noted_not_checked(ready):
+    from aws_cdk import App, Stack
+    from aws_cdk import aws_ec2 as ec2
+
+    session, props = ready
+    vpc = ec2.Vpc.from_vpc_attributes(
+        Stack(App(), "s"), "Vpc", vpc_id="vpc-1", availability_zones=["us-east-1a"], public_subnet_ids=["subnet-1"]
+    )
+    check = Preflight(session, replace(props, existing_vpc=vpc)).dashboard_zone()
+    assert check.status == NOTE and "existing_vpc" in check.detail
 
 
 RESERVING = {"score-submit": 20, "player-stats": 10}  # opted in: by default nothing is reserved
