@@ -163,7 +163,10 @@ class Leaderboard(Construct):
         )
 
     def grant_stream_read(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Consume the scores table's stream (every change of an entry, old and new image)."""
+        """Consume the scores table's stream (every change of an entry, old and new image).
+
+        A DynamoDB stream takes at most two readers per shard (more may be throttled), and this one has two: the
+        rank counters and live updates. A third reader slows them; give it a Kinesis data stream of the table."""
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=[

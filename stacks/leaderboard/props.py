@@ -136,7 +136,9 @@ class LeaderboardProps:
     table_stream_arn=...)` (without one these props are refused); a `Table` of the same app is checked at synth
     (key schema, index, stream, TTL), an imported one or a TableV2 cannot be. Point-in-time recovery (the
     construct's backup), encryption, deletion protection, its removal policy and `table_overrides` are its owner's;
-    the alarms on the table's metrics stay. None: a table of the stack's own (output ScoresTableName either way)."""
+    the alarms on the table's metrics stay. Its stream then has the construct's two readers, and a DynamoDB stream
+    takes at most two readers per shard (more may be throttled): it must have no reader of its own. None: a table
+    of the stack's own (output ScoresTableName either way)."""
     existing_snapshots_table: ddb.ITable | None = None
     """A snapshot history table of your own, used as it is, as `existing_scores_table` (the functions' role gets
     the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);

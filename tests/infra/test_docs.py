@@ -105,3 +105,90 @@ def test_the_readme_links_every_page_under_docs():
     linked = {(ROOT / t.partition("#")[0]).resolve() for t in relative_links(README)}
     unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md")) if p.resolve() not in linked]
     assert not unlinked, f"README.md links no {unlinked}"
+
+
+# --- Figures the docs give, held to the synthesized templates (issue 39) ------------------------------------------
+
+CLOUDFORMATION_MAX_RESOURCES = 500  # per stack
+WORDS = dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve".split()))
+
+
+def _unwrapped(path: Path) -> str:
+    """The page's text with its line breaks as spaces: a figure's sentence may wrap anywhere."""
+    return " ".join(path.read_text().split())
+
+
+def _of_type(template: dict, kind: str) -> list[dict]:
+    return [r for r in template["Resources"].values() if r["Type"] == kind]
+
+
+def test_the_readme_gives_a_leaderboards_resource_count_and_how_many_fit_in_a_stack(
+    dev_template_json, prod_template_json
+):
+    """The whole stack is one leaderboard (every resource is under its construct), with dev's and prod's settings
+    from cdk.json; CloudFormation takes at most 500 resources in a stack."""
+    assert all(name.startswith("Leaderboard") for name in dev_template_json["Resources"])
+    dev, prod = len(dev_template_json["Resources"]), len(prod_template_json["Resources"])
+    dev_fit, prod_fit = CLOUDFORMATION_MAX_RESOURCES // dev, CLOUDFORMATION_MAX_RESOURCES // prod
+    readme = _unwrapped(README)
+    assert f"is {dev} CloudFormation resources with dev's settings and {prod} with prod's" in readme
+    assert (
+        f"holds {WORDS[dev_fit]} dev-like leaderboards ({dev_fit * dev}) but {WORDS[prod_fit]} production one "
+        f"({WORDS[prod_fit + 1]} are {(prod_fit + 1) * prod})" in readme
+    )
+
+
+def test_two_dev_like_leaderboards_do_fit_in_one_stack(users_app):
+    """The user's app (conftest.py) has two in stack `games`, as the README says a stack holds."""
+    template = users_app.synth().get_stack_by_name("games").template
+    assert len(_of_type(template, "AWS::ApiGateway::RestApi")) == 2
+    assert len(template["Resources"]) <= CLOUDFORMATION_MAX_RESOURCES
+
+
+def test_the_docs_give_the_number_of_functions(dev_template_json):
+    from leaderboard.function_registry import FUNCTIONS
+
+    count = len(_of_type(dev_template_json, "AWS::Lambda::Function"))
+    assert count == len(FUNCTIONS)
+    readme = _unwrapped(README)
+    assert f" {count} Lambda functions (lambda_src/" in readme
+    assert f"{WORDS[count].capitalize()} functions on one code asset" in readme
+    package = ROOT / "lambda_src" / "leaderboard" / "__init__.py"
+    assert f"the {WORDS[count]} leaderboard functions" in _unwrapped(package)
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    assert f"{WORDS[count].capitalize()} functions on one code asset" in design
+    table = design.split("## Functions", 1)[1].split("\n\n")[2]
+    assert len(table.splitlines()) == 2 + count  # a heading, a rule, one row per function
+
+
+def test_the_two_reader_limit_of_a_stream_is_stated_where_a_third_reader_is_invited(dev_template_json):
+    """The scores table's stream has two readers (rank counters, live updates), a DynamoDB stream's limit per
+    shard: grant_stream_read and existing_scores_table (its docstring, so CONFIGURATION.md) and the README say so."""
+    from cdk_leaderboard import Leaderboard
+
+    (scores,) = [
+        name for name, r in dev_template_json["Resources"].items() if "Scores" in name and "Table" in r["Type"]
+    ]
+    readers = [
+        m
+        for m in _of_type(dev_template_json, "AWS::Lambda::EventSourceMapping")
+        if m["Properties"]["EventSourceArn"] == {"Fn::GetAtt": [scores, "StreamArn"]}
+    ]
+    assert len(readers) == 2
+    limit = "at most two readers per shard"
+    assert limit in " ".join((Leaderboard.grant_stream_read.__doc__ or "").split())
+    (row,) = [
+        line
+        for line in (ROOT / "docs" / "CONFIGURATION.md").read_text().splitlines()
+        if line.startswith("| `existing_scores_table` |")
+    ]
+    assert limit in row
+    readme = _unwrapped(README)
+    assert limit in readme and "has two already" in readme
+
+
+def test_the_deploy_docs_tell_of_cloudfront_account_verification_and_the_destroy_retry():
+    for page in (README, ROOT / "docs" / "OPERATIONS.md"):
+        text = _unwrapped(page)
+        assert "Your account must be verified before you can add new CloudFront resources" in text, page.name
+        assert "`make destroy` again" in text and "describe-network-interfaces" in text, page.name

@@ -79,7 +79,8 @@ def test_an_existing_deployments_subnet_is_replaced_without_a_cidr_clash(dev_tem
 
 
 def _rule_assertions(template: dict) -> list[dict]:
-    return [a for name, rule in template["Rules"].items() if name != "CheckBootstrapVersion" for a in rule["Assertions"]]
+    rules = [rule for name, rule in template["Rules"].items() if name != "CheckBootstrapVersion"]
+    return [assertion for rule in rules for assertion in rule["Assertions"]]
 
 
 def test_an_env_agnostic_template_refuses_an_unmapped_region_with_what_to_set(dev_template_json):
