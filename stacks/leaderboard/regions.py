@@ -68,8 +68,9 @@ ZONES_WITHOUT_VPC_ORIGINS = frozenset({"use1-az3", "usw1-az2", "apne1-az3", "cac
 ZONE_ID = re.compile(r"[a-z]{3,5}[0-9]-az[0-9]{1,2}")
 
 # AWS's managed prefix list com.amazonaws.global.cloudfront.origin-facing has a different id in each region, and
-# AWS publishes no table of them: these 17 were read from accounts; in the 16 other VPC-origin regions the
-# `cloudfront_prefix_list_id` prop is required (synth, or the template's Rules, say so).
+# AWS's docs give no table of them: these are the 17 the construct has carried (`make preflight` checks the target
+# region's entry against the account); in the 16 other VPC-origin regions the `cloudfront_prefix_list_id` prop is
+# required (synth, or the template's Rules, say so).
 CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS = MappingProxyType(
     {
         "ap-northeast-1": "pl-58a04531",
