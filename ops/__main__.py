@@ -1,5 +1,5 @@
-"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|rotate-password --stage STAGE`
-(see ops/__init__.py)."""
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|revoke-receipt-key|rotate-password
+--stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady
 from .preflight import preflight
-from .receipt_key import NothingToRotate, ReceiptKeyRotator, require_own_secret
+from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
 from .rotation import RefreshFailed, Rotator
 from .settings import stack_name, stage_props
 from .token_key import RotationRefused, TokenKeyRotator
@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
         ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
         ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
         ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
+        ("revoke-receipt-key", "a leaked receipt key: listed as revoked, nothing it signed verifies"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
     ):
         command = commands.add_parser(name, help=text)
@@ -50,6 +51,10 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             command.add_argument(
                 "--revoke", action="store_true", help="a leaked key: refuse the old key's tokens at once, no grace"
             )
+        if name == "revoke-receipt-key":
+            command.add_argument(
+                "--kid", required=True, help="the key's id in the JWKS (the current key is rotated out first)"
+            )
     args = parser.parse_args(argv)
     if session is None:
         session = boto3.Session()
@@ -65,6 +70,10 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
             ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
             return 0
+        if args.command == "revoke-receipt-key":
+            require_own_secret(args.stage, stage_props(args.stage).is_prod)
+            ReceiptKeyRotator(session, stack_name(args.stage)).revoke(args.kid)
+            return 0
         rotator = Rotator(session, stack_name(args.stage))
         if args.command == "rotate-password":
             rotator.rotate_password()
@@ -72,7 +81,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate) as err:
+    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate, RevocationRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:

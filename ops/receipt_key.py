@@ -2,16 +2,22 @@
 
 The key set is the secret `ReceiptSigningSecretArn`: {"seed", "retired"}. A rotation is one PutSecretValue of a new
 document: a new seed (Secrets Manager's GetRandomPassword, as the stack generated the first), and the old key's
-public half added to `retired` with the time, so the JWKS lists it with "status": "retired" for good (receipts do
-not expire) while the old seed is gone: nothing can be signed with it again. Function instances sign with the new
-key once they re-read the secret (within keyring.REFRESH_SECONDS); what the old one signed meanwhile verifies too.
+public half added to `retired` with its `retired_at`, so the JWKS lists it with "status": "retired" for good
+(receipts do not expire) while the old seed is gone. Function instances sign with the new key once they re-read the
+secret (within keyring.REFRESH_SECONDS), so `retired_at` is the put's time plus that period: what an instance
+signed with the old key until then verifies, anything dated later does not.
+
+A revocation (a leaked key) adds `revoked_at` to a retired key's entry: the JWKS lists it as "revoked" and
+verifiers refuse everything it signed, whatever its date (a thief writes any date). The current key is rotated out
+first, then revoked: instances that have not re-read the secret yet sign with it for up to REFRESH_SECONDS, and
+those signatures are refused too (a player asks for the receipt again; see docs/OPERATIONS.md for summaries).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
@@ -20,6 +26,8 @@ from leaderboard import keyring, receipt_keys
 from leaderboard.data.secrets import SecretsManagerSecrets
 
 from .outputs import require, stack_outputs
+
+RevocationRefused = receipt_keys.RevocationRefused
 
 OUTPUT = "ReceiptSigningSecretArn"
 SEED_CHARS = 64  # as the stack generates it (stacks/leaderboard/api_keys.py)
@@ -60,8 +68,8 @@ class ReceiptKeyRotator:
         before = self.store.value(self.secret_arn)
         old = receipt_keys.KeySet.parse(before).current.kid
         seed = self.secrets.get_random_password(PasswordLength=SEED_CHARS, ExcludePunctuation=True)["RandomPassword"]
-        moment = self.now().astimezone(UTC)
-        retired_at = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        # instances holding the old key set sign with the old key until they re-read it: not before then
+        retired_at = rfc3339(self.now() + timedelta(seconds=keyring.REFRESH_SECONDS), up=True)
         self.secrets.put_secret_value(
             SecretId=self.secret_arn, SecretString=receipt_keys.rotated(before, seed, retired_at)
         )
@@ -71,7 +79,40 @@ class ReceiptKeyRotator:
             f"re-read the secret (within {keyring.REFRESH_SECONDS} s)"
         )
         self.out(
-            f"old key {old}: retired at {retired_at}; it stays in GET /.well-known/jwks.json, so what it signed "
-            "still verifies, and it signs nothing more"
+            f"old key {old}: retired at {retired_at} (now + {keyring.REFRESH_SECONDS} s); it stays in "
+            "GET /.well-known/jwks.json, so what it signed before then still verifies, and nothing dated later does"
         )
         return after
+
+    def revoke(self, kid: str) -> receipt_keys.KeySet:
+        """Mark a listed key revoked: verifiers refuse everything it signed. The current key is rotated out first."""
+        if kid == self.keys().current.kid:
+            self.out(f"key {kid} is the current key: rotating it out first, then revoking it")
+            self.rotate()
+            self.out(
+                f"instances that have not re-read the secret yet sign with {kid} for up to {keyring.REFRESH_SECONDS} "
+                "s more: what they sign is refused too (players ask for their receipt again)"
+            )
+        before = self.store.value(self.secret_arn)
+        revoked_at = rfc3339(self.now())
+        after_text = receipt_keys.revoked(before, kid, revoked_at)
+        if after_text != before:
+            self.secrets.put_secret_value(SecretId=self.secret_arn, SecretString=after_text)
+        after = self.keys()
+        (jwk,) = (k for k in after.jwks()["keys"] if k["kid"] == kid)
+        self.out(
+            f"key {kid}: revoked at {jwk['revoked_at']}"
+            + (" (it was already)" if after_text == before else "")
+            + "; GET /.well-known/jwks.json lists it as revoked once the functions re-read the secret (within "
+            f"{keyring.REFRESH_SECONDS} s, plus the edge's cache), and verifiers refuse everything it signed: closing "
+            "summaries it signed no longer verify (docs/OPERATIONS.md)"
+        )
+        return after
+
+
+def rfc3339(moment: datetime, up: bool = False) -> str:
+    """UTC with milliseconds, as the log and the receipts write times; `up` rounds a partial millisecond up."""
+    moment = moment.astimezone(UTC)
+    if up and moment.microsecond % 1000:
+        moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
