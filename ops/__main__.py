@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from datetime import datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
@@ -21,7 +23,10 @@ from .token_key import RotationRefused, TokenKeyRotator
 DEFAULT_GRACE_S = 300
 
 
-def main(argv: list[str] | None = None, session: boto3.Session | None = None) -> int:
+def main(
+    argv: list[str] | None = None, session: boto3.Session | None = None, now: Callable[[], datetime] | None = None
+) -> int:
+    """`now`: the receipt key commands' clock (a local stack's tests give the stack's, which runs ahead)."""
     parser = argparse.ArgumentParser(prog="python -m ops", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (
@@ -68,11 +73,11 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             return 0
         if args.command == "rotate-receipt-key":
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
-            ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
+            receipt_key_rotator(session, args.stage, now).rotate()
             return 0
         if args.command == "revoke-receipt-key":
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
-            ReceiptKeyRotator(session, stack_name(args.stage)).revoke(args.kid)
+            receipt_key_rotator(session, args.stage, now).revoke(args.kid)
             return 0
         rotator = Rotator(session, stack_name(args.stage))
         if args.command == "rotate-password":
@@ -87,6 +92,13 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
     except (ClientError, BotoCoreError) as err:
         print(f"error: AWS said: {err}", file=sys.stderr)
         return 1
+
+
+def receipt_key_rotator(session: boto3.Session, stage: str, now: Callable[[], datetime] | None) -> ReceiptKeyRotator:
+    rotator = ReceiptKeyRotator(session, stack_name(stage))
+    if now is not None:
+        rotator.now = now
+    return rotator
 
 
 if __name__ == "__main__":
