@@ -76,7 +76,7 @@ def main(
             receipt_key_rotator(session, args.stage, now).rotate()
             return 0
         if args.command == "revoke-receipt-key":
-            require_own_secret(args.stage, stage_props(args.stage).is_prod)
+            require_own_secret(args.stage, stage_props(args.stage).is_prod, action="revoke")
             receipt_key_rotator(session, args.stage, now).revoke(args.kid)
             return 0
         rotator = Rotator(session, stack_name(args.stage))

@@ -4,8 +4,8 @@ The key set is the secret `ReceiptSigningSecretArn`: {"seed", "retired"}. A rota
 document: a new seed (Secrets Manager's GetRandomPassword, as the stack generated the first), and the old key's
 public half added to `retired` with its `retired_at`, so the JWKS lists it with "status": "retired" for good
 (receipts do not expire) while the old seed is gone. Function instances sign with the new key once they re-read the
-secret (within keyring.REFRESH_SECONDS), so `retired_at` is the put's time plus that period: what an instance
-signed with the old key until then verifies, anything dated later does not.
+secret (within keyring.REFRESH_SECONDS), so `retired_at` is the put's time plus that period and RETIRE_MARGIN_S:
+what an instance signed with the old key until then verifies, anything dated later does not.
 
 A revocation (a leaked key) adds `revoked_at` to a retired key's entry: the JWKS lists it as "revoked" and
 verifiers refuse everything it signed, whatever its date (a thief writes any date). The current key is rotated out
@@ -31,17 +31,20 @@ RevocationRefused = receipt_keys.RevocationRefused
 
 OUTPUT = "ReceiptSigningSecretArn"
 SEED_CHARS = 64  # as the stack generates it (stacks/leaderboard/api_keys.py)
+# Beyond REFRESH_SECONDS: the put's and an instance's read's latency (retries included) and the skew between the
+# operator's clock and Lambda's, so no honest signature falls after retired_at.
+RETIRE_MARGIN_S = 60
 
 
 class NothingToRotate(Exception):
     """The stage has no receipt key secret of its own: outside production the key derives from the cursor secret."""
 
 
-def require_own_secret(stage: str, production: bool) -> None:
+def require_own_secret(stage: str, production: bool, action: str = "rotate") -> None:
     """Refuse, before any AWS call, a stage whose stack has no receipt signing secret (production only)."""
     if not production:
         raise NothingToRotate(
-            f"stage {stage} has no receipt signing key of its own to rotate: outside production the functions derive "
+            f"stage {stage} has no receipt signing key of its own to {action}: outside production the functions derive "
             'it from the cursor secret, with no retired keys (docs/PROVING.md, "The signing key"); for receipts '
             'that must outlive a rotation, set "production": true for the stage in cdk.json, deploy, and rotate there'
         )
@@ -69,7 +72,7 @@ class ReceiptKeyRotator:
         old = receipt_keys.KeySet.parse(before).current.kid
         seed = self.secrets.get_random_password(PasswordLength=SEED_CHARS, ExcludePunctuation=True)["RandomPassword"]
         # instances holding the old key set sign with the old key until they re-read it: not before then
-        retired_at = rfc3339(self.now() + timedelta(seconds=keyring.REFRESH_SECONDS), up=True)
+        retired_at = rfc3339(self.now() + timedelta(seconds=keyring.REFRESH_SECONDS + RETIRE_MARGIN_S), up=True)
         self.secrets.put_secret_value(
             SecretId=self.secret_arn, SecretString=receipt_keys.rotated(before, seed, retired_at)
         )
@@ -79,8 +82,8 @@ class ReceiptKeyRotator:
             f"re-read the secret (within {keyring.REFRESH_SECONDS} s)"
         )
         self.out(
-            f"old key {old}: retired at {retired_at} (now + {keyring.REFRESH_SECONDS} s); it stays in "
-            "GET /.well-known/jwks.json, so what it signed before then still verifies, and nothing dated later does"
+            f"old key {old}: retired at {retired_at} (now + {keyring.REFRESH_SECONDS + RETIRE_MARGIN_S} s); it stays "
+            "in GET /.well-known/jwks.json, so what it signed before then still verifies, and nothing dated later does"
         )
         return after
 

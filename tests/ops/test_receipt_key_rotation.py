@@ -1,7 +1,7 @@
 """`make rotate-receipt-key` (python -m ops rotate-receipt-key) against moto: the receipt key set as the stack
 generates it (a production stage: only production has the secret), two rotations, then the functions' own key set
 (a runtime reading the secret through Secrets Manager): the new key signs, the old ones are listed as retired and
-what they signed still verifies; each rotation dates the old key's retired_at REFRESH_SECONDS after it. Revocation
+what they signed still verifies; each rotation dates the old key's retired_at 360 s after it. Revocation
 (python -m ops revoke-receipt-key --kid) lists a key as revoked, rotating the current key out first. A stage outside
 production has nothing to rotate: one line says so, before any AWS call. (Against the local stack, over HTTP and
 with the verifier: tests/integration/test_receipt_key_rotation.py.)"""
@@ -22,7 +22,7 @@ from leaderboard.composition import Runtime
 from leaderboard.receipt_keys import KeySet
 from leaderboard.settings import Settings
 from ops.__main__ import main
-from ops.receipt_key import OUTPUT
+from ops.receipt_key import OUTPUT, RETIRE_MARGIN_S
 from tests.support import jws
 from tests.support.account import REGION
 
@@ -85,8 +85,8 @@ def _stored(session, arn: str) -> dict:
 
 
 def test_a_rotation_dates_the_old_keys_retirement_when_no_instance_signs_with_it_any_more(receipt_secret, session):
-    """retired_at is the rotation's time plus REFRESH_SECONDS (instances holding the old key set sign with the old
-    key until they re-read it), in the stored entry and in the functions' JWKS."""
+    """retired_at is the rotation's time plus REFRESH_SECONDS and a margin (instances holding the old key set sign
+    with the old key until they re-read it), in the stored entry and in the functions' JWKS."""
     old = _functions_keys(receipt_secret).current.kid
     before = datetime.now(UTC)
     assert main(["rotate-receipt-key", "--stage", STAGE], session=session) == 0
@@ -94,7 +94,8 @@ def test_a_rotation_dates_the_old_keys_retirement_when_no_instance_signs_with_it
     (entry,) = _stored(session, receipt_secret)["retired"]
     assert entry["kid"] == old
     retired_at = datetime.fromisoformat(entry["retired_at"].replace("Z", "+00:00"))
-    refresh = timedelta(seconds=keyring.REFRESH_SECONDS)
+    refresh = timedelta(seconds=keyring.REFRESH_SECONDS + RETIRE_MARGIN_S)
+    assert refresh == timedelta(seconds=360)  # as the docs say
     assert before + refresh <= retired_at <= after + refresh + timedelta(milliseconds=1), (before, entry, after)
     (listed,) = [k for k in _functions_keys(receipt_secret).jwks()["keys"] if k["kid"] == old]
     assert (listed["status"], listed["retired_at"]) == ("retired", entry["retired_at"])
@@ -142,6 +143,13 @@ def test_revoking_a_kid_the_key_set_does_not_hold_changes_nothing(receipt_secret
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("error: key 0123456789abcdef is not a retired key of this key set"), line
     assert _stored(session, receipt_secret) == before
+
+
+def test_a_stage_outside_production_has_nothing_to_revoke(capsys):
+    """As for the rotation (below): one line, exit status 1, before any AWS call (no session is given, none is used)."""
+    assert main(["revoke-receipt-key", "--stage", "dev", "--kid", "0123456789abcdef"]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: stage dev has no receipt signing key of its own to revoke: outside production"), line
 
 
 def test_a_stack_without_the_output_is_an_error(session, monkeypatch, capsys):
