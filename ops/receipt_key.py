@@ -10,7 +10,8 @@ what an instance signed with the old key until then verifies, anything dated lat
 A revocation (a leaked key) adds `revoked_at` to a retired key's entry: the JWKS lists it as "revoked" and
 verifiers refuse everything it signed, whatever its date (a thief writes any date). The current key is rotated out
 first, then revoked: instances that have not re-read the secret yet sign with it for up to REFRESH_SECONDS, and
-those signatures are refused too (a player asks for the receipt again; see docs/OPERATIONS.md for summaries).
+those signatures are refused too (a player asks for the receipt again; the API serves the summaries it signed
+signed again by the current key).
 """
 
 from __future__ import annotations
@@ -107,8 +108,8 @@ class ReceiptKeyRotator:
             f"key {kid}: revoked at {jwk['revoked_at']}"
             + (" (it was already)" if after_text == before else "")
             + "; GET /.well-known/jwks.json lists it as revoked once the functions re-read the secret (within "
-            f"{keyring.REFRESH_SECONDS} s, plus the edge's cache), and verifiers refuse everything it signed: closing "
-            "summaries it signed no longer verify (docs/OPERATIONS.md)"
+            f"{keyring.REFRESH_SECONDS} s, plus the edge's cache), and verifiers refuse everything it signed: receipts "
+            "and closing summaries are to be fetched again (the API signs them with the current key)"
         )
         return after
 

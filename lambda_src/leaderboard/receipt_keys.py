@@ -115,6 +115,9 @@ class KeySet:
                 keys.append(jwk)
         return {"keys": keys}
 
+    def revoked_kids(self) -> frozenset[str]:
+        return frozenset(jwk["kid"] for jwk in self.retired if jwk["status"] == "revoked")
+
     def sign_compact(self, payload: Mapping[str, Any]) -> str:
         """A compact JWS (RFC 7515) of `payload` as JSON, header {"alg": "EdDSA", "kid", "typ": "JWT"}."""
         header = {"alg": ALGORITHM, "kid": self.current.kid, "typ": "JWT"}
@@ -122,6 +125,17 @@ class KeySet:
             b64url(json.dumps(part, separators=(",", ":"), ensure_ascii=False).encode()) for part in (header, payload)
         )
         return f"{signing_input}.{b64url(self.current.sign(signing_input.encode('ascii')))}"
+
+
+def kid_of_token(token: str) -> str | None:
+    """The kid a compact JWS's header names (None for anything else): which key signed a stored signature."""
+    part = token.split(".")[0]
+    try:
+        header = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except ValueError:
+        return None
+    kid = header.get("kid") if isinstance(header, dict) else None
+    return kid if isinstance(kid, str) else None
 
 
 ENTRY_FIELDS = ("kid", "x", "retired_at", "revoked_at")  # what the document keeps of an old key

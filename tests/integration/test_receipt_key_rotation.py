@@ -7,7 +7,8 @@ current, and the verifier, run as a user runs it (`python -m leaderboard_verify 
 retired key signed and what the new one signs, and refuses a receipt re-signed with a key it does not know, one whose
 kid is not published, and one a thief holding the old seed signs after its retired_at (issue 39), saying so. Last,
 the old key is revoked (`python -m ops revoke-receipt-key --kid`): the JWKS lists it as revoked and the verifier
-refuses everything it signed, while what the new key signs still verifies.
+refuses everything it signed, while what the new key signs still verifies, and the closing summary, read again, is
+served signed by the new key.
 
 The functions re-read the secret within keyring.REFRESH_SECONDS on AWS; here the re-read is a fresh runtime (what
 an instance's next read or a cold start gives), not a wait. The ops commands date retired_at and revoked_at by the
@@ -282,3 +283,11 @@ def test_after_revocation_the_jwks_says_revoked_and_the_verifier_refuses_what_th
         ]
         assert f"ok   receipt 2 signature: EdDSA by key {new}, listed as current" in lines, lines
         assert any(f"{old} (revoked at {revoked['revoked_at']})" in line for line in lines if "keys" in line), lines
+        # the API serves the summary signed again by the current key: read again, it verifies
+        again = api.get(f"/leaderboards/{BOARD}/periods/{rotation['period_id']}")
+        assert again.status_code == 200, again.text
+        assert kid_of(again.json()["signature"]) == new
+        (evidence / "again.json").write_text(json.dumps(again.json()))
+        status, lines = verify("--url", stack.api_url, "--summary", "again.json", "--receipt", "new.jws", cwd=evidence)
+        assert status == 0, lines
+        assert f"ok   summary signature: EdDSA by key {new}, listed as current" in lines, lines
