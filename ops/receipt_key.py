@@ -100,13 +100,14 @@ class ReceiptKeyRotator:
         before = self.store.value(self.secret_arn)
         revoked_at = rfc3339(self.now())
         after_text = receipt_keys.revoked(before, kid, revoked_at)
-        if after_text != before:
+        already = receipt_keys.KeySet.parse(after_text).jwks() == receipt_keys.KeySet.parse(before).jwks()
+        if not already:
             self.secrets.put_secret_value(SecretId=self.secret_arn, SecretString=after_text)
         after = self.keys()
         (jwk,) = (k for k in after.jwks()["keys"] if k["kid"] == kid)
         self.out(
             f"key {kid}: revoked at {jwk['revoked_at']}"
-            + (" (it was already)" if after_text == before else "")
+            + (" (it was already)" if already else "")
             + "; GET /.well-known/jwks.json lists it as revoked once the functions re-read the secret (within "
             f"{keyring.REFRESH_SECONDS} s, plus the edge's cache), and verifiers refuse everything it signed: receipts "
             "and closing summaries are to be fetched again (the API signs them with the current key)"

@@ -170,7 +170,7 @@ def rotated(document_text: str, new_seed: str, retired_at: str) -> str:
 
 
 class RevocationRefused(RuntimeError):
-    """A revocation that would change nothing right or could not be read back: the message says why."""
+    """A revocation refused: of the current key (rotate it out first), or of a kid the key set does not hold."""
 
 
 def revoked(document_text: str, kid: str, revoked_at: str) -> str:

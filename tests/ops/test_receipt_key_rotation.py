@@ -120,6 +120,10 @@ def test_revoking_a_retired_key_lists_it_as_revoked_and_nothing_it_signed_verifi
     with pytest.raises(jws.Refused, match="revoked kid"):
         jws.verify(signed_first, keys.jwks())
     assert f"key {first.current.kid}: revoked at {entry['revoked_at']}" in capsys.readouterr().out
+    version = session.client("secretsmanager").get_secret_value(SecretId=receipt_secret)["VersionId"]
+    assert main(["revoke-receipt-key", "--stage", STAGE, "--kid", first.current.kid], session=session) == 0
+    assert f"revoked at {entry['revoked_at']} (it was already)" in capsys.readouterr().out  # the first time stands
+    assert session.client("secretsmanager").get_secret_value(SecretId=receipt_secret)["VersionId"] == version
 
 
 def test_revoking_the_current_key_rotates_it_out_first(receipt_secret, session, capsys):
