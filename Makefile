@@ -203,6 +203,11 @@ rotate-token-key: setup ## new player-token signing key; old tokens verify for t
 rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old one stays in the JWKS as retired
 	$(PY) -m ops rotate-receipt-key --stage $(STAGE)
 
+.PHONY: revoke-receipt-key
+revoke-receipt-key: setup ## a leaked receipt key KID=...: the JWKS lists it revoked, nothing it signed verifies
+	@test -n "$(KID)" || { echo 'usage: make revoke-receipt-key STAGE=prod KID=<kid from /.well-known/jwks.json>' >&2; exit 2; }
+	$(PY) -m ops revoke-receipt-key --stage $(STAGE) --kid $(KID)
+
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
 

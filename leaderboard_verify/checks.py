@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from . import jws
@@ -23,6 +24,11 @@ RECEIPT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "head_hash": str,
     "player": str,
 }
+# The signed times of when a payload was issued, compared with a retired key's retired_at: a receipt's `at` (and its
+# JWT `iat`, in seconds, where present); a summary's `closed_at` (a re-signed summary keeps it: it is never later
+# than the signature).
+RECEIPT_TIMES = ("at", "iat")
+SUMMARY_TIMES = ("closed_at",)
 
 
 @dataclass
@@ -57,7 +63,9 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _signed(report: Report, name: str, token: object, evidence: Evidence) -> jws.Verified | None:
+def _signed(
+    report: Report, name: str, token: object, evidence: Evidence, times: tuple[str, ...]
+) -> jws.Verified | None:
     if evidence.keys is None:
         report.fail(f"{name} signature", "no published keys to check it against (pass --keys or --url)")
         return None
@@ -66,9 +74,60 @@ def _signed(report: Report, name: str, token: object, evidence: Evidence) -> jws
     except jws.Invalid as error:
         report.fail(f"{name} signature", str(error))
         return None
-    retired = " (a retired key: still published, so its signatures stand)" if verified.key.status == "retired" else ""
-    report.ok(f"{name} signature", f"EdDSA by key {verified.key.kid}, listed as {verified.key.status}{retired}")
+    key = verified.key
+    if key.status == "revoked":
+        report.fail(
+            f"{name} signature",
+            f"key {key.kid} is revoked (revoked_at {key.revoked_at or 'not given'}): nothing it signed verifies, "
+            "whatever date it carries",
+        )
+        return None
+    if key.status != "retired":
+        report.ok(f"{name} signature", f"EdDSA by key {key.kid}, listed as {key.status}")
+        return verified
+    problem, dated = _before_retirement(verified.payload, key, times)
+    if problem:
+        report.fail(f"{name} signature", problem)
+        return None
+    report.ok(
+        f"{name} signature",
+        f"EdDSA by key {key.kid}, listed as retired at {key.retired_at}; signed {dated}, before it",
+    )
     return verified
+
+
+def _before_retirement(payload: dict[str, Any], key: jws.PublishedKey, times: tuple[str, ...]) -> tuple[str, str]:
+    """Why a retired key's payload is refused ("" if it is not), and the signed times it was checked by."""
+    retired_at = jws.parse_time(key.retired_at)
+    if retired_at is None:
+        return f"key {key.kid} is retired without a retired_at: nothing tells what it signed before retiring", ""
+    present = [field for field in times if field in payload]
+    if not present:
+        return f"key {key.kid} is retired (retired_at {key.retired_at}) and the payload signs no {times[0]}", ""
+    dated = []
+    for field in present:
+        value = payload[field]
+        moment = _moment(value)
+        if moment is None:
+            return f"{field} {value!r} is not a time: nothing tells whether key {key.kid} signed it before retiring", ""
+        shown = f"{field} {value}" + (f" ({moment.isoformat()})" if not isinstance(value, str) else "")
+        if moment >= retired_at:
+            return (
+                f"{shown} is at or after key {key.kid}'s retired_at {key.retired_at}: a retired key signs nothing "
+                "after it (a forgery, or a key still in use)"
+            ), ""
+        dated.append(shown)
+    return "", ", ".join(dated)
+
+
+def _moment(value: object) -> datetime | None:
+    """A signed time: RFC 3339 text, or a JWT NumericDate (seconds since the epoch)."""
+    if _number(value):
+        try:
+            return datetime.fromtimestamp(value, UTC)  # type: ignore[arg-type]
+        except (OverflowError, OSError, ValueError):
+            return None
+    return jws.parse_time(value)
 
 
 def _head(report: Report, name: str, seq: object, head_hash: object, evidence: Evidence) -> bool:
@@ -109,7 +168,7 @@ def _order(report: Report, name: str, payload: dict[str, Any], evidence: Evidenc
 
 
 def check_receipt(report: Report, name: str, token: str, evidence: Evidence) -> dict[str, Any] | None:
-    verified = _signed(report, name, token, evidence)
+    verified = _signed(report, name, token, evidence, RECEIPT_TIMES)
     if verified is None:
         return None
     payload = verified.payload
@@ -157,7 +216,7 @@ def check_summary(report: Report, summary: object, evidence: Evidence) -> dict[s
     if not isinstance(summary, dict) or "signature" not in summary:
         report.fail(f"{name} signature", "the summary has no signature field")
         return None
-    verified = _signed(report, name, summary["signature"], evidence)
+    verified = _signed(report, name, summary["signature"], evidence, SUMMARY_TIMES)
     if verified is None:
         return None
     payload = verified.payload

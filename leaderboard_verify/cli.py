@@ -51,6 +51,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _status(key: jws.PublishedKey) -> str:
+    at = {"retired": key.retired_at, "revoked": key.revoked_at}.get(key.status)
+    return f"{key.status} at {at}" if at else key.status
+
+
 def _peek(token: str) -> dict[str, Any]:
     """A receipt's payload before it is verified, only to learn its board and period."""
     try:
@@ -86,7 +91,7 @@ def run(argv: list[str], out: TextIO) -> int:
                 report.ok(
                     "keys",
                     f"{len(keys)} Ed25519 keys from {keys_source}: "
-                    + ", ".join(f"{k.kid} ({k.status})" for k in keys.values()),
+                    + ", ".join(f"{k.kid} ({_status(k)})" for k in keys.values()),
                 )
             except jws.Invalid as error:
                 report.fail("keys", f"{keys_source}: {error}")

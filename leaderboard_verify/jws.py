@@ -1,5 +1,6 @@
 """Compact JWS with EdDSA over Ed25519 (RFC 7515, RFC 8037), checked against a published JWKS: a key listed as
-`current` or `retired` verifies; a kid the JWKS does not list is refused."""
+`current` or `retired` verifies (a retired one only what is dated before its `retired_at`: checks.py compares the
+signed time); one listed as `revoked` verifies nothing; a kid the JWKS does not list is refused."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -17,11 +19,27 @@ class Invalid(Exception):
     """A token or a key set that does not verify: the message says why."""
 
 
+STATUSES = ("current", "retired", "revoked")
+
+
 @dataclass(frozen=True)
 class PublishedKey:
     kid: str
-    status: str  # "current" or "retired"
+    status: str  # one of STATUSES
     key: Ed25519PublicKey
+    retired_at: str | None = None  # as published (RFC 3339); a retired key without it verifies nothing
+    revoked_at: str | None = None
+
+
+def parse_time(text: object) -> datetime | None:
+    """An RFC 3339 date-time with its offset (`2026-12-02T03:04:05.123Z`), None for anything else."""
+    if not isinstance(text, str) or "T" not in text.upper():
+        return None
+    try:
+        moment = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 @dataclass(frozen=True)
@@ -54,12 +72,16 @@ def parse_jwks(document: object) -> dict[str, PublishedKey]:
         if kid in keys:
             raise Invalid(f"kid {kid} is listed twice")
         status = jwk.get("status", "current")
-        if status not in ("current", "retired"):
-            raise Invalid(f"key {kid}: status {status!r} is neither current nor retired")
+        if status not in STATUSES:
+            raise Invalid(f"key {kid}: status {status!r} is not one of {', '.join(STATUSES)}")
+        for field in ("retired_at", "revoked_at"):
+            if field in jwk and parse_time(jwk[field]) is None:
+                raise Invalid(f"key {kid}: {field} {jwk[field]!r} is not an RFC 3339 date-time with an offset")
         raw = b64url_decode(jwk.get("x", ""))
         if len(raw) != 32:
             raise Invalid(f"key {kid}: x is {len(raw)} bytes, an Ed25519 public key is 32")
-        keys[kid] = PublishedKey(kid, status, Ed25519PublicKey.from_public_bytes(raw))
+        public = Ed25519PublicKey.from_public_bytes(raw)
+        keys[kid] = PublishedKey(kid, status, public, jwk.get("retired_at"), jwk.get("revoked_at"))
     if not keys:
         raise Invalid("the key set lists no Ed25519 key")
     return keys

@@ -1,11 +1,13 @@
-"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|rotate-password --stage STAGE`
-(see ops/__init__.py)."""
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|revoke-receipt-key|rotate-password
+--stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from datetime import datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
@@ -13,7 +15,7 @@ from cdk_leaderboard.paths import routes
 
 from .outputs import StackNotReady
 from .preflight import preflight
-from .receipt_key import NothingToRotate, ReceiptKeyRotator, require_own_secret
+from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
 from .rotation import RefreshFailed, Rotator
 from .settings import stack_name, stage_props
 from .token_key import RotationRefused, TokenKeyRotator
@@ -21,7 +23,10 @@ from .token_key import RotationRefused, TokenKeyRotator
 DEFAULT_GRACE_S = 300
 
 
-def main(argv: list[str] | None = None, session: boto3.Session | None = None) -> int:
+def main(
+    argv: list[str] | None = None, session: boto3.Session | None = None, now: Callable[[], datetime] | None = None
+) -> int:
+    """`now`: the receipt key commands' clock (a local stack's tests give the stack's, which runs ahead)."""
     parser = argparse.ArgumentParser(prog="python -m ops", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (
@@ -29,6 +34,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
         ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
         ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
         ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
+        ("revoke-receipt-key", "a leaked receipt key: listed as revoked, nothing it signed verifies"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
     ):
         command = commands.add_parser(name, help=text)
@@ -50,6 +56,10 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             command.add_argument(
                 "--revoke", action="store_true", help="a leaked key: refuse the old key's tokens at once, no grace"
             )
+        if name == "revoke-receipt-key":
+            command.add_argument(
+                "--kid", required=True, help="the key's id in the JWKS (the current key is rotated out first)"
+            )
     args = parser.parse_args(argv)
     if session is None:
         session = boto3.Session()
@@ -63,7 +73,11 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             return 0
         if args.command == "rotate-receipt-key":
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
-            ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
+            receipt_key_rotator(session, args.stage, now).rotate()
+            return 0
+        if args.command == "revoke-receipt-key":
+            require_own_secret(args.stage, stage_props(args.stage).is_prod, action="revoke")
+            receipt_key_rotator(session, args.stage, now).revoke(args.kid)
             return 0
         rotator = Rotator(session, stack_name(args.stage))
         if args.command == "rotate-password":
@@ -72,12 +86,19 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate) as err:
+    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate, RevocationRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:
         print(f"error: AWS said: {err}", file=sys.stderr)
         return 1
+
+
+def receipt_key_rotator(session: boto3.Session, stage: str, now: Callable[[], datetime] | None) -> ReceiptKeyRotator:
+    rotator = ReceiptKeyRotator(session, stack_name(stage))
+    if now is not None:
+        rotator.now = now
+    return rotator
 
 
 if __name__ == "__main__":

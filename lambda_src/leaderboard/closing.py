@@ -197,7 +197,7 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         _closings().mark_event_sent(config.board_id, sort_key)
         logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
         finished = True
-    return _public(summary), finished
+    return signed_summaries.served(_public(summary)), finished
 
 
 def _public(summary: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +260,7 @@ def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) ->
     if p.ends_at is not None:
         summary = _closings().get(config.board_id, _sort_key(p))
         if summary is not None:
-            return _public(summary)
+            return signed_summaries.served(_public(summary))
     return {"board_id": config.board_id, **_open_view(config, p, now)}
 
 

@@ -11,14 +11,16 @@ that still does not give them LOG_SETTLE_SECONDS after the period's end (a strea
 does not hold the closing back any longer: the summary is stored with `unsigned` (why) and no signature, and the
 function logs an error; a verifier then refuses it, as it should.
 Erasure rewrites a summary's top and rewards, and signs it again (player_removal.py): the payload names the
-placeholder, never the erased player.
+placeholder, never the erased player. A summary whose key has been revoked since is served signed again with the
+current key (`served`): its standings were checked against the log when it closed, and a revoked key's signature
+verifies nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import invocation
+from . import invocation, receipt_keys
 from .boards import DESC
 from .errors import Conflict
 from .receipts import GENESIS_HASH, CatchingUp, Standings
@@ -68,6 +70,16 @@ def signed_view(public: dict[str, Any]) -> dict[str, Any]:
     """The summary as the API answers it (closing._public) and its signature over everything else in it."""
     unsigned = {k: v for k, v in public.items() if k not in UNSIGNED}
     return {**unsigned, "signature": invocation.runtime().receipt_keys.get().sign_compact(unsigned)}
+
+
+def served(public: dict[str, Any]) -> dict[str, Any]:
+    """The summary as the API answers it: signed again with the current key if its signature's key is revoked (on
+    each read, not stored: a GET writes nothing, and the edge caches the answer)."""
+    signature = public.get("signature")
+    if not isinstance(signature, str):
+        return public
+    keys = invocation.runtime().receipt_keys.get()
+    return signed_view(public) if receipt_keys.kid_of_token(signature) in keys.revoked_kids() else public
 
 
 def signature_of(public: dict[str, Any]) -> str:

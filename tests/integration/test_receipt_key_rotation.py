@@ -2,29 +2,35 @@
 Secrets Manager stand-in that speaks AWS's protocol (moto's server, `settings.secrets_manager_endpoint`), as a
 production stage's functions read the secret `ReceiptSigningSecretArn`. A receipt and a closing summary are signed,
 the key is rotated with the ops command's own function (`python -m ops rotate-receipt-key --stage prod`, against
-the stand-in), and then, over HTTP: the JWKS lists the old key as retired and the new one as current, and the
-verifier, run as a user runs it (`python -m leaderboard_verify --url ...`), accepts what the retired key signed and
-what the new one signs, and refuses a receipt re-signed with a key it does not know, and one whose kid is not
-published, saying so.
+the stand-in), and then, over HTTP: the JWKS lists the old key as retired (with its retired_at) and the new one as
+current, and the verifier, run as a user runs it (`python -m leaderboard_verify --url ...`), accepts what the
+retired key signed and what the new one signs, and refuses a receipt re-signed with a key it does not know, one whose
+kid is not published, and one a thief holding the old seed signs after its retired_at (issue 39), saying so. Last,
+the old key is revoked (`python -m ops revoke-receipt-key --kid`): the JWKS lists it as revoked and the verifier
+refuses everything it signed, while what the new key signs still verifies, and the closing summary, read again, is
+served signed by the new key.
 
 The functions re-read the secret within keyring.REFRESH_SECONDS on AWS; here the re-read is a fresh runtime (what
-an instance's next read or a cold start gives), not a wait. (The rotation's own steps against moto, in process:
-tests/ops/test_receipt_key_rotation.py.)"""
+an instance's next read or a cold start gives), not a wait. The ops commands date retired_at and revoked_at by the
+stack's clock (which the package's other tests move ahead of the real time), as on AWS the operator's clock and the
+functions' agree. (The rotation's own steps against moto, in process: tests/ops/test_receipt_key_rotation.py.)"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import boto3
 import botocore.session
 import pytest
 import requests
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from moto.server import ThreadedMotoServer
 
 from leaderboard.clock import iso
@@ -70,10 +76,11 @@ def operator_session(url: str, tmp_path: Path) -> boto3.Session:
     return boto3.Session(botocore_session=core)
 
 
-def deployed_secret(session: boto3.Session) -> str:
+def deployed_secret(session: boto3.Session) -> tuple[str, str]:
     """What a production deployment has: the secret as the stack generates it (a 64-character seed, no retired keys)
-    and the stack's output naming it, which the ops command reads."""
-    first = json.dumps({"retired": [], "seed": secrets.token_hex(32)})
+    and the stack's output naming it, which the ops command reads. The secret's ARN, and its seed."""
+    seed = secrets.token_hex(32)
+    first = json.dumps({"retired": [], "seed": seed})
     arn = session.client("secretsmanager").create_secret(Name="ReceiptSigningSecret", SecretString=first)["ARN"]
     template = {
         "Resources": {
@@ -82,7 +89,7 @@ def deployed_secret(session: boto3.Session) -> str:
         "Outputs": {OUTPUT: {"Value": arn}},
     }
     session.client("cloudformation").create_stack(StackName=f"leaderboard-{STAGE}", TemplateBody=json.dumps(template))
-    return arn
+    return arn, seed
 
 
 def verify(*args: str, cwd: Path) -> tuple[int, list[str]]:
@@ -127,7 +134,7 @@ def rotation(stack, api, standin, tmp_path_factory):
     """A tournament signed for with the first key (a receipt, the closing summary), the key rotated, then a receipt
     signed with the new one; the stack's functions read the stand-in's secret until the module's tests are done."""
     session = operator_session(standin, tmp_path_factory.mktemp("operator"))
-    arn = deployed_secret(session)
+    arn, seed = deployed_secret(session)
     settings = {"receipt_signing_key": None, "receipt_signing_secret_arn": arn, "secrets_manager_endpoint": standin}
     with stack.reconfigured(**settings):
         before = api.get("/.well-known/jwks.json").json()
@@ -151,7 +158,7 @@ def rotation(stack, api, standin, tmp_path_factory):
         summary = api.get(f"/leaderboards/{BOARD}/periods/{period_id}")
         assert summary.status_code == 200 and "signature" in summary.json(), summary.text
 
-        assert main(["rotate-receipt-key", "--stage", STAGE], session=session) == 0
+        assert main(["rotate-receipt-key", "--stage", STAGE], session=session, now=stack.clock.now) == 0
         with stack.reconfigured():  # the instances read the secret again (on AWS within REFRESH_SECONDS)
             after = api.get("/.well-known/jwks.json")
             assert after.status_code == 200, after.text
@@ -164,6 +171,9 @@ def rotation(stack, api, standin, tmp_path_factory):
                 "new_receipt": new_receipt,
                 "summary": summary.json(),
                 "stored": json.loads(session.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]),
+                "first_seed": seed,
+                "session": session,
+                "arn": arn,
             }
 
 
@@ -197,10 +207,12 @@ def test_the_verifier_accepts_what_the_retired_key_signed_and_what_the_new_one_s
     )  # fmt: skip
     assert status == 0, lines
     assert lines[-1].startswith("VERIFIED: "), lines
-    retired = f"EdDSA by key {old}, listed as retired (a retired key: still published, so its signatures stand)"
-    assert f"ok   receipt 1 signature: {retired}" in lines, lines
+    retired = f"EdDSA by key {old}, listed as retired at {rotation['after']['keys'][1]['retired_at']}; signed "
+    _, receipt = jws.header_and_payload(rotation["old_receipt"])
+    assert f"ok   receipt 1 signature: {retired}at {receipt['at']}, iat {receipt['iat']} (" in "\n".join(lines), lines
     assert f"ok   receipt 2 signature: EdDSA by key {new}, listed as current" in lines, lines
-    assert f"ok   summary signature: {retired}" in lines, lines
+    closed_at = rotation["summary"]["closed_at"]
+    assert f"ok   summary signature: {retired}closed_at {closed_at}, before it" in lines, lines
     assert any(line.startswith("ok   receipt 1 standings: rk-ada: rank 2 of 3 with score 300") for line in lines)
 
 
@@ -223,3 +235,59 @@ def test_receipts_signed_by_a_key_the_jwks_does_not_list_are_refused(stack, rota
         assert refusal in lines, lines
         assert [line for line in lines if line.startswith("FAIL")] == [refusal], lines
         assert lines[-1].startswith("NOT VERIFIED: 1 of "), lines
+
+
+def test_a_receipt_the_old_seed_signs_after_its_retirement_is_refused(stack, rotation, evidence):
+    """Issue 39: a thief holding the retired key's seed signs a receipt dated after the rotation (true in every
+    other respect); the verifier refuses it, naming the field, the key and its retired_at."""
+    _, payload = jws.header_and_payload(rotation["old_receipt"])
+    (_, retired) = rotation["after"]["keys"]
+    later = datetime.fromisoformat(retired["retired_at"].replace("Z", "+00:00")) + timedelta(hours=1)
+    thief = SigningKey(Ed25519PrivateKey.from_private_bytes(hashlib.sha256(rotation["first_seed"].encode()).digest()))
+    assert thief.kid == retired["kid"]
+    (evidence / "late.jws").write_text(thief.sign({**payload, "at": iso(later), "iat": int(later.timestamp())}))
+    status, lines = verify("--url", stack.api_url, "--receipt", "late.jws", cwd=evidence)
+    assert status == 1, lines
+    assert [line for line in lines if line.startswith("FAIL")] == [
+        f"FAIL receipt 1 signature: at {iso(later)} is at or after key {retired['kid']}'s retired_at "
+        f"{retired['retired_at']}: a retired key signs nothing after it (a forgery, or a key still in use)"
+    ], lines
+
+
+def test_after_revocation_the_jwks_says_revoked_and_the_verifier_refuses_what_the_key_signed(
+    stack, api, rotation, evidence
+):
+    """Last in the module: it revokes the module's old key for good (`python -m ops revoke-receipt-key --kid`)."""
+    old, new = kid_of(rotation["old_receipt"]), kid_of(rotation["new_receipt"])
+    argv = ["revoke-receipt-key", "--stage", STAGE, "--kid", old]
+    assert main(argv, session=rotation["session"], now=stack.clock.now) == 0
+    with stack.reconfigured():  # the instances read the secret again
+        reply = api.get("/.well-known/jwks.json")
+        assert reply.status_code == 200, reply.text
+        current, revoked = reply.json()["keys"]
+        assert (current["kid"], current["status"]) == (new, "current")
+        assert (revoked["kid"], revoked["status"]) == (old, "revoked")
+        assert revoked["retired_at"] == rotation["after"]["keys"][1]["retired_at"] and revoked["revoked_at"]
+        status, lines = verify(
+            "--url", stack.api_url, "--summary", "summary.json", "--receipt", "old.json", "--receipt", "new.jws",
+            cwd=evidence,
+        )  # fmt: skip
+        refusal = (
+            f"signature: key {old} is revoked (revoked_at {revoked['revoked_at']}): nothing it signed verifies, "
+            "whatever date it carries"
+        )
+        assert status == 1, lines
+        assert [line for line in lines if line.startswith("FAIL")] == [
+            f"FAIL summary {refusal}",
+            f"FAIL receipt 1 {refusal}",
+        ]
+        assert f"ok   receipt 2 signature: EdDSA by key {new}, listed as current" in lines, lines
+        assert any(f"{old} (revoked at {revoked['revoked_at']})" in line for line in lines if "keys" in line), lines
+        # the API serves the summary signed again by the current key: read again, it verifies
+        again = api.get(f"/leaderboards/{BOARD}/periods/{rotation['period_id']}")
+        assert again.status_code == 200, again.text
+        assert kid_of(again.json()["signature"]) == new
+        (evidence / "again.json").write_text(json.dumps(again.json()))
+        status, lines = verify("--url", stack.api_url, "--summary", "again.json", "--receipt", "new.jws", cwd=evidence)
+        assert status == 0, lines
+        assert f"ok   summary signature: EdDSA by key {new}, listed as current" in lines, lines

@@ -33,6 +33,8 @@ def verify(token: str, jwks: dict[str, Any]) -> dict[str, Any]:
     key = next((k for k in jwks["keys"] if k["kid"] == header.get("kid")), None)
     if key is None:
         raise Refused(f"unknown kid {header.get('kid')}")
+    if key.get("status") == "revoked":  # a leaked key: nothing it signed counts (retired_at: leaderboard_verify)
+        raise Refused(f"revoked kid {key['kid']}")
     if (key["kty"], key["crv"], key["alg"]) != ("OKP", "Ed25519", "EdDSA"):
         raise Refused(f"not an Ed25519 key: {key}")
     try:

@@ -57,9 +57,10 @@ class SigningKey:
     def kid(self) -> str:
         return hashlib.sha256(self.raw_public).hexdigest()[:16]
 
-    def jwk(self, status: str) -> dict[str, str]:
+    def jwk(self, status: str, **times: str) -> dict[str, str]:
+        """`times`: retired_at and revoked_at, as the JWKS publishes them (RFC 3339)."""
         return {"kty": "OKP", "crv": "Ed25519", "x": b64url(self.raw_public), "kid": self.kid, "alg": "EdDSA",
-                "use": "sig", "status": status}  # fmt: skip
+                "use": "sig", "status": status, **times}  # fmt: skip
 
     def sign(self, payload: dict[str, Any], kid: str | None = None) -> str:
         header = b64url(canonical({"alg": "EdDSA", "kid": kid or self.kid, "typ": "JWT"}))
@@ -67,8 +68,12 @@ class SigningKey:
         return f"{header}.{body}.{b64url(self.private.sign(f'{header}.{body}'.encode()))}"
 
 
-def jwks(current: SigningKey, *retired: SigningKey) -> dict[str, Any]:
-    return {"keys": [current.jwk("current"), *(k.jwk("retired") for k in retired)]}
+# After every time these vectors sign (a receipt's `at` 2026-12-02T04:00:00.000Z, the closing's T[10]).
+RETIRED_AT = "2026-12-02T05:00:00.000Z"
+
+
+def jwks(current: SigningKey, *retired: SigningKey, retired_at: str = RETIRED_AT) -> dict[str, Any]:
+    return {"keys": [current.jwk("current"), *(k.jwk("retired", retired_at=retired_at) for k in retired)]}
 
 
 @dataclass

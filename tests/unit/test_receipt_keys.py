@@ -128,3 +128,54 @@ def test_settings_give_the_key_or_its_secret():
     nothing = Settings.from_environment({"SCORES_TABLE": "t", "SNAPSHOTS_TABLE": "s"})
     with pytest.raises(RuntimeError, match="no receipt signing key"):
         receipt_keys.load(nothing, lambda: None)
+
+
+def test_revocation_lists_a_retired_key_as_revoked_and_rotation_keeps_it_so():
+    """Issue 39: revoked(...) adds revoked_at to a retired key's entry; the JWKS lists it as revoked with both times;
+    a second revocation keeps the first time; a later rotation carries the entry over unchanged."""
+    second = receipt_keys.rotated(SEED, SEED_TWO, "2026-12-02T03:00:00.000Z")
+    old = KeySet.parse(SEED).current.kid
+    revoked = receipt_keys.revoked(second, old, "2026-12-05T00:00:00.000Z")
+    assert json.loads(revoked)["seed"] == SEED_TWO
+    listed = KeySet.parse(revoked).jwks()["keys"]
+    assert [(k["kid"], k["status"]) for k in listed] == [
+        (KeySet.parse(SEED_TWO).current.kid, "current"),
+        (old, "revoked"),
+    ]
+    assert (listed[1]["retired_at"], listed[1]["revoked_at"]) == (
+        "2026-12-02T03:00:00.000Z",
+        "2026-12-05T00:00:00.000Z",
+    )
+    assert receipt_keys.revoked(revoked, old, "2026-12-06T00:00:00.000Z") == revoked
+    third = KeySet.parse(receipt_keys.rotated(revoked, SEED_THREE, "2026-12-07T00:00:00.000Z")).jwks()["keys"]
+    assert [k["status"] for k in third] == ["current", "retired", "revoked"]
+    assert third[2] == listed[1]
+
+
+def test_the_current_key_or_an_unlisted_one_cannot_be_revoked():
+    """The current key must be rotated out first (ops does both); a kid the key set does not hold is refused."""
+    document = receipt_keys.rotated(SEED, SEED_TWO, "2026-12-02T03:00:00.000Z")
+    with pytest.raises(receipt_keys.RevocationRefused, match="is the current key: rotate it out first"):
+        receipt_keys.revoked(document, KeySet.parse(SEED_TWO).current.kid, "2026-12-05T00:00:00.000Z")
+    with pytest.raises(receipt_keys.RevocationRefused, match="is not a retired key of this key set"):
+        receipt_keys.revoked(document, "0123456789abcdef", "2026-12-05T00:00:00.000Z")
+
+
+def test_a_document_listing_its_own_signing_key_as_retired_is_refused():
+    """The functions never sign with a key the JWKS calls retired or revoked: such a document is not read."""
+    retired_self = json.loads(receipt_keys.rotated(SEED, SEED_TWO, "2026-12-02T03:00:00.000Z"))
+    retired_self["seed"] = SEED
+    with pytest.raises(RuntimeError, match="also listed as retired or revoked"):
+        KeySet.parse(json.dumps(retired_self))
+
+
+def test_a_document_written_before_revocation_existed_reads_as_it_did():
+    """An old secret's entries ({"kid", "x", "retired_at"}) are retired keys with their time; an entry without
+    retired_at (only a hand-written one) is listed as retired without it, which verifiers refuse to trust."""
+    x = KeySet.parse(SEED).jwks()["keys"][0]["x"]
+    document = {"seed": SEED_TWO, "retired": [{"kid": "k", "x": x, "retired_at": "2026-12-02T03:00:00.000Z"}]}
+    (_, old) = KeySet.parse(json.dumps(document)).jwks()["keys"]
+    assert (old["status"], old["retired_at"]) == ("retired", "2026-12-02T03:00:00.000Z") and "revoked_at" not in old
+    document["retired"][0].pop("retired_at")
+    (_, undated) = KeySet.parse(json.dumps(document)).jwks()["keys"]
+    assert undated["status"] == "retired" and "retired_at" not in undated

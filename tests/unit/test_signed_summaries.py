@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import board_registry, hashchain, invocation
+from leaderboard import board_registry, hashchain, invocation, receipt_keys
 from leaderboard import submissions as scores_in
 from leaderboard.composition import Runtime
 from leaderboard.data.chain import MemoryChain
@@ -112,3 +112,30 @@ def test_erasure_signs_the_rewritten_summary_again(chain, clock):
     claims = jws.verify(after["signature"], call("GET", "/.well-known/jwks.json").body)
     assert claims == {k: v for k, v in after.items() if k != "signature"}
     assert "bob" not in json.dumps(claims).lower()  # neither the id nor the name "Bob"
+
+
+def test_a_summary_whose_key_is_revoked_is_served_signed_by_the_current_key(chain):
+    """Issue 39: after its key is rotated out the summary keeps its signature (the retired key verifies it); once
+    that key is revoked, a read answers it signed by the current key, which verifies, with the same content."""
+    _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1)), ("cy", 20, _ms(2))])
+    before = _close().body
+    first = invocation.runtime().settings.receipt_signing_key  # the tests' bare seed
+    assert first is not None
+    old = receipt_keys.KeySet.parse(first).current.kid
+    rotated = receipt_keys.rotated(first, "the-next-receipt-seed-0123456789abcdefghij", iso_z(NOW))
+    with invocation.serving(invocation.runtime().with_settings(receipt_signing_key=rotated)):
+        assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == before  # retired: kept as stored
+    revoked = receipt_keys.revoked(rotated, old, iso_z(NOW))
+    with invocation.serving(invocation.runtime().with_settings(receipt_signing_key=revoked)):
+        after = call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body
+        jwks = call("GET", "/.well-known/jwks.json").body
+        assert _close().body == after  # the close route answers a closed period the same way
+    with pytest.raises(jws.Refused, match="revoked kid"):
+        jws.verify(before["signature"], jwks)
+    assert jws.header_and_payload(after["signature"])[0]["kid"] == jwks["keys"][0]["kid"] != old
+    assert jws.verify(after["signature"], jwks) == {k: v for k, v in after.items() if k != "signature"}
+    assert {k: v for k, v in after.items() if k != "signature"} == {k: v for k, v in before.items() if k != "signature"}
+
+
+def iso_z(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")

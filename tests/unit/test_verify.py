@@ -20,6 +20,7 @@ import pytest
 from leaderboard_verify.chain import record_hash
 from leaderboard_verify.cli import run
 from tests.support.proof_vectors import (
+    RETIRED_AT,
     LogBuilder,
     SigningKey,
     T,
@@ -266,8 +267,11 @@ def test_a_receipt_signed_with_a_retired_key_verifies_and_one_with_an_unknown_ki
     stranger = SigningKey()
     status, lines = files(log, receipts=[retired.sign(log.receipt_payload("erin", 1, 130, 4, 6))])
     assert status == 0, lines
-    retired_line = f"ok   receipt 1 signature: EdDSA by key {retired.kid}, listed as retired"
-    assert f"{retired_line} (a retired key: still published, so its signatures stand)" in lines
+    retired_line = f"ok   receipt 1 signature: EdDSA by key {retired.kid}, listed as retired at {RETIRED_AT}"
+    assert (
+        f"{retired_line}; signed at 2026-12-02T04:00:00.000Z, iat 1796184000 (2026-12-02T04:00:00+00:00), before it"
+        in lines
+    )
     status, lines = files(log, receipts=[stranger.sign(log.receipt_payload("erin", 1, 130, 4, 6))])
     assert failures(lines) == [
         f"FAIL receipt 1 signature: kid {stranger.kid} is not in the published keys "

@@ -358,9 +358,9 @@ SCHEMAS: Frozen = freeze(
                             "kid": _STR,
                             "alg": {"enum": ["EdDSA"]},
                             "use": {"enum": ["sig"]},
-                            "status": {"enum": ["current", "retired"]},
+                            "status": {"enum": ["current", "retired", "revoked"]},
                         },
-                        {"retired_at": _STR},
+                        {"retired_at": _STR, "revoked_at": _STR},
                     ),
                 }
             }
