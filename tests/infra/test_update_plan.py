@@ -92,3 +92,21 @@ def test_two_gsi_changes_in_one_update_are_refused_and_one_is_allowed():
     assert not _refused(table("a"), table("a", "b"))
     assert _refused(table("a"), table("b")) == {"dynamodb-one-gsi-per-update"}
     assert _refused(table("a"), table("a", "b", "c")) == {"dynamodb-one-gsi-per-update"}
+
+
+def test_an_updated_launch_template_replaces_the_instance_that_names_its_latest_version():
+    """A launch template update makes a new version; the instance's LaunchTemplate (create-only) then changes."""
+    before = _stack()
+    before["Resources"]["Template"] = {
+        "Type": "AWS::EC2::LaunchTemplate",
+        "Properties": {"LaunchTemplateData": {"MetadataOptions": {"HttpTokens": "required"}}},
+    }
+    before["Resources"]["Instance"]["Properties"]["LaunchTemplate"] = {
+        "LaunchTemplateId": {"Ref": "Template"},
+        "Version": {"Fn::GetAtt": ["Template", "LatestVersionNumber"]},
+    }
+    after = copy.deepcopy(before)
+    after["Resources"]["Template"]["Properties"]["LaunchTemplateData"]["MetadataOptions"]["HttpPutResponseHopLimit"] = 2
+    update = plan(before, after)
+    assert (update.changes["Template"].action, update.changes["Instance"].action) == ("update", "replace")
+    assert _refused(before, after) == {"vpc-origin-updated-in-use"}

@@ -23,6 +23,7 @@ DATA = json.loads(Path(__file__).with_name("update_refusals.json").read_text())
 REFUSALS: dict[str, dict[str, Any]] = DATA["refusals"]
 NAME_PATHS: dict[str, list[str]] = DATA["names"]
 EXTRA_REPLACEMENT: dict[str, list[list[str]]] = DATA["replacement"]
+UPDATED_ATTRIBUTES: dict[str, list[str]] = DATA["updated_attributes"]
 Path_ = tuple[str, ...]
 _MISSING = object()
 
@@ -58,20 +59,22 @@ def changed_paths(before: Any, after: Any, path: Path_ = ()) -> list[Path_]:
     return [path]
 
 
-def references(value: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
-    """(property path, logical id or parameter) for every Ref, Fn::GetAtt and Fn::Sub ${...} inside `value`."""
+def references(value: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str, str]]:
+    """(property path, logical id or parameter, attribute or "") for every Ref, Fn::GetAtt and Fn::Sub ${...}."""
     if isinstance(value, dict):
         if "Ref" in value and len(value) == 1 and isinstance(value["Ref"], str):
-            yield path, value["Ref"]
+            yield path, value["Ref"], ""
             return
         if "Fn::GetAtt" in value and len(value) == 1:
             target = value["Fn::GetAtt"]
-            yield path, (target[0] if isinstance(target, list) else str(target).split(".")[0])
+            name, attribute = target if isinstance(target, list) else str(target).split(".", 1)
+            yield path, name, attribute if isinstance(attribute, str) else ""
             return
         if "Fn::Sub" in value and len(value) == 1:
             text = value["Fn::Sub"][0] if isinstance(value["Fn::Sub"], list) else value["Fn::Sub"]
             for name in _sub_names(text):
-                yield path, name.split(".")[0]
+                target, _, attribute = name.partition(".")
+                yield path, target, attribute
         for key, item in value.items():
             yield from references(item, (*path, key) if not key.startswith("Fn::") else path)
     elif isinstance(value, list):
@@ -124,7 +127,7 @@ class Plan:
             target
             for resource in self.before["Resources"].values()
             if resource["Type"] == "AWS::CloudFront::Distribution"
-            for _, target in references(resource.get("Properties", {}))
+            for _, target, _ in references(resource.get("Properties", {}))
         }
         for change in self.changes.values():
             if change.type == "AWS::CloudFront::VpcOrigin" and change.action == "update" and change.logical_id in used:
@@ -197,10 +200,16 @@ def plan(before: dict, after: dict, *, ssm_changed: bool = False) -> Plan:
             ):
                 change.action = "replace"
         moved |= {c.logical_id for c in changes.values() if c.action == "replace"}
+        updated = {
+            (c.logical_id, a)
+            for c in changes.values()
+            if c.action == "update"
+            for a in UPDATED_ATTRIBUTES.get(c.type, [])
+        }
         grew = False
         for logical_id in sorted(set(old) & set(new)):
-            for path, target in references(new[logical_id].get("Properties", {})):
-                if target not in moved:
+            for path, target, attribute in references(new[logical_id].get("Properties", {})):
+                if target not in moved and (target, attribute) not in updated:
                     continue
                 change = changes.setdefault(logical_id, Change(logical_id, new[logical_id]["Type"], "update"))
                 if change.action in ("update", "replace") and path not in change.paths:
