@@ -204,7 +204,13 @@ class Dashboard(Construct):
 
         # Beside this construct, under the id it had when it came first: its logical id, and so the dashboard's
         # *.cloudfront.net name, stay those of existing deployments.
-        address = DashboardDistribution(scope, "DashboardAddress", props=props, instance=self.instance)
+        address = DashboardDistribution(
+            scope,
+            "DashboardAddress",
+            props=props,
+            instance=self.instance,
+            network=(self.vpc, self.security_group),
+        )
         self.distribution = address.distribution
         self.url = address.url
 

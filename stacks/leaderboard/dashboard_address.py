@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from typing import Any, cast
 
 import jsii
@@ -13,7 +14,7 @@ from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_ec2 as ec2
-from constructs import Construct
+from constructs import Construct, IConstruct
 
 from .nag import acknowledge
 from .props import LeaderboardProps
@@ -27,6 +28,16 @@ INSTANCE_REPLACED_BY = (
     "ipv6_addresses", "key_name", "launch_template", "license_specifications", "network_interfaces",
     "placement_group_name", "private_ip_address", "security_groups", "subnet_id",
 )  # fmt: skip
+# What replaces the resources those properties name (create-only too): a subnet or security group replaced under
+# the same logical id gives the instance a new SubnetId or group at deploy time, and so a replacement.
+NETWORK_REPLACED_BY: dict[type, tuple[str, ...]] = {
+    ec2.CfnVPC: ("cidr_block", "ipv4_ipam_pool_id", "ipv4_netmask_length"),
+    ec2.CfnSubnet: (
+        "vpc_id", "availability_zone", "availability_zone_id", "cidr_block", "outpost_arn", "ipv6_native",
+        "ipv4_ipam_pool_id", "ipv4_netmask_length", "ipv6_ipam_pool_id", "ipv6_netmask_length",
+    ),
+    ec2.CfnSecurityGroup: ("group_description", "group_name", "vpc_id"),
+}  # fmt: skip
 VPC_ORIGIN_NAME_HASH = 12  # hex digits of the instance's generation in the VPC origin's name
 
 
@@ -43,8 +54,8 @@ class _InstanceGeneration:
     """A hash of everything whose change replaces the instance, resolved at synthesis (after the aspects, which add
     the IMDSv2 launch template): equal for two templates exactly when CloudFormation keeps the instance."""
 
-    def __init__(self, instance: ec2.Instance) -> None:
-        self._instance = instance
+    def __init__(self, instance: ec2.Instance, network: Sequence[IConstruct]) -> None:
+        self._instance, self._network = instance, network
 
     def of_length(self, length: int, prefix: str = "") -> _Digest:
         return _Digest(self, length, prefix)
@@ -55,6 +66,13 @@ class _InstanceGeneration:
         facts.update({name: getattr(cfn, name) for name in INSTANCE_REPLACED_BY if getattr(cfn, name) is not None})
         templates = [c for c in self._instance.node.find_all() if isinstance(c, ec2.CfnLaunchTemplate)]
         facts["launch_template_data"] = [t.launch_template_data for t in templates]
+        facts["network"] = [
+            [cast(CfnResource, c).logical_id, {name: getattr(c, name, None) for name in names}]
+            for construct in self._network
+            for c in construct.node.find_all()
+            for kind, names in NETWORK_REPLACED_BY.items()
+            if isinstance(c, kind)
+        ]
         resolved = json.dumps(context.resolve(facts), sort_keys=True)
         return hashlib.sha256(resolved.encode()).hexdigest()
 
@@ -67,7 +85,16 @@ class DashboardDistribution(Construct):
     distribution: Nginx's same-origin check reads the viewer's Host, which this distribution forwards, and the
     API's default CORS origin is `https://<domain_name>` or "*" (construct.py), so there is no cycle."""
 
-    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps, instance: ec2.Instance) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        props: LeaderboardProps,
+        instance: ec2.Instance,
+        network: Sequence[IConstruct] = (),
+    ) -> None:
+        """`network`: the constructs whose subnets and security groups the instance uses (its VPC, its group)."""
         super().__init__(scope, id)
         # A domain of one's own: its certificate (ACM, us-east-1) and TLS 1.2 at least. Without one, CloudFront's
         # default certificate, whose TLS policy CloudFront sets (it allows TLS 1.0).
@@ -94,7 +121,7 @@ class DashboardDistribution(Construct):
         # must come as a new resource. Its logical id and name end with a hash of what replaces the instance: the
         # deploy creates the new origin beside the old (hence a new name too), moves the distribution to it and
         # deletes the old one last, with the old instance.
-        generation = _InstanceGeneration(instance)
+        generation = _InstanceGeneration(instance, network)
         vpc_origin = cloudfront.VpcOrigin(
             self,
             "VpcOrigin",

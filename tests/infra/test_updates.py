@@ -33,6 +33,7 @@ VARIANTS: dict[str, dict] = {
     "throttles": {"throttles": {"game_key_rate_limit": 50, "public_read_rate_limit": 250}},
     "live_key_rotated": {"live": {"api_key_generation": 2}},
     "no_dashboard": {"dashboard": False},
+    "group_replaced": {},  # the security group's description edited (below): a new group, so a new instance
 }
 # (name, before, after): each typical change, and its way back where that is a change of its own.
 CHANGES = [
@@ -45,6 +46,7 @@ CHANGES = [
     ("the live key rotated", "base", "live_key_rotated"),
     ("the dashboard turned off", "base", "no_dashboard"),
     ("the dashboard turned on", "no_dashboard", "base"),
+    ("the security group replaced", "base", "group_replaced"),
 ]
 
 
@@ -70,6 +72,11 @@ def templates(tmp_path_factory) -> dict[str, dict]:
                 patch.setattr(functions_module, "LAMBDA_SRC", code)
             context = {"stages": {STAGE: {**BASE, **overrides}}}
             app = build_app(STAGE, context=context, nag=False, outdir=str(tmp / name / "cdk.out"))
+            if name == "group_replaced":  # GroupDescription is create-only: the template text of the instance stays
+                group = (
+                    app.node.find_child(stack_name(STAGE)).node.find_child("Leaderboard").node.find_child("Dashboard")
+                )
+                group.node.find_child("WebSecurityGroup").node.default_child.group_description = "edited"
             out[name] = app.synth().get_stack_by_name(stack_name(STAGE)).template
     return out
 
@@ -100,7 +107,7 @@ def test_a_new_ami_between_deploys_changes_nothing(templates):
     assert not update.refusals()
 
 
-@pytest.mark.parametrize("after", ["site", "instance_arch"])
+@pytest.mark.parametrize("after", ["site", "instance_arch", "group_replaced"])
 def test_the_vpc_origin_is_replaced_with_the_instance(templates, after):
     """A change that replaces the instance creates a new VPC origin (new logical id, new name) for it and deletes the
     old one after the distribution has moved: CloudFront never updates a VPC origin a distribution uses."""
