@@ -6,12 +6,9 @@ between CloudFront and the instance."""
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import cast
 
-from aws_cdk import Aws, Duration, Fn, Names
-from aws_cdk import aws_certificatemanager as acm
-from aws_cdk import aws_cloudfront as cloudfront
-from aws_cdk import aws_cloudfront_origins as origins
+from aws_cdk import Acknowledgment, Aws, Duration, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -19,6 +16,7 @@ from aws_cdk import aws_s3_assets as s3_assets
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from .dashboard_address import DASHBOARD_PORT, DashboardDistribution
 from .dashboard_ec2.render import DEFAULT_ADMIN_USER
 from .nag import acknowledge
 from .paths import DASHBOARD_DIR
@@ -29,7 +27,6 @@ USER_DATA_TEMPLATE = DASHBOARD_DIR / "user_data.sh"
 USER_DATA_LIMIT = 16 * 1024
 # The site asset is the whole dashboard_ec2 folder (site, Nginx template and renderer, boot scripts) but these.
 SITE_ASSET_EXCLUDES = ("user_data.sh", "**/__pycache__", "**/.gitignore")
-DASHBOARD_PORT = 80  # Nginx's port on the instance: CloudFront's origin port, the only port the instance opens
 # From launch to the success signal: dnf, the site, Nginx, and the checks through /api/ (with their retries).
 BOOT_TIMEOUT = Duration.minutes(20)
 
@@ -39,95 +36,6 @@ def amazon_linux_2023_parameter(instance_type: str) -> str:
     kernel-6.1 parameter (CDK's latest_amazon_linux2023 pins it) stops at that kernel's end of support."""
     arm = ec2.InstanceType(instance_type).architecture == ec2.InstanceArchitecture.ARM_64
     return f"/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-{'arm64' if arm else 'x86_64'}"
-
-
-class DashboardDistribution(Construct):
-    """The dashboard's address: the CloudFront distribution (HTTPS with CloudFront's default certificate, or with
-    the domain's own) in front of the instance, which it reaches through a CloudFront VPC origin.
-
-    Built after the instance (the VPC origin names it). Nothing the instance or the API is given names the
-    distribution: Nginx's same-origin check reads the viewer's Host, which this distribution forwards, and the
-    API's default CORS origin is `https://<domain_name>` or "*" (construct.py), so there is no cycle."""
-
-    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps, instance: ec2.Instance) -> None:
-        super().__init__(scope, id)
-        # A domain of one's own: its certificate (ACM, us-east-1) and TLS 1.2 at least. Without one, CloudFront's
-        # default certificate, whose TLS policy CloudFront sets (it allows TLS 1.0).
-        custom_domain: dict[str, Any] = {}
-        if props.domain_name:
-            custom_domain = {
-                "domain_names": [props.domain_name],
-                "certificate": acm.Certificate.from_certificate_arn(
-                    self, "Certificate", cast(str, props.certificate_arn)
-                ),
-                "minimum_protocol_version": cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
-            }
-        # A VPC origin (free): CloudFront reaches the instance's private address from ENIs it places in the
-        # instance's subnet, over AWS's network, never the internet; plain HTTP on that last hop inside the VPC
-        # (HTTPS to an origin needs a certificate for a name of one's own). AWS documents VPC origins for
-        # instances in private subnets and requires an internet gateway on the VPC; the construct's own VPC keeps
-        # the instance in its public subnet (egress without a NAT gateway, ~33 USD/month): AWS's docs say
-        # nothing against that placement and nothing for it (docs/SECURITY.md, "Dashboard transport"). Either
-        # way the requests come from CloudFront's ENIs inside the VPC, not through the internet gateway; the
-        # security group admits port 80 from CloudFront's origin-facing prefix list only, which AWS's docs
-        # name for VPC origins.
-        origin = origins.VpcOrigin.with_ec2_instance(
-            instance,
-            http_port=DASHBOARD_PORT,
-            protocol_policy=cloudfront.OriginProtocolPolicy.HTTP_ONLY,
-            # Names are account-wide (CloudFront is global): the region keeps the same stack deployable twice.
-            vpc_origin_name=Fn.join("-", [Names.unique_resource_name(self, max_length=48, separator="-"), Aws.REGION]),
-        )
-        self.distribution = cloudfront.Distribution(
-            self,
-            "Distribution",
-            comment="Leaderboard dashboard: HTTPS in front of the Nginx instance",
-            **custom_domain,
-            default_behavior=cloudfront.BehaviorOptions(
-                origin=origin,
-                viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-                # POST for the admin area's snapshot and seed; Nginx refuses what it does not serve.
-                allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
-                # Live data, and caching off is what lets the admin area's Authorization header through.
-                cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
-                # Every viewer header, Host included: Nginx's same-origin check compares Origin with
-                # https://<Host>, and CloudFront routes a request here only for this distribution's own name or
-                # alias.
-                origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER,
-                response_headers_policy=cloudfront.ResponseHeadersPolicy(
-                    self,
-                    "Hsts",
-                    # Names are account-wide (CloudFront is global): the region keeps the same stack deployable
-                    # in a second region.
-                    response_headers_policy_name=Fn.join(
-                        "-", [Names.unique_resource_name(self, max_length=100, separator="-"), Aws.REGION]
-                    ),
-                    comment="Leaderboard dashboard: HSTS (Nginx sets the other security headers)",
-                    security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
-                        strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
-                            access_control_max_age=Duration.days(365), include_subdomains=False, override=True
-                        )
-                    ),
-                ),
-            ),
-            price_class=cloudfront.PriceClass.PRICE_CLASS_100,
-        )
-        self._acknowledge_distribution_findings(custom_domain=bool(props.domain_name))
-        self.url = f"https://{props.domain_name or self.distribution.distribution_domain_name}"
-
-    def _acknowledge_distribution_findings(self, *, custom_domain: bool) -> None:
-        # No CFR5 (origin over SSLv3/TLSv1 or not HTTPS): cdk-nag checks custom origins only, and a VPC origin
-        # is none.
-        reasons = {
-            "CFR1": "A public dashboard: no geo restriction",
-            "CFR2": "WAF on CloudFront costs from 6 USD/month; the admin area is password-protected and rate-limited",
-            "CFR3": "Access logs would need a log bucket; Nginx logs every request on the instance",
-            "CFR4": "CloudFront's default certificate (no domain_name prop): its TLS policy is CloudFront's own",
-        }
-        if custom_domain:
-            del reasons["CFR4"]  # TLS 1.2 minimum with the domain's own certificate
-        for rule, reason in reasons.items():
-            acknowledge(self.distribution, rule, reason)
 
 
 class Dashboard(Construct):
@@ -217,8 +125,12 @@ class Dashboard(Construct):
             # not assign one on launch.
             associate_public_ip_address=True if public else None,
             instance_type=instance_type,
-            # Resolved from AWS's public SSM parameter at deploy time: no lookup at synth.
-            machine_image=ec2.MachineImage.from_ssm_parameter(amazon_linux_2023_parameter(props.instance_type)),
+            # Resolved by EC2 at launch (resolve:ssm:...), not by CloudFormation at every deploy: a new AMI then
+            # replaces nothing (the VPC origin in front could not follow an instance replaced under it); each new
+            # instance starts from the AMI of its day.
+            machine_image=ec2.MachineImage.resolve_ssm_parameter_at_launch(
+                amazon_linux_2023_parameter(props.instance_type), os=ec2.OperatingSystemType.LINUX
+            ),
             security_group=self.security_group,
             require_imdsv2=True,
             ssm_session_permissions=True,  # Session Manager instead of SSH: no key pair, no port 22
@@ -235,6 +147,12 @@ class Dashboard(Construct):
         )
         if existing_vpc is None:
             instance_zone_from_subnet(self.instance)
+        # cfn-lint and CDK's synth-time copy of it want an ami-... id; EC2 takes resolve:ssm:<parameter> too.
+        ami_at_launch = "EC2 resolves the AMI from its public SSM parameter at launch (resolve:ssm:)"
+        self.instance.instance.add_metadata("cfn-lint", {"config": {"ignore_checks": ["E1152"]}})
+        Validations.of(self.instance).acknowledge(
+            Acknowledgment(id="CloudFormation-Validate::E1152", reason=ami_at_launch)
+        )
         script = self._render_user_data(
             REGION=Aws.REGION,
             STACK_NAME=Aws.STACK_NAME,
@@ -266,7 +184,13 @@ class Dashboard(Construct):
 
         # Beside this construct, under the id it had when it came first: its logical id, and so the dashboard's
         # *.cloudfront.net name, stay those of existing deployments.
-        address = DashboardDistribution(scope, "DashboardAddress", props=props, instance=self.instance)
+        address = DashboardDistribution(
+            scope,
+            "DashboardAddress",
+            props=props,
+            instance=self.instance,
+            network=(self.vpc, self.security_group),
+        )
         self.distribution = address.distribution
         self.url = address.url
 

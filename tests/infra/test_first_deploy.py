@@ -86,8 +86,11 @@ def test_instance_launches_after_the_internet_route(dev_template_json):
 
 def test_the_ami_follows_the_instance_architecture(custom_template_json):
     """An x86 instance type gets the x86 default-kernel AMI parameter."""
-    defaults = [p.get("Default", "") for p in custom_template_json["Parameters"].values()]
-    assert "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64" in defaults
+    (instance,) = [r for r in custom_template_json["Resources"].values() if r["Type"] == "AWS::EC2::Instance"]
+    assert (
+        instance["Properties"]["ImageId"]
+        == "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
+    )
 
 
 def test_powertools_layer_arn_can_be_pinned_instead_of_the_public_parameter(custom_template_json, custom_stage):

@@ -15,6 +15,9 @@ from syrupy.extensions.json import JSONSnapshotExtension
 _ASSET_HASH = re.compile(r"[0-9a-f]{64}")
 # user_data_causes_replacement appends a hash of the user data (which names the site asset) to the instance's id.
 _USER_DATA_HASH = re.compile(r"(Instance[0-9A-F]{8})[0-9a-f]{16}")
+# The VPC origin's logical id and name end with a hash of what replaces the instance (dashboard.py), user data included.
+_VPC_ORIGIN_HASH = re.compile(r"(VpcOrigin[0-9A-F]{8})[0-9a-f]{16}")
+_VPC_ORIGIN_NAME_HASH = re.compile(r"(Address-[0-9A-F]{8}-)[0-9a-f]{12}")
 
 
 @pytest.fixture
@@ -24,7 +27,9 @@ def snapshot_json(snapshot):
 
 def _masked(template: dict) -> dict:
     text = _ASSET_HASH.sub("<asset-hash>", json.dumps(template))
-    return json.loads(_USER_DATA_HASH.sub(r"\1<user-data-hash>", text))
+    text = _USER_DATA_HASH.sub(r"\1<user-data-hash>", text)
+    text = _VPC_ORIGIN_NAME_HASH.sub(r"\1<instance-hash>", _VPC_ORIGIN_HASH.sub(r"\1<instance-hash>", text))
+    return json.loads(text)
 
 
 def test_dev_template_matches_snapshot(dev_template_json, snapshot_json):
