@@ -160,6 +160,7 @@ class Backend:
         env = tpl.function_env(self.template)
         for given in (
             "CURSOR_SECRET_ARN",
+            "DIGEST_KEY_SECRET_ARN",
             "TOKEN_SIGNING_SECRET_ARN",
             "GAME_KEY_SECRET_ARN",
             "RECEIPT_SIGNING_SECRET_ARN",
