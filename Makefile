@@ -199,6 +199,14 @@ rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused afte
 rotate-token-key: setup ## new player-token signing key; old tokens verify for the functions' grace (FORCE=1, REVOKE=1)
 	$(PY) -m ops rotate-token-key --stage $(STAGE) $(if $(FORCE),--force) $(if $(REVOKE),--revoke)
 
+.PHONY: rotate-cursor-key
+rotate-cursor-key: setup ## new page-cursor signing key (production); old cursors verify for their lifetime (FORCE=1)
+	$(PY) -m ops rotate-cursor-key --stage $(STAGE) $(if $(FORCE),--force)
+
+.PHONY: rotate-digest-key
+rotate-digest-key: setup ## refused, with the reason: the digest key names players' items and never rotates
+	$(PY) -m ops rotate-digest-key --stage $(STAGE)
+
 .PHONY: rotate-receipt-key
 rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old one stays in the JWKS as retired
 	$(PY) -m ops rotate-receipt-key --stage $(STAGE)

@@ -99,6 +99,7 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     template = template or tpl.synthesized_template(STAGE)
     env = tpl.function_env(template)
     env.pop("CURSOR_SECRET_ARN", None)
+    env.pop("DIGEST_KEY_SECRET_ARN", None)
     env.update(dynamodb_local.handler_env(endpoint))
     os.environ.pop("AWS_PROFILE", None)
     os.environ.pop("AWS_SESSION_TOKEN", None)

@@ -160,6 +160,7 @@ class Backend:
         env = tpl.function_env(self.template)
         for given in (
             "CURSOR_SECRET_ARN",
+            "DIGEST_KEY_SECRET_ARN",
             "TOKEN_SIGNING_SECRET_ARN",
             "GAME_KEY_SECRET_ARN",
             "RECEIPT_SIGNING_SECRET_ARN",
@@ -184,6 +185,8 @@ class Backend:
         env["GAME_API_KEY"] = self.api_key  # compared by value where API Gateway admits no key (GAME_OR_RUN)
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
+        if self.persist_dir is not None and not os.environ.get("DIGEST_KEY"):
+            env["DIGEST_KEY"] = _kept_digest_key(Path(self.persist_dir))
         return env
 
     def _start_stream_consumers(self, handlers: dict) -> list[StreamPoller]:
@@ -353,3 +356,14 @@ def _check_functions(template: dict) -> None:
             f"warning: template handlers {sorted(in_template)} differ from routes.py {sorted(in_routes)}",
             file=sys.stderr,
         )
+
+
+def _kept_digest_key(persist_dir: Path) -> str:
+    """The digest key of data kept across runs: made once and kept beside the tables, as the deployment's secret
+    outlives its functions (a new key per run would lose every hashed item: runs, counters, erasure items)."""
+    path = persist_dir / "digest-key"
+    if not path.exists():
+        persist_dir.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(32))
+    return path.read_text().strip()

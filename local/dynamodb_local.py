@@ -46,8 +46,10 @@ def handler_env(endpoint: str) -> dict[str, str]:
         "AWS_CONFIG_FILE": os.devnull,  # nor for profiles or endpoints configured in ~/.aws
         "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
         "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "false",
-        # On AWS the page-cursor signing secret comes from Secrets Manager; here it is given or made up per run.
+        # On AWS the page-cursor signing key comes from Secrets Manager; here it is given or made up per run.
         "CURSOR_SECRET": os.environ.get("CURSOR_SECRET") or secrets.token_urlsafe(32),
+        # Likewise the key of the hashes that name players' items (on AWS a secret that never rotates).
+        "DIGEST_KEY": os.environ.get("DIGEST_KEY") or secrets.token_urlsafe(32),
         # Likewise the key that signs player and run tokens (on AWS a secret with a current and a previous version).
         "TOKEN_SIGNING_KEY": os.environ.get("TOKEN_SIGNING_KEY") or secrets.token_urlsafe(32),
         # The Ed25519 key set that signs receipts and closing summaries (on AWS a secret; receipt_keys.py).

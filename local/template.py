@@ -194,6 +194,7 @@ def lambda_handlers(template: dict) -> set[str]:
 GIVEN_LOCALLY = frozenset(
     {
         "CURSOR_SECRET_ARN",
+        "DIGEST_KEY_SECRET_ARN",
         "GAME_API_KEY_ID",
         "ADMIN_API_KEY_ID",
         "LIVE_EVENTS_HTTP_URL",

@@ -1,5 +1,5 @@
-"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|revoke-receipt-key|rotate-password
---stage STAGE` (see ops/__init__.py)."""
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-cursor-key|rotate-digest-key|rotate-receipt-key|
+revoke-receipt-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 from cdk_leaderboard.paths import routes
 
+from . import cursor_key
 from .outputs import StackNotReady
 from .preflight import preflight
 from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
@@ -33,6 +34,8 @@ def main(
         ("preflight", "check the target account and region before `cdk deploy`"),
         ("rotate-key", "new API key(s): plan, secret, dashboard refresh, old key removed after a grace period"),
         ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
+        ("rotate-cursor-key", "new page-cursor signing key (production): the old one verifies a cursor's lifetime"),
+        ("rotate-digest-key", "refused: the digest key names players' items, so it never rotates (says why)"),
         ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
         ("revoke-receipt-key", "a leaked receipt key: listed as revoked, nothing it signed verifies"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
@@ -48,6 +51,10 @@ def main(
                 type=float,
                 default=DEFAULT_GRACE_S,
                 help="how long the old key keeps working (default: %(default)s)",
+            )
+        if name == "rotate-cursor-key":
+            command.add_argument(
+                "--force", action="store_true", help="rotate even while the last rotation's grace runs"
             )
         if name == "rotate-token-key":
             command.add_argument(
@@ -71,6 +78,12 @@ def main(
         if args.command == "rotate-token-key":
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
             return 0
+        if args.command == "rotate-cursor-key":
+            cursor_key.require_own_secret(args.stage, stage_props(args.stage).is_prod)
+            cursor_key.CursorKeyRotator(session, stack_name(args.stage)).rotate(force=args.force)
+            return 0
+        if args.command == "rotate-digest-key":
+            cursor_key.refuse_digest_rotation()
         if args.command == "rotate-receipt-key":
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
             receipt_key_rotator(session, args.stage, now).rotate()
@@ -86,7 +99,14 @@ def main(
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate, RevocationRefused) as err:
+    except (
+        StackNotReady,
+        RefreshFailed,
+        RotationRefused,
+        NothingToRotate,
+        RevocationRefused,
+        cursor_key.DigestKeyNotRotatable,
+    ) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:

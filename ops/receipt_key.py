@@ -38,7 +38,7 @@ RETIRE_MARGIN_S = 60
 
 
 class NothingToRotate(Exception):
-    """The stage has no receipt key secret of its own: outside production the key derives from the cursor secret."""
+    """The stage has no receipt key secret of its own: outside production the key derives from the digest key."""
 
 
 def require_own_secret(stage: str, production: bool, action: str = "rotate") -> None:
@@ -46,7 +46,7 @@ def require_own_secret(stage: str, production: bool, action: str = "rotate") -> 
     if not production:
         raise NothingToRotate(
             f"stage {stage} has no receipt signing key of its own to {action}: outside production the functions derive "
-            'it from the cursor secret, with no retired keys (docs/PROVING.md, "The signing key"); for receipts '
+            'it from the digest key, with no retired keys (docs/PROVING.md, "The signing key"); for receipts '
             'that must outlive a rotation, set "production": true for the stage in cdk.json, deploy, and rotate there'
         )
 

@@ -11,6 +11,9 @@ Only two keys are ever valid: a second rotation while the first one's grace stil
 it at once, and with it every token that key signed. That is refused unless forced. A leaked key is rotated with
 `revoke`: the old version also loses its AWSPREVIOUS label, so the functions refuse its tokens as soon as they
 re-read the secret, without a grace.
+
+Outside production the page-cursor keys derive from this secret's versions too (cursors.py): a rotation carries
+them over with the same grace; a revocation makes the page walks in flight start again from the first page.
 """
 
 from __future__ import annotations

@@ -56,7 +56,12 @@ class LeaderboardStack(Stack):
             )
         if board.monitoring is not None:
             outputs["AlarmTopicArn"] = (board.monitoring.alarm_topic.topic_arn, "SNS topic that every alarm notifies")
-        if api.receipt_secret is not None:  # production only (elsewhere the key derives from the cursor secret)
+        if api.cursor_secret is not None:  # production only (elsewhere the cursor keys derive from the token secret)
+            outputs["CursorSigningSecretArn"] = (
+                api.cursor_secret.secret_arn,
+                "Secret holding the key that signs page cursors",
+            )
+        if api.receipt_secret is not None:  # production only (elsewhere the key derives from the digest key)
             outputs["ReceiptSigningSecretArn"] = (
                 api.receipt_secret.secret_arn,
                 "Secret holding the Ed25519 key that signs receipts and closing summaries",

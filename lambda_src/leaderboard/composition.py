@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import cursors, game_key, invocation, keyring, receipt_keys
+from . import cursors, digest_key, game_key, invocation, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo
@@ -38,6 +38,7 @@ from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
+from .digest_key import DigestKey
 from .metrics import MetricsSink
 from .settings import Settings
 
@@ -65,7 +66,8 @@ class Runtime:
     dynamodb: Any  # the boto3 DynamoDB client every store uses
     events: EventSink  # closed periods' events: EventBridge, or a local file
     live: LivePublisher  # AppSync Events publishes (the live broadcaster)
-    cursor_secret: cursors.SigningSecret  # signs page cursors and keyed digests
+    cursor_keys: keyring.CachedRing  # sign and verify page cursors (rotate: the previous one verifies a while)
+    digest_key: DigestKey  # keys the hashes that name players' items (never rotates)
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
     game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
@@ -131,7 +133,8 @@ class Runtime:
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
-            cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secret_store)),
+            cursor_keys=cursors.keys(settings, secret_store),
+            digest_key=DigestKey(lambda: digest_key.load(settings, secret_store)),
             token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
             game_keys=keyring.CachedRing(
                 lambda: game_key.load_ring(settings, secret_store), min_chars=game_key.MIN_CHARS

@@ -2,9 +2,17 @@
 
 A cursor is `<payload>.<tag>`, both base64url without padding. The payload is the compact JSON
 `[last rank key, last rank shown, issued at (ms)]`; the tag is HMAC-SHA256 (truncated to 128 bits)
-over the board period it belongs to and the payload, keyed with the deployment's secret. So a cursor
+over the board period it belongs to and the payload, keyed with the cursor key. So a cursor
 that the API did not issue, that was altered, or that belongs to another board or period fails the
 tag check before anything in it is read; the payload is parsed only once it is known to be ours.
+
+The cursor key rotates (`make rotate-cursor-key`): it is read as a ring (keyring.py) from the secret
+CURSOR_SECRET_ARN names, whose current version signs and whose previous version still verifies for GRACE
+(a cursor's TTL, plus the time an instance may keep signing with the old key). A tag carries no key id: a
+cursor is checked against the current key, then the previous one, then a re-read ring (an instance that has not
+seen the rotation yet). Each version's value is not used as is: the key is HMAC(value, KEY_LABEL), so a secret
+shared with another purpose (outside production, the token signing secret) never signs cursors with its own key.
+Nothing stored depends on this key (the keyed hashes of keys.py use the digest key, digest_key.py).
 """
 
 from __future__ import annotations
@@ -15,12 +23,10 @@ import hashlib
 import hmac
 import json
 import re
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import invocation
+from . import invocation, keyring
 from .errors import BadRequest
 from .limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
 from .settings import Settings
@@ -46,37 +52,29 @@ class Position:
     issued_ms: int
 
 
-class SigningSecret:
-    """The deployment's signing key for cursors (and keyed digests): read on first use, then kept by its runtime
-    (once per cold start: on AWS one Secrets Manager read)."""
-
-    def __init__(self, load: Callable[[], str | None]) -> None:
-        self._load = load
-        self._value: bytes | None = None
-        self._lock = threading.Lock()
-
-    def value(self) -> bytes:
-        with self._lock:
-            if self._value is None:
-                text = self._load()
-                if not text or len(text) < MIN_SECRET_CHARS:
-                    raise RuntimeError(
-                        f"no cursor secret: set CURSOR_SECRET (at least {MIN_SECRET_CHARS} characters) or "
-                        "CURSOR_SECRET_ARN"
-                    )
-                self._value = text.encode()
-            return self._value
+KEY_LABEL = b"leaderboard page-cursor key v1"
+LOCAL_KID = "local"
 
 
-def load_secret(settings: Settings, secrets: SecretStore) -> str | None:
-    """The secret as the settings give it, or read from Secrets Manager (on AWS: CURSOR_SECRET_ARN)."""
+def grace_seconds(settings: Settings) -> int:
+    """How long the previous key verifies after a rotation: an instance signs with it until it re-reads the ring
+    (keyring.REFRESH_SECONDS), and a cursor it signed then lives cursor_ttl_seconds (clock skew on top)."""
+    return keyring.REFRESH_SECONDS + settings.cursor_ttl_seconds + CLOCK_SKEW_MS // 1000
+
+
+def load_ring(settings: Settings, secrets: SecretStore) -> keyring.Ring:
+    """The key as the settings give it (one key: local runs, tests), or the ring of its secret (on AWS)."""
     if settings.cursor_secret is None and settings.cursor_secret_arn:
-        return secrets.value(settings.cursor_secret_arn)
-    return settings.cursor_secret
+        return keyring.ring_from_secret(secrets, settings.cursor_secret_arn, grace_seconds(settings))
+    if settings.cursor_secret is None:
+        raise RuntimeError(
+            f"no cursor key: set CURSOR_SECRET (at least {MIN_SECRET_CHARS} characters) or CURSOR_SECRET_ARN"
+        )
+    return keyring.Ring(keyring.Key(LOCAL_KID, settings.cursor_secret))
 
 
-def _secret() -> bytes:
-    return invocation.runtime().cursor_secret.value()
+def keys(settings: Settings, secrets: SecretStore) -> keyring.CachedRing:
+    return keyring.CachedRing(lambda: load_ring(settings, secrets), min_chars=MIN_SECRET_CHARS)
 
 
 def _b64(raw: bytes) -> str:
@@ -87,9 +85,21 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _tag(binding: str, payload: str) -> str:
-    mac = hmac.new(_secret(), f"v1\n{binding}\n{payload}".encode(), hashlib.sha256).digest()
+def _signing_key(key: keyring.Key) -> bytes:
+    return hmac.new(key.value.encode(), KEY_LABEL, hashlib.sha256).digest()
+
+
+def _tag(binding: str, payload: str, key: keyring.Key) -> str:
+    mac = hmac.new(_signing_key(key), f"v1\n{binding}\n{payload}".encode(), hashlib.sha256).digest()
     return _b64(mac[:TAG_BYTES])
+
+
+def _verifies(binding: str, payload: str, tag: str, ring: keyring.Ring) -> bool:
+    now = invocation.seconds()
+    return any(
+        key is not None and key.valid_at(now) and hmac.compare_digest(tag, _tag(binding, payload, key))
+        for key in (ring.current, ring.previous)
+    )
 
 
 def _now_ms() -> int:
@@ -103,7 +113,7 @@ def issue(binding: str, last_key: str, last_rank: int, issued_ms: int | None = N
     """
     raw = json.dumps([last_key, last_rank, _now_ms() if issued_ms is None else issued_ms], separators=(",", ":"))
     payload = _b64(raw.encode())
-    return f"{payload}.{_tag(binding, payload)}"
+    return f"{payload}.{_tag(binding, payload, invocation.runtime().cursor_keys.get().current)}"
 
 
 def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
@@ -111,7 +121,8 @@ def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
     if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS or not _SHAPE.fullmatch(cursor):
         raise BadRequest(INVALID)
     payload, tag = cursor.split(".")
-    if not hmac.compare_digest(tag, _tag(binding, payload)):
+    ring = invocation.runtime().cursor_keys
+    if not (_verifies(binding, payload, tag, ring.get()) or _verifies(binding, payload, tag, ring.refreshed())):
         raise BadRequest(INVALID)
     try:  # ours (the tag says so), but parsed defensively all the same
         last_key, last_rank, issued_ms = json.loads(_unb64(payload), parse_constant=_refuse)

@@ -250,7 +250,7 @@ ERASED_PLAYER_NAME = "(erased player)"
 
 
 def erasing_key(player_id: str) -> tuple[str, str]:
-    """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the deployment's secret)
+    """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the digest key)
     of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
     return ERASING_PREFIX + _keyed_digest("erasure-subject", player_id), ERASING_SORT
 
@@ -277,8 +277,8 @@ def hidden_partition(board_id: str) -> str:
 
 
 def _keyed_digest(purpose: str, text: str) -> str:
-    """HMAC-SHA256 of `text` under the deployment's secret (the cursor secret, which the runtime reads on first use),
-    as hex: a stable name for a value that must not be stored itself (an erased player's id). `purpose` keeps it
-    apart from cursor tags (cursors.py) and from other uses."""
-    secret = invocation.runtime().cursor_secret.value()
+    """HMAC-SHA256 of `text` under the deployment's digest key (digest_key.py: never rotated, so these partitions
+    never move), as hex: a stable name for a value that must not be stored itself (an erased player's id).
+    `purpose` keeps each kind of item's names apart."""
+    secret = invocation.runtime().digest_key.value()
     return hmac.new(secret, f"{purpose}\0{text}".encode(), hashlib.sha256).hexdigest()

@@ -26,11 +26,15 @@ class Settings:
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
     max_boards: int  # boards POST /leaderboards may store (the stack's max_boards prop); beyond: 409
     function_name: str | None  # set by the Lambda runtime; None in local runs, tests and benchmarks (no metrics)
-    # Page cursors are signed with a per-deployment secret: given as is (local runs, tests) or read once
-    # per cold start from Secrets Manager (on AWS: the secret's ARN).
+    # Page cursors are signed with a key of their own (cursors.py): given as is (local runs, tests) or read from
+    # Secrets Manager as a ring (on AWS: the secret's ARN), whose previous version verifies cursors for their TTL.
     cursor_secret: str | None = field(default=None, repr=False)
     cursor_secret_arn: str | None = None
     cursor_ttl_seconds: int = 900  # a cursor older than this is refused: start again from the first page
+    # The keyed hashes that name a player's items (digest_key.py): a key that never rotates, given as is (local runs,
+    # tests) or its secret's ARN (on AWS).
+    digest_key: str | None = field(default=None, repr=False)
+    digest_key_secret_arn: str | None = None
     # API Gateway's id of each key (requestContext.identity.apiKeyId). When set, the runtime refuses a route
     # of that access level called with any other key; unset, the gateway's key check is the only one.
     admin_api_key_id: str | None = None
@@ -99,6 +103,8 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         cursor_secret=env.get("CURSOR_SECRET") or None,
         cursor_secret_arn=env.get("CURSOR_SECRET_ARN") or None,
         cursor_ttl_seconds=int(env.get("CURSOR_TTL_SECONDS", "900")),
+        digest_key=env.get("DIGEST_KEY") or None,
+        digest_key_secret_arn=env.get("DIGEST_KEY_SECRET_ARN") or None,
         admin_api_key_id=env.get("ADMIN_API_KEY_ID") or None,
         game_api_key_id=env.get("GAME_API_KEY_ID") or None,
         game_api_key=env.get("GAME_API_KEY") or None,

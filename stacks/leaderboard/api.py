@@ -58,6 +58,7 @@ class LeaderboardApi(Construct):
         )
         secrets = Secrets(self, props=props)
         self.cursor_secret = secrets.cursor_secret
+        self.digest_secret = secrets.digest_secret
         self.token_secret = secrets.token_secret
         self.game_key_secret = secrets.game_key_secret
         self.receipt_secret = secrets.receipt_secret
@@ -71,9 +72,12 @@ class LeaderboardApi(Construct):
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
             "DECLARED_BOARDS": json.dumps([board.as_body() for board in props.boards], separators=(",", ":")),
             "MAX_BOARDS": str(props.max_boards),
-            "CURSOR_SECRET_ARN": secrets.cursor_secret.secret_arn,
+            # Outside production the cursor keys derive from the token secret's versions (cursors.py), and the
+            # receipt key from the digest key (Secrets: a secret each would take dev past its idle budget).
+            "CURSOR_SECRET_ARN": (secrets.cursor_secret or secrets.token_secret).secret_arn,
+            "DIGEST_KEY_SECRET_ARN": secrets.digest_secret.secret_arn,
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
-            "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.cursor_secret).secret_arn,
+            "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.digest_secret).secret_arn,
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
             # The game key compared by value where API Gateway requires no key (routes.GAME_OR_RUN)
             "GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn,
@@ -83,9 +87,11 @@ class LeaderboardApi(Construct):
             props=props,
             tables=tables,
             environment=environment,
-            cursor_secret=secrets.cursor_secret,
+            digest_secret=secrets.digest_secret,
             receipt_secret=secrets.receipt_secret,
-            rotating_secrets=[secrets.token_secret, secrets.game_key_secret],
+            rotating_secrets=[
+                s for s in (secrets.token_secret, secrets.cursor_secret, secrets.game_key_secret) if s is not None
+            ],
         )
         self.functions = self.functions_part.by_name
         self.role = self.functions_part.role

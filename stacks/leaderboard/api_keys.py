@@ -1,5 +1,6 @@
 """The API's two key classes (game servers, operators): each key's value in its own secret, its usage plan with
-throttle and quota; and the two HMAC signing secrets (page cursors, player and run tokens).
+throttle and quota; and the deployment's keys: the digest key (never rotated), the HMAC signing secrets (page
+cursors, player and run tokens) and the receipt key (production).
 
 Both build into the scope they are given (the construct `Api`, or for the keys the RestApi, as
 `RestApi.add_api_key` would), keeping the logical ids deployments have (tests/infra/test_stateful_ids.py).
@@ -26,16 +27,23 @@ KEY_ID_VARIABLES = MappingProxyType({routes.GAME: "GAME_API_KEY_ID", routes.ADMI
 
 
 class Secrets:
-    """The deployment's five generated secrets: three signing keys and the two API keys' values."""
+    """The deployment's generated secrets, one purpose each: the digest key, the token signing key, the two API
+    keys' values; in production also the cursor and receipt signing keys (elsewhere, where a secret's 0.40 USD a
+    month would take dev past its idle budget, those two derive from a secret below: docs/OPERATIONS.md)."""
 
     def __init__(self, scope: Construct, *, props: LeaderboardProps) -> None:
         removal = props.effective_removal_policy
-        # Signs page cursors (HMAC), so a client cannot forge one; one per deployment.
-        self.cursor_secret = _signing_secret(
+        # The digest key (lambda_src/leaderboard/digest_key.py): keys the hashes that name players' items. Never
+        # rotated: a new value would move those partitions (`make rotate-digest-key` refuses). Its logical id is
+        # CursorSecret's, from when it signed page cursors too: its value keyed every item a deployment has, so it
+        # stays this key and nothing moves on upgrade. Only the description changes (CloudFormation generates a new
+        # value only when GenerateSecretString changes: tests/infra/test_secrets.py pins it).
+        self.digest_secret = _signing_secret(
             scope,
             "CursorSecret",
-            f"Leaderboard {props.stage}: HMAC key that signs page cursors",
-            "A new value only invalidates the page cursors in flight: put one when needed",
+            f"Leaderboard {props.stage}: digest key of hashed player partitions. NEVER put a new value: it would lose "
+            "every player's runs, counters and erasure items",
+            "Never rotated: a new value would move the partitions it keys (a data migration, docs/DESIGN.md)",
             removal,
         )
         # Signs player and run tokens (HS256); rotated by putting a new value: the previous version (AWSPREVIOUS)
@@ -47,10 +55,25 @@ class Secrets:
             "Rotated by putting a new value (docs/API.md): the previous one verifies during a grace period",
             removal,
         )
+        # Signs page cursors (HMAC over a key derived from each version: cursors.py), rotated by `make
+        # rotate-cursor-key`: the previous version verifies a cursor's TTL more. In production only; elsewhere the
+        # cursor keys derive from the token signing secret and rotate with it.
+        self.cursor_secret = (
+            _signing_secret(
+                scope,
+                "CursorSigningSecret",
+                f"Leaderboard {props.stage}: HMAC key that signs page cursors",
+                "Rotated by `make rotate-cursor-key`: the previous version verifies during a cursor's lifetime",
+                removal,
+            )
+            if props.is_prod
+            else None
+        )
         # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired
         # keys' public halves added by `make rotate-receipt-key` (lambda_src/leaderboard/receipt_keys.py). In
         # production only: a secret is 0.40 USD a month and dev's budget is 10 at idle, so outside production the
-        # functions derive the key from the cursor secret (a bare seed: no retired keys; docs/PROVING.md).
+        # functions derive the key from the digest key, which never rotates (a bare seed: no retired keys; the same
+        # key as before the digest key had a name of its own; docs/PROVING.md).
         self.receipt_secret = (
             None
             if not props.is_prod

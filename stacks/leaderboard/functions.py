@@ -50,7 +50,7 @@ class Functions:
         props: LeaderboardProps,
         tables: LeaderboardTables,
         environment: Mapping[str, str],
-        cursor_secret: secretsmanager.ISecret,
+        digest_secret: secretsmanager.ISecret,
         receipt_secret: secretsmanager.ISecret | None,
         rotating_secrets: Sequence[secretsmanager.ISecret],
     ) -> None:
@@ -61,7 +61,7 @@ class Functions:
         }
         self.role_policy = iam.PolicyDocument(
             statements=_shared_statements(
-                tables, list(self.log_groups.values()), cursor_secret, receipt_secret, rotating_secrets
+                tables, list(self.log_groups.values()), digest_secret, receipt_secret, rotating_secrets
             )
         )
         self.role = iam.Role(
@@ -119,7 +119,7 @@ class Functions:
 def _shared_statements(
     tables: LeaderboardTables,
     log_groups: list[logs.LogGroup],
-    cursor_secret: secretsmanager.ISecret,
+    digest_secret: secretsmanager.ISecret,
     receipt_secret: secretsmanager.ISecret | None,
     rotating_secrets: Sequence[secretsmanager.ISecret],
 ) -> list[iam.PolicyStatement]:
@@ -166,13 +166,15 @@ def _shared_statements(
             resources=[lg.log_group_arn for lg in log_groups],
         ),
         iam.PolicyStatement(
-            sid="CursorSecretRead",
+            sid="DigestKeyRead",
+            # One read per cold start: the current value only (it never rotates). Outside production also the
+            # receipt key's seed.
             actions=["secretsmanager:GetSecretValue"],
-            resources=[cursor_secret.secret_arn],
+            resources=[digest_secret.secret_arn],
         ),
         *(
             []
-            if receipt_secret is None  # outside production the key is derived from the cursor secret (read above)
+            if receipt_secret is None  # outside production the key is derived from the digest key (read above)
             else [
                 iam.PolicyStatement(
                     sid="ReceiptKeyRead",
@@ -184,7 +186,7 @@ def _shared_statements(
         ),
         iam.PolicyStatement(
             sid="RotatingSecretsRead",
-            # The current and previous versions (keyring.py): the token signing key, the game key's value.
+            # The current and previous versions (keyring.py): the token and cursor signing keys, the game key's value.
             actions=["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"],
             resources=[s.secret_arn for s in rotating_secrets],
         ),

@@ -20,8 +20,13 @@ from local.processes import ProcessGroup
 from local.tables import create_tables
 from local.template import synthesized_template, table_specs
 
-# The DynamoDB items' keys hash player ids with the deployment's secret (keys.rate_partition, keys.erasing_key).
-ENV = {"SCORES_TABLE": "scores", "SNAPSHOTS_TABLE": "snapshots", "CURSOR_SECRET": "contract-secret-0123456789"}
+# The DynamoDB items' keys hash player ids with the digest key (keys.rate_partition, keys.erasing_key).
+ENV = {
+    "SCORES_TABLE": "scores",
+    "SNAPSHOTS_TABLE": "snapshots",
+    "CURSOR_SECRET": "contract-secret-0123456789",
+    "DIGEST_KEY": "contract-digest-key-0123456789",
+}
 
 
 @pytest.fixture(scope="session")

@@ -248,17 +248,18 @@ def test_instance_role_reads_only_its_own_asset_object_and_the_admin_secrets(dev
     ]
 
 
-def test_functions_get_the_cursor_signing_secret_and_may_read_only_it(dev_template_json):
-    """A per-deployment HMAC secret: its ARN in every function's environment, GetSecretValue on exactly it."""
+def test_functions_get_the_digest_key_and_may_read_only_its_current_value(dev_template_json):
+    """The digest key (the secret with CursorSecret's logical id): its ARN in every function's environment,
+    GetSecretValue on exactly it (no version listing: it never rotates). Cursor keys: tests/infra/test_secrets.py."""
     (secret_id,) = [k for k in _of_type(dev_template_json, "AWS::SecretsManager::Secret") if "CursorSecret" in k]
     for fn in _route_functions(dev_template_json).values():
-        assert fn["Properties"]["Environment"]["Variables"]["CURSOR_SECRET_ARN"] == {"Ref": secret_id}
+        assert fn["Properties"]["Environment"]["Variables"]["DIGEST_KEY_SECRET_ARN"] == {"Ref": secret_id}
     roles = _of_type(dev_template_json, "AWS::IAM::Role")
     role = next(r for r in roles.values() if r["Properties"].get("Description", "").startswith("Shared execution"))
     statements = [s for p in role["Properties"]["Policies"] for s in p["PolicyDocument"]["Statement"]]
     readers = [s for s in statements if "secretsmanager" in json.dumps(s["Action"])]
     # and the rotating secrets' statement (the token key, the game key): tests/infra/test_client_submissions.py;
     # production's receipt key: tests/infra/test_receipt_key.py
-    assert sorted(s["Sid"] for s in readers) == ["CursorSecretRead", "RotatingSecretsRead"]
-    (reader,) = [s for s in readers if s["Sid"] == "CursorSecretRead"]
+    assert sorted(s["Sid"] for s in readers) == ["DigestKeyRead", "RotatingSecretsRead"]
+    (reader,) = [s for s in readers if s["Sid"] == "DigestKeyRead"]
     assert (reader["Action"], reader["Resource"]) == ("secretsmanager:GetSecretValue", {"Ref": secret_id})

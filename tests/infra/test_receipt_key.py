@@ -67,7 +67,7 @@ def test_every_function_is_told_the_secret(prod_template_json):
         assert function["Properties"]["Environment"]["Variables"]["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": logical_id}
 
 
-def test_outside_production_the_key_derives_from_the_cursor_secret(dev_template_json):
+def test_outside_production_the_key_derives_from_the_digest_key(dev_template_json):
     """No secret of its own (0.40 USD a month against dev's 10 at idle): the functions are pointed at the cursor
     secret, which they may read already, and parse its value as a bare seed; no receipt statement, no output."""
     secrets = _resources(dev_template_json, "AWS::SecretsManager::Secret")

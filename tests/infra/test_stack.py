@@ -62,7 +62,7 @@ def test_shared_role_is_least_privilege(template):
         "SnapshotsAppendRead",
         "SnapshotsErasure",
         "OwnLogGroups",
-        "CursorSecretRead",
+        "DigestKeyRead",
         # (production adds ReceiptKeyRead, its receipt signing key: tests/infra/test_receipt_key.py)
         "RotatingSecretsRead",  # the token signing key and the game key (tests/infra/test_client_submissions.py)
         "XRayTraces",

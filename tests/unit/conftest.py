@@ -31,6 +31,7 @@ if os.environ.get("MOTO_SPEEDUPS", "1") != "0":
     moto_speedups.install()
 
 CURSOR_SECRET = "unit-test-cursor-secret-0123456789"
+DIGEST_KEY = "unit-test-digest-key-0123456789"
 TOKEN_SIGNING_KEY = "unit-test-token-signing-key-0123456789"
 GAME_API_KEY = "unit-test-game-key-0123456789"
 RECEIPT_SIGNING_KEY = "unit-test-receipt-signing-seed-0123456789"
@@ -47,6 +48,7 @@ def _handlers_env(stack_template: dict, env: pytest.MonkeyPatch) -> None:
         env.setenv(name, value)
     env.setenv("RECOUNT_THREADS", "1")  # moto is not thread-safe
     env.setenv("CURSOR_SECRET", CURSOR_SECRET)  # locally given; on AWS read from Secrets Manager
+    env.setenv("DIGEST_KEY", DIGEST_KEY)
     env.setenv("TOKEN_SIGNING_KEY", TOKEN_SIGNING_KEY)
     env.setenv("RECEIPT_SIGNING_KEY", RECEIPT_SIGNING_KEY)
     env.setenv("GAME_API_KEY", GAME_API_KEY)  # what tests.support.lambda_api sends as a game server's key

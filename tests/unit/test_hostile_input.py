@@ -112,7 +112,7 @@ def test_cursors_are_compact_and_url_safe(board_of_five):
 
 
 def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, reconfigure):
-    """No CURSOR_SECRET: the function reads CURSOR_SECRET_ARN's value once per cold start."""
+    """No CURSOR_SECRET: the function reads CURSOR_SECRET_ARN's versions (a ring) once per cold start."""
     from leaderboard import cursors
 
     arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
@@ -123,8 +123,8 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, rec
     reconfigure()
     calls = []
     secrets = invocation.runtime().secrets
-    real = secrets.value
-    monkeypatch.setattr(secrets, "value", lambda a: calls.append(a) or real(a))
+    real = secrets.current_and_previous
+    monkeypatch.setattr(secrets, "current_and_previous", lambda a: calls.append(a) or real(a))
     token = cursors.issue("b#all-time", "k", 3)
     assert cursors.read(token, "b#all-time").last_rank == 3
     assert calls == [arn]

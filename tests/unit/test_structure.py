@@ -229,7 +229,7 @@ BEHIND_STORES = {
 ON_STORES = (
     *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
     *("scoring", "runs", "quarantine", "hashchain", "chain_appending", "ranking", "counting"),
-    *("idempotency", "cursors", "keyring", "receipt_keys"),
+    *("idempotency", "cursors", "digest_key", "keyring", "receipt_keys"),
     *("default_board", "players", "rankings", "receipts", "simulation", "submissions"),
 )
 # Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
@@ -354,7 +354,8 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "domain",
             "the rules, the formats and the stores' ports: boards, periods, scores, ranks, the log, cursors, tokens",
             (
-                "boards", "counting", "cursors", "ed25519", "entry_store", "game_key", "hashchain", "keyring",
+                "boards", "counting", "cursors", "digest_key", "ed25519", "entry_store", "game_key", "hashchain",
+                "keyring",
                 "periods", "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
             ),
         ),

@@ -1,0 +1,68 @@
+"""One key, one purpose (issue 39): the keyed hashes that name players' items depend on the digest key only, never
+on the page-cursor key, which rotates; cursor tags use a key derived from the secret's value, never the value (outside
+production that value is the token signing key); a missing digest key is a clear error; a local stack kept across
+runs (`--persist`) keeps its digest key."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import stat
+
+import pytest
+
+from leaderboard import cursors, keys
+from leaderboard.errors import BadRequest
+from local.backend import _kept_digest_key
+from tests.unit.conftest import CURSOR_SECRET
+
+PLAYER = "ada"
+
+
+def _names() -> tuple[str, ...]:
+    return (
+        keys.log_key_partition(PLAYER),
+        keys.runs_partition(PLAYER),
+        keys.pending_of_partition(PLAYER),
+        keys.rate_partition(PLAYER),
+        keys.erasing_key(PLAYER)[0],
+    )
+
+
+def test_a_new_cursor_key_moves_no_players_partition_and_a_new_digest_key_moves_them_all(
+    in_memory, monkeypatch, reconfigure
+):
+    before = _names()
+    monkeypatch.setenv("CURSOR_SECRET", "a-rotated-cursor-key-0123456789")
+    reconfigure()
+    assert _names() == before  # what broke erasure and the log before: these moved with the cursor secret
+    monkeypatch.setenv("DIGEST_KEY", "another-digest-key-0123456789")
+    reconfigure()
+    assert all(a != b for a, b in zip(_names(), before, strict=True))  # it is the digest key that names them
+    assert all(PLAYER not in name for name in _names())
+
+
+def test_without_a_digest_key_the_functions_say_what_to_set(in_memory, monkeypatch, reconfigure):
+    monkeypatch.delenv("DIGEST_KEY")
+    reconfigure()
+    with pytest.raises(RuntimeError, match="no digest key: set DIGEST_KEY .* or DIGEST_KEY_SECRET_ARN"):
+        keys.rate_partition(PLAYER)
+
+
+def test_a_cursor_tagged_with_the_secrets_value_itself_is_refused(in_memory):
+    """Outside production the cursor keys come from the token secret: a cursor's HMAC key is derived from it
+    (cursors.KEY_LABEL), so holding a token key's raw value does not mean holding the cursor key."""
+    genuine = cursors.issue("b#all-time", "k", 3)
+    payload = genuine.split(".")[0]
+    assert cursors.read(genuine, "b#all-time").last_rank == 3
+    raw = CURSOR_SECRET.encode()  # the value the runtime's ring holds (tests/unit/conftest.py)
+    mac = hmac.new(raw, f"v1\nb#all-time\n{payload}".encode(), hashlib.sha256).digest()[: cursors.TAG_BYTES]
+    with pytest.raises(BadRequest, match="not valid"):
+        cursors.read(f"{payload}.{cursors._b64(mac)}", "b#all-time")
+
+
+def test_a_persisted_local_stack_keeps_its_digest_key(tmp_path):
+    first = _kept_digest_key(tmp_path / "data")
+    assert len(first) >= 32 and _kept_digest_key(tmp_path / "data") == first
+    assert stat.S_IMODE((tmp_path / "data" / "digest-key").stat().st_mode) == 0o600
+    assert _kept_digest_key(tmp_path / "other") != first
