@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.appsync_events import AppSyncEventsServer
-from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
+from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
 from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
@@ -171,10 +171,9 @@ class Backend:
         env.pop("EVENT_BUS_NAME", None)
         env["LOCAL_EVENTS_FILE"] = str(self.events_file)
         env.setdefault("CORS_ALLOWED_ORIGINS", "*")
-        # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
+        # The deployed functions tell the key classes apart by value and refuse the other key on keyed routes.
         assert self.admin_key is not None and self.live_api_key is not None  # start() set both
-        env["GAME_API_KEY_ID"] = key_id(self.api_key)
-        env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
+        env["ADMIN_API_KEY"] = self.admin_key
         # Live updates through the AppSync Events stand-in: the broadcaster publishes to <http url>/event (signed
         # with the fake credentials above, which the stand-in checks), discovery hands out the realtime URL and
         # the subscribe key; on AWS the stack sets the Event API's domains and its API key.
