@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             require_own_secret(args.stage, stage_props(args.stage).is_prod)
             ReceiptKeyRotator(session, stack_name(args.stage)).rotate()
             return 0
-        rotator = Rotator(session, stack_name(args.stage))
+        rotator = Rotator.for_stack(session, stack_name(args.stage))
         if args.command == "rotate-password":
             rotator.rotate_password()
         else:
