@@ -194,8 +194,7 @@ def lambda_handlers(template: dict) -> set[str]:
 GIVEN_LOCALLY = frozenset(
     {
         "CURSOR_SECRET_ARN",
-        "GAME_API_KEY_ID",
-        "ADMIN_API_KEY_ID",
+        "ADMIN_KEY_SECRET_ARN",
         "LIVE_EVENTS_HTTP_URL",
         "LIVE_EVENTS_REALTIME_URL",
         "LIVE_EVENTS_API_KEY",
