@@ -33,6 +33,7 @@ STAGE = "local"
 # (a lookup over HTTP costs tens of milliseconds: too much for every request); a change made to the stand-in by
 # other means shows within this.
 VIEW_SECONDS = 5.0
+MIN_KEY_CHARS, MAX_KEY_CHARS = 20, 128  # API Gateway's rule for a key's value (CreateApiKey refuses others)
 
 
 class LocalKeys:
@@ -80,6 +81,10 @@ class LocalKeys:
     def _deploy(self) -> None:
         """What `cdk deploy` leaves (stacks/leaderboard/api_keys.py): each class's secret, its key (value from the
         secret, an id API Gateway picks) in its usage plan on the stage; the outputs ops/rotation.py reads."""
+        for access, value in self.values.items():
+            if not MIN_KEY_CHARS <= len(value) <= MAX_KEY_CHARS:
+                limits = f"{MIN_KEY_CHARS} to {MAX_KEY_CHARS}"
+                raise SystemExit(f"the {access} key has {len(value)} characters: API Gateway takes {limits}")
         api = self.apigw.create_rest_api(name=self.name)
         root = {"restApiId": api["id"], "resourceId": api["rootResourceId"], "httpMethod": "ANY"}
         self.apigw.put_method(**root, authorizationType="NONE", apiKeyRequired=True)
