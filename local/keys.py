@@ -25,7 +25,7 @@ from botocore.config import Config
 
 from local import dynamodb_local
 from local.processes import ProcessGroup, accepts
-from ops.rotation import KEY_CLASSES, Rotator
+from ops import rotation
 
 PROCESS_NAME = "aws-control-plane"
 STAGE = "local"
@@ -90,7 +90,7 @@ class LocalKeys:
         self.apigw.put_method(**root, authorizationType="NONE", apiKeyRequired=True)
         self.apigw.put_integration(**root, type="MOCK")
         self.apigw.create_deployment(restApiId=api["id"], stageName=STAGE)
-        for access, title in KEY_CLASSES.items():
+        for access, title in rotation.KEY_CLASSES.items():
             value = self.values[access]
             arn = self.secrets.create_secret(Name=f"{self.name}-{title}KeySecret", SecretString=value)["ARN"]
             key = self.apigw.create_api_key(name=f"{self.name}-{title}Key", value=value, enabled=True)
@@ -101,7 +101,7 @@ class LocalKeys:
             self.outputs[f"{title}KeySecretArn"], self.outputs[f"{title}UsagePlanId"] = arn, plan["id"]
 
     def secret_arn(self, access: str) -> str:
-        return self.outputs[f"{KEY_CLASSES[access]}KeySecretArn"]
+        return self.outputs[f"{rotation.KEY_CLASSES[access]}KeySecretArn"]
 
     def key_id(self, value: str | None) -> str | None:
         """API Gateway's check of a keyed method: the id of the enabled key with this value in a usage plan of the
@@ -115,7 +115,7 @@ class LocalKeys:
 
     def _read_view(self) -> dict[str, str]:
         view = {}
-        for title in KEY_CLASSES.values():
+        for title in rotation.KEY_CLASSES.values():
             for key in self._plan_keys(self.outputs[f"{title}UsagePlanId"]):
                 if self.apigw.get_api_key(apiKey=key["id"]).get("enabled"):
                     view[key["value"]] = key["id"]
@@ -138,7 +138,7 @@ class LocalKeys:
         """Tests only: each class back to its key of `values` (the stack's first key, enabled again and alone in
         its plan, its value current in the secret with no previous one), as before any rotation."""
         keys = self.control.get_api_keys(includeValues=True, limit=500)["items"]
-        for access, title in KEY_CLASSES.items():
+        for access, title in rotation.KEY_CLASSES.items():
             plan_id, arn = self.outputs[f"{title}UsagePlanId"], self.secret_arn(access)
             (first,) = [k for k in keys if k.get("value") == values[access]]
             patch = [{"op": "replace", "path": "/enabled", "value": "true"}]
@@ -162,10 +162,10 @@ class LocalKeys:
         refresh: Callable[[], None] | None = None,
         out: Callable[[str], None] = print,
         wait: Callable[[float], None] = time.sleep,
-    ) -> Rotator:
+    ) -> rotation.Rotator:
         """ops/rotation.py's Rotator on these stand-ins; `refresh`: how the local dashboard re-reads the admin key
         (None: there is none to refresh)."""
-        return Rotator(
+        return rotation.Rotator(
             self.control, self.secrets, dict(self.outputs), self.name, out=out, wait=wait, refresh=refresh or _nothing
         )
 
