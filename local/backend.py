@@ -53,14 +53,16 @@ class Backend:
         self.template = tpl.synthesized_template(STAGE)
         self.specs = tpl.table_specs(self.template)
         _check_functions(self.template)
+        # The keys as AWS keeps them (API Gateway's plans, Secrets Manager), which `rotate_keys` rotates: its
+        # process starts while DynamoDB Local does.
+        routes = routes_module()
+        values = {routes.GAME: self.api_key, routes.ADMIN: self.admin_key}
+        self.keys = LocalKeys(self.procs, self.run_dir / "aws-control-plane.log", values).spawn()
         self.ddb_endpoint = dynamodb_local.start(self.procs, self._ddb_log, persist_dir=self.persist_dir)
         self.ddb = dynamodb_local.client(self.ddb_endpoint)
         create_tables(self.ddb, self.specs)
         self._records_kept = 0  # stream records of this engine's dropped tables
-        # The keys as AWS keeps them (API Gateway's plans, Secrets Manager), which `rotate_keys` rotates.
-        routes = routes_module()
-        values = {routes.GAME: self.api_key, routes.ADMIN: self.admin_key}
-        self.keys = LocalKeys(self.procs, self.run_dir / "aws-control-plane.log", values).start()
+        self.keys.start()
         # The AppSync Events stand-in's port first: the handlers' settings name its endpoints.
         self.live_api_key = self.live_api_key or _live_key()
         self.live = self._live_server(self.live_port)

@@ -13,6 +13,7 @@ A process of its own, not moto's in-process server: moto's backends are the proc
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 import time
@@ -45,11 +46,22 @@ class LocalKeys:
         self._view: dict[str, str] | None = None  # value -> id of each enabled key of the plans
         self._view_at = 0.0
         self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._port = 0
+
+    def spawn(self) -> LocalKeys:
+        """The stand-in's process started (it takes seconds to import: start the rest meanwhile, then `start`)."""
+        self._port = dynamodb_local.free_port()
+        argv = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self._port)]
+        self._proc = self.procs.spawn(PROCESS_NAME, argv, self.log)
+        return self
 
     def start(self, timeout: float = 60.0) -> LocalKeys:
-        port = dynamodb_local.free_port()
-        argv = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-        proc = self.procs.spawn(PROCESS_NAME, argv, self.log)
+        """Once the stand-in listens: the keys, plans and secrets deployed."""
+        if self._proc is None:
+            self.spawn()
+        port, proc = self._port, self._proc
+        assert proc is not None  # spawn() set it
         deadline = time.monotonic() + timeout
         while not accepts(port):
             if proc.poll() is not None or time.monotonic() > deadline:
