@@ -91,9 +91,6 @@ class GatewayConfig:
     # (local/keys.py asks its API Gateway stand-in). None: the two keys above, each with an id made up at start.
     key_lookup: Callable[[str | None], str | None] | None = None
 
-    def key_for(self, access: str) -> str | None:
-        return self.admin_key if access == "admin" else self.api_key if access == "game" else None
-
     @property
     def static_origin(self) -> str:
         if self.gateway_origin:
