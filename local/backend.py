@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from urllib.parse import urlsplit
 from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.appsync_events import AppSyncEventsServer
-from local.gateway import GatewayConfig, LocalGateway, key_id, load_handlers, routes_module
+from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
+from local.keys import LocalKeys
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
 from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
@@ -51,10 +53,16 @@ class Backend:
         self.template = tpl.synthesized_template(STAGE)
         self.specs = tpl.table_specs(self.template)
         _check_functions(self.template)
+        # The keys as AWS keeps them (API Gateway's plans, Secrets Manager), which `rotate_keys` rotates: its
+        # process starts while DynamoDB Local does.
+        routes = routes_module()
+        values = {routes.GAME: self.api_key, routes.ADMIN: self.admin_key}
+        self.keys = LocalKeys(self.procs, self.run_dir / "aws-control-plane.log", values).spawn()
         self.ddb_endpoint = dynamodb_local.start(self.procs, self._ddb_log, persist_dir=self.persist_dir)
         self.ddb = dynamodb_local.client(self.ddb_endpoint)
         create_tables(self.ddb, self.specs)
         self._records_kept = 0  # stream records of this engine's dropped tables
+        self.keys.start()
         # The AppSync Events stand-in's port first: the handlers' settings name its endpoints.
         self.live_api_key = self.live_api_key or _live_key()
         self.live = self._live_server(self.live_port)
@@ -77,6 +85,7 @@ class Backend:
             gateway_origin=None if self.cors_origins else tpl.gateway_response_origin(self.template),
             timeouts={fn.name: timeouts[fn.handler] for fn in routes_module().FUNCTIONS if fn.handler in timeouts},
             request_log=self.request_log,
+            key_lookup=self.keys.key_id,
             **tpl.preflight_settings(self.template),
         )
         self._rebuild_handlers()
@@ -97,6 +106,22 @@ class Backend:
         self.live.start()
         self.live_url = self.live.realtime_url
         return self
+
+    def rotate_keys(
+        self,
+        accesses: list[str],
+        grace_s: float,
+        refresh: Callable[[], None] | None = None,
+        wait: Callable[[float], None] = time.sleep,
+    ) -> dict[str, str]:
+        """`make rotate-key` on this stack: ops/rotation.py's Rotator against its stand-ins (`refresh`: how the
+        dashboard re-reads the admin key, if one runs). The new values become this stack's keys; returns the new
+        keys' ids."""
+        out = (lambda _: None) if self.quiet else (lambda line: print(f"keys {line}", file=sys.stderr))
+        new = self.keys.rotator(refresh=refresh, out=out, wait=wait).rotate_keys(accesses, grace_s)
+        routes = routes_module()
+        self.api_key, self.admin_key = self.keys.current(routes.GAME), self.keys.current(routes.ADMIN)
+        return new
 
     def _new_runtime(self) -> Any:
         """The handlers' runtime: this stack's environment, its clock, a client of its DynamoDB Local."""
@@ -172,17 +197,20 @@ class Backend:
         env.pop("EVENT_BUS_NAME", None)
         env["LOCAL_EVENTS_FILE"] = str(self.events_file)
         env.setdefault("CORS_ALLOWED_ORIGINS", "*")
-        # The deployed functions know each key's id and refuse the other key on keyed routes: so do these.
-        assert self.admin_key is not None and self.live_api_key is not None  # start() set both
-        env["GAME_API_KEY_ID"] = key_id(self.api_key)
-        env["ADMIN_API_KEY_ID"] = key_id(self.admin_key)
+        # As deployed: the functions read each key class's value from its secret (current and previous: they tell
+        # the classes apart by value, through rotations), here from the keys' Secrets Manager stand-in.
+        assert self.live_api_key is not None  # start() set it
+        env.pop("GAME_API_KEY", None)
+        routes = routes_module()
+        env["SECRETS_MANAGER_ENDPOINT"] = self.keys.endpoint
+        env["GAME_KEY_SECRET_ARN"] = self.keys.secret_arn(routes.GAME)
+        env["ADMIN_KEY_SECRET_ARN"] = self.keys.secret_arn(routes.ADMIN)
         # Live updates through the AppSync Events stand-in: the broadcaster publishes to <http url>/event (signed
         # with the fake credentials above, which the stand-in checks), discovery hands out the realtime URL and
         # the subscribe key; on AWS the stack sets the Event API's domains and its API key.
         env["LIVE_EVENTS_HTTP_URL"] = self.live.http_url
         env["LIVE_EVENTS_REALTIME_URL"] = self.live.realtime_url
         env["LIVE_EVENTS_API_KEY"] = self.live_api_key
-        env["GAME_API_KEY"] = self.api_key  # compared by value where API Gateway admits no key (GAME_OR_RUN)
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         if self.persist_dir is not None and not os.environ.get("DIGEST_KEY"):

@@ -6,8 +6,10 @@ on reload) plus the config.json that user data writes on EC2.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -65,6 +67,34 @@ def start(
     return "Python fallback (nginx is not installed: `apt-get install nginx` to use the EC2 config)"
 
 
+VALUES_FILE = "values.json"
+
+
+def refresh_admin_key(procs: ProcessGroup, run_dir: Path, admin_key: str, timeout: float = 15.0) -> None:
+    """What leaderboard-secrets.service does on EC2 after `make rotate-key`: Nginx's config rendered again with the
+    new admin key and Nginx reloaded; returns once new workers (with the new config) serve. The Python fallback
+    cannot take a new key: restart `make run` there."""
+    prefix = run_dir / "nginx"
+    master = next((p for name, p in procs.running() if name == "nginx" and p.poll() is None), None)
+    if master is None or not (prefix / VALUES_FILE).exists():
+        raise RuntimeError("no local Nginx dashboard to refresh (the Python fallback keeps its key: restart it)")
+    values = {**json.loads((prefix / VALUES_FILE).read_text()), "API_KEY": admin_key}
+    render.write_nginx_conf(prefix / "nginx.conf", values)
+    (prefix / VALUES_FILE).write_text(json.dumps(values))
+    before = _workers(master.pid)
+    master.send_signal(signal.SIGHUP)  # nginx -s reload: new workers on the new config, the old ones finish
+    deadline = time.monotonic() + timeout
+    while not (_workers(master.pid) - before):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"nginx did not reload; see {prefix / 'error.log'}")
+        time.sleep(0.05)
+
+
+def _workers(pid: int) -> set[str]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return set(path.read_text().split()) if path.exists() else set()
+
+
 def _start_nginx(
     procs, prefix: Path, nginx, port, site, api_url, admin_key, admin_password, edge_url=None, live_url=None
 ) -> Path:
@@ -73,23 +103,22 @@ def _start_nginx(
     render.write_htpasswd(htpasswd, ADMIN_USER, admin_password)
     host = api_url.split("://", 1)[1]
     conf = prefix / "nginx.conf"
-    render.write_nginx_conf(
-        conf,
-        {
-            "LISTEN_PORT": f"127.0.0.1:{port}",
-            "SITE_ROOT": str(site),
-            "API_UPSTREAM": api_url,
-            "API_BASE_PATH": "",
-            "API_HOST": host,
-            "API_KEY": admin_key,  # added under /admin-api/ only
-            "HTPASSWD_FILE": str(htpasswd),
-            "PREFIX_DIR": str(prefix),
-            "RESOLVER": "127.0.0.1",
-            # The edge's paths are the API's (no stage locally either); without it, /api/ reads from the API.
-            **({"EDGE_UPSTREAM": edge_url, "EDGE_BASE_PATH": ""} if edge_url else {}),
-            "LIVE_REALTIME_URL": live_url or "",
-        },
-    )
+    values = {
+        "LISTEN_PORT": f"127.0.0.1:{port}",
+        "SITE_ROOT": str(site),
+        "API_UPSTREAM": api_url,
+        "API_BASE_PATH": "",
+        "API_HOST": host,
+        "API_KEY": admin_key,  # added under /admin-api/ only
+        "HTPASSWD_FILE": str(htpasswd),
+        "PREFIX_DIR": str(prefix),
+        "RESOLVER": "127.0.0.1",
+        # The edge's paths are the API's (no stage locally either); without it, /api/ reads from the API.
+        **({"EDGE_UPSTREAM": edge_url, "EDGE_BASE_PATH": ""} if edge_url else {}),
+        "LIVE_REALTIME_URL": live_url or "",
+    }
+    render.write_nginx_conf(conf, values)
+    (prefix / VALUES_FILE).write_text(json.dumps(values))  # what refresh_admin_key renders again
     argv = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log"), "-g", "daemon off;"]
     check = subprocess.run([*argv[:-2], "-t", "-q"], capture_output=True, text=True)
     if check.returncode:

@@ -10,10 +10,11 @@ Access-Control-Allow-Origin that the deployed API's gateway responses carry.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import importlib
 import json
+import secrets
+import string
 import sys
 import threading
 import time
@@ -63,9 +64,10 @@ def _same(given: str | None, expected: str | None) -> bool:
     return bool(given and expected and hmac.compare_digest(given.encode(), expected.encode()))
 
 
-def key_id(key: str) -> str:
-    """A stable id for a local API key, shaped like API Gateway's (10 lowercase letters and digits)."""
-    return hashlib.sha256(key.encode()).hexdigest()[:10]
+def new_key_id() -> str:
+    """An id as API Gateway gives a new key: 10 random lowercase letters and digits, nothing to do with its value
+    (a rotated key gets a new one)."""
+    return "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(10))
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,9 @@ class GatewayConfig:
     # One line per request served ("1764600000.123 GET /leaderboard?limit=5 200": Unix time, method, target,
     # status), quiet or not: what reaches the origin, which the edge's tests count.
     request_log: Path | None = None
-
-    def key_for(self, access: str) -> str | None:
-        return self.admin_key if access == "admin" else self.api_key if access == "game" else None
+    # API Gateway's key check: the id of the enabled key with this value in a usage plan of the stage, or None
+    # (local/keys.py asks its API Gateway stand-in). None: the two keys above, each with an id made up at start.
+    key_lookup: Callable[[str | None], str | None] | None = None
 
     @property
     def static_origin(self) -> str:
@@ -102,6 +104,13 @@ class LocalGateway:
         self.routes = routes_module()
         self.handlers = handlers if handlers is not None else load_handlers()
         self._log_lock = threading.Lock()
+        self._fixed_ids = {k: new_key_id() for k in (config.api_key, config.admin_key) if k}
+
+    def key_id(self, key: str | None) -> str | None:
+        """The id of the key API Gateway would accept with this value on a keyed method, or None (403)."""
+        if self.config.key_lookup is not None:
+            return self.config.key_lookup(key)
+        return next((kid for value, kid in self._fixed_ids.items() if _same(key, value)), None)
 
     def log_request(self, method: str, target: str, status: int) -> None:
         if self.config.request_log is None:
@@ -149,9 +158,10 @@ class LocalGateway:
             return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, [("Allow", ", ".join(self.methods(req.path)))])
         key = req.header("x-api-key")
         # API Gateway takes a key of any usage plan of the stage on every keyed method and names it to the
-        # function (requestContext.identity.apiKeyId): the function refuses a key of the wrong class itself (403).
-        known = (self.config.key_for(self.routes.GAME), self.config.key_for(self.routes.ADMIN))
-        if route.needs_key and not any(_same(key, k) for k in known):
+        # function (requestContext.identity.apiKey and apiKeyId): the function refuses a key of the wrong class
+        # itself (403), by its value.
+        checked_id = self.key_id(key) if route.needs_key else None
+        if route.needs_key and checked_id is None:
             return self.gateway_error(self.routes.INVALID_API_KEY)
         # Present and not blank, as API Gateway's parameter validation checks (it does not look at values).
         missing = [q for q in route.required_query if not dict(req.query).get(q)]
@@ -160,7 +170,7 @@ class LocalGateway:
         problem = self._body_problem(route, req)
         if problem:
             return self.error(400, f"Invalid request body: {problem}")
-        return self._invoke(route, req, params, key if route.needs_key else None)
+        return self._invoke(route, req, params, key if route.needs_key else None, checked_id)
 
     @staticmethod
     def _body_problem(route, req: Request) -> str | None:
@@ -179,10 +189,12 @@ class LocalGateway:
         errs = schema.errors(value, routes_module().thaw(route.body_schema))  # the frozen model as plain JSON
         return "; ".join(errs) if errs else None
 
-    def _invoke(self, route, req: Request, params: dict[str, str], api_key: str | None) -> Response:
+    def _invoke(
+        self, route, req: Request, params: dict[str, str], api_key: str | None, api_key_id: str | None
+    ) -> Response:
         fn = route.function
         timeout = self.config.timeouts.get(fn.name, fn.timeout_seconds)
-        event = build_event(req, route.path, params, self.config.stage, api_key, key_id(api_key) if api_key else None)
+        event = build_event(req, route.path, params, self.config.stage, api_key, api_key_id)
         context = LambdaContext(fn.name, req.request_id, timeout)
         outcome: dict = {}
 

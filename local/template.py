@@ -195,8 +195,7 @@ GIVEN_LOCALLY = frozenset(
     {
         "CURSOR_SECRET_ARN",
         "DIGEST_KEY_SECRET_ARN",
-        "GAME_API_KEY_ID",
-        "ADMIN_API_KEY_ID",
+        "ADMIN_KEY_SECRET_ARN",
         "LIVE_EVENTS_HTTP_URL",
         "LIVE_EVENTS_REALTIME_URL",
         "LIVE_EVENTS_API_KEY",

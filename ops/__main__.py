@@ -92,7 +92,7 @@ def main(
             require_own_secret(args.stage, stage_props(args.stage).is_prod, action="revoke")
             receipt_key_rotator(session, args.stage, now).revoke(args.kid)
             return 0
-        rotator = Rotator(session, stack_name(args.stage))
+        rotator = Rotator.for_stack(session, stack_name(args.stage))
         if args.command == "rotate-password":
             rotator.rotate_password()
         else:

@@ -1,10 +1,15 @@
 """Rotation of the two API keys and of the dashboard's admin password.
 
 A key's value cannot change in API Gateway, and CloudFormation does not re-read a secret it resolved, so a
-rotation makes a NEW key: it joins the key's usage plan, its value goes into the key's secret, the dashboard
-re-reads its secrets (SSM Run Command restarts leaderboard-secrets.service), and after a grace period (for
-game servers to fetch the new value) the old key leaves the plan, so API Gateway refuses it. A key this tool
-made is then deleted; the stack's own first key is disabled instead, since CloudFormation still owns it.
+rotation makes a NEW key: it joins the key's usage plan, its value goes into the key's secret (AWSCURRENT; the
+old value becomes AWSPREVIOUS), the dashboard re-reads its secrets (SSM Run Command restarts
+leaderboard-secrets.service), and after a grace period (for game servers to fetch the new value) the old key
+leaves the plan, so API Gateway refuses it, and its value loses the AWSPREVIOUS label, so the functions refuse it
+where API Gateway checks no key (lambda_src/leaderboard/key_classes.py). A key this tool made is then deleted; the
+stack's own first key is disabled instead, since CloudFormation still owns it.
+
+The clients, the stack's outputs and the dashboard refresh are given (`Rotator.for_stack` builds them for a
+deployed stage): the local stack rotates its keys through this same code, against its stand-ins (local/keys.py).
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import boto3
 from cdk_leaderboard.paths import routes
@@ -23,6 +29,11 @@ from .outputs import require, stack_outputs
 ROTATED_TAG = "leaderboard:rotated-key"  # on keys this tool creates: safe to delete later
 REFRESH_COMMAND = "systemctl restart leaderboard-secrets.service"
 KEY_CLASSES = {routes.GAME: "Game", routes.ADMIN: "Admin"}
+PREVIOUS = "AWSPREVIOUS"
+# A function instance re-reads a key class's secret for a value it does not know at most this often where API
+# Gateway checks no key (lambda_src/leaderboard/key_classes.py MIN_REFRESH_SECONDS): a rotation with a shorter grace
+# returns only once that long has passed since the new value was put, so the new key works everywhere when it does.
+NEW_KEY_PICKUP_S = 1.0
 
 
 class RefreshFailed(Exception):
@@ -31,16 +42,28 @@ class RefreshFailed(Exception):
 
 @dataclass
 class Rotator:
-    session: boto3.Session
+    apigw: Any  # API Gateway's control plane (a boto3 client)
+    secrets: Any  # Secrets Manager (a boto3 client)
+    outputs: dict[str, str]  # the stack's outputs: each class's usage plan id and secret ARN, the dashboard's instance
     stack: str
     out: Callable[[str], None] = print
     wait: Callable[[float], None] = time.sleep
     refresh_timeout_s: float = 300.0
+    ssm: Any = None  # for the dashboard refresh on EC2 (SSM Run Command)
+    # How the dashboard re-reads its secrets; None: SSM Run Command on the stack's dashboard instance.
+    refresh: Callable[[], None] | None = field(default=None)
 
-    def __post_init__(self) -> None:
-        self.outputs = stack_outputs(self.session, self.stack)
-        self.apigw = self.session.client("apigateway")
-        self.secrets = self.session.client("secretsmanager")
+    @classmethod
+    def for_stack(cls, session: boto3.Session, stack: str, **kwargs: Any) -> Rotator:
+        """The rotator of a deployed stage: its outputs and AWS's clients."""
+        return cls(
+            session.client("apigateway"),
+            session.client("secretsmanager"),
+            stack_outputs(session, stack),
+            stack,
+            ssm=session.client("ssm"),
+            **kwargs,
+        )
 
     # --- API keys -------------------------------------------------------------------------------
 
@@ -52,16 +75,21 @@ class Rotator:
         dashboard refresh failed) leaves both keys valid, and running it again finishes the job.
         """
         new_keys = {access: self._add_key(access) for access in accesses}
+        put_at = time.monotonic()
         if routes.ADMIN in accesses:
             self.refresh_dashboard()  # Nginx adds the admin key: it must send the new one before the old goes
         plans = {access: self.outputs[f"{KEY_CLASSES[access]}UsagePlanId"] for access in accesses}
         old = {a: [k["id"] for k in self._plan_keys(plans[a]) if k["id"] != new_keys[a]] for a in accesses}
-        if any(old.values()):
+        if any(old.values()) and grace_s > 0:
             self.out(f"the old key(s) stay valid for {grace_s:.0f} s while clients pick up the new values")
             self.wait(grace_s)
         for access in accesses:
             for key_id in old[access]:
                 self._retire(plans[access], key_id)
+            self._end_previous(access)
+        pickup = NEW_KEY_PICKUP_S - (time.monotonic() - put_at)
+        if grace_s < NEW_KEY_PICKUP_S and pickup > 0:
+            self.wait(pickup)
         return new_keys
 
     def _add_key(self, access: str) -> str:
@@ -81,6 +109,18 @@ class Rotator:
         self.secrets.put_secret_value(SecretId=secret_arn, SecretString=value)
         self.out(f"{access} key: new key {key['id']} is in usage plan {plan_id}; its value is in {secret_arn}")
         return key["id"]
+
+    def _end_previous(self, access: str) -> None:
+        """The old value loses its AWSPREVIOUS label: the functions refuse it where API Gateway checks no key (the
+        score route that also takes run tokens), as API Gateway refuses the old key now out of its plan."""
+        (secret_arn,) = require(self.outputs, f"{KEY_CLASSES[access]}KeySecretArn")
+        versions = self.secrets.list_secret_version_ids(SecretId=secret_arn)["Versions"]
+        for version in versions:
+            if PREVIOUS in version.get("VersionStages", ()):
+                self.secrets.update_secret_version_stage(
+                    SecretId=secret_arn, VersionStage=PREVIOUS, RemoveFromVersionId=version["VersionId"]
+                )
+                self.out(f"{access} key: the old value is no longer accepted ({PREVIOUS} removed in {secret_arn})")
 
     def _plan_keys(self, plan_id: str) -> list[dict]:
         keys, position = [], None
@@ -119,12 +159,15 @@ class Rotator:
     # --- the instance -------------------------------------------------------------------------
 
     def refresh_dashboard(self) -> None:
-        """Restart the secrets unit through SSM Run Command and wait for its result."""
+        """Restart the secrets unit through SSM Run Command and wait for its result (or the refresh given)."""
+        if self.refresh is not None:
+            self.refresh()
+            return
         instance_id = self.outputs.get("DashboardInstanceId")
         if not instance_id:
             self.out("no dashboard in this stage: nothing to refresh")
             return
-        ssm = self.session.client("ssm")
+        ssm = self.ssm
         command = ssm.send_command(
             InstanceIds=[instance_id],
             DocumentName="AWS-RunShellScript",

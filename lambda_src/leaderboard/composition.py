@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import cursors, digest_key, game_key, invocation, keyring, receipt_keys
+from . import cursors, digest_key, invocation, key_classes, keyring, receipt_keys
 from .board_registry import BoardCache
 from .clock import Clock, SystemClock
 from .data import dynamo
@@ -69,7 +69,7 @@ class Runtime:
     cursor_keys: keyring.CachedRing  # sign and verify page cursors (rotate: the previous one verifies a while)
     digest_key: DigestKey  # keys the hashes that name players' items (never rotates)
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
-    game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
+    api_keys: key_classes.KeyClasses  # the game and admin keys' values: which class a key given is of
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
@@ -136,9 +136,7 @@ class Runtime:
             cursor_keys=cursors.keys(settings, secret_store),
             digest_key=DigestKey(lambda: digest_key.load(settings, secret_store)),
             token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
-            game_keys=keyring.CachedRing(
-                lambda: game_key.load_ring(settings, secret_store), min_chars=game_key.MIN_CHARS
-            ),
+            api_keys=_key_classes(settings, secret_store),
             receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secret_store)),
             board_cache=BoardCache(),
             metrics=MetricsSink(settings.function_name),
@@ -208,6 +206,21 @@ def _replays() -> Replays:
     from .receipts import Replays
 
     return Replays()
+
+
+def _key_classes(settings: Settings, secrets: SecretStore) -> key_classes.KeyClasses:
+    def ring(access: str) -> keyring.CachedRing:
+        return keyring.CachedRing(
+            lambda: key_classes.load_ring(settings, secrets, access),
+            min_chars=key_classes.MIN_CHARS,
+            refresh_seconds=key_classes.REFRESH_SECONDS,
+            min_refresh_seconds=key_classes.MIN_REFRESH_SECONDS,
+        )
+
+    accesses = (key_classes.GAME, key_classes.ADMIN)
+    return key_classes.KeyClasses(
+        {a: ring(a) for a in accesses}, {a: key_classes.configured(settings, a) for a in accesses}
+    )
 
 
 def _token_ring(settings: Settings, secrets: SecretStore) -> keyring.Ring:

@@ -4,7 +4,6 @@ traces."""
 from __future__ import annotations
 
 import functools
-import hmac
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from . import game_key, invocation, routes
+from . import invocation, routes
 from . import validation as v
 from .composition import Handler, Runtime, entry_point
 from .errors import ApiError, BadRequest, Forbidden, NotFound
@@ -130,8 +129,14 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any], r
 
 
 def api_key_id(event: dict) -> str | None:
-    """The id of the API key API Gateway checked for this request (None on public routes)."""
+    """The id of the API key API Gateway checked for this request (None on public routes): for the audit trail
+    only, since a rotation gives the key a new id."""
     return ((event.get("requestContext") or {}).get("identity") or {}).get("apiKeyId")
+
+
+def api_key_value(event: dict) -> str | None:
+    """The value of the API key API Gateway checked (requestContext.identity.apiKey, on keyed methods only)."""
+    return ((event.get("requestContext") or {}).get("identity") or {}).get("apiKey")
 
 
 def _route(event: dict) -> routes.Route | None:
@@ -141,19 +146,19 @@ def _route(event: dict) -> routes.Route | None:
 
 
 def _check_key(event: dict, route: routes.Route | None) -> None:
-    """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment names
-    the admin and game keys' ids (the stack always does), a route of either kind refuses every other key here,
-    with a 403 that names the key class it needs, before any work (a 429 would tell the caller to retry)."""
+    """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment gives the
+    key class's secret (the stack always does), a route of either kind refuses every other key here, by the value
+    API Gateway checked (key_classes.py: ids change at every rotation), with a 403 that names the key class it
+    needs, before any work (a 429 would tell the caller to retry)."""
     if route is None or route.access in (routes.PUBLIC, routes.PLAYER):
         return  # PLAYER: the operation verifies the bearer token, whose claims it needs
     if route.access == routes.GAME_OR_RUN:
         _check_game_key_or_token(event)
         return
-    settings = invocation.settings()
-    expected = settings.admin_api_key_id if route.access == routes.ADMIN else settings.game_api_key_id
-    if expected is None:
-        return
-    if not hmac.compare_digest((api_key_id(event) or "").encode(), expected.encode()):
+    keys = invocation.runtime().api_keys
+    if not keys.configured(route.access):
+        return  # no key of this class to compare (a unit test's runtime): API Gateway's check is the only one
+    if not keys.is_of(route.access, api_key_value(event) or "", vouched=True):
         if route.access == routes.ADMIN:
             audit(event, "refused", f"{route.method} {route.path}")
         raise Forbidden(f"this route needs the {route.access} key; the x-api-key given is of another class")
@@ -169,7 +174,7 @@ def _check_game_key_or_token(event: dict) -> None:
         raise Forbidden(routes.MISSING_CREDENTIALS.message)
     if authorization is not None:
         raise BadRequest("give the game key (x-api-key) or a run token (Authorization), not both")
-    if not game_key.matches(key):
+    if not invocation.runtime().api_keys.is_of(routes.GAME, key, vouched=False):
         raise Forbidden("this route needs the game key or a run token; the x-api-key given is not the game key")
 
 

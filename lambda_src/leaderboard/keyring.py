@@ -74,36 +74,47 @@ class Ring:
         )
 
 
-def ring_from_secret(secrets: SecretStore, secret_id: str, grace_seconds: int) -> Ring:
+def ring_from_secret(secrets: SecretStore, secret_id: str, grace_seconds: int | None) -> Ring:
+    """None: the previous value is valid as long as it keeps its AWSPREVIOUS label (the API keys' rotation removes
+    it when it retires the old key)."""
     current, previous = secrets.current_and_previous(secret_id)
+    valid_until = None if previous is None or grace_seconds is None else current.created_at + grace_seconds
     return Ring(
         Key(current.version_id, current.value),
-        None if previous is None else Key(previous.version_id, previous.value, current.created_at + grace_seconds),
+        None if previous is None else Key(previous.version_id, previous.value, valid_until),
     )
 
 
 class CachedRing:
-    """A ring read through `load`, kept REFRESH_SECONDS, read again early (rate-limited) on an unknown key."""
+    """A ring read through `load`, kept refresh_seconds, read again early (rate-limited) on an unknown key."""
 
     def __init__(
-        self, load: Callable[[], Ring], min_chars: int = MIN_KEY_CHARS, clock: Callable[[], float] = time.monotonic
+        self,
+        load: Callable[[], Ring],
+        min_chars: int = MIN_KEY_CHARS,
+        clock: Callable[[], float] = time.monotonic,
+        refresh_seconds: float = REFRESH_SECONDS,
+        min_refresh_seconds: float = MIN_REFRESH_SECONDS,
     ) -> None:
         self._load, self._clock, self._min_chars = load, clock, min_chars
+        self._refresh_seconds, self._min_refresh_seconds = refresh_seconds, min_refresh_seconds
         self._ring: Ring | None = None
         self._read_at = 0.0
         self._lock = threading.Lock()
 
     def get(self) -> Ring:
         with self._lock:
-            if self._ring is None or self._clock() - self._read_at >= REFRESH_SECONDS:
+            if self._ring is None or self._clock() - self._read_at >= self._refresh_seconds:
                 self._read()
             assert self._ring is not None  # _read set it or raised
             return self._ring
 
-    def refreshed(self) -> Ring:
-        """The ring read again if the last read is older than MIN_REFRESH_SECONDS, else the one held."""
+    def refreshed(self, min_age: float | None = None) -> Ring:
+        """The ring read again if the last read is older than `min_age` (default: min_refresh_seconds), else the one
+        held."""
+        min_age = self._min_refresh_seconds if min_age is None else min_age
         with self._lock:
-            if self._ring is None or self._clock() - self._read_at >= MIN_REFRESH_SECONDS:
+            if self._ring is None or self._clock() - self._read_at >= min_age:
                 self._read()
             assert self._ring is not None  # _read set it or raised
             return self._ring

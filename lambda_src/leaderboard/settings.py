@@ -35,16 +35,14 @@ class Settings:
     # tests) or its secret's ARN (on AWS).
     digest_key: str | None = field(default=None, repr=False)
     digest_key_secret_arn: str | None = None
-    # API Gateway's id of each key (requestContext.identity.apiKeyId). When set, the runtime refuses a route
-    # of that access level called with any other key; unset, the gateway's key check is the only one.
-    admin_api_key_id: str | None = None
-    game_api_key_id: str | None = None
-    # The game key's value, for the routes API Gateway admits without a key (a run token may stand in for it): the
-    # runtime compares it. Given as is (local runs, tests) or read from the key's secret (on AWS), whose previous
-    # value stays valid game_key_grace_seconds after a rotation (make rotate-key: 300 s by default).
+    # Each key class's value, to tell the classes apart by the value API Gateway checked (key_classes.py): given as
+    # is (local unit tests) or read from the class's secret (on AWS, and in the local stack: its Secrets Manager
+    # stand-in), whose previous value stays valid while labelled AWSPREVIOUS (make rotate-key removes the label when
+    # it retires the old key). The game key is also compared where API Gateway admits no key (GAME_OR_RUN).
     game_api_key: str | None = field(default=None, repr=False)
     game_key_secret_arn: str | None = None
-    game_key_grace_seconds: int = 900
+    admin_api_key: str | None = field(default=None, repr=False)
+    admin_key_secret_arn: str | None = None
     # Player and run tokens (tokens.py): the signing key, given as is (local runs, tests) or its secret's ARN (on
     # AWS); a rotated-out key verifies token_key_grace_seconds more (a player token lives up to 24 h); the issuer.
     token_signing_key: str | None = field(default=None, repr=False)
@@ -105,11 +103,10 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         cursor_ttl_seconds=int(env.get("CURSOR_TTL_SECONDS", "900")),
         digest_key=env.get("DIGEST_KEY") or None,
         digest_key_secret_arn=env.get("DIGEST_KEY_SECRET_ARN") or None,
-        admin_api_key_id=env.get("ADMIN_API_KEY_ID") or None,
-        game_api_key_id=env.get("GAME_API_KEY_ID") or None,
         game_api_key=env.get("GAME_API_KEY") or None,
         game_key_secret_arn=env.get("GAME_KEY_SECRET_ARN") or None,
-        game_key_grace_seconds=int(env.get("GAME_KEY_GRACE_SECONDS", "900")),
+        admin_api_key=env.get("ADMIN_API_KEY") or None,
+        admin_key_secret_arn=env.get("ADMIN_KEY_SECRET_ARN") or None,
         token_signing_key=env.get("TOKEN_SIGNING_KEY") or None,
         token_signing_secret_arn=env.get("TOKEN_SIGNING_SECRET_ARN") or None,
         token_key_grace_seconds=int(env.get("TOKEN_KEY_GRACE_SECONDS", str(24 * 3600 + 600))),

@@ -79,8 +79,10 @@ class LeaderboardApi(Construct):
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
             "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.digest_secret).secret_arn,
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
-            # The game key compared by value where API Gateway requires no key (routes.GAME_OR_RUN)
+            # Each key class's value (current and previous), which tells the classes apart on keyed routes and is
+            # compared where API Gateway requires no key (routes.GAME_OR_RUN): ids change at every rotation.
             "GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn,
+            "ADMIN_KEY_SECRET_ARN": secrets.admin_key_secret.secret_arn,
         }
         self.functions_part = Functions(
             self,
@@ -90,7 +92,14 @@ class LeaderboardApi(Construct):
             digest_secret=secrets.digest_secret,
             receipt_secret=secrets.receipt_secret,
             rotating_secrets=[
-                s for s in (secrets.token_secret, secrets.cursor_secret, secrets.game_key_secret) if s is not None
+                s
+                for s in (
+                    secrets.token_secret,
+                    secrets.cursor_secret,
+                    secrets.game_key_secret,
+                    secrets.admin_key_secret,
+                )
+                if s is not None
             ],
         )
         self.functions = self.functions_part.by_name
@@ -104,4 +113,3 @@ class LeaderboardApi(Construct):
         self.web_acl = Waf(self, props=props, stage=rest_api.stage, metric_prefix=self.unique_name).web_acl
         keys = ApiKeys(self.rest_api, props=props, secrets=secrets)
         self.usage_plans = keys.usage_plans
-        self.functions_part.add_environment(keys.environment)

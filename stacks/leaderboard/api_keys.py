@@ -8,8 +8,6 @@ Both build into the scope they are given (the construct `Api`, or for the keys t
 
 from __future__ import annotations
 
-from types import MappingProxyType
-
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_secretsmanager as secretsmanager
@@ -20,10 +18,10 @@ from .naming import pascal
 from .paths import routes
 from .props import LeaderboardProps
 
-# Each function is told the id of each key class (requestContext.identity.apiKeyId, which API Gateway fills on
-# every method that requires a key) and refuses a key of the wrong class with 403, before any work. A usage plan's
-# zero per-method throttle would refuse it too, but as a 429, which tells a misconfigured client to retry forever.
-KEY_ID_VARIABLES = MappingProxyType({routes.GAME: "GAME_API_KEY_ID", routes.ADMIN: "ADMIN_API_KEY_ID"})
+# Each function refuses a key of the wrong class with 403, before any work, telling the classes apart by the value
+# API Gateway checked against each class's secret (lambda_src/leaderboard/key_classes.py), not by the key's id,
+# which changes at every rotation. A usage plan's zero per-method throttle would refuse it too, but as a 429, which
+# tells a misconfigured client to retry forever.
 
 
 class Secrets:
@@ -138,11 +136,11 @@ def _key_secret(scope: Construct, id: str, description: str, removal: RemovalPol
 class ApiKeys:
     """The game-server and admin keys with their usage plans (`usage_plans`, by access class), on the stage.
 
-    `environment`: each key's id, which every function needs to tell the classes apart (KEY_ID_VARIABLES).
+    The functions tell the classes apart by each class's secret (its ARN in their environment), never by a key's
+    id: a rotation makes a new key, with a new id.
     """
 
     def __init__(self, api: apigw.RestApi, *, props: LeaderboardProps, secrets: Secrets) -> None:
-        self.environment: dict[str, str] = {}
         self.usage_plans = {
             routes.GAME: self._key_and_plan(
                 api,
@@ -179,7 +177,7 @@ class ApiKeys:
         """One API key class: its key (value from its secret), and its usage plan with throttle and quota.
 
         API Gateway accepts any key of any plan attached to the stage on every keyed method: the functions
-        refuse a key of the other class (403), told each key's id in their environment.
+        refuse a key of the other class (403), by its value.
         """
         title = pascal(access)
         key = apigw.ApiKey(
@@ -188,10 +186,9 @@ class ApiKeys:
             description=f"{description}; its value lives only in Secrets Manager",
             # A {{resolve:secretsmanager:...}} reference in the template, never the value itself.
             value=secret.secret_value.unsafe_unwrap(),
-            # No stage keys (add_api_key's): the usage plan ties the key to the stage. A stage key would make
-            # the key depend on the stage, hence on every function, whose environment names the key's id: a cycle.
+            # No stage keys (add_api_key's): the usage plan ties the key to the stage, which depends on every
+            # function. (The functions name the key's secret, not the key, so neither could form a cycle.)
         )
-        self.environment[KEY_ID_VARIABLES[access]] = key.key_id
         plan = api.add_usage_plan(
             f"{title}Plan",
             description=description,

@@ -186,7 +186,8 @@ def _shared_statements(
         ),
         iam.PolicyStatement(
             sid="RotatingSecretsRead",
-            # The current and previous versions (keyring.py): the token and cursor signing keys, the game key's value.
+            # The current and previous versions (keyring.py): the token and cursor signing keys, the game and admin
+            # keys' values (key_classes.py: the functions tell the key classes apart by value, through rotations).
             actions=["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"],
             resources=[s.secret_arn for s in rotating_secrets],
         ),

@@ -26,7 +26,7 @@ from tests.support import clock
 CONFIG = ROOT / "tests" / "fuzz" / "schemathesis.toml"
 ST = os.path.join(os.path.dirname(sys.executable), "st")
 RUN_TIMEOUT_SECONDS = 900  # a hung run fails here rather than at CI's limit
-GAME_KEY, ADMIN_KEY = "fuzz-game-key", "fuzz-admin-key"
+GAME_KEY, ADMIN_KEY = "fuzz-game-key-00000001", "fuzz-admin-key-0000001"  # API Gateway: 20+ characters
 FUZZING_EXAMPLES = "generation = { max-examples = 20 }"  # schemathesis.toml's [phases.fuzzing], FUZZ_EXAMPLES replaces
 STATEFUL = "Stateful tests"  # the stateful phase's test case in the JUnit report (sequences along inferred links)
 

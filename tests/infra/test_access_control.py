@@ -77,18 +77,21 @@ def test_each_key_value_comes_from_its_own_secret(dev_template_json):
         assert "{{resolve:secretsmanager:" in json.dumps(key["Properties"]["Value"])
 
 
-def test_each_function_knows_each_key_class_id_to_refuse_the_wrong_one(dev_template_json):
-    """API Gateway accepts any plan's key on every keyed method; each function is given the id of the game key
-    and of the admin key (its Ref) and answers a key of the wrong class with 403 (http._check_key)."""
+def test_each_function_knows_each_key_class_by_its_secret_not_its_id(dev_template_json):
+    """API Gateway accepts any plan's key on every keyed method; each function is given the secret each plan's key
+    takes its value from and answers a key of the wrong class with 403 (http._check_key, by value): no key id,
+    which a rotation changes (issue 39)."""
     resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
     keys = _plan_keys(dev_template_json)
-    expected = {
-        variable: {"Ref": keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]}
-        for variable, name in (("GAME_API_KEY_ID", "Game"), ("ADMIN_API_KEY_ID", "Admin"))
-    }
+    expected = {}
+    for variable, name in (("GAME_KEY_SECRET_ARN", "Game"), ("ADMIN_KEY_SECRET_ARN", "Admin")):
+        key = resources[keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]]
+        expected[variable] = outputs[f"{name}KeySecretArn"]["Value"]
+        assert json.dumps(expected[variable]) in json.dumps(key["Properties"]["Value"])
     for name, fn in _route_functions(dev_template_json).items():
         variables = fn["Properties"]["Environment"]["Variables"]
         assert {v: variables.get(v) for v in expected} == expected, name
+        assert not [v for v in variables if v.endswith("_API_KEY_ID")], name
     for key in set(keys.values()):
         assert "StageKeys" not in resources[key]["Properties"]  # the usage plan ties it to the stage
 

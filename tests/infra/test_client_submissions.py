@@ -47,7 +47,11 @@ def test_the_functions_read_both_versions_of_the_rotating_secrets_and_nothing_el
     (policy,) = role["Properties"]["Policies"]
     (statement,) = [s for s in policy["PolicyDocument"]["Statement"] if s["Sid"] == "RotatingSecretsRead"]
     assert sorted(statement["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
-    expected = [_secret(dev_template_json, "signs player and run tokens"), _secret(dev_template_json, "game-server")]
+    expected = [
+        _secret(dev_template_json, "signs player and run tokens"),
+        _secret(dev_template_json, "game-server"),
+        _secret(dev_template_json, "admin API key"),  # the key classes are told apart by value (key_classes.py)
+    ]
     assert sorted(r["Ref"] for r in statement["Resource"]) == sorted(expected)
 
 

@@ -69,7 +69,8 @@ def test_every_function_is_told_the_secret(prod_template_json):
 
 def test_outside_production_the_key_derives_from_the_digest_key(dev_template_json):
     """No secret of its own (0.40 USD a month against dev's 10 at idle): the functions are pointed at the digest
-    key (the secret CursorSecret), which they may read already, and parse its value as a bare seed; no receipt statement, no output."""
+    key (the secret CursorSecret), which they may read already, and parse its value as a bare seed; no receipt
+    statement, no output."""
     secrets = _resources(dev_template_json, "AWS::SecretsManager::Secret")
     assert not [k for k in secrets if k.startswith("LeaderboardApiReceiptSigningSecret")]
     (cursor,) = [k for k in secrets if k.startswith("LeaderboardApiCursorSecret")]

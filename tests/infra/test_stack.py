@@ -64,7 +64,7 @@ def test_shared_role_is_least_privilege(template):
         "OwnLogGroups",
         "DigestKeyRead",
         # (production adds ReceiptKeyRead, its receipt signing key: tests/infra/test_receipt_key.py)
-        "RotatingSecretsRead",  # the token signing key and the game key (tests/infra/test_client_submissions.py)
+        "RotatingSecretsRead",  # token signing key, game and admin keys (tests/infra/test_client_submissions.py)
         "XRayTraces",
         "LivePublish",  # appsync:EventPublish on the live namespace (tests/infra/test_live.py)
         "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)

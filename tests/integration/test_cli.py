@@ -80,8 +80,8 @@ def test_run_serves_everything_and_stops_everything(tmp_path):
         "EDGE_PORT": str(edge_port),
         "LIVE_PORT": str(live_port),
         "LEADERBOARD_RUN_DIR": str(tmp_path),
-        "LEADERBOARD_API_KEY": "cli-test-key",
-        "LEADERBOARD_ADMIN_KEY": "cli-admin-key",
+        "LEADERBOARD_API_KEY": "cli-test-game-key-000001",
+        "LEADERBOARD_ADMIN_KEY": "cli-test-admin-key-00001",
         "LEADERBOARD_ADMIN_PASSWORD": "cli-test-password",
     }
     proc = _start(env)
@@ -89,13 +89,14 @@ def test_run_serves_everything_and_stops_everything(tmp_path):
         out = "".join(_read_until(proc, "Ctrl-C stops everything"))
         dashboard, api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{api_port}"
         assert f"Dashboard: {dashboard}/\n" in out and f"API: {api}\n" in out
-        assert "\nAPI key (x-api-key): cli-test-key" in out and "\nAdmin key (x-api-key): cli-admin-key" in out
+        assert "\nAPI key (x-api-key): cli-test-game-key-000001" in out
+        assert "\nAdmin key (x-api-key): cli-test-admin-key-00001" in out
         # Live updates: the AppSync Events stand-in's realtime endpoint, the one discovery hands out
         live_line = re.search(r"^Live: (ws://127\.0\.0\.1:\d+/event/realtime)$", out, re.MULTILINE)
         assert live_line and live_line[1] == f"ws://127.0.0.1:{live_port}/event/realtime", out
         assert requests.get(f"{api}/leaderboards/global", timeout=10).json()["live"]["realtime_url"] == live_line[1]
         # Each key opens its own routes only: the other class's key is refused with 403, naming the one needed.
-        game_key = {"x-api-key": "cli-test-key"}
+        game_key = {"x-api-key": "cli-test-game-key-000001"}
         refused = requests.post(f"{api}/simulate", json={"players": 1}, headers=game_key, timeout=10)
         assert refused.status_code == 403 and "admin key" in refused.json()["error"]
 
@@ -119,7 +120,7 @@ def test_run_serves_everything_and_stops_everything(tmp_path):
         mine = requests.post(
             f"{api}/scores",
             json={"player_id": "cli", "score": 10**9},
-            headers={"x-api-key": "cli-test-key"},
+            headers={"x-api-key": "cli-test-game-key-000001"},
             timeout=10,
         )
         assert mine.status_code == 200

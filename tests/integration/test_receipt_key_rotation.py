@@ -29,9 +29,7 @@ from pathlib import Path
 import boto3
 import botocore.session
 import pytest
-import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from moto.server import ThreadedMotoServer
 
 from leaderboard.clock import iso
 from local import dynamodb_local
@@ -48,17 +46,10 @@ REGION = dynamodb_local.FAKE_CREDENTIALS["AWS_DEFAULT_REGION"]
 
 
 @pytest.fixture(scope="module")
-def standin():
-    """Moto's server on a free port: Secrets Manager and CloudFormation over HTTP, as AWS answers them."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    url = f"http://{host}:{port}"
-    try:
-        yield url
-    finally:
-        requests.post(f"{url}/moto-api/reset", timeout=30)  # moto's accounts are the process's: leave none behind
-        server.stop()
+def standin(stack):
+    """The local stack's AWS stand-in (moto's server, local/keys.py): Secrets Manager and CloudFormation over HTTP,
+    as AWS answers them. It holds the stack's API key secrets too, which its functions read from the same endpoint."""
+    return stack.keys.endpoint
 
 
 def operator_session(url: str, tmp_path: Path) -> boto3.Session:

@@ -77,7 +77,14 @@ def stage(session) -> Stage:
 
 
 def rotator(stage: Stage, **kwargs) -> Rotator:
-    return Rotator(stage.session, "leaderboard-dev", out=lambda _: None, **kwargs)
+    return Rotator.for_stack(stage.session, "leaderboard-dev", **{"out": lambda _: None, **kwargs})
+
+
+def previous_label(stage: Stage, title: str) -> list[str]:
+    """The versions of the key's secret labelled AWSPREVIOUS (the old value, while the functions accept it)."""
+    arn = stage.outputs[f"{title}KeySecretArn"]
+    versions = stage.secrets.list_secret_version_ids(SecretId=arn)["Versions"]
+    return [v["VersionId"] for v in versions if "AWSPREVIOUS" in v["VersionStages"]]
 
 
 def test_game_key_rotation_replaces_the_key_in_its_plan_and_its_secret(stage):
@@ -88,6 +95,7 @@ def test_game_key_rotation_replaces_the_key_in_its_plan_and_its_secret(stage):
     assert stage.key(old)["enabled"] is False  # the stack's own key: disabled, not deleted
     assert stage.plan_key_ids("Admin") == [stage.initial_keys["Admin"]] and stage.secret("Admin") == ADMIN_VALUE
     assert stage.refresh_commands() == []  # the game key is not on the dashboard
+    assert previous_label(stage, "Game") == []  # nor is the old value accepted where API Gateway checks no key
 
 
 def test_admin_key_rotation_refreshes_the_dashboard_before_the_old_key_goes(stage):
@@ -97,16 +105,26 @@ def test_admin_key_rotation_refreshes_the_dashboard_before_the_old_key_goes(stag
         seen["seconds"] = seconds
         seen["plan"] = stage.plan_key_ids("Admin")
         seen["commands"] = stage.refresh_commands()
+        seen["previous"] = previous_label(stage, "Admin")
 
     new = rotator(stage, wait=grace).rotate_keys(["admin"], grace_s=120)["admin"]
     old = stage.initial_keys["Admin"]
     assert seen["seconds"] == 120
     assert sorted(seen["plan"]) == sorted([old, new])  # both valid during the grace period
+    assert len(seen["previous"]) == 1  # the old value too, where the functions compare it
     (command,) = seen["commands"]
     assert command["InstanceIds"] == [stage.outputs["DashboardInstanceId"]]
     assert command["DocumentName"] == "AWS-RunShellScript"
     assert stage.plan_key_ids("Admin") == [new]
     assert stage.secret("Admin") == stage.key(new)["value"]
+    assert previous_label(stage, "Admin") == []  # the grace ended on every route at once
+
+
+def test_a_grace_shorter_than_the_functions_pickup_returns_once_they_can_take_the_new_key(stage):
+    waits: list[float] = []
+    rotator(stage, wait=waits.append).rotate_keys(["game"], grace_s=0)
+    (pickup,) = waits  # no grace wait; then what is left of NEW_KEY_PICKUP_S
+    assert 0 < pickup <= 1.0
 
 
 def test_a_key_made_by_a_rotation_is_deleted_by_the_next(stage):

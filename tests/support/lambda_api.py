@@ -7,7 +7,7 @@ import json
 from typing import Any, NamedTuple
 
 from leaderboard import invocation
-from leaderboard.routes import GAME_OR_RUN, match_route
+from leaderboard.routes import ADMIN, GAME_OR_RUN, match_route
 from local.events import LambdaContext, Request, build_event
 from local.gateway import load_handlers
 from tests.support.openapi_check import assert_matches_openapi
@@ -26,7 +26,10 @@ def event(
     query: dict | None = None,
     headers: dict | None = None,
     key_id: str | None = None,
+    api_key: str | None = None,
 ) -> dict:
+    """The event API Gateway sends; on a keyed route the key it checked is `api_key` (default: the route class's
+    key the settings give, as its caller would send it) and its id `key_id`."""
     raw = (
         body
         if isinstance(body, (bytes, type(None)))
@@ -39,7 +42,10 @@ def event(
         # API Gateway checks no key on this route; the function compares the game key a game server sends
         headers["x-api-key"] = invocation.settings().game_api_key
     req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], list(headers.items()), raw)
-    return build_event(req, route.path if route else path, params, "test", None, key_id)
+    if api_key is None and route is not None and route.needs_key:
+        settings = invocation.settings()
+        api_key = settings.admin_api_key if route.access == ADMIN else settings.game_api_key
+    return build_event(req, route.path if route else path, params, "test", api_key, key_id)
 
 
 def handler_of(method: str, path: str):
@@ -67,8 +73,8 @@ def scan(client, table: str) -> list[dict]:
 # --- the calls most tests make ---------------------------------------------------------------------------
 
 
-def create_board(board_id: str, key_id: str | None = None, **fields) -> Reply:
-    return call("POST", "/leaderboards", body={"board_id": board_id, **fields}, key_id=key_id)
+def create_board(board_id: str, key_id: str | None = None, api_key: str | None = None, **fields) -> Reply:
+    return call("POST", "/leaderboards", body={"board_id": board_id, **fields}, key_id=key_id, api_key=api_key)
 
 
 def submit(board: str, player: str, score: Any, **fields) -> Reply:

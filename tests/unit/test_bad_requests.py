@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from leaderboard import invocation
 from tests.support.lambda_api import call
 
 JSON = {"Content-Type": "application/json"}
@@ -212,13 +213,13 @@ def test_text_numbers_and_dates_no_client_can_read_are_400_naming_the_rule(seede
     assert _tables(seeded) == before
 
 
-def test_each_key_opens_only_its_own_routes_when_the_key_ids_are_set(seeded, monkeypatch, reconfigure):
+def test_each_key_opens_only_its_own_routes_when_the_key_classes_are_known(seeded, monkeypatch, reconfigure):
     """The other key on a keyed route is 403 from the function (API Gateway admits both keys of the usage plans);
     POST /leaderboards, /simulate and /scores: tests/unit/test_hostile_input.py."""
-    monkeypatch.setenv("ADMIN_API_KEY_ID", "adminkey01")
-    monkeypatch.setenv("GAME_API_KEY_ID", "gamekey001")
+    monkeypatch.setenv("ADMIN_API_KEY", "unit-test-admin-key-0123456789")
     reconfigure()
     before = _tables(seeded)
-    assert call("DELETE", "/leaderboards/global", key_id="gamekey001").status == 403
-    assert call("POST", "/snapshot", body={}, key_id="gamekey001").status == 403
+    game = invocation.settings().game_api_key
+    assert call("DELETE", "/leaderboards/global", key_id="gamekey001", api_key=game).status == 403
+    assert call("POST", "/snapshot", body={}, key_id="gamekey001", api_key=game).status == 403
     assert _tables(seeded) == before

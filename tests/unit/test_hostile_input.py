@@ -17,6 +17,9 @@ from leaderboard.clock import iso
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 from tests.support.lambda_api import submit as post
+from tests.unit.conftest import GAME_API_KEY
+
+ADMIN = "unit-test-admin-key-0123456789"
 
 
 def _b64(raw: str | bytes) -> str:
@@ -212,25 +215,26 @@ def test_far_off_or_impossible_periods_are_400(ddb, period):
 # --- keys and the audit trail --------------------------------------------------------------
 
 
-def test_admin_routes_refuse_other_keys_when_the_admin_key_id_is_set(ddb, monkeypatch, reconfigure):
-    monkeypatch.setenv("ADMIN_API_KEY_ID", "adminkey01")
-    monkeypatch.setenv("GAME_API_KEY_ID", "gamekey001")
+def test_admin_routes_refuse_other_keys_when_the_admin_key_is_known(ddb, monkeypatch, reconfigure):
+    """The classes are told apart by the value API Gateway checked (identity.apiKey), whatever the key's id."""
+    monkeypatch.setenv("ADMIN_API_KEY", ADMIN)
     reconfigure()
-    status, body, _ = create("mine", key_id="gamekey001")
+    status, body, _ = create("mine", key_id="gamekey001", api_key=GAME_API_KEY)
     assert status == 403 and "admin key" in body["error"]
     assert scan(ddb, invocation.settings().scores_table) == []
-    status, _, _ = call("POST", "/simulate", body={"players": 1}, key_id="gamekey001")
+    status, _, _ = call("POST", "/simulate", body={"players": 1}, key_id="gamekey001", api_key=GAME_API_KEY)
     assert status == 403
-    assert create("mine", key_id="adminkey01")[0] == 201
-    status, body, _ = call("POST", "/scores", body={"player_id": "p", "score": 1}, key_id="adminkey01")
+    assert create("mine", key_id="adminkey01", api_key=ADMIN)[0] == 201
+    body = {"player_id": "p", "score": 1}
+    status, body, _ = call("POST", "/scores", body=body, key_id="adminkey01", api_key=ADMIN)
     assert status == 403 and "game key" in body["error"]
     body = {"player_id": "p", "score": 1}
-    assert call("POST", "/scores", body=body, key_id="gamekey001")[0] == 200
+    assert call("POST", "/scores", body=body, key_id="any-id", api_key=GAME_API_KEY)[0] == 200
     assert call("GET", "/leaderboard")[0] == 200  # public: no key at all
 
 
-def test_without_key_ids_the_runtime_leaves_keys_to_the_gateway(ddb):
-    assert create("anyone", key_id="whatever")[0] == 201
+def test_without_the_admin_key_the_runtime_leaves_admin_routes_to_the_gateway(ddb):
+    assert create("anyone", key_id="whatever", api_key="whatever-value")[0] == 201
 
 
 def test_admin_actions_are_logged_with_the_key_id(ddb, caplog):

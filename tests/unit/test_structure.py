@@ -354,7 +354,7 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "domain",
             "the rules, the formats and the stores' ports: boards, periods, scores, ranks, the log, cursors, tokens",
             (
-                "boards", "counting", "cursors", "digest_key", "ed25519", "entry_store", "game_key", "hashchain",
+                "boards", "counting", "cursors", "digest_key", "ed25519", "entry_store", "hashchain", "key_classes",
                 "keyring",
                 "periods", "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
             ),

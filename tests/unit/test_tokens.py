@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from leaderboard import keyring, tokens
+from leaderboard import invocation, keyring, tokens
 from leaderboard.data.secrets import SecretsManagerSecrets
 from leaderboard.errors import Unauthorized
 from leaderboard.vendor import jwt
@@ -212,9 +212,8 @@ def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
 
 def test_the_game_key_is_compared_by_value_whatever_its_length(monkeypatch, reconfigure):
     """On the route API Gateway admits without a key (a short key of a test stack once made this a 500)."""
-    from leaderboard import game_key
-
     monkeypatch.setenv("GAME_API_KEY", "short-key")
     reconfigure()
-    assert game_key.matches("short-key")
-    assert not game_key.matches("short-kez") and not game_key.matches("")
+    keys = invocation.runtime().api_keys
+    assert keys.is_of("game", "short-key", vouched=False)
+    assert not keys.is_of("game", "short-kez", vouched=False) and not keys.is_of("game", "", vouched=False)

@@ -38,6 +38,9 @@ class SecretsManagerSecrets:
         self._make_client = make_client
         self._client: Any = None
         self._lock = threading.Lock()
+        # A version's value never changes: the values of the versions last listed, by (secret id, version id), so
+        # that reading a ring again costs one list call when nothing rotated (key_classes.py reads every 10 s).
+        self._values: dict[tuple[str, str], str] = {}
 
     def _sm(self) -> Any:
         with self._lock:
@@ -51,15 +54,23 @@ class SecretsManagerSecrets:
 
     def current_and_previous(self, secret_id: str) -> tuple[Version, Version | None]:
         """The AWSCURRENT version and the AWSPREVIOUS one (None before the first rotation): PutSecretValue with a
-        new value makes it current and labels the one it replaces previous. One list call and one read a version."""
+        new value makes it current and labels the one it replaces previous. One list call, and one read a version
+        not read before."""
         client = self._sm()
         listed = client.list_secret_version_ids(SecretId=secret_id)["Versions"]
         found: dict[str, Version] = {}
         for stage in (CURRENT, PREVIOUS):
             listing = next((v for v in listed if stage in v.get("VersionStages", ())), None)
             if listing is not None:
-                value = client.get_secret_value(SecretId=secret_id, VersionId=listing["VersionId"])["SecretString"]
-                found[stage] = Version(listing["VersionId"], value, listing["CreatedDate"].timestamp())
+                version_id = listing["VersionId"]
+                value = self._values.get((secret_id, version_id))
+                if value is None:
+                    value = client.get_secret_value(SecretId=secret_id, VersionId=version_id)["SecretString"]
+                found[stage] = Version(version_id, value, listing["CreatedDate"].timestamp())
+        with self._lock:  # only the versions listed now: bounded by two a secret
+            for key in [k for k in self._values if k[0] == secret_id]:
+                del self._values[key]
+            self._values |= {(secret_id, v.version_id): v.value for v in found.values()}
         if CURRENT not in found:
             raise RuntimeError(f"secret {secret_id} has no {CURRENT} version")
         return found[CURRENT], found.get(PREVIOUS)

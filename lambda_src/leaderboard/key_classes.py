@@ -1,0 +1,101 @@
+"""The API's two key classes (game servers, operators), told apart by the key's VALUE, never by its id.
+
+API Gateway gives a rotated key a new id, so an id written into the functions at deploy time stops matching at the
+first `make rotate-key`. What stays true through rotations is the secret of each class: the rotation puts the new
+key's value there (AWSCURRENT) and the value it replaces becomes AWSPREVIOUS until the rotation retires the old key
+(it removes the key from its usage plan and the AWSPREVIOUS label together, ops/rotation.py). A value is of a class
+while it is that class's current or labelled previous value.
+
+Keyed routes (routes.GAME, routes.ADMIN): API Gateway has already checked the value is a key of a usage plan of the
+stage (`vouched`) and is the authority on the old key's grace. A value no class's cached ring knows is then a key
+rotated in since the last read: it is read again at once, at most once per MIN_REFRESH_SECONDS per value (only the
+plans' few keys reach here, so the reads are bounded), and the other class's key costs no read.
+
+The score route API Gateway admits without a key (routes.GAME_OR_RUN): nobody vouched for the value, so an unknown
+one re-reads at most once per MIN_REFRESH_SECONDS whatever its value. An instance may hold a ring read up to
+REFRESH_SECONDS before a rotation retired the old value: there, and only there, the old value is accepted up to
+REFRESH_SECONDS past the grace (docs/DESIGN.md, "Key classes through rotation").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+
+from . import keyring
+from .settings import Settings
+
+# routes.GAME and routes.ADMIN (routing/access.py is a layer above: tests/unit/test_key_classes.py holds them equal)
+GAME, ADMIN = "game", "admin"
+REFRESH_SECONDS = 10  # a ring is read again this often (one ListSecretVersionIds when nothing changed)
+MIN_REFRESH_SECONDS = 1  # an unknown value re-reads at most this often (per value, when vouched)
+UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (bounded) to skip re-reading for them
+MIN_CHARS = 1  # compared, not signed with: any length (a length check answered test stacks' short keys 500)
+
+
+def load_ring(settings: Settings, secrets: keyring.SecretStore, access: str) -> keyring.Ring:
+    """The class's key as the settings give it (local runs, unit tests), or read from its secret: the current
+    value, and the previous one while it keeps its AWSPREVIOUS label (no time bound: the rotation removes it)."""
+    value, secret_arn = _source(settings, access)
+    if value:
+        return keyring.Ring(keyring.Key("given", value))
+    if secret_arn:
+        return keyring.ring_from_secret(secrets, secret_arn, None)
+    raise RuntimeError(f"no {access} key to compare: set its value or its secret's ARN")
+
+
+def configured(settings: Settings, access: str) -> bool:
+    return any(_source(settings, access))
+
+
+def _source(settings: Settings, access: str) -> tuple[str | None, str | None]:
+    if access == ADMIN:
+        return settings.admin_api_key, settings.admin_key_secret_arn
+    return settings.game_api_key, settings.game_key_secret_arn
+
+
+class KeyClasses:
+    """Each class's ring, cached per instance; which class a key value belongs to."""
+
+    def __init__(
+        self,
+        rings: Mapping[str, keyring.CachedRing],
+        configured: Mapping[str, bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._rings, self._configured, self._clock = dict(rings), dict(configured), clock
+        self._unknown: OrderedDict[bytes, float] = OrderedDict()  # digest of a vouched value -> when found unknown
+        self._lock = threading.Lock()
+
+    def configured(self, access: str) -> bool:
+        return self._configured.get(access, False)
+
+    def is_of(self, access: str, value: str, *, vouched: bool) -> bool:
+        """Whether `value` is a key of class `access` (current, or previous while labelled)."""
+        if not value:
+            return False
+        ring = self._rings[access]
+        # matches(value, 0): these rings' keys carry no time bound (the labels are the grace), so the time is moot
+        if ring.get().matches(value, 0):
+            return True
+        if not vouched:
+            return ring.refreshed().matches(value, 0)
+        others = [r for a, r in self._rings.items() if a != access and self.configured(a)]
+        if any(other.get().matches(value, 0) for other in others):
+            return False  # the other class's key, as last read: no read for it
+        digest = hashlib.sha256(value.encode()).digest()
+        with self._lock:
+            found_unknown = self._unknown.get(digest)
+            if found_unknown is not None and self._clock() - found_unknown < MIN_REFRESH_SECONDS:
+                return False
+        if ring.refreshed(min_age=0).matches(value, 0):
+            return True
+        with self._lock:
+            self._unknown[digest] = self._clock()
+            self._unknown.move_to_end(digest)
+            while len(self._unknown) > UNKNOWN_KEPT:
+                self._unknown.popitem(last=False)
+        return False
