@@ -169,7 +169,7 @@ def test_a_stack_without_the_output_is_an_error(session, monkeypatch, capsys):
 
 
 def test_a_stage_outside_production_has_nothing_to_rotate():
-    """dev derives its receipt key from the cursor secret: one line says why there is nothing to rotate and what to
+    """dev derives its receipt key from the digest key: one line says why there is nothing to rotate and what to
     do, exit status 1, no stack trace, and no AWS call (no region nor credentials are set here, and any call
     would fail on that instead)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
@@ -191,4 +191,4 @@ def test_a_stage_outside_production_has_nothing_to_rotate():
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: stage dev has no receipt signing key of its own to rotate: outside production"), line
-    assert "derive it from the cursor secret" in line and '"production": true' in line
+    assert "derive it from the digest key" in line and '"production": true' in line
