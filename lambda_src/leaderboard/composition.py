@@ -29,6 +29,8 @@ from .data.erasures import DynamoErasures, MemoryErasures
 from .data.events import EventSink
 from .data.idempotency import DynamoRecords, MemoryRecords
 from .data.live_events import LivePublisher
+from .data.live_key import AppSyncApiKey
+from .data.live_key import new_client as new_appsync_client
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.memory_entries import MemoryEntries
 from .data.memory_stream import MemoryStream
@@ -65,6 +67,7 @@ class Runtime:
     dynamodb: Any  # the boto3 DynamoDB client every store uses
     events: EventSink  # closed periods' events: EventBridge, or a local file
     live: LivePublisher  # AppSync Events publishes (the live broadcaster)
+    live_key: AppSyncApiKey  # the subscribe-only key's expiry, renewed by the period closer's schedule
     cursor_secret: cursors.SigningSecret  # signs page cursors and keyed digests
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
     game_keys: keyring.CachedRing  # the game key, compared by value where API Gateway checks none
@@ -131,6 +134,11 @@ class Runtime:
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
+            live_key=AppSyncApiKey(
+                settings.live_events_api_id,
+                settings.live_events_api_key_id,
+                functools.partial(new_appsync_client, settings.live_events_admin_endpoint),
+            ),
             cursor_secret=cursors.SigningSecret(lambda: cursors.load_secret(settings, secret_store)),
             token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
             game_keys=keyring.CachedRing(

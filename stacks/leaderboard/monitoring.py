@@ -83,6 +83,7 @@ class LeaderboardMonitoring(Construct):
         live_figures = figures.live_metrics(live.api.api_id)
         broadcaster_age = figures.stream_iterator_age(functions[routes.LIVE_BROADCASTER.name])
         alarms.live_alarms(factory, live_figures, broadcaster_age)
+        alarms.live_key_alarm(factory, figures.live_key_days_left(functions[routes.PERIOD_CLOSER.name]))
         rows.append(layout.live_row(live_figures, broadcaster_age))
         waiting = [(name, figures.failed_batches(queue)) for name, queue in failure_queues.items()]
         for name, metric in waiting:
