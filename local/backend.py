@@ -181,6 +181,10 @@ class Backend:
         env["LIVE_EVENTS_HTTP_URL"] = self.live.http_url
         env["LIVE_EVENTS_REALTIME_URL"] = self.live.realtime_url
         env["LIVE_EVENTS_API_KEY"] = self.live_api_key
+        # The key's renewal (the period closer's second schedule) calls the stand-in's UpdateApiKey.
+        env["LIVE_EVENTS_API_ID"] = self.live.key.api_id
+        env["LIVE_EVENTS_API_KEY_ID"] = self.live.key.key_id
+        env["LIVE_EVENTS_ADMIN_ENDPOINT"] = self.live.http_url
         env["GAME_API_KEY"] = self.api_key  # compared by value where API Gateway admits no key (GAME_OR_RUN)
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)

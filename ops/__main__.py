@@ -1,4 +1,4 @@
-"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|rotate-password --stage STAGE`
+"""`python -m ops preflight|rotate-key|rotate-token-key|rotate-receipt-key|rotate-password|renew-live-key --stage STAGE`
 (see ops/__init__.py)."""
 
 from __future__ import annotations
@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 from cdk_leaderboard.paths import routes
 
+from . import live_key
 from .outputs import StackNotReady
 from .preflight import preflight
 from .receipt_key import NothingToRotate, ReceiptKeyRotator, require_own_secret
@@ -30,6 +32,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
         ("rotate-token-key", "new player-token signing key: the old one verifies during the functions' grace"),
         ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
+        ("renew-live-key", "extend the live updates' API key now (what its 6-hourly schedule does)"),
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("--stage", default="dev", help="stage in cdk.json (default: %(default)s)")
@@ -58,6 +61,11 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
     try:
         if args.command == "preflight":
             return 0 if preflight(session, stage_props(args.stage)) else 1
+        if args.command == "renew-live-key":
+            answer = live_key.renew(session, stack_name(args.stage))
+            expires = datetime.fromtimestamp(answer["expires"], UTC).isoformat()
+            print(f"live API key of {stack_name(args.stage)} renewed: it expires {expires}")
+            return 0
         if args.command == "rotate-token-key":
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
             return 0
@@ -72,7 +80,7 @@ def main(argv: list[str] | None = None, session: boto3.Session | None = None) ->
             accesses = [routes.GAME, routes.ADMIN] if args.key == "both" else [args.key]
             rotator.rotate_keys(accesses, args.grace_seconds)
         return 0
-    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate) as err:
+    except (StackNotReady, RefreshFailed, RotationRefused, NothingToRotate, live_key.KeyRenewalFailed) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except (ClientError, BotoCoreError) as err:

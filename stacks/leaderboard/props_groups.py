@@ -59,7 +59,7 @@ class Monitoring:
     enabled: bool = True
     """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
     level: str | None = None
-    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
+    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.60
     USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
     latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
     dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
@@ -80,7 +80,7 @@ class Live:
     api_key_expires: str | None = None
     """Deprecated and ignored (a synth warning): the stack renews the subscribe-only AppSync API key itself, to 90
     days ahead every 6 hours (docs/OPERATIONS.md, "The live API key"). A fixed day here was a deploy that failed
-    once it was less than 1 or more than 365 days ahead. Still checked to be a day such as 2030-01-31."""
+    once it was less than 1 or more than 365 days ahead. Still checked to be a day (YYYY-MM-DD)."""
     api_key_generation: int = 1
     """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
     (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
@@ -89,7 +89,7 @@ class Live:
         if self.api_key_expires is not None and (
             not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires)
         ):
-            raise ValueError(f"live_api_key_expires must be a day such as 2030-01-31: {self.api_key_expires!r}")
+            raise ValueError(f"live_api_key_expires must be a day as YYYY-MM-DD: {self.api_key_expires!r}")
         if isinstance(self.api_key_generation, bool) or not (
             isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
         ):
