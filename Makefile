@@ -206,6 +206,10 @@ rotate-receipt-key: setup ## new receipt/summary signing key (Ed25519); the old 
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
 
+.PHONY: renew-live-key
+renew-live-key: setup ## extend the live updates' API key now (its 6-hourly schedule does it too)
+	$(PY) -m ops renew-live-key --stage $(STAGE)
+
 verify: .venv/.installed ## check a period's proof: ARGS="--log log.json --summary s.json --receipt r.jws --keys jwks.json" (or --url)
 	$(PY) -m leaderboard_verify $(ARGS)
 

@@ -4,7 +4,8 @@
     python -m ops rotate-key --stage dev         # new game and admin API keys; old ones removed after a grace period
     python -m ops rotate-token-key --stage dev   # new player-token signing key; the old one verifies a grace more
     python -m ops rotate-password --stage dev    # new dashboard admin password
+    python -m ops renew-live-key --stage dev     # extend the live updates' API key now (a schedule does it too)
 
-The Makefile wraps them: `make preflight`, `make rotate-key`, `make rotate-token-key`, `make rotate-password`
-(STAGE=dev|prod).
+The Makefile wraps them: `make preflight`, `make rotate-key`, `make rotate-token-key`, `make rotate-password`,
+`make renew-live-key` (STAGE=dev|prod).
 """
