@@ -112,8 +112,9 @@ class LiveUpdates(Construct):
             # Extending this API's subscribe key, nothing else (no Create/Delete/List). The Service Authorization
             # Reference lists no resource type for UpdateApiKey, but AppSync authorizes its key calls against
             # arn:...:/v1/apis/<api id>/apikeys... (aws/aws-cdk#26746): this key's ARN in that form and in the
-            # documented apis/<api id>/apikeys/<key id> form. If AWS answered AccessDenied, the renewal fails
-            # and LiveKeyNotRenewed fires weeks before the key lapses (docs/OPERATIONS.md, "The live API key").
+            # documented apis/<api id>/apikeys/<key id> form. Not verified on AWS: an AccessDenied fails the
+            # renewal, which LiveKeyNotRenewed ("full") and preflight show weeks before the key lapses
+            # (docs/OPERATIONS.md, "The live API key").
             iam.PolicyStatement(
                 sid="LiveKeyRenewal",
                 actions=["appsync:UpdateApiKey"],

@@ -57,6 +57,7 @@ def appsync(clock, monkeypatch):
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # boto3's default session keeps what it read first
     server = AppSyncEventsServer(KEY, ACCESS, SECRET, REGION, clock=Moment(clock)).start()
     yield server
     server.stop()
@@ -170,7 +171,7 @@ def test_an_expiry_outside_appsync_s_window_is_refused_by_the_stand_in_as_by_app
 
 def test_a_renewal_signed_with_other_credentials_is_refused(appsync, clock, monkeypatch):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
-    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # boto3's default session keeps what it read first
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
     with pytest.raises(KeyRenewalFailed) as refused:
         closer(appsync, clock)(RENEW)
     assert refused.value.code == "BadRequestException" and "signature" in str(refused.value)
