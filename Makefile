@@ -219,6 +219,10 @@ revoke-receipt-key: setup ## a leaked receipt key KID=...: the JWKS lists it rev
 rotate-password: setup ## new dashboard admin password, re-read by the dashboard at once
 	$(PY) -m ops rotate-password --stage $(STAGE)
 
+.PHONY: renew-live-key
+renew-live-key: setup ## extend the live updates' API key now (its 6-hourly schedule does it too)
+	$(PY) -m ops renew-live-key --stage $(STAGE)
+
 verify: .venv/.installed ## check a period's proof: ARGS="--log log.json --summary s.json --receipt r.jws --keys jwks.json" (or --url)
 	$(PY) -m leaderboard_verify $(ARGS)
 

@@ -37,7 +37,7 @@ publish, 240 KB per event, 1.2 MB per publish request, 200 subscriptions per con
 5 segments of at most 50 letters, digits or `-`; connectionTimeoutMs 300000 with a keep-alive a minute.
 Not modelled: the 24-hour connection limit and the per-API rates (connections, inbound and outbound messages per
 second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than the
-subscribe API key and IAM publishing, channel namespace handlers, and API key expiry.
+subscribe API key and IAM publishing, and channel namespace handlers. The key's expiry: local/appsync_keys.py.
 
 Fan-out: every publish is one synchronous pass on the event loop over the channel's subscriptions, each frame
 written with websockets' `broadcast()` (no await, no task or thread per subscriber); it holds thousands of
@@ -55,7 +55,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from botocore.credentials import Credentials
@@ -65,6 +65,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.typing import Subprotocol
 
+from local.appsync_keys import KEY_PATH, ApiKeyRecord, update_key
 from local.appsync_protocol import (
     CHANNEL_PATTERN,
     CONNECTION_TIMEOUT_MS,
@@ -113,8 +114,12 @@ class AppSyncEventsServer:
         region: str,
         port: int = 0,
         keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
+        api_key_expires: int | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.api_key = api_key
+        # AppSync's rules for the key: 7 days unless told, renewed by UpdateApiKey, refused once expired
+        self.key = ApiKeyRecord(api_key, expires=api_key_expires, clock=clock)
         self.credentials = Credentials(access_key_id, secret_access_key)
         self.region = region
         self.keep_alive_seconds = keep_alive_seconds
@@ -191,6 +196,8 @@ class AppSyncEventsServer:
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if request.method == "POST":
+            if KEY_PATH.fullmatch(path):
+                return update_key(self.key, self.credentials, self.region, request)
             if path != PUBLISH_PATH:
                 return json_response(404, {"errors": [error("NotFoundException", "Not Found")]})
             status, body = self._publish_http(request)
@@ -216,7 +223,8 @@ class AppSyncEventsServer:
 
     def _authorized(self, authorization: dict | None) -> bool:
         key = authorization.get("x-api-key") if isinstance(authorization, dict) else None
-        return isinstance(key, str) and hmac.compare_digest(key.encode(), self.api_key.encode())
+        matches = isinstance(key, str) and hmac.compare_digest(key.encode(), self.api_key.encode())
+        return matches and self.key.valid_now()
 
     def _publish_http(self, request: Request) -> tuple[int, dict]:
         body: bytes = request.body  # type: ignore[attr-defined]

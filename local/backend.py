@@ -21,7 +21,7 @@ from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
 from local.keys import LocalKeys
 from local.processes import ProcessGroup
-from local.schedules import SCHEDULE_SECONDS, ScheduledInvoker
+from local.schedules import SCHEDULE_SECONDS, TASK_SECONDS, ScheduledInvoker
 from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
 
@@ -65,7 +65,8 @@ class Backend:
         self.keys.start()
         # The AppSync Events stand-in's port first: the handlers' settings name its endpoints.
         self.live_api_key = self.live_api_key or _live_key()
-        self.live = self._live_server(self.live_port)
+        # (started now: the live key's renewal, a scheduled task run once below, calls it)
+        self.live = self._live_server(self.live_port).start()
         self.env = self._handler_env()
         self._saved_env = {k: os.environ.get(k) for k in [*self.env, "AWS_PROFILE"]}
         os.environ.pop("AWS_PROFILE", None)  # a developer's profile must not steer the handlers to AWS
@@ -95,6 +96,10 @@ class Backend:
         self.schedules = [
             ScheduledInvoker(handler.rpartition(".")[0], handlers[handler], self.schedule_seconds)
             for handler in tpl.scheduled_handlers(self.template)
+        ] + [
+            # The live key's renewal (6-hourly on AWS): a minute here keeps the stand-in's 7-day key alive.
+            ScheduledInvoker(handler.rpartition(".")[0], handlers[handler], TASK_SECONDS, payload=payload)
+            for handler, payload in tpl.scheduled_tasks(self.template)
         ]
         for schedule in self.schedules:  # what is due already is done before the first request
             schedule.run_once()
@@ -103,7 +108,6 @@ class Backend:
         self.request_log.write_text("")  # this run's requests only
         self.server = self.gateway.serve("127.0.0.1", self.api_port)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.live.start()
         self.live_url = self.live.realtime_url
         return self
 
@@ -211,6 +215,10 @@ class Backend:
         env["LIVE_EVENTS_HTTP_URL"] = self.live.http_url
         env["LIVE_EVENTS_REALTIME_URL"] = self.live.realtime_url
         env["LIVE_EVENTS_API_KEY"] = self.live_api_key
+        # The key's renewal (the period closer's second schedule) calls the stand-in's UpdateApiKey.
+        env["LIVE_EVENTS_API_ID"] = self.live.key.api_id
+        env["LIVE_EVENTS_API_KEY_ID"] = self.live.key.key_id
+        env["LIVE_EVENTS_ADMIN_ENDPOINT"] = self.live.http_url
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         if self.persist_dir is not None and not os.environ.get("DIGEST_KEY"):

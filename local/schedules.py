@@ -13,11 +13,20 @@ from contextlib import contextmanager
 from local.events import LambdaContext
 
 SCHEDULE_SECONDS = 5.0  # a period closes at most this long (plus one closing) after its end under `make run`
+TASK_SECONDS = 60.0  # schedules with a payload of their own (the live key's renewal: hours on AWS)
 
 
 class ScheduledInvoker:
-    def __init__(self, name: str, handler: Callable, interval: float = SCHEDULE_SECONDS, timeout_s: int = 300) -> None:
+    def __init__(
+        self,
+        name: str,
+        handler: Callable,
+        interval: float = SCHEDULE_SECONDS,
+        timeout_s: int = 300,
+        payload: dict | None = None,
+    ) -> None:
         self.name, self.handler, self.interval, self.timeout_s = name, handler, interval, timeout_s
+        self.payload = payload  # the rule's own Input, sent instead of the scheduled event (as EventBridge does)
         self._stop = threading.Event()
         self._running = threading.Lock()  # one run at a time, and none while paused
         self.runs = 0
@@ -38,7 +47,7 @@ class ScheduledInvoker:
     def run_once(self) -> None:
         """One scheduled invocation, in the caller's thread. Callers keep it from overlapping a timed run: the
         timer runs it holding the lock, and Backend.reset_tables inside paused()."""
-        event = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
+        event = self.payload or {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
         self.runs += 1
         self.handler(event, LambdaContext(self.name, f"schedule-{self.runs}", self.timeout_s))
 

@@ -166,7 +166,8 @@ def stream_consumers(template: dict) -> list[StreamConsumer]:
 
 
 def scheduled_handlers(template: dict) -> dict[str, str]:
-    """The Handler of every Lambda function an EventBridge schedule invokes, with its schedule expression."""
+    """The Handler of every Lambda function an EventBridge schedule invokes with the scheduled event, with its
+    schedule expression (targets with a payload of their own: scheduled_tasks)."""
     resources = template.get("Resources", {})
     found = {}
     for res in resources.values():
@@ -174,9 +175,27 @@ def scheduled_handlers(template: dict) -> dict[str, str]:
         if res.get("Type") != "AWS::Events::Rule" or "ScheduleExpression" not in props:
             continue
         for target in props.get("Targets", []):
+            if "Input" in target:
+                continue
             function = resources.get((target.get("Arn") or {}).get("Fn::GetAtt", [None])[0], {})
             if "Handler" in function.get("Properties", {}):
                 found[function["Properties"]["Handler"]] = props["ScheduleExpression"]
+    return found
+
+
+def scheduled_tasks(template: dict) -> list[tuple[str, dict]]:
+    """(Handler, payload) of every schedule target with an Input of its own: the live key's renewal, which runs the
+    period closer with {"task": "renew-live-key"}."""
+    resources = template.get("Resources", {})
+    found = []
+    for res in resources.values():
+        props = res.get("Properties", {})
+        if res.get("Type") != "AWS::Events::Rule" or "ScheduleExpression" not in props:
+            continue
+        for target in props.get("Targets", []):
+            function = resources.get((target.get("Arn") or {}).get("Fn::GetAtt", [None])[0], {})
+            if "Input" in target and "Handler" in function.get("Properties", {}):
+                found.append((function["Properties"]["Handler"], json.loads(target["Input"])))
     return found
 
 
@@ -199,6 +218,8 @@ GIVEN_LOCALLY = frozenset(
         "LIVE_EVENTS_HTTP_URL",
         "LIVE_EVENTS_REALTIME_URL",
         "LIVE_EVENTS_API_KEY",
+        "LIVE_EVENTS_API_ID",
+        "LIVE_EVENTS_API_KEY_ID",
         "TOKEN_SIGNING_SECRET_ARN",
         "GAME_KEY_SECRET_ARN",
         "RECEIPT_SIGNING_SECRET_ARN",

@@ -8,7 +8,8 @@
     python -m ops rotate-password --stage dev    # new dashboard admin password
     python -m ops rotate-receipt-key --stage prod               # new receipt key; the old one listed as retired
     python -m ops revoke-receipt-key --stage prod --kid KID     # a leaked receipt key: nothing it signed verifies
+    python -m ops renew-live-key --stage dev     # extend the live updates' API key now (a schedule does it too)
 
 The Makefile wraps them: `make preflight`, `make rotate-key`, `make rotate-token-key`, `make rotate-cursor-key`,
-`make rotate-digest-key`, `make rotate-password` (STAGE=dev|prod).
+`make rotate-digest-key`, `make rotate-password`, `make renew-live-key` (STAGE=dev|prod).
 """

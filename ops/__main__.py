@@ -1,5 +1,5 @@
 """`python -m ops preflight|rotate-key|rotate-token-key|rotate-cursor-key|rotate-digest-key|rotate-receipt-key|
-revoke-receipt-key|rotate-password --stage STAGE` (see ops/__init__.py)."""
+revoke-receipt-key|rotate-password|renew-live-key --stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 from cdk_leaderboard.paths import routes
 
-from . import cursor_key
+from . import cursor_key, live_key
 from .outputs import StackNotReady
 from .preflight import preflight
 from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
@@ -39,6 +39,7 @@ def main(
         ("rotate-receipt-key", "new receipt signing key: the old one stays in the JWKS as retired"),
         ("revoke-receipt-key", "a leaked receipt key: listed as revoked, nothing it signed verifies"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
+        ("renew-live-key", "extend the live updates' API key now (what its 6-hourly schedule does)"),
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("--stage", default="dev", help="stage in cdk.json (default: %(default)s)")
@@ -75,6 +76,11 @@ def main(
     try:
         if args.command == "preflight":
             return 0 if preflight(session, stage_props(args.stage)) else 1
+        if args.command == "renew-live-key":
+            answer = live_key.renew(session, stack_name(args.stage))
+            expires = datetime.fromtimestamp(answer["expires"], UTC).isoformat()
+            print(f"live API key of {stack_name(args.stage)} renewed: it expires {expires}")
+            return 0
         if args.command == "rotate-token-key":
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)
             return 0
@@ -106,6 +112,7 @@ def main(
         NothingToRotate,
         RevocationRefused,
         cursor_key.DigestKeyNotRotatable,
+        live_key.KeyRenewalFailed,
     ) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
@@ -20,6 +21,8 @@ from cdk_leaderboard.regions import (
     ZONES_WITHOUT_VPC_ORIGINS,
 )
 
+from . import live_key
+from .outputs import StackNotReady
 from .settings import bootstrap_qualifier, stack_name
 
 # The synthesized template's CheckBootstrapVersion rule refuses older bootstrap stacks (a test keeps this in step).
@@ -49,9 +52,16 @@ def _error_code(err: Exception) -> str:
     return err.response.get("Error", {}).get("Code", "") if isinstance(err, ClientError) else ""
 
 
+# A deployed stage's live API key is renewed to 90 days ahead every 6 hours: under 30 days left means weeks of
+# failed renewals (LiveKeyNotRenewed has been firing), which a deploy does not fix.
+LIVE_KEY_MIN_DAYS_LEFT = 30
+
+
 class Preflight:
-    def __init__(self, session: boto3.Session, props: LeaderboardProps) -> None:
-        self.session, self.props = session, props
+    def __init__(
+        self, session: boto3.Session, props: LeaderboardProps, now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self.session, self.props, self.now = session, props, now
         self.account = ""
         self.region = session.region_name or ""
 
@@ -67,6 +77,7 @@ class Preflight:
             self.api_gateway_logging_role,
             self.powertools_layer,
             self.lambda_concurrency,
+            self.live_api_key,
         ]
         if self.props.dashboard:
             steps += [self.ami_parameter, self.dashboard_zone, self.instance_type_offered, self.cloudfront_prefix_list]
@@ -287,6 +298,44 @@ class Preflight:
                 f"set cloudfront_prefix_list_id: {actual} for this stage in cdk.json",
             )
         return Check(OK, name, f"{actual} ({source})")
+
+    def live_api_key(self) -> Check:
+        name = "live API key"
+        now, stage = self.now(), self.props.stage
+        renew = live_key.RENEW_COMMAND.format(stage=stage)
+        notes = []
+        if self.props.live.api_key_expires is not None:  # deprecated: the stack ignores it
+            days = (
+                datetime.combine(date.fromisoformat(self.props.live.api_key_expires), datetime.min.time(), UTC) - now
+            ).total_seconds() / 86400
+            outside = "" if 1 <= days <= 365 else f", {days:.0f} days away, outside AppSync's 1..365 days"
+            notes.append(
+                f"live api_key_expires is set ({self.props.live.api_key_expires}{outside}) but deprecated "
+                "and ignored (the stack renews the key): remove it from cdk.json"
+            )
+        try:
+            expires = live_key.expiry(self.session, stack_name(stage))
+        except StackNotReady as err:
+            first = "not deployed yet: the key gets AppSync's 7 days and the renewal extends it within 6 hours"
+            detail = "; ".join([first if "does not exist" in str(err) else str(err), *notes])
+            return Check(NOTE if notes else OK, name, detail)
+        if expires is None:
+            return Check(
+                FAIL,
+                name,
+                "AppSync has deleted the stage's key (60 days after it lapsed)",
+                "raise live api_key_generation in cdk.json and deploy: a new key, handed out by discovery",
+            )
+        left = live_key.days_left(expires, now)
+        if left < LIVE_KEY_MIN_DAYS_LEFT:
+            state = "expired" if left <= 0 else f"expires in {left:.1f} days"
+            return Check(
+                FAIL,
+                name,
+                f"the key {state}: its renewal has been failing (LiveKeyNotRenewed)",
+                f"renew now with `{renew}`, then read the period-closer function's log for why",
+            )
+        return Check(NOTE if notes else OK, name, "; ".join([f"expires in {left:.0f} days", *notes]))
 
 
 def preflight(session: boto3.Session, props: LeaderboardProps, out: Callable[[str], None] = print) -> bool:

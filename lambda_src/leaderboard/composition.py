@@ -29,6 +29,8 @@ from .data.erasures import DynamoErasures, MemoryErasures
 from .data.events import EventSink
 from .data.idempotency import DynamoRecords, MemoryRecords
 from .data.live_events import LivePublisher
+from .data.live_key import AppSyncApiKey
+from .data.live_key import new_client as new_appsync_client
 from .data.live_state import DynamoLiveState, MemoryLiveState
 from .data.memory_entries import MemoryEntries
 from .data.memory_stream import MemoryStream
@@ -68,6 +70,7 @@ class Runtime:
     live: LivePublisher  # AppSync Events publishes (the live broadcaster)
     cursor_keys: keyring.CachedRing  # sign and verify page cursors (rotate: the previous one verifies a while)
     digest_key: DigestKey  # keys the hashes that name players' items (never rotates)
+    live_key: AppSyncApiKey  # the subscribe-only key's expiry, renewed by the period closer's schedule
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
     api_keys: key_classes.KeyClasses  # the game and admin keys' values: which class a key given is of
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
@@ -135,6 +138,11 @@ class Runtime:
             live=LivePublisher(settings.live_events_http_url),
             cursor_keys=cursors.keys(settings, secret_store),
             digest_key=DigestKey(lambda: digest_key.load(settings, secret_store)),
+            live_key=AppSyncApiKey(
+                settings.live_events_api_id,
+                settings.live_events_api_key_id,
+                functools.partial(new_appsync_client, settings.live_events_admin_endpoint),
+            ),
             token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
             api_keys=_key_classes(settings, secret_store),
             receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secret_store)),

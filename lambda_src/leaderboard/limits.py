@@ -138,3 +138,14 @@ LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one publish per board period this oft
 
 # Idempotent requests (Idempotency-Key).
 IDEMPOTENCY_KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result
+
+# The live updates' subscribe-only AppSync API key (live_key.py). AppSync takes an expiry 1 to 365 days ahead and
+# deletes a key 60 days after it lapsed: no date is written anywhere; a scheduled run of the period-closer function
+# (its own EventBridge rule and payload) moves the expiry to LIVE_KEY_VALID_DAYS ahead every LIVE_KEY_RENEW_HOURS.
+# A renewal that keeps failing leaves LIVE_KEY_VALID_DAYS minus a few hours before clients are refused; the
+# LiveKeyNotRenewed alarm fires after LIVE_KEY_ALARM_HOURS without a successful renewal.
+LIVE_KEY_VALID_DAYS = 90
+LIVE_KEY_RENEW_HOURS = 6
+LIVE_KEY_ALARM_HOURS = 24
+LIVE_KEY_MIN_DAYS, LIVE_KEY_MAX_DAYS = 1, 365  # AppSync's window (ApiKeyValidityOutOfBoundsException outside it)
+RENEW_LIVE_KEY_TASK = "renew-live-key"  # the schedule's payload {"task": ...} that asks the closer for a renewal

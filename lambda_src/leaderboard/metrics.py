@@ -39,10 +39,12 @@ RANK_READS = "RankReads"  # rank-and-total computations: the counters query plus
 WRITE_RETRIES = "WriteRetries"  # writes refused because another one changed the entries first, re-read and retried
 COUNTER_RECOUNTS = "CounterRecounts"  # buckets and segments the rank-counter function recounted
 COUNTER_LAG = "CounterLagSeconds"  # how old (since written) the oldest record of a batch was when it was counted
+LIVE_KEY_DAYS_LEFT = "LiveKeyDaysLeft"  # days the live API key is valid for after a successful renewal
 
 COUNT = "Count"
 MILLISECONDS = "Milliseconds"
 SECONDS = "Seconds"
+NO_UNIT = "None"
 
 MAX_VALUES_PER_METRIC = 100  # EMF: a metric holds at most 100 values in one document
 MAX_METRICS_PER_DOCUMENT = 100  # EMF: a directive defines at most 100 metrics

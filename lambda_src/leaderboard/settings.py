@@ -67,6 +67,11 @@ class Settings:
     live_events_http_url: str | None = None
     live_events_realtime_url: str | None = None
     live_events_api_key: str | None = None
+    # The period closer's scheduled renewal of that key (live_key.py): the Event API's id and the key's id, and
+    # (local runs and tests only) the endpoint of AppSync's control plane, a stand-in; None: AWS's own endpoint.
+    live_events_api_id: str | None = None
+    live_events_api_key_id: str | None = None
+    live_events_admin_endpoint: str | None = None
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -119,4 +124,7 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         live_events_http_url=env.get("LIVE_EVENTS_HTTP_URL") or None,
         live_events_realtime_url=env.get("LIVE_EVENTS_REALTIME_URL") or None,
         live_events_api_key=env.get("LIVE_EVENTS_API_KEY") or None,
+        live_events_api_id=env.get("LIVE_EVENTS_API_ID") or None,
+        live_events_api_key_id=env.get("LIVE_EVENTS_API_KEY_ID") or None,
+        live_events_admin_endpoint=env.get("LIVE_EVENTS_ADMIN_ENDPOINT") or None,
     )

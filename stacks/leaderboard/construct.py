@@ -87,11 +87,17 @@ class Leaderboard(Construct):
         )
         functions.allow(self.rank_counter.role_statements)
         self.live = LiveUpdates(
-            self, "Live", props=props, tables=self.tables, broadcaster=self.functions[routes.LIVE_BROADCASTER.name]
+            self,
+            "Live",
+            props=props,
+            tables=self.tables,
+            broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
+            renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
         )
         functions.allow(self.live.role_statements)
         functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
         functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
+        functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
         self.live_api = self.live.api
         self.live_url: str = self.live.realtime_url
         self.season = SeasonClosing(

@@ -6,28 +6,31 @@ namespace only, and the live-broadcaster function as a second consumer of the sc
 Auth: clients (browsers, game clients) connect and subscribe with an API key, which grants nothing else: the
 namespace takes publishes only signed with IAM, and only the shared role may sign them (appsync:EventPublish on
 this namespace). Discovery (GET /leaderboards/{board}) hands the key out, so a rotated key reaches clients without
-a release. AppSync API keys expire (at most 365 days ahead): the key's expiry is the prop
-`live=Live(api_key_expires=...)`, a fixed date (synth stays pure), and `Live(api_key_generation=...)` mints a new key
-(docs/API.md, "Live updates").
+a release. AppSync API keys expire (1 to 365 days ahead, deleted 60 days later): the template gives the key no
+expiry (AppSync's 7 days from creation; synth reads no clock and writes no date), and a schedule of its own runs
+the period-closer function with {"task": "renew-live-key"}, which extends the SAME key to 90 days ahead every 6
+hours (lambda_src/leaderboard/live_key.py, limits.LIVE_KEY_*). `Live(api_key_generation=...)` mints a new key
+(docs/API.md, "Live updates"; docs/OPERATIONS.md, "The live API key").
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from aws_cdk import Duration, Names, Stack
+from aws_cdk import Annotations, Duration, Names, Stack
 from aws_cdk import aws_appsync as appsync
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from constructs import Construct
 
-from .paths import live_channels
+from .paths import limits, live_channels
 from .props import LeaderboardProps
 from .rank_counter_stream import entry_changes, failure_queue, send_statement
 from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
+API_KEY_EXPIRES_DEPRECATED = "cdk-leaderboard:liveApiKeyExpiresDeprecated"
 
 
 class LiveUpdates(Construct):
@@ -45,6 +48,7 @@ class LiveUpdates(Construct):
         props: LeaderboardProps,
         tables: LeaderboardTables,
         broadcaster: lambda_.IFunction,
+        renewer: lambda_.IFunction,
     ) -> None:
         super().__init__(scope, id)
         # Connect: API key (subscribers) or IAM; subscribe: API key; publish: IAM only (the namespace says it again,
@@ -90,6 +94,11 @@ class LiveUpdates(Construct):
             "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
             "LIVE_EVENTS_API_KEY": self.api_key.attr_api_key,
         }
+        # The renewal (the period closer, on its own schedule) names the key to extend.
+        self.renewal_environment = {
+            "LIVE_EVENTS_API_ID": self.api.api_id,
+            "LIVE_EVENTS_API_KEY_ID": self.api_key.attr_api_key_id,
+        }
 
         # For the shared role's own inline policy: publishing to this namespace's channels, nothing else of AppSync.
         # The same action and ARN as CDK's own ChannelNamespace.grant_publish (aws-cdk-lib 2.275); publishing over
@@ -99,8 +108,33 @@ class LiveUpdates(Construct):
                 sid="LivePublish",
                 actions=["appsync:EventPublish"],
                 resources=[self.namespace_arn],
-            )
+            ),
+            # Extending this API's subscribe key, nothing else (no Create/Delete/List). The Service Authorization
+            # Reference lists no resource type for UpdateApiKey, but AppSync authorizes its key calls against
+            # arn:...:/v1/apis/<api id>/apikeys... (aws/aws-cdk#26746): this key's ARN in that form and in the
+            # documented apis/<api id>/apikeys/<key id> form. Not verified on AWS: an AccessDenied fails the
+            # renewal, which LiveKeyNotRenewed ("full") and preflight show weeks before the key lapses
+            # (docs/OPERATIONS.md, "The live API key").
+            iam.PolicyStatement(
+                sid="LiveKeyRenewal",
+                actions=["appsync:UpdateApiKey"],
+                resources=[self._key_arn(f"/v1/apis/{self.api.api_id}"), self._key_arn(f"apis/{self.api.api_id}")],
+            ),
         ]
+        self.renewal_schedule = events.Rule(
+            self,
+            "KeyRenewal",
+            description="Extends the live updates' subscribe-only API key",
+            schedule=events.Schedule.rate(Duration.hours(limits.LIVE_KEY_RENEW_HOURS)),
+            # A failed run is not retried: the next one is hours away and the key is weeks from lapsing.
+            targets=[
+                targets.LambdaFunction(
+                    renewer,
+                    event=events.RuleTargetInput.from_object({"task": limits.RENEW_LIVE_KEY_TASK}),
+                    retry_attempts=0,
+                )
+            ],
+        )
 
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the
         # first). No batching window: a change is published as soon as the stream has it; the publish itself waits
@@ -133,11 +167,20 @@ class LiveUpdates(Construct):
             resource_name=f"{self.api.api_id}/channelNamespace/{live_channels.NAMESPACE}",
         )
 
+    def _key_arn(self, api_path: str) -> str:
+        stack, key_id = Stack.of(self), self.api_key.attr_api_key_id
+        return f"arn:{stack.partition}:appsync:{stack.region}:{stack.account}:{api_path}/apikeys/{key_id}"
+
     def _subscribe_key(self, props: LeaderboardProps) -> appsync.CfnApiKey:
-        """The API key the EventApi made, with the prop's fixed expiry (epoch seconds, AppSync rounds it down to
-        the hour). Set on the L1: CDK's own expiry check compares with the clock at synth, which would make the
-        same app synthesize on one day and fail on another."""
+        """The API key the EventApi made, with no `Expires`: AppSync gives it 7 days from creation and the
+        renewal takes it from there. A fixed date would fail to deploy once it is more than 365 days ahead or
+        less than one; CloudFormation only calls UpdateApiKey when a property in the template changes, so an
+        expiry the renewal moved is left alone by later deploys."""
         (key,) = [c for c in self.api.node.find_all() if isinstance(c, appsync.CfnApiKey)]
-        expires = datetime.fromisoformat(props.live.api_key_expires).replace(tzinfo=UTC)
-        key.add_property_override("Expires", int(expires.timestamp()))
+        if props.live.api_key_expires is not None:
+            Annotations.of(self).add_warning_v2(
+                API_KEY_EXPIRES_DEPRECATED,
+                "live api_key_expires is deprecated and ignored: the stack renews the live API key itself "
+                f"(to {limits.LIVE_KEY_VALID_DAYS} days ahead every {limits.LIVE_KEY_RENEW_HOURS} hours)",
+            )
         return key

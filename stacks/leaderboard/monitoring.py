@@ -83,11 +83,13 @@ class LeaderboardMonitoring(Construct):
         live_figures = figures.live_metrics(live.api.api_id)
         broadcaster_age = figures.stream_iterator_age(functions[routes.LIVE_BROADCASTER.name])
         alarms.live_alarms(factory, live_figures, broadcaster_age)
+        key_days_left = figures.live_key_days_left(functions[routes.PERIOD_CLOSER.name])
+        alarms.live_key_alarm(factory, key_days_left)
         rows.append(layout.live_row(live_figures, broadcaster_age))
         waiting = [(name, figures.failed_batches(queue)) for name, queue in failure_queues.items()]
         for name, metric in waiting:
             alarms.failed_batches_alarm(factory, name, metric)
-        rows.append(layout.failures_row(waiting))
+        rows.append(layout.failures_row(waiting) + [layout.live_key_graph(key_days_left)])
         if instance is not None:
             instance_figures = figures.instance_metrics(instance)
             alarms.instance_alarm(factory, instance_figures)

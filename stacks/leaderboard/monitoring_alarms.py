@@ -22,6 +22,7 @@ from constructs import Construct
 
 from .monitoring_metrics import ApiMetrics, FunctionMetrics, InstanceMetrics, LiveMetrics, TableMetrics
 from .naming import pascal
+from .paths import limits
 
 # API 5xx: more than 1 % of requests in 2 of 3 five-minute periods. A 99.9 % monthly target allows 0.1 % errors:
 # 1 % is ten times that burn rate, and two bad periods out of three rule out a single deploy or cold-start blip.
@@ -220,7 +221,7 @@ def live_alarms(alarms: AlarmFactory, live: LiveMetrics, iterator_age: cw.IMetri
         threshold=0.5,
         periods=(3, 3),
         description="More than half of the live WebSocket connections were refused for 15 minutes: most "
-        "likely the subscribe-only API key expired or was rotated away (props live_api_key_expires, "
+        "likely the subscribe-only API key expired (see LiveKeyNotRenewed) or was rotated away (prop "
         "live_api_key_generation); clients then fall back to polling.",
     )
     stream_lag_alarm(
@@ -232,6 +233,26 @@ def live_alarms(alarms: AlarmFactory, live: LiveMetrics, iterator_age: cw.IMetri
         "pages that follow a board live show a stale top. Read the live-broadcaster function's log group "
         "and its duration.",
         essential=False,  # a late live push is not paged outside "full"
+    )
+
+
+def live_key_alarm(alarms: AlarmFactory, days_left: cw.IMetric) -> None:
+    """No successful renewal of the live API key for a day (missing data breaches), or one that left it less
+    than expected: the key still has weeks, which is the time to fix it in."""
+    alarms.alarm(
+        "LiveKeyNotRenewed",
+        days_left,
+        threshold=limits.LIVE_KEY_VALID_DAYS - 2,
+        periods=(1, 1),
+        comparison=cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+        missing=cw.TreatMissingData.BREACHING,
+        description=f"The live updates' API key was not renewed for {limits.LIVE_KEY_ALARM_HOURS} hours (it is "
+        f"renewed every {limits.LIVE_KEY_RENEW_HOURS} hours to {limits.LIVE_KEY_VALID_DAYS} days ahead, so it "
+        "still has weeks). Read the period-closer function's log group for 'renew' and see docs/OPERATIONS.md, "
+        "'The live API key'; renew now with: python -m ops renew-live-key --stage STAGE.",
+        # Not at "essential": one more alarm metric would take dev past its 10 USD/month (tests/infra/
+        # test_idle_cost.py); there `make preflight` shows the key's days left (FAIL under 30).
+        essential=False,
     )
 
 

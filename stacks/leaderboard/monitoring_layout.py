@@ -18,7 +18,7 @@ from .monitoring_alarms import (
     LIVE_LAG_SECONDS,
 )
 from .monitoring_metrics import ApiMetrics, FunctionMetrics, InstanceMetrics, LiveMetrics, TableMetrics
-from .paths import metrics
+from .paths import limits, metrics
 
 Row = list[cw.IWidget]
 
@@ -117,6 +117,14 @@ def live_row(live: LiveMetrics, iterator_age: cw.Metric) -> Row:
         ),
         stream_lag_graph("Live publishes: lag behind the writes", iterator_age, seconds=LIVE_LAG_SECONDS),
     ]
+
+
+def live_key_graph(days_left: cw.IMetric) -> cw.GraphWidget:
+    return graph(
+        "Live API key: days left after each renewal",
+        [days_left.with_(label="days left")],
+        threshold=limits.LIVE_KEY_VALID_DAYS - 2,
+    )
 
 
 def failures_row(waiting: Sequence[tuple[str, cw.Metric]]) -> Row:

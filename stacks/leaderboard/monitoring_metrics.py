@@ -18,7 +18,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 
-from .paths import live_channels, metrics, schema
+from .paths import limits, live_channels, metrics, schema
 
 ONE_MINUTE = Duration.minutes(1)
 FIVE_MINUTES = Duration.minutes(5)
@@ -146,6 +146,17 @@ def counter_lag_reported(fn: lambda_.IFunction) -> cw.Metric:
         statistic="Maximum",
         period=ONE_MINUTE,
         label="oldest record when counted (s)",
+    )
+
+
+def live_key_days_left(renewer: lambda_.IFunction) -> cw.Metric:
+    """Days the live API key is valid for after each successful renewal (EMF; none when a renewal fails)."""
+    return cw.Metric(
+        namespace=metrics.NAMESPACE,
+        metric_name=metrics.LIVE_KEY_DAYS_LEFT,
+        dimensions_map={metrics.FUNCTION_DIMENSION: renewer.function_name},
+        statistic="Minimum",
+        period=Duration.hours(limits.LIVE_KEY_ALARM_HOURS),  # no label: a label renders the alarm as Metrics[]
     )
 
 

@@ -28,7 +28,6 @@ from aws_cdk import aws_logs as logs
 from .paths import boards as board_rules
 from .paths import errors, limits, routes
 from .props_groups import (
-    DEFAULT_LIVE_API_KEY_EXPIRES,
     DEFAULT_WAF_READS_PER_5_MINUTES,
     FLAT_PROPS,
     FLAT_SWITCHES,
@@ -42,7 +41,6 @@ from .props_groups import (
 from .regions import zone_id_problem
 
 __all__ = [
-    "DEFAULT_LIVE_API_KEY_EXPIRES",
     "DEFAULT_WAF_READS_PER_5_MINUTES",
     "SUBMISSIONS_PER_SHARD_PER_SECOND",
     "Board",

@@ -15,10 +15,6 @@ SUBMISSIONS_PER_SHARD_PER_SECOND = 500
 # Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
 # every 2 s sends, and room for a few dozen players behind one carrier NAT.
 DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
-# The live API key's expiry when the app gives none: a release of this package moves it forward (within AppSync's
-# 365 days of the release). Apps deployed for longer set `live=Live(api_key_expires=...)` themselves.
-DEFAULT_LIVE_API_KEY_EXPIRES = "2027-11-30"
-
 _ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
@@ -63,7 +59,7 @@ class Monitoring:
     enabled: bool = True
     """False: no alarms, alarm topic or CloudWatch dashboard (see README's cost table for what they cost)."""
     level: str | None = None
-    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.30
+    """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.60
     USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
     latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
     dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
@@ -81,17 +77,19 @@ class Monitoring:
 class Live:
     """Live updates through AppSync Events: the subscribe-only API key that discovery hands out."""
 
-    api_key_expires: str = DEFAULT_LIVE_API_KEY_EXPIRES
-    """The day (ISO 8601, UTC midnight) the live updates' subscribe-only AppSync API key expires. AppSync takes 1 to
-    365 days ahead at deploy time: move it forward at least once a year (an in-place update, the key stays the
-    same, clients notice nothing). A fixed date, not "now + 365 days": synth gives the same template every day."""
+    api_key_expires: str | None = None
+    """Deprecated and ignored (a synth warning): the stack renews the subscribe-only AppSync API key itself, to 90
+    days ahead every 6 hours (docs/OPERATIONS.md, "The live API key"). A fixed day here was a deploy that failed
+    once it was less than 1 or more than 365 days ahead. Still checked to be a day (YYYY-MM-DD)."""
     api_key_generation: int = 1
     """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
     (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires):
-            raise ValueError(f"live_api_key_expires must be a day such as 2027-11-30: {self.api_key_expires!r}")
+        if self.api_key_expires is not None and (
+            not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires)
+        ):
+            raise ValueError(f"live_api_key_expires must be a day as YYYY-MM-DD: {self.api_key_expires!r}")
         if isinstance(self.api_key_generation, bool) or not (
             isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
         ):

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import aws_cdk as cdk
 import pytest
-from cdk_leaderboard.props import DEFAULT_LIVE_API_KEY_EXPIRES, LeaderboardProps
+from aws_cdk.assertions import Annotations, Match
+from cdk_leaderboard.props import LeaderboardProps
 
-from leaderboard import live_channels, routes, schema
+from leaderboard import limits, live_channels, routes, schema
 from tests.support.cloudfront import dashboard_only
 
 
@@ -48,22 +50,43 @@ def test_the_leaderboard_namespace_takes_publishes_signed_with_iam_and_subscript
     assert "CodeHandlers" not in p and not p.get("HandlerConfigs")  # no handler: events pass as published
 
 
-def test_the_subscribe_key_expires_on_the_prop_s_fixed_day(template):
-    """A fixed date (synth is pure: the same template every day); AppSync rounds it down to the hour."""
+def test_the_subscribe_key_has_no_expiry_in_the_template(template, custom_template_json):
+    """No Expires at all, whatever the props (a set api_key_expires included): AppSync gives a new key 7 days from
+    its creation and the scheduled renewal takes it from there, so the template is the same on every day and
+    deploys on any of them (a fixed date failed once it was over 365 days ahead or in the past)."""
+    for tpl in (template.to_json(), custom_template_json):
+        keys = [r for r in tpl["Resources"].values() if r["Type"] == "AWS::AppSync::ApiKey"]
+        (key,) = keys
+        assert "Expires" not in key["Properties"]
+        assert key["Properties"]["ApiId"]["Fn::GetAtt"][1] == "ApiId"
+
+
+def test_the_template_deploys_a_live_key_two_years_from_now(template):
+    """With the clock at 2028-12-04 (two years after this was written) the key the template makes is within
+    AppSync's 1..365-day window of that clock: it carries no expiry of its own (AppSync's 7 days from creation).
+    The old template's fixed 2027-11-30 was 370 days in the past there: CreateApiKey refuses it."""
+    then = datetime(2028, 12, 4, tzinfo=UTC).timestamp()
     (key,) = resources(template, "AWS::AppSync::ApiKey").values()
-    expected = int(datetime.fromisoformat(DEFAULT_LIVE_API_KEY_EXPIRES).replace(tzinfo=UTC).timestamp())
-    assert key["Properties"]["Expires"] == expected and expected % 3600 == 0
-    assert key["Properties"]["ApiId"]["Fn::GetAtt"][1] == "ApiId"
+    expires = key["Properties"].get("Expires")
+    days = 7 if expires is None else (expires - then) / 86400
+    assert limits.LIVE_KEY_MIN_DAYS <= days <= limits.LIVE_KEY_MAX_DAYS
 
 
-def test_the_key_props_move_its_expiry_in_place_and_a_new_generation_is_a_new_key(template, custom_template_json):
-    """live_api_key_expires: the same key (same logical id), a later Expires; live_api_key_generation: another
-    logical id, so CloudFormation makes a new key (a new value) and deletes the old one; discovery follows it."""
+def test_a_set_api_key_expires_is_ignored_with_a_deprecation_warning(custom_app):
+    (stack,) = [c for c in custom_app.node.children if isinstance(c, cdk.Stack)]
+    warnings = Annotations.from_stack(stack).find_warning(
+        "*", Match.string_like_regexp("api_key_expires is deprecated and ignored")
+    )
+    assert len(warnings) == 1
+
+
+def test_a_new_generation_is_a_new_key_and_discovery_follows_it(template, custom_template_json):
+    """live_api_key_generation: another logical id, so CloudFormation makes a new key (a new value) and deletes the
+    old one; discovery hands out the new one."""
     (dev_id,) = resources(template, "AWS::AppSync::ApiKey")
     custom = {k: r for k, r in custom_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::ApiKey"}
     ((custom_id, key),) = custom.items()
     assert custom_id != dev_id and "subscribe3" in custom_id and "subscribe1" in dev_id
-    assert key["Properties"]["Expires"] == int(datetime(2027, 6, 15, tzinfo=UTC).timestamp())
     admin = next(
         r["Properties"]["Environment"]["Variables"]
         for r in custom_template_json["Resources"].values()
@@ -72,10 +95,74 @@ def test_the_key_props_move_its_expiry_in_place_and_a_new_generation_is_a_new_ke
     assert admin["LIVE_EVENTS_API_KEY"] == {"Fn::GetAtt": [custom_id, "ApiKey"]}
 
 
+def _function_id(template, handler: str) -> str:
+    functions = resources(template, "AWS::Lambda::Function")
+    return next(k for k, f in functions.items() if f["Properties"]["Handler"] == handler)
+
+
+def test_a_schedule_of_its_own_sends_the_renewal_task_to_the_period_closer(template):
+    """Every LIVE_KEY_RENEW_HOURS, {"task": "renew-live-key"} to the period closer (no new function), not retried
+    (the next run is hours away, the key weeks from lapsing)."""
+    closer = _function_id(template, routes.PERIOD_CLOSER.handler)
+    renewals = [
+        r["Properties"]
+        for r in resources(template, "AWS::Events::Rule").values()
+        if any(json.loads(t.get("Input", "{}")).get("task") == "renew-live-key" for t in r["Properties"]["Targets"])
+    ]
+    (rule,) = renewals
+    assert rule["ScheduleExpression"] == f"rate({limits.LIVE_KEY_RENEW_HOURS} hours)" == "rate(6 hours)"
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": [closer, "Arn"]}
+    assert json.loads(target["Input"]) == {"task": limits.RENEW_LIVE_KEY_TASK}
+    assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
+
+
+def test_the_period_closer_knows_which_key_to_renew(template):
+    (api_id,) = resources(template, "AWS::AppSync::Api")
+    (key_id,) = resources(template, "AWS::AppSync::ApiKey")
+    env = resources(template, "AWS::Lambda::Function")[_function_id(template, routes.PERIOD_CLOSER.handler)][
+        "Properties"
+    ]["Environment"]["Variables"]
+    assert env["LIVE_EVENTS_API_ID"] == {"Fn::GetAtt": [api_id, "ApiId"]}
+    assert env["LIVE_EVENTS_API_KEY_ID"] == {"Fn::GetAtt": [key_id, "ApiKeyId"]}
+    assert "LIVE_EVENTS_API_KEY" not in env  # the id names it; the value is discovery's
+
+
+def _key_alarms(tpl: dict) -> list[dict]:
+    return [
+        r["Properties"]
+        for r in tpl["Resources"].values()
+        if r["Type"] == "AWS::CloudWatch::Alarm" and r["Properties"].get("MetricName") == "LiveKeyDaysLeft"
+    ]
+
+
+def test_the_renewal_alarm_fires_after_a_day_without_a_renewal(prod_template_json, dev_template_json):
+    """LiveKeyDaysLeft (EMF, after each successful renewal) missing for LIVE_KEY_ALARM_HOURS is an alarm (missing
+    data breaches): the key then still has about 89 days. "full" monitoring (prod's default) only: at "essential"
+    one more alarm metric would take dev past 10 USD a month (make preflight shows the days left there)."""
+    assert _key_alarms(dev_template_json) == []
+    for tpl in (prod_template_json,):
+        alarms = [
+            r["Properties"]
+            for r in tpl["Resources"].values()
+            if r["Type"] == "AWS::CloudWatch::Alarm" and r["Properties"].get("MetricName") == "LiveKeyDaysLeft"
+        ]
+        (alarm,) = alarms
+        assert alarm["Namespace"] == "Leaderboard" and alarm["Statistic"] == "Minimum"
+        assert alarm["Period"] == limits.LIVE_KEY_ALARM_HOURS * 3600
+        assert alarm["TreatMissingData"] == "breaching"
+        assert alarm["ComparisonOperator"] == "LessThanThreshold"
+        assert alarm["Threshold"] == limits.LIVE_KEY_VALID_DAYS - 2
+        (dimension,) = alarm["Dimensions"]
+        closer = _function_id(cdk.assertions.Template.from_json(tpl), routes.PERIOD_CLOSER.handler)
+        assert dimension == {"Name": "FunctionName", "Value": {"Ref": closer}}
+        assert alarm["AlarmActions"] and alarm["OKActions"]
+
+
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
-        ({"live_api_key_expires": "2027-13-01"}, "live_api_key_expires"),
+        ({"live_api_key_expires": "2030-13-01"}, "live_api_key_expires"),
         ({"live_api_key_expires": "in a year"}, "live_api_key_expires"),
         ({"live_api_key_generation": 0}, "live_api_key_generation"),
         ({"live_api_key_generation": True}, "live_api_key_generation"),
@@ -118,6 +205,7 @@ def test_the_broadcaster_knows_where_to_publish_and_discovery_what_to_hand_out(t
     realtime = json.dumps(discovery["LIVE_EVENTS_REALTIME_URL"])
     assert '"wss://"' in realtime and '"Dns.Realtime"' in realtime and realtime.endswith('"/event/realtime"]]}')
     assert discovery["LIVE_EVENTS_API_KEY"]["Fn::GetAtt"][1] == "ApiKey"
+    by_handler.pop(routes.PERIOD_CLOSER.handler)  # the key's renewal: test_the_period_closer_knows_which_key_to_renew
     for env in by_handler.values():  # nothing else gets them
         assert not {n for n in env if n.startswith("LIVE_")}
 
@@ -150,7 +238,35 @@ def test_shared_role_may_publish_to_the_leaderboard_namespace_only(template):
         ]
     }
     appsync = [s for s in statements.values() if "appsync:" in json.dumps(s["Action"])]
-    assert appsync == [publish]  # no other AppSync action (no connect, subscribe or management) on the role
+    # no other AppSync action (no connect, subscribe, or key management beyond extending the one key)
+    assert appsync == [publish, statements["LiveKeyRenewal"]]
+
+
+def test_shared_role_may_extend_this_api_s_subscribe_key_only(template):
+    """appsync:UpdateApiKey alone (no Create, Delete or List), on this API's subscribe key: its ARN in the form
+    AppSync authorizes key calls against (/v1/apis/..., aws/aws-cdk#26746) and in the documented apis/... form."""
+    renewal = _statements(template)["LiveKeyRenewal"]
+    assert renewal["Action"] == "appsync:UpdateApiKey" and renewal["Effect"] == "Allow"
+    (api_id,) = resources(template, "AWS::AppSync::Api")
+    (key_id,) = resources(template, "AWS::AppSync::ApiKey")
+    for resource, api_path in zip(renewal["Resource"], (":/v1/apis/", ":apis/"), strict=True):
+        assert resource == {
+            "Fn::Join": [
+                "",
+                [
+                    "arn:",
+                    {"Ref": "AWS::Partition"},
+                    ":appsync:",
+                    {"Ref": "AWS::Region"},
+                    ":",
+                    {"Ref": "AWS::AccountId"},
+                    api_path,
+                    {"Fn::GetAtt": [api_id, "ApiId"]},
+                    "/apikeys/",
+                    {"Fn::GetAtt": [key_id, "ApiKeyId"]},
+                ],
+            ]
+        }
 
 
 def test_nothing_is_left_of_the_websocket_api_and_its_connections_table(template):

@@ -67,6 +67,7 @@ def test_shared_role_is_least_privilege(template):
         "RotatingSecretsRead",  # token signing key, game and admin keys (tests/infra/test_client_submissions.py)
         "XRayTraces",
         "LivePublish",  # appsync:EventPublish on the live namespace (tests/infra/test_live.py)
+        "LiveKeyRenewal",  # appsync:UpdateApiKey on the live subscribe key (tests/infra/test_live.py)
         "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)
         "BroadcasterFailuresSend",  # and on the live broadcaster's
     }

@@ -121,3 +121,28 @@ def test_only_post_event_is_served(stack):
     assert requests.get(f"{stack.live.http_url}/event", timeout=30).status_code == 404
     r = _signed_post(f"{stack.live.http_url}/graphql", b"{}")
     assert r.status_code == 404
+
+
+def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(stack):
+    """The renewal task, run with the local stack's runtime (its settings name the stand-in's key and control plane),
+    extends the stand-in's key to 90 days ahead of the stack's clock through the same boto3 client as on AWS (SigV4
+    checked); the key's value is unchanged and still subscribes."""
+    from leaderboard import invocation, limits
+    from leaderboard.handlers import period_closer
+
+    # The stack's own schedule ran it once at start (AppSync's 7 days would otherwise apply) ...
+    assert (stack.live.key.expires - stack.clock.now().timestamp()) / 86400 > 80
+    stack.live.key.expires -= 30 * 86400  # ... as if the last renewal were a month old
+    answer = period_closer.handler_for(invocation.runtime())({"task": limits.RENEW_LIVE_KEY_TASK})
+    assert stack.live.key.expires == answer["live_key_expires"]
+    assert 89 < (answer["live_key_expires"] - stack.clock.now().timestamp()) / 86400 <= 90
+    live = {
+        "realtime_url": stack.live.realtime_url,
+        "http_host": stack.live.http_host,
+        "auth": {"host": stack.live.http_host, "x-api-key": stack.live_api_key},
+    }
+
+    async def scenario():
+        await (await Subscriber(live, "/leaderboard/renewed-key/all-time").open()).close()
+
+    asyncio.run(scenario())

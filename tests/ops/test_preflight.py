@@ -41,6 +41,7 @@ def test_a_prepared_account_passes_every_check(ready):
         "dashboard zone",
         "instance type",
         "CloudFront prefix list",
+        "live API key",
     }
     assert {c.status for c in checks.values()} == {OK}
     assert lines[-1] == "Ready to deploy."

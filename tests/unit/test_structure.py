@@ -224,6 +224,7 @@ BEHIND_STORES = {
     "data.memory_entries",
     "data.memory_stream",  # the in-memory entries' stream (what the stream consumers read in memory)
     "data.erasures",
+    "data.live_key",  # the live API key in AppSync's control plane (the runtime's live_key)
 }
 # The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
 ON_STORES = (
@@ -337,8 +338,8 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             ("data", *(f"data.{d}" for d in (
                 "boards", "chain", "closings", "counters", "dynamo", "entries", "erasures", "events", "idempotency",
                 "idempotency_memory", "memory_entries", "memory_stream",
-                "live_events", "live_state", "memory", "moderation", "pending", "rate_limits", "runs", "secrets",
-                "snapshots",
+                "live_events", "live_key", "live_state", "memory", "moderation", "pending", "rate_limits", "runs",
+                "secrets", "snapshots",
             ))),
         ),
         (
@@ -346,7 +347,7 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "what a handler calls: one use case each, deciding with the domain",
             (
                 "board_registry", "broadcasting", "chain_appending", "closing", "default_board", "idempotency",
-                "live", "moderation", "player_removal", "players", "quarantine", "rankings", "rate_limits",
+                "live", "live_key", "moderation", "player_removal", "players", "quarantine", "rankings", "rate_limits",
                 "receipts", "runs", "signed_summaries", "snapshots", "submissions",
             ),
         ),

@@ -1,13 +1,17 @@
 """The scheduled closing: an EventBridge schedule invokes this every few minutes; it closes every board's periods
 that have ended and are not closed yet (closing.py), goes on with erasures their caller left before they answered
 "erased", and lifts the hashed fences of finished ones once no submission in flight can meet them
-(player_removal.lift_fences). An exception makes the next run try again."""
+(player_removal.lift_fences). An exception makes the next run try again.
+
+A second schedule of its own sends {"task": "renew-live-key"}: the live updates' API key is extended
+(live_key.py). A failed renewal raises (the function's error) and reports no LiveKeyDaysLeft, which the
+LiveKeyNotRenewed alarm watches."""
 
 from __future__ import annotations
 
 import logging
 
-from .. import closing, player_removal
+from .. import closing, invocation, limits, live_key, metrics, player_removal
 from ..composition import Handler, Runtime, entry_point
 
 logger = logging.getLogger("leaderboard")
@@ -15,10 +19,22 @@ logger.setLevel(logging.INFO)
 
 
 def close(event: dict, context: object = None) -> dict:
+    if isinstance(event, dict) and event.get("task") == limits.RENEW_LIVE_KEY_TASK:
+        return renew_live_key()
     closed = closing.close_ended()
     lifted = player_removal.lift_fences()
     logger.info("periods closed", extra={"closed": closed, "erasure_fences_lifted": lifted})
     return {"closed": closed, "erasure_fences_lifted": lifted}
+
+
+def renew_live_key() -> dict:
+    runtime = invocation.runtime()
+    now = runtime.clock.now()
+    answer = live_key.renew(runtime.live_key, now)
+    left = round(live_key.days_left(answer["expires"], now), 2)
+    metrics.measure(metrics.LIVE_KEY_DAYS_LEFT, left, metrics.NO_UNIT)
+    logger.info("live API key renewed", extra={"expires": answer["expires"], "days_left": left})
+    return {"live_key_expires": answer["expires"], "days_left": left}
 
 
 def handler_for(runtime: Runtime) -> Handler:
