@@ -67,7 +67,8 @@ def test_production_signs_cursors_with_a_rotating_secret_of_its_own(prod_templat
     assert sorted(rotating["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
     token = _logical_id(prod_template_json, "LeaderboardApiTokenSigningSecret")
     game = _logical_id(prod_template_json, "LeaderboardApiGameKeySecret")
-    assert _refs(rotating["Resource"]) == sorted([cursor, token, game])
+    admin = _logical_id(prod_template_json, "LeaderboardApiAdminKeySecret")  # key classes by value (key_classes.py)
+    assert _refs(rotating["Resource"]) == sorted([cursor, token, game, admin])
     assert DIGEST not in json.dumps(rotating)  # the digest key's versions are nobody's business
     assert prod_template_json["Outputs"]["CursorSigningSecretArn"]["Value"] == {"Ref": cursor}
 
