@@ -14,22 +14,17 @@ command refuses and says why (DIGEST_REFUSAL).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
 
-from leaderboard import cursors, keyring
-from leaderboard.data.secrets import SecretsManagerSecrets
+from leaderboard import cursors
 from leaderboard.settings import Settings
 
-from .outputs import require, stack_outputs
-from .token_key import RotationRefused, _moment
+from .token_key import RotationRefused, TokenKeyRotator
 
 OUTPUT = "CursorSigningSecretArn"
-KEY_CHARS = 64  # as the stack generates it (stacks/leaderboard/api_keys.py)
 # The functions' grace for the previous key, from their default settings (the stack sets no CURSOR_TTL_SECONDS).
 FUNCTIONS_GRACE_S = cursors.grace_seconds(Settings.from_environment({"SCORES_TABLE": "-", "SNAPSHOTS_TABLE": "-"}))
 
@@ -61,43 +56,12 @@ def require_own_secret(stage: str, production: bool) -> None:
 
 
 @dataclass
-class CursorKeyRotator:
-    session: boto3.Session
-    stack: str
-    out: Callable[[str], None] = print
-    now: Callable[[], float] = time.time
+class CursorKeyRotator(TokenKeyRotator):
+    """The token key's rotator on the cursor signing secret, with the cursors' grace."""
+
     grace_s: int = field(default=FUNCTIONS_GRACE_S)
-
-    def __post_init__(self) -> None:
-        (self.secret_arn,) = require(stack_outputs(self.session, self.stack), OUTPUT)
-        self.secrets = self.session.client("secretsmanager")
-        self.store = SecretsManagerSecrets(lambda: self.secrets)  # reads as the functions read
-
-    def ring(self) -> keyring.Ring:
-        """The keys as the functions read them (the same code)."""
-        return keyring.ring_from_secret(self.store, self.secret_arn, self.grace_s)
-
-    def rotate(self, *, force: bool = False) -> keyring.Ring:
-        """A new cursor key; the old one verifies for the grace. Returns the new ring."""
-        previous = self.ring().previous
-        if previous is not None and previous.valid_at(self.now()) and not force:
-            assert previous.valid_until is not None  # a previous key always has its end
-            raise RotationRefused(
-                f"the last rotation's grace runs until {_moment(previous.valid_until)}: cursors signed with key "
-                f"{previous.kid} are still accepted, and only two keys are valid at a time, so rotating again now "
-                "would refuse them at once (their readers start again from the first page). Rotate after that "
-                "time, or force it (FORCE=1)"
-            )
-        value = self.secrets.get_random_password(PasswordLength=KEY_CHARS, ExcludePunctuation=True)["RandomPassword"]
-        self.secrets.put_secret_value(SecretId=self.secret_arn, SecretString=value)
-        after = self.ring()
-        self.out(
-            f"cursor key: new key {after.current.kid} in {self.secret_arn}; the functions sign with it once they "
-            f"re-read the secret (within {keyring.REFRESH_SECONDS} s, at once when shown a cursor it signed)"
-        )
-        if after.previous is not None and after.previous.valid_until is not None:
-            self.out(
-                f"old key {after.previous.kid}: cursors it signed stay valid until "
-                f"{_moment(after.previous.valid_until)} ({self.grace_s} s), then are refused"
-            )
-        return after
+    output: ClassVar[str] = OUTPUT
+    key: ClassVar[str] = "cursor key"
+    signed: ClassVar[str] = "cursors"
+    why_grace: ClassVar[str] = "an instance's re-read and a cursor's lifetime"
+    after_revoke: ClassVar[str] = "their readers start again from the first page"

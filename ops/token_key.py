@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import ClassVar
 
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
@@ -49,14 +50,22 @@ def _moment(epoch: float) -> str:
 
 @dataclass
 class TokenKeyRotator:
+    """Rotates a signing key that the functions read as a ring (keyring.py); the cursor key's rotator
+    (cursor_key.py) is this one with its own secret, grace and words."""
+
     session: boto3.Session
     stack: str
     out: Callable[[str], None] = print
     now: Callable[[], float] = time.time
     grace_s: int = field(default=FUNCTIONS_GRACE_S)  # the functions' setting: what this tool reports and checks
+    output: ClassVar[str] = OUTPUT
+    key: ClassVar[str] = "token key"
+    signed: ClassVar[str] = "tokens"
+    why_grace: ClassVar[str] = "longer than a player token lives"
+    after_revoke: ClassVar[str] = "players get new tokens from the game's backend"
 
     def __post_init__(self) -> None:
-        (self.secret_arn,) = require(stack_outputs(self.session, self.stack), OUTPUT)
+        (self.secret_arn,) = require(stack_outputs(self.session, self.stack), self.output)
         self.secrets = self.session.client("secretsmanager")
         self.store = SecretsManagerSecrets(lambda: self.secrets)  # reads as the functions read
 
@@ -71,7 +80,7 @@ class TokenKeyRotator:
         if previous is not None and previous.valid_at(self.now()) and not (force or revoke):
             assert previous.valid_until is not None  # a previous key always has its end
             raise RotationRefused(
-                f"the last rotation's grace runs until {_moment(previous.valid_until)}: tokens signed with key "
+                f"the last rotation's grace runs until {_moment(previous.valid_until)}: {self.signed} signed with key "
                 f"{previous.kid} are still accepted, and only two keys are valid at a time, so rotating again now "
                 "would refuse them at once. Rotate after that time, or force it (FORCE=1) to refuse them now"
             )
@@ -85,17 +94,17 @@ class TokenKeyRotator:
             )
         after = self.ring()
         self.out(
-            f"token key: new key {after.current.kid} in {self.secret_arn}; the functions sign with it once they "
-            f"re-read the secret (within {keyring.REFRESH_SECONDS} s)"
+            f"{self.key}: new key {after.current.kid} in {self.secret_arn}; the functions sign with it once they "
+            f"re-read the secret (within {keyring.REFRESH_SECONDS} s, at once when shown something it signed)"
         )
         if revoke:
             self.out(
-                f"old key {before.current.kid}: revoked, its tokens are refused once the functions re-read the "
-                f"secret (within {keyring.REFRESH_SECONDS} s); players get new tokens from the game's backend"
+                f"old key {before.current.kid}: revoked, its {self.signed} are refused once the functions re-read the "
+                f"secret (within {keyring.REFRESH_SECONDS} s); {self.after_revoke}"
             )
         elif after.previous is not None and after.previous.valid_until is not None:
             self.out(
-                f"old key {after.previous.kid}: tokens it signed stay valid until {_moment(after.previous.valid_until)}"
-                f" ({self.grace_s} s, longer than a player token lives), then are refused"
+                f"old key {after.previous.kid}: {self.signed} it signed stay valid until "
+                f"{_moment(after.previous.valid_until)} ({self.grace_s} s, {self.why_grace}), then are refused"
             )
         return after
