@@ -128,19 +128,10 @@ class LocalKeys:
     def _read_view(self) -> dict[str, str]:
         view = {}
         for title in rotation.KEY_CLASSES.values():
-            for key in self._plan_keys(self.outputs[f"{title}UsagePlanId"]):
+            for key in rotation.plan_keys(self.apigw, self.outputs[f"{title}UsagePlanId"]):
                 if self.apigw.get_api_key(apiKey=key["id"]).get("enabled"):
                     view[key["value"]] = key["id"]
         return view
-
-    def _plan_keys(self, plan_id: str) -> list[dict]:
-        keys, position = [], None
-        while True:
-            page = self.apigw.get_usage_plan_keys(usagePlanId=plan_id, **({"position": position} if position else {}))
-            keys += page.get("items", [])
-            position = page.get("position")
-            if not position:
-                return keys
 
     def current(self, access: str) -> str:
         """The class's key value now (its secret's AWSCURRENT), as a client fetches it after a rotation."""
@@ -155,7 +146,7 @@ class LocalKeys:
             (first,) = [k for k in keys if k.get("value") == values[access]]
             patch = [{"op": "replace", "path": "/enabled", "value": "true"}]
             self.control.update_api_key(apiKey=first["id"], patchOperations=patch)
-            in_plan = {k["id"] for k in self._plan_keys(plan_id)}
+            in_plan = {k["id"] for k in rotation.plan_keys(self.apigw, plan_id)}
             if first["id"] not in in_plan:
                 self.control.create_usage_plan_key(usagePlanId=plan_id, keyId=first["id"], keyType="API_KEY")
             for key_id in in_plan - {first["id"]}:

@@ -36,6 +36,12 @@ PREVIOUS = "AWSPREVIOUS"
 NEW_KEY_PICKUP_S = 1.0
 
 
+def plan_keys(apigw, plan_id: str) -> list[dict]:
+    """Every key of a usage plan (API Gateway pages them)."""
+    pages = apigw.get_paginator("get_usage_plan_keys").paginate(usagePlanId=plan_id)
+    return [key for page in pages for key in page.get("items", [])]
+
+
 class RefreshFailed(Exception):
     pass
 
@@ -79,7 +85,7 @@ class Rotator:
         if routes.ADMIN in accesses:
             self.refresh_dashboard()  # Nginx adds the admin key: it must send the new one before the old goes
         plans = {access: self.outputs[f"{KEY_CLASSES[access]}UsagePlanId"] for access in accesses}
-        old = {a: [k["id"] for k in self._plan_keys(plans[a]) if k["id"] != new_keys[a]] for a in accesses}
+        old = {a: [k["id"] for k in plan_keys(self.apigw, plans[a]) if k["id"] != new_keys[a]] for a in accesses}
         if any(old.values()) and grace_s > 0:
             self.out(f"the old key(s) stay valid for {grace_s:.0f} s while clients pick up the new values")
             self.wait(grace_s)
@@ -121,15 +127,6 @@ class Rotator:
                     SecretId=secret_arn, VersionStage=PREVIOUS, RemoveFromVersionId=version["VersionId"]
                 )
                 self.out(f"{access} key: the old value is no longer accepted ({PREVIOUS} removed in {secret_arn})")
-
-    def _plan_keys(self, plan_id: str) -> list[dict]:
-        keys, position = [], None
-        while True:
-            page = self.apigw.get_usage_plan_keys(usagePlanId=plan_id, **({"position": position} if position else {}))
-            keys += page.get("items", [])
-            position = page.get("position")
-            if not position:
-                return keys
 
     def _retire(self, plan_id: str, key_id: str) -> None:
         """Out of the usage plan (API Gateway refuses it from then on); deleted if this tool made it."""
