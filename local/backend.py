@@ -19,7 +19,7 @@ from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
-from local.keys import LocalKeys
+from local.keys import LocalKeys, kept_digest_key
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, TASK_SECONDS, ScheduledInvoker
 from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
@@ -222,7 +222,7 @@ class Backend:
         if self.cors_origins:
             env["CORS_ALLOWED_ORIGINS"] = ",".join(self.cors_origins)
         if self.persist_dir is not None and not os.environ.get("DIGEST_KEY"):
-            env["DIGEST_KEY"] = _kept_digest_key(Path(self.persist_dir))
+            env["DIGEST_KEY"] = kept_digest_key(Path(self.persist_dir))
         return env
 
     def _start_stream_consumers(self, handlers: dict) -> list[StreamPoller]:
@@ -392,14 +392,3 @@ def _check_functions(template: dict) -> None:
             f"warning: template handlers {sorted(in_template)} differ from routes.py {sorted(in_routes)}",
             file=sys.stderr,
         )
-
-
-def _kept_digest_key(persist_dir: Path) -> str:
-    """The digest key of data kept across runs: made once and kept beside the tables, as the deployment's secret
-    outlives its functions (a new key per run would lose every hashed item: runs, counters, erasure items)."""
-    path = persist_dir / "digest-key"
-    if not path.exists():
-        persist_dir.mkdir(parents=True, exist_ok=True)
-        path.touch(mode=0o600)
-        path.write_text(secrets.token_urlsafe(32))
-    return path.read_text().strip()

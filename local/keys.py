@@ -13,6 +13,7 @@ A process of its own, not moto's in-process server: moto's backends are the proc
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 import threading
@@ -175,3 +176,14 @@ class LocalKeys:
 
 def _nothing() -> None:
     pass
+
+
+def kept_digest_key(persist_dir: Path) -> str:
+    """The digest key of data kept across runs: made once and kept beside the tables, as the deployment's secret
+    outlives its functions (a new key per run would lose every hashed item: runs, counters, erasure items)."""
+    path = persist_dir / "digest-key"
+    if not path.exists():
+        persist_dir.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(32))
+    return path.read_text().strip()

@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard import cursors, keys
 from leaderboard.errors import BadRequest
-from local.backend import _kept_digest_key
+from local.keys import kept_digest_key
 from tests.unit.conftest import CURSOR_SECRET
 
 PLAYER = "ada"
@@ -62,7 +62,7 @@ def test_a_cursor_tagged_with_the_secrets_value_itself_is_refused(in_memory):
 
 
 def test_a_persisted_local_stack_keeps_its_digest_key(tmp_path):
-    first = _kept_digest_key(tmp_path / "data")
-    assert len(first) >= 32 and _kept_digest_key(tmp_path / "data") == first
+    first = kept_digest_key(tmp_path / "data")
+    assert len(first) >= 32 and kept_digest_key(tmp_path / "data") == first
     assert stat.S_IMODE((tmp_path / "data" / "digest-key").stat().st_mode) == 0o600
-    assert _kept_digest_key(tmp_path / "other") != first
+    assert kept_digest_key(tmp_path / "other") != first
