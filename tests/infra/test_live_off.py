@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import aws_cdk as cdk
@@ -90,11 +91,24 @@ def test_the_shared_role_has_no_live_statement(off):
     assert "BroadcasterFailures" not in policies
 
 
-def test_no_live_alarm_or_graph(off):
-    alarms = _of_type(off, "AWS::CloudWatch::Alarm")
-    assert alarms  # monitoring is on in dev: the test would see live alarms if there were any
-    text = json.dumps(alarms) + json.dumps(_of_type(off, "AWS::CloudWatch::Dashboard"))
-    assert "AWS/AppSync" not in text and "LiveKey" not in text and "BroadcasterFailures" not in text
+@pytest.fixture(scope="module")
+def off_full() -> dict:
+    """Live off at monitoring level "full" (every alarm and the CloudWatch dashboard; dev's own is "essential")."""
+    stage = {**cdk_json_context()["stages"][STAGE], **OFF, "monitoring": {"level": "full"}}
+    app = build_app(STAGE, context={"stages": {STAGE: stage}}, nag=False)
+    return app.synth().get_stack_by_name(stack_name(STAGE)).template
+
+
+@pytest.mark.parametrize("level", ["essential", "full"])
+def test_no_live_alarm_or_graph(level, off, off_full):
+    template = off if level == "essential" else off_full
+    alarms = _of_type(template, "AWS::CloudWatch::Alarm")
+    dashboards = _of_type(template, "AWS::CloudWatch::Dashboard")
+    assert alarms and bool(dashboards) == (level == "full")  # what there is to look into
+    text = json.dumps(alarms) + json.dumps(dashboards)
+    assert "Rank counter" in text or "RankCounter" in text  # the stream's other reader is still watched
+    for live_only in ("AWS/AppSync", "LiveKey", "BroadcasterFailures", "Live:", "LiveBroadcasterFailedBatches"):
+        assert live_only not in text, live_only
 
 
 def test_the_dashboard_csp_names_no_appsync_host(off):
@@ -124,3 +138,24 @@ def test_cdk_nag_and_cfn_lint_pass_with_live_off(off, concrete_app, tmp_path):
 def test_live_enabled_must_be_a_boolean():
     with pytest.raises(ValueError, match="live enabled"):
         Live(enabled="no")  # type: ignore[arg-type]
+
+
+def test_turning_live_off_removes_exactly_what_serves_live_updates(off, dev_template_json):
+    """The figure docs/OPERATIONS.md gives ("Turning live updates off": 245 to 236 resources in dev)."""
+    before = Counter(r["Type"] for r in dev_template_json["Resources"].values())
+    after = Counter(r["Type"] for r in off["Resources"].values())
+    assert before - after == Counter(
+        {
+            "AWS::AppSync::Api": 1,
+            "AWS::AppSync::ApiKey": 1,
+            "AWS::AppSync::ChannelNamespace": 1,
+            "AWS::Events::Rule": 1,  # the key's renewal
+            "AWS::Lambda::Permission": 1,  # the rule's to invoke the period closer
+            "AWS::Lambda::EventSourceMapping": 1,  # the broadcaster's
+            "AWS::SQS::Queue": 1,  # its failure queue
+            "AWS::SQS::QueuePolicy": 1,
+            "AWS::CloudWatch::Alarm": 1,  # that queue's (dev's "essential" level has no other live alarm)
+        }
+    )
+    assert not after - before
+    assert (len(dev_template_json["Resources"]), len(off["Resources"])) == (245, 236)
