@@ -77,6 +77,9 @@ def main(
         if args.command == "preflight":
             return 0 if preflight(session, stage_props(args.stage)) else 1
         if args.command == "renew-live-key":
+            if not stage_props(args.stage).live.enabled:  # Live(enabled=False): the stack has no Event API
+                print(f"live updates are off for stage {args.stage}: there is no live API key", file=sys.stderr)
+                return 1
             answer = live_key.renew(session, stack_name(args.stage))
             expires = datetime.fromtimestamp(answer["expires"], UTC).isoformat()
             print(f"live API key of {stack_name(args.stage)} renewed: it expires {expires}")

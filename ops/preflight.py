@@ -301,6 +301,8 @@ class Preflight:
 
     def live_api_key(self) -> Check:
         name = "live API key"
+        if not self.props.live.enabled:  # no Event API, no key (clients poll)
+            return Check(OK, name, "live updates are off (live enabled: false): no key to check")
         now, stage = self.now(), self.props.stage
         renew = live_key.RENEW_COMMAND.format(stage=stage)
         notes = []

@@ -26,15 +26,21 @@ class LeaderboardStack(Stack):
                 if board.edge_url
                 else {}
             ),
-            "LiveUrl": (
-                board.live_url,
-                "AppSync Events real-time URL of live updates (GET /leaderboards/{board} has it all)",
-            ),
-            # The live key's ids: `python -m ops renew-live-key` and preflight find the key by them.
-            "LiveApiId": (board.live.api.api_id, "AppSync Event API of live updates"),
-            "LiveApiKeyId": (
-                board.live.api_key.attr_api_key_id,
-                "Id of its subscribe-only API key (renewed by the stack)",
+            **(
+                {
+                    "LiveUrl": (
+                        board.live.realtime_url,
+                        "AppSync Events real-time URL of live updates (GET /leaderboards/{board} has it all)",
+                    ),
+                    # The live key's ids: `python -m ops renew-live-key` and preflight find the key by them.
+                    "LiveApiId": (board.live.api.api_id, "AppSync Event API of live updates"),
+                    "LiveApiKeyId": (
+                        board.live.api_key.attr_api_key_id,
+                        "Id of its subscribe-only API key (renewed by the stack)",
+                    ),
+                }
+                if board.live  # none with Live(enabled=False): no Event API
+                else {}
             ),
             "ScoresTableName": (board.tables.scores.table_name, "Live scores table"),
             "SnapshotsTableName": (board.tables.snapshots.table_name, "Append-only snapshot history"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from aws_cdk import Annotations, Duration, Stack
+from aws_cdk import aws_appsync as appsync
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_dynamodb as ddb
 from aws_cdk import aws_ec2 as ec2
@@ -40,7 +41,7 @@ class Leaderboard(Construct):
     docs/CONFIGURATION.md.
 
     Attributes: `api` (RestApi), `live_api` (the AppSync Event API of live updates) and `live_url` (its real-time
-    wss:// URL),
+    wss:// URL), both None with `live=Live(enabled=False)`,
     `edge` and `edge_url` (CloudFront in front of the API's public reads: the API's paths, cached),
     `scores_table` and `snapshots_table` (also `tables`; the `existing_*` ones where given), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,
@@ -86,20 +87,24 @@ class Leaderboard(Construct):
             self, "RankCounter", tables=self.tables, function=self.functions[routes.RANK_COUNTER.name]
         )
         functions.allow(self.rank_counter.role_statements)
-        self.live = LiveUpdates(
-            self,
-            "Live",
-            props=props,
-            tables=self.tables,
-            broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
-            renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
-        )
-        functions.allow(self.live.role_statements)
-        functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
-        functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
-        functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
-        self.live_api = self.live.api
-        self.live_url: str = self.live.realtime_url
+        # Live off (Live(enabled=False)): no Event API and nothing that serves it; the live-broadcaster function
+        # stays, idle (no trigger, no environment), so the function registry and the route table do not fork.
+        self.live: LiveUpdates | None = None
+        if props.live.enabled:
+            self.live = LiveUpdates(
+                self,
+                "Live",
+                props=props,
+                tables=self.tables,
+                broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
+                renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
+            )
+            functions.allow(self.live.role_statements)
+            functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
+            functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
+            functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
+        self.live_api: appsync.EventApi | None = self.live.api if self.live else None
+        self.live_url: str | None = self.live.realtime_url if self.live else None
         self.season = SeasonClosing(
             self,
             "Season",
@@ -128,7 +133,7 @@ class Leaderboard(Construct):
                 # depends on the REST API only (the dashboard's own distribution comes after the instance).
                 edge_host=self.edge.distribution.distribution_domain_name if self.edge else None,
                 # The page connects to the Event API's realtime endpoint itself; Nginx's CSP names exactly it.
-                live_realtime_url=self.live.realtime_url,
+                live_realtime_url=self.live_url or "",  # empty: live off, the CSP names no AppSync host
             )
         self.monitoring: LeaderboardMonitoring | None = None
         if props.monitoring.enabled:
@@ -142,7 +147,7 @@ class Leaderboard(Construct):
                 live=self.live,
                 failure_queues={
                     routes.RANK_COUNTER.name: self.rank_counter.failures,
-                    routes.LIVE_BROADCASTER.name: self.live.failures,
+                    **({routes.LIVE_BROADCASTER.name: self.live.failures} if self.live else {}),
                 },
                 instance=self.dashboard.instance if self.dashboard else None,
             )
@@ -172,7 +177,8 @@ class Leaderboard(Construct):
         """Consume the scores table's stream (every change of an entry, old and new image).
 
         A DynamoDB stream takes at most two readers per shard (more may be throttled), and this one has two: the
-        rank counters and live updates. A third reader slows them; give it a Kinesis data stream of the table."""
+        rank counters and live updates (one with live off). A third reader slows them; give it a Kinesis data
+        stream of the table."""
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=[

@@ -52,7 +52,7 @@ class LeaderboardMonitoring(Construct):
         tables: LeaderboardTables,
         functions: Mapping[str, lambda_.IFunction],
         api: apigw.RestApi,
-        live: LiveUpdates,
+        live: LiveUpdates | None,
         failure_queues: Mapping[str, sqs.IQueue] = {},  # noqa: B006 (read only)
         instance: ec2.Instance | None = None,
     ) -> None:
@@ -80,16 +80,19 @@ class LeaderboardMonitoring(Construct):
         counter_age = figures.stream_iterator_age(rank_counter)
         alarms.rank_counter_lag_alarm(factory, counter_age)
         rows.append(layout.rank_counter_row(counter_age, figures.counter_lag_reported(rank_counter)))
-        live_figures = figures.live_metrics(live.api.api_id)
-        broadcaster_age = figures.stream_iterator_age(functions[routes.LIVE_BROADCASTER.name])
-        alarms.live_alarms(factory, live_figures, broadcaster_age)
-        key_days_left = figures.live_key_days_left(functions[routes.PERIOD_CLOSER.name])
-        alarms.live_key_alarm(factory, key_days_left)
-        rows.append(layout.live_row(live_figures, broadcaster_age))
+        key_graph: list[cw.IWidget] = []
+        if live is not None:  # live off: no live alarms or graphs (the idle broadcaster keeps its function ones)
+            live_figures = figures.live_metrics(live.api.api_id)
+            broadcaster_age = figures.stream_iterator_age(functions[routes.LIVE_BROADCASTER.name])
+            alarms.live_alarms(factory, live_figures, broadcaster_age)
+            key_days_left = figures.live_key_days_left(functions[routes.PERIOD_CLOSER.name])
+            alarms.live_key_alarm(factory, key_days_left)
+            rows.append(layout.live_row(live_figures, broadcaster_age))
+            key_graph = [layout.live_key_graph(key_days_left)]
         waiting = [(name, figures.failed_batches(queue)) for name, queue in failure_queues.items()]
         for name, metric in waiting:
             alarms.failed_batches_alarm(factory, name, metric)
-        rows.append(layout.failures_row(waiting) + [layout.live_key_graph(key_days_left)])
+        rows.append(layout.failures_row(waiting) + key_graph)
         if instance is not None:
             instance_figures = figures.instance_metrics(instance)
             alarms.instance_alarm(factory, instance_figures)

@@ -77,6 +77,11 @@ class Monitoring:
 class Live:
     """Live updates through AppSync Events: the subscribe-only API key that discovery hands out."""
 
+    enabled: bool = True
+    """False: no live updates. No AppSync Event API, subscribe key or key renewal schedule, no live-broadcaster
+    stream mapping or failure queue (the scores stream has one reader, the rank counters), no live statements on
+    the shared role, no live alarms or graphs. Discovery (GET /leaderboards/{board}) has no `live` field and the
+    dashboard polls; the construct's `live_api` and `live_url` are None. Turning it off or on again is an update."""
     api_key_expires: str | None = None
     """Deprecated and ignored (a synth warning): the stack renews the subscribe-only AppSync API key itself, to 90
     days ahead every 6 hours (docs/OPERATIONS.md, "The live API key"). A fixed day here was a deploy that failed
@@ -86,6 +91,8 @@ class Live:
     (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.enabled, bool):
+            raise ValueError(f"live enabled must be true or false: {self.enabled!r}")
         if self.api_key_expires is not None and (
             not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires)
         ):

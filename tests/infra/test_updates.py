@@ -32,6 +32,7 @@ VARIANTS: dict[str, dict] = {
     "boards": {"boards": [*BASE["boards"], {"board_id": "laps", "order": "asc", "periods": ["all-time", "daily"]}]},
     "throttles": {"throttles": {"game_key_rate_limit": 50, "public_read_rate_limit": 250}},
     "live_key_rotated": {"live": {"api_key_generation": 2}},
+    "live_off": {"live": {"enabled": False}},
     "no_dashboard": {"dashboard": False},
     "group_replaced": {},  # the security group's description edited (below): a new group, so a new instance
 }
@@ -44,6 +45,8 @@ CHANGES = [
     ("a board added", "base", "boards"),
     ("throttles changed", "base", "throttles"),
     ("the live key rotated", "base", "live_key_rotated"),
+    ("live off", "base", "live_off"),
+    ("live on again", "live_off", "base"),
     ("the dashboard turned off", "base", "no_dashboard"),
     ("the dashboard turned on", "no_dashboard", "base"),
     ("the security group replaced", "base", "group_replaced"),
@@ -107,7 +110,7 @@ def test_a_new_ami_between_deploys_changes_nothing(templates):
     assert not update.refusals()
 
 
-@pytest.mark.parametrize("after", ["site", "instance_arch", "group_replaced"])
+@pytest.mark.parametrize("after", ["site", "instance_arch", "group_replaced", "live_off"])
 def test_the_vpc_origin_is_replaced_with_the_instance(templates, after):
     """A change that replaces the instance creates a new VPC origin (new logical id, new name) for it and deletes the
     old one after the distribution has moved: CloudFront never updates a VPC origin a distribution uses."""

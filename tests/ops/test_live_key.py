@@ -95,3 +95,20 @@ def test_renew_live_key_on_an_undeployed_stage_says_so(session, capsys):
 
     assert main(["renew-live-key", "--stage", "dev"], session=session) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_with_live_off_preflight_checks_no_key_and_renew_says_there_is_none(session, capsys, monkeypatch):
+    """A deployed stage with Live(enabled=False) has no LiveApiId/LiveApiKeyId outputs: preflight passes and says
+    why, and renew-live-key says live is off instead of asking for a deploy."""
+    import ops.__main__ as cli
+
+    session.client("cloudformation").create_stack(
+        StackName="leaderboard-dev",
+        TemplateBody=json.dumps({"Resources": {"M": {"Type": "AWS::SNS::Topic"}}}),
+    )
+    off = LeaderboardProps(stage="dev", live=Live(enabled=False))
+    result = check(session, off)
+    assert (result.status, result.detail) == (OK, "live updates are off (live enabled: false): no key to check")
+    monkeypatch.setattr(cli, "stage_props", lambda stage: off)
+    assert cli.main(["renew-live-key", "--stage", "dev"], session=session) == 1
+    assert "live updates are off for stage dev" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from botocore.credentials import Credentials
 
 from leaderboard import invocation, live_channels
 from leaderboard.data import live_events
+from tests.support import openapi_check
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -178,3 +179,21 @@ def test_no_live_field_when_live_updates_are_off(ddb, monkeypatch, reconfigure):
     reconfigure()
     status, board = call("GET", "/leaderboards/global")[:2]
     assert status == 200 and "live" not in board
+
+
+def test_with_live_off_discovery_is_the_same_board_without_live_as_the_document_says(ddb, monkeypatch, reconfigure):
+    """Live(enabled=False) gives the admin function none of LIVE_EVENTS_* (tests/infra/test_live_off.py): the
+    answer is the live-on answer minus `live`, which the OpenAPI document's Board schema leaves optional (`call`
+    validates the answer against it)."""
+    for name, value in LIVE_ENV.items():
+        monkeypatch.setenv(name, value)
+    reconfigure()
+    on = call("GET", "/leaderboards/global").body
+    for name in LIVE_ENV:
+        monkeypatch.delenv(name)
+    reconfigure()
+    off = call("GET", "/leaderboards/global")
+    assert off.status == 200
+    assert off.body == {k: v for k, v in on.items() if k != "live"} and "live" in on
+    board_schema = openapi_check.DOCUMENT["components"]["schemas"]["Board"]
+    assert "live" in board_schema["properties"] and "live" not in board_schema.get("required", [])
