@@ -25,13 +25,17 @@ class Response:
 
 
 class HandlerApi:
-    def __init__(self) -> None:
+    def __init__(self, keys: dict[str, str] | None = None) -> None:
+        """`keys`: each key class's value (routes.GAME, routes.ADMIN) where the settings give none (a stack whose
+        functions read them from their secrets)."""
         from leaderboard import routes
 
         self._routes = routes
         from leaderboard import invocation
 
         self._handlers = load_handlers(invocation.runtime())  # the benchmark's runtime (environment.connect)
+        s = invocation.settings()
+        self._keys = keys or {routes.GAME: s.game_api_key, routes.ADMIN: s.admin_api_key}
 
     def call(self, method: str, path: str, query: dict | None = None, body: Any = None) -> Response:
         route, _, params = self._routes.match_route(method, path)
@@ -40,9 +44,7 @@ class HandlerApi:
         raw = None if body is None else json.dumps(body).encode()
         headers = [("Content-Type", "application/json")] if raw else []
         if route.access == self._routes.GAME_OR_RUN:  # no key at API Gateway: the function compares the game key
-            from leaderboard import invocation
-
-            headers.append(("x-api-key", invocation.settings().game_api_key))
+            headers.append(("x-api-key", self._keys[self._routes.GAME]))
         req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], headers, raw)
         event = build_event(req, route.path, params, STAGE, *self._key(route))
         context = LambdaContext(route.function.name, req.request_id, route.function.timeout_seconds)
@@ -52,16 +54,12 @@ class HandlerApi:
         seconds = time.perf_counter() - started
         return Response(result["statusCode"], json.loads(result["body"]), seconds)
 
-    @staticmethod
-    def _key(route) -> tuple[str | None, str | None]:
+    def _key(self, route) -> tuple[str | None, str | None]:
         """Keyed routes are called as the holder of the right key would call them (its value and an id, as API
         Gateway passes them; the functions tell the classes apart by the value)."""
-        from leaderboard import invocation
-
         if not route.needs_key:
             return None, None
-        s = invocation.settings()
-        return (s.admin_api_key if route.access == "admin" else s.game_api_key), "in-process"
+        return self._keys[route.access], "in-process"
 
     # --- the routes the benchmark uses ----------------------------------------------------
 

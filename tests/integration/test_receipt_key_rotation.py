@@ -79,7 +79,9 @@ def deployed_secret(session: boto3.Session) -> tuple[str, str]:
         },
         "Outputs": {OUTPUT: {"Value": arn}},
     }
-    session.client("cloudformation").create_stack(StackName=f"leaderboard-{STAGE}", TemplateBody=json.dumps(template))
+    cloudformation = session.client("cloudformation")
+    cloudformation.delete_stack(StackName=f"leaderboard-{STAGE}")  # another test's stage on the same stand-in
+    cloudformation.create_stack(StackName=f"leaderboard-{STAGE}", TemplateBody=json.dumps(template))
     return arn, seed
 
 

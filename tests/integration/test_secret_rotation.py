@@ -26,8 +26,6 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
-from moto.server import ThreadedMotoServer
 
 from ops.__main__ import main
 from tests.integration.test_receipt_key_rotation import operator_session
@@ -39,17 +37,11 @@ RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
 
 
 @pytest.fixture(scope="module")
-def standin():
-    """Moto's server on a free port: Secrets Manager and CloudFormation over HTTP, as AWS answers them."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    url = f"http://{host}:{port}"
-    try:
-        yield url
-    finally:
-        requests.post(f"{url}/moto-api/reset", timeout=30)  # moto's accounts are the process's: leave none behind
-        server.stop()
+def standin(stack):
+    """The local stack's AWS stand-in (moto's server, local/keys.py): Secrets Manager and CloudFormation over HTTP, as
+    AWS answers them. The functions read every secret from one endpoint, the API keys' too, so the rotated secrets
+    live beside them."""
+    return stack.keys.endpoint
 
 
 def deployed(session, stage: str, **secret_names: str) -> dict[str, str]:
@@ -69,7 +61,9 @@ def deployed(session, stage: str, **secret_names: str) -> dict[str, str]:
         },
         "Outputs": {output: {"Value": arns[name]} for name, output in secret_names.items() if output},
     }
-    session.client("cloudformation").create_stack(StackName=f"leaderboard-{stage}", TemplateBody=json.dumps(template))
+    cloudformation = session.client("cloudformation")
+    cloudformation.delete_stack(StackName=f"leaderboard-{stage}")  # another test's stage on the same stand-in
+    cloudformation.create_stack(StackName=f"leaderboard-{stage}", TemplateBody=json.dumps(template))
     return arns
 
 
