@@ -16,7 +16,7 @@ from .lru import LRU
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
 # Configs one instance keeps (docs/SECURITY.md, "Bounded memory"): only stored boards are cached, which max_boards
-# caps, but the cap is a prop and a board id is a request's; a config with rules is ~2-4 KB, so 1,024 are ~4 MB.
+# caps, but the cap is a prop and a board id is a request's; a config is ~350 B (a few KB with rules): under ~4 MB.
 BOARD_CACHE_KEPT = 1024
 
 # What BoardStore's counted writes answer.
