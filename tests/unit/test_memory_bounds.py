@@ -124,6 +124,21 @@ def test_a_period_over_the_player_budget_is_kept_alone_while_it_is_read() -> Non
     assert "big" not in lru and lru.weight == 1 and len(lru) == 1
 
 
+def test_the_lru_evicts_the_least_recently_used_and_weighs_a_value_again_when_put_again() -> None:
+    lru: LRU[str, list[int]] = LRU(2, 10, len)
+    lru.put("a", [1])
+    lru.put("b", [1])
+    assert lru.get("a") == [1]  # now the most recent
+    lru.put("c", [1])
+    assert "b" not in lru and "a" in lru and "c" in lru
+    grown = lru.get("a")
+    assert grown is not None
+    grown.extend(range(9))  # a replay read on: weighed again when put again, over the weight: "c" goes
+    lru.put("a", grown)
+    assert lru.weight == 10 and "c" not in lru and len(lru) == 1
+    assert lru.pop("a") == grown and lru.weight == 0 and lru.pop("a") is None
+
+
 def test_a_million_board_ids_stay_under_the_board_cache_budget() -> None:
     """A million distinct board ids through the board cache: it keeps the BOARD_CACHE_KEPT most recent. The cache
     reads only a config's board_id, so each is a stand-in naming it (a million real configs take ~20 s to make)."""
