@@ -31,7 +31,7 @@ from .settings import Settings
 GAME, ADMIN = "game", "admin"
 REFRESH_SECONDS = 10  # a ring is read again this often (one ListSecretVersionIds when nothing changed)
 MIN_REFRESH_SECONDS = 1  # an unknown value re-reads at most this often (per value, when vouched)
-UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (an LRU: 64 digests, ~10 KB) to skip re-reads
+UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (an LRU: 64 digests, <20 KB) to skip re-reads
 MIN_CHARS = 1  # compared, not signed with: any length (a length check answered test stacks' short keys 500)
 
 
