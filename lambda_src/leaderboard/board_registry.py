@@ -12,8 +12,12 @@ from . import boards, cursors, invocation, keys, periods, plausibility
 from .boards import BoardConfig
 from .clock import iso
 from .errors import BadRequest, Conflict, NotFound
+from .lru import LRU
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
+# Configs one instance keeps (docs/SECURITY.md, "Bounded memory"): only stored boards are cached, which max_boards
+# caps, but the cap is a prop and a board id is a request's; a config is ~350 B (a few KB with rules): under ~4 MB.
+BOARD_CACHE_KEPT = 1024
 
 # What BoardStore's counted writes answer.
 CREATED, EXISTS, FULL, BUSY, DELETED, MISSING = "created", "exists", "full", "busy", "deleted", "missing"
@@ -70,17 +74,17 @@ class BoardCache:
     """Configs of boards stored in the table, as last read by this function instance (its runtime holds one)."""
 
     def __init__(self) -> None:
-        self.read_at: dict[str, tuple[float, BoardConfig]] = {}
+        self.read_at: LRU[str, tuple[float, BoardConfig]] = LRU(BOARD_CACHE_KEPT)
 
     def get(self, board_id: str) -> BoardConfig | None:
         hit = self.read_at.get(board_id)
         return hit[1] if hit and time.monotonic() - hit[0] < BOARD_CACHE_SECONDS else None
 
     def put(self, config: BoardConfig) -> None:
-        self.read_at[config.board_id] = (time.monotonic(), config)
+        self.read_at.put(config.board_id, (time.monotonic(), config))
 
     def forget(self, board_id: str) -> None:
-        self.read_at.pop(board_id, None)
+        self.read_at.pop(board_id)
 
 
 def _cache() -> BoardCache:

@@ -20,19 +20,18 @@ REFRESH_SECONDS past the grace (docs/DESIGN.md, "Key classes through rotation").
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from . import keyring
+from .lru import LRU
 from .settings import Settings
 
 # routes.GAME and routes.ADMIN (routing/access.py is a layer above: tests/unit/test_key_classes.py holds them equal)
 GAME, ADMIN = "game", "admin"
 REFRESH_SECONDS = 10  # a ring is read again this often (one ListSecretVersionIds when nothing changed)
 MIN_REFRESH_SECONDS = 1  # an unknown value re-reads at most this often (per value, when vouched)
-UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (bounded) to skip re-reading for them
+UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (an LRU: 64 digests, <20 KB) to skip re-reads
 MIN_CHARS = 1  # compared, not signed with: any length (a length check answered test stacks' short keys 500)
 
 
@@ -67,8 +66,7 @@ class KeyClasses:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._rings, self._configured, self._clock = dict(rings), dict(configured), clock
-        self._unknown: OrderedDict[bytes, float] = OrderedDict()  # digest of a vouched value -> when found unknown
-        self._lock = threading.Lock()
+        self._unknown: LRU[bytes, float] = LRU(UNKNOWN_KEPT)  # digest of a vouched value -> when found unknown
 
     def configured(self, access: str) -> bool:
         return self._configured.get(access, False)
@@ -87,15 +85,10 @@ class KeyClasses:
         if any(other.get().matches(value, 0) for other in others):
             return False  # the other class's key, as last read: no read for it
         digest = hashlib.sha256(value.encode()).digest()
-        with self._lock:
-            found_unknown = self._unknown.get(digest)
-            if found_unknown is not None and self._clock() - found_unknown < MIN_REFRESH_SECONDS:
-                return False
+        found_unknown = self._unknown.get(digest)
+        if found_unknown is not None and self._clock() - found_unknown < MIN_REFRESH_SECONDS:
+            return False
         if ring.refreshed(min_age=0).matches(value, 0):
             return True
-        with self._lock:
-            self._unknown[digest] = self._clock()
-            self._unknown.move_to_end(digest)
-            while len(self._unknown) > UNKNOWN_KEPT:
-                self._unknown.popitem(last=False)
+        self._unknown.put(digest, self._clock())
         return False

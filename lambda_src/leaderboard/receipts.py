@@ -8,8 +8,11 @@ pins that prefix of the chain.
 
 Cost: a function instance keeps each board period's replay (the runtime's `replays`) and reads only the records
 appended since, at most REPLAY_BUDGET_RECORDS per request; a longer catch-up answers 409 (log catching up,
-retry_after_seconds) and goes on at the next request. A warm receipt costs the entry read, the head read, the
-player's key read and one page of new records; the signature (pure-Python Ed25519) costs a few milliseconds.
+retry_after_seconds) and goes on at the next request. The replays kept are bounded (an LRU of REPLAY_KEPT_PERIODS
+periods holding REPLAY_KEPT_PLAYERS players in all): asking for many periods evicts the least recently asked, whose
+next receipt replays its log again, rather than growing the instance until it falls over. A warm receipt costs
+the entry read, the head read, the player's key read and one page of new records; the signature (pure-Python
+Ed25519) costs a few milliseconds.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from . import hashchain, invocation
 from .boards import DESC, BoardConfig
 from .clock import ms
 from .errors import Conflict, NotFound
+from .lru import LRU
 
 if TYPE_CHECKING:
     from .hashchain import ChainStore
@@ -30,6 +34,14 @@ if TYPE_CHECKING:
 LOG_PAGE = 100  # records per read of the log store (its route's largest page)
 REPLAY_BUDGET_RECORDS = 20_000  # records one request may replay: 200 reads at most
 GENESIS_HASH = hashchain.GENESIS_HASH
+# What one instance keeps replayed (docs/SECURITY.md, "Bounded memory"): the receipt route is public, so asking for
+# period after period must not grow it without limit. A replayed player costs about 313 B (its commitment, score and
+# time) and a period's standings about 400 B (tests/unit/test_memory_bounds.py measures both): 100,000 players are
+# ~31 MB, an eighth of the default 256 MB function, and more than a receipt catches up with in a few requests.
+REPLAY_KEPT_PLAYERS = 100_000
+REPLAY_KEPT_PERIODS = 256  # board periods: far more than are live at once
+REPLAYED_PLAYER_BYTES, REPLAYED_PERIOD_BYTES = 313, 400
+REPLAY_KEPT_BYTES = REPLAY_KEPT_PLAYERS * REPLAYED_PLAYER_BYTES + REPLAY_KEPT_PERIODS * REPLAYED_PERIOD_BYTES
 SETTERS, DELETERS = frozenset({"score", "approve"}), frozenset({"remove", "erase"})
 
 
@@ -114,7 +126,7 @@ class Replays:
     """Each board period's standings as replayed so far, for one function instance (the runtime's)."""
 
     def __init__(self) -> None:
-        self._held: dict[tuple[str, str], Standings] = {}
+        self._held: LRU[tuple[str, str], Standings] = LRU(REPLAY_KEPT_PERIODS, REPLAY_KEPT_PLAYERS, _players_held)
         self._lock = threading.Lock()
 
     def caught_up(self, log: ChainStore, board_id: str, period_id: str, head_seq: int) -> Standings:
@@ -122,24 +134,35 @@ class Replays:
         with self._lock:
             held = self._held.get((board_id, period_id))
             if held is None or held.seq > head_seq:  # new here, or a log that went back (a test's reset)
-                held = self._held[(board_id, period_id)] = Standings()
-            budget = REPLAY_BUDGET_RECORDS
-            while held.seq < head_seq:
-                if budget <= 0:
-                    raise CatchingUp(
-                        f"log catching up: this period's log has {head_seq} records and is still being read "
-                        "for receipts: ask again in a moment",
-                        held.seq,
-                        head_seq,
-                    )
-                page, _ = log.page(board_id, period_id, held.seq, min(LOG_PAGE, head_seq - held.seq))
-                if not page:
-                    raise LogBroken(f"the log ends at {held.seq}, before its head {head_seq}")
-                for record in page:
-                    if record["seq"] <= head_seq:
-                        held.apply(record)
-                budget -= len(page)
-            return held
+                held = Standings()
+            try:
+                return self._replay(log, board_id, period_id, head_seq, held)
+            finally:  # kept, and weighed again, even when the budget ran out: the next request goes on from here
+                self._held.put((board_id, period_id), held)
+
+    @staticmethod
+    def _replay(log: ChainStore, board_id: str, period_id: str, head_seq: int, held: Standings) -> Standings:
+        budget = REPLAY_BUDGET_RECORDS
+        while held.seq < head_seq:
+            if budget <= 0:
+                raise CatchingUp(
+                    f"log catching up: this period's log has {head_seq} records and is still being read "
+                    "for receipts: ask again in a moment",
+                    held.seq,
+                    head_seq,
+                )
+            page, _ = log.page(board_id, period_id, held.seq, min(LOG_PAGE, head_seq - held.seq))
+            if not page:
+                raise LogBroken(f"the log ends at {held.seq}, before its head {head_seq}")
+            for record in page:
+                if record["seq"] <= head_seq:
+                    held.apply(record)
+            budget -= len(page)
+        return held
+
+
+def _players_held(standings: Standings) -> int:
+    return len(standings.entries) + len(standings.hidden)
 
 
 def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:

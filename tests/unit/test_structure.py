@@ -365,7 +365,7 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "leaves every layer reads: settings, the clock, errors, value types, table facts, keys, limits",
             (
                 "", "attribute_values", "clock", "errors", "frozen", "function_registry", "invocation", "keys",
-                "limits", "live_channels", "metrics", "model", "schema", "settings", "text",
+                "limits", "live_channels", "lru", "metrics", "model", "schema", "settings", "text",
                 "vendor", "vendor.rfc8785", "vendor.rfc8785._impl", "vendor.jwt", *(f"vendor.jwt.{j}" for j in (
                     "algorithms", "api_jwk", "api_jws", "api_jwt", "exceptions", "help", "jwk_set_cache",
                     "jwks_client", "types", "utils", "warnings",
