@@ -112,7 +112,7 @@ class Edge(Construct):
         sort_query = cloudfront.Function(
             self,
             "SortQuery",
-            comment="Leaderboard edge: query parameters in sorted order, so equal queries share a cache entry",
+            comment="Leaderboard edge: query parameters in sorted order, and the viewer address for the WAF",
             code=cloudfront.FunctionCode.from_inline(SORT_QUERY_FUNCTION),
             runtime=cloudfront.FunctionRuntime.JS_2_0,
         )
