@@ -51,7 +51,7 @@ def client_route_pattern() -> str:
 
 class Waf:
     """The web ACL (`web_acl`, None where the prop turns WAF off), its association with `stage`, and the secret the
-    edge proves itself with (`edge_secret`, None with the web ACL)."""
+    edge proves itself with (`edge_secret`; both None without a WAF)."""
 
     def __init__(self, scope: Construct, *, props: LeaderboardProps, stage: apigw.Stage, metric_prefix: str) -> None:
         self.edge_secret: secretsmanager.Secret | None = None
