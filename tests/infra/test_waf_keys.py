@@ -69,7 +69,7 @@ def test_no_rate_key_reads_x_forwarded_for(prod_template_json, custom_template_j
     for template in (prod_template_json, custom_template_json):
         configs = [n["ForwardedIPConfig"] for n in _walk(template) if isinstance(n, dict) and "ForwardedIPConfig" in n]
         assert configs == [{"HeaderName": VIEWER_IP_HEADER, "FallbackBehavior": "MATCH"}]
-        assert "x-forwarded-for" not in json.dumps(template["Resources"]).lower()
+        assert "x-forwarded-for" not in json.dumps(_of_type(template, "AWS::WAFv2::WebACL")).lower()
 
 
 def test_each_rate_key_is_the_source_address_or_the_edge_written_viewer_under_the_proof(prod_template_json):
