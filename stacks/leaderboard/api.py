@@ -110,6 +110,8 @@ class LeaderboardApi(Construct):
         )
         self.rest_api = rest_api.api
         self.api_gateway_account = rest_api.api_gateway_account
-        self.web_acl = Waf(self, props=props, stage=rest_api.stage, metric_prefix=self.unique_name).web_acl
+        waf = Waf(self, props=props, stage=rest_api.stage, metric_prefix=self.unique_name)
+        self.web_acl = waf.web_acl
+        self.edge_proof_secret = waf.edge_secret  # the edge sends its value (edge.py)
         keys = ApiKeys(self.rest_api, props=props, secrets=secrets)
         self.usage_plans = keys.usage_plans

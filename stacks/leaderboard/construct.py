@@ -78,7 +78,11 @@ class Leaderboard(Construct):
         self.game_key_secret = self.api_construct.game_key_secret
         self.admin_key_secret = self.api_construct.admin_key_secret
         # The public reads' cache (CloudFront), with or without the dashboard.
-        self.edge: Edge | None = Edge(self, "Edge", rest_api=self.api) if props.edge else None
+        self.edge: Edge | None = (
+            Edge(self, "Edge", rest_api=self.api, proof_secret=self.api_construct.edge_proof_secret)
+            if props.edge
+            else None
+        )
         self.edge_url: str | None = self.edge.url if self.edge else None
         # The parts below receive the functions they work with and say what they need of the shared role and of
         # the functions' environment; this is the one place that hands it over (Functions.allow, .add_environment).

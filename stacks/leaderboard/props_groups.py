@@ -105,14 +105,15 @@ class Live:
 
 @dataclass(frozen=True, kw_only=True)
 class Waf:
-    """A regional WAF web ACL on the API stage with a per-client rate limit on reads (about 7 USD/month idle plus
-    0.60 USD per million requests)."""
+    """A regional WAF web ACL on the API stage with a per-client rate limit on reads and players' devices (about
+    7.40 USD/month idle with the edge's proof secret, plus 0.60 USD per million requests)."""
 
     enabled: bool | None = None
     """None: on in production, off outside it (a dev stage's cost), unless `requests_per_5_minutes_per_ip` is set."""
     requests_per_5_minutes_per_ip: int | None = None
-    """Reads (GET) one client may send in 5 minutes before WAF blocks it; a client is the viewer's address
-    (X-Forwarded-For, as CloudFront sends it) through the edge, the source address otherwise. None: 3,000
+    """Counted requests (GETs, bearer-token requests, any request to the token and run routes) one client may send
+    in 5 minutes before WAF blocks it; a client is its connecting address, or through the edge the viewer's address
+    the edge wrote (trusted only with the edge's secret proof header; never X-Forwarded-For). None: 3,000
     (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on unless `enabled` is False."""
 
     def __post_init__(self) -> None:

@@ -148,13 +148,13 @@ def test_a_waf_rate_given_turns_the_waf_on_and_blocks_a_client_over_it(custom_te
     ((acl_id, acl),) = _of_type(custom_template_json, "AWS::WAFv2::WebACL").items()
     props = acl["Properties"]
     assert props["Scope"] == "REGIONAL" and props["DefaultAction"] == {"Allow": {}}
-    by_ip, by_forwarded_ip = props["Rules"]
-    for rule in (by_ip, by_forwarded_ip):
+    by_ip, by_viewer = props["Rules"]
+    for rule in (by_ip, by_viewer):
         assert rule["Action"] == {"Block": {}}
         rate = rule["Statement"]["RateBasedStatement"]
         assert (rate["Limit"], rate["EvaluationWindowSec"]) == (1000, 300)
     assert by_ip["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "IP"
-    assert by_forwarded_ip["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "FORWARDED_IP"
+    assert by_viewer["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "FORWARDED_IP"  # the edge's header
     ((_, association),) = _of_type(custom_template_json, "AWS::WAFv2::WebACLAssociation").items()
     (stage_id,) = _of_type(custom_template_json, "AWS::ApiGateway::Stage")
     assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}

@@ -71,7 +71,8 @@ def test_behavior_reads_only_and_forwards_nothing_else(template, edge):
     assert behavior["AllowedMethods"] == ["GET", "HEAD", "OPTIONS"]
     assert behavior["CachedMethods"] == ["GET", "HEAD"]
     assert behavior["ViewerProtocolPolicy"] == "https-only"
-    # AWS's managed CORS-CustomOrigin policy: the Origin header only (for a preflight), no query string or cookie.
+    # Without a WAF (dev), AWS's managed CORS-CustomOrigin policy: the Origin header only (for a preflight), no query
+    # string or cookie; with it, tests/infra/test_waf_keys.py.
     assert behavior["OriginRequestPolicyId"] == CORS_CUSTOM_ORIGIN_POLICY and "ForwardedValues" not in behavior
     policy_id, _ = _one(template, "AWS::CloudFront::CachePolicy")
     assert behavior["CachePolicyId"] == {"Ref": policy_id}
@@ -109,10 +110,10 @@ def test_viewer_request_function_sorts_the_query(template, edge):
 def test_sort_function_puts_parameters_in_one_order():
     """The function's code, run by node: two orders of one query come out the same, values (and repeats) kept."""
     script = SORT_QUERY_FUNCTION + (
-        "var a = handler({request: {querystring: {period: {value: 'daily'}, limit: {value: '5'}, "
-        "cursor: {value: 'x', multiValue: [{value: 'x'}, {value: 'y'}]}}}});\n"
-        "var b = handler({request: {querystring: {cursor: {value: 'x', multiValue: [{value: 'x'}, {value: 'y'}]}, "
-        "limit: {value: '5'}, period: {value: 'daily'}}}});\n"
+        "var a = handler({viewer: {ip: '192.0.2.1'}, request: {headers: {}, querystring: {period: {value: 'daily'}, "
+        "limit: {value: '5'}, cursor: {value: 'x', multiValue: [{value: 'x'}, {value: 'y'}]}}}});\n"
+        "var b = handler({viewer: {ip: '192.0.2.1'}, request: {headers: {}, querystring: {cursor: {value: 'x', "
+        "multiValue: [{value: 'x'}, {value: 'y'}]}, limit: {value: '5'}, period: {value: 'daily'}}}});\n"
         "console.log(JSON.stringify([a.querystring, b.querystring]));\n"
     )
     out = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True).stdout
