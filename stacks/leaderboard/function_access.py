@@ -39,8 +39,11 @@ TOKEN_KEY_USERS = serving(routes.PLAYER, routes.GAME_OR_RUN) | {
 # Compare the key given with the class's value (http._check_key: a route reads only its own class's ring).
 GAME_KEY_USERS = serving(routes.GAME, routes.GAME_OR_RUN)
 ADMIN_KEY_USERS = serving(routes.ADMIN)
-# Sign and verify page cursors: the functions of the routes that take one.
-CURSOR_KEY_USERS = frozenset(r.function.name for r in routes.ROUTES if "cursor" in r.query)
+# Sign and verify page cursors: the functions of the routes that take one, and the live broadcaster, whose top
+# (live.read_top) is GET .../top's first page and signs its next_cursor when the board holds more than the top.
+CURSOR_KEY_USERS = frozenset(r.function.name for r in routes.ROUTES if "cursor" in r.query) | {
+    routes.LIVE_BROADCASTER.name
+}
 # The receipt key: receipts (GET .../receipt), the JWKS (its public halves are read from the secret that holds the
 # seed: lambda_src/leaderboard/receipt_keys.py), closing summaries signed by a close on request or on schedule,
 # and signed again by an erasure (player_removal.py), which both of those run.

@@ -22,6 +22,7 @@ SNAPSHOT, SIMULATOR, ADMIN = (
     routes.LEADERBOARD_ADMIN.name,
 )
 CLOSER = routes.PERIOD_CLOSER.name
+BROADCASTER = routes.LIVE_BROADCASTER.name
 EVERY = {f.name for f in routes.FUNCTIONS}
 # The functions that serve public routes only: what the internet reaches without a key or a token.
 PUBLIC_READ = (
@@ -34,7 +35,8 @@ PUBLIC_READ = (
 PROD_READERS = {
     "LeaderboardApiCursorSecret": EVERY,  # the digest key: player ids are hashed under it on most paths
     "LeaderboardApiTokenSigningSecret": {SUBMIT},  # issues and verifies player and run tokens
-    "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS},  # the routes that take a page cursor
+    # the routes that take a page cursor, and the live top (live.read_top: a first page, its next_cursor signed)
+    "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
     "LeaderboardApiGameKeySecret": {SUBMIT},  # game and game-or-run routes
     "LeaderboardApiAdminKeySecret": {ADMIN, SNAPSHOT, SIMULATOR},  # admin routes
     # receipts (player-stats), the JWKS (leaderboard-query: the public halves come from the seed's secret),
@@ -82,7 +84,7 @@ def test_outside_production_the_token_secret_is_also_the_cursor_users_seed(dev_t
     """Dev has no cursor secret (its idle budget): the cursor keys derive from the token secret's versions, so the
     functions of the cursor routes read it too (a known gap, docs/SECURITY.md). Exactly those, no more."""
     token = access.secret(dev_template_json, "LeaderboardApiTokenSigningSecret")
-    assert access.allowed_functions(dev_template_json, GET, token) == {SUBMIT, ADMIN, QUERY, STATS}
+    assert access.allowed_functions(dev_template_json, GET, token) == {SUBMIT, ADMIN, QUERY, STATS, BROADCASTER}
     game = access.secret(dev_template_json, "LeaderboardApiGameKeySecret")
     admin = access.secret(dev_template_json, "LeaderboardApiAdminKeySecret")
     assert access.allowed_functions(dev_template_json, GET, game) == {SUBMIT}
