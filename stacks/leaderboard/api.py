@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from aws_cdk import Names
 from constructs import Construct
 
+from . import function_access
 from .api_keys import ApiKeys, Secrets
 from .functions import POWERTOOLS_LAYER_PARAMETER, POWERTOOLS_VERSION, Functions
 from .paths import schema
@@ -79,28 +80,23 @@ class LeaderboardApi(Construct):
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
             "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.digest_secret).secret_arn,
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
-            # Each key class's value (current and previous), which tells the classes apart on keyed routes and is
-            # compared where API Gateway requires no key (routes.GAME_OR_RUN): ids change at every rotation.
-            "GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn,
-            "ADMIN_KEY_SECRET_ARN": secrets.admin_key_secret.secret_arn,
         }
         self.functions_part = Functions(
             self,
             props=props,
             tables=tables,
             environment=environment,
-            digest_secret=secrets.digest_secret,
-            receipt_secret=secrets.receipt_secret,
-            rotating_secrets=[
-                s
-                for s in (
-                    secrets.token_secret,
-                    secrets.cursor_secret,
-                    secrets.game_key_secret,
-                    secrets.admin_key_secret,
-                )
-                if s is not None
-            ],
+            secrets=secrets,
+        )
+        # Each key class's value (current and previous), which tells the classes apart on keyed routes and is
+        # compared where API Gateway requires no key (routes.GAME_OR_RUN): ids change at every rotation. Only to the
+        # functions that serve that class's routes, which alone may read it (function_access.py): a function told
+        # of the other class's secret would read it to tell that key apart (key_classes.KeyClasses.is_of).
+        self.functions_part.add_environment(
+            {"GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn}, sorted(function_access.GAME_KEY_USERS)
+        )
+        self.functions_part.add_environment(
+            {"ADMIN_KEY_SECRET_ARN": secrets.admin_key_secret.secret_arn}, sorted(function_access.ADMIN_KEY_USERS)
         )
         self.functions = self.functions_part.by_name
         self.role = self.functions_part.role
@@ -109,6 +105,8 @@ class LeaderboardApi(Construct):
             self, props=props, functions=self.functions, cors_origins=cors_origins, api_name=self.unique_name
         )
         self.rest_api = rest_api.api
+        # No traffic before the functions' scoped grants exist (on a first deploy; functions.py).
+        rest_api.stage.node.add_dependency(self.functions_part.scoped_policy)
         self.api_gateway_account = rest_api.api_gateway_account
         waf = Waf(self, props=props, stage=rest_api.stage, metric_prefix=self.unique_name)
         self.web_acl = waf.web_acl

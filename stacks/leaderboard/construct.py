@@ -116,6 +116,7 @@ class Leaderboard(Construct):
             closer=self.functions[routes.PERIOD_CLOSER.name],
             existing_bus=props.existing_event_bus,
         )
+        self.season.schedule.node.add_dependency(functions.scoped_policy)  # its first run reads the receipt key
         # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
         functions.add_environment(
             self.season.environment,

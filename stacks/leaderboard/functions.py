@@ -14,14 +14,14 @@ from aws_cdk import CfnResource, Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
+from . import function_access
+from .api_keys import Secrets
 from .nag import acknowledge
 from .naming import pascal
 from .paths import LAMBDA_SRC, routes
-from .player_erasure_policy import erasure_statements
 from .props import LeaderboardProps
 from .tables import LeaderboardTables
 
@@ -50,9 +50,7 @@ class Functions:
         props: LeaderboardProps,
         tables: LeaderboardTables,
         environment: Mapping[str, str],
-        digest_secret: secretsmanager.ISecret,
-        receipt_secret: secretsmanager.ISecret | None,
-        rotating_secrets: Sequence[secretsmanager.ISecret],
+        secrets: Secrets,
     ) -> None:
         removal = props.effective_removal_policy
         self.log_groups: dict[str, logs.LogGroup] = {
@@ -60,9 +58,7 @@ class Functions:
             for f in routes.FUNCTIONS
         }
         self.role_policy = iam.PolicyDocument(
-            statements=_shared_statements(
-                tables, list(self.log_groups.values()), digest_secret, receipt_secret, rotating_secrets
-            )
+            statements=_shared_statements(tables, list(self.log_groups.values()), secrets.digest_secret.secret_arn)
         )
         self.role = iam.Role(
             scope,
@@ -104,6 +100,27 @@ class Functions:
         for function in self.by_name.values():
             for name, value in props.function_overrides.items():
                 cast(CfnResource, function.node.default_child).add_property_override(name, value)
+        # The keys and the history's changes, each for the functions that need it (function_access.py). A policy of
+        # its own, attached once the functions exist: their ARNs in the role's inline policy would be a cycle (a
+        # function depends on its role). What starts calling the functions waits for it (`scoped_policy`).
+        self.scoped_policy = iam.Policy(
+            scope,
+            "FunctionScopedPolicy",
+            roles=[self.role],
+            statements=function_access.statements(
+                [
+                    *function_access.secret_grants(
+                        token=secrets.token_secret.secret_arn,
+                        cursor=(secrets.cursor_secret or secrets.token_secret).secret_arn,
+                        game_key=secrets.game_key_secret.secret_arn,
+                        admin_key=secrets.admin_key_secret.secret_arn,
+                        receipt=None if secrets.receipt_secret is None else secrets.receipt_secret.secret_arn,
+                    ),
+                    *function_access.snapshot_grants(tables.snapshots.table_arn),
+                ],
+                {name: function.function_arn for name, function in self.by_name.items()},
+            ),
+        )
 
     def allow(self, statements: Sequence[iam.PolicyStatement]) -> None:
         """More statements in the shared role's one inline policy (what another part of the construct needs)."""
@@ -117,13 +134,10 @@ class Functions:
 
 
 def _shared_statements(
-    tables: LeaderboardTables,
-    log_groups: list[logs.LogGroup],
-    digest_secret: secretsmanager.ISecret,
-    receipt_secret: secretsmanager.ISecret | None,
-    rotating_secrets: Sequence[secretsmanager.ISecret],
+    tables: LeaderboardTables, log_groups: list[logs.LogGroup], digest_secret_arn: str
 ) -> list[iam.PolicyStatement]:
-    """What every function of the one execution role may do: exactly the actions they use."""
+    """What every function of the one execution role may do: exactly the actions they use (what only some of them
+    may do is in the role's scoped policy: function_access.py)."""
     return [
         iam.PolicyStatement(
             sid="ScoresReadWrite",
@@ -154,42 +168,16 @@ def _shared_statements(
             resources=[cast(str, tables.scores.table_stream_arn)],  # the table has a stream
         ),
         iam.PolicyStatement(
-            sid="SnapshotsAppendRead",
-            # No UpdateItem or DeleteItem: the history is append-only.
-            actions=["dynamodb:PutItem", "dynamodb:Query"],
-            resources=[tables.snapshots.table_arn],
-        ),
-        *erasure_statements(tables),
-        iam.PolicyStatement(
             sid="OwnLogGroups",
             actions=["logs:CreateLogStream", "logs:PutLogEvents"],
             resources=[lg.log_group_arn for lg in log_groups],
         ),
         iam.PolicyStatement(
             sid="DigestKeyRead",
-            # One read per cold start: the current value only (it never rotates). Outside production also the
-            # receipt key's seed.
+            # Player ids are hashed under it (keys.py) on most paths: every function reads it, once per cold start,
+            # the current value only (it never rotates). Outside production also the receipt key's seed.
             actions=["secretsmanager:GetSecretValue"],
-            resources=[digest_secret.secret_arn],
-        ),
-        *(
-            []
-            if receipt_secret is None  # outside production the key is derived from the digest key (read above)
-            else [
-                iam.PolicyStatement(
-                    sid="ReceiptKeyRead",
-                    # One read per cold start (and every keyring.REFRESH_SECONDS): one value, no versions.
-                    actions=["secretsmanager:GetSecretValue"],
-                    resources=[receipt_secret.secret_arn],
-                )
-            ]
-        ),
-        iam.PolicyStatement(
-            sid="RotatingSecretsRead",
-            # The current and previous versions (keyring.py): the token and cursor signing keys, the game and admin
-            # keys' values (key_classes.py: the functions tell the key classes apart by value, through rotations).
-            actions=["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"],
-            resources=[s.secret_arn for s in rotating_secrets],
+            resources=[digest_secret_arn],
         ),
         iam.PolicyStatement(
             sid="XRayTraces",

@@ -10,6 +10,7 @@ from cdk_leaderboard.props import LeaderboardProps
 from cdk_leaderboard.regions import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, UNMAPPED
 
 from leaderboard import routes
+from tests.support import role_access
 from tests.support.cloudfront import dashboard_only
 
 
@@ -78,9 +79,9 @@ def test_each_key_value_comes_from_its_own_secret(dev_template_json):
 
 
 def test_each_function_knows_each_key_class_by_its_secret_not_its_id(dev_template_json):
-    """API Gateway accepts any plan's key on every keyed method; each function is given the secret each plan's key
-    takes its value from and answers a key of the wrong class with 403 (http._check_key, by value): no key id,
-    which a rotation changes (issue 39)."""
+    """API Gateway accepts any plan's key on every keyed method; each function is given the secret each of its
+    routes' plan's key takes its value from and answers a key of the wrong class with 403 (http._check_key, by
+    value): no key id, which a rotation changes (issue 39)."""
     resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
     keys = _plan_keys(dev_template_json)
     expected = {}
@@ -88,9 +89,16 @@ def test_each_function_knows_each_key_class_by_its_secret_not_its_id(dev_templat
         key = resources[keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]]
         expected[variable] = outputs[f"{name}KeySecretArn"]["Value"]
         assert json.dumps(expected[variable]) in json.dumps(key["Properties"]["Value"])
+    classes = {"GAME_KEY_SECRET_ARN": (routes.GAME, routes.GAME_OR_RUN), "ADMIN_KEY_SECRET_ARN": (routes.ADMIN,)}
     for name, fn in _route_functions(dev_template_json).items():
         variables = fn["Properties"]["Environment"]["Variables"]
-        assert {v: variables.get(v) for v in expected} == expected, name
+        # the classes of the routes it serves, whose secrets it alone may read (test_function_access.py)
+        served = {
+            v
+            for v, accesses in classes.items()
+            if any(r.function.name == name and r.access in accesses for r in routes.ROUTES)
+        }
+        assert {v: variables.get(v) for v in variables if v in expected} == {v: expected[v] for v in served}, name
         # no API Gateway key's id (the live key's id, LIVE_EVENTS_API_KEY_ID, is AppSync's: its renewal needs it)
         assert not {"GAME_API_KEY_ID", "ADMIN_API_KEY_ID"} & set(variables), name
     for key in set(keys.values()):
@@ -258,12 +266,17 @@ def test_functions_get_the_digest_key_and_may_read_only_its_current_value(dev_te
     (secret_id,) = [k for k in _of_type(dev_template_json, "AWS::SecretsManager::Secret") if "CursorSecret" in k]
     for fn in _route_functions(dev_template_json).values():
         assert fn["Properties"]["Environment"]["Variables"]["DIGEST_KEY_SECRET_ARN"] == {"Ref": secret_id}
-    roles = _of_type(dev_template_json, "AWS::IAM::Role")
-    role = next(r for r in roles.values() if r["Properties"].get("Description", "").startswith("Shared execution"))
-    statements = [s for p in role["Properties"]["Policies"] for s in p["PolicyDocument"]["Statement"]]
+    statements = role_access.statements(dev_template_json)
     readers = [s for s in statements if "secretsmanager" in json.dumps(s["Action"])]
-    # and the rotating secrets' statement (the token key, the game key): tests/infra/test_client_submissions.py;
+    # and the rotating secrets' statements, each scoped to the functions that use it: test_function_access.py;
     # production's receipt key: tests/infra/test_receipt_key.py
-    assert sorted(s["Sid"] for s in readers) == ["DigestKeyRead", "RotatingSecretsRead"]
+    assert sorted(s["Sid"] for s in readers) == [
+        "AdminKeyRead",
+        "CursorKeyRead",
+        "DigestKeyRead",
+        "GameKeyRead",
+        "TokenKeyRead",
+    ]
+    assert [s["Sid"] for s in readers if "Condition" not in s] == ["DigestKeyRead"]  # the only one every function reads
     (reader,) = [s for s in readers if s["Sid"] == "DigestKeyRead"]
     assert (reader["Action"], reader["Resource"]) == ("secretsmanager:GetSecretValue", {"Ref": secret_id})

@@ -4,9 +4,12 @@ the WAF's per-client count of bearer requests: test_launch_defaults.py; cdk-nag 
 
 from __future__ import annotations
 
+import json
+
 from cdk_leaderboard.props import LeaderboardProps
 
 from leaderboard import routes
+from tests.support import role_access
 
 TOKEN_ROUTES = [r for r in routes.ROUTES if r.access in (routes.PLAYER, routes.GAME_OR_RUN)]
 
@@ -34,25 +37,30 @@ def test_a_signing_secret_of_its_own_signs_the_tokens_and_every_function_knows_i
         if "SCORES_TABLE" not in variables:
             continue
         assert variables["TOKEN_SIGNING_SECRET_ARN"] == {"Ref": token_secret}
-        assert variables["GAME_KEY_SECRET_ARN"] == {"Ref": game_secret}
+        # the game key's secret only where game-key routes are served (test_function_access.py)
+        if function["Properties"]["Handler"] == routes.SCORE_SUBMIT.handler:
+            assert variables["GAME_KEY_SECRET_ARN"] == {"Ref": game_secret}
         assert isinstance(variables["TOKEN_ISSUER"], str) and variables["TOKEN_ISSUER"]
 
 
 def test_the_functions_read_both_versions_of_the_rotating_secrets_and_nothing_else(dev_template_json):
-    (role,) = [
-        r
-        for k, r in _of_type(dev_template_json, "AWS::IAM::Role").items()
-        if k.endswith("FunctionRole") or "FunctionRole" in k
-    ]
-    (policy,) = role["Properties"]["Policies"]
-    (statement,) = [s for s in policy["PolicyDocument"]["Statement"] if s["Sid"] == "RotatingSecretsRead"]
-    assert sorted(statement["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
+    """Current and previous versions (keyring.py), each secret in a statement of its own, scoped to the functions
+    that use it (tests/infra/test_function_access.py)."""
+    statements = role_access.by_sid(dev_template_json)
+    rotating = {
+        sid: s for sid, s in statements.items() if "secretsmanager:ListSecretVersionIds" in json.dumps(s["Action"])
+    }
+    for statement in rotating.values():
+        assert sorted(statement["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
+        assert "ArnEquals" in statement["Condition"]
     expected = [
+        # the token secret twice outside production: the token key, and the seed of the cursor keys
+        _secret(dev_template_json, "signs player and run tokens"),
         _secret(dev_template_json, "signs player and run tokens"),
         _secret(dev_template_json, "game-server"),
         _secret(dev_template_json, "admin API key"),  # the key classes are told apart by value (key_classes.py)
     ]
-    assert sorted(r["Ref"] for r in statement["Resource"]) == sorted(expected)
+    assert sorted(s["Resource"]["Ref"] for s in rotating.values()) == sorted(expected)
 
 
 def test_the_token_routes_have_their_own_method_throttle_as_large_as_the_game_keys_plan(dev_template_json):

@@ -22,13 +22,21 @@ from cdk_leaderboard.tables import _SCORES, _SNAPSHOTS, LeaderboardTables, schem
 from cdk_nag import AwsSolutionsChecks
 
 from stacks.app_builder import cdk_json_context
+from tests.support import role_access
 
 ACCOUNT, REGION = "111111111111", "us-east-1"
 SCORES_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/game-scores"
 SCORES_STREAM_ARN = f"{SCORES_ARN}/stream/2026-01-01T00:00:00.000"
 SNAPSHOTS_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/game-snapshots"
 VPC_ID, SUBNET_ID = "vpc-0123456789abcdef0", "subnet-0123456789abcdef0"
-TABLE_STATEMENTS = {"ScoresReadWrite", "RankIndexQuery", "ScoresStreamRead", "SnapshotsAppendRead", "SnapshotsErasure"}
+TABLE_STATEMENTS = {
+    "ScoresReadWrite",
+    "RankIndexQuery",
+    "ScoresStreamRead",
+    "SnapshotsAppend",
+    "SnapshotsRead",
+    "SnapshotsErasure",
+}
 
 
 def _app() -> cdk.App:
@@ -106,12 +114,8 @@ def _resources(template: dict, kind: str) -> dict[str, dict]:
 
 
 def _role_statements(template: dict) -> dict[str, dict]:
-    """The functions' one role's inline policy, by statement id."""
-    (role,) = [
-        r for lid, r in _resources(template, "AWS::IAM::Role").items() if lid.startswith("LeaderboardApiFunctionRole")
-    ]
-    (policy,) = role["Properties"]["Policies"]
-    return {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
+    """The functions' one role's statements (inline and attached policies), by statement id."""
+    return role_access.by_sid(template)
 
 
 def test_with_everything_brought_no_table_vpc_or_flow_log_is_made(brought):
@@ -137,7 +141,8 @@ def test_the_role_has_the_same_statements_on_the_given_tables(brought, dev_templ
         "ScoresReadWrite": SCORES_ARN,
         "RankIndexQuery": f"{SCORES_ARN}/index/{schema.RANK_INDEX}",
         "ScoresStreamRead": SCORES_STREAM_ARN,
-        "SnapshotsAppendRead": SNAPSHOTS_ARN,
+        "SnapshotsAppend": SNAPSHOTS_ARN,
+        "SnapshotsRead": SNAPSHOTS_ARN,
         "SnapshotsErasure": SNAPSHOTS_ARN,
     }
 

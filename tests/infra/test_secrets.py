@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.support import role_access
+
 DIGEST = "LeaderboardApiCursorSecret18C616FF"  # tests/infra/stateful_ids.json: the value that keyed every item
 
 
@@ -32,12 +34,7 @@ def _functions_env(template: dict) -> list[dict]:
 
 
 def _statements(template: dict) -> dict[str, dict]:
-    (role,) = [
-        r
-        for r in template["Resources"].values()
-        if r["Type"] == "AWS::IAM::Role" and r["Properties"].get("Description", "").startswith("Shared execution")
-    ]
-    return {s["Sid"]: s for p in role["Properties"]["Policies"] for s in p["PolicyDocument"]["Statement"]}
+    return role_access.by_sid(template)  # the role's inline and attached policies
 
 
 def _refs(resource: object) -> list[str]:
@@ -63,24 +60,32 @@ def test_production_signs_cursors_with_a_rotating_secret_of_its_own(prod_templat
     assert cursor != DIGEST
     for env in _functions_env(prod_template_json):
         assert env["CURSOR_SECRET_ARN"] == {"Ref": cursor}
-    rotating = _statements(prod_template_json)["RotatingSecretsRead"]
-    assert sorted(rotating["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
+    statements = _statements(prod_template_json)
     token = _logical_id(prod_template_json, "LeaderboardApiTokenSigningSecret")
     game = _logical_id(prod_template_json, "LeaderboardApiGameKeySecret")
     admin = _logical_id(prod_template_json, "LeaderboardApiAdminKeySecret")  # key classes by value (key_classes.py)
-    assert _refs(rotating["Resource"]) == sorted([cursor, token, game, admin])
-    assert DIGEST not in json.dumps(rotating)  # the digest key's versions are nobody's business
+    # each rotating secret, current and previous versions, for the functions that use it (test_function_access.py)
+    for sid, secret in (
+        ("CursorKeyRead", cursor),
+        ("TokenKeyRead", token),
+        ("GameKeyRead", game),
+        ("AdminKeyRead", admin),
+    ):
+        rotating = statements[sid]
+        assert sorted(rotating["Action"]) == ["secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds"]
+        assert _refs(rotating["Resource"]) == [secret]
+    assert DIGEST not in json.dumps([s for s in statements.values() if s["Sid"] != "DigestKeyRead"])
     assert prod_template_json["Outputs"]["CursorSigningSecretArn"]["Value"] == {"Ref": cursor}
 
 
 def test_outside_production_cursor_keys_derive_from_the_token_secret(dev_template_json):
-    """No cursor secret of its own (dev's idle budget): the functions read the token secret's ring, which they read
-    already, and derive a cursor key from each version (cursors.KEY_LABEL); no new statement, no output."""
+    """No cursor secret of its own (dev's idle budget): the functions of the cursor routes read the token secret's
+    ring and derive a cursor key from each version (cursors.KEY_LABEL); no output."""
     assert not [k for k in _secrets(dev_template_json) if k.startswith("LeaderboardApiCursorSigningSecret")]
     token = _logical_id(dev_template_json, "LeaderboardApiTokenSigningSecret")
     for env in _functions_env(dev_template_json):
         assert env["CURSOR_SECRET_ARN"] == {"Ref": token}
         assert env["RECEIPT_SIGNING_SECRET_ARN"] == {"Ref": DIGEST}  # never rotates: dev's receipts keep verifying
-    assert token in _refs(_statements(dev_template_json)["RotatingSecretsRead"]["Resource"])
+    assert _refs(_statements(dev_template_json)["CursorKeyRead"]["Resource"]) == [token]
     assert "CursorSigningSecretArn" not in dev_template_json["Outputs"]
     assert len(_secrets(dev_template_json)) == 5  # game, admin, password, token, digest: 2.00 USD a month

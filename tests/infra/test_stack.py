@@ -8,6 +8,7 @@ import re
 from aws_cdk.assertions import Match
 
 from leaderboard import routes, schema
+from tests.support import role_access
 
 
 def resources(template, type_: str) -> dict:
@@ -45,31 +46,30 @@ def test_functions_are_arm64_python314_json_logs_with_own_log_groups(template):
     assert len({json.dumps(f["Properties"]["Code"]) for f in functions}) == 1
 
 
-def _role_statements(template) -> list[dict]:
-    role_id = next(iter(resources(template, "AWS::Lambda::Function").values()))["Properties"]["Role"]["Fn::GetAtt"][0]
-    role = template.to_json()["Resources"][role_id]
-    (policy,) = role["Properties"]["Policies"]
-    return policy["PolicyDocument"]["Statement"]
-
-
 def test_shared_role_is_least_privilege(template):
-    """Exactly the actions used, on the tables and the rank index by ARN; '*' only for X-Ray."""
-    statements = {s["Sid"]: s for s in _role_statements(template)}
+    """Exactly the actions used, on the tables and the rank index by ARN; '*' only for X-Ray. The keys and the
+    snapshot history's changes are granted per function (a scoped policy: tests/infra/test_function_access.py)."""
+    statements = role_access.by_sid(template.to_json())
     assert set(statements) == {
         "ScoresReadWrite",
         "RankIndexQuery",
         "ScoresStreamRead",
-        "SnapshotsAppendRead",
-        "SnapshotsErasure",
         "OwnLogGroups",
         "DigestKeyRead",
-        # (production adds ReceiptKeyRead, its receipt signing key: tests/infra/test_receipt_key.py)
-        "RotatingSecretsRead",  # token signing key, game and admin keys (tests/infra/test_client_submissions.py)
         "XRayTraces",
         "LivePublish",  # appsync:EventPublish on the live namespace (tests/infra/test_live.py)
         "LiveKeyRenewal",  # appsync:UpdateApiKey on the live subscribe key (tests/infra/test_live.py)
         "FailuresSend",  # sqs:SendMessage on the rank counter's dead-letter queue (tests/infra/test_review.py)
         "BroadcasterFailuresSend",  # and on the live broadcaster's
+        "PeriodClosedEvents",  # events:PutEvents on the season's bus (test_season.py)
+        # scoped to the functions that need them (function_access.py); production adds ReceiptKeyRead
+        "TokenKeyRead",
+        "CursorKeyRead",  # outside production on the token secret, whose versions the cursor keys derive from
+        "GameKeyRead",
+        "AdminKeyRead",
+        "SnapshotsAppend",
+        "SnapshotsRead",
+        "SnapshotsErasure",
     }
     assert sorted(statements["ScoresReadWrite"]["Action"]) == [
         "dynamodb:BatchGetItem",
@@ -83,10 +83,13 @@ def test_shared_role_is_least_privilege(template):
     assert statements["RankIndexQuery"]["Action"] == "dynamodb:Query"
     index_arn = json.dumps(statements["RankIndexQuery"]["Resource"])
     assert f"/index/{schema.RANK_INDEX}" in index_arn and "index/*" not in index_arn
-    assert sorted(statements["SnapshotsAppendRead"]["Action"]) == ["dynamodb:PutItem", "dynamodb:Query"]
-    # erasure on request: scan the history in steps and rewrite the snapshots naming the erased player
+    assert (statements["SnapshotsAppend"]["Action"], statements["SnapshotsRead"]["Action"]) == (
+        "dynamodb:PutItem",
+        "dynamodb:Query",
+    )
+    # erasure: scan the history in steps and rewrite the snapshots naming the erased player
     assert sorted(statements["SnapshotsErasure"]["Action"]) == ["dynamodb:Scan", "dynamodb:UpdateItem"]
-    assert statements["SnapshotsErasure"]["Resource"] == statements["SnapshotsAppendRead"]["Resource"]
+    assert statements["SnapshotsErasure"]["Resource"] == statements["SnapshotsAppend"]["Resource"]
     stream = statements["ScoresStreamRead"]
     assert sorted(stream["Action"]) == [
         "dynamodb:DescribeStream",
@@ -102,9 +105,9 @@ def test_shared_role_is_least_privilege(template):
         if sid != "XRayTraces":
             assert s["Resource"] != "*", sid
     # No extra policies attached to the role by CDK; the one written by hand for the closings' events is tested in
-    # test_season.py.
+    # test_season.py, the scoped one in test_function_access.py.
     for logical_id, policy in resources(template, "AWS::IAM::Policy").items():
-        if logical_id.startswith("LeaderboardSeasonPutEvents"):
+        if logical_id.startswith(("LeaderboardSeasonPutEvents", "LeaderboardApiFunctionScopedPolicy")):
             continue
         assert "FunctionRole" not in json.dumps(policy["Properties"]["Roles"])
 

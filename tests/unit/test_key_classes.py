@@ -115,3 +115,24 @@ def test_reads_are_bounded_per_value_and_the_other_class_costs_none():
 
 def test_the_classes_are_the_routes_access_levels():
     assert (key_classes.GAME, key_classes.ADMIN) == (routes.GAME, routes.ADMIN)
+
+
+def test_a_function_told_only_its_own_class_refuses_the_other_key_without_reading_its_secret():
+    """As deployed (issue 40), score-submit is told the game key's secret only, and may read no other: the admin
+    key on a game route is refused (403) after at most one re-read of the game ring, never a read of the admin
+    secret (which IAM would deny: a 500)."""
+    now = [1000.0]
+    game = _Counted(GAME0)
+
+    def unreadable() -> keyring.Ring:
+        raise AssertionError("the admin key's secret was read")
+
+    rings = {
+        "game": keyring.CachedRing(game, min_chars=1, clock=lambda: now[0], refresh_seconds=10, min_refresh_seconds=1),
+        "admin": keyring.CachedRing(unreadable, min_chars=1, clock=lambda: now[0]),
+    }
+    keys = key_classes.KeyClasses(rings, {"game": True, "admin": False}, clock=lambda: now[0])
+    assert keys.is_of("game", GAME0, vouched=True)
+    for _ in range(3):
+        assert not keys.is_of("game", ADMIN0, vouched=True)
+    assert game.reads == 2  # the first read, and one re-read for that value per MIN_REFRESH_SECONDS

@@ -1,0 +1,119 @@
+"""Which function of the one shared role may read which key and rewrite the snapshot history (issue 40).
+
+The role stays one (the design asks for one); its statements that grant a signing or key secret, or a change to the
+snapshot history, carry the condition `ArnEquals {lambda:SourceFunctionArn: [the functions' ARNs]}`. Lambda puts the
+calling function's ARN in the request context of every AWS call made from inside its execution environment (and
+of the log and trace calls it makes for it), so such a statement allows the call for those functions only. It
+allows nothing where the key is absent: calls Lambda makes on the role's behalf outside the environment (a stream
+read by an event source mapping: those statements stay unconditioned), and the role's credentials used anywhere
+but inside a function. IAM's DynamoDB condition keys cannot require a ConditionExpression: that an appender never
+overwrites a snapshot is the code's (data/snapshots.py: attribute_not_exists), not IAM's, to keep.
+
+The readers come from the route table where it says who needs a key (the access class of the routes a function
+serves, the routes that take a page cursor or issue tokens); the signers and the history's writers are named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from aws_cdk import aws_iam as iam
+
+from .paths import routes
+
+SOURCE_FUNCTION_ARN = "lambda:SourceFunctionArn"
+ROTATING_READ = ("secretsmanager:GetSecretValue", "secretsmanager:ListSecretVersionIds")  # current + previous
+ONE_VALUE_READ = ("secretsmanager:GetSecretValue",)
+
+
+def serving(*accesses: str) -> frozenset[str]:
+    """The functions that serve a route of one of these access classes."""
+    return frozenset(r.function.name for r in routes.ROUTES if r.access in accesses)
+
+
+# Verify player and run tokens (PLAYER, GAME_OR_RUN routes) or issue them (the token route's body).
+TOKEN_KEY_USERS = serving(routes.PLAYER, routes.GAME_OR_RUN) | {
+    r.function.name for r in routes.ROUTES if r.body is routes.TOKEN_BODY
+}
+# Compare the key given with the class's value (http._check_key: a route reads only its own class's ring).
+GAME_KEY_USERS = serving(routes.GAME, routes.GAME_OR_RUN)
+ADMIN_KEY_USERS = serving(routes.ADMIN)
+# Sign and verify page cursors: the functions of the routes that take one, and the live broadcaster, whose top
+# (live.read_top) is GET .../top's first page and signs its next_cursor when the board holds more than the top.
+CURSOR_KEY_USERS = frozenset(r.function.name for r in routes.ROUTES if "cursor" in r.query) | {
+    routes.LIVE_BROADCASTER.name
+}
+# The receipt key: receipts (GET .../receipt), the JWKS (its public halves are read from the secret that holds the
+# seed: lambda_src/leaderboard/receipt_keys.py), closing summaries signed by a close on request or on schedule,
+# and signed again by an erasure (player_removal.py), which both of those run.
+RECEIPT_KEY_USERS = frozenset(
+    {
+        routes.PLAYER_STATS.name,
+        routes.LEADERBOARD_QUERY.name,
+        routes.LEADERBOARD_ADMIN.name,
+        routes.PERIOD_CLOSER.name,
+    }
+)
+# The history: POST /snapshot appends, a close (on request or on schedule) appends the final snapshot, once.
+SNAPSHOT_APPENDERS = frozenset(
+    {routes.LEADERBOARD_SNAPSHOT.name, routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name}
+)
+SNAPSHOT_READERS = frozenset({routes.LEADERBOARD_SNAPSHOT.name})  # GET /snapshots
+# The one change the history gets: erasure (DELETE /players/{id}, and the scheduled job that goes on with an
+# erasure its caller left: period-closer) scans it in steps and rewrites the snapshots naming the erased player.
+SNAPSHOT_REWRITERS = frozenset({routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name})
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Actions on resources, for the functions named only."""
+
+    sid: str
+    actions: tuple[str, ...]
+    resources: tuple[str, ...]
+    functions: frozenset[str]
+
+
+def secret_grants(
+    *,
+    token: str,
+    cursor: str,
+    game_key: str,
+    admin_key: str,
+    receipt: str | None,
+) -> list[Grant]:
+    """The key secrets' grants, by ARN. `cursor` is the token secret's ARN outside production (the cursor keys
+    derive from its versions there), and `receipt` is None there (derived from the digest key, which every
+    function reads: outside production the receipt key is not kept from any function)."""
+    grants = [
+        Grant("TokenKeyRead", ROTATING_READ, (token,), TOKEN_KEY_USERS),
+        Grant("CursorKeyRead", ROTATING_READ, (cursor,), CURSOR_KEY_USERS),
+        Grant("GameKeyRead", ROTATING_READ, (game_key,), GAME_KEY_USERS),
+        Grant("AdminKeyRead", ROTATING_READ, (admin_key,), ADMIN_KEY_USERS),
+    ]
+    if receipt is not None:
+        grants.append(Grant("ReceiptKeyRead", ONE_VALUE_READ, (receipt,), RECEIPT_KEY_USERS))
+    return grants
+
+
+def snapshot_grants(snapshots_arn: str) -> list[Grant]:
+    return [
+        # Appends only: PutItem with attribute_not_exists (data/snapshots.py); IAM cannot require the condition.
+        Grant("SnapshotsAppend", ("dynamodb:PutItem",), (snapshots_arn,), SNAPSHOT_APPENDERS),
+        Grant("SnapshotsRead", ("dynamodb:Query",), (snapshots_arn,), SNAPSHOT_READERS),
+        Grant("SnapshotsErasure", ("dynamodb:Scan", "dynamodb:UpdateItem"), (snapshots_arn,), SNAPSHOT_REWRITERS),
+    ]
+
+
+def statements(grants: Iterable[Grant], function_arns: Mapping[str, str]) -> list[iam.PolicyStatement]:
+    """Each grant as a statement that allows only the functions it names (by their ARNs)."""
+    return [
+        iam.PolicyStatement(
+            sid=g.sid,
+            actions=list(g.actions),
+            resources=list(g.resources),
+            conditions={"ArnEquals": {SOURCE_FUNCTION_ARN: [function_arns[name] for name in sorted(g.functions)]}},
+        )
+        for g in grants
+    ]
