@@ -105,7 +105,7 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
         raise Forbidden(f"this player token is limited to other boards than {config.board_id}")
     config.check_open(now)  # a tournament outside its window: 409, nothing counted
     player_id = player_claims["sub"]
-    rate_limits.take(config, player_id, now=now)
+    minute = rate_limits.take(config, player_id, now=now)
     run_id, seed = secrets.token_urlsafe(16), secrets.randbits(SEED_BITS)
     started = int(now.timestamp())
     token, ends = tokens.issue(
@@ -115,7 +115,11 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
     if plausibility.needs(config.rules) & plausibility.STORED_SCORE_RULES:  # the standing the run is judged against
         own, leaders = submissions.standing(config, player_id, now)
         baseline = {"own": list(own), "leaders": list(leaders)}
-    _runs().start(run_id, player_id, config.board_id, seed, ms(now), ends, started, config.max_open_runs, baseline)
+    try:
+        _runs().start(run_id, player_id, config.board_id, seed, ms(now), ends, started, config.max_open_runs, baseline)
+    except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
+        rate_limits.give_back(config, player_id, minute)
+        raise
     return {
         "run_id": run_id,
         "run_token": token,

@@ -138,3 +138,23 @@ def test_a_board_shows_its_open_runs_and_the_limit_in_force(in_memory):
     assert create_board("srv", rules=RELATIVE).status == 201  # a server board: no runs, no default limit
     shown = call("GET", "/leaderboards/srv").body
     assert "max_open_runs" not in shown and "max_submissions_per_minute" not in shown
+
+
+def test_a_start_that_racing_starts_kept_out_answers_503_and_counts_nothing(in_memory, minute, monkeypatch):
+    from leaderboard.data.runs import MemoryRuns
+    from leaderboard.errors import TransactionBusy
+
+    assert create_board("busy", submissions="client", max_submissions_per_minute=1).status == 201
+    real, calls = MemoryRuns.start, []
+
+    def busy_once(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise TransactionBusy("other runs of this player are starting at the same time")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryRuns, "start", busy_once)
+    token = player_token("ada")
+    refused = start("busy", token)
+    assert refused.status == 503 and refused.headers["Retry-After"] == "1", refused.body
+    assert start("busy", token).status == 201  # the limit of 1 was not used up by the 503
