@@ -117,6 +117,12 @@ def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, An
     view = config.to_item()
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
     view["rules"] = plausibility.declared(config.rules)  # {} when none
+    if config.per_player_limit is not None:  # the limit in force, a default one included
+        view["max_submissions_per_minute"] = config.per_player_limit
+    if config.takes_client_submissions:  # runs are for client boards only
+        view["max_open_runs"] = config.max_open_runs
+    else:
+        view.pop("max_open_runs", None)
     view["periods"] = [
         {"period": p.kind, "current": p.period_id, "next_reset": p.next_reset()} for p in config.current_periods(now)
     ]

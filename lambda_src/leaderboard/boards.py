@@ -15,6 +15,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     BEST,
     BOARD_ID_PATTERN,
     CLOSING_TOP,
+    DEFAULT_OPEN_RUNS,
     DESC,
     FIRST_YEAR,
     INCREMENT,
@@ -22,6 +23,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     LATEST,
     MAX_BOARD_ID_LENGTH,
     MAX_NAME_LENGTH,
+    MAX_OPEN_RUNS,
     MAX_REWARDS,
     MAX_SCORE,
     MAX_SHARDS,
@@ -29,6 +31,7 @@ from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how th
     MAX_TIERS,
     OPERATORS,
     ORDERS,
+    RELATIVE_RULES_PER_MINUTE,
     SERVER_SUBMISSIONS,
     SUBMISSION_MODES,
     TIMESTAMP_PATTERN,
@@ -78,6 +81,18 @@ class BoardConfig:
     submissions: str = SERVER_SUBMISSIONS
     # Plausibility rules (plausibility.py), in checking order.
     rules: tuple[plausibility.Rule, ...] = ()
+    # Open runs a player may hold at once on a client board; one more ends the oldest (runs.py).
+    max_open_runs: int = DEFAULT_OPEN_RUNS
+
+    @property
+    def per_player_limit(self) -> int | None:
+        """The per-player limit in force: the declared one, else RELATIVE_RULES_PER_MINUTE on a client board with
+        relative rules (each accepted run may climb by the rule's factor: the limit bounds the steps), else none."""
+        if self.max_submissions_per_minute is not None:
+            return self.max_submissions_per_minute
+        if self.takes_client_submissions and plausibility.needs(self.rules) & plausibility.STORED_SCORE_RULES:
+            return RELATIVE_RULES_PER_MINUTE
+        return None
 
     @property
     def takes_client_submissions(self) -> bool:
@@ -146,6 +161,8 @@ class BoardConfig:
             del item["starts_at"], item["ends_at"]
         if self.submissions == SERVER_SUBMISSIONS:
             del item["submissions"]  # items stored before the field read as server boards: so do these
+        if self.max_open_runs == DEFAULT_OPEN_RUNS:
+            del item["max_open_runs"]  # items stored before the field read as the default: so do these
         if self.rules:  # values as Decimal: DynamoDB takes no floats (board_view shows them as JSON numbers)
             item["rules"] = {r.name: {"value": r.value, "action": r.action} for r in self.rules}
         else:
@@ -177,6 +194,7 @@ class BoardConfig:
             tiers=tuple(_tier(t) for t in item.get("tiers", ())),
             submissions=item.get("submissions", SERVER_SUBMISSIONS),
             rules=plausibility.from_item(item.get("rules")),
+            max_open_runs=int(item.get("max_open_runs", DEFAULT_OPEN_RUNS)),
         )
 
 
@@ -209,7 +227,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         "shards",
         "max_submissions_per_minute",
     }
-    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions", "rules"}
+    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions", "rules", "max_open_runs"}
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
@@ -248,6 +266,9 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
     ):
         raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
     submissions = submission_mode(body.get("submissions", SERVER_SUBMISSIONS))
+    open_runs = body.get("max_open_runs", DEFAULT_OPEN_RUNS)
+    if isinstance(open_runs, bool) or not isinstance(open_runs, int) or not 1 <= open_runs <= MAX_OPEN_RUNS:
+        raise BadRequest(f"max_open_runs must be an integer from 1 to {MAX_OPEN_RUNS}")
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
     window = _tournament_window(body)
     if window is not None:
@@ -270,6 +291,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         tiers=parse_tiers(body.get("tiers", [])),
         submissions=submissions,
         rules=plausibility.parse(body.get("rules", {}), order, operator),
+        max_open_runs=open_runs,
     )
 
 

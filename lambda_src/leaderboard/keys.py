@@ -8,7 +8,8 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
     board      ("#boards",                      board id)         a board's configuration
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
     live sent  ("#live#" + board id,            period id)        what was last published live (broadcasting.py)
-    run        ("#run#" + run id,               "run")            a client's run: its player, board, use
+    run        ("#runs#" + keyed player hash,   run id)           a client's run: its player, board, use
+    open run   ("#runs#" + keyed player hash,   "#open#" board "#" n) place n of the player's open runs on a board
     idempotency records ("#idempotency", ...), kept by Powertools
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
@@ -207,6 +208,18 @@ def run_key(player_id: str, run_id: str) -> tuple[str, str]:
 
 def runs_partition(player_id: str) -> str:
     return RUNS_PREFIX + _keyed_digest("runs", player_id)
+
+
+OPEN_RUN_PREFIX = "#open#"  # '#' never starts a run id (secrets.token_urlsafe): no collision with a run
+
+
+def open_runs_prefix(board_id: str) -> str:
+    """The sort-key prefix of a player's open-run places on one board (in their runs partition)."""
+    return f"{OPEN_RUN_PREFIX}{board_id}#"
+
+
+def open_run_key(player_id: str, board_id: str, place: int) -> tuple[str, str]:
+    return runs_partition(player_id), f"{open_runs_prefix(board_id)}{place}"
 
 
 PENDING_PREFIX = "#pending#"

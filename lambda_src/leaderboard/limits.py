@@ -127,6 +127,12 @@ MIN_PLAYER_TOKEN_SECONDS = 60
 DEFAULT_PLAYER_TOKEN_SECONDS = 3600
 MAX_PLAYER_TOKEN_SECONDS = 24 * 3600
 RUN_SECONDS = 3600  # a run's token (and the run) expire this long after the run starts
+# Open runs (unused, not over) a player may hold on a board at once: starting one more ends the oldest (runs.py).
+DEFAULT_OPEN_RUNS = 1
+MAX_OPEN_RUNS = 10
+# The per-player limit of a board with relative rules (max_improvement, max_over_leader) that declares none: each
+# accepted score is a step of the rule's factor, so steps per minute bound the climb (docs/FAKE_SCORES.md).
+RELATIVE_RULES_PER_MINUTE = 6
 MAX_TOKEN_BOARDS = 25  # boards one player token may be limited to
 MAX_TOKEN_CHARS = 2048  # an issued token is well under this
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"  # a JWS in compact form

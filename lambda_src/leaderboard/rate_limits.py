@@ -4,6 +4,7 @@ Each submission (each entry of a bulk request) of a player on a board with a lim
 counter item, checked and incremented in one conditional write before anything else is written; past the limit
 the submission is refused with the seconds until the next minute. A fixed window lets a player make up to twice
 the limit across a minute's boundary; it costs one small write per request (per distinct player in a bulk).
+A board with relative rules that declares no limit has limits.RELATIVE_RULES_PER_MINUTE (BoardConfig.per_player_limit).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes 
 def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | None = None) -> int | None:
     """Count `count` submissions of the player on the board, or raise TooManyRequests (nothing counted). Returns
     the minute they counted in (None: the board has no limit), for give_back."""
-    most = config.max_submissions_per_minute
+    most = config.per_player_limit
     if most is None:
         return None
     epoch = int((now or invocation.now()).timestamp())

@@ -6,6 +6,11 @@ player on that board, before the run ends. The run is marked used by one conditi
 written (data/runs.py), so a replayed or concurrently reused run token is refused; a submission refused with a 4xx
 (nothing written) gives the run back, so the client may correct its request and submit again; so does a 503 of a
 transaction cancelled by another one (TransactionBusy, nothing written), so the device may send it again.
+
+A player holds at most the board's `max_open_runs` open runs (unused, not over; default 1): starting one more ends
+the oldest, whose token is refused from then on (403, "this run has ended"). So runs opened at once cannot each
+take a score judged against the same standing: the relative rules (max_improvement, max_over_leader) judge a run's
+score against the player's best and the leaders as they were when the run started, stored in the run.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from . import invocation, limits, rate_limits, tokens
+from . import invocation, limits, plausibility, rate_limits, submissions, tokens
 from .boards import BoardConfig
 from .clock import iso, ms
 from .errors import ApiError, Forbidden, Implausible, TransactionBusy
@@ -29,6 +34,23 @@ class RunStore(Protocol):
 
     def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
         """Store a new run of the player on the board, over at `ends_at` (epoch seconds)."""
+        ...
+
+    def start(
+        self,
+        run_id: str,
+        player_id: str,
+        board_id: str,
+        seed: int,
+        started_ms: int,
+        ends_at: int,
+        now_s: int,
+        most_open: int,
+        baseline: dict[str, Any] | None = None,
+    ) -> str | None:
+        """Store a new run (with `baseline`, the standing its relative rules judge against) in one of the player's
+        `most_open` places on the board: a place without an open run, else the oldest open run's, which is ended.
+        The id of the run ended (None: none); TransactionBusy when racing starts kept it from taking a place."""
         ...
 
     def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
@@ -74,7 +96,8 @@ def _client_board(config: BoardConfig) -> None:
 
 
 def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
-    """A new run of the token's player on `config`'s board; it counts against the board's per-player limit."""
+    """A new run of the token's player on `config`'s board; it counts against the board's per-player limit and
+    ends the player's oldest open run there if they hold `max_open_runs` already."""
     now = now or invocation.now()
     _client_board(config)
     boards = player_claims.get("boards")
@@ -82,13 +105,21 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
         raise Forbidden(f"this player token is limited to other boards than {config.board_id}")
     config.check_open(now)  # a tournament outside its window: 409, nothing counted
     player_id = player_claims["sub"]
-    rate_limits.take(config, player_id, now=now)
+    minute = rate_limits.take(config, player_id, now=now)
     run_id, seed = secrets.token_urlsafe(16), secrets.randbits(SEED_BITS)
     started = int(now.timestamp())
     token, ends = tokens.issue(
         tokens.RUN_AUDIENCE, player_id, limits.RUN_SECONDS, {"board": config.board_id, "run": run_id}, now.timestamp()
     )
-    _runs().put(run_id, player_id, config.board_id, seed, ms(now), ends)
+    baseline = None
+    if plausibility.needs(config.rules) & plausibility.STORED_SCORE_RULES:  # the standing the run is judged against
+        own, leaders = submissions.standing(config, player_id, now)
+        baseline = {"own": list(own), "leaders": list(leaders)}
+    try:
+        _runs().start(run_id, player_id, config.board_id, seed, ms(now), ends, started, config.max_open_runs, baseline)
+    except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
+        rate_limits.give_back(config, player_id, minute)
+        raise
     return {
         "run_id": run_id,
         "run_token": token,
@@ -127,7 +158,8 @@ def submit(
             raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")
         raise Forbidden("this run has ended: start a new run")
     try:
-        return write({"run_id": run_id, "seed": run["seed"], "started_ms": run["started_ms"]})
+        facts: dict[str, Any] = {k: run[k] for k in ("seed", "started_ms", "baseline") if k in run}
+        return write({"run_id": run_id, **facts})
     except Implausible:
         raise
     except ApiError as err:

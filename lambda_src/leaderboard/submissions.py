@@ -68,15 +68,31 @@ def submit(
 def _verdict(
     config: BoardConfig, s: scoring.Submission, now: datetime, run: dict[str, Any] | None
 ) -> plausibility.Verdict | None:
-    """The board's rules on this submission, reading only what they need: the player's stored scores
-    (max_improvement: one BatchGetItem), each current period's leader (max_over_leader: one Query per shard)."""
+    """The board's rules on this submission. The relative rules judge a run's score against the standing stored
+    in the run when it started (runs.start); without one (a game server's submission, or a run started before the
+    board had such rules) against the standing now."""
     if not config.rules:
         return None
+    baseline = run.get("baseline") if run is not None else None
+    if baseline is not None:
+        own = tuple(int(x) for x in baseline["own"])
+        leaders = tuple(int(x) for x in baseline["leaders"])
+    else:
+        own, leaders = standing(config, s.player_id, now)
+    elapsed = plausibility.elapsed_seconds(int(run["started_ms"]), ms(now)) if run is not None else None
+    facts = plausibility.Facts(s.score, elapsed, own, leaders)
+    return plausibility.verdict(config.rules, facts, config.order)
+
+
+def standing(config: BoardConfig, player_id: str, now: datetime) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What the relative rules compare with, reading only what the board's rules need: the player's stored scores
+    on the current periods (max_improvement: one BatchGetItem) and each current period's leader (max_over_leader:
+    one Query per shard)."""
     wanted = plausibility.needs(config.rules)
     current = config.current_periods(now)
     own: tuple[int, ...] = ()
     if plausibility.MAX_IMPROVEMENT in wanted:
-        pairs = [(s.player_id, config.player_partition(p.period_id, s.player_id)) for p in current]
+        pairs = [(player_id, config.player_partition(p.period_id, player_id)) for p in current]
         own = tuple(
             int(e["score"])
             for e in invocation.runtime().entries.get(pairs).values()
@@ -86,9 +102,7 @@ def _verdict(
     if plausibility.MAX_OVER_LEADER in wanted:
         tops = [ranking.merged_page(config.partitions(p.period_id), 1) for p in current]
         leaders = tuple(int(top[0]["score"]) for top in tops if top)
-    elapsed = plausibility.elapsed_seconds(int(run["started_ms"]), ms(now)) if run is not None else None
-    facts = plausibility.Facts(s.score, elapsed, own, leaders)
-    return plausibility.verdict(config.rules, facts, config.order)
+    return own, leaders
 
 
 def submit_bulk(config: BoardConfig, submissions: list[scoring.Submission | BadRequest]) -> dict[str, Any]:
@@ -133,7 +147,7 @@ def _give_back_refused(
 def _past_limit(config: BoardConfig, submissions: list) -> tuple[dict[int, TooManyRequests], dict[str, int | None]]:
     """The entries of players past the board's per-player limit, and the minute each other player's entries
     counted in: one counter write per distinct player."""
-    if config.max_submissions_per_minute is None:
+    if config.per_player_limit is None:
         return {}, {}
     per_player = Counter(s.player_id for s in submissions if isinstance(s, scoring.Submission))
     refused: dict[int, TooManyRequests] = {}

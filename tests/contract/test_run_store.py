@@ -66,3 +66,47 @@ def test_forgetting_a_player_deletes_all_their_runs_past_one_batch(store):
     store.forget_player("nobody")
     assert all(store.get("ada", f"r{n:02}") is None for n in range(30))
     assert store.get("bo", "r00")["seed"] == 1
+
+
+NOW = ENDS - 1000  # epoch seconds, inside every run below
+
+
+def start(store, run_id, board="race", started_ms=0, most=1, player="ada", baseline=None):
+    return store.start(run_id, player, board, 7, started_ms, ENDS, NOW, most, baseline)
+
+
+def test_a_started_run_keeps_its_baseline_and_is_used_as_a_put_one(store):
+    assert start(store, "r1", baseline={"own": [10], "leaders": [10, 30]}) is None
+    run = store.get("ada", "r1")
+    assert run["baseline"] == {"own": [10], "leaders": [10, 30]} and run["ends_at"] == ENDS
+    assert store.use("r1", "ada", "race", NOW, 5)["baseline"] == {"own": [10], "leaders": [10, 30]}
+    assert start(store, "r2") == "r1" and "baseline" not in store.get("ada", "r2")  # r1 used: its place is free
+    with pytest.raises(ClientError) as refused:
+        start(store, "r2", board="lap")
+    assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
+
+
+def test_one_open_run_a_board_and_starting_another_ends_it(store):
+    start(store, "r1")
+    assert start(store, "r2", started_ms=1) == "r1"
+    assert store.get("ada", "r1")["ends_at"] == NOW and store.use("r1", "ada", "race", NOW, 5) is None  # ended
+    assert start(store, "l1", board="lap") is None and start(store, "b1", player="bo") is None  # other places
+    assert store.use("r2", "ada", "race", NOW, 6)["used_ms"] == 6
+
+
+def test_more_places_keep_more_runs_open_and_the_oldest_is_ended_past_them(store):
+    start(store, "a", started_ms=3, most=3)
+    start(store, "b", started_ms=1, most=3)
+    start(store, "c", started_ms=2, most=3)
+    assert start(store, "d", started_ms=4, most=3) == "b"  # the oldest open run, not the first place's
+    assert [store.use(r, "ada", "race", NOW, 9) is not None for r in "abcd"] == [True, False, True, True]
+    assert start(store, "e", most=3) == "a"  # a used run's place is taken first (and it is ended: no release)
+    store.release("a", "ada", 9)
+    assert store.use("a", "ada", "race", NOW, 10) is None
+
+
+def test_a_place_whose_run_is_over_or_forgotten_is_free(store):
+    store.start("old", "ada", "race", 7, 0, NOW, NOW, 1, None)  # over: ends_at is not after now
+    assert start(store, "r1") is None and store.get("ada", "old")["ends_at"] == NOW
+    store.forget_player("ada")
+    assert start(store, "r2") is None and store.get("ada", "r1") is None

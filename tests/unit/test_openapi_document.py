@@ -42,6 +42,7 @@ def test_the_routes_whose_transaction_another_can_cancel_document_their_503_with
     assert busy == {
         ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
         ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
+        ("POST", "/leaderboards/{board}/runs"),
         ("POST", "/leaderboards/{board}/scores"),
     }
     for method, path in busy:

@@ -127,6 +127,14 @@ BOARD_BODY = Body(
                 "devices, each submission with the run token of a run it started with a player token)",
             },
             "rules": RULES,
+            "max_open_runs": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": limits.MAX_OPEN_RUNS,
+                "default": limits.DEFAULT_OPEN_RUNS,
+                "description": "runs a player may hold open (started, unused, not over) at once on a client board; "
+                "starting one more ends the oldest",
+            },
             # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
             # cannot compare them).
             "starts_at": TOURNAMENT_TIME,

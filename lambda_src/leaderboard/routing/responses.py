@@ -152,6 +152,7 @@ SCHEMAS: Frozen = freeze(
             },
             {
                 "max_submissions_per_minute": _INT,
+                "max_open_runs": _INT,
                 "starts_at": _STR,
                 "ends_at": _STR,
                 "rewards": {

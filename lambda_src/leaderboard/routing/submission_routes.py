@@ -42,7 +42,12 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         description="`Authorization: Bearer <player token>`. Only on boards created with submissions: client (403 "
         "on others, and on boards the token is not limited to). A run start counts against the board's per-player "
         f"limit. The run token expires {limits.RUN_SECONDS} s after the start; seed is a random integer the game "
-        "may use (for example for a level a validator can replay).",
+        "may use (for example for a level a validator can replay). A player holds at most the board's max_open_runs "
+        "open runs: starting one more ends the oldest (its token is then a 403).",
+        busy="other runs of the same player were starting at the same moment and kept this one from taking a place "
+        "among the player's open runs (its transaction was cancelled each time it was tried: a place taken first, or "
+        "DynamoDB's TransactionConflict). Nothing started and "
+        "the per-player limit not counted: send the same request again after Retry-After seconds",
     ),
     Route(
         "POST",
