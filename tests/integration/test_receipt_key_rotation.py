@@ -94,11 +94,11 @@ def verify(*args: str, cwd: Path) -> tuple[int, list[str]]:
     return result.returncode, result.stdout.splitlines()
 
 
-def receipt_of(api, player: str, period: str) -> str:
+def receipt_of(api, player: str, period: str, board: str = BOARD) -> str:
     """The player's receipt, asked again while the issuer says the log is catching up (409)."""
     deadline = time.monotonic() + WITHIN_S
     while True:
-        reply = api.get(f"/leaderboards/{BOARD}/players/{player}/receipt", params={"period": period})
+        reply = api.get(f"/leaderboards/{board}/players/{player}/receipt", params={"period": period})
         if reply.status_code == 200:
             return reply.json()["receipt"]
         assert reply.status_code == 409, reply.text
@@ -106,11 +106,11 @@ def receipt_of(api, player: str, period: str) -> str:
         time.sleep(0.2)
 
 
-def logged(api, period_id: str, count: int) -> None:
+def logged(api, period_id: str, count: int, board: str = BOARD) -> None:
     """Returns once the period's log holds `count` records."""
     deadline = time.monotonic() + WITHIN_S
     while True:
-        reply = api.get(f"/leaderboards/{BOARD}/periods/{period_id}/log")
+        reply = api.get(f"/leaderboards/{board}/periods/{period_id}/log")
         assert reply.status_code == 200, reply.text
         if len(reply.json()["records"]) >= count:
             return

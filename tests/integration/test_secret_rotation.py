@@ -22,17 +22,15 @@ import json
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ops.__main__ import main
-from tests.integration.test_receipt_key_rotation import operator_session
+from tests.integration.test_receipt_key_rotation import logged, operator_session, receipt_of
 from tests.support import jws
 from tests.support.erasure import erase
 
-WITHIN_S = 60  # the log's lag on a loaded 2-core machine: returns as soon as it is there
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
 
 
@@ -110,30 +108,6 @@ def items_naming(stack, text: str) -> list[dict]:
     return found
 
 
-def receipt_of(api, board: str, player: str) -> str:
-    """The player's all-time receipt, asked again while the issuer says the log is catching up (409)."""
-    deadline = time.monotonic() + WITHIN_S
-    while True:
-        reply = api.get(f"/leaderboards/{board}/players/{player}/receipt", params={"period": "all-time"})
-        if reply.status_code == 200:
-            return reply.json()["receipt"]
-        assert reply.status_code == 409, reply.text
-        assert time.monotonic() < deadline, reply.text
-        time.sleep(0.2)
-
-
-def committed(api, board: str, count: int) -> None:
-    """Returns once the board's all-time log holds `count` records."""
-    deadline = time.monotonic() + WITHIN_S
-    while True:
-        reply = api.get(f"/leaderboards/{board}/periods/all-time/log")
-        assert reply.status_code == 200, reply.text
-        if len(reply.json()["records"]) >= count:
-            return
-        assert time.monotonic() < deadline, reply.text
-        time.sleep(0.2)
-
-
 def verify(*args: str, cwd: Path) -> tuple[int, list[str]]:
     """`python -m leaderboard_verify ARGS`, as a user runs it: its exit status and its lines."""
     result = subprocess.run(
@@ -187,7 +161,7 @@ def test_a_rotation_leaves_every_players_items_and_the_log_working(which, stack,
         run = api.post(f"/leaderboards/{client_board}/runs", key=None, headers=bearer(player_token))
         assert run.status_code == 201, run.text
         stack.settle()
-        committed(api, board, 1 + len(players))
+        logged(api, "all-time", 1 + len(players), board=board)
         first = api.get(f"/leaderboards/{board}/top", params={"period": "all-time", "limit": "2"})
         assert first.status_code == 200, first.text
         cursor = first.json()["next_cursor"]
@@ -215,9 +189,9 @@ def test_a_rotation_leaves_every_players_items_and_the_log_working(which, stack,
             )
             assert played.status_code == 200, played.text  # the run begun before is found under its player
             stack.settle()
-            committed(api, board, 2 + len(players))
+            logged(api, "all-time", 2 + len(players), board=board)
             assert rate_partitions(stack, board) == rate_before  # the same players' counters, not new ones
-            receipt = receipt_of(api, board, players[0])
+            receipt = receipt_of(api, players[0], "all-time", board=board)
             claims = jws.header_and_payload(receipt)[1]
             assert claims["total_players"] == 1 + len(players), claims  # one commitment per player
 
@@ -227,6 +201,6 @@ def test_a_rotation_leaves_every_players_items_and_the_log_working(which, stack,
             assert len(commitment_keys(stack)) == len(logkeys_before) - 1  # theirs is gone, the others' kept
             assert api.get(f"/leaderboards/{board}/pending", key="default").json()["pending"] == []
 
-            (tmp_path / "receipt.jws").write_text(receipt_of(api, board, players[0]))
+            (tmp_path / "receipt.jws").write_text(receipt_of(api, players[0], "all-time", board=board))
             status, lines = verify("--url", stack.api_url, "--receipt", "receipt.jws", cwd=tmp_path)
             assert status == 0 and lines[-1].startswith("VERIFIED: "), lines
