@@ -94,6 +94,15 @@ RULES = freeze(
         "additionalProperties": False,
     }
 )
+MAX_OPEN_RUNS = freeze(
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": limits.MAX_OPEN_RUNS,
+        "description": "runs a player may hold open (started, unused, not over) at once on a client board; starting "
+        "one more ends the oldest",
+    }
+)
 BOARD_BODY = Body(
     {
         "type": "object",
@@ -127,14 +136,7 @@ BOARD_BODY = Body(
                 "devices, each submission with the run token of a run it started with a player token)",
             },
             "rules": RULES,
-            "max_open_runs": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": limits.MAX_OPEN_RUNS,
-                "default": limits.DEFAULT_OPEN_RUNS,
-                "description": "runs a player may hold open (started, unused, not over) at once on a client board; "
-                "starting one more ends the oldest",
-            },
+            "max_open_runs": {**MAX_OPEN_RUNS, "default": limits.DEFAULT_OPEN_RUNS},
             # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
             # cannot compare them).
             "starts_at": TOURNAMENT_TIME,
@@ -193,7 +195,7 @@ BOARD_UPDATE_BODY = Body(
         "type": "object",
         "minProperties": 1,
         "description": "what changes; rules replace the board's rules as a whole ({} removes them)",
-        "properties": {"rules": RULES, "submissions": SUBMISSIONS},
+        "properties": {"rules": RULES, "submissions": SUBMISSIONS, "max_open_runs": MAX_OPEN_RUNS},
         "additionalProperties": False,
     }
 )
