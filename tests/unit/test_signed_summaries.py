@@ -68,6 +68,8 @@ def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
     assert summary["log_head"] == {"seq": head[0], "hash": head[1]} == {"seq": 3, "hash": head[1]}
     claims = jws.verify(summary["signature"], call("GET", "/.well-known/jwks.json").body)
     assert claims == {k: v for k, v in summary.items() if k != "signature"}
+    # the order the log is replayed in and the top's length are signed: a verifier needs both (issue 41)
+    assert (claims["order"], claims["top_size"], len(claims["top"])) == ("desc", 100, 3)
     assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == summary  # as stored
 
 
