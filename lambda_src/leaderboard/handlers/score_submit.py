@@ -39,7 +39,7 @@ def board_score(call: Call):
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/scores" if run is None else f"{board.board_id}/runs/{run.get('run')}"
     submission = _submission(body, key and keys.operation_id(key, scope))
-    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES)
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
     if run is None:
         answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
     else:

@@ -20,7 +20,8 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
-        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON. On a "
+        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, "
+        f"{limits.MAX_JSON_DEPTH} levels deep and {limits.MAX_METADATA_KEYS} keys. On a "
         "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing. Called with the "
         "game key (x-api-key), or, on a client board, with `Authorization: Bearer <run token>` instead: then only "
         "for the run's own player and board, once per run (a second use, also a concurrent one, is a 403), before "
