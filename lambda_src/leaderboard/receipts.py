@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -184,7 +185,7 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     p = config.resolve_period(period_ref, now)
     log = runtime.chain
     if periods.ended(p, now):
-        head_seq = _closing_head(config, p)
+        head_seq = _closing_head(config, p, now)
     else:
         # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
         if not runtime.entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
@@ -225,10 +226,12 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     return {"receipt": runtime.receipt_keys.get().sign_compact(payload)}
 
 
-def _closing_head(config: BoardConfig, p: periods.Period) -> int:
+def _closing_head(config: BoardConfig, p: periods.Period, now: datetime) -> int:
     """The log_head seq of an ended period's closing summary (PeriodClosing until it is stored)."""
     assert p.ends_at is not None
     summary = invocation.runtime().closings.get(config.board_id, keys.closing_sort_key(iso(p.ends_at), p.period_id))
+    if summary is None and now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
+        raise NotFound(f"period {p.period_id} was never closed and its entries have expired: it has no standings")
     if summary is None:
         raise PeriodClosing(
             f"period {p.period_id} ended at {p.next_reset()} and is not closed yet: its receipts are computed from "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import boards, periods
+from leaderboard import boards, invocation, periods
 from leaderboard.clock import iso
 from leaderboard.player_removal import FENCE_SECONDS
 from leaderboard_verify.cli import run as verify
@@ -196,6 +196,11 @@ def test_an_ended_period_gives_receipts_only_once_it_is_closed(day, clock):
     status, body = receipt("cup", "ada", DAILY)
     assert status == 409 and "not closed yet" in body["error"] and body["retry_after_seconds"] > 0, body
     assert receipt("cup", "ada", "all-time")[0] == 200  # an open period: as before
+    retention = invocation.settings().period_retention_days
+    clock.set(AFTER + timedelta(days=retention))  # never closed, and it can no longer be (its entries expired)
+    status, body = receipt("cup", "ada", DAILY)
+    assert status == 404 and "never closed" in body["error"], body
+    clock.set(AFTER)
     summary = close("cup", DAILY)
     status, ada = receipt("cup", "ada", DAILY)
     assert status == 200 and ada["seq"] == summary["log_head"]["seq"], ada
