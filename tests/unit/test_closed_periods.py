@@ -21,17 +21,17 @@ from tests.support import jws
 from tests.support.lambda_api import call, create_board, submit, top
 
 DAY = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # a Monday: the next day is in the same ISO week
-DAILY = "daily-2026-11-30"
-AFTER = datetime(2026, 12, 1, 0, 10, tzinfo=UTC)  # the daily period has ended, the week and all-time are open
+DAILY, MONTH = "daily-2026-11-30", "monthly-2026-11"  # November's last day
+AFTER = datetime(2026, 12, 1, 0, 10, tzinfo=UTC)  # the day and the month have ended, the week and all-time are open
 HOLD = {"max_score": {"value": 1000, "action": "quarantine"}}
 
 
 @pytest.fixture
 def day(in_memory, clock, settle):
-    """Board `cup` (all-time, daily, weekly; scores over 1000 held for review): ada 500 and bob 400 on DAY, and
-    eve's 5000 held; the stream delivered (the log holds both scores)."""
+    """Board `cup` (every kind of period; scores over 1000 held for review): ada 500 and bob 400 on DAY, and eve's
+    5000 held; the stream delivered (the log holds both scores)."""
     clock.set(DAY - timedelta(days=2))
-    assert create_board("cup", periods=["all-time", "daily", "weekly"], rules=HOLD).status == 201
+    assert create_board("cup", periods=list(periods.KINDS), rules=HOLD).status == 201
     clock.set(DAY)
     assert submit("cup", "ada", 500).status == 200
     clock.advance(1)
@@ -92,17 +92,18 @@ def verified(tmp_path: Path, board: str, period: str, summary: dict, tokens: lis
 
 
 def test_a_score_approved_after_the_close_changes_only_the_periods_still_open(day, clock, settle, tmp_path):
-    """The issue's case: eve's held 5000 approved after the day ended. The closed day's `/top`, its receipts and its
-    signed summary all name ada first, and the verifier accepts them together; the week and all-time, still open,
-    take the approved score."""
+    """The issue's case: eve's held 5000 approved after the day (and the month) ended. The closed day's `/top`, its
+    receipts and its signed summary all name ada first, and the verifier accepts them together; the month too; the
+    week and all-time, still open, take the approved score."""
     clock.set(AFTER)
     summary = close("cup", DAILY)
+    month = close("cup", MONTH)
     assert [(e["player_id"], e["score"]) for e in summary["top"]] == [("ada", 500), ("bob", 400)]
     approved = call("POST", f"/leaderboards/cup/pending/{day}/approve")
     assert approved.status == 200, approved.body
     settle()
-    assert ranked("cup", DAILY) == [("ada", 500), ("bob", 400)]
-    assert approved.body["closed_periods"] == [DAILY]
+    assert ranked("cup", DAILY) == ranked("cup", MONTH) == [("ada", 500), ("bob", 400)]
+    assert approved.body["closed_periods"] == [DAILY, MONTH]
     assert [row["period_id"] for row in approved.body["result"]["periods"]] == ["all-time", "weekly-2026-W49"]
     assert ranked("cup", "all-time")[0] == ranked("cup", "weekly")[0] == ("eve", 5000)
     assert call("GET", f"/leaderboards/cup/periods/{DAILY}").body == summary
@@ -115,6 +116,9 @@ def test_a_score_approved_after_the_close_changes_only_the_periods_still_open(da
     _, bob = receipt("cup", "bob", DAILY)
     lines = verified(tmp_path, "cup", DAILY, summary, [ada["token"], bob["token"]])
     assert lines[-1].startswith("VERIFIED"), lines
+    status, first = receipt("cup", "ada", MONTH)
+    assert status == 200 and (first["rank"], first["seq"]) == (1, month["log_head"]["seq"]), first
+    assert verified(tmp_path, "cup", MONTH, month, [first["token"]])[-1].startswith("VERIFIED")
 
 
 def test_an_approval_is_refused_when_every_period_it_was_held_for_has_ended(in_memory, clock, settle):
