@@ -1,8 +1,9 @@
-"""Closed means closed (issue 41), on the in-memory stores through the handlers: after a period's ends_at nothing
-changes its standings. A score held before the end and approved after it is written only to the periods still open
-(all-time, the week) and refused where none is (a tournament); hiding, showing and removing a player leave an ended
-period as it closed; a closed period's receipts are computed at its summary's log_head, so `/top`, the receipts and
-the signed summary agree, and the verifier accepts them together; an ended period not closed yet gives no receipt."""
+"""Closed means closed (issue 41), on the in-memory stores (and moto where a day's approval meets its closing)
+through the handlers: after a period's ends_at nothing changes its standings. A score held before the end and
+approved after it is written only to the periods still open (all-time, the week) and refused where none is (a
+tournament); hiding, showing and removing a player leave an ended period as it closed; a closed period's receipts
+are computed at its summary's log_head, so `/top`, the receipts and the signed summary agree, and the verifier
+accepts them together; an ended period not closed yet gives no receipt."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from leaderboard import boards, invocation, periods
 from leaderboard.clock import iso
+from leaderboard.data.memory_entries import MemoryEntries
 from leaderboard.player_removal import FENCE_SECONDS
 from leaderboard_verify.cli import run as verify
 from tests.support import jws
@@ -26,10 +28,19 @@ AFTER = datetime(2026, 12, 1, 0, 10, tzinfo=UTC)  # the day and the month have e
 HOLD = {"max_score": {"value": 1000, "action": "quarantine"}}
 
 
+@pytest.fixture(params=["in_memory", "ddb"])
+def stores(request):
+    """The in-memory stores, or moto's DynamoDB (an approval's entries and its pending removal in one
+    TransactWriteItems, as on AWS)."""
+    request.getfixturevalue(request.param)
+    return request.param
+
+
 @pytest.fixture
-def day(in_memory, clock, settle):
+def day(stores, clock, settle):
     """Board `cup` (every kind of period; scores over 1000 held for review): ada 500 and bob 400 on DAY, and eve's
     5000 held; the stream delivered (the log holds both scores)."""
+    assert isinstance(invocation.runtime().entries, MemoryEntries) == (stores == "in_memory")
     clock.set(DAY - timedelta(days=2))
     assert create_board("cup", periods=list(periods.KINDS), rules=HOLD).status == 201
     clock.set(DAY)
