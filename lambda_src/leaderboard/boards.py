@@ -121,6 +121,16 @@ class BoardConfig:
             raise NotFound(f"this board keeps no tournament period (it keeps {', '.join(self.periods)})")
         return periods.resolve(period, now, self.periods)
 
+    def ended(self, period_id: str, now: datetime) -> bool:
+        """Whether this board's period (an entry's: a concrete id, all-time or tournament) has ended by `now`:
+        frozen, as its closing signs it (docs/PROVING.md, "The closing rule")."""
+        if period_id == periods.TOURNAMENT:
+            return self.is_tournament and periods.ended(self.current_periods(now)[0], now)
+        try:
+            return periods.ended(periods.resolve(period_id, now), now)
+        except (BadRequest, NotFound):  # not a period id this code knows: nothing says it ended
+            return False
+
     def check_open(self, now: datetime) -> None:
         """A tournament takes scores only inside its window: 409 before the start and after the end."""
         if not self.is_tournament:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
+from datetime import datetime
 from typing import Any, Protocol
 
 from . import cursors, entry_store, invocation, keys, schema
@@ -68,12 +69,12 @@ def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Record the decision first, then move the player's entries aside: a submission that reads the decision
     after this point writes hidden, one that read it before meets a changed entry and reads again."""
     _decisions().hide(config.board_id, player_id, iso(invocation.now()))
-    return _view(config, player_id, True, _move_all(config.board_id, player_id, hidden=True))
+    return _view(config, player_id, True, _move_all(config, player_id, hidden=True))
 
 
 def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
     _decisions().show(config.board_id, player_id)
-    return _view(config, player_id, False, _move_all(config.board_id, player_id, hidden=False))
+    return _view(config, player_id, False, _move_all(config, player_id, hidden=False))
 
 
 def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
@@ -96,12 +97,16 @@ def _view(config: BoardConfig, player_id: str, hidden: bool, moved: int) -> dict
     return {"board_id": config.board_id, "player_id": player_id, "hidden": hidden, "moved_entries": moved}
 
 
-def _move_all(board_id: str, player_id: str, hidden: bool) -> int:
-    """Move every entry of the player on the board (every period and shard) to the wanted side; the count moved."""
+def _move_all(config: BoardConfig, player_id: str, hidden: bool) -> int:
+    """Move every entry of the player on the board (every open period and shard) to the wanted side; the count
+    moved. Entries of ended periods stay as they closed (docs/PROVING.md, "The closing rule")."""
     moved = 0
     for _ in range(ATTEMPTS):
+        now = invocation.now()
         pending = [
-            item for item in _entries().of_player_on(player_id, board_id) if entry_store.is_hidden(item) != hidden
+            item
+            for item in _entries().of_player_on(player_id, config.board_id)
+            if entry_store.is_hidden(item) != hidden and not _ended(config, item[schema.SCORES_SORT_KEY], now)
         ]
         if not pending:
             return moved
@@ -109,7 +114,11 @@ def _move_all(board_id: str, player_id: str, hidden: bool) -> int:
             with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
                 _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
                 moved += 1
-    raise Conflict(f"player {player_id} keeps changing on {board_id}; retry")
+    raise Conflict(f"player {player_id} keeps changing on {config.board_id}; retry")
+
+
+def _ended(config: BoardConfig, partition: str, now: datetime) -> bool:
+    return config.ended(keys.board_and_period(partition)[1], now)
 
 
 def reconcile(records: Iterable[dict[str, Any]]) -> int:

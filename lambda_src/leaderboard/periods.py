@@ -84,6 +84,12 @@ def starts_at(period: Period) -> datetime | None:
     return _midnight(last_day.replace(day=1))
 
 
+def ended(period: Period, now: datetime) -> bool:
+    """Whether the period's ends_at has passed: from then on nothing changes its standings (docs/PROVING.md, "The
+    closing rule"). All-time never ends."""
+    return period.ends_at is not None and now >= period.ends_at
+
+
 def previous(period: Period) -> Period | None:
     """The period of the same kind that ended when this one began."""
     start = starts_at(period)

@@ -21,8 +21,12 @@ from .errors import NotFound
 
 
 def remove_from_board(config: BoardConfig, player_id: str) -> dict[str, Any]:
-    """Delete the player's entries on every period (and shard) of the board."""
-    deleted = _entries().delete(_entries().keys_of_player_on(player_id, config.board_id))
+    """Delete the player's entries on every open period (and shard) of the board. Entries of ended periods stay as
+    they closed (docs/PROVING.md, "The closing rule"): an erasure is what deletes those."""
+    now = invocation.now()
+    pairs = _entries().keys_of_player_on(player_id, config.board_id)
+    still_open = [(p, part) for p, part in pairs if not config.ended(keys.board_and_period(part)[1], now)]
+    deleted = _entries().delete(still_open)
     return {"board_id": config.board_id, "player_id": player_id, "deleted_entries": deleted}
 
 

@@ -19,7 +19,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from . import cursors, invocation, keys, scoring
+from . import cursors, invocation, keys, periods, scoring
 from .boards import BoardConfig
 from .clock import iso, ms
 from .errors import Conflict, NotFound
@@ -171,25 +171,37 @@ def _claimed(config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]
 
 def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
     """Apply the submission as at its submission time, then drop it from the queue. The write carries an operation
-    id of the pending id, so a decision retried after failing part-way does not apply it twice."""
+    id of the pending id, so a decision retried after failing part-way does not apply it twice.
+
+    Only the periods still open now are written: a period that ended since (its closing signs its standings) stays
+    as it was, and the answer lists it under closed_periods; when every period it was held for has ended the
+    approval is refused (409) and the submission stays pending, for a reject (docs/PROVING.md, "The closing rule")."""
     item, token = _claimed(config, pending_id)
-    submission = scoring.Submission(
-        player_id=item["pending_player"],
-        player_name=item.get("player_name"),
-        score=int(item["score"]),
-        metadata=json.loads(item["metadata"]) if item.get("metadata") else None,
-        operation=keys.APPROVAL_OPERATION_PREFIX + keys.operation_id(pending_id, f"{config.board_id}/pending"),
-    )
-    at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
-    removal = _queue().removal(config.board_id, pending_id, submission.player_id)
     try:  # the entry writes and the submission's removal in one transaction: all of it or, cancelled, nothing
-        outcome = scoring.submit(config, submission, at, also=removal)
+        at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
+        now = invocation.now()
+        held_for = config.current_periods(at)
+        closed = [p.period_id for p in held_for if periods.ended(p, now)]
+        if len(closed) == len(held_for):
+            raise Conflict(
+                f"the periods this score was held for ({', '.join(closed)}) have ended: a score held before a "
+                "period's end is not applied after it (its closing signs its standings); reject it instead"
+            )
+        submission = scoring.Submission(
+            player_id=item["pending_player"],
+            player_name=item.get("player_name"),
+            score=int(item["score"]),
+            metadata=json.loads(item["metadata"]) if item.get("metadata") else None,
+            operation=keys.APPROVAL_OPERATION_PREFIX + keys.operation_id(pending_id, f"{config.board_id}/pending"),
+        )
+        removal = _queue().removal(config.board_id, pending_id, submission.player_id)
+        outcome = scoring.submit(config, submission, at, also=removal, open_at=now)
     except BaseException:
         _queue().unclaim(config.board_id, pending_id, token)
         raise
     if not removal:
         _queue().drop(config.board_id, pending_id, submission.player_id)
-    return {"pending_id": pending_id, "status": "approved", "result": outcome.view()}
+    return {"pending_id": pending_id, "status": "approved", "result": outcome.view(), "closed_periods": closed}
 
 
 def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import hashchain, invocation
+from . import hashchain, invocation, keys, periods
 from .boards import DESC, BoardConfig
-from .clock import ms
+from .clock import iso, ms
 from .errors import Conflict, NotFound
+from .limits import CLOSE_EVERY_MINUTES
 from .lru import LRU
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ REPLAY_KEPT_PLAYERS = 100_000
 REPLAY_KEPT_PERIODS = 256  # board periods: far more than are live at once
 REPLAYED_PLAYER_BYTES, REPLAYED_PERIOD_BYTES = 313, 400
 REPLAY_KEPT_BYTES = REPLAY_KEPT_PLAYERS * REPLAYED_PLAYER_BYTES + REPLAY_KEPT_PERIODS * REPLAYED_PERIOD_BYTES
+CLOSING_RETRY_SECONDS = CLOSE_EVERY_MINUTES * 60  # the scheduled closer's next run
 SETTERS, DELETERS = frozenset({"score", "approve"}), frozenset({"remove", "erase"})
 
 
@@ -165,22 +168,40 @@ def _players_held(standings: Standings) -> int:
     return len(standings.entries) + len(standings.hidden)
 
 
+class PeriodClosing(Conflict):
+    """The period has ended and its closing summary is not stored yet: its receipts wait for the summary's head."""
+
+    @property
+    def details(self) -> dict:
+        return {"retry_after_seconds": CLOSING_RETRY_SECONDS}
+
+
 def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:
-    """{"receipt": compact JWS}: where the player stands in the period's log at its head, signed."""
+    """{"receipt": compact JWS}: where the player stands in the period's log, signed. An open period: at the log's
+    head. An ended one: at its closing summary's log_head, its frozen standings, so that no receipt can contradict
+    the signed summary (docs/PROVING.md, "The closing rule"); 409 until the summary is stored."""
     runtime = invocation.runtime()
     now = invocation.now()
     p = config.resolve_period(period_ref, now)
     log = runtime.chain
-    # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
-    if not invocation.runtime().entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
-        raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
-    head = log.log_head(config.board_id, p.period_id)
+    if periods.ended(p, now):
+        head_seq = _closing_head(config, p, now)
+    else:
+        # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
+        if not runtime.entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
+            raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
+        head = log.log_head(config.board_id, p.period_id)
+        head_seq = head[0] if head else 0
     key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)
     player = None if key is None else hashchain.commitment(key, config.board_id, p.period_id, player_id)
-    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0] if head else 0)
+    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head_seq)
     if player is not None and player in standings.hidden and player in standings.entries:
         raise NotFound(f"player {player_id} is hidden on board {config.board_id}: no receipt while hidden")
     rank = None if player is None else standings.rank_of(player, config.order)
+    if (player is None or rank is None) and periods.ended(p, now):
+        raise NotFound(
+            f"player {player_id} is not in the standings period {p.period_id} of board {config.board_id} closed with"
+        )
     if player is None or rank is None:
         raise LogCatchingUp(
             f"log catching up: player {player_id}'s entry is not in the log of period {p.period_id} yet (it is "
@@ -203,6 +224,20 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
         "head_hash": standings.head_hash,
     }
     return {"receipt": runtime.receipt_keys.get().sign_compact(payload)}
+
+
+def _closing_head(config: BoardConfig, p: periods.Period, now: datetime) -> int:
+    """The log_head seq of an ended period's closing summary (PeriodClosing until it is stored)."""
+    assert p.ends_at is not None
+    summary = invocation.runtime().closings.get(config.board_id, keys.closing_sort_key(iso(p.ends_at), p.period_id))
+    if summary is None and now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
+        raise NotFound(f"period {p.period_id} was never closed and its entries have expired: it has no standings")
+    if summary is None:
+        raise PeriodClosing(
+            f"period {p.period_id} ended at {p.next_reset()} and is not closed yet: its receipts are computed from "
+            "its closing summary's standings once it is stored (the scheduled closer closes it within minutes)"
+        )
+    return int((summary.get("log_head") or {}).get("seq", 0))  # a summary from before the log: no standings
 
 
 def jwks() -> dict[str, list[dict[str, Any]]]:

@@ -187,17 +187,27 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = 
 
 
 def submit(
-    config: BoardConfig, s: Submission, now: datetime | None = None, also: Sequence[dict[str, Any]] = ()
+    config: BoardConfig,
+    s: Submission,
+    now: datetime | None = None,
+    also: Sequence[dict[str, Any]] = (),
+    open_at: datetime | None = None,
 ) -> Outcome:
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
     UpdateItem or one transaction). `also`: other TransactWriteItems actions to commit with the entry writes in
     one transaction (an approval's removal of its pending submission), written even when no entry changes; such a
-    transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write)."""
+    transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write).
+    `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
+    leaves those as they closed: docs/PROVING.md, "The closing rule")."""
     now = now or invocation.now()
     config.check_open(now)
     _check_range(config, s)
-    current = [(p, config.player_partition(p.period_id, s.player_id)) for p in config.current_periods(now)]
+    current = [
+        (p, config.player_partition(p.period_id, s.player_id))
+        for p in config.current_periods(now)
+        if open_at is None or not periods.ended(p, open_at)
+    ]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored and not also:
         return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")

@@ -18,9 +18,10 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         "remove_player",
         access=ADMIN,
         response=(200, "PlayerRemoval"),
-        summary="Delete a player's entries on every period of a board",
+        summary="Delete a player's entries on every open period of a board",
         description="Deleting a player who has no entry on the board deletes nothing (200, deleted_entries 0). "
-        "Ranks and totals follow within the rank counters' usual delay.",
+        "Ranks and totals follow within the rank counters' usual delay. A period whose ends_at has passed keeps "
+        "its entries as it closed (its closing signs them): only an erasure removes the player from it.",
     ),
     Route(
         "PUT",
@@ -30,7 +31,8 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         access=ADMIN,
         response=(200, "Moderation"),
         summary="Hide a player on a board (moderation): gone from every list, rank and total others see",
-        description="On every period of the board, now and later, until shown again. A lookup of the player by id "
+        description="On every open period of the board, now and later, until shown again; a period whose ends_at "
+        "has passed stays as it closed (its closing signs its standings). A lookup of the player by id "
         "still answers, marked hidden, with the rank they would have. Idempotent. Counters stay exact: a hidden "
         "entry leaves the rank index and the counters are recounted, within their usual delay.",
     ),
@@ -62,7 +64,8 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         access=ADMIN,
         response=(200, "Moderation"),
         summary="Show a hidden player again, in their place",
-        description="Their entries return where their scores and times put them. Idempotent.",
+        description="Their entries of the open periods return where their scores and times put them (ended "
+        "periods stay as they closed). Idempotent.",
     ),
     Route(
         "POST",

@@ -28,7 +28,10 @@ PROOF_ROUTES: tuple[Route, ...] = (
         "log reads 100 records a read, up to 20,000 records a request, then answers 409 (log catching up, "
         "retry_after_seconds) and goes on at the next request. 409 log catching up too for an entry newer than "
         "the log's head (the log is appended "
-        "from the table's stream).",
+        "from the table's stream). A period whose ends_at has passed: the standings at its closing summary's "
+        "log_head (seq and head_hash are the summary's), whatever the log holds after it, so a receipt agrees "
+        "with the signed summary; 409 (retry_after_seconds) until the summary is stored, 404 for a player not in "
+        "those standings.",
     ),
     Route(
         "GET",

@@ -300,7 +300,12 @@ SCHEMAS: Frozen = freeze(
                 "result": {
                     "type": "object",
                     "description": "approved: the submission's result, as POST .../scores gives it",
-                }
+                },
+                "closed_periods": {
+                    "type": "array",
+                    "items": _STR,
+                    "description": "approved: the periods it was held for that had ended, left as they closed",
+                },
             },
         ),
         "Moderation": _obj({"board_id": _STR, "player_id": _STR, "hidden": {"type": "boolean"}, "moved_entries": _INT}),

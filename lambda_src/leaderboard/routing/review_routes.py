@@ -42,7 +42,9 @@ REVIEW_ROUTES: tuple[Route, ...] = (
         access=ADMIN,
         response=(200, "PendingDecision"),
         summary="Approve a quarantined submission: applied as it would have been at its submission time",
-        description="The periods current at its submission time, and ties ranked by that time. The entries and "
+        description="The periods current at its submission time that are still open (a period whose ends_at has "
+        "passed stays as it closed: closed_periods lists those), and ties ranked by that time. When every one of "
+        "them has ended the approval is a 409 and the submission stays pending (reject it). The entries and "
         "the submission's removal from the queue are one transaction. A submission decided already (approved or "
         "rejected) is a 404; one another decision is applying right now a 409.",
         busy=_BUSY,
