@@ -174,6 +174,21 @@ def test_an_admin_answer_is_never_served_from_the_cache(api, edge, board):
     assert api.delete(f"/leaderboards/{board}/players/p1/hidden").status_code == 200
 
 
+def test_a_players_own_reads_are_never_answered_or_kept_at_the_edge(api, edge, board):
+    """A receipt and a player's held scores need their player token (issue 40), which the edge does not forward (nor
+    does CloudFront): through it they are the function's 401 each time, every one reaching the origin, so the edge
+    never holds a player's answer for the next viewer."""
+    token = api.post("/players/p3/tokens", {}).json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    for target in (f"/leaderboards/{board}/players/p3/receipt", "/players/p3"):
+        assert api.get(target, headers=bearer).status_code in (200, 409), target  # direct: the player's (409: log)
+        before = edge.origin_requests()
+        through_edge = [edge.get(target, headers=bearer) for _ in range(3)]
+        assert [r.status_code for r in through_edge] == [401, 401, 401], target
+        assert all(r.headers["Cache-Control"] == "no-store" and "receipt" not in r.json() for r in through_edge)
+        assert (edge.origin_requests() - before)[("GET", target)] == 3  # nothing kept
+
+
 def test_writes_are_refused_at_the_edge_and_never_reach_the_origin(edge, board):
     before = edge.origin_requests()
     resp = requests.post(
