@@ -112,11 +112,15 @@ def get_board(board_id: str) -> BoardConfig:
     return config
 
 
-def board_view(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
+def board_view(config: BoardConfig, now: datetime | None = None, *, rules: bool = False) -> dict[str, Any]:
+    """The board as its routes show it; its plausibility rules only with `rules` (the admin's answers): their
+    thresholds are what a cheater would submit just under."""
     now = now or invocation.now()
     view = config.to_item()
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
-    view["rules"] = plausibility.declared(config.rules)  # {} when none
+    view.pop("rules", None)
+    if rules:
+        view["rules"] = plausibility.declared(config.rules)  # {} when none
     if config.per_player_limit is not None:  # the limit in force, a default one included
         view["max_submissions_per_minute"] = config.per_player_limit
     if config.takes_client_submissions:  # runs are for client boards only
@@ -150,7 +154,12 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
         )
     if outcome == BUSY:
         raise Conflict("too many concurrent writes to the boards' count; nothing stored, retry")
-    return board_view(config, now)
+    return board_view(config, now, rules=True)
+
+
+def rules_view(config: BoardConfig) -> dict[str, Any]:
+    """A board's plausibility rules, thresholds and actions ({} when none): the admin's review queue shows them."""
+    return {"rules": plausibility.declared(config.rules)}
 
 
 CHANGEABLE = ("rules", "submissions", "max_open_runs")  # what PATCH /leaderboards/{board} changes
@@ -182,7 +191,7 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
     if not _stored().replace(changed.to_item()):
         raise NotFound(f"no leaderboard {board_id}")
     _cache().forget(board_id)
-    return board_view(changed, now)
+    return board_view(changed, now, rules=True)
 
 
 def all_boards() -> list[BoardConfig]:

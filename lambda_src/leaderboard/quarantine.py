@@ -49,6 +49,11 @@ class PendingStore(Protocol):
         """The player's submissions on the board as {pending_id, score, rule, submitted_at}, in pending-id order."""
         ...
 
+    def of_player(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's submissions on every board as {board_id, pending_id, score, rule, submitted_at}, by board
+        id, then in pending-id order."""
+        ...
+
     def claim(self, board_id: str, pending_id: str, token: str) -> bool:
         """Claim the submission for one decision, atomically: False if it is gone or claimed (get() tells which)."""
         ...
@@ -137,12 +142,20 @@ def view(item: dict[str, Any], pending_id: str) -> dict[str, Any]:
     return row
 
 
-def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
-    """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue."""
+def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str | None = None) -> dict[str, Any]:
+    """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue (and player)."""
     binding = keys.pending_key(config.board_id, "")[0]
+    if player_id is not None:
+        binding += "#player#" + player_id  # a cursor of the whole queue pages no player's list, nor the reverse
     position = cursors.read(cursor, binding) if cursor is not None else None
-    items, more = _queue().page_of_board(config.board_id, position.last_key if position else None, limit)
-    rows = [view(i, i["leaderboard_id"]) for i in items]
+    after = position.last_key if position else None
+    if player_id is None:
+        items, more = _queue().page_of_board(config.board_id, after, limit)
+        rows = [view(i, i["leaderboard_id"]) for i in items]
+    else:  # the player's pointers, one Query: the rows the review queue lists, without run and evidence
+        held = of_player(config, player_id)
+        mine = [{**i, "player_id": player_id} for i in held if after is None or i["pending_id"] > after]
+        rows, more = mine[:limit], len(mine) > limit
     answer: dict[str, Any] = {"pending": rows}
     if more and rows:
         listed = (position.last_rank if position else 0) + len(rows)
@@ -152,8 +165,16 @@ def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, An
     return answer
 
 
+def everywhere(player_id: str, boards: list[str] | None = None) -> list[dict[str, Any]]:
+    """The player's own pending submissions on every board (or on `boards`), for their token: board_id,
+    pending_id, score, rule, submitted_at. One Query of their pointers."""
+    held = _queue().of_player(player_id)
+    return held if boards is None else [h for h in held if h["board_id"] in boards]
+
+
 def of_player(config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
-    """The player's own pending submissions on the board, for their lookup: pending_id, score, rule, submitted_at."""
+    """The player's own pending submissions on the board (their token's route, or the admin's queue filtered by
+    player): pending_id, score, rule, submitted_at, oldest first."""
     return _queue().of_player_on(player_id, config.board_id)
 
 

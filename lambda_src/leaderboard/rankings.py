@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from . import boards, cursors, entry_store, invocation, keys, metrics, periods, quarantine, ranking, schema
+from . import boards, cursors, entry_store, invocation, keys, metrics, periods, ranking, schema
 from .boards import BoardConfig
 from .errors import BadRequest, NotFound
 from .limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
@@ -165,10 +165,9 @@ def around(
 ):
     p = config.resolve_period(period, now or invocation.now())
     item = invocation.runtime().entries.one(player_id, config.player_partition(p.period_id, player_id))
-    # A board with rules may hold the player's scores back for review: their own lookup shows those as pending.
-    held = {"pending": waiting} if config.rules and (waiting := quarantine.of_player(config, player_id)) else {}
+    # No pending (held) score here: this lookup is public and edge-cached; the player's own route shows them.
     if item is None:
-        raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}", held)
+        raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
     parts = config.partitions(p.period_id)
     metrics.count(metrics.RANK_READS, board=config.board_id)
     # A hidden player's own lookup still answers: where they would be, among the players others see.
@@ -203,5 +202,4 @@ def around(
         "below": _shown(below, around_me[1]),
         **tier,
         **({"hidden": True} if hidden else {}),
-        **held,
     }

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import invocation, keyring, limits
-from .errors import Unauthorized
+from .errors import Forbidden, Unauthorized
 from .settings import Settings
 from .vendor import jwt
 
@@ -127,3 +127,19 @@ def bearer(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("the Authorization header must be `Bearer <token>`")
     return token.strip()
+
+
+def player_claims(authorization: str | None, player_id: str, board_id: str | None = None) -> dict[str, Any]:
+    """The claims of the player token in `authorization`, which must be `player_id`'s and, if it is limited to
+    boards and `board_id` is given, list `board_id`: a player reads their own receipt and held scores, no one
+    else's (401 without a valid player token, 403 for another player's or another board's)."""
+    token = bearer(authorization)
+    if token is None:
+        raise Unauthorized("this route needs `Authorization: Bearer <player token>` of the player")
+    claims = verify(token, PLAYER_AUDIENCE)
+    if claims["sub"] != player_id:
+        raise Forbidden("this player token is another player's: a player reads only their own")
+    boards = claims.get("boards")
+    if board_id is not None and boards is not None and board_id not in boards:
+        raise Forbidden(f"this player token is limited to other boards than {board_id}")
+    return claims

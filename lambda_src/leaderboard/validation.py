@@ -86,8 +86,8 @@ def query_values(event: dict, route) -> dict[str, Any]:
             values[name] = bounded_int(
                 raw, name, spec["minimum"], spec["maximum"], spec.get("default"), name in route.required_query, True
             )
-        elif name == "player_id":
-            values[name] = player_id(raw)
+        elif name == "player_id":  # absent from an optional one (the review queue's filter): None
+            values[name] = player_id(raw) if raw is not None or name in route.required_query else None
         else:
             values[name] = raw
     return values

@@ -32,6 +32,12 @@ def test_a_held_submission_reads_back_and_its_player_finds_it(store):
         {"pending_id": "0002-b", "score": 80, "rule": "max_score", "submitted_at": "2026-11-30T00:01:00Z"},
     ]
     assert store.of_player_on("bo", "race") == []
+    assert [(p["board_id"], p["pending_id"], p["score"]) for p in store.of_player("ada")] == [
+        ("lap", "0003-c", 70),
+        ("race", "0001-a", 90),
+        ("race", "0002-b", 80),
+    ]  # every board's, for the player's own token (GET /players/{player_id})
+    assert store.of_player("bo") == []
 
 
 def test_the_queue_pages_in_pending_id_order(store):

@@ -2,7 +2,7 @@
 plausibility rules held back (quarantine), 10 a page with More, each with the rule that fired, its run and the
 evidence the client sent; Approve puts the score on the board, Reject drops it; a decision another reviewer (or a
 validator) made first is said so, as the other admin actions say their failures. The queue is usable on a phone,
-and a player's lookup shows their own scores pending review.
+and a signed-in admin sees a player's held scores in their lookup (signed out: none, as no public read shows them).
 
 The pending submissions are made as a game would: game-key submissions over the board's max_score, and one from a
 client through a player token, a run and its run token, with evidence.
@@ -216,9 +216,10 @@ def _look_up(page, player_id: str) -> None:
     page.get_by_role("button", name="Look up").click()
 
 
-def test_a_players_lookup_shows_their_scores_pending_review(stack, new_page):
-    """A score the board's rule holds back shows in its player's lookup as "pending review", with the score and the
-    rule, beside their ranked score; a player whose only score is held is found by it; once approved it is a rank."""
+def test_a_players_held_scores_show_in_the_lookup_to_a_signed_in_admin_only(stack, new_page):
+    """A score the board's rule holds back is in no public read (issue 40): signed out, the lookup shows none. A
+    signed-in admin sees it in the player's lookup as "pending review", with the score and the rule, beside their
+    ranked score; a player whose only score is held is found by it; once approved it is a rank."""
     stack.reset()
     stack.create_board(ARENA)
     for player_id, name, score in HONEST:
@@ -227,9 +228,21 @@ def test_a_players_lookup_shows_their_scores_pending_review(stack, new_page):
     newcomer, _ = _held_from_a_run(stack, "p-new", "Newcomer", 7777)
     stack.settle()
 
-    page = new_page()
+    public = new_page()
+    public.goto(f"{stack.dashboard}/")
+    pick_board(public, "arena")
+    _look_up(public, "p-ann")
+    expect(public.get_by_test_id("picked-board").get_by_test_id("player-score")).to_have_text("900")
+    expect(public.get_by_test_id("lookup-status")).not_to_contain_text("pending")
+    expect(public.get_by_test_id("player-pending-row")).to_have_count(0)
+    _look_up(public, "p-new")
+    expect(public.get_by_test_id("lookup-status")).to_have_text("No player with ID “p-new” is on any board yet.")
+    no_problems(public)
+
+    page = new_page(admin=True)
     page.goto(f"{stack.dashboard}/")
     pick_board(page, "arena")
+    sign_in(page)
     _look_up(page, "p-ann")
     status = page.get_by_test_id("lookup-status")
     expect(status).to_contain_text("1 score pending review on Arena.")
@@ -241,7 +254,7 @@ def test_a_players_lookup_shows_their_scores_pending_review(stack, new_page):
     expect(held.get_by_test_id("player-pending-rule")).to_have_text("max_score")
     shoot(page.get_by_test_id("lookup-section"), "lookup-pending", DESKTOP)
 
-    _look_up(page, "p-new")  # no entry yet: the 404's body carries the pending score
+    _look_up(page, "p-new")  # no entry yet: found by the held score alone
     expect(status).to_have_text("Not ranked on any board yet; 1 score pending review on Arena.")
     expect(page.get_by_test_id("picked-board")).to_contain_text("Not on Arena")
     expect(held.get_by_test_id("player-pending-score")).to_have_text("7,777")

@@ -69,7 +69,12 @@ def test_the_token_routes_have_their_own_method_throttle_as_large_as_the_game_ke
     defaults = LeaderboardProps()
     ((stage,),) = [list(_of_type(dev_template_json, "AWS::ApiGateway::Stage").values())]
     settings = {(s["ResourcePath"], s["HttpMethod"]): s for s in stage["Properties"]["MethodSettings"]}
-    assert [r.path for r in TOKEN_ROUTES] == ["/leaderboards/{board}/scores", "/leaderboards/{board}/runs"]
+    assert [(r.method, r.path) for r in TOKEN_ROUTES] == [
+        ("POST", "/leaderboards/{board}/scores"),
+        ("POST", "/leaderboards/{board}/runs"),
+        ("GET", "/players/{player_id}"),  # a player's own held scores (issue 40)
+        ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),  # a player's own receipt (issue 40)
+    ]
     for route in TOKEN_ROUTES:
         setting = settings[("/" + route.path.replace("/", "~1"), route.method)]
         assert setting["ThrottlingRateLimit"] == defaults.throttles.game_key_rate_limit

@@ -39,9 +39,10 @@ PROD_READERS = {
     "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
     "LeaderboardApiGameKeySecret": {SUBMIT},  # game and game-or-run routes
     "LeaderboardApiAdminKeySecret": {ADMIN, SNAPSHOT, SIMULATOR},  # admin routes
-    # receipts (player-stats), the JWKS (leaderboard-query: the public halves come from the seed's secret),
-    # closing summaries (on request: admin; on schedule: period-closer), signed again by an erasure
-    "LeaderboardApiReceiptSigningSecret": {STATS, QUERY, ADMIN, CLOSER},
+    # receipts (score-submit: a player token or the game key), the JWKS (leaderboard-admin: the public halves come
+    # from the seed's secret), closing summaries (on request: admin; on schedule: period-closer), signed again by an
+    # erasure
+    "LeaderboardApiReceiptSigningSecret": {SUBMIT, ADMIN, CLOSER},
 }
 
 
@@ -69,13 +70,14 @@ def test_in_production_each_secret_is_read_by_exactly_the_functions_that_need_it
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
-def test_no_public_read_function_can_read_a_token_or_api_key(stage, dev_template_json, prod_template_json):
+def test_no_public_read_function_can_read_a_signing_or_api_key(stage, dev_template_json, prod_template_json):
     """leaderboard-query and player-stats answer anyone: they may not read the game or admin key's value, nor (in
-    production, where page cursors have a key of their own) the key that signs player and run tokens."""
+    production, where page cursors and receipts have keys of their own) the key that signs player and run tokens or
+    the one that signs receipts and summaries (the JWKS is served where that key is read anyway)."""
     template = _template(stage, dev_template_json, prod_template_json)
     kept = ["LeaderboardApiGameKeySecret", "LeaderboardApiAdminKeySecret"]
     if stage == "prod":
-        kept.append("LeaderboardApiTokenSigningSecret")
+        kept += ["LeaderboardApiTokenSigningSecret", "LeaderboardApiReceiptSigningSecret"]
     for prefix in kept:
         assert not access.allowed_functions(template, GET, access.secret(template, prefix)) & PUBLIC_READ, prefix
 

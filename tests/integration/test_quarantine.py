@@ -74,9 +74,13 @@ def test_rules_reject_or_hold_back_and_approve_and_reject_decide(api, stack, boa
     friends = api.get(f"/leaderboards/{BOARD}/players", params={"ids": "ada,dan"}).json()
     assert names(friends["entries"]) == ["ada"]
     assert api.get("/players/dan/boards").status_code == 404
-    own = api.get(f"/leaderboards/{BOARD}/players/dan")
-    assert own.status_code == 404 and [p["pending_id"] for p in own.json()["pending"]] == [pending_id]
+    public = api.get(f"/leaderboards/{BOARD}/players/dan")
+    assert public.status_code == 404 and "pending" not in public.json()  # a public read (issue 40)
+    token = api.post("/players/dan/tokens", {}).json()["token"]
+    own = api.get("/players/dan", headers={"Authorization": f"Bearer {token}"})
+    assert own.status_code == 200 and [p["pending_id"] for p in own.json()["pending"]] == [pending_id]
     queue = api.get(f"/leaderboards/{BOARD}/pending", key="default").json()
+    assert queue.pop("rules")["max_score"] == {"value": 1000, "action": "quarantine"}  # the admin's only
     assert queue == {
         "pending": [
             {
@@ -115,7 +119,7 @@ def test_rules_reject_or_hold_back_and_approve_and_reject_decide(api, stack, boa
     assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
     stack.settle()
     after = table_state()
-    assert api.get(f"/leaderboards/{BOARD}/pending", key="default").json() == {"pending": []}
+    assert api.get(f"/leaderboards/{BOARD}/pending", key="default").json()["pending"] == []
     assert api.get(f"/leaderboards/{BOARD}/players/fay").status_code == 404
     gone = {t: [i for i in items if i not in after[t]] for t, items in before.items()}
     assert all(len(v) <= 2 for v in gone.values())  # the pending item and its pointer, nothing else
@@ -147,7 +151,7 @@ def test_run_rules_on_a_client_board_and_the_game_key_skips_them(api, boards, st
 
 def test_a_board_without_rules_behaves_as_before(api, boards):
     assert score(api, PLAIN, "ada", 10**12).status_code == 200
-    assert api.get(f"/leaderboards/{PLAIN}").json()["rules"] == {}
+    assert api.get(f"/leaderboards/{PLAIN}/pending", key="default").json()["rules"] == {}
     assert (
         api.post(f"/leaderboards/{PLAIN}/scores/bulk", {"entries": [{"player_id": "b", "score": 1}]}).status_code == 200
     )

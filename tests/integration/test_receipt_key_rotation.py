@@ -98,7 +98,9 @@ def receipt_of(api, player: str, period: str, board: str = BOARD) -> str:
     """The player's receipt, asked again while the issuer says the log is catching up (409)."""
     deadline = time.monotonic() + WITHIN_S
     while True:
-        reply = api.get(f"/leaderboards/{board}/players/{player}/receipt", params={"period": period})
+        token = api.post(f"/players/{player}/tokens", {}).json()["token"]  # the game server acts for the player
+        path, bearer = f"/leaderboards/{board}/players/{player}/receipt", {"Authorization": f"Bearer {token}"}
+        reply = api.get(path, params={"period": period}, headers=bearer)
         if reply.status_code == 200:
             return reply.json()["receipt"]
         assert reply.status_code == 409, reply.text

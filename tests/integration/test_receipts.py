@@ -1,5 +1,5 @@
 """The proof routes over HTTP against the local stack: the JWKS, a receipt checked with `cryptography` against it,
-and the errors (unknown board, period or player: 404 JSON)."""
+and the errors (unknown board, period or player: 404 JSON). Who may fetch a receipt: test_privacy.py."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from tests.support import jws
 
 
 def _receipt_when_logged(api, board: str, player: str, bound_s: float = 60.0):
-    """The receipt once the log (appended from the table's stream) holds the player: 409 log catching up until
-    then. Returns as soon as it is there."""
+    """The player's receipt, with their player token, once the log (appended from the table's stream) holds the
+    player: 409 log catching up until then. Returns as soon as it is there."""
+    token = api.post(f"/players/{player}/tokens", {}).json()["token"]
     deadline = time.monotonic() + bound_s
     while True:
-        reply = api.get(f"/leaderboards/{board}/players/{player}/receipt")
+        reply = api.get(f"/leaderboards/{board}/players/{player}/receipt", headers={"Authorization": f"Bearer {token}"})
         if reply.status_code != 409 or time.monotonic() > deadline:
             return reply
         assert reply.json()["error"].startswith("log catching up"), reply.text
@@ -58,6 +59,7 @@ def test_unknown_board_period_or_player_is_a_404_json(api):
         f"/leaderboards/{board}/players/nobody/receipt",
         f"/leaderboards/{board}/players/nobody/receipt?period=weekly",
     ):
-        reply = api.get(path)
+        token = api.post(f"/players/{path.split('/')[4]}/tokens", {}).json()["token"]
+        reply = api.get(path, headers={"Authorization": f"Bearer {token}"})
         assert reply.status_code == 404, (path, reply.text)
         assert reply.headers["Content-Type"].startswith("application/json") and reply.json()["error"]

@@ -51,6 +51,8 @@ COVERED = {
     ("GET", "/leaderboards/{board}/periods/{period_id}/log"),
     ("GET", "/.well-known/jwks.json"),
     ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),
+    # test_privacy.py
+    ("GET", "/players/{player_id}"),
 }
 
 

@@ -1,7 +1,7 @@
 """Plausibility rules and the quarantine through the handlers (moto): a rule rejects (422) or holds back (202) as
-declared; a held score is on no list, rank or total and shows as pending to its player and in the queue; approve
-puts it where it would have gone at its submission time (ranks checked against a brute-force oracle), reject
-leaves no trace; a decided submission answers 404."""
+declared; a held score is on no list, rank or total and shows as pending to its player (their token) and in the
+queue; approve puts it where it would have gone at its submission time (ranks checked against a brute-force oracle),
+reject leaves no trace; a decided submission answers 404."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def ranked(board: str) -> list[tuple[str, int]]:
 
 def test_a_rule_rejects_or_holds_back_as_declared_and_approve_puts_the_score_in_its_place(ddb, clock, settle):
     assert create_board("q", rules=RULES).status == 201
-    assert call("GET", "/leaderboards/q").body["rules"] == RULES
+    assert call("GET", "/leaderboards/q/pending").body["rules"] == RULES
     assert submit("q", "ada", 500).status == 200
     assert submit("q", "bob", 400).status == 200
     assert submit("q", "ada", 999).status == 200  # below 2 x ada's 500: allowed
@@ -57,9 +57,11 @@ def test_a_rule_rejects_or_holds_back_as_declared_and_approve_puts_the_score_in_
     settle()
     assert ranked("q") == [("ada", 999), ("bob", 400)]
     assert call("GET", "/leaderboards/q/players/cy").status == 404
-    own = call("GET", "/leaderboards/q/players/cy", check_contract=False).body
+    token = call("POST", "/players/cy/tokens", body={}).body["token"]
+    own = call("GET", "/players/cy", headers=bearer(token)).body
     assert own["pending"] == [
         {
+            "board_id": "q",
             "pending_id": pending_id,
             "score": 5000,
             "rule": "max_score",
@@ -146,7 +148,7 @@ def test_an_admin_changes_the_rules_and_the_submission_mode(ddb):
     assert call("PATCH", "/leaderboards/p", body={"name": "x"}).status == 400
     assert call("PATCH", "/leaderboards/global", body={"rules": {}}).status == 400
     assert call("PATCH", "/leaderboards/none", body={"rules": {}}).status == 404
-    assert json.dumps(call("GET", "/leaderboards/p").body["rules"]) == "{}"
+    assert json.dumps(call("GET", "/leaderboards/p/pending").body["rules"]) == "{}"
 
 
 def _oracle(order: str, submitted: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -319,7 +321,8 @@ def test_a_cancelled_rejection_answers_503_changes_nothing_and_its_retry_rejects
     busy = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/reject")
     assert busy.status == 503 and busy.headers["Retry-After"] == "1", busy.body
     assert len(cancelled) == 1 and scan(ddb, table) == before
-    assert call("GET", "/leaderboards/tc/players/bob", check_contract=False).body["pending"][0]["score"] == 500
+    token = call("POST", "/players/bob/tokens", body={}).body["token"]
+    assert call("GET", "/players/bob", headers=bearer(token)).body["pending"][0]["score"] == 500
     again = call("POST", f"/leaderboards/tc/pending/{held.body['pending_id']}/reject")
     assert again.status == 200 and again.body["status"] == "rejected", again.body
     assert pending_rows("tc") == []

@@ -1,7 +1,8 @@
-"""Receipts (GET .../players/{player_id}/receipt) and the JWKS, under moto with the log in memory: the standings
-replayed from the log, the signature checked with `cryptography` against GET /.well-known/jwks.json, the errors,
-and the replay's bound per request. The log's records are appended here as the log's appender would
-(hashchain.chain with each player's commitment), so each test says exactly what the log holds."""
+"""Receipts (GET .../players/{player_id}/receipt, with the player's token; who may fetch them: test_privacy.py) and
+the JWKS, under moto with the log in memory: the standings replayed from the log, the signature checked with
+`cryptography` against GET /.well-known/jwks.json, the errors, and the replay's bound per request. The log's records
+are appended here as the log's appender would (hashchain.chain with each player's commitment), so each test says
+exactly what the log holds."""
 
 from __future__ import annotations
 
@@ -48,7 +49,9 @@ def _submit(player: str, score: int) -> None:
 
 
 def _receipt(player: str, **query) -> tuple[int, dict]:
-    reply = call("GET", f"/leaderboards/{BOARD}/players/{player}/receipt", query=query or None)
+    token = call("POST", f"/players/{player}/tokens", body={}).body["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    reply = call("GET", f"/leaderboards/{BOARD}/players/{player}/receipt", query=query or None, headers=headers)
     return reply.status, reply.body
 
 
@@ -98,7 +101,9 @@ def test_no_receipt_for_a_player_not_on_the_board(chain):
 
 
 def test_unknown_board_and_period_are_404(chain):
-    assert call("GET", "/leaderboards/none/players/ada/receipt").status == 404
+    token = call("POST", "/players/ada/tokens", body={}).body["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    assert call("GET", "/leaderboards/none/players/ada/receipt", headers=headers).status == 404
     status, body = _receipt("ada", period="weekly")  # a kind the board does not keep
     assert status == 404, body
 

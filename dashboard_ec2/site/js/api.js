@@ -46,6 +46,8 @@ export const admin = {
   hiddenList: (id, limit, cursor) => `${config().adminBase}${board(id)}/hidden${query({ limit, cursor })}`,
   // The review queue: submissions a board's rules held back; approve applies one, reject drops it.
   pendingList: (id, limit, cursor) => `${config().adminBase}${board(id)}/pending${query({ limit, cursor })}`,
+  // One player's held scores (no public read shows them): the lookup's, for a signed-in admin.
+  pendingOf: (id, playerId) => `${config().adminBase}${board(id)}/pending${query({ player_id: playerId, limit: 100 })}`,
   pendingDecision: (id, pendingId, decision) =>
     `${config().adminBase}${board(id)}/pending/${encodeURIComponent(pendingId)}/${decision}`,
 };

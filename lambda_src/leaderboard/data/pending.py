@@ -47,6 +47,11 @@ def _lookup(pointer: dict[str, Any]) -> dict[str, Any]:
     return {"pending_id": pointer[_SORT].split("#", 1)[1], **{k: pointer[k] for k in POINTER_FIELDS}}
 
 
+def _everywhere(pointer: dict[str, Any]) -> dict[str, Any]:
+    """A pointer as the player's own view of every board shows it: its board too."""
+    return {"board_id": pointer[_SORT].split("#", 1)[0], **_lookup(pointer)}
+
+
 class DynamoPending:
     """The submissions and pointers as items of the scores table."""
 
@@ -82,6 +87,17 @@ class DynamoPending:
             ConsistentRead=True,
         )
         return [_lookup(item) for item in found]
+
+    def of_player(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's pointers on every board (board id, then pending id order): one Query."""
+        found = dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=f"{_PARTITION} = :p",
+            ExpressionAttributeValues=dynamo.to_item({":p": keys.pending_of_partition(player_id)}),
+            ConsistentRead=True,
+        )
+        return [_everywhere(item) for item in found]
 
     def claim(self, board_id: str, pending_id: str, token: str) -> bool:
         """Claim the submission for one decision: False if it is not there or another decision holds it."""
@@ -190,6 +206,11 @@ class MemoryPending:
         with self._lock:
             found = sorted(k for k in self._items if k[0] == partition and k[1].startswith(prefix))
             return [_lookup(self._items[k]) for k in found]
+
+    def of_player(self, player_id: str) -> list[dict[str, Any]]:
+        partition = keys.pending_of_partition(player_id)
+        with self._lock:
+            return [_everywhere(self._items[k]) for k in sorted(k for k in self._items if k[0] == partition)]
 
     def claim(self, board_id: str, pending_id: str, token: str) -> bool:
         with self._lock:

@@ -1,8 +1,8 @@
 """Boards: POST/GET /leaderboards, GET/DELETE /leaderboards/{board}, a board's periods and their closing;
 DELETE /leaderboards/{board}/players/{player_id} and hiding a player there (.../hidden);
-DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json."""
+DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json and GET /.well-known/jwks.json."""
 
-from .. import board_registry, closing, live, moderation, openapi, player_removal, quarantine, routes
+from .. import board_registry, closing, live, moderation, openapi, player_removal, quarantine, receipts, routes
 from .. import validation as v
 from ..composition import Handler, Runtime
 from ..http import Call, audit, function_handler
@@ -37,7 +37,9 @@ def update(call: Call):
 
 def list_pending(call: Call):
     board = board_registry.get_board(call.params["board"])
-    return 200, quarantine.listing(board, call.query["limit"], call.query["cursor"])
+    q = call.query
+    page = quarantine.listing(board, q["limit"], q["cursor"], q["player_id"])
+    return 200, {**page, **board_registry.rules_view(board)}  # the thresholds at work: the admin's only
 
 
 def approve_pending(call: Call):
@@ -110,6 +112,10 @@ def close_period(call: Call):
 
 def document(call: Call):
     return 200, openapi.document()
+
+
+def jwks(call: Call):  # here, where the key is read anyway (summaries): no public read function may read it
+    return 200, receipts.jwks()
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -1,6 +1,6 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range, a period's log (.../log)."""
 
-from .. import board_registry, default_board, hashchain, rankings, receipts, routes
+from .. import board_registry, default_board, hashchain, rankings, routes
 from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
@@ -23,10 +23,6 @@ def score_range(call: Call):
     return 200, rankings.score_range(
         board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
     )
-
-
-def jwks(call: Call):
-    return 200, receipts.jwks()
 
 
 def period_log(call: Call):

@@ -1,7 +1,7 @@
 """GET /player (default board), GET /leaderboards/{board}/players/{player_id} (around-me), GET
 /leaderboards/{board}/players?ids= (friends) and GET /players/{player_id}/boards."""
 
-from .. import board_registry, default_board, players, rankings, receipts, routes
+from .. import board_registry, default_board, players, rankings, routes
 from .. import validation as v
 from ..composition import Handler, Runtime
 from ..http import Call, function_handler
@@ -27,11 +27,6 @@ def friends(call: Call):
 def player_boards(call: Call):
     q = call.query
     return 200, players.boards_of(v.player_id(call.params["player_id"]), q["limit"], q["cursor"])
-
-
-def receipt(call: Call):
-    board = board_registry.get_board(call.params["board"])
-    return 200, receipts.receipt(board, call.query["period"], v.player_id(call.params["player_id"]))
 
 
 def handler_for(runtime: Runtime) -> Handler:

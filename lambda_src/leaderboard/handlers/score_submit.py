@@ -1,6 +1,20 @@
-"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs."""
+"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs; what only the
+player's token may read: their receipts and their held scores."""
 
-from .. import board_registry, default_board, idempotency, keys, limits, routes, runs, scoring, submissions, tokens
+from .. import (
+    board_registry,
+    default_board,
+    idempotency,
+    keys,
+    limits,
+    quarantine,
+    receipts,
+    routes,
+    runs,
+    scoring,
+    submissions,
+    tokens,
+)
 from .. import validation as v
 from ..boards import board_id
 from ..composition import Handler, Runtime
@@ -105,6 +119,19 @@ def bulk(call: Call):
         except BadRequest as err:
             parsed.append(err)
     return 200, idempotency.once(key, scope, body, lambda: submissions.submit_bulk(board, parsed))
+
+
+def player_receipt(call: Call):
+    player = v.player_id(call.params["player_id"])
+    tokens.player_claims(call.header("Authorization"), player, board_id(call.params["board"]))  # before any read
+    board = board_registry.get_board(call.params["board"])
+    return 200, receipts.receipt(board, call.query["period"], player)
+
+
+def player_pending(call: Call):
+    player = v.player_id(call.params["player_id"])
+    claims = tokens.player_claims(call.header("Authorization"), player)
+    return 200, {"player_id": player, "pending": quarantine.everywhere(player, claims.get("boards"))}
 
 
 def handler_for(runtime: Runtime) -> Handler:

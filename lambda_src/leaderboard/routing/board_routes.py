@@ -47,6 +47,9 @@ BOARD_ROUTES: tuple[Route, ...] = (
         response=(200, "Board"),
         cache=LIVE,
         summary="Show a board and its next resets",
+        description="Without the board's plausibility rules: their thresholds are for the admin key only (the "
+        "review queue, GET /leaderboards/{board}/pending, and the admin's create and change answers), so that "
+        "nobody reads them to submit just under them.",
     ),
     Route(
         "PATCH",

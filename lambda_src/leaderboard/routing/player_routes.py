@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN, SCORE_SUBMIT
-from .access import ADMIN, GAME, PUBLIC
+from .access import ADMIN, GAME, PLAYER, PUBLIC
 from .bodies import TOKEN_BODY
 from .caching import NO_STORE
 from .fields import CURSOR, _limit
@@ -79,6 +79,19 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         description=f"It lives ttl_seconds ({limits.MIN_PLAYER_TOKEN_SECONDS} s to 24 h, "
         f"{limits.DEFAULT_PLAYER_TOKEN_SECONDS} s by default), limited to the boards listed if any. Signed (HS256) "
         "with the deployment's token key, which rotates: see docs/API.md.",
+    ),
+    Route(
+        "GET",
+        "/players/{player_id}",
+        SCORE_SUBMIT,  # it checks player tokens; the public reads (player-stats) show no held score
+        "player_pending",
+        access=PLAYER,
+        response=(200, "PlayerPending"),
+        summary="The player's own submissions a board's rule holds back for review, on every board",
+        description="`Authorization: Bearer <player token>` of this player: another player's token is a 403, a "
+        "missing, expired or altered one is refused (401); a token limited to boards sees those boards' only. By "
+        "board id, then oldest first; [] when none. Nobody else sees them but the admin (the review queue, GET "
+        "/leaderboards/{board}/pending, player_id). Cost: one Query of the player's pointers.",
     ),
     Route(
         "DELETE",

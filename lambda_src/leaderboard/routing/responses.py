@@ -56,12 +56,19 @@ LOG_RECORD = freeze(
 )
 
 
-# A player's own quarantined submissions on the board (GET .../players/{player_id}), on no list until approved.
+# A player's own quarantined submissions (GET /players/{player_id}, their token only), on no list until approved.
 PLAYER_PENDING = freeze(
     {
         "type": "array",
-        "items": _obj({"pending_id": _STR, "score": _INT, "rule": _STR, "submitted_at": _STR}),
-        "description": "the player's submissions on this board a rule holds back for review (absent when none)",
+        "items": _obj({"board_id": _STR, "pending_id": _STR, "score": _INT, "rule": _STR, "submitted_at": _STR}),
+        "description": "the player's submissions a board's rule holds back for review: by board, oldest first",
+    }
+)
+# A board's plausibility rules, by name: the threshold and what a score past it gets. The admin key's only.
+BOARD_RULES = freeze(
+    {
+        "type": "object",
+        "additionalProperties": _obj({"value": {"type": "number"}, "action": {"enum": list(RULE_ACTIONS)}}),
     }
 )
 
@@ -145,12 +152,9 @@ SCHEMAS: Frozen = freeze(
                 "created_at": {"type": "string", "nullable": True},
                 "shards": _INT,
                 "submissions": {"enum": list(limits.SUBMISSION_MODES)},
-                "rules": {
-                    "type": "object",
-                    "additionalProperties": _obj({"value": {"type": "number"}, "action": {"enum": list(RULE_ACTIONS)}}),
-                },
             },
             {
+                "rules": {**BOARD_RULES, "description": "in the admin's answers only (create, change): never public"},
                 "max_submissions_per_minute": _INT,
                 "max_open_runs": _INT,
                 "starts_at": _STR,
@@ -233,7 +237,6 @@ SCHEMAS: Frozen = freeze(
                     "type": "boolean",
                     "description": "the player is hidden on this board: others do not see them",
                 },
-                "pending": PLAYER_PENDING,
             },
         ),
         "PeriodList": _obj(
@@ -288,12 +291,15 @@ SCHEMAS: Frozen = freeze(
             },
             {"next_cursor": _STR},
         ),
+        "PlayerPending": _obj({"player_id": _STR, "pending": PLAYER_PENDING}),
         "PendingScore": _obj({"status": {"enum": ["pending"]}, "pending_id": _STR, "rule": _STR}),
         "Pending": _obj(
             {"pending_id": _STR, "player_id": _STR, "score": _INT, "rule": _STR, "submitted_at": _STR},
             {"run_id": _STR, "evidence": {"type": "object"}},
         ),
-        "PendingList": _obj({"pending": {"type": "array", "items": ref("Pending")}}, {"next_cursor": _STR}),
+        "PendingList": _obj(
+            {"pending": {"type": "array", "items": ref("Pending")}, "rules": BOARD_RULES}, {"next_cursor": _STR}
+        ),
         "PendingDecision": _obj(
             {"pending_id": _STR, "status": {"enum": ["approved", "rejected"]}},
             {

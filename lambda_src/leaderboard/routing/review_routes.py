@@ -1,11 +1,12 @@
-"""The review queue of quarantined submissions (quarantine.py): list, approve, reject. Admin only."""
+"""The review queue of quarantined submissions (quarantine.py): list, approve, reject. Admin only (a player's own
+held scores: GET /players/{player_id}, their token's; no public read shows them)."""
 
 from __future__ import annotations
 
 from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN
 from .access import ADMIN
-from .fields import CURSOR, _limit
+from .fields import CURSOR, PLAYER_ID, _limit
 from .route import Route
 
 _BUSY = (
@@ -26,13 +27,15 @@ REVIEW_ROUTES: tuple[Route, ...] = (
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
             "cursor": {
                 **CURSOR,
-                "description": "next_cursor of the previous page of the same board's queue; opaque and signed: any "
-                "other value, or one older than the cursor lifetime, is a 400.",
+                "description": "next_cursor of the previous page of the same board's queue (and player_id); opaque and "
+                "signed: any other value, or one older than the cursor lifetime, is a 400.",
             },
+            "player_id": {**PLAYER_ID, "description": "only this player's submissions (their pointers: one Query)"},
         },
-        summary="The board's quarantined submissions, oldest first, a page at a time",
+        summary="The board's quarantined submissions, oldest first, a page at a time, and the board's rules",
         description="Each with the rule that held it back, and its run and evidence if it had any. Cost: one Query "
-        "per page. A pending submission is on no list, rank, total, snapshot, summary or live push until approved.",
+        "per page. A pending submission is on no list, rank, total, snapshot, summary or live push until approved. "
+        "rules: the board's plausibility rules, thresholds and actions ({} when none), which no public read shows.",
     ),
     Route(
         "POST",

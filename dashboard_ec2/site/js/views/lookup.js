@@ -1,6 +1,7 @@
 /* Player lookup: every board and current period the player is on (GET /players/{id}/boards, one request),
  * the board and period picked first; each with rank of total, score, percentile and the players around
- * them (the around-me route), and the player's own scores the board's rules hold back for review (its `pending`).
+ * them (the around-me route), and, for a signed-in admin, the player's scores the board's rules hold back for review
+ * (the review queue of that player: no public read shows them).
  * The lookup follows the board and period picked. A signed-in admin can hide
  * the player on the board picked, or show them again (through Nginx, which adds the admin key).
  *
@@ -60,7 +61,10 @@ export function initLookup(options) {
   state.on('rankMode', () => {
     if (lookedUp) lookup(lookedUp, { quiet: true }); // the ranks around them, numbered the new way
   });
-  state.on('admin', syncModeration);
+  state.on('admin', () => {
+    syncModeration();
+    if (lookedUp) lookup(lookedUp, { quiet: true }); // signed in or out: held scores are the admin's to see
+  });
 }
 
 /** The player on screen again, as others now see them, if it is `playerId` (e.g. shown again elsewhere). */
@@ -99,15 +103,16 @@ async function lookup(playerId, { quiet = false } = {}) {
   if (!quiet) setStatus(status, 'loading', `Looking up “${id}”…`);
   try {
     // Every board and current period they are on in one request, and the players around them on the one picked.
-    const [all, picked] = await Promise.all([
+    const [all, picked, queued] = await Promise.all([
       outcome(allPages((cursor) => turn.request(api.playerBoards(id, cursor)), 'boards')),
       outcome(turn.request(api.around(board, period, id, AROUND_WINDOW, state.rankMode()))),
+      state.signedIn() ? outcome(turn.request(admin.pendingOf(board, id))) : null,
     ]);
     if (!turn.current) return;
     const failure = [all, picked].find((r) => !r.ok && r.err.status !== 404);
     if (failure) throw failure.err;
     const rows = all.ok && Array.isArray(all.data.boards) ? all.data.boards : [];
-    const held = heldBack(picked);
+    const held = heldBack(queued);
     if (!rows.length && !picked.ok && !held.length) {
       result.replaceChildren();
       setStatus(status, 'empty', `No player with ID “${id}” is on any board yet.`);
@@ -134,10 +139,9 @@ async function lookup(playerId, { quiet = false } = {}) {
   }
 }
 
-/** The player's own scores the board's rules hold back for review (`pending` of their lookup, also on its 404). */
-function heldBack(picked) {
-  const body = picked.ok ? picked.data : picked.err.body;
-  return body && Array.isArray(body.pending) ? body.pending : [];
+/** The player's scores the board's rules hold back for review: the admin's queue of that player (none signed out). */
+function heldBack(queued) {
+  return queued && queued.ok && Array.isArray(queued.data.pending) ? queued.data.pending : [];
 }
 
 const cardTitle = (row) => `${boardName(row.board_id)} · ${periodName(row.period, row.period_id, true)}`;
