@@ -22,6 +22,8 @@ from pathlib import Path
 from leaderboard.clock import iso
 from tests.support import clock
 
+from .test_privacy import player_token
+
 LOG_WITHIN_S = 60  # the log's lag on a loaded 2-core machine: returns as soon as every change is in
 HOLD = {"max_score": {"value": 1000, "action": "quarantine"}}
 
@@ -59,7 +61,10 @@ def ranked(api, board: str, period: str) -> list[tuple[str, int, int]]:
 
 
 def receipt(api, board: str, player: str, period: str):
-    return api.get(f"/leaderboards/{board}/players/{player}/receipt", params={"period": period})
+    """The player's receipt, fetched with their own token (the game key mints it)."""
+    token = player_token(api, player)
+    headers = {"Authorization": f"Bearer {token}"}
+    return api.get(f"/leaderboards/{board}/players/{player}/receipt", params={"period": period}, headers=headers)
 
 
 def payload(token: str) -> dict:

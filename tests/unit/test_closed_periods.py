@@ -67,7 +67,11 @@ def close(board: str, period: str) -> dict:
 
 
 def receipt(board: str, player: str, period: str) -> tuple[int, dict]:
-    reply = call("GET", f"/leaderboards/{board}/players/{player}/receipt", query={"period": period})
+    """The player's receipt, fetched with their own token (a game server mints it with the game key)."""
+    minted = call("POST", f"/players/{player}/tokens", body={})
+    assert minted.status == 201, minted.body
+    headers = {"Authorization": f"Bearer {minted.body['token']}"}
+    reply = call("GET", f"/leaderboards/{board}/players/{player}/receipt", query={"period": period}, headers=headers)
     if reply.status != 200:
         return reply.status, reply.body
     return 200, jws.verify(reply.body["receipt"], call("GET", "/.well-known/jwks.json").body) | {
