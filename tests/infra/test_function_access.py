@@ -117,7 +117,7 @@ def test_a_function_is_told_a_key_class_secret_exactly_when_it_serves_that_class
     template = _template(stage, dev_template_json, prod_template_json)
     ids = access.functions(template)
     for variable, prefix, accesses in (
-        ("GAME_KEY_SECRET_ARN", "LeaderboardApiGameKeySecret", (routes.GAME, routes.GAME_OR_RUN)),
+        ("GAME_KEY_SECRET_ARN", "LeaderboardApiGameKeySecret", (routes.GAME,)),
         ("ADMIN_KEY_SECRET_ARN", "LeaderboardApiAdminKeySecret", (routes.ADMIN,)),
     ):
         serving = {r.function.name for r in routes.ROUTES if r.access in accesses}
