@@ -95,15 +95,17 @@ def run(argv: list[str], out: TextIO) -> int:
                 )
             except jws.Invalid as error:
                 report.fail("keys", f"{keys_source}: {error}")
-        order = args.order or next((k["order"] for k in known if k.get("order") in ORDERS), None)
-        if order is None and args.url and board and (receipts or summary is not None):
+        # --order; else none here: each payload's signed order is its own. Only for payloads that sign none
+        # (older ones) the board's order as it is today, from --url.
+        order, order_given = args.order, args.order is not None
+        if order is None and args.url and board and not all(k.get("order") in ORDERS for k in known if k):
             order = inputs.board_order(args.url, board)
     except Unusable as error:
         report.fail("input", str(error))
         return 2
 
     verified = _check_log(report, records)
-    evidence = Evidence(records, verified, keys, order)
+    evidence = Evidence(records, verified, keys, order, order_given)
     signed = []
     if summary is not None:
         signed.append(("summary", check_summary(report, summary, evidence)))

@@ -153,11 +153,12 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     return board_view(config, now)
 
 
-CHANGEABLE = ("rules", "submissions")  # what PATCH /leaderboards/{board} changes
+CHANGEABLE = ("rules", "submissions", "max_open_runs")  # what PATCH /leaderboards/{board} changes
 
 
 def update_board(board_id: str, body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
-    """Change a stored board's rules (replaced as a whole: {} removes them) or who may submit. This function
+    """Change a stored board's rules (replaced as a whole: {} removes them), who may submit or how many runs a
+    player may hold open (runs already open stay open until used, over or ended by a new start). This function
     instance sees the change at once; others within BOARD_CACHE_SECONDS."""
     if not isinstance(body, dict) or not body:
         raise BadRequest(f"give at least one of {', '.join(CHANGEABLE)}")
@@ -175,6 +176,8 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
         changes["rules"] = plausibility.parse(body["rules"], config.order, config.operator)
     if "submissions" in body:
         changes["submissions"] = boards.submission_mode(body["submissions"])
+    if "max_open_runs" in body:
+        changes["max_open_runs"] = boards.max_open_runs(body["max_open_runs"])
     changed = replace(config, **changes)
     if not _stored().replace(changed.to_item()):
         raise NotFound(f"no leaderboard {board_id}")

@@ -266,9 +266,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
     ):
         raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
     submissions = submission_mode(body.get("submissions", SERVER_SUBMISSIONS))
-    open_runs = body.get("max_open_runs", DEFAULT_OPEN_RUNS)
-    if isinstance(open_runs, bool) or not isinstance(open_runs, int) or not 1 <= open_runs <= MAX_OPEN_RUNS:
-        raise BadRequest(f"max_open_runs must be an integer from 1 to {MAX_OPEN_RUNS}")
+    open_runs = max_open_runs(body.get("max_open_runs", DEFAULT_OPEN_RUNS))
     ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
     window = _tournament_window(body)
     if window is not None:
@@ -293,6 +291,12 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
         rules=plausibility.parse(body.get("rules", {}), order, operator),
         max_open_runs=open_runs,
     )
+
+
+def max_open_runs(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_OPEN_RUNS:
+        raise BadRequest(f"max_open_runs must be an integer from 1 to {MAX_OPEN_RUNS}")
+    return value
 
 
 def submission_mode(value: object) -> str:

@@ -14,7 +14,8 @@ the same head race on its conditional write, and the loser reads the head (and t
 
 What a stream record becomes (old image -> new image of an entry's place):
     none or fence -> entry             score   (the new score, at its reached time), or approve: the write
-                                               remembers a quarantine approval's operation id (keys.py)
+                                               remembers a quarantine approval's operation id (keys.py);
+                                               an entry made hidden: hide first, then its score or approve
     entry -> entry, score/time changed  score or approve
     entry -> entry, rank key moved      hide / show (out of the rank index / back into it)
     entry -> fence                      erase   (the commitment comes with the fence: player_removal.py)
@@ -134,8 +135,9 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
         return []
     scored = "approve" if _approved(old, new) else "score"
     if not _is_entry(old):  # a new entry; a player hidden before it was made gets it hidden, so the log says so
-        first = [made(scored, new["score"], int(new["reached_at"]))]
-        return first + ([made("hide", new["score"], at_ms, suffix="#moderation")] if _hidden(new) else [])
+        first = made(scored, new["score"], int(new["reached_at"]))
+        # the hide goes first: the entry is hidden from its first record, never counted in a replay between the two
+        return [made("hide", new["score"], at_ms, suffix="#moderation"), first] if _hidden(new) else [first]
     assert old is not None
     found = []
     if (_num(old["score"]), _num(old.get("reached_at"))) != (_num(new["score"]), _num(new.get("reached_at"))):

@@ -136,6 +136,10 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
         "starts_at": _start_of(config, p),
         "ends_at": p.next_reset(),
         "closed_at": iso(now),
+        # signed with the rest: how to replay the log (a board recreated with the other order changes nothing
+        # here) and how many entries `top` keeps (a verifier refuses one shorter than min(top_size, total))
+        "order": config.order,
+        "top_size": CLOSING_TOP,
         "total_players": total,
         "top": top,
         "tier_cutoffs": tier_cutoffs(config, parts, total, top),

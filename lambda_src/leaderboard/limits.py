@@ -89,6 +89,12 @@ UNSUPPORTED_RANK_MODES = (DENSE,)
 # Requests.
 MAX_BODY_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 1024  # an entry's metadata, as compact JSON
+# metadata and evidence are served back as given: bounded in structure as well as size, so that readers with the
+# lowest common nesting limits (.NET's 64, serde_json's 128) read every answer that holds them (the object is level
+# 1, each object or array in it one more; keys counted over every object in it).
+MAX_JSON_DEPTH = 16
+MAX_METADATA_KEYS = 64
+MAX_EVIDENCE_KEYS = 128
 MAX_BULK = 500  # submissions in one bulk request
 MAX_PAGE = 100  # entries in one page of a ranking (and in a snapshot)
 DEFAULT_TOP = 10  # GET /leaderboard

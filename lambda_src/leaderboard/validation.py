@@ -16,7 +16,9 @@ from .limits import (
     MAX_FRIEND_IDS_CHARS,
     MAX_ID_LENGTH,
     MAX_IDEMPOTENCY_KEY_LENGTH,
+    MAX_JSON_DEPTH,
     MAX_METADATA_BYTES,
+    MAX_METADATA_KEYS,
     MAX_SAFE_INTEGER,
     MAX_SCORE,
     PENDING_ID_PATTERN,
@@ -122,15 +124,25 @@ def signed_score(value: Any) -> int:
 
 
 def metadata(value: Any) -> dict | None:
-    return json_object(value, "metadata", MAX_METADATA_BYTES)
+    return json_object(value, "metadata", MAX_METADATA_BYTES, MAX_METADATA_KEYS)
 
 
-def json_object(value: Any, field_name: str, max_bytes: int) -> dict | None:
+def json_object(value: Any, field_name: str, max_bytes: int, max_keys: int) -> dict | None:
     """A small JSON object field (metadata, evidence): served back as given, so readable by any JSON reader."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise BadRequest(f"{field_name} must be a JSON object")
+    depth, key_count = _structure(value)
+    if depth > MAX_JSON_DEPTH:
+        raise BadRequest(
+            f"{field_name} must be at most {MAX_JSON_DEPTH} levels deep (the object itself is level 1, each object "
+            f"or array in it one more): this one is {depth}"
+        )
+    if key_count > max_keys:
+        raise BadRequest(
+            f"{field_name} must have at most {max_keys} keys, counted over all its objects: it has {key_count}"
+        )
     unreadable = unreadable_text(value)
     if unreadable:
         raise BadRequest(f"{field_name} text must be Unicode scalar values: {unreadable}")
@@ -143,6 +155,24 @@ def json_object(value: Any, field_name: str, max_bytes: int) -> dict | None:
     if len(json.dumps(value, separators=(",", ":")).encode()) > max_bytes:
         raise BadRequest(f"{field_name} must be at most {max_bytes} bytes of JSON")
     return value
+
+
+def _structure(value: Any) -> tuple[int, int]:
+    """The nesting depth (a scalar is 0, an empty object 1) and the keys of every object in it; iterative: a value
+    Python's parser built is walked without recursion."""
+    deepest, key_count, stack = 0, 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            key_count += len(item)
+            children = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest, key_count
 
 
 def _has_unsafe_integer(value: Any) -> bool:

@@ -37,7 +37,7 @@ PROD_READERS = {
     "LeaderboardApiTokenSigningSecret": {SUBMIT},  # issues and verifies player and run tokens
     # the routes that take a page cursor, and the live top (live.read_top: a first page, its next_cursor signed)
     "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
-    "LeaderboardApiGameKeySecret": {SUBMIT},  # game and game-or-run routes
+    "LeaderboardApiGameKeySecret": {SUBMIT},  # the game routes
     "LeaderboardApiAdminKeySecret": {ADMIN, SNAPSHOT, SIMULATOR},  # admin routes
     # receipts (player-stats), the JWKS (leaderboard-query: the public halves come from the seed's secret),
     # closing summaries (on request: admin; on schedule: period-closer), signed again by an erasure

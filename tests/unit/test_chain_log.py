@@ -104,7 +104,8 @@ def test_every_kind_of_accepted_change_appends_one_record(ddb, clock, settle):
 
 def test_a_player_hidden_before_their_first_score_is_logged_hidden(ddb, clock, settle):
     """Their entry is made hidden: without a hide record a replay of the log would count them, and a closing summary
-    (which leaves them out) could never be signed against it."""
+    (which leaves them out) could never be signed against it. The hide comes first (issue 41): before, the score
+    came first, and a replay up to it counted the hidden player for one record."""
     clock.set(T0)
     assert create_board("veiled", periods=["all-time"]).status == 201
     assert call("PUT", "/leaderboards/veiled/players/ada/hidden").status == 200
@@ -115,8 +116,8 @@ def test_a_player_hidden_before_their_first_score_is_logged_hidden(ddb, clock, s
     assert_chained(records)
     ada, bo = commitment("ada", "veiled"), commitment("bo", "veiled")
     assert [(r["kind"], r["score"], r["player"]) for r in records] == [
-        ("score", 10, ada),
         ("hide", 10, ada),
+        ("score", 10, ada),
         ("score", 5, bo),
     ]
 
@@ -148,6 +149,25 @@ def test_an_approved_quarantined_score_is_an_approve_record_at_its_submission_ti
     (record,) = log("q")
     assert (record["kind"], record["score"], record["at"]) == ("approve", 5000, "2026-12-02T03:00:00.000Z")
     assert record["player"] == commitment("cy", "q")
+
+
+def test_a_hidden_players_first_approval_is_logged_hidden_from_its_first_record(ddb, clock, settle):
+    """No prefix of the log counts a hidden player: replayed to any record, the standings leave them out."""
+    clock.set(T0)
+    rules = {"max_score": {"value": 1000, "action": "quarantine"}}
+    assert create_board("qh", periods=["all-time"], rules=rules).status == 201
+    assert call("PUT", "/leaderboards/qh/players/cy/hidden").status == 200
+    held = submit("qh", "cy", 5000)
+    assert held.status == 202, held.body
+    clock.advance(60)
+    assert call("POST", f"/leaderboards/qh/pending/{held.body['pending_id']}/approve").status == 200
+    settle()
+    records = log("qh")
+    assert_chained(records)
+    assert [(r["kind"], r["score"], r["player"]) for r in records] == [
+        ("hide", 5000, commitment("cy", "qh")),
+        ("approve", 5000, commitment("cy", "qh")),
+    ]
 
 
 def test_erasure_appends_erase_records_and_deletes_the_player_s_key(ddb, clock, settle):

@@ -158,3 +158,17 @@ def test_a_start_that_racing_starts_kept_out_answers_503_and_counts_nothing(in_m
     refused = start("busy", token)
     assert refused.status == 503 and refused.headers["Retry-After"] == "1", refused.body
     assert start("busy", token).status == 201  # the limit of 1 was not used up by the 503
+
+
+def test_max_open_runs_changes_with_patch_for_the_next_starts(in_memory):
+    assert create_board("grow", submissions="client").status == 201
+    token = player_token("ada")
+    first = start("grow", token).body
+    for bad in (0, 11, "3", True):  # refused, nothing changed
+        reply = call("PATCH", "/leaderboards/grow", body={"max_open_runs": bad})
+        assert reply.status == 400 and "max_open_runs" in reply.body["error"], reply.body
+    assert call("GET", "/leaderboards/grow").body["max_open_runs"] == 1
+    changed = call("PATCH", "/leaderboards/grow", body={"max_open_runs": 2})
+    assert changed.status == 200 and changed.body["max_open_runs"] == 2, changed.body
+    second = start("grow", token).body  # a second place now: the first run stays open
+    assert send("grow", "ada", 5, first).status == 200 and send("grow", "ada", 6, second).status == 200

@@ -16,6 +16,7 @@ from leaderboard.data.chain import MemoryChain
 from leaderboard.player_removal import FENCE_SECONDS
 from leaderboard.scoring import Submission
 from leaderboard.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
+from leaderboard_verify.summary import SUMMARY_FIELDS
 from tests.support import jws
 from tests.support.lambda_api import call
 
@@ -68,6 +69,13 @@ def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
     assert summary["log_head"] == {"seq": head[0], "hash": head[1]} == {"seq": 3, "hash": head[1]}
     claims = jws.verify(summary["signature"], call("GET", "/.well-known/jwks.json").body)
     assert claims == {k: v for k, v in summary.items() if k != "signature"}
+    # the order the log is replayed in and the top's length are signed: a verifier needs both (issue 41)
+    assert (claims["order"], claims["top_size"], len(claims["top"])) == ("desc", 100, 3)
+    # the verifier's one statement of the summary's format holds every field the server signs: a field added here
+    # must be added there (leaderboard_verify/summary.py), or every summary fails verification
+    assert set(claims) <= set(SUMMARY_FIELDS) and {k for k, (_, needed) in SUMMARY_FIELDS.items() if needed} <= set(
+        claims
+    )
     assert call("GET", f"/leaderboards/{BOARD}/periods/{PERIOD}").body == summary  # as stored
 
 

@@ -84,8 +84,8 @@ def test_a_whole_log_summary_and_receipts_verify(files, keys):
     assert lines[-1] == "VERIFIED: 15 checks passed"
     assert any(line.startswith("ok   log: 10 records, seq 1..10 without a gap") for line in lines)
     assert (
-        "ok   summary standings: total_players 4 and the top 4 (rank and score) follow from records 1..6 (desc)"
-        in lines
+        "ok   summary standings: total_players 4, the whole top 4 (rank and score) and every reward's players follow "
+        "from records 1..6 (desc)" in lines
     )
     assert any("receipt 3 standings: dave: rank 4 of 4 with score 90" in line for line in lines)
 
@@ -209,17 +209,17 @@ def test_a_summary_whose_standings_were_edited_fails_at_the_entry(files, keys):
     [
         (
             lambda s: s["top"][1].update(score=125),
-            "FAIL summary top[1]: score: the summary says 125, rank 2 of records 1..6 has 120",
+            "FAIL summary top[1].score: the summary says 125, rank 2 of records 1..6 has 120",
         ),
         (lambda s: s.update(total_players=5), "FAIL summary total_players: the summary says 5, records 1..6 give 4"),
         (
             lambda s: s["top"].__setitem__(slice(0, 2), [{**s["top"][1], "rank": 1}, {**s["top"][0], "rank": 2}]),
-            "FAIL summary top[0]: score: the summary says 120, rank 1 of records 1..6 has 130",
+            "FAIL summary top[0].score: the summary says 120, rank 1 of records 1..6 has 130",
         ),
-        (lambda s: s["top"].pop(0), "FAIL summary top[0]: rank: 2, its place in the list is rank 1"),
+        (lambda s: s["top"].pop(0), "FAIL summary top: lists 3 entries, records 1..6 give 4 players: its top 100 is 4"),
         (
             lambda s: s["rewards"][0].update(players=[s["top"][1]]),
-            "FAIL summary rewards[0]: players are not the top's ranks 1..1",
+            "FAIL summary rewards[0].players: names ranks [2], the top's ranks 1..1 are 1: missing rank 1",
         ),
     ],
 )  # fmt: skip

@@ -45,7 +45,7 @@ def board_score(call: Call):
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/scores"
     submission = _submission(body, key and keys.operation_id(key, scope))
-    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES)
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
     answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
     return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
 
@@ -64,7 +64,7 @@ def run_score(call: Call):
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/runs/{run.get('run')}"
     submission = _submission(body, key and keys.operation_id(key, scope))
-    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES)
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
     answer = idempotency.once(
         key,
         scope,

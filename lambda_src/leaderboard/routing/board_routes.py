@@ -56,8 +56,9 @@ BOARD_ROUTES: tuple[Route, ...] = (
         access=ADMIN,
         response=(200, "Board"),
         body=BOARD_UPDATE_BODY,
-        summary="Change a board's plausibility rules or who may submit",
-        description="rules replace the board's rules as a whole ({} removes them); submissions is server or client. "
+        summary="Change a board's plausibility rules, who may submit or how many runs a player may hold open",
+        description="rules replace the board's rules as a whole ({} removes them); submissions is server or client; "
+        "max_open_runs applies to the next run starts (runs open now stay open until used, over or ended). "
         "Boards built in or declared in the stack are changed in the stack's props (400). Function instances that "
         "read the board's config in the last 30 s follow within that time.",
     ),

@@ -94,6 +94,15 @@ RULES = freeze(
         "additionalProperties": False,
     }
 )
+MAX_OPEN_RUNS = freeze(
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": limits.MAX_OPEN_RUNS,
+        "description": "runs a player may hold open (started, unused, not over) at once on a client board; starting "
+        "one more ends the oldest",
+    }
+)
 BOARD_BODY = Body(
     {
         "type": "object",
@@ -127,14 +136,7 @@ BOARD_BODY = Body(
                 "devices, each submission with the run token of a run it started with a player token)",
             },
             "rules": RULES,
-            "max_open_runs": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": limits.MAX_OPEN_RUNS,
-                "default": limits.DEFAULT_OPEN_RUNS,
-                "description": "runs a player may hold open (started, unused, not over) at once on a client board; "
-                "starting one more ends the oldest",
-            },
+            "max_open_runs": {**MAX_OPEN_RUNS, "default": limits.DEFAULT_OPEN_RUNS},
             # A tournament: both instead of periods (the dependencies below), ends_at after starts_at (JSON Schema
             # cannot compare them).
             "starts_at": TOURNAMENT_TIME,
@@ -193,7 +195,7 @@ BOARD_UPDATE_BODY = Body(
         "type": "object",
         "minProperties": 1,
         "description": "what changes; rules replace the board's rules as a whole ({} removes them)",
-        "properties": {"rules": RULES, "submissions": SUBMISSIONS},
+        "properties": {"rules": RULES, "submissions": SUBMISSIONS, "max_open_runs": MAX_OPEN_RUNS},
         "additionalProperties": False,
     }
 )
@@ -206,19 +208,25 @@ BOARD_SCORE_BODY = Body(
             "player_name": PLAYER_NAME,
             # increment boards take negative deltas; the board's bounds apply to the result
             "score": {"type": "integer", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
-            # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size and the numbers)
+            # at most MAX_METADATA_BYTES as compact JSON (the handler checks the size, depth, keys and numbers;
+            # JSON Schema has no depth keyword, and maxProperties bounds only the top level)
             "metadata": {
                 "type": "object",
+                "maxProperties": limits.MAX_METADATA_KEYS,
                 "description": f"any JSON object of at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, "
-                "served back as given: its text Unicode scalar values only (no lone surrogates), its integers from "
+                f"{limits.MAX_JSON_DEPTH} levels deep (the object itself is level 1, each object or array in it one "
+                f"more) and {limits.MAX_METADATA_KEYS} keys counted over all its objects, served back as given: its "
+                "text Unicode scalar values only (no lone surrogates), its integers from "
                 f"-{limits.MAX_SAFE_INTEGER} to {limits.MAX_SAFE_INTEGER} (exact in a double), its other numbers "
                 "within a double's range",
             },
             "evidence": {
                 "type": "object",
+                "maxProperties": limits.MAX_EVIDENCE_KEYS,
                 "description": f"for a review if a rule holds the score back: any JSON object of at most "
-                f"{limits.MAX_EVIDENCE_BYTES:,} bytes as compact JSON (inputs, a replay's reference), under the same "
-                "rules as metadata; shown in the review queue and sent with the pending event, never on the board",
+                f"{limits.MAX_EVIDENCE_BYTES:,} bytes as compact JSON (inputs, a replay's reference), "
+                f"{limits.MAX_JSON_DEPTH} levels deep and {limits.MAX_EVIDENCE_KEYS} keys, under the same rules as "
+                "metadata; shown in the review queue and sent with the pending event, never on the board",
             },
         },
         "additionalProperties": False,

@@ -327,6 +327,8 @@ SCHEMAS: Frozen = freeze(
                 "next_reset": _NULLABLE_STR,
                 "leaderboard_id": _STR,
                 "closed_at": _STR,
+                "order": {"enum": ["desc", "asc"], "description": "the board's order when it closed (signed)"},
+                "top_size": {**_INT, "description": "entries `top` keeps: min(top_size, total_players) (signed)"},
                 "snapshot_id": _STR,
                 "log_head": _obj({"seq": _INT, "hash": _STR}),
                 "signature": {**_STR, "description": "compact JWS (EdDSA) over this summary without signature"},

@@ -29,7 +29,8 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary="Submit a score: the board's operator on every period it keeps",
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
-        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON. On a "
+        f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, "
+        f"{limits.MAX_JSON_DEPTH} levels deep and {limits.MAX_METADATA_KEYS} keys. On a "
         "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing. The game key "
         "(x-api-key) only: API Gateway answers 403 without it. A run token goes to POST "
         "/leaderboards/{board}/runs/{run_id}/score instead; an Authorization header here as well as the key is a "
