@@ -43,8 +43,6 @@ class HandlerApi:
             raise ValueError(f"no route {method} {path}")
         raw = None if body is None else json.dumps(body).encode()
         headers = [("Content-Type", "application/json")] if raw else []
-        if route.access == self._routes.GAME_OR_RUN:  # no key at API Gateway: the function compares the game key
-            headers.append(("x-api-key", self._keys[self._routes.GAME]))
         req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], headers, raw)
         event = build_event(req, route.path, params, STAGE, *self._key(route))
         context = LambdaContext(route.function.name, req.request_id, route.function.timeout_seconds)

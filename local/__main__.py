@@ -40,6 +40,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     run.add_argument("--no-seed", action="store_true", help="start with empty tables")
     run.add_argument("--quiet", action="store_true", help="no log line per API request")
+    run.add_argument(
+        "--throttle",
+        action="store_true",
+        default=os.environ.get("LEADERBOARD_THROTTLE") == "1",
+        help="throttle as the deployed API does (429s from the template's buckets; env LEADERBOARD_THROTTLE=1)",
+    )
     seed = sub.add_parser("seed", help="load simulated players into the running stack")
     seed.add_argument("--players", type=int, default=1000)
     sub.add_parser("fetch", help="fetch DynamoDB Local into .local/ (what `run` does on first use)")
@@ -57,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
             quiet=args.quiet,
             edge_port=args.edge_port,
             live_port=args.live_port,
+            throttle=args.throttle,
         )
     elif args.command == "seed":
         from local.seed import main as seed_main

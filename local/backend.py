@@ -19,11 +19,13 @@ from local import dynamodb_local, run_dir
 from local import template as tpl
 from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
-from local.keys import LocalKeys, kept_digest_key
+from local.keys import LocalKeys, kept_digest_key, key_titles
 from local.processes import ProcessGroup
 from local.schedules import SCHEDULE_SECONDS, TASK_SECONDS, ScheduledInvoker
 from local.streams import LAMBDA_POLL_SECONDS, QUIET_POLL_SECONDS, StreamPoller, StreamReader, drain
 from local.tables import create_tables, reset_tables
+from local.throttles import Throttles
+from local.throttles import from_template as throttles_from_template
 
 STAGE = "dev"  # the stage whose synthesized template the local stack mirrors
 FRESH_ENGINE_AFTER = 5000  # stream records the engine may keep before a reset starts a new one (reset_tables)
@@ -45,6 +47,9 @@ class Backend:
     # Where the handlers read the time (leaderboard.clock: SystemClock by default; a SettableClock lets a caller
     # end a period or a minute window now instead of waiting for it).
     clock: Any = None
+    # API Gateway's throttles from the template (429s): `make run --throttle`. Off for the test stacks, which call
+    # the admin routes faster than the admin plan's few requests per second (a test turns them on: gateway.throttle).
+    throttle: bool = False
 
     def start(self) -> Backend:
         self.admin_key = self.admin_key or secrets.token_urlsafe(24)
@@ -77,6 +82,10 @@ class Backend:
         self._built: dict[str, Callable] = {}
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
         timeouts = tpl.function_timeouts(self.template)
+        # The template's buckets: usage plans by their construct ids (stacks/leaderboard/api_keys.py: "GamePlan").
+        self.throttles: Throttles = throttles_from_template(
+            self.template, {access: f"{title}Plan" for access, title in key_titles().items()}
+        )
         config = GatewayConfig(
             self.api_key,
             origins,
@@ -87,6 +96,8 @@ class Backend:
             timeouts={fn.name: timeouts[fn.handler] for fn in routes_module().FUNCTIONS if fn.handler in timeouts},
             request_log=self.request_log,
             key_lookup=self.keys.key_id,
+            key_class=self.keys.key_class,
+            throttles=self.throttles if self.throttle else None,
             **tpl.preflight_settings(self.template),
         )
         self._rebuild_handlers()

@@ -2,9 +2,10 @@
 
 It dispatches with the same route table the CDK stack builds API Gateway from,
 answers what API Gateway answers itself (CORS preflight, missing or wrong API key,
-unknown route, wrong method, missing query parameter, invalid application/json
+a throttled method or key (429, with the template's buckets: throttles.py, when
+given them), a missing required query parameter or header, invalid application/json
 body, a function past its timeout), and hands everything else to the real
-handler as a REST v1 proxy event. Its own answers carry the one static
+handler as a REST v1 proxy event, counting the invocations of each function. Its own answers carry the one static
 Access-Control-Allow-Origin that the deployed API's gateway responses carry.
 """
 
@@ -19,6 +20,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +30,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from local import LAMBDA_SRC, schema
 from local.events import LambdaContext, Request, build_event, http_response
+from local.throttles import Throttle, Throttles
 
 # API Gateway's own payload cap: it answers 413 itself above this. Smaller bodies reach the handler,
 # which enforces the API's 64 KiB limit (its 413 carries the caller's allowed origin, like any handler answer).
@@ -90,6 +93,12 @@ class GatewayConfig:
     # API Gateway's key check: the id of the enabled key with this value in a usage plan of the stage, or None
     # (local/keys.py asks its API Gateway stand-in). None: the two keys above, each with an id made up at start.
     key_lookup: Callable[[str | None], str | None] | None = None
+    # The key class (its usage plan's: routes.GAME or routes.ADMIN) of a key value key_lookup accepts. None: the
+    # two keys above.
+    key_class: Callable[[str], str | None] | None = None
+    # The template's throttles (throttles.from_template): None, no 429 (the test stacks, which call the admin
+    # routes faster than the admin plan's few requests per second).
+    throttles: Throttles | None = None
 
     @property
     def static_origin(self) -> str:
@@ -105,12 +114,22 @@ class LocalGateway:
         self.handlers = handlers if handlers is not None else load_handlers()
         self._log_lock = threading.Lock()
         self._fixed_ids = {k: new_key_id() for k in (config.api_key, config.admin_key) if k}
+        self.throttle = Throttle(config.throttles) if config.throttles is not None else None
+        self.invocations: Counter[str] = Counter()  # function name -> times invoked, as Lambda's Invocations metric
+        self._count_lock = threading.Lock()
 
     def key_id(self, key: str | None) -> str | None:
         """The id of the key API Gateway would accept with this value on a keyed method, or None (403)."""
         if self.config.key_lookup is not None:
             return self.config.key_lookup(key)
         return next((kid for value, kid in self._fixed_ids.items() if _same(key, value)), None)
+
+    def access_of(self, key: str) -> str | None:
+        """The class of the usage plan a key accepted by key_id belongs to (its per-key bucket's limit)."""
+        if self.config.key_class is not None:
+            return self.config.key_class(key)
+        routes = self.routes
+        return {self.config.api_key: routes.GAME, self.config.admin_key: routes.ADMIN}.get(key)
 
     def log_request(self, method: str, target: str, status: int) -> None:
         if self.config.request_log is None:
@@ -163,10 +182,17 @@ class LocalGateway:
         checked_id = self.key_id(key) if route.needs_key else None
         if route.needs_key and checked_id is None:
             return self.gateway_error(self.routes.INVALID_API_KEY)
-        # Present and not blank, as API Gateway's parameter validation checks (it does not look at values).
+        # Its key's plan bucket, then the method's (API Gateway's order); a 429 invokes nothing.
+        if self.throttle is not None and not self.throttle.admit(
+            route.method, route.path, checked_id, self.access_of(key) if checked_id and key else None
+        ):
+            return self.gateway_error(self.routes.THROTTLED)
+        # Present and not blank, as API Gateway's parameter validation checks (it does not look at values): the
+        # query parameters, then the headers (the bearer routes' Authorization).
         missing = [q for q in route.required_query if not dict(req.query).get(q)]
+        missing += [h for h in route.required_headers if not (req.header(h) or "").strip()]
         if missing:
-            return self.error(400, f"Missing required request parameters: [{', '.join(missing)}]")
+            return self.gateway_error(self.routes.missing_parameters(missing))
         problem = self._body_problem(route, req)
         if problem:
             return self.error(400, f"Invalid request body: {problem}")
@@ -196,6 +222,8 @@ class LocalGateway:
         timeout = self.config.timeouts.get(fn.name, fn.timeout_seconds)
         event = build_event(req, route.path, params, self.config.stage, api_key, api_key_id)
         context = LambdaContext(fn.name, req.request_id, timeout)
+        with self._count_lock:
+            self.invocations[fn.name] += 1
         outcome: dict = {}
 
         def run() -> None:

@@ -45,6 +45,7 @@ class LocalKeys:
         self.procs, self.log, self.values, self.name = procs, log, values, name
         self.outputs: dict[str, str] = {}
         self._view: dict[str, str] | None = None  # value -> id of each enabled key of the plans
+        self._classes: dict[str, str] = {}  # value -> access class of its plan, as last read with the view
         self._view_at = 0.0
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
@@ -123,16 +124,22 @@ class LocalKeys:
             return None
         with self._lock:
             if self._view is None or time.monotonic() - self._view_at >= VIEW_SECONDS:
-                self._view, self._view_at = self._read_view(), time.monotonic()
+                self._view, self._classes = self._read_view()
+                self._view_at = time.monotonic()
             return self._view.get(value)
 
-    def _read_view(self) -> dict[str, str]:
-        view = {}
-        for title in rotation.KEY_CLASSES.values():
+    def key_class(self, value: str) -> str | None:
+        """The access class of the plan of a key `key_id` accepted (whose per-key throttle meters it)."""
+        with self._lock:
+            return self._classes.get(value)
+
+    def _read_view(self) -> tuple[dict[str, str], dict[str, str]]:
+        view, classes = {}, {}
+        for access, title in rotation.KEY_CLASSES.items():
             for key in rotation.plan_keys(self.apigw, self.outputs[f"{title}UsagePlanId"]):
                 if self.apigw.get_api_key(apiKey=key["id"]).get("enabled"):
-                    view[key["value"]] = key["id"]
-        return view
+                    view[key["value"]], classes[key["value"]] = key["id"], access
+        return view, classes
 
     def current(self, access: str) -> str:
         """The class's key value now (its secret's AWSCURRENT), as a client fetches it after a rotation."""
@@ -176,6 +183,11 @@ class LocalKeys:
 
 def _nothing() -> None:
     pass
+
+
+def key_titles() -> dict[str, str]:
+    """Access class -> the title of its key, plan and secret (stacks/leaderboard/api_keys.py names them so)."""
+    return dict(rotation.KEY_CLASSES)
 
 
 def kept_digest_key(persist_dir: Path) -> str:

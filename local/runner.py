@@ -36,6 +36,7 @@ def run_stack(
     quiet: bool = False,
     edge_port: int = 3002,
     live_port: int = 3003,
+    throttle: bool = False,
 ) -> None:
     # Signals become an exception, so a stop during start-up cleans up too.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -53,7 +54,13 @@ def run_stack(
     admin_key = os.environ.get("LEADERBOARD_ADMIN_KEY") or secrets.token_urlsafe(24)
     admin_password = os.environ.get("LEADERBOARD_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
     backend = Backend(
-        api_key=api_key, admin_key=admin_key, api_port=api_port, persist_dir=persist, quiet=quiet, live_port=live_port
+        api_key=api_key,
+        admin_key=admin_key,
+        api_port=api_port,
+        persist_dir=persist,
+        quiet=quiet,
+        live_port=live_port,
+        throttle=throttle,
     )
     try:
         backend.start()

@@ -14,7 +14,7 @@ from typing import Any
 from . import invocation, routes
 from . import validation as v
 from .composition import Handler, Runtime, entry_point
-from .errors import ApiError, BadRequest, Forbidden, NotFound
+from .errors import ApiError, Forbidden, NotFound
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -150,32 +150,15 @@ def _check_key(event: dict, route: routes.Route | None) -> None:
     key class's secret (the stack always does), a route of either kind refuses every other key here, by the value
     API Gateway checked (key_classes.py: ids change at every rotation), with a 403 that names the key class it
     needs, before any work (a 429 would tell the caller to retry)."""
-    if route is None or route.access in (routes.PUBLIC, routes.PLAYER):
-        return  # PLAYER: the operation verifies the bearer token, whose claims it needs
-    if route.access == routes.GAME_OR_RUN:
-        _check_game_key_or_token(event)
-        return
+    if route is None or route.access in (routes.PUBLIC, *routes.BEARER):
+        return  # bearer routes: the operation verifies the token, whose claims it needs
     keys = invocation.runtime().api_keys
     if not keys.configured(route.access):
         return  # no key of this class to compare (a unit test's runtime): API Gateway's check is the only one
-    if not keys.is_of(route.access, api_key_value(event) or "", vouched=True):
+    if not keys.is_of(route.access, api_key_value(event) or ""):
         if route.access == routes.ADMIN:
             audit(event, "refused", f"{route.method} {route.path}")
         raise Forbidden(f"this route needs the {route.access} key; the x-api-key given is of another class")
-
-
-def _check_game_key_or_token(event: dict) -> None:
-    """A route API Gateway admits without a key: the game key (compared by value) or a bearer token, which the
-    operation verifies (it needs its claims); neither is a 403 like API Gateway's own, both a 400."""
-    key, authorization = header(event, "x-api-key"), header(event, "authorization")
-    if key is None and authorization is not None:
-        return
-    if key is None:
-        raise Forbidden(routes.MISSING_CREDENTIALS.message)
-    if authorization is not None:
-        raise BadRequest("give the game key (x-api-key) or a run token (Authorization), not both")
-    if not invocation.runtime().api_keys.is_of(routes.GAME, key, vouched=False):
-        raise Forbidden("this route needs the game key or a run token; the x-api-key given is not the game key")
 
 
 def audit(event: dict, action: str, target: Any) -> None:

@@ -6,15 +6,12 @@ key's value there (AWSCURRENT) and the value it replaces becomes AWSPREVIOUS unt
 (it removes the key from its usage plan and the AWSPREVIOUS label together, ops/rotation.py). A value is of a class
 while it is that class's current or labelled previous value.
 
-Keyed routes (routes.GAME, routes.ADMIN): API Gateway has already checked the value is a key of a usage plan of the
-stage (`vouched`) and is the authority on the old key's grace. A value no class's cached ring knows is then a key
+Only keyed routes (routes.GAME, routes.ADMIN) compare a key, and there API Gateway has already checked the value is
+a key of a usage plan of the stage (it vouches for it) and is the authority on the old key's grace: the old value
+is refused the moment the rotation takes it out of its plan. A value no class's cached ring knows is then a key
 rotated in since the last read: it is read again at once, at most once per MIN_REFRESH_SECONDS per value (only the
-plans' few keys reach here, so the reads are bounded), and the other class's key costs no read.
-
-The score route API Gateway admits without a key (routes.GAME_OR_RUN): nobody vouched for the value, so an unknown
-one re-reads at most once per MIN_REFRESH_SECONDS whatever its value. An instance may hold a ring read up to
-REFRESH_SECONDS before a rotation retired the old value: there, and only there, the old value is accepted up to
-REFRESH_SECONDS past the grace (docs/DESIGN.md, "Key classes through rotation").
+plans' few keys reach here, so the reads are bounded), and the other class's key costs no read. (No route takes a
+key that API Gateway has not checked: a run token's score has a route of its own, routes.RUN.)
 """
 
 from __future__ import annotations
@@ -30,8 +27,8 @@ from .settings import Settings
 # routes.GAME and routes.ADMIN (routing/access.py is a layer above: tests/unit/test_key_classes.py holds them equal)
 GAME, ADMIN = "game", "admin"
 REFRESH_SECONDS = 10  # a ring is read again this often (one ListSecretVersionIds when nothing changed)
-MIN_REFRESH_SECONDS = 1  # an unknown value re-reads at most this often (per value, when vouched)
-UNKNOWN_KEPT = 64  # vouched values found unknown after a read, remembered (an LRU: 64 digests, <20 KB) to skip re-reads
+MIN_REFRESH_SECONDS = 1  # an unknown value re-reads at most this often (per value)
+UNKNOWN_KEPT = 64  # values found unknown after a read, remembered (an LRU: 64 digests, <20 KB) to skip re-reads
 MIN_CHARS = 1  # compared, not signed with: any length (a length check answered test stacks' short keys 500)
 
 
@@ -66,21 +63,20 @@ class KeyClasses:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._rings, self._configured, self._clock = dict(rings), dict(configured), clock
-        self._unknown: LRU[bytes, float] = LRU(UNKNOWN_KEPT)  # digest of a vouched value -> when found unknown
+        self._unknown: LRU[bytes, float] = LRU(UNKNOWN_KEPT)  # digest of a value -> when found unknown
 
     def configured(self, access: str) -> bool:
         return self._configured.get(access, False)
 
-    def is_of(self, access: str, value: str, *, vouched: bool) -> bool:
-        """Whether `value` is a key of class `access` (current, or previous while labelled)."""
+    def is_of(self, access: str, value: str) -> bool:
+        """Whether `value`, a key API Gateway checked, is a key of class `access` (current, or previous while
+        labelled)."""
         if not value:
             return False
         ring = self._rings[access]
         # matches(value, 0): these rings' keys carry no time bound (the labels are the grace), so the time is moot
         if ring.get().matches(value, 0):
             return True
-        if not vouched:
-            return ring.refreshed().matches(value, 0)
         others = [r for a, r in self._rings.items() if a != access and self.configured(a)]
         if any(other.get().matches(value, 0) for other in others):
             return False  # the other class's key, as last read: no read for it

@@ -133,6 +133,7 @@ MIN_PLAYER_TOKEN_SECONDS = 60
 DEFAULT_PLAYER_TOKEN_SECONDS = 3600
 MAX_PLAYER_TOKEN_SECONDS = 24 * 3600
 RUN_SECONDS = 3600  # a run's token (and the run) expire this long after the run starts
+RUN_ID_PATTERN = r"^[A-Za-z0-9_-]{22}$"  # what runs.start() gives a run (secrets.token_urlsafe(16))
 # Open runs (unused, not over) a player may hold on a board at once: starting one more ends the oldest (runs.py).
 DEFAULT_OPEN_RUNS = 1
 MAX_OPEN_RUNS = 10

@@ -23,7 +23,8 @@ from .routing.responses import SCHEMAS, ref
 
 ERROR_STATUSES = freeze(
     {
-        400: "invalid input",
+        400: "invalid input; on a bearer route, API Gateway's answer to a missing or blank Authorization header "
+        "(nothing invoked); on a score route, the game key and a run token together",
         401: "a bearer token that is missing, malformed, altered, expired, signed by a key no longer accepted, or of "
         "the wrong kind (with WWW-Authenticate: Bearer) - token routes only",
         403: "missing or wrong API key (each route takes one of the two keys)",
@@ -53,7 +54,7 @@ SECURITY: Frozen = freeze(
         routes.GAME: [{"gameKey": []}],
         routes.ADMIN: [{"adminKey": []}],
         routes.PLAYER: [{"playerToken": []}],
-        routes.GAME_OR_RUN: [{"gameKey": []}, {"runToken": []}],  # either one
+        routes.RUN: [{"runToken": []}],  # never with the game key: mutually exclusive (the routes' 400)
     }
 )
 
@@ -173,7 +174,8 @@ def document() -> dict:
                         "type": "http",
                         "scheme": "bearer",
                         "bearerFormat": "JWT",
-                        "description": "a run token (POST /leaderboards/{board}/runs): one score on a client board",
+                        "description": "a run token (POST /leaderboards/{board}/runs): one score on a client board, "
+                        "at POST /leaderboards/{board}/runs/{run_id}/score; never with the game key (a 400)",
                     },
                 },
             },

@@ -22,7 +22,7 @@ from .function_registry import (
     Function,
 )
 from .limits import MAX_SCORE
-from .routing.access import ADMIN, GAME, GAME_OR_RUN, KEYED, PLAYER, PUBLIC
+from .routing.access import ADMIN, BEARER, GAME, KEYED, PLAYER, PUBLIC, RUN
 from .routing.bodies import (
     BOARD_BODY,
     BOARD_SCORE_BODY,
@@ -55,22 +55,23 @@ from .routing.fields import (
 from .routing.gateway_errors import (
     INVALID_API_KEY,
     METHOD_NOT_ALLOWED,
-    MISSING_CREDENTIALS,
     THROTTLED,
     UNKNOWN_ROUTE,
     GatewayError,
+    missing_parameters,
 )
 from .routing.route import Route
 from .routing.table import ROUTES, edge_query_names, match_route
 
 __all__ = [
-    "ADMIN", "BOARD_BODY", "BOARD_ID", "BOARD_PERIOD", "BOARD_SCORE_BODY", "BOARD_UPDATE_BODY",
+    "ADMIN", "BEARER", "BOARD_BODY", "BOARD_ID", "BOARD_PERIOD", "BOARD_SCORE_BODY", "BOARD_UPDATE_BODY",
     "BULK_BODY", "Body", "CURSOR", "Caching",
     "DEFAULT_BOARD_KINDS", "DEFAULT_PERIOD", "ERASURE_ID", "FRIEND_IDS", "FUNCTIONS", "Frozen", "Function", "GAME",
-    "GAME_OR_RUN", "GatewayError", "IDEMPOTENCY_KEY", "INVALID_API_KEY", "KEYED", "LEADERBOARD_ADMIN",
+    "GatewayError", "IDEMPOTENCY_KEY", "INVALID_API_KEY", "KEYED", "LEADERBOARD_ADMIN",
     "LEADERBOARD_QUERY", "LEADERBOARD_SNAPSHOT", "LIVE", "LIVE_BROADCASTER", "MAX_SCORE", "METHOD_NOT_ALLOWED",
-    "MISSING_CREDENTIALS", "NO_STORE", "PAGE_QUERY", "PATH_PARAMS", "PERIOD", "PERIOD_CLOSER", "PLAYER", "PLAYER_ID",
-    "PLAYER_NAME", "PLAYER_STATS", "PUBLIC", "RANK_COUNTER", "RANK_MODE", "ROUTES", "Route", "SCORE", "SCORE_BODY",
-    "SCORE_SIMULATOR", "SCORE_SUBMIT", "SETTLED", "SETTLED_SECONDS", "SIMULATE_BODY", "SNAPSHOTS", "SNAPSHOT_BODY",
-    "THROTTLED", "TOKEN_BODY", "TOURNAMENT_TIME", "UNKNOWN_ROUTE", "edge_query_names", "freeze", "match_route", "thaw",
+    "NO_STORE", "PAGE_QUERY", "PATH_PARAMS", "PERIOD", "PERIOD_CLOSER", "PLAYER", "PLAYER_ID",
+    "PLAYER_NAME", "PLAYER_STATS", "PUBLIC", "RANK_COUNTER", "RANK_MODE", "ROUTES", "RUN", "Route", "SCORE",
+    "SCORE_BODY", "SCORE_SIMULATOR", "SCORE_SUBMIT", "SETTLED", "SETTLED_SECONDS", "SIMULATE_BODY", "SNAPSHOTS",
+    "SNAPSHOT_BODY", "THROTTLED", "TOKEN_BODY", "TOURNAMENT_TIME", "UNKNOWN_ROUTE", "edge_query_names", "freeze",
+    "match_route", "missing_parameters", "thaw",
 ]  # fmt: skip

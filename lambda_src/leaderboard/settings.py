@@ -38,7 +38,7 @@ class Settings:
     # Each key class's value, to tell the classes apart by the value API Gateway checked (key_classes.py): given as
     # is (local unit tests) or read from the class's secret (on AWS, and in the local stack: its Secrets Manager
     # stand-in), whose previous value stays valid while labelled AWSPREVIOUS (make rotate-key removes the label when
-    # it retires the old key). The game key is also compared where API Gateway admits no key (GAME_OR_RUN).
+    # it retires the old key).
     game_api_key: str | None = field(default=None, repr=False)
     game_key_secret_arn: str | None = None
     admin_api_key: str | None = field(default=None, repr=False)

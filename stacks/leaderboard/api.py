@@ -88,8 +88,8 @@ class LeaderboardApi(Construct):
             environment=environment,
             secrets=secrets,
         )
-        # Each key class's value (current and previous), which tells the classes apart on keyed routes and is
-        # compared where API Gateway requires no key (routes.GAME_OR_RUN): ids change at every rotation. Only to the
+        # Each key class's value (current and previous), which tells the classes apart on keyed routes: ids change
+        # at every rotation. Only to the
         # functions that serve that class's routes, which alone may read it (function_access.py): a function told
         # of the other class's secret would read it to tell that key apart (key_classes.KeyClasses.is_of).
         self.functions_part.add_environment(

@@ -32,12 +32,10 @@ def serving(*accesses: str) -> frozenset[str]:
     return frozenset(r.function.name for r in routes.ROUTES if r.access in accesses)
 
 
-# Verify player and run tokens (PLAYER, GAME_OR_RUN routes) or issue them (the token route's body).
-TOKEN_KEY_USERS = serving(routes.PLAYER, routes.GAME_OR_RUN) | {
-    r.function.name for r in routes.ROUTES if r.body is routes.TOKEN_BODY
-}
+# Verify player and run tokens (the bearer routes: PLAYER, RUN) or issue them (the token route's body).
+TOKEN_KEY_USERS = serving(*routes.BEARER) | {r.function.name for r in routes.ROUTES if r.body is routes.TOKEN_BODY}
 # Compare the key given with the class's value (http._check_key: a route reads only its own class's ring).
-GAME_KEY_USERS = serving(routes.GAME, routes.GAME_OR_RUN)
+GAME_KEY_USERS = serving(routes.GAME)
 ADMIN_KEY_USERS = serving(routes.ADMIN)
 # Sign and verify page cursors: the functions of the routes that take one, and the live broadcaster, whose top
 # (live.read_top) is GET .../top's first page and signs its next_cursor when the board holds more than the top.

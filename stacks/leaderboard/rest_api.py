@@ -82,16 +82,17 @@ class RestApi:
             for r in routes.ROUTES
             if r.access == routes.PUBLIC
         }
-        # The token routes have no key, so no usage plan meters them: their own per-method bucket, as large as the
-        # game key's plan (the ceiling game servers had on the score route), and in production the WAF's
-        # per-client limit (waf.py) on every request with a bearer token.
+        # The bearer routes (run starts, run-token scores) have no key, so no usage plan meters them: each its own
+        # per-method bucket, as large as the game key's plan, which players' devices never share with game servers
+        # (their score route is keyed: its own method and the key's plan), and in production the WAF's per-client
+        # limit (waf.py) on every request to them.
         token_routes = {
             f"{r.path}/{r.method}": apigw.MethodDeploymentOptions(
                 throttling_rate_limit=props.throttles.game_key_rate_limit,
                 throttling_burst_limit=props.throttles.game_key_burst_limit,
             )
             for r in routes.ROUTES
-            if r.access in (routes.PLAYER, routes.GAME_OR_RUN)
+            if r.access in routes.BEARER
         }
         self.api_gateway_account: apigw.CfnAccount | None = None
         api = self.api = apigw.RestApi(
@@ -123,13 +124,16 @@ class RestApi:
                 tracing_enabled=True,
                 metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
             ),
-            default_cors_preflight_options=apigw.CorsOptions(
-                allow_origins=list(cors_origins),
-                allow_methods=sorted({r.method for r in routes.ROUTES} | {"OPTIONS"}),
-                allow_headers=list(CORS_HEADERS),
-                max_age=Duration.hours(1),
-            ),
         )
+        # The CORS preflight on each route's path only, not on every resource (the root, /players, /erasures, the
+        # {run_id} under runs ...: no route there, nothing to preflight; the local gateway answers them 404): fewer
+        # resources against CloudFormation's 500 per stack (tests/infra/conftest.py's users' app holds two APIs).
+        preflight = {
+            "allow_origins": list(cors_origins),
+            "allow_methods": sorted({r.method for r in routes.ROUTES} | {"OPTIONS"}),
+            "allow_headers": list(CORS_HEADERS),
+            "max_age": Duration.hours(1),
+        }
         stage = self.stage = api.deployment_stage
         if not props.account_has_api_gateway_logging_role:
             self.api_gateway_account = self._account_logging_role(stage)
@@ -139,22 +143,34 @@ class RestApi:
             "RequestValidator", validate_request_body=True, validate_request_parameters=True
         )
         integrations = {name: _lambda_proxy(fn) for name, fn in functions.items()}
+        body_models: dict[int, apigw.Model] = {}
+        for path in dict.fromkeys(r.path for r in routes.ROUTES):  # each path once, in the table's order
+            api.root.resource_for_path(path).add_cors_preflight(**preflight)
         for route in routes.ROUTES:
             resource = api.root.resource_for_path(route.path)
             models = None
-            if route.body_schema is not None:
-                model = api.add_model(
-                    "".join(pascal(p.strip("{}")) for p in route.path.split("/")) + "Body",
-                    content_type="application/json",
-                    schema=_json_schema(routes.thaw(route.body_schema)),  # the frozen model as plain JSON
-                )
+            if route.body is not None:
+                # One model per body: the routes that share one (a game server's score, a run's) share it, named
+                # after the first of them (its logical id as before).
+                model = body_models.get(id(route.body))
+                if model is None:
+                    model = body_models[id(route.body)] = api.add_model(
+                        "".join(pascal(p.strip("{}")) for p in route.path.split("/")) + "Body",
+                        content_type="application/json",
+                        schema=_json_schema(routes.thaw(route.body.schema)),  # the frozen model as plain JSON
+                    )
                 models = {"application/json": model}
             method = resource.add_method(
                 route.method,
                 integrations[route.function.name],
                 api_key_required=route.needs_key,
                 request_validator=validator,
-                request_parameters={f"method.request.querystring.{q}": True for q in route.required_query},
+                # Required: present and not blank, or API Gateway's 400 (the validator checks parameters) and no
+                # invocation. The bearer routes' Authorization: a request with no credential costs no Lambda.
+                request_parameters={
+                    **{f"method.request.querystring.{q}": True for q in route.required_query},
+                    **{f"method.request.header.{h}": True for h in route.required_headers},
+                },
                 request_models=models,
             )
             why = (
@@ -162,7 +178,7 @@ class RestApi:
                 if route.needs_key
                 else "Public read by design"
                 if route.access == routes.PUBLIC
-                else "A bearer token (or the game key by value) that the function checks first: devices hold no key"
+                else "A bearer token (its header required by API Gateway), verified first: devices hold no key"
             )
             acknowledge(method, "APIG4", why)
             acknowledge(method, "COG4", f"{why}; players have no Cognito identity here")

@@ -33,8 +33,9 @@ EDGE_PROOF_HEADER = "x-leaderboard-edge"
 # connection would make every new connection a new client.
 VIEWER_IP_HEADER = "x-leaderboard-viewer-ip"
 # Routes that players' devices call with no key plan behind them: each request is counted per client, whatever its
-# method. The token route takes the game key, but a leaked or replayed mint is what a limit per client is for.
-CLIENT_ROUTE_HANDLERS = ("issue_token", "start_run")
+# method (a run-token score without its header too: API Gateway's 400 costs no invocation, but it is a request).
+# The token route takes the game key, but a leaked or replayed mint is what a limit per client is for.
+CLIENT_ROUTE_HANDLERS = ("issue_token", "start_run", "run_score")
 
 
 def client_route_pattern() -> str:

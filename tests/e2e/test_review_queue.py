@@ -55,9 +55,11 @@ def _held_from_a_run(stack, player_id: str, name: str, score: int) -> tuple[str,
     run = _post(stack, "/leaderboards/arena/runs", headers=bearer)
     assert run.status_code == 201, run.text
     body = {"player_id": player_id, "player_name": name, "score": score, "evidence": EVIDENCE}
-    answer = _post(
-        stack, "/leaderboards/arena/scores", json=body, headers={"Authorization": f"Bearer {run.json()['run_token']}"}
+    path, headers = (
+        f"/leaderboards/arena/runs/{run.json()['run_id']}/score",
+        {"Authorization": f"Bearer {run.json()['run_token']}"},
     )
+    answer = _post(stack, path, json=body, headers=headers)
     assert answer.status_code == 202, answer.text
     return answer.json()["pending_id"], run.json()["run_id"]
 

@@ -89,7 +89,7 @@ def test_each_function_knows_each_key_class_by_its_secret_not_its_id(dev_templat
         key = resources[keys[outputs[f"{name}UsagePlanId"]["Value"]["Ref"]]]
         expected[variable] = outputs[f"{name}KeySecretArn"]["Value"]
         assert json.dumps(expected[variable]) in json.dumps(key["Properties"]["Value"])
-    classes = {"GAME_KEY_SECRET_ARN": (routes.GAME, routes.GAME_OR_RUN), "ADMIN_KEY_SECRET_ARN": (routes.ADMIN,)}
+    classes = {"GAME_KEY_SECRET_ARN": (routes.GAME,), "ADMIN_KEY_SECRET_ARN": (routes.ADMIN,)}
     for name, fn in _route_functions(dev_template_json).items():
         variables = fn["Properties"]["Environment"]["Variables"]
         # the classes of the routes it serves, whose secrets it alone may read (test_function_access.py)

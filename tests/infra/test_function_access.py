@@ -37,7 +37,7 @@ PROD_READERS = {
     "LeaderboardApiTokenSigningSecret": {SUBMIT},  # issues and verifies player and run tokens
     # the routes that take a page cursor, and the live top (live.read_top: a first page, its next_cursor signed)
     "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
-    "LeaderboardApiGameKeySecret": {SUBMIT},  # game and game-or-run routes
+    "LeaderboardApiGameKeySecret": {SUBMIT},  # the game routes
     "LeaderboardApiAdminKeySecret": {ADMIN, SNAPSHOT, SIMULATOR},  # admin routes
     # receipts (score-submit: a player token or the game key), the JWKS (leaderboard-admin: the public halves come
     # from the seed's secret), closing summaries (on request: admin; on schedule: period-closer), signed again by an
@@ -119,7 +119,7 @@ def test_a_function_is_told_a_key_class_secret_exactly_when_it_serves_that_class
     template = _template(stage, dev_template_json, prod_template_json)
     ids = access.functions(template)
     for variable, prefix, accesses in (
-        ("GAME_KEY_SECRET_ARN", "LeaderboardApiGameKeySecret", (routes.GAME, routes.GAME_OR_RUN)),
+        ("GAME_KEY_SECRET_ARN", "LeaderboardApiGameKeySecret", (routes.GAME,)),
         ("ADMIN_KEY_SECRET_ARN", "LeaderboardApiAdminKeySecret", (routes.ADMIN,)),
     ):
         serving = {r.function.name for r in routes.ROUTES if r.access in accesses}

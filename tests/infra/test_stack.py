@@ -249,11 +249,15 @@ def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(tem
 
 def test_api_key_on_writes_and_admin_reads_only(template):
     """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
-    preflights and 405 answers do not, nor the two token routes (players' devices hold no key: the function checks
-    their bearer token, or the game key by value)."""
+    preflights and 405 answers do not, nor the two bearer routes (players' devices hold no key: the function checks
+    their bearer token). The game servers' score route does (issue 40): a run token has its own route."""
     by_route = {(r.path, r.method): r for r in routes.ROUTES}
-    token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in (routes.PLAYER, routes.GAME_OR_RUN)}
-    assert token_routes == {("/leaderboards/{board}/runs", "POST"), ("/leaderboards/{board}/scores", "POST")}
+    token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in routes.BEARER}
+    assert token_routes == {
+        ("/leaderboards/{board}/runs", "POST"),
+        ("/leaderboards/{board}/runs/{run_id}/score", "POST"),
+    }
+    assert by_route[("/leaderboards/{board}/scores", "POST")].needs_key
     seen = 0
     for path, method, props in _methods(template):
         needs_key = props.get("ApiKeyRequired", False)
@@ -273,7 +277,24 @@ def test_request_validation_on_routes(template):
         if route.body_schema:
             assert "application/json" in props["RequestModels"]
     assert methods[("/player", "GET")]["RequestParameters"] == {"method.request.querystring.player_id": True}
-    template.resource_count_is("AWS::ApiGateway::Model", sum(r.body_schema is not None for r in routes.ROUTES))
+    # one model per body: the two score routes (game key, run token) share theirs
+    template.resource_count_is("AWS::ApiGateway::Model", len({id(r.body) for r in routes.ROUTES if r.body}))
+
+
+def test_the_bearer_routes_require_the_authorization_header_at_api_gateway(template):
+    """Issue 40: a request to a bearer route (run start, run-token score) without `Authorization` is API Gateway's
+    400 (its validator checks parameters) and invokes nothing; no other route requires a header."""
+    methods = {(p, m): props for p, m, props in _methods(template)}
+    resources = template.to_json()["Resources"]
+    validators = {k: r for k, r in resources.items() if r["Type"] == "AWS::ApiGateway::RequestValidator"}
+    for route in routes.ROUTES:
+        props = methods[(route.path, route.method)]
+        headers = {k for k, v in props.get("RequestParameters", {}).items() if k.startswith("method.request.header.")}
+        bearer = route.access in routes.BEARER
+        assert headers == ({"method.request.header.Authorization"} if bearer else set()), route.path
+        assert all(props["RequestParameters"][h] is True for h in headers)
+        validator = validators[props["RequestValidatorId"]["Ref"]]["Properties"]
+        assert validator["ValidateRequestParameters"] is True
 
 
 def test_gateway_errors_are_json_with_cors(template):

@@ -101,16 +101,19 @@ def test_the_proof_is_a_secret_never_text_in_the_template(prod_template_json):
 
 
 def test_the_client_routes_are_counted_whatever_the_method(prod_template_json):
-    """Run starts and player-token mints count per client for any method (POST included), not only GETs or
-    requests that happen to carry Authorization; score submissions with the game key do not."""
+    """Run starts, run-token scores (issue 40: their own route, counted also without an Authorization header) and
+    player-token mints count per client for any method (POST included), not only GETs or requests that happen to
+    carry Authorization; score submissions with the game key do not."""
     counted = _rules(prod_template_json)["RateLimitPerIp"]["ScopeDownStatement"]["AndStatement"]["Statements"][0]
     (regex,) = (s["RegexMatchStatement"] for s in counted["OrStatement"]["Statements"] if "RegexMatchStatement" in s)
     assert regex["FieldToMatch"] == {"UriPath": {}}
     assert [t["Type"] for t in regex["TextTransformations"]] == ["URL_DECODE", "NORMALIZE_PATH"]
     pattern = re.compile(regex["RegexString"])
-    for path in ("/prod/players/p-1/tokens", "/prod/leaderboards/global/runs", "/players/p-1/tokens/"):
+    run_score = "/prod/leaderboards/global/runs/AAAAAAAAAAAAAAAAAAAAAA/score"
+    for path in ("/prod/players/p-1/tokens", "/prod/leaderboards/global/runs", "/players/p-1/tokens/", run_score):
         assert pattern.search(path), path
-    for path in ("/prod/leaderboards/global/scores", "/prod/scores", "/prod/players/p-1", "/prod/leaderboards"):
+    others = ("/prod/leaderboards/global/scores", "/prod/scores", "/prod/players/p-1", "/prod/leaderboards")
+    for path in (*others, "/prod/leaderboards/global/scores/bulk", "/prod/leaderboards/global/runs/x/other"):
         assert not pattern.search(path), path
 
 

@@ -47,10 +47,14 @@ def run_token(api, player: str, board: str = CLIENT) -> str:
     return reply.json()["run_token"]
 
 
+def run_path(board: str, run_id: str) -> str:
+    return f"/leaderboards/{board}/runs/{run_id}/score"
+
+
 def submit(api, token: str, player: str, score: int, board: str = CLIENT) -> requests.Response:
-    return api.post(
-        f"/leaderboards/{board}/scores", {"player_id": player, "score": score}, key=None, headers=bearer(token)
-    )
+    """The run token's score on its run's own route (the token names its run)."""
+    run_id = jwt.decode(token, options={"verify_signature": False})["run"]
+    return api.post(run_path(board, run_id), {"player_id": player, "score": score}, key=None, headers=bearer(token))
 
 
 def test_a_run_takes_one_score_for_its_own_player_and_the_game_key_still_submits(api, boards, table_state):
@@ -97,7 +101,7 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, 
     assert start_run(api, CLIENT, limited).status_code == 403
 
     cases = {
-        "no credentials": (None, "cy", CLIENT, 403),
+        "no credentials": (None, "cy", CLIENT, 400),  # API Gateway's: the function is not invoked
         "not a token": ("not-a-token", "cy", CLIENT, 401),
         "altered": (f"{header}.{payload}.{signature[:-4]}AAAA", "cy", CLIENT, 401),
         "player token as run token": (player, "cy", CLIENT, 401),
@@ -108,20 +112,26 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, 
         "wrong board": (run["run_token"], "cy", OTHER_CLIENT, 403),
         "server board": (run["run_token"], "cy", SERVER, 403),
         "forged run id": (_signed({**claims, "run": "no-such-run"}), "cy", CLIENT, 403),
+        # (another player's: a second run of cy's would end the first, max_open_runs being 1)
+        "another run's token": (
+            start_run(api, CLIENT, player_token(api, "dee")).json()["run_token"],
+            "dee",
+            CLIENT,
+            403,
+        ),
     }
     before = table_state()
     for name, (token, player_id, board, status) in cases.items():
         headers = bearer(token) if token else {}
-        reply = api.post(
-            f"/leaderboards/{board}/scores", {"player_id": player_id, "score": 9}, key=None, headers=headers
-        )
+        body = {"player_id": player_id, "score": 9}
+        reply = api.post(run_path(board, run["run_id"]), body, key=None, headers=headers)
         assert reply.status_code == status, (name, reply.text)
         assert reply.json()["error"], name
         if status == 401:
             assert reply.headers["WWW-Authenticate"].startswith("Bearer"), name
     run_as_player = api.post(f"/leaderboards/{CLIENT}/runs", key=None, headers=bearer(run["run_token"]))
     assert run_as_player.status_code == 401 and "not a player token" in run_as_player.json()["error"]
-    assert api.post(f"/leaderboards/{CLIENT}/runs", key=None).status_code == 401
+    assert api.post(f"/leaderboards/{CLIENT}/runs", key=None).status_code == 400  # API Gateway's, as above
     assert table_state() == before
     assert submit(api, run["run_token"], "cy", 9).status_code == 200  # the run, refused all along, is still unused
 

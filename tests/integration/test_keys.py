@@ -11,8 +11,8 @@ from leaderboard import routes
 from .stack_config import ADMIN_KEY, API_KEY
 
 KEYS = {routes.GAME: API_KEY, routes.ADMIN: ADMIN_KEY}
-# The class of key a route takes: the score route API Gateway admits without a key takes the game key (or a run token)
-NEEDS = {routes.GAME: routes.GAME, routes.ADMIN: routes.ADMIN, routes.GAME_OR_RUN: routes.GAME}
+# The class of key a route takes
+NEEDS = {routes.GAME: routes.GAME, routes.ADMIN: routes.ADMIN}
 PATH_VALUES = {
     "board": "global",
     "player_id": "a",

@@ -47,10 +47,12 @@ def run_token(api, board: str, player: str) -> tuple[str, dict]:
 
 
 def score(api, board: str, player: str, value: int, **kw):
-    headers = kw.pop("headers", None)
+    """With the game key, or with a run's token (run=its start's answer) on the run's own route."""
+    run = kw.pop("run", None)
     body = {"player_id": player, "score": value, **kw}
-    if headers:
-        return api.post(f"/leaderboards/{board}/scores", body, key=None, headers=headers)
+    if run:
+        path = f"/leaderboards/{board}/runs/{run['run_id']}/score"
+        return api.post(path, body, key=None, headers=bearer(run["run_token"]))
     return api.post(f"/leaderboards/{board}/scores", body)
 
 
@@ -127,10 +129,10 @@ def test_rules_reject_or_hold_back_and_approve_and_reject_decide(api, stack, boa
 
 
 def test_run_rules_on_a_client_board_and_the_game_key_skips_them(api, boards, stack):
-    token, run = run_token(api, CLIENT, "ada")
-    early = score(api, CLIENT, "ada", 1, headers=bearer(token))
+    _, run = run_token(api, CLIENT, "ada")
+    early = score(api, CLIENT, "ada", 1, run=run)
     assert early.status_code == 422 and early.json()["rule"] == "min_run_seconds", early.text
-    replay = score(api, CLIENT, "ada", 1, headers=bearer(token))
+    replay = score(api, CLIENT, "ada", 1, run=run)
     assert replay.status_code == 403  # a rejected score used its run: no probing a rule with one run
     changed = api.http.patch(
         f"{api.url}/leaderboards/{CLIENT}",
@@ -139,8 +141,8 @@ def test_run_rules_on_a_client_board_and_the_game_key_skips_them(api, boards, st
         timeout=60,
     )
     assert changed.status_code == 200 and list(changed.json()["rules"]) == ["max_score_per_second"], changed.text
-    token, run = run_token(api, CLIENT, "bob")
-    held = score(api, CLIENT, "bob", 5, headers=bearer(token), evidence={"inputs": [1, 2, 3]})
+    _, run = run_token(api, CLIENT, "bob")
+    held = score(api, CLIENT, "bob", 5, run=run, evidence={"inputs": [1, 2, 3]})
     assert held.status_code == 202 and held.json()["rule"] == "max_score_per_second", held.text
     [row] = api.get(f"/leaderboards/{CLIENT}/pending", key="default").json()["pending"]
     assert row["run_id"] == run["run_id"] and row["evidence"] == {"inputs": [1, 2, 3]}

@@ -47,7 +47,8 @@ def start(api, board: str, token: str) -> requests.Response:
 
 def send(api, board: str, player: str, score: int, run: dict) -> requests.Response:
     body = {"player_id": player, "score": score}
-    return api.post(f"/leaderboards/{board}/scores", body, key=None, headers=bearer(run["run_token"]))
+    path = f"/leaderboards/{board}/runs/{run['run_id']}/score"
+    return api.post(path, body, key=None, headers=bearer(run["run_token"]))
 
 
 def honest_start(api, stack, board: str, player: str) -> str:

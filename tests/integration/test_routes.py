@@ -42,6 +42,7 @@ COVERED = {
     # test_client_submissions.py
     ("POST", "/players/{player_id}/tokens"),
     ("POST", "/leaderboards/{board}/runs"),
+    ("POST", "/leaderboards/{board}/runs/{run_id}/score"),
     # test_quarantine.py
     ("PATCH", "/leaderboards/{board}"),
     ("GET", "/leaderboards/{board}/pending"),

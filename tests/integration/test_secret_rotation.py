@@ -182,7 +182,7 @@ def test_a_rotation_leaves_every_players_items_and_the_log_working(which, stack,
             better = api.post(f"/leaderboards/{board}/scores", {"player_id": players[0], "score": 999})
             assert better.status_code == 200, better.text
             played = api.post(
-                f"/leaderboards/{client_board}/scores",
+                f"/leaderboards/{client_board}/runs/{run.json()['run_id']}/score",
                 {"player_id": victim, "score": 7},
                 key=None,
                 headers=bearer(run.json()["run_token"]),

@@ -7,7 +7,7 @@ import json
 from typing import Any, NamedTuple
 
 from leaderboard import invocation
-from leaderboard.routes import ADMIN, GAME_OR_RUN, match_route
+from leaderboard.routes import ADMIN, match_route
 from local.events import LambdaContext, Request, build_event
 from local.gateway import load_handlers
 from tests.support.openapi_check import assert_matches_openapi
@@ -37,10 +37,6 @@ def event(
     )
     route, _, params = match_route(method, path)
     headers = dict(headers or {})
-    given = {name.lower() for name in headers}
-    if route is not None and route.access == GAME_OR_RUN and not given & {"x-api-key", "authorization"}:
-        # API Gateway checks no key on this route; the function compares the game key a game server sends
-        headers["x-api-key"] = invocation.settings().game_api_key
     req = Request(method, path, [(k, str(v)) for k, v in (query or {}).items()], list(headers.items()), raw)
     if api_key is None and route is not None and route.needs_key:
         settings = invocation.settings()
@@ -81,6 +77,13 @@ def submit(board: str, player: str, score: Any, **fields) -> Reply:
     """A score on a board (the default board's original route when board is None)."""
     path = "/scores" if board is None else f"/leaderboards/{board}/scores"
     headers = fields.pop("headers", None)
+    return call("POST", path, body={"player_id": player, "score": score, **fields}, headers=headers)
+
+
+def run_submit(board: str, player: str, score: Any, run: dict, **fields) -> Reply:
+    """A run's score (a run start's answer: run_id, run_token) on its own route, as a player's device sends it."""
+    headers = {"Authorization": f"Bearer {run['run_token']}", **fields.pop("headers", {})}
+    path = f"/leaderboards/{board}/runs/{run['run_id']}/score"
     return call("POST", path, body={"player_id": player, "score": score, **fields}, headers=headers)
 
 

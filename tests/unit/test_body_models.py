@@ -16,6 +16,7 @@ BODY_ROUTES = [r for r in routes.ROUTES if r.body is not None]
 def test_every_body_is_a_closed_model_that_the_document_and_the_stack_read():
     assert {r.operation for r in BODY_ROUTES} == {"default_board_submit", "take", "simulate", "create"} | {
         "board_score",
+        "run_score",
         "bulk",
         "issue_token",
         "update",

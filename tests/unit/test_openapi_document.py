@@ -43,6 +43,7 @@ def test_the_routes_whose_transaction_another_can_cancel_document_their_503_with
         ("POST", "/leaderboards/{board}/pending/{pending_id}/approve"),
         ("POST", "/leaderboards/{board}/pending/{pending_id}/reject"),
         ("POST", "/leaderboards/{board}/runs"),
+        ("POST", "/leaderboards/{board}/runs/{run_id}/score"),
         ("POST", "/leaderboards/{board}/scores"),
     }
     for method, path in busy:

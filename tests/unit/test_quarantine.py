@@ -11,7 +11,7 @@ import random
 import pytest
 
 from leaderboard import invocation, schema
-from tests.support.lambda_api import call, create_board, scan, submit, top
+from tests.support.lambda_api import call, create_board, run_submit, scan, submit, top
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}, "max_improvement": {"value": 2, "action": "reject"}}
 
@@ -106,17 +106,17 @@ def test_run_rules_use_the_server_clock_and_are_skipped_without_a_run(ddb, clock
     assert create_board("c", submissions="client", rules=rules).status == 201
     run = start_run("c", "ada")
     clock.advance(29.999)
-    early = submit("c", "ada", 1, headers=bearer(run["run_token"]))
+    early = run_submit("c", "ada", 1, run)
     assert early.status == 422 and early.body["rule"] == "min_run_seconds"
     run = start_run("c", "ada")
     clock.advance(40)
-    fast = submit("c", "ada", 401, headers=bearer(run["run_token"]), evidence={"inputs": [1, 2]})
+    fast = run_submit("c", "ada", 401, run, evidence={"inputs": [1, 2]})
     assert fast.status == 202 and fast.body["rule"] == "max_score_per_second"
     [row] = pending_rows("c")
     assert row["run_id"] == run["run_id"] and row["evidence"] == {"inputs": [1, 2]}
     run = start_run("c", "ada")
     clock.advance(40)
-    assert submit("c", "ada", 400, headers=bearer(run["run_token"])).status == 200  # 400 = 10/s x 40 s
+    assert run_submit("c", "ada", 400, run).status == 200  # 400 = 10/s x 40 s
     assert submit("c", "bob", 10**6).status == 200  # the game key: no run, so neither run rule applies
 
 
@@ -206,7 +206,7 @@ def test_the_pending_event_carries_the_runs_seed_and_the_evidence(ddb, clock, mo
     rules = {"max_score": {"value": 10, "action": "quarantine"}}
     assert create_board("ev", submissions="client", rules=rules).status == 201
     run = start_run("ev", "ada")
-    held = submit("ev", "ada", 11, headers=bearer(run["run_token"]), evidence={"replay": "r-1"})
+    held = run_submit("ev", "ada", 11, run, evidence={"replay": "r-1"})
     assert held.status == 202
     [event] = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     assert (event["source"], event["detail-type"]) == ("leaderboard", "Leaderboard Score Pending")
@@ -345,8 +345,8 @@ def test_a_run_whose_held_score_is_cancelled_stays_unused_and_the_limit_uncounte
     assert create_board("tr", **board).status == 201
     run = start_run("tr", "bob")  # the run start counts: 1 of 2
     cancelled = _conflicting_once(ddb, monkeypatch)
-    busy = submit("tr", "bob", 500, headers=bearer(run["run_token"]))
+    busy = run_submit("tr", "bob", 500, run)
     assert busy.status == 503 and busy.headers["Retry-After"] == "1" and len(cancelled) == 1, busy.body
-    held = submit("tr", "bob", 500, headers=bearer(run["run_token"]))  # the same run, and 2 of 2
+    held = run_submit("tr", "bob", 500, run)  # the same run, and 2 of 2
     assert held.status == 202 and held.body["status"] == "pending", held.body
     assert [(r["pending_id"], r["run_id"]) for r in pending_rows("tr")] == [(held.body["pending_id"], run["run_id"])]

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.support.lambda_api import call, create_board, submit
+from tests.support.lambda_api import call, create_board, run_submit
 
 RELATIVE = {"max_improvement": {"value": 2, "action": "reject"}, "max_over_leader": {"value": 100, "action": "reject"}}
 HONEST_START = 10
@@ -32,7 +32,7 @@ def start(board: str, token: str):
 
 
 def send(board: str, player: str, score: int, run: dict):
-    return submit(board, player, score, headers=bearer(run["run_token"]))
+    return run_submit(board, player, score, run)
 
 
 @pytest.fixture

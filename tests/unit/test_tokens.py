@@ -211,9 +211,9 @@ def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
 
 
 def test_the_game_key_is_compared_by_value_whatever_its_length(monkeypatch, reconfigure):
-    """On the route API Gateway admits without a key (a short key of a test stack once made this a 500)."""
+    """A short key of a test stack once made this a 500."""
     monkeypatch.setenv("GAME_API_KEY", "short-key")
     reconfigure()
     keys = invocation.runtime().api_keys
-    assert keys.is_of("game", "short-key", vouched=False)
-    assert not keys.is_of("game", "short-kez", vouched=False) and not keys.is_of("game", "", vouched=False)
+    assert keys.is_of("game", "short-key")
+    assert not keys.is_of("game", "short-kez") and not keys.is_of("game", "")

@@ -1,5 +1,6 @@
-"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs; what only the
-player's token may read: their receipts and their held scores."""
+"""POST /scores (default board), POST /leaderboards/{board}/scores[/bulk] (the game key), player tokens, runs and
+POST /leaderboards/{board}/runs/{run_id}/score (a run token); what only the player's token may read: their
+receipts and their held scores."""
 
 from .. import (
     board_registry,
@@ -18,7 +19,7 @@ from .. import (
 from .. import validation as v
 from ..boards import board_id
 from ..composition import Handler, Runtime
-from ..errors import BadRequest, Unauthorized
+from ..errors import BadRequest, Forbidden, Unauthorized
 from ..http import Call, function_handler
 
 
@@ -44,31 +45,52 @@ def _submission(body, operation: str | None) -> scoring.Submission:
     )
 
 
+def _one_credential(call: Call, other: str, use: str) -> None:
+    """The game key and a run token are mutually exclusive: each score route takes one, and a request that carries
+    the other as well is refused before any work (which one it meant is not for the API to guess)."""
+    if call.header(other) is not None:
+        raise BadRequest(f"give the game key (x-api-key) or a run token (Authorization), not both: {use}")
+
+
 def board_score(call: Call):
-    # A run token (the access check let it through without the game key) is verified before anything is read.
-    token = tokens.bearer(call.header("Authorization")) if call.header("x-api-key") is None else None
-    run = tokens.verify(token, tokens.RUN_AUDIENCE) if token is not None else None
+    _one_credential(call, "Authorization", "a run's score goes to POST /leaderboards/{board}/runs/{run_id}/score")
     board = board_registry.get_board(call.params["board"])
     body = call.body()
     key = v.idempotency_key(call.header("Idempotency-Key"))
-    scope = f"{board.board_id}/scores" if run is None else f"{board.board_id}/runs/{run.get('run')}"
+    scope = f"{board.board_id}/scores"
     submission = _submission(body, key and keys.operation_id(key, scope))
     evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
-    if run is None:
-        answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
-    else:
-        answer = idempotency.once(
-            key,
-            scope,
-            body,
-            lambda: runs.submit(
-                board,
-                run,
-                submission.player_id,
-                lambda started: submissions.submit(board, submission, run=started, evidence=evidence),
-                None,
-            ),
-        )
+    answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
+    return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
+
+
+def run_score(call: Call):
+    _one_credential(call, "x-api-key", "a game server's score goes to POST /leaderboards/{board}/scores")
+    # The run token is verified before anything is read (API Gateway has checked the header is there, no more).
+    token = tokens.bearer(call.header("Authorization"))
+    if token is None:
+        raise Unauthorized("this route needs `Authorization: Bearer <run token>`")
+    run = tokens.verify(token, tokens.RUN_AUDIENCE)
+    if run.get("run") != call.params["run_id"]:
+        raise Forbidden("this run token is for another run than the path's: submit to its own run_id")
+    board = board_registry.get_board(call.params["board"])
+    body = call.body()
+    key = v.idempotency_key(call.header("Idempotency-Key"))
+    scope = f"{board.board_id}/runs/{run.get('run')}"
+    submission = _submission(body, key and keys.operation_id(key, scope))
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
+    answer = idempotency.once(
+        key,
+        scope,
+        body,
+        lambda: runs.submit(
+            board,
+            run,
+            submission.player_id,
+            lambda started: submissions.submit(board, submission, run=started, evidence=evidence),
+            None,
+        ),
+    )
     return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
 
 

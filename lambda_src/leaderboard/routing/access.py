@@ -8,7 +8,9 @@ PUBLIC = "public"
 GAME = "game"
 ADMIN = "admin"
 # Bearer tokens (tokens.py), for games that submit from players' devices. API Gateway requires no API key on these
-# routes (a device holds no key): the function checks every request itself, before any work.
+# routes (a device holds no key) but does require the Authorization header (its request validator: a request
+# without one is its 400 and invokes nothing); the function verifies the token itself, before any work.
 PLAYER = "player"  # a player token (Authorization: Bearer), which the game key mints
-GAME_OR_RUN = "game-or-run"  # the game key (x-api-key, checked by value), or on a client board a run token
+RUN = "run"  # a run token (Authorization: Bearer), which a player token's run start mints: one score
 KEYED = (GAME, ADMIN)  # API Gateway itself requires the key (usage plan) on these
+BEARER = (PLAYER, RUN)  # API Gateway itself requires the Authorization header on these

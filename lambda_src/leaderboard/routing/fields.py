@@ -61,6 +61,7 @@ BOARD_PERIOD = _period(
     "or the board's first period if it does not keep all-time.",
 )
 PENDING_ID = freeze({"type": "string", "pattern": limits.PENDING_ID_PATTERN})
+RUN_ID = freeze({"type": "string", "pattern": limits.RUN_ID_PATTERN, "description": "run_id of the run start's answer"})
 PATH_PARAMS = freeze(
     {
         "board": BOARD_ID,
@@ -68,6 +69,7 @@ PATH_PARAMS = freeze(
         "erasure_id": ERASURE_ID,
         "period_id": BOARD_PERIOD,
         "pending_id": PENDING_ID,
+        "run_id": RUN_ID,
     }
 )
 CURSOR = freeze(

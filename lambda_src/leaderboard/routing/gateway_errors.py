@@ -14,8 +14,12 @@ class GatewayError:
 
 
 INVALID_API_KEY = GatewayError(403, "Forbidden: this route needs a valid x-api-key header")
-# The same answer from a function, on the routes API Gateway admits without a key (GAME_OR_RUN)
-MISSING_CREDENTIALS = GatewayError(403, "Forbidden: this route needs a valid x-api-key header or a run token")
 UNKNOWN_ROUTE = GatewayError(404, "Not found: no such route")
 METHOD_NOT_ALLOWED = GatewayError(405, "Method not allowed on this route")
 THROTTLED = GatewayError(429, "Too many requests: slow down")
+
+
+def missing_parameters(names: list[str] | tuple[str, ...]) -> GatewayError:
+    """API Gateway's request validator on a required query parameter or header that is absent or blank (it looks
+    at nothing else): a 400 before anything is invoked."""
+    return GatewayError(400, f"Missing required request parameters: [{', '.join(names)}]")

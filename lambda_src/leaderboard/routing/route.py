@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..frozen import Frozen, freeze
 from ..function_registry import Function
-from .access import KEYED, PUBLIC
+from .access import BEARER, KEYED, PUBLIC
 from .bodies import Body
 from .caching import NO_STORE, Caching
 from .matching import match_path
@@ -20,7 +20,7 @@ class Route:
     path: str  # may hold {name} segments, e.g. /leaderboards/{board}
     function: Function
     operation: str  # the function's handler module serves this route with the function of this name
-    access: str  # PUBLIC, GAME, ADMIN, PLAYER or GAME_OR_RUN
+    access: str  # PUBLIC, GAME, ADMIN, PLAYER or RUN
     response: tuple[int, str]  # success status, and the name of its schema in the OpenAPI document
     query: Mapping[str, Frozen] = field(default_factory=dict)  # name -> JSON Schema (with "default"); frozen
     required_query: tuple[str, ...] = field(default=())
@@ -40,6 +40,12 @@ class Route:
     def needs_key(self) -> bool:
         """Whether API Gateway requires an API key (and meters it in the key's usage plan)."""
         return self.access in KEYED
+
+    @property
+    def required_headers(self) -> tuple[str, ...]:
+        """Headers API Gateway's request validator requires (present and not blank) before it invokes anything:
+        the bearer routes' Authorization, so a request with no credential costs no invocation (a 400)."""
+        return ("Authorization",) if self.access in BEARER else ()
 
     @property
     def authenticated(self) -> bool:

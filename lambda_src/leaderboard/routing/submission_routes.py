@@ -1,12 +1,21 @@
-"""Scores onto a board: one, a run's (client boards), a bulk."""
+"""Scores onto a board: one (game servers), a run's (players' devices, client boards), a bulk.
+
+Game servers and players never share a route, so never a throttle: the game key's route is metered by its usage
+plan, the run route by a stage method bucket of its own (rest_api.py), and neither is reached without its credential.
+"""
 
 from __future__ import annotations
 
 from .. import limits
 from ..function_registry import SCORE_SUBMIT
-from .access import GAME, GAME_OR_RUN, PLAYER
+from .access import GAME, PLAYER, RUN
 from .bodies import BOARD_SCORE_BODY, BULK_BODY
 from .route import Route
+
+_HELD_BUSY = (
+    "a score a plausibility rule holds back could not be stored as pending: its transaction was cancelled because "
+    "another write was in progress on one of its items (DynamoDB's TransactionConflict). Nothing stored"
+)
 
 SUBMISSION_ROUTES: tuple[Route, ...] = (
     Route(
@@ -14,7 +23,7 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         "/leaderboards/{board}/scores",
         SCORE_SUBMIT,
         "board_score",
-        access=GAME_OR_RUN,
+        access=GAME,
         response=(200, "BoardSubmit"),
         body=BOARD_SCORE_BODY,
         idempotent=True,
@@ -22,15 +31,11 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         description="The score must also lie in the board's [min_score, max_score] (and, on increment boards, the "
         f"resulting total); metadata is at most {limits.MAX_METADATA_BYTES:,} bytes as compact JSON, "
         f"{limits.MAX_JSON_DEPTH} levels deep and {limits.MAX_METADATA_KEYS} keys. On a "
-        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing. Called with the "
-        "game key (x-api-key), or, on a client board, with `Authorization: Bearer <run token>` instead: then only "
-        "for the run's own player and board, once per run (a second use, also a concurrent one, is a 403), before "
-        "the run expires; a bad token is a 401 or 403 and writes nothing. A submission refused with a 4xx leaves the "
-        "run unused.",
-        busy="a score a plausibility rule holds back could not be stored as pending: its transaction was cancelled "
-        "because another write was in progress on one of its items (DynamoDB's TransactionConflict). Nothing "
-        "stored, the run (if any) unused and the per-player limit not counted: send the same request again after "
-        "Retry-After seconds",
+        "tournament, a submission before starts_at or from ends_at on is a 409 and writes nothing. The game key "
+        "(x-api-key) only: API Gateway answers 403 without it. A run token goes to POST "
+        "/leaderboards/{board}/runs/{run_id}/score instead; an Authorization header here as well as the key is a "
+        "400 (the two credentials are mutually exclusive) and writes nothing.",
+        busy=f"{_HELD_BUSY}, the per-player limit not counted: send the same request again after Retry-After seconds",
     ),
     Route(
         "POST",
@@ -49,6 +54,26 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         "among the player's open runs (its transaction was cancelled each time it was tried: a place taken first, or "
         "DynamoDB's TransactionConflict). Nothing started and "
         "the per-player limit not counted: send the same request again after Retry-After seconds",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/runs/{run_id}/score",
+        SCORE_SUBMIT,
+        "run_score",
+        access=RUN,
+        response=(200, "BoardSubmit"),
+        body=BOARD_SCORE_BODY,
+        idempotent=True,
+        summary="Submit a run's score on a client board: its one score, from the player's device",
+        description="`Authorization: Bearer <run token>` of this run (run_id of the run start's answer): API Gateway "
+        "answers 400 without the header and invokes nothing. Only for the run's own player and board, once per run "
+        "(a second use, also a concurrent one, is a 403), before the run expires; a bad token is a 401 or 403 and "
+        "writes nothing, a token of another run a 403. An x-api-key header as well is a 400 (the game key and a run "
+        "token are mutually exclusive: game servers use POST /leaderboards/{board}/scores) and writes nothing. The "
+        "body and the rules are those of POST /leaderboards/{board}/scores. A submission refused with a 4xx leaves "
+        "the run unused.",
+        busy=f"{_HELD_BUSY}, the run unused and the per-player limit not counted: send the same request again after "
+        "Retry-After seconds",
     ),
     Route(
         "POST",
