@@ -48,7 +48,9 @@ def test_the_board_change_has_its_request_model(dev_template_json):
     patch = _methods(dev_template_json)[("PATCH", "/leaderboards/{board}")]
     (model_ref,) = patch["RequestModels"].values()
     model = dev_template_json["Resources"][model_ref["Ref"]]["Properties"]["Schema"]
-    assert set(model["properties"]) == {"rules", "submissions"} and model["additionalProperties"] is False
+    assert (
+        set(model["properties"]) == {"rules", "submissions", "max_open_runs"} and model["additionalProperties"] is False
+    )
     assert set(model["properties"]["rules"]["properties"]) == {
         "min_run_seconds",
         "max_score_per_second",

@@ -249,13 +249,15 @@ def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(tem
 
 def test_api_key_on_writes_and_admin_reads_only(template):
     """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
-    preflights and 405 answers do not, nor the two bearer routes (players' devices hold no key: the function checks
+    preflights and 405 answers do not, nor the bearer routes (players' devices hold no key: the function checks
     their bearer token). The game servers' score route does (issue 40): a run token has its own route."""
     by_route = {(r.path, r.method): r for r in routes.ROUTES}
     token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in routes.BEARER}
     assert token_routes == {
         ("/leaderboards/{board}/runs", "POST"),
         ("/leaderboards/{board}/runs/{run_id}/score", "POST"),
+        ("/players/{player_id}", "GET"),  # a player's own held scores (issue 40)
+        ("/leaderboards/{board}/players/{player_id}/receipt", "GET"),  # a player's own receipt (issue 40)
     }
     assert by_route[("/leaderboards/{board}/scores", "POST")].needs_key
     seen = 0
