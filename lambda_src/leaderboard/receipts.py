@@ -174,10 +174,11 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
     if not invocation.runtime().entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
         raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
-    head = log.log_head(config.board_id, p.period_id)
+    evidence = config.evidence_id  # this generation's log and commitments (keys.py): never a deleted board's
+    head = log.log_head(evidence, p.period_id)
     key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)
-    player = None if key is None else hashchain.commitment(key, config.board_id, p.period_id, player_id)
-    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head[0] if head else 0)
+    player = None if key is None else hashchain.commitment(key, evidence, p.period_id, player_id)
+    standings = runtime.replays.caught_up(log, evidence, p.period_id, head[0] if head else 0)
     if player is not None and player in standings.hidden and player in standings.entries:
         raise NotFound(f"player {player_id} is hidden on board {config.board_id}: no receipt while hidden")
     rank = None if player is None else standings.rank_of(player, config.order)
@@ -190,6 +191,7 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     score, _ = standings.entries[player]
     payload = {
         "board_id": config.board_id,
+        "generation": config.generation,
         "period_id": p.period_id,
         "player_id": player_id,
         "player": player,
