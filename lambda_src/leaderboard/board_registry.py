@@ -118,7 +118,7 @@ def get_board(board_id: str) -> BoardConfig:
     item = _stored().get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         _cache().forget(board_id)
-        raise NotFound(f"no leaderboard {board_id}", _archives_of(board_id))
+        raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
     _cache().put(config)
     return config
@@ -135,6 +135,15 @@ def evidence_ids() -> list[str]:
 def new_generation() -> str:
     """A board generation's id: 8 characters of [a-z2-7] (40 random bits; keys.py, "board generations")."""
     return base64.b32encode(secrets.token_bytes(5)).decode().lower()
+
+
+def shown(board_id: str) -> BoardConfig:
+    """get_board for GET /leaderboards/{board}: a missing board's 404 names its deleted generations whose evidence
+    is still served (one Query of the small archive partition; other routes' 404s do not pay it)."""
+    try:
+        return get_board(board_id)
+    except NotFound as missing:
+        raise NotFound(missing.message, _archives_of(board_id)) from None
 
 
 def _archives_of(board_id: str) -> dict[str, Any]:

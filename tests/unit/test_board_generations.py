@@ -192,3 +192,21 @@ def test_the_archive_ends_with_its_retention(deleted_cup, clock):
     gone = call("GET", "/leaderboards/cup/periods/tournament/log", query={"generation": generation})
     assert gone.status == 404 and "retention" in gone.body["error"]
     assert "archived" not in call("GET", "/leaderboards/cup").body
+
+
+def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new_one(in_memory, clock, settle):
+    """Another function instance may cache a board's config for BOARD_CACHE_SECONDS: a submission through the
+    deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
+    from leaderboard import board_registry, scoring
+    from leaderboard.errors import Conflict
+
+    clock.set(T0)
+    tournament("desc")
+    stale = board_registry.get_board("cup")
+    assert call("DELETE", "/leaderboards/cup").status == 200
+    tournament("asc")
+    with pytest.raises(Conflict, match="deleted and created again"):
+        scoring.submit(stale, scoring.Submission("ada", "ada", 5))
+    settle()
+    assert log("cup", stale.generation) == []  # the deleted board's log holds nothing of it
+    assert submit("cup", "ada", 5).status == 200  # the new generation's config, read again

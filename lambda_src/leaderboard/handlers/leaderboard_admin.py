@@ -19,7 +19,7 @@ def list_boards(call: Call):
 
 
 def show(call: Call):
-    config = board_registry.get_board(call.params["board"])
+    config = board_registry.shown(call.params["board"])
     view = board_registry.board_view(config)
     following = live.discovery(config)
     if following is not None:
