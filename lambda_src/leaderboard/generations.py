@@ -4,19 +4,24 @@ again under its id (docs/PROVING.md, "Deleted boards and generations")."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from . import board_registry, closing, invocation
 from .boards import BoardConfig
 from .clock import iso
-from .errors import NotFound
-from .limits import CLOSED
+from .errors import BadRequest, NotFound
+from .limits import CLOSED, GENERATION_PATTERN
+
+_GENERATION = re.compile(GENERATION_PATTERN)
 
 
 def generation_of(board_id: str, generation: str, now: datetime | None = None) -> tuple[BoardConfig, dict | None]:
     """One generation of a board: the current one (no archive record), or a deleted one within its archive
-    retention (its record's view). 404 for any other."""
+    retention (its record's view). 404 for any other; 400 for what is no generation id."""
+    if not isinstance(generation, str) or not _GENERATION.fullmatch(generation):
+        raise BadRequest("generation must be 0 or 8 characters of a-z and 2-7 (GET /leaderboards/{board} names it)")
     try:
         current = board_registry.get_board(board_id)
     except NotFound:

@@ -210,3 +210,16 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     settle()
     assert log("cup", stale.generation) == []  # the deleted board's log holds nothing of it
     assert submit("cup", "ada", 5).status == 200  # the new generation's config, read again
+
+
+def test_a_generation_that_is_malformed_or_not_the_boards_is_refused(in_memory, clock):
+    clock.set(T0)
+    current = tournament("desc")["generation"]
+    for bad in ("", "ABCDEFGH", "abc", "../x", "0" * 9):
+        reply = call("GET", "/leaderboards/cup/periods/tournament/log", query={"generation": bad})
+        assert reply.status == 400 and "generation" in reply.body["error"], (bad, reply.body)
+    other = "aaaaaaaa" if current != "aaaaaaaa" else "bbbbbbbb"
+    for path in ("/leaderboards/cup/periods", "/leaderboards/cup/periods/tournament/log"):
+        assert call("GET", path, query={"generation": other}).status == 404
+    assert call("GET", "/leaderboards/cup/periods", query={"generation": current}).status == 200
+    assert call("GET", "/leaderboards/global/periods/all-time/log", query={"generation": "0"}).status == 200
