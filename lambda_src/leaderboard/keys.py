@@ -6,6 +6,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
     counter    ("#buckets#" + index partition,  range start)      entries in a key range, see ranking.py
                ("#segments#" + index partition, range start)      entries in a run of buckets
     board      ("#boards",                      board id)         a board's configuration
+    archive    ("#archives",                    board id "#" gen) a deleted board generation's config, kept a while
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
     live sent  ("#live#" + board id,            period id)        what was last published live (broadcasting.py)
     run        ("#runs#" + keyed player hash,   run id)           a client's run: its player, board, use
@@ -14,7 +15,8 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
 or one shard of it: `all-time`, `daily-2026-11-30` on the default board; `race#weekly-2026-W48`, or
-`race#weekly-2026-W48!3` on a board with shards. '#' never starts a player id, so the item kinds cannot collide.
+`race#weekly-2026-W48!3` on a board with shards; a board created since generations names its generation there,
+`race.k3f9a2mq#weekly-2026-W48`. '#' never starts a player id, so the item kinds cannot collide.
 
 rank_key = <ordered score, 16 digits>#<reached-at ms, 13 digits>#<player_id>
 
