@@ -47,6 +47,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--url", metavar="BASE", help="the API's base URL: the log and keys are read from it unless given")
     p.add_argument("--board", help="the board id (default: the summary's or the receipt's)")
     p.add_argument("--period", help="the concrete period id (default: the summary's or the receipt's)")
+    p.add_argument(
+        "--generation",
+        help="the board generation whose log --url reads (default: the summary's or the receipt's, else the current)",
+    )
     p.add_argument("--order", choices=ORDERS, help="the board's order, where a signed payload does not carry it")
     return p
 
@@ -76,12 +80,16 @@ def run(argv: list[str], out: TextIO) -> int:
         known = [summary or {}] + [_peek(t) for t in receipts]
         board = args.board or next((k["board_id"] for k in known if isinstance(k.get("board_id"), str)), None)
         period = args.period or next((k["period_id"] for k in known if isinstance(k.get("period_id"), str)), None)
+        # A board deleted and created again under its id has a log per generation: read the one the payload names.
+        generation = args.generation or next(
+            (k["generation"] for k in known if isinstance(k.get("generation"), str)), None
+        )
         log_sources = list(args.log)
         if not log_sources:
             if not (args.url and board and period):
                 report.fail("input", "no log: pass --log, or --url with the board and period (--board, --period)")
                 return 2
-            log_sources = [inputs.log_url(args.url, board, period)]
+            log_sources = [inputs.log_url(args.url, board, period, generation)]
         records = inputs.load_log(log_sources)
         keys_source = args.keys or (f"{args.url.rstrip('/')}/.well-known/jwks.json" if args.url else None)
         keys = None

@@ -77,9 +77,10 @@ def records_of(value: Any, source: str) -> list[Any]:
     raise Unusable(f"{source}: neither a log page nor a list of records")
 
 
-def log_url(base: str, board_id: str, period_id: str) -> str:
+def log_url(base: str, board_id: str, period_id: str, generation: str | None = None) -> str:
     quote = urllib.parse.quote
-    return f"{base.rstrip('/')}/leaderboards/{quote(board_id, safe='')}/periods/{quote(period_id, safe='')}/log"
+    url = f"{base.rstrip('/')}/leaderboards/{quote(board_id, safe='')}/periods/{quote(period_id, safe='')}/log"
+    return url if generation is None else f"{url}?generation={quote(generation, safe='')}"
 
 
 def board_order(base: str, board_id: str) -> str | None:

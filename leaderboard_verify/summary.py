@@ -15,6 +15,7 @@ from .standings import ORDERS, Standings, replay
 NULL = type(None)
 SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "board_id": ((str,), True),
+    "generation": ((str,), False),  # signed since board generations (issue 41): which creation of the board id
     "period_id": ((str,), True),
     "leaderboard_id": ((str,), False),
     "kind": ((str,), False),

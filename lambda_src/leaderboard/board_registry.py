@@ -3,6 +3,8 @@ shown and deleted."""
 
 from __future__ import annotations
 
+import base64
+import secrets
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -65,6 +67,16 @@ class BoardStore(Protocol):
         """Set the board item's status (`deleting`: a tombstone while its entries go)."""
         ...
 
+    def archive(self, record: dict[str, Any], expires_s: int) -> None:
+        """Keep a deleted board generation's record (its config, generation, deleted_at, keep_until) until
+        `expires_s` (epoch seconds; DynamoDB's TTL removes it some time after)."""
+        ...
+
+    def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
+        """Every archived generation's record of this board id (None: of every board), in key order, expired ones
+        the TTL has not removed yet included."""
+        ...
+
 
 def _stored() -> BoardStore:
     return invocation.runtime().boards
@@ -112,11 +124,57 @@ def get_board(board_id: str) -> BoardConfig:
     return config
 
 
+def evidence_ids() -> list[str]:
+    """Every board generation that has evidence served (keys.evidence_id), sorted: the live boards' and the
+    archived ones' (erasure rewrites the closing summaries of each)."""
+    live = {c.evidence_id for c in all_boards()}
+    archived = {keys.evidence_id(a["board_id"], a["generation"]) for a in _stored().archived()}
+    return sorted(live | archived)
+
+
+def new_generation() -> str:
+    """A board generation's id: 8 characters of [a-z2-7] (40 random bits; keys.py, "board generations")."""
+    return base64.b32encode(secrets.token_bytes(5)).decode().lower()
+
+
+def shown(board_id: str) -> BoardConfig:
+    """get_board for GET /leaderboards/{board}: a missing board's 404 names its deleted generations whose evidence
+    is still served (one Query of the small archive partition; other routes' 404s do not pay it)."""
+    try:
+        return get_board(board_id)
+    except NotFound as missing:
+        raise NotFound(missing.message, _archives_of(board_id)) from None
+
+
+def _archives_of(board_id: str) -> dict[str, Any]:
+    """What a 404 for a missing board carries: its deleted generations whose evidence is still served."""
+    now = iso(invocation.now())
+    found = [a for a in _stored().archived(board_id) if a["keep_until"] > now]
+    return {"archived": [archive_view(a) for a in found]} if found else {}
+
+
+def archived(board_id: str) -> list[dict[str, Any]]:
+    """The board id's deleted generations' records (expired ones included: check keep_until)."""
+    return _stored().archived(board_id)
+
+
+def archive_view(record: dict[str, Any]) -> dict[str, Any]:
+    config = record["config"]
+    return {
+        "generation": record["generation"],
+        "created_at": config.get("created_at"),
+        "deleted_at": record["deleted_at"],
+        "keep_until": record["keep_until"],
+        "periods_url": f"/leaderboards/{config['board_id']}/periods?generation={record['generation']}",
+    }
+
+
 def board_view(config: BoardConfig, now: datetime | None = None, *, rules: bool = False) -> dict[str, Any]:
     """The board as its routes show it; its plausibility rules only with `rules` (the admin's answers): their
     thresholds are what a cheater would submit just under."""
     now = now or invocation.now()
     view = config.to_item()
+    view["generation"] = config.generation  # which creation of this id (keys.py): its evidence's URLs name it
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
     view.pop("rules", None)
     if rules:
@@ -140,7 +198,8 @@ def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str,
     transaction. Creates racing on the count item are retried a few times; if every attempt was cancelled, 409
     (nothing stored: retry), as for a submission that meets too many concurrent writes."""
     now = now or invocation.now()
-    config = boards.parse_new_board(body, created_at=iso(now))
+    # A new generation each time: nothing of a deleted board's (entries, logs, summaries, runs) is this board's.
+    config = replace(boards.parse_new_board(body, created_at=iso(now)), generation=new_generation())
     if config.board_id in declared_boards():
         raise Conflict(f"leaderboard {config.board_id} already exists")
     cap = invocation.settings().max_boards
@@ -255,9 +314,25 @@ def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None)
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (keys.BUCKETS, keys.SEGMENTS):
                 invocation.runtime().counters.replace_all(part, level, [])
+    archived = _archive(config, now or invocation.now())  # before the item goes: a retry archives it again
     if _stored().delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
         return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
-    return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted}
+    return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted, "archived": archived}
+
+
+def _archive(config: BoardConfig, now: datetime) -> dict[str, Any]:
+    """Keep the deleted generation's config for the archive retention: its logs and closing summaries (never
+    deleted with the board) stay served at its generation's URLs (docs/PROVING.md, "Deleted boards")."""
+    keep = now + timedelta(days=invocation.settings().archive_retention_days)
+    record = {
+        "board_id": config.board_id,
+        "generation": config.generation,
+        "config": config.to_item(),
+        "deleted_at": iso(now),
+        "keep_until": iso(keep),
+    }
+    _stored().archive(record, int(keep.timestamp()))
+    return archive_view(record)
 
 
 def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:

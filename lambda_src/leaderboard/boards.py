@@ -83,6 +83,13 @@ class BoardConfig:
     rules: tuple[plausibility.Rule, ...] = ()
     # Open runs a player may hold at once on a client board; one more ends the oldest (runs.py).
     max_open_runs: int = DEFAULT_OPEN_RUNS
+    # Which creation of this board id (keys.py, "board generations"): its entries and evidence are keyed by it.
+    generation: str = keys.LEGACY_GENERATION
+
+    @property
+    def evidence_id(self) -> str:
+        """The board id as this generation's keys name it (its log, commitments, closings, partitions)."""
+        return keys.evidence_id(self.board_id, self.generation)
 
     @property
     def per_player_limit(self) -> int | None:
@@ -142,7 +149,7 @@ class BoardConfig:
 
     def leaderboard_id(self, period_id: str) -> str:
         """One period of this board (see keys.py for the encoding)."""
-        return keys.leaderboard_id(self.board_id, period_id)
+        return keys.leaderboard_id(self.evidence_id, period_id)
 
     def partitions(self, period_id: str) -> list[str]:
         """The rank index partitions of one period: one per shard."""
@@ -173,6 +180,8 @@ class BoardConfig:
             del item["submissions"]  # items stored before the field read as server boards: so do these
         if self.max_open_runs == DEFAULT_OPEN_RUNS:
             del item["max_open_runs"]  # items stored before the field read as the default: so do these
+        if self.generation == keys.LEGACY_GENERATION:
+            del item["generation"]  # items stored before generations read as the legacy one: so do these
         if self.rules:  # values as Decimal: DynamoDB takes no floats (board_view shows them as JSON numbers)
             item["rules"] = {r.name: {"value": r.value, "action": r.action} for r in self.rules}
         else:
@@ -205,6 +214,7 @@ class BoardConfig:
             submissions=item.get("submissions", SERVER_SUBMISSIONS),
             rules=plausibility.from_item(item.get("rules")),
             max_open_runs=int(item.get("max_open_runs", DEFAULT_OPEN_RUNS)),
+            generation=str(item.get("generation", keys.LEGACY_GENERATION)),
         )
 
 

@@ -49,7 +49,7 @@ class Contention(Exception):
 @dataclass(frozen=True)
 class Change:
     source: str  # the stream record's event id
-    board_id: str
+    board_id: str  # an evidence id: the board id of one generation (keys.py)
     period_id: str
     player_id: str
     kind: str
@@ -111,7 +111,7 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
     if entry is None or not source:
         return []
     player_id, partition = entry
-    board_id, period_id = keys.board_and_period(partition)
+    board_id, period_id = keys.evidence_and_period(partition)  # the entry's board generation (keys.py)
     stream = record.get("dynamodb") or {}
     old, new = _image(stream, "OldImage"), _image(stream, "NewImage")
     # The time of a removal, hide, show or erasure: the runtime's clock when the log takes it in (the change's own
@@ -154,7 +154,7 @@ def fences(player_id: str, partitions: list[str]) -> dict[str, dict[str, str]]:
     if key is None:  # erased lately (and back since): nothing of theirs is logged until the key may be made again
         return {}
     return {
-        part: {FENCE_COMMITMENT: hashchain.commitment(key, *keys.board_and_period(part), player_id)}
+        part: {FENCE_COMMITMENT: hashchain.commitment(key, *keys.evidence_and_period(part), player_id)}
         for part in partitions
     }
 

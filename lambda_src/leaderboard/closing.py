@@ -129,6 +129,7 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
     total = max(ranking.total(parts), len(top))
     return {
         "board_id": config.board_id,
+        "generation": config.generation,  # whose log (keys.py): a board created again under this id has its own
         "leaderboard_id": config.leaderboard_id(p.period_id),
         "period_id": p.period_id,
         "kind": p.kind,
@@ -163,14 +164,14 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
     """close(), and whether this call finished the closing (stored the summary or sent its event)."""
     p = _ended(config, period_ref, now)
     sort_key = _sort_key(p)
-    summary = _closings().get(config.board_id, sort_key)
+    summary = _closings().get(config.evidence_id, sort_key)
     finished = False
     if summary is None:
         assert p.ends_at is not None
         if now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
-        fresh["log_head"] = signed_summaries.log_head(config.board_id, p.period_id)
+        fresh["log_head"] = signed_summaries.log_head(config.evidence_id, p.period_id)
         settled = now >= p.ends_at + timedelta(seconds=signed_summaries.LOG_SETTLE_SECONDS)
         if not signed_summaries.check_against_log(fresh, config.order, settled):  # 409 while the log lags
             logger.error("closing %s %s unsigned: %s", config.board_id, p.period_id, signed_summaries.LOG_DISAGREES)
@@ -190,22 +191,23 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
         if "unsigned" not in stored:
             stored["signature"] = signed_summaries.signature_of(_public(stored))
-        _closings().put_new(config.board_id, sort_key, {**stored, "event_sent": False})
-        summary = _closings().get(config.board_id, sort_key)  # ours, or the one a concurrent closing stored first
+        _closings().put_new(config.evidence_id, sort_key, {**stored, "event_sent": False})
+        summary = _closings().get(config.evidence_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
     if not summary.get("event_sent") and _closings().claim_event(
-        config.board_id, sort_key, int(invocation.seconds()), EVENT_CLAIM_SECONDS
+        config.evidence_id, sort_key, int(invocation.seconds()), EVENT_CLAIM_SECONDS
     ):
         public = _public(summary)
         invocation.runtime().events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
-        _closings().mark_event_sent(config.board_id, sort_key)
+        _closings().mark_event_sent(config.evidence_id, sort_key)
         logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
         finished = True
     return signed_summaries.served(_public(summary)), finished
 
 
 def _public(summary: dict[str, Any]) -> dict[str, Any]:
-    board_period = keys.leaderboard_id(summary["board_id"], summary["period_id"])
+    evidence = keys.evidence_id(summary["board_id"], summary.get("generation", keys.LEGACY_GENERATION))
+    board_period = keys.leaderboard_id(evidence, summary["period_id"])
     return {
         "leaderboard_id": board_period,
         **{k: v for k, v in summary.items() if k not in ("event_sent", "event_claimed_until")},
@@ -241,7 +243,7 @@ def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
     now = now or invocation.now()
     closed = [
         {"period_id": c["period_id"], "kind": c["kind"], "status": CLOSED, **_times(c)}
-        for c in _closings().newest(config.board_id, MAX_PERIODS_LISTED)
+        for c in _closings().newest(config.evidence_id, MAX_PERIODS_LISTED)
     ]
     closed_ids = {c["period_id"] for c in closed}
     current = [_open_view(config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids]
@@ -262,7 +264,7 @@ def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) ->
     now = now or invocation.now()
     p = config.resolve_period(period_ref, now)
     if p.ends_at is not None:
-        summary = _closings().get(config.board_id, _sort_key(p))
+        summary = _closings().get(config.evidence_id, _sort_key(p))
         if summary is not None:
             return signed_summaries.served(_public(summary))
     return {"board_id": config.board_id, **_open_view(config, p, now)}

@@ -131,14 +131,14 @@ def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, n
     cursor is bound to the board period and issued afresh with each page (records never change, so an export of
     any length may take as long as it needs, a cursor lifetime per page)."""
     p = config.resolve_period(period_ref, now or invocation.now())
-    binding = "log\n" + keys.leaderboard_id(config.board_id, p.period_id)
+    binding = "log\n" + keys.leaderboard_id(config.evidence_id, p.period_id)
     after = 0
     if cursor is not None:
         position = cursors.read(cursor, binding)
         if not position.last_key.isdigit():
             raise BadRequest(cursors.INVALID)
         after = int(position.last_key)
-    records, more = invocation.runtime().chain.page(config.board_id, p.period_id, after, limit)
+    records, more = invocation.runtime().chain.page(config.evidence_id, p.period_id, after, limit)
     answer: dict[str, Any] = {"records": records}
     if more:
         answer["next_cursor"] = cursors.issue(binding, str(records[-1]["seq"]), records[-1]["seq"])

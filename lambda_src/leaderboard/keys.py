@@ -6,6 +6,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
     counter    ("#buckets#" + index partition,  range start)      entries in a key range, see ranking.py
                ("#segments#" + index partition, range start)      entries in a run of buckets
     board      ("#boards",                      board id)         a board's configuration
+    archive    ("#archives",                    board id "#" gen) a deleted board generation's config, kept a while
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
     live sent  ("#live#" + board id,            period id)        what was last published live (broadcasting.py)
     run        ("#runs#" + keyed player hash,   run id)           a client's run: its player, board, use
@@ -14,7 +15,8 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
 
 An index partition (the entry's `leaderboard_id`, the rank index's partition key) is one period of one board,
 or one shard of it: `all-time`, `daily-2026-11-30` on the default board; `race#weekly-2026-W48`, or
-`race#weekly-2026-W48!3` on a board with shards. '#' never starts a player id, so the item kinds cannot collide.
+`race#weekly-2026-W48!3` on a board with shards; a board created since generations names its generation there,
+`race.k3f9a2mq#weekly-2026-W48`. '#' never starts a player id, so the item kinds cannot collide.
 
 rank_key = <ordered score, 16 digits>#<reached-at ms, 13 digits>#<player_id>
 
@@ -106,13 +108,34 @@ def separator(previous: str, key: str) -> str | None:
 
 
 def leaderboard_id(board_id: str, period_id: str) -> str:
-    """One period of a board. The default board keeps the original design's ids (`all-time`, `daily-…`)."""
+    """One period of a board. The default board keeps the original design's ids (`all-time`, `daily-…`).
+    `board_id` may be an evidence id (evidence_id below): one generation of a board."""
     return period_id if board_id == DEFAULT_BOARD_ID else f"{board_id}#{period_id}"
 
 
 def is_default_board(leaderboard_id_: str) -> bool:
     """Whether a board period id belongs to the default board (other boards' ids hold their board id)."""
     return "#" not in leaderboard_id_
+
+
+# --- board generations ----------------------------------------------------------------------
+# Each creation of a stored board is a new generation (board_registry.create_board): a random id that qualifies the
+# board id in every key of its entries and evidence (index partitions, logs, commitments, closings, snapshots), so a
+# board created again under a deleted one's id shares none of them. Boards stored before generations existed, and
+# built-in and declared boards, are LEGACY_GENERATION: their keys are as they always were. '.' is not in board ids.
+LEGACY_GENERATION = "0"
+_GENERATION_MARK = "."
+
+
+def evidence_id(board_id: str, generation: str) -> str:
+    """The board id as the keys of one generation's entries and evidence name it: `cup` (legacy), `cup.k3f9a2mq`."""
+    return board_id if generation == LEGACY_GENERATION else f"{board_id}{_GENERATION_MARK}{generation}"
+
+
+def split_evidence_id(evidence: str) -> tuple[str, str]:
+    """(board id, generation) of an evidence id: the inverse of evidence_id."""
+    board_id, mark, generation = evidence.partition(_GENERATION_MARK)
+    return board_id, (generation if mark else LEGACY_GENERATION)
 
 
 def shard_of(player_id: str, shards: int) -> int:
@@ -160,6 +183,20 @@ def closing_sort_key(ends_at_iso: str, period_id: str) -> str:
     return f"{ends_at_iso}#{period_id}"
 
 
+# --- archived board generations ---------------------------------------------------------------
+
+ARCHIVES_PARTITION = "#archives"  # every deleted generation's record: one Query lists them (erasure reads them all)
+
+
+def archive_key(board_id: str, generation: str) -> tuple[str, str]:
+    """A deleted board generation's record (board_registry.py); a board id's sort keys share archive_prefix."""
+    return ARCHIVES_PARTITION, f"{archive_prefix(board_id)}{generation}"
+
+
+def archive_prefix(board_id: str) -> str:
+    return f"{board_id}#"  # '#' is not in board ids: `cup#` never begins `cup-2#...`
+
+
 # --- idempotent writes ----------------------------------------------------------------------
 
 
@@ -188,11 +225,17 @@ def board_period_of(partition: str) -> str:
 
 def board_and_period(partition: str) -> tuple[str, str]:
     """(board id, period id) of an entry's index partition: the inverse of leaderboard_id (and shard_partition)."""
+    evidence, period_id = evidence_and_period(partition)
+    return split_evidence_id(evidence)[0], period_id
+
+
+def evidence_and_period(partition: str) -> tuple[str, str]:
+    """(evidence id, period id) of an entry's index partition: whose log and commitments its changes belong to."""
     board_period = board_period_of(partition)
     if is_default_board(board_period):
         return DEFAULT_BOARD_ID, board_period
-    board_id, _, period_id = board_period.partition("#")
-    return board_id, period_id
+    evidence, _, period_id = board_period.partition("#")
+    return evidence, period_id
 
 
 # --- per-player submission limits ------------------------------------------------------------

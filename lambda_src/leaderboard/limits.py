@@ -12,6 +12,7 @@ MAX_ID_LENGTH = 64
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*$"
 MAX_BOARD_ID_LENGTH = 48
 BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"
+GENERATION_PATTERN = r"^(?:0|[a-z2-7]{8})$"  # a board generation (keys.py): 0 for boards from before generations
 MAX_NAME_LENGTH = 64  # player and board names, shown as given (trimmed)
 
 # Text. Every string of a body is Unicode scalar values: a lone surrogate ("\ud800" in JSON) parses in Python but

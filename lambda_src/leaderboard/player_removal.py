@@ -234,7 +234,7 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
     """One page of one board's closing summaries (no TTL: they outlive the entries), the player's places in
     their top and reward winners given to the placeholder. The state names the board being read; None once the
     last board is done."""
-    board_ids = sorted(c.board_id for c in board_registry.all_boards())
+    board_ids = board_registry.evidence_ids()  # deleted boards' archived summaries too
     board_id = state.get("board_id") or (board_ids[0] if board_ids else None)
     if board_id is None:
         return None

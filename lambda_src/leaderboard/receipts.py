@@ -184,17 +184,18 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     now = invocation.now()
     p = config.resolve_period(period_ref, now)
     log = runtime.chain
+    evidence = config.evidence_id  # this generation's log and commitments (keys.py): never a deleted board's
     if periods.ended(p, now):
         head_seq = _closing_head(config, p, now)
     else:
         # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
         if not runtime.entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
             raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
-        head = log.log_head(config.board_id, p.period_id)
+        head = log.log_head(evidence, p.period_id)
         head_seq = head[0] if head else 0
     key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)
-    player = None if key is None else hashchain.commitment(key, config.board_id, p.period_id, player_id)
-    standings = runtime.replays.caught_up(log, config.board_id, p.period_id, head_seq)
+    player = None if key is None else hashchain.commitment(key, evidence, p.period_id, player_id)
+    standings = runtime.replays.caught_up(log, evidence, p.period_id, head_seq)
     if player is not None and player in standings.hidden and player in standings.entries:
         raise NotFound(f"player {player_id} is hidden on board {config.board_id}: no receipt while hidden")
     rank = None if player is None else standings.rank_of(player, config.order)
@@ -211,6 +212,7 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     score, _ = standings.entries[player]
     payload = {
         "board_id": config.board_id,
+        "generation": config.generation,
         "period_id": p.period_id,
         "player_id": player_id,
         "player": player,
@@ -229,7 +231,7 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
 def _closing_head(config: BoardConfig, p: periods.Period, now: datetime) -> int:
     """The log_head seq of an ended period's closing summary (PeriodClosing until it is stored)."""
     assert p.ends_at is not None
-    summary = invocation.runtime().closings.get(config.board_id, keys.closing_sort_key(iso(p.ends_at), p.period_id))
+    summary = invocation.runtime().closings.get(config.evidence_id, keys.closing_sort_key(iso(p.ends_at), p.period_id))
     if summary is None and now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
         raise NotFound(f"period {p.period_id} was never closed and its entries have expired: it has no standings")
     if summary is None:

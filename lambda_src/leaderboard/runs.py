@@ -116,7 +116,10 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
         own, leaders = submissions.standing(config, player_id, now)
         baseline = {"own": list(own), "leaders": list(leaders)}
     try:
-        _runs().start(run_id, player_id, config.board_id, seed, ms(now), ends, started, config.max_open_runs, baseline)
+        # Stored under the board's generation (keys.py): a run of a deleted board is no run of one made again.
+        _runs().start(
+            run_id, player_id, config.evidence_id, seed, ms(now), ends, started, config.max_open_runs, baseline
+        )
     except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
         rate_limits.give_back(config, player_id, minute)
         raise
@@ -149,10 +152,10 @@ def submit(
     if not isinstance(run_id, str):
         raise Forbidden("this run token names no run")
     used_ms = ms(now)
-    run = _runs().use(run_id, player_id, config.board_id, int(now.timestamp()), used_ms)
+    run = _runs().use(run_id, player_id, config.evidence_id, int(now.timestamp()), used_ms)
     if run is None:  # refused: say why (a run of another board is missing, as for a forgery of the token's claims)
         found = _runs().get(player_id, run_id)
-        if found is None or found.get("board_id") != config.board_id:
+        if found is None or found.get("board_id") != config.evidence_id:
             raise Forbidden("no such run for this player and board")
         if "used_ms" in found:
             raise Forbidden("this run has taken its submission already: a run takes one score; start a new run")

@@ -183,6 +183,11 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = 
     stored, hidden, board = _entries().get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
     if config.stored and (board is None or board.get("status") == "deleting"):
         raise NotFound(f"no leaderboard {config.board_id}")
+    if config.stored and board is not None and board.get("generation", keys.LEGACY_GENERATION) != config.generation:
+        # This instance's cached config is of a deleted generation (board_registry.BOARD_CACHE_SECONDS): writing
+        # would change the deleted board's archived evidence. Nothing written; the next request reads the new one.
+        invocation.runtime().board_cache.forget(config.board_id)
+        raise Conflict(f"leaderboard {config.board_id} was deleted and created again: retry")
     return stored, hidden
 
 

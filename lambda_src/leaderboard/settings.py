@@ -31,6 +31,8 @@ class Settings:
     cursor_secret: str | None = field(default=None, repr=False)
     cursor_secret_arn: str | None = None
     cursor_ttl_seconds: int = 900  # a cursor older than this is refused: start again from the first page
+    # How long a deleted board generation's evidence (logs, closing summaries) stays served (board_registry.py).
+    archive_retention_days: int = 365
     # The keyed hashes that name a player's items (digest_key.py): a key that never rotates, given as is (local runs,
     # tests) or its secret's ARN (on AWS).
     digest_key: str | None = field(default=None, repr=False)
@@ -97,6 +99,7 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         cors_allowed_origins=origins or ("*",),
         enable_simulator=env.get("ENABLE_SIMULATOR", "false").lower() == "true",
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
+        archive_retention_days=int(env.get("ARCHIVE_RETENTION_DAYS", "365")),
         bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
         segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
         recount_threads=int(env.get("RECOUNT_THREADS", "8")),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import invocation, receipt_keys
+from . import invocation, keys, receipt_keys
 from .boards import DESC
 from .errors import Conflict
 from .receipts import GENESIS_HASH, CatchingUp, Standings
@@ -52,7 +52,8 @@ def check_against_log(summary: dict[str, Any], order: str, settled: bool = False
     head = summary["log_head"]
     if head["seq"] == 0:  # no log for this period (closed before the log, or before its first append): unchecked
         return True
-    standings = replayed(summary["board_id"], summary["period_id"], head["seq"])
+    evidence = keys.evidence_id(summary["board_id"], summary.get("generation", keys.LEGACY_GENERATION))
+    standings = replayed(evidence, summary["period_id"], head["seq"])
     listed = [e for p, e in standings.entries.items() if p not in standings.hidden]
     listed.sort(key=lambda e: ((-e[0] if order == DESC else e[0]), e[1]))
     scores = [e[0] for e in listed[: len(summary["top"])]]

@@ -71,6 +71,7 @@ class LeaderboardApi(Construct):
             "CORS_ALLOWED_ORIGINS": ",".join(cors_origins),
             "ENABLE_SIMULATOR": str(props.simulator_enabled).lower(),
             "PERIOD_RETENTION_DAYS": str(props.period_retention_days),
+            "ARCHIVE_RETENTION_DAYS": str(props.archive_retention_days),
             "DECLARED_BOARDS": json.dumps([board.as_body() for board in props.boards], separators=(",", ":")),
             "MAX_BOARDS": str(props.max_boards),
             # Outside production the cursor keys derive from the token secret's versions (cursors.py), and the

@@ -185,6 +185,9 @@ class LeaderboardProps:
     ones with VPC origins (not checked at synth)."""
     period_retention_days: int = 35
     """Daily and weekly entries are deleted by TTL this many days after their period ends."""
+    archive_retention_days: int = 365
+    """How long a deleted board's evidence (its logs and closing summaries, docs/PROVING.md "Deleted boards") stays
+    served at its generation's URLs after the deletion; then its archive record expires by TTL."""
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH
     """How long the functions', the API's access and the dashboard's log groups keep their events."""
     lambda_memory_mb: int = 256

@@ -108,3 +108,23 @@ def test_every_transaction_cancelled_by_others_is_busy_and_stores_nothing(store,
     assert store.delete_counted("race") == BUSY
     monkeypatch.undo()
     assert store.get("race") is None and store.counted() is None
+
+
+def test_a_deleted_generations_record_is_kept_and_listed_by_board(store):
+    """The archive (board_registry._archive): each deleted generation's record reads back by its board id, and all
+    of them together (erasure reaches their summaries); a board id that prefixes another's lists only its own."""
+    first = {"board_id": "race", "generation": "0", "config": config("race"), "keep_until": "2027-01-01T00:00:00.000Z"}
+    second = {**first, "generation": "abcdefgh", "config": config("race", order="asc")}
+    other = {**first, "board_id": "race-2", "config": config("race-2")}
+    for record in (first, second, other):
+        store.archive(record, 1_800_000_000)
+    assert store.archived("race") == [first, second]
+    assert store.archived("race-2") == [other]
+    assert store.archived("nothing") == []
+    assert sorted((r["board_id"], r["generation"]) for r in store.archived()) == [
+        ("race", "0"),
+        ("race", "abcdefgh"),
+        ("race-2", "0"),
+    ]
+    store.archive({**second, "keep_until": "2028-01-01T00:00:00.000Z"}, 1_900_000_000)  # archived again: replaced
+    assert store.archived("race")[1]["keep_until"] == "2028-01-01T00:00:00.000Z"

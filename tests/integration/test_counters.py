@@ -82,7 +82,9 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
     total equals the brute force from the index. The test delivers the batches itself and lets the writers send a
     bounded number of writes per batch (they write while the batch runs), so how fast this machine runs the
     consumer beside the writers does not matter; on AWS the consumer's lag is watched by an alarm."""
-    assert api.post("/leaderboards", {"board_id": "launch", "periods": ["all-time"]}).status_code == 201
+    created = api.post("/leaderboards", {"board_id": "launch", "periods": ["all-time"]})
+    assert created.status_code == 201, created.text
+    partition = f"launch.{created.json()['generation']}#all-time"  # the board's index partition (keys.py)
     stop = threading.Event()
     best: dict[str, int] = {}
     lock = threading.Lock()
@@ -122,10 +124,10 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
             ):
                 allowed.release(per_batch)
                 time.sleep(0.2)
-                written_before = _index_keys(stack, "launch#all-time")
+                written_before = _index_keys(stack, partition)
                 consume()
                 batches += 1
-                for lo, hi, _ in _buckets(stack, "launch#all-time"):
+                for lo, hi, _ in _buckets(stack, partition):
                     fullest = max(fullest, sum(lo <= k < hi for k in written_before))
         finally:
             stop.set()
@@ -135,7 +137,7 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
     assert fullest <= 2 * capacity_64, fullest
 
     stack.settle()
-    assert len(_buckets(stack, "launch#all-time")) > 3  # the writes needed several splits
+    assert len(_buckets(stack, partition)) > 3  # the writes needed several splits
     listing, cursor = [], None
     while True:
         page = api.get("/leaderboards/launch/top", params={"limit": 100, **({"cursor": cursor} if cursor else {})})

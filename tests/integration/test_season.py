@@ -86,7 +86,7 @@ def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
     snapshots = stack.ddb.query(
         TableName=_snapshots_table(stack),
         KeyConditionExpression="leaderboard_id = :b",
-        ExpressionAttributeValues={":b": {"S": "blitz#tournament"}},
+        ExpressionAttributeValues={":b": {"S": summary["leaderboard_id"]}},  # blitz.<generation>#tournament
     )["Items"]
     deserialize = boto3.dynamodb.types.TypeDeserializer().deserialize
     frozen = [

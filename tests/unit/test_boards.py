@@ -300,7 +300,8 @@ def test_delete_removes_board_and_entries(ddb):
         post("gone", f"p{i}", i)
     status, result = call("DELETE", "/leaderboards/gone")[:2]
     assert status == 200 and result["deleted_entries"] == 60
-    assert not [i for i in scan(ddb, invocation.settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
+    left = [i for i in scan(ddb, invocation.settings().scores_table) if "gone" in i["leaderboard_id"]["S"]]
+    assert [i["player_id"]["S"] for i in left] == ["#archives"]  # only the deleted generation's archive record
     assert top("gone")[0] == 404
     assert call("DELETE", "/leaderboards/gone")[:2][0] == 404
     assert call("DELETE", "/leaderboards/global")[:2][0] == 400

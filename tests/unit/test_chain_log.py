@@ -59,7 +59,10 @@ def key_of(player_id: str) -> bytes:
 
 
 def commitment(player_id: str, board: str, period: str = "all-time") -> str:
-    message = f"{board}\n{period}\n{player_id}".encode()
+    from leaderboard import board_registry
+
+    evidence = board_registry.get_board(board).evidence_id  # the board id with its generation (keys.py)
+    message = f"{evidence}\n{period}\n{player_id}".encode()
     return hmac.new(key_of(player_id), message, hashlib.sha256).hexdigest()
 
 

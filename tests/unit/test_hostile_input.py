@@ -89,15 +89,14 @@ def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
 
 
 def test_a_cursor_issued_in_the_future_or_too_long_ago_is_400(board_of_five):
-    from leaderboard import cursors
+    from leaderboard import board_registry, cursors
 
+    binding = board_registry.get_board("five").leaderboard_id("all-time")  # its generation's (keys.py)
     now = int(time.time() * 1000)
-    future = cursors.issue("five#all-time", "0#0#p0", 1, issued_ms=now + 3_600_000)
+    future = cursors.issue(binding, "0#0#p0", 1, issued_ms=now + 3_600_000)
     status, body, _ = top("five", cursor=future)
     assert status == 400 and "not valid" in body["error"]
-    stale = cursors.issue(
-        "five#all-time", "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1
-    )
+    stale = cursors.issue(binding, "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1)
     status, body, _ = top("five", cursor=stale)
     assert status == 400 and "expired" in body["error"]
 

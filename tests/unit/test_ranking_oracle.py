@@ -179,8 +179,8 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
-    assert len(invocation.runtime().counters.read("flat#all-time", keys.BUCKETS)) > 3  # buckets split
-    assert len(invocation.runtime().counters.read("flat#all-time", keys.SEGMENTS)) > 1  # and segments too
+    assert len(invocation.runtime().counters.read(_all_time("flat"), keys.BUCKETS)) > 3  # buckets split
+    assert len(invocation.runtime().counters.read(_all_time("flat"), keys.SEGMENTS)) > 1  # and segments too
     assert len(sharded.partitions("all-time")) == 4
     for part in plain.partitions("all-time") + sharded.partitions("all-time"):
         assert_counters_exact(part)
@@ -195,11 +195,11 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
 
     loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
     assert invocation.runtime().entries.put_new(loaded) == 50
-    assert counting.rebuild("seeded#all-time") == 50
-    assert_counters_exact("seeded#all-time")
-    expected = sorted(invocation.runtime().entries.index_keys("seeded#all-time", keys.FIRST_LO, keys.LAST_HI))
+    assert counting.rebuild(_all_time("seeded")) == 50
+    assert_counters_exact(_all_time("seeded"))
+    expected = sorted(invocation.runtime().entries.index_keys(_all_time("seeded"), keys.FIRST_LO, keys.LAST_HI))
     for rank, key in enumerate(expected[:10], start=1):
-        assert ranking.rank_and_total(["seeded#all-time"], key) == (rank, 50)
+        assert ranking.rank_and_total([_all_time("seeded")], key) == (rank, 50)
 
 
 def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
@@ -274,11 +274,18 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
         make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200)
     )
     settle()  # one batch: the first bucket is counted and cut in 25
-    assert len(invocation.runtime().counters.read("burst#all-time", keys.BUCKETS)) == 25
-    assert_counters_exact("burst#all-time")
+    assert len(invocation.runtime().counters.read(_all_time("burst"), keys.BUCKETS)) == 25
+    assert_counters_exact(_all_time("burst"))
     for _ in range(3):  # later writes into the pieces recount (and cut) them again
         for i in range(0, 200, 3):
             scores_in.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
         settle()
-    assert_counters_exact("burst#all-time")
-    assert max(b.count for b in invocation.runtime().counters.read("burst#all-time", keys.BUCKETS)) <= 8
+    assert_counters_exact(_all_time("burst"))
+    assert max(b.count for b in invocation.runtime().counters.read(_all_time("burst"), keys.BUCKETS)) <= 8
+
+
+def _all_time(board: str) -> str:
+    """The board's all-time index partition: its generation's (keys.py)."""
+    from leaderboard import board_registry
+
+    return board_registry.get_board(board).leaderboard_id("all-time")

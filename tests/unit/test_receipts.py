@@ -34,14 +34,21 @@ def chain(ddb, clock) -> MemoryChain:
 
 
 def _commit(store: MemoryChain, player: str, period: str = "all-time") -> str:
-    return hashchain.commitment(store.player_keys([player], int(invocation.seconds()))[player], BOARD, period, player)
+    return hashchain.commitment(
+        store.player_keys([player], int(invocation.seconds()))[player], _evidence(), period, player
+    )
+
+
+def _evidence() -> str:
+    """The board's id as its generation's log and commitments name it (keys.py)."""
+    return board_registry.get_board(BOARD).evidence_id
 
 
 def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None:
     """Append (player, kind, score, at ms) records to the board's all-time log."""
-    head = store.log_head(BOARD, "all-time")
+    head = store.log_head(_evidence(), "all-time")
     records = hashchain.chain(head, [(at, kind, score, _commit(store, p)) for p, kind, score, at in changes])
-    assert store.append(BOARD, "all-time", head, records, [f"src-{r['seq']}" for r in records], 0)
+    assert store.append(_evidence(), "all-time", head, records, [f"src-{r['seq']}" for r in records], 0)
 
 
 def _submit(player: str, score: int) -> None:
@@ -66,10 +73,11 @@ def test_a_receipt_is_the_logs_standings_signed(chain):
     assert status == 200, body
     keys = call("GET", "/.well-known/jwks.json").body
     claims = jws.verify(body["receipt"], keys)
-    head = chain.log_head(BOARD, "all-time")
+    head = chain.log_head(_evidence(), "all-time")
     assert head is not None
     assert claims == {
         "board_id": BOARD,
+        "generation": board_registry.get_board(BOARD).generation,
         "period_id": "all-time",
         "player_id": "cy",
         "player": _commit(chain, "cy"),

@@ -43,12 +43,17 @@ def chain(ddb, clock, settle) -> MemoryChain:
         yield store
 
 
+def _evidence() -> str:
+    """The board's id as its generation's log and commitments name it (keys.py)."""
+    return board_registry.get_board(BOARD).evidence_id
+
+
 def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:
-    head = store.log_head(BOARD, PERIOD)
+    head = store.log_head(_evidence(), PERIOD)
     keys = store.player_keys([p for p, _, _ in players], int(invocation.seconds()))
-    changes = [(at, "score", score, hashchain.commitment(keys[p], BOARD, PERIOD, p)) for p, score, at in players]
+    changes = [(at, "score", score, hashchain.commitment(keys[p], _evidence(), PERIOD, p)) for p, score, at in players]
     records = hashchain.chain(head, changes)
-    assert store.append(BOARD, PERIOD, head, records, [f"s{r['seq']}" for r in records], 0)
+    assert store.append(_evidence(), PERIOD, head, records, [f"s{r['seq']}" for r in records], 0)
 
 
 def _close():
@@ -64,7 +69,7 @@ def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
     reply = _close()
     assert reply.status == 200, reply.body
     summary = reply.body
-    head = chain.log_head(BOARD, PERIOD)
+    head = chain.log_head(_evidence(), PERIOD)
     assert head is not None
     assert summary["log_head"] == {"seq": head[0], "hash": head[1]} == {"seq": 3, "hash": head[1]}
     claims = jws.verify(summary["signature"], call("GET", "/.well-known/jwks.json").body)

@@ -36,7 +36,7 @@ def test_a_running_tournament_takes_scores_in_its_one_period(ddb, settle):
     assert (board["starts_at"], board["ends_at"]) == (starts, ends)
     assert board["periods"] == [{"period": "tournament", "current": "tournament", "next_reset": ends}]
     assert post("cup", "ada", 10).status == 200
-    assert post("cup", "bob", 12).body["periods"][0]["leaderboard_id"] == "cup#tournament"
+    assert post("cup", "bob", 12).body["periods"][0]["leaderboard_id"] == f"cup.{board['generation']}#tournament"
     settle()
     for query in ({}, {"period": "tournament"}):
         page = call("GET", "/leaderboards/cup/top", query=query).body

@@ -148,12 +148,38 @@ class DynamoBoards:
             ExpressionAttributeValues=dynamo.to_item({":s": status}),
         )
 
+    def archive(self, record: dict[str, Any], expires_s: int) -> None:
+        """Keep a deleted board generation's record (keys.archive_key) until `expires_s` (the table's TTL)."""
+        part, sort = keys.archive_key(record["board_id"], record["generation"])
+        item = {_PARTITION: part, _SORT: sort, **record, schema.TTL_ATTRIBUTE: expires_s}
+        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+
+    def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
+        """The board id's archived generations, or every board's (None): one Query of small items (~1 KB each)."""
+        condition, values = f"{_PARTITION} = :p", {":p": keys.ARCHIVES_PARTITION}
+        if board_id is not None:
+            condition, values = (
+                f"{condition} AND begins_with({_SORT}, :b)",
+                {**values, ":b": keys.archive_prefix(board_id)},
+            )
+        items = dynamo.query_items(
+            on=self._client,
+            TableName=self._table,
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues=dynamo.to_item(values),
+        )
+        return [_archived(i) for i in items]
+
     def _partition(self) -> dict[str, Any]:
         return {
             "TableName": self._table,
             "KeyConditionExpression": f"{_PARTITION} = :p",
             "ExpressionAttributeValues": dynamo.to_item({":p": keys.BOARDS_PARTITION}),
         }
+
+
+def _archived(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in (_PARTITION, _SORT, schema.TTL_ATTRIBUTE)}
 
 
 class MemoryBoards:
@@ -163,6 +189,7 @@ class MemoryBoards:
     def __init__(self) -> None:
         self._items: dict[str, dict[str, Any]] = {}
         self._count: int | None = None
+        self._archive: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def put_counted(self, config: dict[str, Any], cap: int) -> str:
@@ -220,3 +247,12 @@ class MemoryBoards:
         with self._lock:  # UpdateItem creates the item if it is absent, with the key and this attribute only
             key = {_PARTITION: keys.BOARDS_PARTITION, _SORT: board_id}
             self._items[board_id] = {**self._items.get(board_id, key), "status": status}
+
+    def archive(self, record: dict[str, Any], expires_s: int) -> None:
+        with self._lock:
+            self._archive[keys.archive_key(record["board_id"], record["generation"])] = dict(record)
+
+    def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            prefix = "" if board_id is None else keys.archive_prefix(board_id)
+            return [dict(r) for (_, s), r in sorted(self._archive.items()) if s.startswith(prefix)]

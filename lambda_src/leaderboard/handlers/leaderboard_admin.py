@@ -2,7 +2,18 @@
 DELETE /leaderboards/{board}/players/{player_id} and hiding a player there (.../hidden);
 DELETE /players/{player_id} and GET /erasures/{erasure_id}; GET /openapi.json and GET /.well-known/jwks.json."""
 
-from .. import board_registry, closing, live, moderation, openapi, player_removal, quarantine, receipts, routes
+from .. import (
+    board_registry,
+    closing,
+    generations,
+    live,
+    moderation,
+    openapi,
+    player_removal,
+    quarantine,
+    receipts,
+    routes,
+)
 from .. import validation as v
 from ..composition import Handler, Runtime
 from ..http import Call, audit, function_handler
@@ -19,7 +30,7 @@ def list_boards(call: Call):
 
 
 def show(call: Call):
-    config = board_registry.get_board(call.params["board"])
+    config = board_registry.shown(call.params["board"])
     view = board_registry.board_view(config)
     following = live.discovery(config)
     if following is not None:
@@ -97,11 +108,11 @@ def erasure_status(call: Call):
 
 
 def list_periods(call: Call):
-    return 200, closing.listing(board_registry.get_board(call.params["board"]))
+    return 200, generations.listing(call.params["board"], call.query["generation"])
 
 
 def show_period(call: Call):
-    return 200, closing.detail(board_registry.get_board(call.params["board"]), call.params["period_id"])
+    return 200, generations.period(call.params["board"], call.query["generation"], call.params["period_id"])
 
 
 def close_period(call: Call):

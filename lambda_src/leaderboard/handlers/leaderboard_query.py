@@ -1,6 +1,7 @@
-"""GET /leaderboard (default board), GET /leaderboards/{board}/top and /range, a period's log (.../log)."""
+"""GET /leaderboard (default board), GET /leaderboards/{board}/top and /range, a period's log (.../log), also
+of a deleted or earlier generation of the board (?generation=)."""
 
-from .. import board_registry, default_board, hashchain, rankings, routes
+from .. import board_registry, default_board, generations, hashchain, rankings, routes
 from ..composition import Handler, Runtime
 from ..http import Call, function_handler
 
@@ -26,7 +27,7 @@ def score_range(call: Call):
 
 
 def period_log(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = generations.board(call.params["board"], call.query["generation"])
     return 200, hashchain.page(board, call.params["period_id"], call.query["limit"], call.query["cursor"])
 
 

@@ -62,6 +62,15 @@ BOARD_PERIOD = _period(
 )
 PENDING_ID = freeze({"type": "string", "pattern": limits.PENDING_ID_PATTERN})
 RUN_ID = freeze({"type": "string", "pattern": limits.RUN_ID_PATTERN, "description": "run_id of the run start's answer"})
+GENERATION = freeze(
+    {
+        "type": "string",
+        "pattern": limits.GENERATION_PATTERN,
+        "description": "a board generation (each creation of a board id is one): GET /leaderboards/{board} names the "
+        "current one, the 404 of a deleted board its archived ones (0: a board created before generations, or built "
+        "in or declared); default: the current one",
+    }
+)
 PATH_PARAMS = freeze(
     {
         "board": BOARD_ID,

@@ -6,7 +6,7 @@ from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .access import ADMIN, PUBLIC
 from .caching import LIVE, NO_STORE, PERIOD
-from .fields import CURSOR, _limit
+from .fields import CURSOR, GENERATION, _limit
 from .route import Route
 
 PERIOD_ROUTES: tuple[Route, ...] = (
@@ -17,10 +17,13 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         "list_periods",
         access=PUBLIC,
         response=(200, "PeriodList"),
+        query={"generation": GENERATION},
         cache=LIVE,
         summary="The board's periods: the current ones, then the closed ones, newest first",
         description=f"At most {limits.MAX_PERIODS_LISTED} closed periods. A period is open until its closing has "
-        f"run: at most {limits.CLOSE_EVERY_MINUTES} minutes after its end (the schedule's interval).",
+        f"run: at most {limits.CLOSE_EVERY_MINUTES} minutes after its end (the schedule's interval). With "
+        "generation: that generation's periods, also once the board is deleted (its closed ones) or created again "
+        "(docs/PROVING.md, 'Deleted boards and generations').",
     ),
     Route(
         "GET",
@@ -29,9 +32,12 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         "show_period",
         access=PUBLIC,
         response=(200, "Period"),
+        query={"generation": GENERATION},
         cache=PERIOD,
         summary="One period; once closed, its closing summary (top, total, tier cut-offs, reward winners)",
-        description="A closing summary is kept after the period's entries expire.",
+        description="A closing summary is kept after the period's entries expire, and after its board is deleted "
+        "(for the archive retention): ask with generation (a deleted generation answers its closed periods only; "
+        "another is a 404 that names its log).",
     ),
     Route(
         "POST",
@@ -60,6 +66,7 @@ PERIOD_ROUTES: tuple[Route, ...] = (
                 "description": "next_cursor of the previous page of the same board period's log; opaque and signed: "
                 "any other value, or one older than the cursor lifetime, is a 400.",
             },
+            "generation": GENERATION,
         },
         cache=NO_STORE,  # a receipt names a seq the log holds at once: an edge copy of the last page may not
         summary="The period's hash-chained log of every accepted change to its entries, in seq order, a page at a "
@@ -69,6 +76,8 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         "RFC 8785 canonical JSON; the first prev_hash is 64 zeros). Appended from the scores table's stream within "
         "seconds of each change. Cost: one strongly consistent Query of at most limit + 1 records (~300 bytes "
         "each: at most 8 read units), whatever the log's length. period_id: a concrete id or an alias (current "
-        "period). An unknown board is a 404; a period with no change yet answers no records.",
+        "period). An unknown board is a 404; a period with no change yet answers no records. generation: that "
+        "generation's log (default: the current one's), also once the board is deleted or created again; a board "
+        "created again under an id starts new logs (docs/PROVING.md).",
     ),
 )

@@ -150,6 +150,7 @@ SCHEMAS: Frozen = freeze(
                 "min_score": _INT,
                 "max_score": _INT,
                 "created_at": {"type": "string", "nullable": True},
+                "generation": _STR,
                 "shards": _INT,
                 "submissions": {"enum": list(limits.SUBMISSION_MODES)},
             },
@@ -178,7 +179,14 @@ SCHEMAS: Frozen = freeze(
         "BoardList": _obj(
             {"leaderboards": {"type": "array", "items": ref("Board")}, "limit": _INT}, {"next_cursor": _STR}
         ),
-        "Deletion": _obj({"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT}),
+        "Deletion": _obj(
+            {"board_id": _STR, "status": {"enum": ["deleting", "deleted"]}, "deleted_entries": _INT},
+            {"archived": ref("GenerationRef")},
+        ),
+        "GenerationRef": _obj(
+            {"generation": _STR, "deleted_at": _STR, "keep_until": _STR, "periods_url": _STR},
+            {"created_at": _NULLABLE_STR},
+        ),
         "BoardSubmit": _obj(
             {
                 "board_id": _STR,
@@ -255,7 +263,8 @@ SCHEMAS: Frozen = freeze(
                         {"closed_at": _STR, "total_players": _INT, "next_reset": _NULLABLE_STR},
                     ),
                 },
-            }
+            },
+            {"generation": _STR, "archived": ref("GenerationRef")},
         ),
         "Friends": _obj(
             {
@@ -336,6 +345,7 @@ SCHEMAS: Frozen = freeze(
             },
             {
                 "next_reset": _NULLABLE_STR,
+                "generation": _STR,
                 "leaderboard_id": _STR,
                 "closed_at": _STR,
                 "order": {"enum": ["desc", "asc"], "description": "the board's order when it closed (signed)"},
