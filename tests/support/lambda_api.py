@@ -89,3 +89,16 @@ def run_submit(board: str, player: str, score: Any, run: dict, **fields) -> Repl
 
 def top(board: str, **query) -> Reply:
     return call("GET", f"/leaderboards/{board}/top", query=query)
+
+
+def player_token(player: str, **body) -> str:
+    """A player token of `player`, minted with the game key (POST /players/{player_id}/tokens)."""
+    reply = call("POST", f"/players/{player}/tokens", body=body)
+    assert reply.status == 201, reply.body
+    return str(reply.body["token"])
+
+
+def own_receipt(board: str, player: str, **query) -> Reply:
+    """The player's receipt, fetched with their own token (a game server mints it with the game key)."""
+    headers = {"Authorization": f"Bearer {player_token(player)}"}
+    return call("GET", f"/leaderboards/{board}/players/{player}/receipt", query=query or None, headers=headers)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard_verify import cli
-from tests.support.lambda_api import call, create_board, submit
+from tests.support.lambda_api import call, create_board, own_receipt, run_submit, submit
 
 T0 = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
 STARTS, ENDS = "2026-12-02T02:00:00.000Z", "2026-12-02T05:00:00.000Z"
@@ -34,7 +34,7 @@ def log(board: str, generation: str | None = None) -> list[dict]:
 
 
 def receipt(board: str, player: str) -> str:
-    reply = call("GET", f"/leaderboards/{board}/players/{player}/receipt")
+    reply = own_receipt(board, player)
     assert reply.status == 200, reply.body
     return reply.body["receipt"]
 
@@ -136,7 +136,7 @@ def test_a_board_created_again_is_a_new_board_for_every_piece_of_evidence(delete
     assert {r["player"] for r in fresh}.isdisjoint({r["player"] for r in records})  # cy's commitment is new
     # cy, hidden on the deleted board, is not hidden here: the log and the server agree.
     cy = receipt("cup", "cy")
-    assert call("GET", "/leaderboards/cup/players/bob/receipt").status == 404  # bob never played this board
+    assert own_receipt("cup", "bob").status == 404  # bob never played this board
     clock.set(datetime(2026, 12, 4, 5, 30, tzinfo=UTC))
     second = close("cup")
     assert second["generation"] == again.body["generation"] and second["log_head"]["seq"] == 2
@@ -163,7 +163,7 @@ def test_a_run_of_the_deleted_board_is_refused_on_the_board_created_again(in_mem
     assert run.status == 201, run.body
     assert call("DELETE", "/leaderboards/cup").status == 200
     tournament("asc")
-    refused = submit("cup", "ada", 5, headers=bearer(run.body["run_token"]))
+    refused = run_submit("cup", "ada", 5, run.body)
     assert refused.status == 403, refused.body
     settle()
     assert log("cup") == []

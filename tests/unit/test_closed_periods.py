@@ -20,7 +20,7 @@ from leaderboard.data.memory_entries import MemoryEntries
 from leaderboard.player_removal import FENCE_SECONDS
 from leaderboard_verify.cli import run as verify
 from tests.support import jws
-from tests.support.lambda_api import call, create_board, submit, top
+from tests.support.lambda_api import call, create_board, own_receipt, submit, top
 
 DAY = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # a Monday: the next day is in the same ISO week
 DAILY, MONTH = "daily-2026-11-30", "monthly-2026-11"  # November's last day
@@ -67,11 +67,7 @@ def close(board: str, period: str) -> dict:
 
 
 def receipt(board: str, player: str, period: str) -> tuple[int, dict]:
-    """The player's receipt, fetched with their own token (a game server mints it with the game key)."""
-    minted = call("POST", f"/players/{player}/tokens", body={})
-    assert minted.status == 201, minted.body
-    headers = {"Authorization": f"Bearer {minted.body['token']}"}
-    reply = call("GET", f"/leaderboards/{board}/players/{player}/receipt", query={"period": period}, headers=headers)
+    reply = own_receipt(board, player, period=period)
     if reply.status != 200:
         return reply.status, reply.body
     return 200, jws.verify(reply.body["receipt"], call("GET", "/.well-known/jwks.json").body) | {

@@ -44,10 +44,12 @@ def logged(ddb, clock) -> MemoryChain:
         for at, (player, score) in enumerate((("ada", 50), ("bob", 70)), start=1):
             scores_in.submit(config, Submission(player, player, score))
             key = store.player_keys([player], int(invocation.seconds()))[player]
-            changes.append((at * 1000, "score", score, hashchain.commitment(key, BOARD, "all-time", player)))
-        head = store.log_head(BOARD, "all-time")
+            changes.append(
+                (at * 1000, "score", score, hashchain.commitment(key, config.evidence_id, "all-time", player))
+            )
+        head = store.log_head(config.evidence_id, "all-time")  # this generation's log (keys.py)
         records = hashchain.chain(head, changes)
-        assert store.append(BOARD, "all-time", head, records, [f"src-{r['seq']}" for r in records], 0)
+        assert store.append(config.evidence_id, "all-time", head, records, [f"src-{r['seq']}" for r in records], 0)
         yield store
 
 
