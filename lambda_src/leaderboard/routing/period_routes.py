@@ -6,7 +6,7 @@ from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .access import ADMIN, PUBLIC
 from .caching import LIVE, NO_STORE, PERIOD
-from .fields import CURSOR, _limit
+from .fields import _limit, cursor_of
 from .route import Route
 
 PERIOD_ROUTES: tuple[Route, ...] = (
@@ -55,11 +55,7 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         response=(200, "PeriodLog"),
         query={
             "limit": _limit(limits.MAX_LOG_PAGE, limits.MAX_LOG_PAGE),
-            "cursor": {
-                **CURSOR,
-                "description": "next_cursor of the previous page of the same board period's log; opaque and signed: "
-                "any other value, or one older than the cursor lifetime, is a 400.",
-            },
+            "cursor": cursor_of("the same board period's log"),
         },
         cache=NO_STORE,  # a receipt names a seq the log holds at once: an edge copy of the last page may not
         summary="The period's hash-chained log of every accepted change to its entries, in seq order, a page at a "

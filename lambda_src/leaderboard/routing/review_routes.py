@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN
 from .access import ADMIN
-from .fields import CURSOR, _limit
+from .fields import _limit, cursor_of
 from .route import Route
 
 _BUSY = (
@@ -24,11 +24,7 @@ REVIEW_ROUTES: tuple[Route, ...] = (
         response=(200, "PendingList"),
         query={
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
-            "cursor": {
-                **CURSOR,
-                "description": "next_cursor of the previous page of the same board's queue; opaque and signed: any "
-                "other value, or one older than the cursor lifetime, is a 400.",
-            },
+            "cursor": cursor_of("the same board's queue"),
         },
         summary="The board's quarantined submissions, oldest first, a page at a time",
         description="Each with the rule that held it back, and its run and evidence if it had any. Cost: one Query "
