@@ -42,9 +42,16 @@ ERROR_STATUSES = freeze(
     }
 )
 # Answered before any function by whatever is in front of it, in its own format (not always JSON): CloudFront past
-# 8,192 bytes of URL, Nginx past its 8 KiB request line (large_client_header_buffers), the local gateway past
-# 64 KiB. Documented with no body, so that any answer's content type conforms.
-URI_TOO_LONG = freeze({"414": {"description": "URI too long: answered by the edge or gateway, in its own format"}})
+# 8,192 bytes of URL, API Gateway past 10,240 characters (a regional API), the dashboard's Nginx past its 8 KiB
+# request line, the local gateway past 64 KiB. Documented with no body, so that any answer's content type conforms.
+URI_TOO_LONG = freeze(
+    {
+        "414": {
+            "description": "URI too long (the edge takes 8,192 bytes, API Gateway 10,240 characters): answered "
+            "before any function by the edge or the gateway, in its own format"
+        }
+    }
+)
 # DELETE routes that may answer 202 (not finished yet: DELETE again), by their response schema.
 ACCEPTED = freeze(
     {
