@@ -148,7 +148,7 @@ test-integration: setup ## every route over HTTP against DynamoDB Local (a stack
 test-e2e: setup ## the dashboard in Chromium against the local stack behind Nginx
 	$(PY) -m pytest tests/e2e
 
-test-fuzz: setup ## schemathesis against a local stack, from the OpenAPI document it serves (about 3 minutes)
+test-fuzz: setup ## schemathesis against a local stack, from the OpenAPI document it serves (4-6 minutes)
 	$(PY) -m pytest tests/fuzz -p no:logging
 
 test-package: setup ## build the wheel, install it in a fresh venv, synthesize a user's app with it

@@ -283,6 +283,28 @@ class _HTTPHandler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return self.server_version
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # What the stdlib refuses before a request is parsed (a request line past 64 KiB: 414; headers past its
+        # limits: 431; a malformed line: 400) answered in JSON like every other gateway error, not its HTML page;
+        # the connection closes, as the stdlib's own error page would close it.
+        self.close_connection = True
+        if code == 414:  # the rest of the request first: closing on unread data resets, losing the answer
+            self._skip_head()
+        phrase = message or self.responses.get(code, ("Error",))[0]
+        self._send(*self.server.gateway.error(code, phrase))
+
+    def _skip_head(self) -> None:
+        left = DRAIN_LIMIT
+        try:
+            self.connection.settimeout(5)
+            while left > 0:
+                line = self.rfile.readline(65536)
+                left -= len(line)
+                if line in (b"\r\n", b"\n", b""):
+                    break
+        except (TimeoutError, OSError):
+            pass
+
     def _handle(self) -> None:
         started = time.monotonic()
         gw: LocalGateway = self.server.gateway

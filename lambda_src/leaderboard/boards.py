@@ -9,7 +9,7 @@ from typing import Any
 
 from . import keys, periods, plausibility
 from .clock import iso
-from .errors import BadRequest, Conflict, NotFound
+from .errors import BadRequest, BrokenRule, Conflict, NotFound
 from .limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how the domain names them)
     ASC,
     BEST,
@@ -46,15 +46,16 @@ _TIMESTAMP = re.compile(TIMESTAMP_PATTERN)
 
 def parse_time(value: object, field_name: str) -> datetime:
     """An ISO 8601 UTC timestamp as the API takes it: 2026-12-01T18:00:00Z (fractions of a second allowed)."""
-    if isinstance(value, str) and _TIMESTAMP.fullmatch(value):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
-        except ValueError:
-            pass
-    raise BadRequest(
+    rule = (
         f"{field_name} must be an ISO 8601 UTC time like 2026-12-01T18:00:00Z: a real date and time of the years "
         f"{FIRST_YEAR}-{LAST_YEAR} (the years period ids name)"
     )
+    if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
+        raise BadRequest(rule)
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:  # the document's pattern, not a day of the calendar (2030-02-30): a rule it says in words
+        raise BrokenRule(rule) from None
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig
             raise BadRequest(f"{bound} must be an integer from 0 to {MAX_SCORE}")
         bounds.append(value)
     if bounds[0] > bounds[1]:
-        raise BadRequest("min_score must not be greater than max_score")
+        raise BrokenRule("min_score must not be greater than max_score")
     shards = body.get("shards", 1)
     if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
         raise BadRequest(f"shards must be an integer from 1 to {MAX_SHARDS}")
@@ -367,9 +368,10 @@ def parse_rewards(value: object) -> tuple[dict, ...]:
             or not isinstance(ranks, list)
             or len(ranks) != 2
             or not all(_rank(n) for n in ranks)
-            or ranks[0] > ranks[1]
         ):
             raise BadRequest(rule)
+        if ranks[0] > ranks[1]:  # of the document's shape: a rule between two items it says in words
+            raise BrokenRule(rule)
     _check_labels(value, "rewards", "reward")
     return tuple(_reward(r) for r in value)
 
@@ -392,7 +394,7 @@ def parse_tiers(value: object) -> tuple[dict, ...]:
         ):
             raise BadRequest(rule)
     if len({t["name"] for t in value}) != len(value) or len({t["min_percentile"] for t in value}) != len(value):
-        raise BadRequest(rule)
+        raise BrokenRule(rule)  # JSON Schema's uniqueItems compares whole items, not one field of them
     _check_labels(value, "tiers", "name")
     return tuple(sorted((_tier(t) for t in value), key=lambda t: -t["min_percentile"]))
 
@@ -407,5 +409,5 @@ def _tournament_window(body: dict[str, Any]) -> tuple[str, str] | None:
         raise BadRequest("a tournament has starts_at and ends_at instead of periods: give one or the other")
     start, end = parse_time(body["starts_at"], "starts_at"), parse_time(body["ends_at"], "ends_at")
     if end <= start:
-        raise BadRequest("ends_at must be after starts_at")
+        raise BrokenRule("ends_at must be after starts_at")
     return iso(start), iso(end)

@@ -4,7 +4,7 @@ A cursor is `<payload>.<tag>`, both base64url without padding. The payload is th
 `[last rank key, last rank shown, issued at (ms)]`; the tag is HMAC-SHA256 (truncated to 128 bits)
 over the board period it belongs to and the payload, keyed with the cursor key. So a cursor
 that the API did not issue, that was altered, or that belongs to another board or period fails the
-tag check before anything in it is read; the payload is parsed only once it is known to be ours.
+tag check (422) before anything in it is read; the payload is parsed only once it is known to be ours.
 
 The cursor key rotates (`make rotate-cursor-key`): it is read as a ring (keyring.py) from the secret
 CURSOR_SECRET_ARN names, whose current version signs and whose previous version still verifies for GRACE
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import invocation, keyring
-from .errors import BadRequest
+from .errors import BadRequest, BrokenRule
 from .limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
 from .settings import Settings
 
@@ -117,28 +117,32 @@ def issue(binding: str, last_key: str, last_rank: int, issued_ms: int | None = N
 
 
 def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
-    """The position a cursor holds, if the API issued it for `binding` and it has not expired; else 400."""
+    """The position a cursor holds, if the API issued it for `binding` and it has not expired.
+
+    Not of a cursor's shape (the document's pattern): 400. Of that shape but not issued for `binding` by this API,
+    or expired: 422, the document's status for a request of the right shape that a rule it states in words refuses
+    (no schema can say which values carry our tag)."""
     if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS or not _SHAPE.fullmatch(cursor):
         raise BadRequest(INVALID)
     payload, tag = cursor.split(".")
     ring = invocation.runtime().cursor_keys
     if not (_verifies(binding, payload, tag, ring.get()) or _verifies(binding, payload, tag, ring.refreshed())):
-        raise BadRequest(INVALID)
+        raise BrokenRule(INVALID)
     try:  # ours (the tag says so), but parsed defensively all the same
         last_key, last_rank, issued_ms = json.loads(_unb64(payload), parse_constant=_refuse)
     except (ValueError, TypeError, RecursionError, binascii.Error):
-        raise BadRequest(INVALID) from None
+        raise BrokenRule(INVALID) from None
     if not (
         isinstance(last_key, str)
         and all(isinstance(n, int) and not isinstance(n, bool) for n in (last_rank, issued_ms))
         and 0 <= last_rank <= MAX_RANK
     ):
-        raise BadRequest(INVALID)
+        raise BrokenRule(INVALID)
     now_ms = _now_ms() if now_ms is None else now_ms
     if issued_ms > now_ms + CLOCK_SKEW_MS:
-        raise BadRequest(INVALID)
+        raise BrokenRule(INVALID)
     if now_ms - issued_ms > invocation.settings().cursor_ttl_seconds * 1000:
-        raise BadRequest(EXPIRED)
+        raise BrokenRule(EXPIRED)
     return Position(last_key, last_rank, issued_ms)
 
 

@@ -19,6 +19,14 @@ class BadRequest(ApiError):
     status = 400
 
 
+class BrokenRule(BadRequest):
+    """Of the OpenAPI document's shape, refused by a rule it states in words because JSON Schema cannot (two fields
+    compared, items unique by one field, a signed cursor, a board's own bounds): 422, so that a client and a fuzzer
+    can tell it from a malformed request (400). A BadRequest still wherever refused input is handled."""
+
+    status = 422
+
+
 class Unauthorized(ApiError):
     """No valid credentials: a bearer token that is missing, malformed, altered, expired or not for this route."""
 

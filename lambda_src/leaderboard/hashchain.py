@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import cursors, invocation, keys
-from .errors import BadRequest
+from .errors import BrokenRule
 from .vendor import rfc8785
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, n
     if cursor is not None:
         position = cursors.read(cursor, binding)
         if not position.last_key.isdigit():
-            raise BadRequest(cursors.INVALID)
+            raise BrokenRule(cursors.INVALID)
         after = int(position.last_key)
     records, more = invocation.runtime().chain.page(config.evidence_id, p.period_id, after, limit)
     answer: dict[str, Any] = {"records": records}

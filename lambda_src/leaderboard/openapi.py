@@ -31,11 +31,26 @@ ERROR_STATUSES = freeze(
         404: "not found",
         409: "conflict",
         413: f"body too large (more than {limits.MAX_BODY_BYTES // 1024} KiB)",
-        422: "Idempotency-Key reused with another body",
+        422: "of the document's shape, refused by a rule it states in words (JSON Schema cannot): a page cursor this "
+        "API did not issue for this board and period, or one past its lifetime; a rule between two fields or items "
+        "(min_score above max_score, tiers sharing a name or a minimum, a reward's ranks backwards, ends_at not "
+        "after starts_at, a date the calendar does not have, a rule an increment board cannot judge); a score a "
+        "board's plausibility rule rejects; an Idempotency-Key reused with another body",
         429: "throttled (or the other key's route: its usage plan throttles it to 0), or past a board's "
         "max_submissions_per_minute for this player (then with a Retry-After header, in seconds)",
         502: "the function failed or ran past its timeout",
         504: "no answer within API Gateway's integration timeout",
+    }
+)
+# Answered before any function by whatever is in front of it, in its own format (not always JSON): CloudFront past
+# 8,192 bytes of URL, API Gateway past 10,240 characters (a regional API), the dashboard's Nginx past its 8 KiB
+# request line, the local gateway past 64 KiB. Documented with no body, so that any answer's content type conforms.
+URI_TOO_LONG = freeze(
+    {
+        "414": {
+            "description": "URI too long (the edge takes 8,192 bytes, API Gateway 10,240 characters): answered "
+            "before any function by the edge or the gateway, in its own format"
+        }
     }
 )
 # DELETE routes that may answer 202 (not finished yet: DELETE again), by their response schema.
@@ -100,6 +115,7 @@ def _operation(route: routes.Route) -> dict:
                 str(s): {"description": d, "headers": _cache_header(route, s), "content": json_of(ref("Error"))}
                 for s, d in ERROR_STATUSES.items()
             },
+            **URI_TOO_LONG,
         },
     }
     if route.method == "DELETE" and schema in ACCEPTED:

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 from typing import Any
 
-from .errors import BadRequest
+from .errors import BadRequest, BrokenRule
 from .limits import ASC, BEST, DESC, LATEST, MAX_SCORE, RUN_SECONDS
 
 MIN_RUN_SECONDS = "min_run_seconds"
@@ -110,8 +110,8 @@ def parse(value: object, order: str, operator: str) -> tuple[Rule, ...]:
         number = _decimal(spec["value"])
         if number is None or not low <= number <= high or (integral and number != number.to_integral_value()):
             raise BadRequest(f"rules.{name}.value must be {meaning}")
-        if name in STORED_SCORE_RULES and operator not in (BEST, LATEST):
-            raise BadRequest(
+        if name in STORED_SCORE_RULES and operator not in (BEST, LATEST):  # two fields: 422, as boards.py says
+            raise BrokenRule(
                 f"rules.{name} compares a score with a stored score: an increment board stores totals, not scores"
             )
         parsed.append(Rule(name, number, spec["action"]))

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import boards, cursors, entry_store, invocation, keys, metrics, periods, ranking, schema
 from .boards import BoardConfig
-from .errors import BadRequest, NotFound
+from .errors import BadRequest, BrokenRule, NotFound
 from .limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
 
 
@@ -139,7 +139,7 @@ def score_range(
     mode: str = UNIQUE,
 ):
     if low > high:
-        raise BadRequest("min_score must not be greater than max_score")
+        raise BrokenRule("min_score must not be greater than max_score")  # no schema compares two parameters
     p = config.resolve_period(period, now or invocation.now())
     between = keys.score_range(low, high, config.order == boards.DESC)
     return {

@@ -28,7 +28,7 @@ from typing import Any, TypeVar, cast
 from . import boards, entry_store, invocation, keys, limits, metrics, periods
 from .boards import BoardConfig
 from .clock import ms
-from .errors import BadRequest, Conflict, NotFound
+from .errors import BadRequest, BrokenRule, Conflict, NotFound
 from .model import Entry, EntryWrite
 
 T = TypeVar("T")
@@ -114,7 +114,8 @@ def combine(config: BoardConfig, stored: int | None, submitted: int) -> int | No
 
 def _check_range(config: BoardConfig, s: Submission) -> None:
     if config.operator != boards.INCREMENT and not config.in_bounds(s.score):
-        raise BadRequest(f"score must be between {config.min_score} and {config.max_score} on this board")
+        # the board's own bounds, which the document cannot know: 422, as for its other rules in words
+        raise BrokenRule(f"score must be between {config.min_score} and {config.max_score} on this board")
 
 
 def check(config: BoardConfig, s: Submission, now: datetime) -> None:
@@ -148,8 +149,8 @@ def _plan(
         if entry_store.is_fence(old):
             raise entry_store.Erasing(s.player_id)
         new_score = None if replay else combine(config, old["score"] if old else None, s.score)
-        if new_score is not None and not config.in_bounds(new_score):
-            raise BadRequest(
+        if new_score is not None and not config.in_bounds(new_score):  # the board's bounds: 422, as above
+            raise BrokenRule(
                 f"the result would leave [{config.min_score}, {config.max_score}] on {period.kind}; nothing stored"
             )
         changed = new_score is not None and (old is None or new_score != old["score"])

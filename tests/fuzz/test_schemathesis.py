@@ -4,8 +4,9 @@ Every operation, then sequences of them along the links schemathesis infers (the
 schemathesis's checks (no 5xx, responses that conform to the document, no request the
 document calls valid refused, invalid ones refused, undeclared methods answered 405 with Allow, keys enforced);
 each keyed operation with its own key (the document's gameKey / adminKey schemes), without one and with a wrong
-one. Settings: tests/fuzz/schemathesis.toml (FUZZ_EXAMPLES=N: N cases per operation in the fuzzing phase instead
-of its 20); the summary of a run is in docs/SECURITY.md.
+one. No hooks: every case goes out as generated. Settings: tests/fuzz/schemathesis.toml (FUZZ_EXAMPLES=N: N cases per
+operation in the fuzzing phase instead of its 20; FUZZ_SEED=N: another seed than its own); the summary of a run is
+in docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ST = os.path.join(os.path.dirname(sys.executable), "st")
 RUN_TIMEOUT_SECONDS = 900  # a hung run fails here rather than at CI's limit
 GAME_KEY, ADMIN_KEY = "fuzz-game-key-00000001", "fuzz-admin-key-0000001"  # API Gateway: 20+ characters
 FUZZING_EXAMPLES = "generation = { max-examples = 20 }"  # schemathesis.toml's [phases.fuzzing], FUZZ_EXAMPLES replaces
+SEED = "seed = 20261130"  # schemathesis.toml's seed line, which FUZZ_SEED replaces
 STATEFUL = "Stateful tests"  # the stateful phase's test case in the JUnit report (sequences along inferred links)
 
 
@@ -63,14 +65,18 @@ def test_schemathesis_finds_nothing(stack, tmp_path):
         "NO_COLOR": "1",
         "COLUMNS": "120",
     }
-    config = CONFIG
-    if os.environ.get("FUZZ_EXAMPLES"):  # a deeper fuzzing phase than schemathesis.toml's (FUZZ_EXAMPLES=100)
-        deeper = CONFIG.read_text().replace(
-            FUZZING_EXAMPLES, f"generation = {{ max-examples = {int(os.environ['FUZZ_EXAMPLES'])} }}"
-        )
-        assert deeper != CONFIG.read_text(), f"{CONFIG} no longer has the line {FUZZING_EXAMPLES!r}"
-        config = tmp_path / "schemathesis.toml"
-        config.write_text(deeper)
+    config, text = CONFIG, CONFIG.read_text()
+    for variable, line, replacement in (
+        # a deeper fuzzing phase than schemathesis.toml's (FUZZ_EXAMPLES=100), or other examples (FUZZ_SEED=7)
+        ("FUZZ_EXAMPLES", FUZZING_EXAMPLES, "generation = {{ max-examples = {} }}"),
+        ("FUZZ_SEED", SEED, "seed = {}"),
+    ):
+        if os.environ.get(variable):
+            assert line in text, f"{CONFIG} no longer has the line {line!r}"
+            text = text.replace(line, replacement.format(int(os.environ[variable])))
+            config = tmp_path / "schemathesis.toml"
+    if config != CONFIG:
+        config.write_text(text)
     command = [
         ST,
         "--config-file",

@@ -185,3 +185,12 @@ def test_a_reset_past_the_engines_record_budget_runs_on_a_new_engine_at_the_same
     stack.settle()  # the consumers read the new engine's stream: the rank and total are counted
     me = api.get("/player", params={"player_id": "after-reset"}).json()
     assert [(b["rank"], b["total_players"]) for b in me["boards"]] == [(1, 1)] * 3
+
+
+def test_a_request_line_past_the_gateways_limit_is_a_414_in_json(api):
+    """The stdlib refuses a request line past 64 KiB before any route is matched: answered like the gateway's other
+    errors (JSON with "error"), not its HTML page; the document declares 414 on every operation."""
+    resp = requests.get(f"{api.url}/leaderboard", params={"period": "x" * 70_000}, timeout=30)
+    assert resp.status_code == 414, resp.text
+    assert resp.headers["Content-Type"] == "application/json" and "error" in resp.json()
+    assert api.get("/leaderboard").status_code == 200  # and the gateway serves the next request

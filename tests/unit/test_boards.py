@@ -63,7 +63,6 @@ def test_create_show_list_and_conflict(ddb):
         ({"board_id": "x", "periods": []}, "periods"),
         ({"board_id": "x", "periods": ["hourly"]}, "periods"),
         ({"board_id": "x", "periods": ["daily", "daily"]}, "periods"),
-        ({"board_id": "x", "min_score": 10, "max_score": 5}, "min_score"),
         ({"board_id": "x", "min_score": -1}, "min_score"),
         ({"board_id": "x", "colour": "red"}, "unknown field"),
     ],
@@ -71,6 +70,13 @@ def test_create_show_list_and_conflict(ddb):
 def test_bad_board_definitions_are_400_and_store_nothing(ddb, fields, fragment):
     status, body = call("POST", "/leaderboards", body=fields)[:2]
     assert status == 400 and fragment in body["error"]
+    assert scan(ddb, invocation.settings().scores_table) == []
+
+
+def test_min_score_above_max_score_is_422_and_stores_nothing(ddb):
+    """Both of the document's shape; the rule between them is in words (JSON Schema cannot compare two fields)."""
+    status, body = call("POST", "/leaderboards", body={"board_id": "x", "min_score": 10, "max_score": 5})[:2]
+    assert status == 422 and "min_score" in body["error"]
     assert scan(ddb, invocation.settings().scores_table) == []
 
 
@@ -108,10 +114,10 @@ def test_increment_adds_allows_negative_and_stays_in_bounds(ddb):
     assert [p["score"] for p in r["periods"]] == [75, 75]
     _, r = post("coins", "a", -25)
     assert [p["score"] for p in r["periods"]] == [50, 50]
-    status, body = post("coins", "a", 60)  # would be 110 > max_score
-    assert status == 400 and "nothing stored" in body["error"]
+    status, body = post("coins", "a", 60)  # would be 110 > max_score: the board's bounds, not the document's
+    assert status == 422 and "nothing stored" in body["error"]
     status, body = post("coins", "a", -60)  # would be -10 < min_score
-    assert status == 400
+    assert status == 422
     _, me = around("coins", "a")
     assert me["score"] == 50
 
@@ -120,7 +126,7 @@ def test_scores_out_of_bounds_are_refused_and_stored_nowhere(ddb):
     create("capped", min_score=10, max_score=1000)
     for score in (9, 1001, -5):
         status, body = post("capped", "cheater", score)
-        assert status == 400 and "between 10 and 1000" in body["error"]
+        assert status == 422 and "between 10 and 1000" in body["error"]  # the board's own bounds
     assert [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"] == "cheater"] == []
 
 
@@ -226,7 +232,7 @@ def test_cursor_pages_walk_the_whole_ranking_once(ddb):
     assert status == 400 and "cursor" in body["error"]
     _, first = top("big", limit=5)
     status, _ = call("GET", "/leaderboards/big/top", query={"period": "daily", "cursor": first["next_cursor"]})[:2]
-    assert status == 400  # a cursor belongs to one board period
+    assert status == 422  # a cursor belongs to one board period
 
 
 def test_around_me_at_the_top_bottom_and_middle(ddb):
@@ -277,7 +283,7 @@ def test_score_range_best_first_with_ranks(ddb):
         )[:2]
         assert [e["score"] for e in rest["entries"]] == expected[3:] and "next_cursor" not in rest
     status, body = call("GET", "/leaderboards/r-asc/range", query={"min_score": "50", "max_score": "20"})[:2]
-    assert status == 400
+    assert status == 422 and "min_score" in body["error"]  # both of the document's shape: the rule is in words
 
 
 def test_past_periods_are_readable_by_id(ddb):
@@ -403,7 +409,7 @@ def test_an_old_cursor_expires(ddb, monkeypatch, reconfigure):
     monkeypatch.setenv("CURSOR_TTL_SECONDS", "0")
     reconfigure()
     status, body = top("short", limit=1, cursor=first["next_cursor"])
-    assert status == 400 and "expired" in body["error"]
+    assert status == 422 and "expired" in body["error"]
 
 
 def _create(board_id):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import re
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -14,6 +15,7 @@ import pytest
 
 from leaderboard import http, invocation, keys
 from leaderboard.clock import iso
+from leaderboard.limits import CURSOR_PATTERN
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 from tests.support.lambda_api import submit as post
@@ -53,13 +55,26 @@ FORGED = {
 }
 
 
+def _refusal(cursor: str) -> int:
+    """400 for what is not of a cursor's shape (the document's pattern), 422 for what is but was not issued."""
+    return 422 if re.fullmatch(CURSOR_PATTERN, cursor) else 400
+
+
 @pytest.mark.parametrize("cursor", FORGED.values(), ids=FORGED.keys())
-def test_a_cursor_the_api_did_not_issue_is_400(board_of_five, cursor):
+def test_a_cursor_the_api_did_not_issue_is_400_or_422_by_its_shape(board_of_five, cursor):
     status, body, _ = top("five", limit="2", cursor=cursor)
-    assert status == 400 and "cursor" in body["error"], body
+    assert status == _refusal(cursor) and "cursor" in body["error"], body
 
 
-def test_a_tampered_cursor_is_400(board_of_five):
+def test_a_well_shaped_cursor_the_api_did_not_issue_is_422(board_of_five):
+    """Of the document's pattern (schema-valid), not signed by this API: 422, which the document declares."""
+    forged = f"{_b64(json.dumps(['0#0#p0', 1, int(time.time() * 1000)]))}.{'A' * 22}"
+    assert re.fullmatch(CURSOR_PATTERN, forged)
+    status, body, _ = top("five", limit="2", cursor=forged)
+    assert status == 422 and "cursor" in body["error"], body
+
+
+def test_a_tampered_cursor_is_refused(board_of_five):
     _, page, _ = top("five", limit="2")
     real = page["next_cursor"]
     assert top("five", limit="2", cursor=real)[0] == 200
@@ -72,7 +87,7 @@ def test_a_tampered_cursor_is_400(board_of_five):
         payload,
     ):
         status, body, _ = top("five", limit="2", cursor=forged)
-        assert status == 400 and "cursor" in body["error"]
+        assert status == _refusal(forged) and "cursor" in body["error"]
 
 
 def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
@@ -80,25 +95,25 @@ def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
     for i in range(5):
         post("other", f"p{i}", i * 10)
     _, page, _ = top("five", limit="2")
-    assert top("other", limit="2", cursor=page["next_cursor"])[0] == 400
+    assert top("other", limit="2", cursor=page["next_cursor"])[0] == 422
     query = {"min_score": "0", "max_score": "40", "limit": "2"}
     _, in_range, _ = call("GET", "/leaderboards/five/range", query=query)
-    assert top("five", limit="2", cursor=in_range["next_cursor"])[0] == 400
+    assert top("five", limit="2", cursor=in_range["next_cursor"])[0] == 422
     other_range = {**query, "max_score": "30", "cursor": in_range["next_cursor"]}
-    assert call("GET", "/leaderboards/five/range", query=other_range)[0] == 400
+    assert call("GET", "/leaderboards/five/range", query=other_range)[0] == 422
 
 
-def test_a_cursor_issued_in_the_future_or_too_long_ago_is_400(board_of_five):
+def test_a_cursor_issued_in_the_future_or_too_long_ago_is_422(board_of_five):
     from leaderboard import board_registry, cursors
 
     binding = board_registry.get_board("five").leaderboard_id("all-time")  # its generation's (keys.py)
     now = int(time.time() * 1000)
     future = cursors.issue(binding, "0#0#p0", 1, issued_ms=now + 3_600_000)
     status, body, _ = top("five", cursor=future)
-    assert status == 400 and "not valid" in body["error"]
+    assert status == 422 and "not valid" in body["error"]
     stale = cursors.issue(binding, "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1)
     status, body, _ = top("five", cursor=stale)
-    assert status == 400 and "expired" in body["error"]
+    assert status == 422 and "expired" in body["error"]
 
 
 def test_cursors_are_compact_and_url_safe(board_of_five):
@@ -376,9 +391,14 @@ def test_metadata_numbers_a_double_holds_are_kept(ddb):
         ("2026-12-01T23:59:60Z", "2026-12-02T00:00:00Z"),
     ],
 )
-def test_tournament_times_outside_2000_to_2999_or_not_real_are_400(ddb, starts_at, ends_at):
+def test_tournament_times_outside_2000_to_2999_or_not_real_are_refused(ddb, starts_at, ends_at):
     status, body, _ = create("cup", starts_at=starts_at, ends_at=ends_at)
-    assert status == 400 and "ISO 8601 UTC time" in body["error"] and "2000-2999" in body["error"], body
+    # 2026-02-30 is of the document's pattern (422: a rule it says in words); the others are not (400)
+    assert (
+        status == (422 if starts_at == "2026-02-30T00:00:00Z" else 400)
+        and "ISO 8601 UTC time" in body["error"]
+        and "2000-2999" in body["error"]
+    ), body
     assert call("GET", "/leaderboards/cup", check_contract=False).status == 404
 
 
@@ -432,12 +452,12 @@ def _submissions_counted(ddb, player_id: str) -> int:
 def test_refused_submissions_do_not_use_up_the_per_player_limit(ddb):
     create("capped", periods=["all-time"], max_score=100, max_submissions_per_minute=5)
     for _ in range(5):
-        assert post("capped", "ada", 1000)[0] == 400  # over the board's max_score
+        assert post("capped", "ada", 1000)[0] == 422  # over the board's max_score
     assert _submissions_counted(ddb, "ada") == 0
     assert post("capped", "ada", 10)[0] == 200
     assert _submissions_counted(ddb, "ada") == 1
     bulk = call("POST", "/leaderboards/capped/scores/bulk", body={"entries": [{"player_id": "ada", "score": 1000}] * 6})
-    assert [r["status"] for r in bulk.body["results"]] == [400] * 6
+    assert [r["status"] for r in bulk.body["results"]] == [422] * 6
     assert _submissions_counted(ddb, "ada") == 1
 
 
@@ -446,10 +466,10 @@ def test_a_submission_refused_after_reading_is_given_back(ddb):
     create("sum", periods=["all-time"], operator="increment", max_score=10, max_submissions_per_minute=3)
     assert post("sum", "ada", 8)[0] == 200
     for _ in range(3):
-        assert post("sum", "ada", 5)[0] == 400  # 13 > 10
+        assert post("sum", "ada", 5)[0] == 422  # 13 > 10: the board's bounds
     assert _submissions_counted(ddb, "ada") == 1
     bulk = call("POST", "/leaderboards/sum/scores/bulk", body={"entries": [{"player_id": "ada", "score": 5}]})
-    assert bulk.body["results"][0]["status"] == 400
+    assert bulk.body["results"][0]["status"] == 422
     assert _submissions_counted(ddb, "ada") == 1
     assert post("sum", "ada", 2)[0] == 200 and _submissions_counted(ddb, "ada") == 2
 

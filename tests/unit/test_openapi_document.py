@@ -7,7 +7,7 @@ import functools
 import importlib
 import pkgutil
 
-from leaderboard import openapi, routing
+from leaderboard import limits, openapi, routing
 
 HTTP_SIDE = ["leaderboard.openapi", "leaderboard.routes", "leaderboard.validation", "leaderboard.http"] + [
     f"leaderboard.routing.{m.name}" for m in pkgutil.iter_modules(routing.__path__)
@@ -51,3 +51,26 @@ def test_the_routes_whose_transaction_another_can_cancel_document_their_503_with
         assert answer["headers"]["Retry-After"]["schema"]["type"] == "integer"
         assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
         assert "TransactionConflict" in answer["description"]
+
+
+def test_every_operation_documents_414_with_no_body_it_must_match():
+    """CloudFront (past 8,192 bytes of URL), Nginx and the local gateway answer 414 before any function, each in its
+    own format: every operation declares it, without a content type the answer would have to match."""
+    for path, operations in openapi.document()["paths"].items():
+        for method, operation in operations.items():
+            assert "content" not in operation["responses"]["414"], f"{method.upper()} {path}"
+
+
+def test_422_is_documented_for_the_rules_json_schema_cannot_state():
+    """A request of the document's shape refused by a rule stated in words is a 422 the document declares, on
+    every operation; the cursor's shape is the pattern the API checks (cursors.read), and its description says
+    what a well-shaped cursor the API did not issue gets."""
+    document = openapi.document()
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            described = operation["responses"]["422"]["description"]
+            assert "cursor" in described and "tiers sharing a name" in described, f"{method.upper()} {path}"
+            for parameter in operation.get("parameters", []):
+                if parameter["name"] == "cursor":
+                    assert parameter["schema"]["pattern"] == limits.CURSOR_PATTERN
+                    assert "is a 422" in parameter["schema"]["description"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leaderboard import plausibility as p
-from leaderboard.errors import BadRequest
+from leaderboard.errors import BadRequest, BrokenRule
 
 scores = st.integers(0, 10**12)
 EXAMPLES = settings(max_examples=200, deadline=None)
@@ -119,7 +119,7 @@ def test_declarations_round_trip_and_bad_ones_say_what_is_wrong():
     parsed = p.parse(declared, "desc", "best")
     assert [r.name for r in parsed] == ["max_score", "max_over_leader"]  # checking order
     assert p.declared(parsed) == declared and p.from_item(p.declared(parsed)) == parsed
-    with pytest.raises(BadRequest, match="increment board"):
+    with pytest.raises(BrokenRule, match="increment board"):  # 422: operator and rules, two fields
         p.parse({"max_improvement": {"value": 2, "action": "reject"}}, "desc", "increment")
     for bad in (True, "3", None, float("nan"), float("inf"), -1):
         with pytest.raises(BadRequest, match="rules.max_score_per_second.value"):

@@ -584,8 +584,8 @@ def test_a_hidden_list_cursor_belongs_to_its_board(ddb):
             assert call("PUT", f"/leaderboards/{board}/players/{player}/hidden").status == 200
     cursor = call("GET", "/leaderboards/global/hidden", query={"limit": "1"}).body["next_cursor"]
     elsewhere = call("GET", "/leaderboards/other-board/hidden", query={"cursor": cursor})
-    assert elsewhere.status == 400 and "cursor" in elsewhere.body["error"]
-    assert call("GET", "/leaderboards/global/top", query={"cursor": cursor}).status == 400  # not a ranking's cursor
+    assert elsewhere.status == 422 and "cursor" in elsewhere.body["error"]
+    assert call("GET", "/leaderboards/global/top", query={"cursor": cursor}).status == 422  # not a ranking's cursor
     assert call("GET", "/leaderboards/no-such-board/hidden").status == 404
     assert call("GET", "/leaderboards/global/hidden", query={"limit": "0"}).status == 400
 

@@ -21,8 +21,10 @@ BOARD_ROUTES: tuple[Route, ...] = (
         body=BOARD_BODY,
         summary="Create a board",
         description="409 when the deployment holds its max_boards (a stack prop, 200 by default) already. "
-        "min_score must not be greater than max_score. A tournament gives starts_at and ends_at (ISO 8601 "
-        "UTC, ends_at after starts_at) instead of periods: it keeps one period, tournament, and takes scores only "
+        "Rules JSON Schema cannot state, each a 422 when broken: min_score not greater than max_score; tiers with "
+        "distinct names and distinct minimums; each reward's ranks first <= last; ends_at after starts_at, both "
+        "real dates; no max_improvement or max_over_leader rule on an increment board. A tournament gives starts_at "
+        "and ends_at (ISO 8601 UTC) instead of periods: it keeps one period, tournament, and takes scores only "
         "from starts_at until ends_at (409 outside, nothing written).",
     ),
     Route(

@@ -81,15 +81,24 @@ PATH_PARAMS = freeze(
         "run_id": RUN_ID,
     }
 )
-CURSOR = freeze(
-    {
-        "type": "string",
-        "maxLength": limits.MAX_CURSOR_CHARS,
-        "pattern": limits.CURSOR_PATTERN,
-        "description": "next_cursor of the previous page of the same board, period (and score range); opaque and "
-        "signed: any other value, or one older than the cursor lifetime, is a 400.",
-    }
-)
+
+
+def cursor_of(pages: str) -> Frozen:
+    """A page cursor parameter: the shape cursors.read checks first (400), then its tag and age (422)."""
+    return freeze(
+        {
+            "type": "string",
+            "maxLength": limits.MAX_CURSOR_CHARS,
+            "pattern": limits.CURSOR_PATTERN,
+            "description": f"next_cursor of the previous page of {pages}; opaque and signed: <payload>.<tag>, "
+            "base64url without padding, the tag 16 bytes (22 characters). A value not of this shape is a 400; one "
+            "of this shape that this API did not issue for the same pages, or one older than the cursor lifetime, "
+            "is a 422 (start again from the first page).",
+        }
+    )
+
+
+CURSOR = cursor_of("the same board, period (and score range)")
 IDEMPOTENCY_KEY = freeze(
     {
         "type": "string",

@@ -6,7 +6,7 @@ from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN, LEADERBOARD_QUERY
 from .access import ADMIN, PUBLIC
 from .caching import LIVE, NO_STORE, PERIOD
-from .fields import CURSOR, GENERATION, _limit
+from .fields import GENERATION, _limit, cursor_of
 from .route import Route
 
 PERIOD_ROUTES: tuple[Route, ...] = (
@@ -61,11 +61,7 @@ PERIOD_ROUTES: tuple[Route, ...] = (
         response=(200, "PeriodLog"),
         query={
             "limit": _limit(limits.MAX_LOG_PAGE, limits.MAX_LOG_PAGE),
-            "cursor": {
-                **CURSOR,
-                "description": "next_cursor of the previous page of the same board period's log; opaque and signed: "
-                "any other value, or one older than the cursor lifetime, is a 400.",
-            },
+            "cursor": cursor_of("the same board period's log"),
             "generation": GENERATION,
         },
         cache=NO_STORE,  # a receipt names a seq the log holds at once: an edge copy of the last page may not

@@ -7,7 +7,7 @@ from ..function_registry import LEADERBOARD_ADMIN, SCORE_SUBMIT
 from .access import ADMIN, GAME, PLAYER, PUBLIC
 from .bodies import TOKEN_BODY
 from .caching import NO_STORE
-from .fields import CURSOR, _limit
+from .fields import _limit, cursor_of
 from .route import Route
 
 PLAYER_ROUTES: tuple[Route, ...] = (
@@ -45,11 +45,7 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         response=(200, "HiddenPlayers"),
         query={
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
-            "cursor": {
-                **CURSOR,
-                "description": "next_cursor of the previous page of the same board's hidden players; opaque and "
-                "signed: any other value, or one older than the cursor lifetime, is a 400.",
-            },
+            "cursor": cursor_of("the same board's hidden players"),
         },
         summary="The players hidden on a board, in player-id order, a page at a time",
         description="Cost: one Query of the board's hidden-player items, whatever the page size. hidden_at is when "

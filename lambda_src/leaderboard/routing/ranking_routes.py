@@ -32,7 +32,8 @@ RANKING_ROUTES: tuple[Route, ...] = (
         cache=LIVE,
         query={
             "period": BOARD_PERIOD,
-            "min_score": {**SCORE, "description": "not greater than max_score"},
+            # JSON Schema cannot compare two parameters: the description says it, the API answers 422
+            "min_score": {**SCORE, "description": "not greater than max_score (a 422 if it is)"},
             "max_score": SCORE,
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
             "cursor": CURSOR,

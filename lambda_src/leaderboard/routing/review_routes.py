@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import limits
 from ..function_registry import LEADERBOARD_ADMIN
 from .access import ADMIN
-from .fields import CURSOR, PLAYER_ID, _limit
+from .fields import PLAYER_ID, _limit, cursor_of
 from .route import Route
 
 _BUSY = (
@@ -25,11 +25,7 @@ REVIEW_ROUTES: tuple[Route, ...] = (
         response=(200, "PendingList"),
         query={
             "limit": _limit(limits.MAX_PAGE, limits.DEFAULT_PAGE),
-            "cursor": {
-                **CURSOR,
-                "description": "next_cursor of the previous page of the same board's queue (and player_id); opaque and "
-                "signed: any other value, or one older than the cursor lifetime, is a 400.",
-            },
+            "cursor": cursor_of("the same board's queue (and player_id)"),
             "player_id": {**PLAYER_ID, "description": "only this player's submissions (their pointers: one Query)"},
         },
         summary="The board's quarantined submissions, oldest first, a page at a time, and the board's rules",
