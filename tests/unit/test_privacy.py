@@ -131,7 +131,7 @@ def test_the_public_lookup_shows_no_pending_score_only_the_players_token_and_the
     everyone = call("GET", "/leaderboards/q/pending", query={"limit": 1})
     assert len(everyone.body["pending"]) == 1 and everyone.body["next_cursor"]
     crossed = call("GET", "/leaderboards/q/pending", query={"player_id": "ada", "cursor": everyone.body["next_cursor"]})
-    assert crossed.status == 400, crossed.body
+    assert crossed.status == 422, crossed.body
 
 
 def test_rule_thresholds_are_the_admin_keys_only(ddb):
