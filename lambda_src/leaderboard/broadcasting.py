@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import board_registry, boards, invocation, keys, live, live_channels, schema
+from . import board_registry, boards, invocation, keys, live, live_access, live_channels, schema
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 
@@ -68,6 +68,14 @@ class LiveState(Protocol):
         """Forget the digest (the time stays) if the publish time is still claimed_ms; else nothing."""
         ...
 
+    def switched_off(self) -> bool:
+        """Whether the live kill switch is off (`make live-off`): no subscribe is authorized, nothing published."""
+        ...
+
+    def set_switch(self, off: bool, at: int) -> None:
+        """Turn the kill switch off (True) or on again (False) at `at` (epoch s)."""
+        ...
+
 
 @dataclass
 class Stats:
@@ -100,6 +108,9 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Pu
             touched.setdefault(keys.board_and_period(entry[1]), set()).add(entry)
     stats.board_periods = len(touched)
     if not touched:
+        return stats
+    if live_access.switched_off():  # `make live-off`: subscribers already connected get nothing more
+        stats.board_periods = 0
         return stats
     threads = max(1, min(invocation.settings().recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:

@@ -102,11 +102,15 @@ class Leaderboard(Construct):
                 tables=self.tables,
                 broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
                 renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
+                authorizer=self.functions[routes.SCORE_SUBMIT.name],  # holds the token key live tokens are signed with
             )
-            functions.allow(self.live.role_statements)
+            live_policy = functions.allow_apart(self, "LivePolicy", self.live.role_statements)
+            for needs_it in (self.live.mapping, self.live.renewal_schedule):  # the failure queue, the key's renewal
+                needs_it.node.add_dependency(live_policy)
             functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
             functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
             functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
+            functions.add_environment(self.live.authorizer_environment, [routes.SCORE_SUBMIT.name])
         self.live_api: appsync.EventApi | None = self.live.api if self.live else None
         self.live_url: str | None = self.live.realtime_url if self.live else None
         self.season = SeasonClosing(

@@ -30,6 +30,7 @@ from .rank_counter_stream import entry_changes, failure_queue, send_statement
 from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
+LAMBDA = appsync.AppSyncAuthorizationType.LAMBDA
 API_KEY_EXPIRES_DEPRECATED = "cdk-leaderboard:liveApiKeyExpiresDeprecated"
 
 
@@ -49,10 +50,14 @@ class LiveUpdates(Construct):
         tables: LeaderboardTables,
         broadcaster: lambda_.IFunction,
         renewer: lambda_.IFunction,
+        authorizer: lambda_.IFunction,
     ) -> None:
         super().__init__(scope, id)
-        # Connect: API key (subscribers) or IAM; subscribe: API key; publish: IAM only (the namespace says it again,
-        # so a namespace added later by hand does not inherit anything wider).
+        # Connect: a live subscribe token checked by the Lambda authorizer (subscribers) or IAM; subscribe: the
+        # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does
+        # not inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what
+        # stacks already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/leaderboard/
+        # live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is counted.
         self.api = appsync.EventApi(
             self,
             "EventApi",
@@ -67,10 +72,16 @@ class LiveUpdates(Construct):
                         ),
                     ),
                     appsync.AppSyncAuthProvider(authorization_type=IAM),
+                    appsync.AppSyncAuthProvider(
+                        authorization_type=LAMBDA,
+                        lambda_authorizer_config=appsync.AppSyncLambdaAuthorizerConfig(
+                            handler=authorizer, results_cache_ttl=Duration.seconds(0)
+                        ),
+                    ),
                 ],
-                connection_auth_mode_types=[API_KEY, IAM],
+                connection_auth_mode_types=[LAMBDA, IAM],
                 default_publish_auth_mode_types=[IAM],
-                default_subscribe_auth_mode_types=[API_KEY],
+                default_subscribe_auth_mode_types=[LAMBDA],
             ),
         )
         self.namespace = appsync.ChannelNamespace(
@@ -79,7 +90,7 @@ class LiveUpdates(Construct):
             api=self.api,
             channel_namespace_name=live_channels.NAMESPACE,
             authorization_config=appsync.NamespaceAuthConfig(
-                publish_auth_mode_types=[IAM], subscribe_auth_mode_types=[API_KEY]
+                publish_auth_mode_types=[IAM], subscribe_auth_mode_types=[LAMBDA]
             ),
         )
         self.api_key = self._subscribe_key(props)
@@ -92,8 +103,9 @@ class LiveUpdates(Construct):
         self.discovery_environment = {
             "LIVE_EVENTS_HTTP_URL": self.http_url,
             "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
-            "LIVE_EVENTS_API_KEY": self.api_key.attr_api_key,
         }
+        # The authorizer, which hands out the tokens too: a flag only (the API names it, it cannot name the API).
+        self.authorizer_environment = {"LIVE_TOKENS": "1"}
         # The renewal (the period closer, on its own schedule) names the key to extend.
         self.renewal_environment = {
             "LIVE_EVENTS_API_ID": self.api.api_id,

@@ -150,7 +150,8 @@ def test_turning_live_off_removes_exactly_what_serves_live_updates(off, dev_temp
             "AWS::AppSync::ApiKey": 1,
             "AWS::AppSync::ChannelNamespace": 1,
             "AWS::Events::Rule": 1,  # the key's renewal
-            "AWS::Lambda::Permission": 1,  # the rule's to invoke the period closer
+            "AWS::Lambda::Permission": 2,  # the rule's to invoke the period closer, AppSync's to call the authorizer
+            "AWS::IAM::Policy": 1,  # the live statements of the shared role
             "AWS::Lambda::EventSourceMapping": 1,  # the broadcaster's
             "AWS::SQS::Queue": 1,  # its failure queue
             "AWS::SQS::QueuePolicy": 1,

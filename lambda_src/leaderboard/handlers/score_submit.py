@@ -1,10 +1,12 @@
-"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs."""
+"""POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs; live subscribe
+tokens, and the Event API's Lambda authorizer that checks them (live_access.py: this function holds the token key)."""
 
-from .. import board_registry, default_board, idempotency, keys, limits, routes, runs, scoring, submissions, tokens
+from .. import board_registry, default_board, idempotency, invocation, keys, limits, live_access, routes, runs, scoring
+from .. import submissions, tokens
 from .. import validation as v
 from ..boards import board_id
-from ..composition import Handler, Runtime
-from ..errors import BadRequest, Unauthorized
+from ..composition import Handler, Runtime, entry_point
+from ..errors import BadRequest, NotFound, Unauthorized
 from ..http import Call, function_handler
 
 
@@ -107,9 +109,22 @@ def bulk(call: Call):
     return 200, idempotency.once(key, scope, body, lambda: submissions.submit_bulk(board, parsed))
 
 
+def live_token(call: Call):
+    if not invocation.settings().live_tokens:
+        raise NotFound("live updates are off in this deployment: poll the board")
+    return 201, live_access.issue(board_registry.get_board(call.params["board"]))
+
+
 def handler_for(runtime: Runtime) -> Handler:
-    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
-    return function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs): API Gateway's
+    requests, and AppSync's authorizer requests (told apart by their shape)."""
+    api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+    authorizer = entry_point(runtime, lambda event, context=None: live_access.authorize(event))
+
+    def handler(event, context=None):
+        return (authorizer if live_access.is_authorizer_request(event) else api)(event, context)
+
+    return handler
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import limits
-from ..function_registry import LEADERBOARD_ADMIN
+from ..function_registry import LEADERBOARD_ADMIN, SCORE_SUBMIT
 from .access import ADMIN, PUBLIC
 from .bodies import BOARD_BODY, BOARD_UPDATE_BODY
 from .caching import LIVE
@@ -47,6 +47,18 @@ BOARD_ROUTES: tuple[Route, ...] = (
         response=(200, "Board"),
         cache=LIVE,
         summary="Show a board and its next resets",
+    ),
+    Route(
+        "POST",
+        "/leaderboards/{board}/live-token",
+        SCORE_SUBMIT,  # the token key's holder (it signs player and run tokens too)
+        "live_token",
+        access=PUBLIC,
+        response=(201, "LiveToken"),
+        summary="Get a short-lived token to follow the board live",
+        description=f"What a subscriber puts in AppSync Events' `Authorization` (connect and subscribe): good for "
+        f"{limits.LIVE_TOKEN_OPERATIONS} connects and subscribes to this board's channels within "
+        f"{limits.LIVE_TOKEN_SECONDS} s. 404 when live updates are off or the board does not exist.",
     ),
     Route(
         "PATCH",

@@ -1,0 +1,107 @@
+"""Who may follow a board live, and the kill switch (issue 40, "Live with a ceiling").
+
+A subscriber needs a live subscribe token: a JWT signed with the deployment's token key (tokens.py) for the audience
+`leaderboard:live` (a player or run token is refused here, and a live token is refused everywhere else: the audience
+is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. POST /leaderboards/{board}/live-token hands
+one out to anyone, so the bound is in what one token buys and how fast one client gets them: the Event API's Lambda
+authorizer (`authorize`, AWS AppSync Events' AWS_LAMBDA mode on connect and subscribe) admits a token for
+limits.LIVE_TOKEN_OPERATIONS connects and subscribes in all (each one counted by one conditional write, in the
+per-player counter store under keys.live_token_counter), subscribes only to its own board's channels, and nothing
+while the kill switch is off. Its answer is never cached by AppSync (ttlOverride 0), or a cached "yes" would let a
+token's copies connect uncounted. docs/SECURITY.md ("Live updates") states the bound per client and its cost.
+
+The kill switch is an item of the scores table (keys.live_switch_key), written by `make live-off` / `make live-on`
+(ops/live_switch.py), read here at most every limits.LIVE_SWITCH_CACHE_SECONDS per instance.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from typing import Any
+
+from . import boards, invocation, keys, limits, live_channels, tokens
+from .errors import Unauthorized
+
+LIVE_AUDIENCE = tokens.LIVE_AUDIENCE
+CONNECT, SUBSCRIBE = "EVENT_CONNECT", "EVENT_SUBSCRIBE"
+logger = logging.getLogger("leaderboard")
+
+_switch_lock = threading.Lock()
+_switch: dict[str, float | bool] = {}  # {"off": bool, "read_at": monotonic seconds}
+
+
+def issue(config: boards.BoardConfig) -> dict[str, Any]:
+    """A subscribe token for this board's channels: {"token", "expires_at" (epoch s), "operations"}. Handed out
+    while the kill switch is off too (the authorizer refuses it): the client then keeps polling, as without live."""
+    token, expires = tokens.issue(
+        LIVE_AUDIENCE,
+        config.board_id,
+        limits.LIVE_TOKEN_SECONDS,
+        {"jti": uuid.uuid4().hex},
+    )
+    return {"token": token, "expires_at": expires, "operations": limits.LIVE_TOKEN_OPERATIONS}
+
+
+def authorize(event: dict[str, Any]) -> dict[str, Any]:
+    """AppSync Events' Lambda authorizer: {"isAuthorized", "ttlOverride"} for a connect or a subscribe carrying a
+    live token in `authorizationToken`. Anything else (a publish: the namespace takes IAM only) is refused."""
+    context = event.get("requestContext") or {}
+    operation, channel = context.get("operation"), context.get("channel")
+    allowed = _allowed(event.get("authorizationToken"), operation, channel)
+    return {"isAuthorized": allowed, "ttlOverride": 0}
+
+
+def _allowed(token: object, operation: object, channel: object) -> bool:
+    if operation not in (CONNECT, SUBSCRIBE) or switched_off():
+        return False
+    try:
+        claims = tokens.verify(token, LIVE_AUDIENCE)
+    except Unauthorized:
+        return False
+    board_id, token_id = claims.get("sub"), claims.get("jti")
+    if not isinstance(board_id, str) or not isinstance(token_id, str):
+        return False
+    if operation == SUBSCRIBE:
+        parsed = live_channels.parse(channel) if isinstance(channel, str) else None
+        if parsed is None or parsed[0] != board_id:
+            return False
+    # One conditional write: the token's count of connects and subscribes, refused past its allowance.
+    window = int(claims["exp"]) // 60
+    counted = invocation.runtime().rate_limits.take(
+        keys.live_token_counter(token_id),
+        board_id,
+        window,
+        1,
+        limits.LIVE_TOKEN_OPERATIONS,
+        int(claims["exp"]) + 3600,
+    )
+    if not counted:
+        logger.info("live token past its allowance", extra={"board": board_id})
+    return counted
+
+
+def is_authorizer_request(event: object) -> bool:
+    """Whether a Lambda event is AppSync's authorizer request (rather than API Gateway's proxy event)."""
+    return isinstance(event, dict) and "authorizationToken" in event and "httpMethod" not in event
+
+
+def switched_off() -> bool:
+    """The kill switch, read from its item at most every LIVE_SWITCH_CACHE_SECONDS in this instance."""
+    now = time.monotonic()
+    with _switch_lock:
+        read_at = _switch.get("read_at")
+        if isinstance(read_at, float) and now - read_at < limits.LIVE_SWITCH_CACHE_SECONDS:
+            return bool(_switch["off"])
+    off = invocation.runtime().live_state.switched_off()
+    with _switch_lock:
+        _switch.update(off=off, read_at=now)
+    return off
+
+
+def forget_switch() -> None:
+    """Drop this instance's cached switch (tests; the local stack after `make live-off`)."""
+    with _switch_lock:
+        _switch.clear()
