@@ -91,7 +91,8 @@ def main(
                 print(f"live updates are off for stage {args.stage}: there is no Event API", file=sys.stderr)
                 return 1
             live_switch.switch(session, stack_name(args.stage), off=args.command == "live-off")
-            state = "off: new subscriptions are refused and nothing is published" if args.command == "live-off" else "on"
+            off = args.command == "live-off"
+            state = "off: new subscriptions are refused and nothing is published" if off else "on"
             print(f"live updates of {stack_name(args.stage)} are {state} (every function within 10 s)")
             return 0
         if args.command == "rotate-token-key":

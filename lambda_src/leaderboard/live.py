@@ -31,7 +31,7 @@ def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: 
 def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[str, Any] | None:
     """How a client follows this board live (GET /leaderboards/{board}'s `live`): AppSync Events' real-time
     endpoint and the host a subscriber names in its authorization, where to get a subscribe token (live_access.py:
-    POST `token_path`, then `{"host", "Authorization": <token>}`), and the channel of each period kind the board
+    GET `token_path`, then `{"host", "Authorization": <token>}`), and the channel of each period kind the board
     keeps. None when live updates are off (no Event API configured)."""
     settings = invocation.settings()
     http_url, realtime_url = settings.live_events_http_url, settings.live_events_realtime_url

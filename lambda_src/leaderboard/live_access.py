@@ -2,8 +2,9 @@
 
 A subscriber needs a live subscribe token: a JWT signed with the deployment's token key (tokens.py) for the audience
 `leaderboard:live` (a player or run token is refused here, and a live token is refused everywhere else: the audience
-is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. POST /leaderboards/{board}/live-token hands
-one out to anyone, so the bound is in what one token buys and how fast one client gets them: the Event API's Lambda
+is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. GET /leaderboards/{board}/live-token hands
+one out to anyone, at most limits.LIVE_TOKENS_PER_BOARD_MINUTE a board a minute (one conditional write each), so the
+bound is in what one token buys and how many are handed out: the Event API's Lambda
 authorizer (`authorize`, AWS AppSync Events' AWS_LAMBDA mode on connect and subscribe) admits a token for
 limits.LIVE_TOKEN_OPERATIONS connects and subscribes in all (each one counted by one conditional write, in the
 per-player counter store under keys.live_token_counter), subscribes only to its own board's channels, and nothing
@@ -23,10 +24,11 @@ import uuid
 from typing import Any
 
 from . import boards, invocation, keys, limits, live_channels, tokens
-from .errors import Unauthorized
+from .errors import TooManyRequests, Unauthorized
 
 LIVE_AUDIENCE = tokens.LIVE_AUDIENCE
 CONNECT, SUBSCRIBE = "EVENT_CONNECT", "EVENT_SUBSCRIBE"
+ISSUED = "*issued"  # the counter of a board's tokens handed out per minute (a token's own counter is its hex jti)
 logger = logging.getLogger("leaderboard")
 
 _switch_lock = threading.Lock()
@@ -36,6 +38,21 @@ _switch: dict[str, float | bool] = {}  # {"off": bool, "read_at": monotonic seco
 def issue(config: boards.BoardConfig) -> dict[str, Any]:
     """A subscribe token for this board's channels: {"token", "expires_at" (epoch s), "operations"}. Handed out
     while the kill switch is off too (the authorizer refuses it): the client then keeps polling, as without live."""
+    now = invocation.seconds()
+    minute = int(now) // 60
+    issued = invocation.runtime().rate_limits.take(
+        keys.live_token_counter(ISSUED),
+        config.board_id,
+        minute,
+        1,
+        limits.LIVE_TOKENS_PER_BOARD_MINUTE,
+        minute * 60 + 3600,
+    )
+    if not issued:
+        raise TooManyRequests(
+            f"this board hands out {limits.LIVE_TOKENS_PER_BOARD_MINUTE} live tokens a minute: poll, and ask again",
+            retry_after=(minute + 1) * 60 - int(now),
+        )
     token, expires = tokens.issue(
         LIVE_AUDIENCE,
         config.board_id,

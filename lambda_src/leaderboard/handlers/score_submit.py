@@ -1,8 +1,20 @@
 """POST /scores (default board) and POST /leaderboards/{board}/scores[/bulk]; player tokens and runs; live subscribe
 tokens, and the Event API's Lambda authorizer that checks them (live_access.py: this function holds the token key)."""
 
-from .. import board_registry, default_board, idempotency, invocation, keys, limits, live_access, routes, runs, scoring
-from .. import submissions, tokens
+from .. import (
+    board_registry,
+    default_board,
+    idempotency,
+    invocation,
+    keys,
+    limits,
+    live_access,
+    routes,
+    runs,
+    scoring,
+    submissions,
+    tokens,
+)
 from .. import validation as v
 from ..boards import board_id
 from ..composition import Handler, Runtime, entry_point
@@ -112,7 +124,7 @@ def bulk(call: Call):
 def live_token(call: Call):
     if not invocation.settings().live_tokens:
         raise NotFound("live updates are off in this deployment: poll the board")
-    return 201, live_access.issue(board_registry.get_board(call.params["board"]))
+    return 200, live_access.issue(board_registry.get_board(call.params["board"]))
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -49,12 +49,12 @@ BOARD_ROUTES: tuple[Route, ...] = (
         summary="Show a board and its next resets",
     ),
     Route(
-        "POST",
+        "GET",  # safe (it changes nothing) and never cached (no-store): the dashboard's GET-only proxy passes it
         "/leaderboards/{board}/live-token",
         SCORE_SUBMIT,  # the token key's holder (it signs player and run tokens too)
         "live_token",
         access=PUBLIC,
-        response=(201, "LiveToken"),
+        response=(200, "LiveToken"),
         summary="Get a short-lived token to follow the board live",
         description=f"What a subscriber puts in AppSync Events' `Authorization` (connect and subscribe): good for "
         f"{limits.LIVE_TOKEN_OPERATIONS} connects and subscribes to this board's channels within "
