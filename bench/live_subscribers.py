@@ -5,9 +5,10 @@ A subscriber follows exactly what discovery says (`GET /leaderboards/{board}` ->
 token of its own (GET `live["api_url"]` + `live["token_path"]`, waiting out a 429's Retry-After; the caller adds
 `api_url`) as its authorization `{"host", "Authorization": <token>}` (or takes `live["auth"]` / its own `auth` as
 given), connects to `live["realtime_url"]` with the subprotocols `aws-appsync-event-ws` and `header-<base64url of
-that authorization>`, sends `connection_init`, waits for `connection_ack`, subscribes to `live["channels"][kind]`
-with the same authorization, and records every `data` event with the time it arrived (the frame is parsed later, so the arrival
-time is not held up by the parsing of a thousand others that came with it).
+that authorization>`, sends `connection_init`, waits for `connection_ack`, subscribes to
+`live["channels"][kind]` with the same authorization, and records every `data` event with the time it arrived
+(the frame is parsed later, so the arrival time is not held up by the parsing of a thousand others that came with
+it).
 """
 
 from __future__ import annotations
