@@ -141,7 +141,7 @@ ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 # Live updates (AppSync Events).
 LIVE_TOP = 25  # entries a published top holds
 LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one publish per board period this often
-# Live subscribe tokens (live_access.py): GET /leaderboards/{board}/live-token hands one out; it lets its holder
+# Live subscribe tokens (live_access.py): GET /leaderboards/{board}/scores hands one out; it lets its holder
 # make LIVE_TOKEN_OPERATIONS connects and subscribes (each counted by the AppSync authorizer) within
 # LIVE_TOKEN_SECONDS. The kill switch (`make live-off`) is read at most every LIVE_SWITCH_CACHE_SECONDS.
 LIVE_TOKEN_SECONDS = 300

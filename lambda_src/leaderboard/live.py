@@ -42,7 +42,7 @@ def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[s
     return {
         "realtime_url": realtime_url,
         "http_host": http_host,
-        "token_path": f"/leaderboards/{config.board_id}/live-token",
+        "token_path": f"/leaderboards/{config.board_id}/scores",
         "channels": {kind: live_channels.channel(config.board_id, kind) for kind in kinds},
     }
 

@@ -2,7 +2,7 @@
 
 A subscriber needs a live subscribe token: a JWT signed with the deployment's token key (tokens.py) for the audience
 `leaderboard:live` (a player or run token is refused here, and a live token is refused everywhere else: the audience
-is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. GET /leaderboards/{board}/live-token hands
+is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. GET /leaderboards/{board}/scores hands
 one out to anyone, at most limits.LIVE_TOKENS_PER_BOARD_MINUTE a board a minute (one conditional write each), so the
 bound is in what one token buys and how many are handed out: the Event API's Lambda
 authorizer (`authorize`, AWS AppSync Events' AWS_LAMBDA mode on connect and subscribe) admits a token for

@@ -104,9 +104,10 @@ class Leaderboard(Construct):
                 renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
                 authorizer=self.functions[routes.SCORE_SUBMIT.name],  # holds the token key live tokens are signed with
             )
-            live_policy = functions.allow_apart(self, "LivePolicy", self.live.role_statements)
-            for needs_it in (self.live.mapping, self.live.renewal_schedule):  # the failure queue, the key's renewal
-                needs_it.node.add_dependency(live_policy)
+            # In the role's scoped policy, not its inline one: the Event API names the authorizer function, so its
+            # ARN in the inline policy would be a cycle (function -> role -> API -> function).
+            functions.scoped_policy.add_statements(*self.live.role_statements)
+            self.live.mapping.node.add_dependency(functions.scoped_policy)  # its failure queue's send
             functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
             functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
             functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
@@ -121,6 +122,8 @@ class Leaderboard(Construct):
             existing_bus=props.existing_event_bus,
         )
         self.season.schedule.node.add_dependency(functions.scoped_policy)  # its first run reads the receipt key
+        if self.live:
+            self.season.schedule.add_target(self.live.renewal_target)  # the live key's renewal (UpdateApiKey)
         # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
         functions.add_environment(
             self.season.environment,

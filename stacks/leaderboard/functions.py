@@ -126,12 +126,6 @@ class Functions:
         """More statements in the shared role's one inline policy (what another part of the construct needs)."""
         self.role_policy.add_statements(*statements)
 
-    def allow_apart(self, scope: Construct, id: str, statements: Sequence[iam.PolicyStatement]) -> iam.Policy:
-        """More statements for the shared role in a policy of their own: for statements naming a resource that
-        itself names a function (the live Event API names its authorizer), which in the role's inline policy would
-        be a cycle (function -> role -> resource -> function). What needs them must wait for the policy."""
-        return iam.Policy(scope, id, roles=[self.role], statements=list(statements))
-
     def add_environment(self, variables: Mapping[str, str], names: Sequence[str] | None = None) -> None:
         """Environment variables for the functions named (every function when `names` is None)."""
         for name in self.by_name if names is None else names:

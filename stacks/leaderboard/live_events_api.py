@@ -133,19 +133,14 @@ class LiveUpdates(Construct):
                 resources=[self._key_arn(f"/v1/apis/{self.api.api_id}"), self._key_arn(f"apis/{self.api.api_id}")],
             ),
         ]
-        self.renewal_schedule = events.Rule(
-            self,
-            "KeyRenewal",
-            description="Extends the live updates' subscribe-only API key",
-            schedule=events.Schedule.rate(Duration.hours(limits.LIVE_KEY_RENEW_HOURS)),
-            # A failed run is not retried: the next one is hours away and the key is weeks from lapsing.
-            targets=[
-                targets.LambdaFunction(
-                    renewer,
-                    event=events.RuleTargetInput.from_object({"task": limits.RENEW_LIVE_KEY_TASK}),
-                    retry_attempts=0,
-                )
-            ],
+        # The renewal: one more target of the season's schedule (the same function, so no rule or permission of its
+        # own: a stack of two dev-like leaderboards stays within CloudFormation's 500 resources), every
+        # CLOSE_EVERY_MINUTES rather than every LIVE_KEY_RENEW_HOURS; UpdateApiKey is a free control-plane call.
+        # A failed run is not retried: the next one is minutes away and the key weeks from lapsing.
+        self.renewal_target = targets.LambdaFunction(
+            renewer,
+            event=events.RuleTargetInput.from_object({"task": limits.RENEW_LIVE_KEY_TASK}),
+            retry_attempts=0,
         )
 
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the

@@ -76,7 +76,7 @@ class Monitoring:
 @dataclass(frozen=True, kw_only=True)
 class Live:
     """Live updates through AppSync Events: subscribers connect with short-lived live subscribe tokens (POST
-    /leaderboards/{board}/live-token) that a Lambda authorizer counts; a spend alarm and a kill switch."""
+    /leaderboards/{board}/scores) that a Lambda authorizer counts; a spend alarm and a kill switch."""
 
     enabled: bool = True
     """False: no live updates. No AppSync Event API, subscribe key or key renewal schedule, no live-broadcaster

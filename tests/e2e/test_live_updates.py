@@ -58,7 +58,7 @@ def test_a_new_leader_arrives_over_appsync_events_with_polling_off(stack, new_pa
     page.on("websocket", lambda ws: sockets.append(ws) or sockets_sent.append(_frames_sent(ws)))
     sockets_sent: list[list[dict]] = []
     token_reads = []
-    page.on("request", lambda r: token_reads.append(r) if r.url.endswith("/live-token") else None)
+    page.on("request", lambda r: token_reads.append(r) if r.url.endswith("/scores") else None)
     page.goto(f"{stack.dashboard}/?poll=off")
     expect(page.locator(ROW_NAMES)).to_have_text(["Ada", "Grace", "Alan"])
     expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "live", timeout=10_000)
@@ -69,7 +69,7 @@ def test_a_new_leader_arrives_over_appsync_events_with_polling_off(stack, new_pa
     # stand-in asks the stack's Lambda authorizer, which refuses anything else, and checks the subprotocols).
     assert [s.url for s in sockets] == [live["realtime_url"]]
     assert (
-        [r.url.split("/api", 1)[1] for r in token_reads] == [live["token_path"]] == ["/leaderboards/global/live-token"]
+        [r.url.split("/api", 1)[1] for r in token_reads] == [live["token_path"]] == ["/leaderboards/global/scores"]
     )
     sent = sockets_sent[0]
     assert sent[0] == {"type": "connection_init"}

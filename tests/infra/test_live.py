@@ -123,18 +123,14 @@ def _function_id(template, handler: str) -> str:
     return next(k for k, f in functions.items() if f["Properties"]["Handler"] == handler)
 
 
-def test_a_schedule_of_its_own_sends_the_renewal_task_to_the_period_closer(template):
-    """Every LIVE_KEY_RENEW_HOURS, {"task": "renew-live-key"} to the period closer (no new function), not retried
-    (the next run is hours away, the key weeks from lapsing)."""
+def test_the_season_s_schedule_also_sends_the_renewal_task_to_the_period_closer(template):
+    """Every CLOSE_EVERY_MINUTES, {"task": "renew-live-key"} to the period closer: a second target of the season's
+    schedule (no rule or permission of its own, issue 40's resource budget), not retried (the next run is minutes
+    away, the key weeks from lapsing)."""
     closer = _function_id(template, routes.PERIOD_CLOSER.handler)
-    renewals = [
-        r["Properties"]
-        for r in resources(template, "AWS::Events::Rule").values()
-        if any(json.loads(t.get("Input", "{}")).get("task") == "renew-live-key" for t in r["Properties"]["Targets"])
-    ]
-    (rule,) = renewals
-    assert rule["ScheduleExpression"] == f"rate({limits.LIVE_KEY_RENEW_HOURS} hours)" == "rate(6 hours)"
-    (target,) = rule["Targets"]
+    (rule,) = [r["Properties"] for r in resources(template, "AWS::Events::Rule").values()]
+    assert rule["ScheduleExpression"] == f"rate({limits.CLOSE_EVERY_MINUTES} minutes)"
+    (target,) = [t for t in rule["Targets"] if json.loads(t.get("Input", "{}")).get("task") == "renew-live-key"]
     assert target["Arn"] == {"Fn::GetAtt": [closer, "Arn"]}
     assert json.loads(target["Input"]) == {"task": limits.RENEW_LIVE_KEY_TASK}
     assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0

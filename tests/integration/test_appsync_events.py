@@ -46,7 +46,7 @@ def _live(stack) -> dict:
         "realtime_url": stack.live.realtime_url,
         "http_host": stack.live.http_host,
         "api_url": stack.api_url,
-        "token_path": "/leaderboards/global/live-token",
+        "token_path": "/leaderboards/global/scores",
     }
 
 

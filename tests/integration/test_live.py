@@ -97,7 +97,7 @@ def test_discovery_says_how_to_follow_the_board_and_a_client_doing_exactly_that_
     live = _live(api, "live-discovery")
     assert live["realtime_url"] == stack.live_url == stack.live.realtime_url
     assert live["http_host"] == stack.live.http_host
-    assert live["token_path"] == "/leaderboards/live-discovery/live-token"
+    assert live["token_path"] == "/leaderboards/live-discovery/scores"
     assert "auth" not in live  # no key is handed out: each subscriber gets a token of its own
     assert live["channels"] == {
         "all-time": "/leaderboard/live-discovery/all-time",

@@ -36,7 +36,7 @@ def authorize(token: object, operation: str, channel: str | None = None) -> dict
 
 
 def live_token(board: str = "global") -> str:
-    reply = call("GET", f"/leaderboards/{board}/live-token")
+    reply = call("GET", f"/leaderboards/{board}/scores")
     assert reply.status == 200, reply.body
     assert reply.body["operations"] == limits.LIVE_TOKEN_OPERATIONS
     return reply.body["token"]
@@ -88,13 +88,13 @@ def test_the_kill_switch_refuses_new_connects_and_subscribes_and_the_switch_back
 
 
 def test_a_board_that_does_not_exist_has_no_token(live_tokens_on):
-    assert call("GET", "/leaderboards/no-such-board/live-token").status == 404
+    assert call("GET", "/leaderboards/no-such-board/scores").status == 404
 
 
 def test_without_live_updates_there_is_no_token(in_memory, monkeypatch, reconfigure):
     monkeypatch.delenv("LIVE_TOKENS", raising=False)  # Live(enabled=False): the stack sets no flag
     reconfigure()
-    reply = call("GET", "/leaderboards/global/live-token")
+    reply = call("GET", "/leaderboards/global/scores")
     assert reply.status == 404 and "live updates are off" in reply.body["error"]
 
 
@@ -103,7 +103,7 @@ def test_a_board_hands_out_a_bounded_number_of_tokens_a_minute(live_tokens_on, m
     minute_left = 60 - int(invocation.seconds()) % 60
     if minute_left < 5:  # not across a minute's boundary (the test's clock is the system's)
         time.sleep(minute_left)
-    answers = [call("GET", "/leaderboards/global/live-token").status for _ in range(5)]
+    answers = [call("GET", "/leaderboards/global/scores").status for _ in range(5)]
     assert answers == [200, 200, 200, 429, 429]
-    refused = call("GET", "/leaderboards/global/live-token")
+    refused = call("GET", "/leaderboards/global/scores")
     assert 0 < int(refused.headers["Retry-After"]) <= 60

@@ -2,7 +2,7 @@
  * channel for them, with nothing but the browser's WebSocket (no SDK). Where to connect, what to send as
  * authorization and which channel carries which period all come from the board's discovery read,
  * GET /leaderboards/{board} (its `live` field: docs/API.md, "Live updates"); each connection gets a short-lived
- * subscribe token of its own (GET /leaderboards/{board}/live-token), which the Event API's Lambda authorizer
+ * subscribe token of its own (GET /leaderboards/{board}/scores), which the Event API's Lambda authorizer
  * checks on connect and on each subscribe (a few of them per token); the same code runs against AppSync on
  * AWS and against make run's local stand-in. The table renders each pushed top and polls the edge-cached top only
  * while this is not live: the board has no `live` field (live updates off), the socket cannot open or drops, the
