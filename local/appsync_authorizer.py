@@ -39,7 +39,9 @@ class LambdaAuthorizer:
         self.calls = 0  # how often the function was called (tests)
 
     def allows(self, authorization: object, operation: str, channel: str | None = None) -> bool:
-        token = authorization.get("Authorization") if isinstance(authorization, dict) else None
+        if not isinstance(authorization, dict):
+            return False
+        token = authorization.get("Authorization")
         if not isinstance(token, str) or not token:
             return False  # AWS_LAMBDA needs a token: no call
         key = (token, operation, channel)
@@ -56,7 +58,7 @@ class LambdaAuthorizer:
         }
         if channel is not None:
             context |= {"channelNamespaceName": channel.strip("/").split("/")[0] or NAMESPACES[0], "channel": channel}
-        headers = {k: v for k, v in authorization.items() if isinstance(v, str)}  # type: ignore[union-attr]
+        headers = {k: v for k, v in authorization.items() if isinstance(v, str)}
         self.calls += 1
         try:
             answer = self.function({"authorizationToken": token, "requestContext": context, "requestHeaders": headers})

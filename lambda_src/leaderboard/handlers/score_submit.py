@@ -131,9 +131,12 @@ def handler_for(runtime: Runtime) -> Handler:
     """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs): API Gateway's
     requests, and AppSync's authorizer requests (told apart by their shape)."""
     api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
-    authorizer = entry_point(runtime, lambda event, context=None: live_access.authorize(event))
+    def authorize(event: dict, context: object = None) -> dict:
+        return live_access.authorize(event)
 
-    def handler(event, context=None):
+    authorizer = entry_point(runtime, authorize)
+
+    def handler(event: dict, context: object = None) -> object:
         return (authorizer if live_access.is_authorizer_request(event) else api)(event, context)
 
     return handler
