@@ -68,9 +68,7 @@ def test_a_new_leader_arrives_over_appsync_events_with_polling_off(stack, new_pa
     # a live subscribe token of its own, read once through the dashboard's proxy from where discovery said (the
     # stand-in asks the stack's Lambda authorizer, which refuses anything else, and checks the subprotocols).
     assert [s.url for s in sockets] == [live["realtime_url"]]
-    assert (
-        [r.url.split("/api", 1)[1] for r in token_reads] == [live["token_path"]] == ["/leaderboards/global/scores"]
-    )
+    assert [r.url.split("/api", 1)[1] for r in token_reads] == [live["token_path"]] == ["/leaderboards/global/scores"]
     sent = sockets_sent[0]
     assert sent[0] == {"type": "connection_init"}
     (subscribe,) = [m for m in sent if m["type"] == "subscribe"]

@@ -131,6 +131,7 @@ def handler_for(runtime: Runtime) -> Handler:
     """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs): API Gateway's
     requests, and AppSync's authorizer requests (told apart by their shape)."""
     api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+
     def authorize(event: dict, context: object = None) -> dict:
         return live_access.authorize(event)
 
