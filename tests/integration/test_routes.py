@@ -51,6 +51,8 @@ COVERED = {
     ("GET", "/leaderboards/{board}/periods/{period_id}/log"),
     ("GET", "/.well-known/jwks.json"),
     ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),
+    # test_live.py (the live subscribe token)
+    ("GET", "/leaderboards/{board}/scores"),
 }
 
 
