@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Annotations, Match
-from cdk_leaderboard.props import LeaderboardProps
+from cdk_leaderboard.props import LeaderboardProps, Live
 
 from leaderboard import limits, live_channels, routes, schema
 from tests.support.cloudfront import dashboard_only
@@ -176,6 +176,54 @@ def test_the_renewal_alarm_fires_after_a_day_without_a_renewal(prod_template_jso
         closer = _function_id(cdk.assertions.Template.from_json(tpl), routes.PERIOD_CLOSER.handler)
         assert dimension == {"Name": "FunctionName", "Value": {"Ref": closer}}
         assert alarm["AlarmActions"] and alarm["OKActions"]
+
+
+def _spend_alarms(tpl: dict) -> list[dict]:
+    return [
+        r["Properties"]
+        for r in tpl["Resources"].values()
+        if r["Type"] == "AWS::CloudWatch::Alarm"
+        and r["Properties"].get("AlarmDescription", "").startswith("Live updates cost more than")
+    ]
+
+
+def test_the_spend_alarm_models_the_event_api_s_hourly_bill_against_the_budget(prod_template_json, dev_template_json):
+    """LiveSpend (issue 40): 12 x (deliveries + connects) x 1e-6 + open connections x 5 x 0.08e-6 per 5 minutes, from
+    the Event API's own metrics, above Live(hourly_budget_usd) (2 USD/hour) for 3 periods in a row, notifying the
+    alarm topic; "full" monitoring only (three more alarm metrics would take dev past 10 USD a month)."""
+    assert _spend_alarms(dev_template_json) == []
+    (api_id,) = [k for k, r in prod_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::Api"]
+    (alarm,) = _spend_alarms(prod_template_json)
+    assert alarm["Threshold"] == 2.0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 3)
+    assert alarm["TreatMissingData"] == "notBreaching"
+    (topic,) = [k for k, r in prod_template_json["Resources"].items() if r["Type"] == "AWS::SNS::Topic"]
+    assert alarm["AlarmActions"] == [{"Ref": topic}] and alarm["OKActions"] == [{"Ref": topic}]
+    (expression,) = [m for m in alarm["Metrics"] if "Expression" in m]
+    assert expression["Expression"] == "12 * ((delivered + connects) * 1e-06 + open * 5 * 8e-08)"
+    read = {
+        m["Id"]: (m["MetricStat"]["Metric"]["MetricName"], m["MetricStat"]["Stat"], m["MetricStat"]["Period"])
+        for m in alarm["Metrics"]
+        if "MetricStat" in m
+    }
+    assert read == {
+        "delivered": ("PublishDataMessageSuccess", "Sum", 300),
+        "connects": ("ConnectSuccess", "Sum", 300),
+        "open": ("ActiveConnections", "Average", 300),
+    }
+    for m in alarm["Metrics"]:
+        if "MetricStat" in m:
+            dimensions = {d["Name"]: d["Value"] for d in m["MetricStat"]["Metric"]["Dimensions"]}
+            assert dimensions == {
+                "EventAPIId": {"Fn::GetAtt": [api_id, "ApiId"]},
+                "ChannelNamespaceName": live_channels.NAMESPACE,
+            }
+
+
+def test_the_spend_budget_must_be_a_positive_number():
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(ValueError, match="hourly_budget_usd"):
+            Live(hourly_budget_usd=bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
