@@ -4,7 +4,8 @@ It speaks the two protocols AWS documents for an Event API, so the same clients 
 
 - the real-time WebSocket at `/event/realtime` ("Understanding the Event API WebSocket protocol",
   https://docs.aws.amazon.com/appsync/latest/eventapi/event-api-websocket-protocol.html): the subprotocols
-  `aws-appsync-event-ws` and `header-<base64url of the authorization JSON {"host", "x-api-key"}>`;
+  `aws-appsync-event-ws` and `header-<base64url of the authorization JSON {"host", "Authorization"}>` (the stack's
+  Event API takes a Lambda authorizer's token, local/appsync_authorizer.py; without one, `{"host", "x-api-key"}`);
   `{"type": "connection_init"}` answered by `{"type": "connection_ack", "connectionTimeoutMs": 300000}`;
   `{"type": "ka"}` keep-alives (every 60 s; a client that hears none for connectionTimeoutMs closes);
   `{"type": "subscribe", "id", "channel", "authorization": {"host", "x-api-key"}}` answered by
@@ -36,8 +37,9 @@ Modelled limits (AppSync Events quotas, https://docs.aws.amazon.com/general/late
 publish, 240 KB per event, 1.2 MB per publish request, 200 subscriptions per connection, channel paths of at most
 5 segments of at most 50 letters, digits or `-`; connectionTimeoutMs 300000 with a keep-alive a minute.
 Not modelled: the 24-hour connection limit and the per-API rates (connections, inbound and outbound messages per
-second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than the
-subscribe API key and IAM publishing, and channel namespace handlers. The key's expiry: local/appsync_keys.py.
+second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than
+the Lambda authorizer (or, without one, the API key) on connect and subscribe and IAM publishing, and channel
+namespace handlers. The key's expiry: local/appsync_keys.py.
 
 Fan-out: every publish is one synchronous pass on the event loop over the channel's subscriptions, each frame
 written with websockets' `broadcast()` (no await, no task or thread per subscriber); it holds thousands of
