@@ -109,9 +109,6 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Pu
     stats.board_periods = len(touched)
     if not touched:
         return stats
-    if live_access.switched_off():  # `make live-off`: subscribers already connected get nothing more
-        stats.board_periods = 0
-        return stats
     threads = max(1, min(invocation.settings().recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:
         # list(): an exception in any push (a failed publish) fails the batch, so Lambda retries it
@@ -134,7 +131,7 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
     kind = current_kind(config, period_id)
-    if kind is None:
+    if kind is None or live_access.switched_off():  # `make live-off`: open subscriptions get nothing more
         return
     live_state: LiveState = invocation.runtime().live_state
     for _ in range(CLAIM_ROUNDS):

@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from . import boards, invocation, keys, limits, live_channels, tokens
@@ -31,8 +32,29 @@ CONNECT, SUBSCRIBE = "EVENT_CONNECT", "EVENT_SUBSCRIBE"
 ISSUED = "*issued"  # the counter of a board's tokens handed out per minute (a token's own counter is its hex jti)
 logger = logging.getLogger("leaderboard")
 
-_switch_lock = threading.Lock()
-_switch: dict[str, float | bool] = {}  # {"off": bool, "read_at": monotonic seconds}
+
+class LiveSwitch:
+    """The kill switch as this function instance last read it (its runtime holds one): re-read at most every
+    LIVE_SWITCH_CACHE_SECONDS, so `make live-off` takes effect within that time without a read per request."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._read: tuple[float, bool] | None = None  # (monotonic seconds, off)
+
+    def off(self, read: Callable[[], bool]) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if self._read is not None and now - self._read[0] < limits.LIVE_SWITCH_CACHE_SECONDS:
+                return self._read[1]
+        off = read()
+        with self._lock:
+            self._read = (now, off)
+        return off
+
+    def forget(self) -> None:
+        """Read the item again on the next call (tests; the local stack after a switch)."""
+        with self._lock:
+            self._read = None
 
 
 def issue(config: boards.BoardConfig) -> dict[str, Any]:
@@ -107,18 +129,10 @@ def is_authorizer_request(event: object) -> bool:
 
 def switched_off() -> bool:
     """The kill switch, read from its item at most every LIVE_SWITCH_CACHE_SECONDS in this instance."""
-    now = time.monotonic()
-    with _switch_lock:
-        read_at = _switch.get("read_at")
-        if isinstance(read_at, float) and now - read_at < limits.LIVE_SWITCH_CACHE_SECONDS:
-            return bool(_switch["off"])
-    off = invocation.runtime().live_state.switched_off()
-    with _switch_lock:
-        _switch.update(off=off, read_at=now)
-    return off
+    runtime = invocation.runtime()
+    return runtime.live_switch.off(runtime.live_state.switched_off)
 
 
 def forget_switch() -> None:
-    """Drop this instance's cached switch (tests; the local stack after `make live-off`)."""
-    with _switch_lock:
-        _switch.clear()
+    """Drop this instance's cached switch (tests)."""
+    invocation.runtime().live_switch.forget()

@@ -270,8 +270,6 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
     """`make live-off` writes the switch item (ops/live_switch.py, tested on moto); here the item is written
     through the stack's store, as that command does, and each instance's cached read dropped (on AWS it lapses
     within LIVE_SWITCH_CACHE_SECONDS). New connects are refused; a subscriber already open gets nothing more."""
-    from leaderboard import live_access
-
     _board(api, "live-switch", ["all-time"])
     live = _live(api, "live-switch")
     channel = live["channels"]["all-time"]
@@ -279,7 +277,7 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
     _submit(api, "live-switch", "before", 1)
     run(open_one.wait_for(_leader_is("before"), timeout=10))
     stack.runtime.live_state.set_switch(True, int(time.time()))
-    live_access.forget_switch()
+    stack.runtime.live_switch.forget()
     try:
         answer = _refused_connection(run, live, token_auth(live))
         assert answer["type"] == "connection_error"
@@ -290,7 +288,7 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
             run(open_one.wait_for(_leader_is("during"), timeout=3, after=mark))
     finally:
         stack.runtime.live_state.set_switch(False, int(time.time()))
-        live_access.forget_switch()
+        stack.runtime.live_switch.forget()
         run(open_one.close())
     again = run(Subscriber(live, channel).open())  # live-on: admitted again
     run(again.close())
