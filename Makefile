@@ -223,6 +223,13 @@ rotate-password: setup ## new dashboard admin password, re-read by the dashboard
 renew-live-key: setup ## extend the live updates' API key now (its 6-hourly schedule does it too)
 	$(PY) -m ops renew-live-key --stage $(STAGE)
 
+.PHONY: live-off live-on
+live-off: setup ## kill switch: refuse new live subscriptions and publish nothing more, no deploy (STAGE=...)
+	$(PY) -m ops live-off --stage $(STAGE)
+
+live-on: setup ## undo live-off
+	$(PY) -m ops live-on --stage $(STAGE)
+
 verify: .venv/.installed ## check a period's proof: ARGS="--log log.json --summary s.json --receipt r.jws --keys jwks.json" (or --url)
 	$(PY) -m leaderboard_verify $(ARGS)
 

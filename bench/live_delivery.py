@@ -99,7 +99,7 @@ def _make_board(api: str, admin_key: str) -> dict:
     live = http.get(f"{api}/leaderboards/{BOARD}", timeout=30).json().get("live")
     if not live:
         raise SystemExit("discovery has no live field: live updates are off on this stack")
-    return live
+    return {**live, "api_url": api}  # each subscriber gets a token of its own there
 
 
 def _burst(api: str, game_key: str, o: Options, sent: dict[str, float]) -> int:

@@ -1,11 +1,14 @@
 """Subscribers of a board period's live top, speaking AWS AppSync Events' WebSocket protocol (asyncio, one task per
 connection): what the delivery benchmark and the integration tests open by the hundreds or thousands.
 
-A subscriber follows exactly what discovery says (`GET /leaderboards/{board}` -> `live`): it connects to
-`live["realtime_url"]` with the subprotocols `aws-appsync-event-ws` and `header-<base64url of live["auth"]>`, sends
-`connection_init`, waits for `connection_ack`, subscribes to `live["channels"][kind]` with `live["auth"]` as the
-authorization, and records every `data` event with the time it arrived (the frame is parsed later, so the arrival
-time is not held up by the parsing of a thousand others that came with it).
+A subscriber follows exactly what discovery says (`GET /leaderboards/{board}` -> `live`): it gets a subscribe
+token of its own (GET `live["api_url"]` + `live["token_path"]`, waiting out a 429's Retry-After; the caller adds
+`api_url`) as its authorization `{"host", "Authorization": <token>}` (or takes `live["auth"]` / its own `auth` as
+given), connects to `live["realtime_url"]` with the subprotocols `aws-appsync-event-ws` and `header-<base64url of
+that authorization>`, sends `connection_init`, waits for `connection_ack`, subscribes to
+`live["channels"][kind]` with the same authorization, and records every `data` event with the time it arrived
+(the frame is parsed later, so the arrival time is not held up by the parsing of a thousand others that came with
+it).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import asyncio
 import base64
 import json
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +27,22 @@ from websockets.asyncio.client import ClientConnection, connect
 
 SUBPROTOCOL = "aws-appsync-event-ws"
 OPEN_TIMEOUT_SECONDS = 30
+TOKEN_ATTEMPTS = 10  # a board hands out so many tokens a minute: a crowd past it waits for the next minute
+
+
+def token_auth(live: dict) -> dict:
+    """A fresh live subscribe token from the API, as the authorization AppSync's Lambda mode takes (blocking)."""
+    url = live["api_url"] + live["token_path"]
+    for _ in range(TOKEN_ATTEMPTS):
+        try:
+            with urllib.request.urlopen(url, timeout=30) as answer:
+                token = json.load(answer)["token"]
+            return {"host": live["http_host"], "Authorization": token}
+        except urllib.error.HTTPError as err:
+            if err.code != 429:
+                raise
+            time.sleep(float(err.headers.get("Retry-After") or 1))
+    raise RuntimeError(f"no live token from {url} after {TOKEN_ATTEMPTS} attempts")
 
 
 def auth_subprotocol(auth: dict) -> str:
@@ -39,7 +60,7 @@ class SubscribeRefused(Exception):
 class Subscriber:
     live: dict  # discovery's `live` field
     channel: str
-    auth: dict | None = None  # what it sends; None: live["auth"]
+    auth: dict | None = None  # what it sends; None: live["auth"], else a token of its own (token_auth)
     subscription_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     frames: list[tuple[float, str]] = field(default_factory=list)  # (time.monotonic() at arrival, raw frame)
     control: list[dict] = field(default_factory=list)  # every message that is not a data event
@@ -49,7 +70,7 @@ class Subscriber:
 
     async def open(self) -> Subscriber:
         """Connected, acknowledged and subscribed (raises SubscribeRefused with AppSync's answer otherwise)."""
-        auth = self.auth if self.auth is not None else self.live["auth"]
+        auth = self.auth or self.live.get("auth") or await asyncio.to_thread(token_auth, self.live)
         self.ws = await connect(
             self.live["realtime_url"],
             subprotocols=[SUBPROTOCOL, auth_subprotocol(auth)],

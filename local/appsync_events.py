@@ -4,7 +4,8 @@ It speaks the two protocols AWS documents for an Event API, so the same clients 
 
 - the real-time WebSocket at `/event/realtime` ("Understanding the Event API WebSocket protocol",
   https://docs.aws.amazon.com/appsync/latest/eventapi/event-api-websocket-protocol.html): the subprotocols
-  `aws-appsync-event-ws` and `header-<base64url of the authorization JSON {"host", "x-api-key"}>`;
+  `aws-appsync-event-ws` and `header-<base64url of the authorization JSON {"host", "Authorization"}>` (the stack's
+  Event API takes a Lambda authorizer's token, local/appsync_authorizer.py; without one, `{"host", "x-api-key"}`);
   `{"type": "connection_init"}` answered by `{"type": "connection_ack", "connectionTimeoutMs": 300000}`;
   `{"type": "ka"}` keep-alives (every 60 s; a client that hears none for connectionTimeoutMs closes);
   `{"type": "subscribe", "id", "channel", "authorization": {"host", "x-api-key"}}` answered by
@@ -36,8 +37,9 @@ Modelled limits (AppSync Events quotas, https://docs.aws.amazon.com/general/late
 publish, 240 KB per event, 1.2 MB per publish request, 200 subscriptions per connection, channel paths of at most
 5 segments of at most 50 letters, digits or `-`; connectionTimeoutMs 300000 with a keep-alive a minute.
 Not modelled: the 24-hour connection limit and the per-API rates (connections, inbound and outbound messages per
-second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than the
-subscribe API key and IAM publishing, and channel namespace handlers. The key's expiry: local/appsync_keys.py.
+second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than
+the Lambda authorizer (or, without one, the API key) on connect and subscribe and IAM publishing, and channel
+namespace handlers. The key's expiry: local/appsync_keys.py.
 
 Fan-out: every publish is one synchronous pass on the event loop over the channel's subscriptions, each frame
 written with websockets' `broadcast()` (no await, no task or thread per subscriber); it holds thousands of
@@ -65,6 +67,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.typing import Subprotocol
 
+from local.appsync_authorizer import EVENT_CONNECT, EVENT_SUBSCRIBE, LambdaAuthorizer
 from local.appsync_keys import KEY_PATH, ApiKeyRecord, update_key
 from local.appsync_protocol import (
     CHANNEL_PATTERN,
@@ -116,8 +119,14 @@ class AppSyncEventsServer:
         keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
         api_key_expires: int | None = None,
         clock: Callable[[], float] = time.time,
+        authorizer: Callable[[dict], dict] | None = None,
+        authorizer_ttl_seconds: int = 0,
     ) -> None:
         self.api_key = api_key
+        # AWS_LAMBDA on connect and subscribe (the stack's Event API): the API key then admits nothing
+        self.authorizer = (
+            None if authorizer is None else LambdaAuthorizer(authorizer, authorizer_ttl_seconds, clock=time.monotonic)
+        )
         # AppSync's rules for the key: 7 days unless told, renewed by UpdateApiKey, refused once expired
         self.key = ApiKeyRecord(api_key, expires=api_key_expires, clock=clock)
         self.credentials = Credentials(access_key_id, secret_access_key)
@@ -212,14 +221,22 @@ class AppSyncEventsServer:
                 400, {"errors": [error("BadRequestException", f"The {SUBPROTOCOL} subprotocol is required")]}
             )
         # The connection's authorization travels in the header- subprotocol; a wrong one is told after the
-        # handshake (connection_error), as AppSync does, so a browser can read why.
-        connection.appsync_authorized = self._authorized(auth_from_subprotocols(offered))  # type: ignore[attr-defined]
+        # handshake (connection_error), as AppSync does, so a browser can read why (the authorizer, if any, is
+        # asked then, off the event loop).
+        connection.appsync_authorization = auth_from_subprotocols(offered)  # type: ignore[attr-defined]
         return None
 
     def _select_subprotocol(
         self, connection: ServerConnection, subprotocols: Sequence[Subprotocol]
     ) -> Subprotocol | None:
         return Subprotocol(SUBPROTOCOL) if SUBPROTOCOL in subprotocols else None
+
+    async def _admitted(self, authorization: object, operation: str, channel: str | None = None) -> bool:
+        """Whether the connect or subscribe's authorization passes the API's mode for it: the Lambda authorizer
+        (the stack's), else the API key."""
+        if self.authorizer is None:
+            return self._authorized(authorization if isinstance(authorization, dict) else None)
+        return await asyncio.to_thread(self.authorizer.allows, authorization, operation, channel)
 
     def _authorized(self, authorization: dict | None) -> bool:
         key = authorization.get("x-api-key") if isinstance(authorization, dict) else None
@@ -277,7 +294,8 @@ class AppSyncEventsServer:
     # --- the WebSocket ------------------------------------------------------------------------------------
 
     async def _client(self, connection: ServerConnection) -> None:
-        client = _Client(connection, getattr(connection, "appsync_authorized", False))
+        authorization = getattr(connection, "appsync_authorization", None)
+        client = _Client(connection, await self._admitted(authorization, EVENT_CONNECT))
         self.clients.add(client)
         try:
             async for frame in connection:
@@ -345,13 +363,14 @@ class AppSyncEventsServer:
             errors = [error(error_type, text)]
             await _send(client, {"type": "subscribe_error", "id": subscription_id, "errors": errors})
 
-        if not self._authorized(message.get("authorization")):
-            return await refuse("UnauthorizedException", NOT_AUTHORIZED)
+        # The channel and its namespace first: the namespace says which auth modes subscribe to it
         if not isinstance(channel, str) or not CHANNEL_PATTERN.fullmatch(channel):
             return await refuse("BadRequestException", "Invalid channel path")
         channel = "/" + channel.strip("/")
         if channel.split("/")[1] not in NAMESPACES:
             return await refuse("BadRequestException", f"Channel namespace {channel.split('/')[1]} not found")
+        if not await self._admitted(message.get("authorization"), EVENT_SUBSCRIBE, channel):
+            return await refuse("UnauthorizedException", NOT_AUTHORIZED)
         if subscription_id in client.subscriptions:
             return await refuse("BadRequestException", f"Subscription id {subscription_id} is already in use")
         if len(client.subscriptions) >= MAX_SUBSCRIPTIONS_PER_CONNECTION:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from local import dynamodb_local, run_dir
 from local import template as tpl
+from local.appsync_authorizer import LambdaAuthorizer
 from local.appsync_events import AppSyncEventsServer
 from local.gateway import GatewayConfig, LocalGateway, load_handlers, routes_module
 from local.keys import LocalKeys, kept_digest_key, key_titles
@@ -102,6 +103,8 @@ class Backend:
         )
         self._rebuild_handlers()
         handlers = {name: self._dispatcher(name) for name in self._built}
+        self._live_authorizer = tpl.live_authorizer(self.template)
+        self.live.authorizer = self._authorizer()  # the stand-in started before the handlers existed
         self.gateway = LocalGateway(config, handlers)
         self.pollers = self._start_stream_consumers(handlers)
         self.schedules = [
@@ -267,6 +270,14 @@ class Backend:
             port=port,
         )
 
+    def _authorizer(self) -> LambdaAuthorizer | None:
+        """The Event API's Lambda authorizer as the template names it (the score-submit function), or None."""
+        found = getattr(self, "_live_authorizer", None)
+        if found is None:
+            return None
+        handler, ttl = found
+        return LambdaAuthorizer(self._dispatcher(handler), ttl)
+
     def stop_live(self) -> None:
         """The AppSync Events stand-in down (its connections closed, as when the Event API is unreachable)."""
         self.live.stop()
@@ -274,6 +285,7 @@ class Backend:
     def start_live(self) -> None:
         """The stand-in back, at the same URLs and with the same key."""
         self.live = self._live_server(self.live.port).start()
+        self.live.authorizer = self._authorizer()
 
     @property
     def request_log(self) -> Path:

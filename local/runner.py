@@ -119,8 +119,8 @@ def _print_details(backend, served_by, api_key, admin_key, admin_password, persi
     print(f"Admin key (x-api-key): {admin_key}   (boards, snapshots, the simulator)")
     print(f"Dashboard admin: user admin, password {admin_password}")
     print(
-        f"Live subscribe key (x-api-key): {backend.live_api_key}   (AppSync Events stand-in; "
-        f"publishing: SigV4 to {backend.live.http_url}/event; GET /leaderboards/{{board}} says how to follow it)"
+        f"Live subscribers: a token from GET /leaderboards/{{board}}/scores (AppSync Events stand-in, Lambda "
+        f"authorizer; publishing: SigV4 to {backend.live.http_url}/event; GET /leaderboards/{{board}} says how)"
     )
     if generated:
         print(f"  (generated for this run; set {' / '.join(generated)} to choose them)")

@@ -199,6 +199,21 @@ def scheduled_tasks(template: dict) -> list[tuple[str, dict]]:
     return found
 
 
+def live_authorizer(template: dict) -> tuple[str, int] | None:
+    """(Handler, AuthorizerResultTtlInSeconds) of the Event API's Lambda authorizer, or None without one (live off,
+    or an Event API that admits subscribers by API key)."""
+    resources = template.get("Resources", {})
+    for res in resources.values():
+        if res.get("Type") != "AWS::AppSync::Api":
+            continue
+        for provider in res["Properties"].get("EventConfig", {}).get("AuthProviders", []):
+            config = provider.get("LambdaAuthorizerConfig")
+            if provider.get("AuthType") == "AWS_LAMBDA" and config:
+                function = resources[config["AuthorizerUri"]["Fn::GetAtt"][0]]
+                return function["Properties"]["Handler"], int(config.get("AuthorizerResultTtlInSeconds", 0))
+    return None
+
+
 def lambda_handlers(template: dict) -> set[str]:
     """The Handler of every Lambda function in the template."""
     return {

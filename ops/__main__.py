@@ -1,5 +1,5 @@
 """`python -m ops preflight|rotate-key|rotate-token-key|rotate-cursor-key|rotate-digest-key|rotate-receipt-key|
-revoke-receipt-key|rotate-password|renew-live-key --stage STAGE` (see ops/__init__.py)."""
+revoke-receipt-key|rotate-password|renew-live-key|live-off|live-on --stage STAGE` (see ops/__init__.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 from cdk_leaderboard.paths import routes
 
-from . import cursor_key, live_key
+from . import cursor_key, live_key, live_switch
 from .outputs import StackNotReady
 from .preflight import preflight
 from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
@@ -40,6 +40,8 @@ def main(
         ("revoke-receipt-key", "a leaked receipt key: listed as revoked, nothing it signed verifies"),
         ("rotate-password", "new dashboard admin password: secret, dashboard refresh"),
         ("renew-live-key", "extend the live updates' API key now (what its 6-hourly schedule does)"),
+        ("live-off", "kill switch: no new live subscriptions and no more live events, within seconds, no deploy"),
+        ("live-on", "undo live-off: new live subscriptions and events again"),
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("--stage", default="dev", help="stage in cdk.json (default: %(default)s)")
@@ -83,6 +85,15 @@ def main(
             answer = live_key.renew(session, stack_name(args.stage))
             expires = datetime.fromtimestamp(answer["expires"], UTC).isoformat()
             print(f"live API key of {stack_name(args.stage)} renewed: it expires {expires}")
+            return 0
+        if args.command in ("live-off", "live-on"):
+            if not stage_props(args.stage).live.enabled:
+                print(f"live updates are off for stage {args.stage}: there is no Event API", file=sys.stderr)
+                return 1
+            live_switch.switch(session, stack_name(args.stage), off=args.command == "live-off")
+            off = args.command == "live-off"
+            state = "off: new subscriptions are refused and nothing is published" if off else "on"
+            print(f"live updates of {stack_name(args.stage)} are {state} (every function within 10 s)")
             return 0
         if args.command == "rotate-token-key":
             TokenKeyRotator(session, stack_name(args.stage)).rotate(force=args.force, revoke=args.revoke)

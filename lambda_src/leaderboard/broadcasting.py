@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import board_registry, boards, invocation, keys, live, live_channels, schema
+from . import board_registry, boards, invocation, keys, live, live_access, live_channels, schema
 from .errors import NotFound
 from .limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 
@@ -66,6 +66,14 @@ class LiveState(Protocol):
 
     def release(self, board_id: str, period_id: str, claimed_ms: int) -> None:
         """Forget the digest (the time stays) if the publish time is still claimed_ms; else nothing."""
+        ...
+
+    def switched_off(self) -> bool:
+        """Whether the live kill switch is off (`make live-off`): no subscribe is authorized, nothing published."""
+        ...
+
+    def set_switch(self, off: bool, at: int) -> None:
+        """Turn the kill switch off (True) or on again (False) at `at` (epoch s)."""
         ...
 
 
@@ -123,7 +131,7 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
     kind = current_kind(config, period_id)
-    if kind is None:
+    if kind is None or live_access.switched_off():  # `make live-off`: open subscriptions get nothing more
         return
     live_state: LiveState = invocation.runtime().live_state
     for _ in range(CLAIM_ROUNDS):

@@ -41,6 +41,7 @@ from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .digest_key import DigestKey
+from .live_access import LiveSwitch
 from .metrics import MetricsSink
 from .settings import Settings
 
@@ -75,6 +76,7 @@ class Runtime:
     api_keys: key_classes.KeyClasses  # the game and admin keys' values: which class a key given is of
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
+    live_switch: LiveSwitch  # the live kill switch as last read, trusted LIVE_SWITCH_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
     # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
     # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
@@ -147,6 +149,7 @@ class Runtime:
             api_keys=_key_classes(settings, secret_store),
             receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secret_store)),
             board_cache=BoardCache(),
+            live_switch=LiveSwitch(),
             metrics=MetricsSink(settings.function_name),
             rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
             snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),

@@ -322,6 +322,18 @@ def live_sent_key(board_id: str, period_id: str) -> tuple[str, str]:
     return _LIVE_PREFIX + board_id, period_id
 
 
+def live_switch_key() -> tuple[str, str]:
+    """The scores-table key of the live kill switch (`make live-off`): `*` is no board id, so no board's items share
+    its partition."""
+    return _LIVE_PREFIX + "*", "switch"
+
+
+def live_token_counter(token_id: str) -> str:
+    """The rate-limit store's "player" under which a live subscribe token's operations are counted: `~` is in no
+    player id, so no player's counter is touched."""
+    return "~live~" + token_id
+
+
 # --- moderation -------------------------------------------------------------------------------
 
 _HIDDEN_PREFIX = "#hidden#"

@@ -149,6 +149,15 @@ ERASURE_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # secrets.token_urlsafe(12)
 # Live updates (AppSync Events).
 LIVE_TOP = 25  # entries a published top holds
 LIVE_MIN_INTERVAL_SECONDS = 1.0  # at most one publish per board period this often
+# Live subscribe tokens (live_access.py): GET /leaderboards/{board}/scores hands one out; it lets its holder
+# make LIVE_TOKEN_OPERATIONS connects and subscribes (each counted by the AppSync authorizer) within
+# LIVE_TOKEN_SECONDS. The kill switch (`make live-off`) is read at most every LIVE_SWITCH_CACHE_SECONDS.
+LIVE_TOKEN_SECONDS = 300
+LIVE_TOKEN_OPERATIONS = 4  # one connect and up to three subscribes (the dashboard makes one of each)
+LIVE_SWITCH_CACHE_SECONDS = 10.0
+# Tokens handed out per board per minute, whoever asks (429 past it: the client polls, and asks again later): the
+# ceiling on new live subscriptions a board takes, however many addresses an abuser has.
+LIVE_TOKENS_PER_BOARD_MINUTE = 600
 
 # Idempotent requests (Idempotency-Key).
 IDEMPOTENCY_KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result

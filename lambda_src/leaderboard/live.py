@@ -3,7 +3,8 @@
 The broadcaster (broadcasting.py) publishes a board period's top 25 to the channel of its period kind
 (live_channels.channel(board, kind)) whenever it changes, as one event: {"type": "top", "board", "period" (the
 kind), "period_id", "entries"}. AppSync delivers it to every subscriber of the channel; subscribing is AppSync's
-own protocol with the subscribe-only API key that discovery (GET /leaderboards/{board}'s `live`) hands out.
+own protocol with a short-lived subscribe token (live_access.py; discovery, GET /leaderboards/{board}'s `live`, says
+where to get one).
 docs/API.md ("Live updates") has the protocol.
 """
 
@@ -29,22 +30,19 @@ def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: 
 
 def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[str, Any] | None:
     """How a client follows this board live (GET /leaderboards/{board}'s `live`): AppSync Events' real-time
-    endpoint, the host and API key a subscriber sends as its authorization, and the channel of each period kind
-    the board keeps. None when live updates are off (no Event API configured)."""
+    endpoint and the host a subscriber names in its authorization, where to get a subscribe token (live_access.py:
+    GET `token_path`, then `{"host", "Authorization": <token>}`), and the channel of each period kind the board
+    keeps. None when live updates are off (no Event API configured)."""
     settings = invocation.settings()
-    http_url, realtime_url, api_key = (
-        settings.live_events_http_url,
-        settings.live_events_realtime_url,
-        settings.live_events_api_key,
-    )
-    if not (http_url and realtime_url and api_key):
+    http_url, realtime_url = settings.live_events_http_url, settings.live_events_realtime_url
+    if not (http_url and realtime_url):
         return None
     http_host = urlsplit(http_url).netloc
     kinds = [p.kind for p in config.current_periods(now or invocation.now())]
     return {
         "realtime_url": realtime_url,
         "http_host": http_host,
-        "auth": {"host": http_host, "x-api-key": api_key},
+        "token_path": f"/leaderboards/{config.board_id}/scores",
         "channels": {kind: live_channels.channel(config.board_id, kind) for kind in kinds},
     }
 

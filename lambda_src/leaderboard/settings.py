@@ -64,8 +64,8 @@ class Settings:
     local_events_file: str | None = None
     # Live updates through AWS AppSync Events (live_channels.py): the Event API's HTTP endpoint the broadcaster
     # publishes to (POST <url>/event, IAM-signed; https://<http domain> on AWS, the local stand-in's URL in local
-    # runs), its real-time WebSocket URL (wss://<realtime domain>/event/realtime) and the subscribe-only API key
-    # that discovery hands to clients (public by design: it grants connect and subscribe, nothing else).
+    # runs), its real-time WebSocket URL (wss://<realtime domain>/event/realtime) and the API key AppSync made
+    # with the API (no longer handed out nor accepted for connect or subscribe: live_access.py).
     live_events_http_url: str | None = None
     live_events_realtime_url: str | None = None
     live_events_api_key: str | None = None
@@ -74,6 +74,9 @@ class Settings:
     live_events_api_id: str | None = None
     live_events_api_key_id: str | None = None
     live_events_admin_endpoint: str | None = None
+    # The function that hands out live subscribe tokens and is the Event API's authorizer (live_access.py): whether
+    # live updates are on. A flag, not the API's URL: the API names this function, so it cannot name the API.
+    live_tokens: bool = False
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -130,4 +133,5 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         live_events_api_id=env.get("LIVE_EVENTS_API_ID") or None,
         live_events_api_key_id=env.get("LIVE_EVENTS_API_KEY_ID") or None,
         live_events_admin_endpoint=env.get("LIVE_EVENTS_ADMIN_ENDPOINT") or None,
+        live_tokens=env.get("LIVE_TOKENS") == "1",
     )

@@ -28,10 +28,13 @@ from .vendor import jwt
 ALGORITHM = "HS256"
 PLAYER_AUDIENCE = "leaderboard:player"
 RUN_AUDIENCE = "leaderboard:run"
+LIVE_AUDIENCE = "leaderboard:live"  # live subscribe tokens (live_access.py)
 LEEWAY_SECONDS = 30
 LOCAL_KID = "local"  # the key id of a key given as is (local runs, tests)
 _SHAPE = re.compile(limits.TOKEN_PATTERN)
-_WHAT = MappingProxyType({PLAYER_AUDIENCE: "a player token", RUN_AUDIENCE: "a run token"})
+_WHAT = MappingProxyType(
+    {PLAYER_AUDIENCE: "a player token", RUN_AUDIENCE: "a run token", LIVE_AUDIENCE: "a live subscribe token"}
+)
 
 MALFORMED = "the bearer token is not a token this API issued"
 ALTERED = "the bearer token's signature does not match: it was altered or not issued by this deployment"

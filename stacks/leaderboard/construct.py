@@ -102,11 +102,16 @@ class Leaderboard(Construct):
                 tables=self.tables,
                 broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
                 renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
+                authorizer=self.functions[routes.SCORE_SUBMIT.name],  # holds the token key live tokens are signed with
             )
-            functions.allow(self.live.role_statements)
+            # In the role's scoped policy, not its inline one: the Event API names the authorizer function, so its
+            # ARN in the inline policy would be a cycle (function -> role -> API -> function).
+            functions.scoped_policy.add_statements(*self.live.role_statements)
+            self.live.mapping.node.add_dependency(functions.scoped_policy)  # its failure queue's send
             functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
             functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
             functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
+            functions.add_environment(self.live.authorizer_environment, [routes.SCORE_SUBMIT.name])
         self.live_api: appsync.EventApi | None = self.live.api if self.live else None
         self.live_url: str | None = self.live.realtime_url if self.live else None
         self.season = SeasonClosing(
@@ -117,6 +122,8 @@ class Leaderboard(Construct):
             existing_bus=props.existing_event_bus,
         )
         self.season.schedule.node.add_dependency(functions.scoped_policy)  # its first run reads the receipt key
+        if self.live:
+            self.season.schedule.add_target(self.live.renewal_target)  # the live key's renewal (UpdateApiKey)
         # The closer publishes the closings, and so does the admin function (POST .../periods/{period_id}/close).
         functions.add_environment(
             self.season.environment,

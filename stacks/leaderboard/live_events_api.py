@@ -30,6 +30,7 @@ from .rank_counter_stream import entry_changes, failure_queue, send_statement
 from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
+LAMBDA = appsync.AppSyncAuthorizationType.LAMBDA
 API_KEY_EXPIRES_DEPRECATED = "cdk-leaderboard:liveApiKeyExpiresDeprecated"
 
 
@@ -49,10 +50,14 @@ class LiveUpdates(Construct):
         tables: LeaderboardTables,
         broadcaster: lambda_.IFunction,
         renewer: lambda_.IFunction,
+        authorizer: lambda_.IFunction,
     ) -> None:
         super().__init__(scope, id)
-        # Connect: API key (subscribers) or IAM; subscribe: API key; publish: IAM only (the namespace says it again,
-        # so a namespace added later by hand does not inherit anything wider).
+        # Connect: a live subscribe token checked by the Lambda authorizer (subscribers) or IAM; subscribe: the
+        # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does
+        # not inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what
+        # stacks already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/leaderboard/
+        # live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is counted.
         self.api = appsync.EventApi(
             self,
             "EventApi",
@@ -67,10 +72,16 @@ class LiveUpdates(Construct):
                         ),
                     ),
                     appsync.AppSyncAuthProvider(authorization_type=IAM),
+                    appsync.AppSyncAuthProvider(
+                        authorization_type=LAMBDA,
+                        lambda_authorizer_config=appsync.AppSyncLambdaAuthorizerConfig(
+                            handler=authorizer, results_cache_ttl=Duration.seconds(0)
+                        ),
+                    ),
                 ],
-                connection_auth_mode_types=[API_KEY, IAM],
+                connection_auth_mode_types=[LAMBDA, IAM],
                 default_publish_auth_mode_types=[IAM],
-                default_subscribe_auth_mode_types=[API_KEY],
+                default_subscribe_auth_mode_types=[LAMBDA],
             ),
         )
         self.namespace = appsync.ChannelNamespace(
@@ -79,7 +90,7 @@ class LiveUpdates(Construct):
             api=self.api,
             channel_namespace_name=live_channels.NAMESPACE,
             authorization_config=appsync.NamespaceAuthConfig(
-                publish_auth_mode_types=[IAM], subscribe_auth_mode_types=[API_KEY]
+                publish_auth_mode_types=[IAM], subscribe_auth_mode_types=[LAMBDA]
             ),
         )
         self.api_key = self._subscribe_key(props)
@@ -92,8 +103,9 @@ class LiveUpdates(Construct):
         self.discovery_environment = {
             "LIVE_EVENTS_HTTP_URL": self.http_url,
             "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
-            "LIVE_EVENTS_API_KEY": self.api_key.attr_api_key,
         }
+        # The authorizer, which hands out the tokens too: a flag only (the API names it, it cannot name the API).
+        self.authorizer_environment = {"LIVE_TOKENS": "1"}
         # The renewal (the period closer, on its own schedule) names the key to extend.
         self.renewal_environment = {
             "LIVE_EVENTS_API_ID": self.api.api_id,
@@ -121,19 +133,14 @@ class LiveUpdates(Construct):
                 resources=[self._key_arn(f"/v1/apis/{self.api.api_id}"), self._key_arn(f"apis/{self.api.api_id}")],
             ),
         ]
-        self.renewal_schedule = events.Rule(
-            self,
-            "KeyRenewal",
-            description="Extends the live updates' subscribe-only API key",
-            schedule=events.Schedule.rate(Duration.hours(limits.LIVE_KEY_RENEW_HOURS)),
-            # A failed run is not retried: the next one is hours away and the key is weeks from lapsing.
-            targets=[
-                targets.LambdaFunction(
-                    renewer,
-                    event=events.RuleTargetInput.from_object({"task": limits.RENEW_LIVE_KEY_TASK}),
-                    retry_attempts=0,
-                )
-            ],
+        # The renewal: one more target of the season's schedule (the same function, so no rule or permission of its
+        # own: a stack of two dev-like leaderboards stays within CloudFormation's 500 resources), every
+        # CLOSE_EVERY_MINUTES rather than every LIVE_KEY_RENEW_HOURS; UpdateApiKey is a free control-plane call.
+        # A failed run is not retried: the next one is minutes away and the key weeks from lapsing.
+        self.renewal_target = targets.LambdaFunction(
+            renewer,
+            event=events.RuleTargetInput.from_object({"task": limits.RENEW_LIVE_KEY_TASK}),
+            retry_attempts=0,
         )
 
         # The second consumer of the scores table's stream (a shard serves two readers at once; rank-counter is the

@@ -85,6 +85,7 @@ class LeaderboardMonitoring(Construct):
             live_figures = figures.live_metrics(live.api.api_id)
             broadcaster_age = figures.stream_iterator_age(functions[routes.LIVE_BROADCASTER.name])
             alarms.live_alarms(factory, live_figures, broadcaster_age)
+            alarms.live_spend_alarm(factory, live_figures, props.live.hourly_budget_usd)
             key_days_left = figures.live_key_days_left(functions[routes.PERIOD_CLOSER.name])
             alarms.live_key_alarm(factory, key_days_left)
             rows.append(layout.live_row(live_figures, broadcaster_age))

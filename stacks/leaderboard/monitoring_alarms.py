@@ -220,9 +220,9 @@ def live_alarms(alarms: AlarmFactory, live: LiveMetrics, iterator_age: cw.IMetri
         live.refused_share,
         threshold=0.5,
         periods=(3, 3),
-        description="More than half of the live WebSocket connections were refused for 15 minutes: most "
-        "likely the subscribe-only API key expired (see LiveKeyNotRenewed) or was rotated away (prop "
-        "live_api_key_generation); clients then fall back to polling.",
+        description="More than half of the live WebSocket connections were refused for 15 minutes: the kill "
+        "switch is off (`make live-off`), clients reuse spent live tokens, or the authorizer (score-submit) fails "
+        "(read its log group); clients then fall back to polling.",
     )
     stream_lag_alarm(
         alarms,
@@ -233,6 +233,22 @@ def live_alarms(alarms: AlarmFactory, live: LiveMetrics, iterator_age: cw.IMetri
         "pages that follow a board live show a stale top. Read the live-broadcaster function's log group "
         "and its duration.",
         essential=False,  # a late live push is not paged outside "full"
+    )
+
+
+def live_spend_alarm(alarms: AlarmFactory, live: LiveMetrics, hourly_budget_usd: float) -> None:
+    """What live viewers cost, modelled from the Event API's metrics, above the budget for 15 minutes. At the
+    "full" level (production's default): its three metrics are 0.30 USD a month, which dev's 10 USD idle budget
+    has no room for (docs/OPERATIONS.md's cost table)."""
+    alarms.alarm(
+        "LiveSpend",
+        live.hourly_spend,
+        threshold=hourly_budget_usd,
+        periods=(3, 3),
+        description=f"Live updates cost more than {hourly_budget_usd} USD an hour for 15 minutes (AppSync Events' "
+        "deliveries, connects and connection-minutes at list price). If the audience is not that large, stop new "
+        "subscriptions and all publishing with `make live-off STAGE=...` (no deploy; docs/OPERATIONS.md, 'Live "
+        "spend and the kill switch'); `make live-on` undoes it.",
     )
 
 

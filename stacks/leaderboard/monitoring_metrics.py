@@ -182,6 +182,13 @@ class LiveMetrics:
     connection_errors: cw.Metric
     active_connections: cw.Metric
     active_subscriptions: cw.Metric
+    hourly_spend: cw.MathExpression
+
+
+# AppSync Events' list prices (docs/PERFORMANCE.md, "Cost of abusive live connections"): 1.00 USD per million
+# operations (a delivery to one subscriber, a connect, a subscribe...), 0.08 USD per million connection-minutes.
+EVENT_OPERATION_USD = 1.0e-6
+CONNECTION_MINUTE_USD = 0.08e-6
 
 
 def live_metrics(event_api_id: str) -> LiveMetrics:
@@ -224,6 +231,19 @@ def live_metrics(event_api_id: str) -> LiveMetrics:
         connection_errors=appsync_metric("ConnectServerError", namespace),
         active_connections=appsync_metric("ActiveConnections", namespace),
         active_subscriptions=appsync_metric("ActiveSubscriptions", namespace),
+        # USD an hour at this five minutes' pace: deliveries and connects are operations; the connections open
+        # on average for five minutes are 5 connection-minutes each. A model of the bill, not the bill (subscribes,
+        # refused connects and keep-alives are not counted here).
+        hourly_spend=cw.MathExpression(
+            expression=f"12 * ((delivered + connects) * {EVENT_OPERATION_USD} + open * 5 * {CONNECTION_MINUTE_USD})",
+            using_metrics={
+                "delivered": appsync_metric("PublishDataMessageSuccess", namespace),
+                "connects": appsync_metric("ConnectSuccess", namespace),
+                "open": appsync_metric("ActiveConnections", namespace, statistic="Average"),
+            },
+            label="Live spend (USD/hour, modelled)",
+            period=FIVE_MINUTES,
+        ),
     )
 
 

@@ -149,7 +149,7 @@ class LeaderboardProps:
     monitoring: Monitoring = Monitoring()
     """Alarms, their topic and the operations dashboard (see Monitoring)."""
     live: Live = Live()
-    """Live updates' subscribe-only key (see Live)."""
+    """Live updates: subscribe tokens, the spend alarm's budget, the unused API key's generation (see Live)."""
     waf: Waf = Waf()
     """The WAF on the API stage (see Waf)."""
     existing_event_bus: events.IEventBus | None = None

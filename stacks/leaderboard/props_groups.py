@@ -75,7 +75,8 @@ class Monitoring:
 
 @dataclass(frozen=True, kw_only=True)
 class Live:
-    """Live updates through AppSync Events: the subscribe-only API key that discovery hands out."""
+    """Live updates through AppSync Events: subscribers connect with short-lived live subscribe tokens (POST
+    /leaderboards/{board}/scores) that a Lambda authorizer counts; a spend alarm and a kill switch."""
 
     enabled: bool = True
     """False: no live updates. No AppSync Event API, subscribe key or key renewal schedule, no live-broadcaster
@@ -87,8 +88,13 @@ class Live:
     days ahead every 6 hours (docs/OPERATIONS.md, "The live API key"). A fixed day here was a deploy that failed
     once it was less than 1 or more than 365 days ahead. Still checked to be a day (YYYY-MM-DD)."""
     api_key_generation: int = 1
-    """Raise it to rotate the subscribe-only key: the deploy makes a new key and deletes the old one; discovery
-    (GET /leaderboards/{board}) hands out the new one at once, and clients that reconnect read it there."""
+    """Raise it to replace the API key AppSync made with the Event API (a new key, the old one deleted). The key
+    admits nothing since subscribers connect with live subscribe tokens (docs/SECURITY.md, "Live updates")."""
+    hourly_budget_usd: float = 2.0
+    """The LiveSpend alarm's threshold: what AppSync Events' connection-minutes and operations (deliveries,
+    connects) cost an hour, modelled from the Event API's metrics at list price, for 15 minutes in a row
+    (docs/OPERATIONS.md, "Live spend and the kill switch"). 2 USD/hour is about 550 viewers of a board that changes
+    every second; raise it for a larger audience."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
@@ -101,6 +107,9 @@ class Live:
             isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
         ):
             raise ValueError("live_api_key_generation must be an integer from 1 to 9999")
+        budget = self.hourly_budget_usd
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0.01 <= budget <= 10_000:
+            raise ValueError(f"live hourly_budget_usd must be a number from 0.01 to 10000: {budget!r}")
 
 
 @dataclass(frozen=True, kw_only=True)

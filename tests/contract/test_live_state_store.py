@@ -61,3 +61,13 @@ def test_concurrent_claims_from_one_read_have_one_winner(store):
         t.join()
     assert sorted(results) == [False] * 7 + [True]
     assert store.last_sent("global", "all-time")["digest"] in {f"d{n}" for n in range(8)}
+
+
+def test_the_kill_switch_is_on_until_turned_off_and_leaves_every_board_s_state_alone(store):
+    store.claim_send("global", "all-time", None, 1000, "a", EXPIRES)
+    assert store.switched_off() is False
+    store.set_switch(True, 100)
+    assert store.switched_off() is True
+    store.set_switch(False, 200)
+    assert store.switched_off() is False
+    assert store.last_sent("global", "all-time")["digest"] == "a"

@@ -14,6 +14,8 @@ import requests
 from dashboard_support import DESKTOP, PHONE, shoot
 from playwright.sync_api import expect
 
+from leaderboard.vendor import jwt
+
 ROW_NAMES = "[data-testid=board-row] [data-testid=row-name]"
 PLAYERS = [("p-ada", "Ada", 5000), ("p-grace", "Grace", 4800), ("p-alan", "Alan", 4100)]
 LIVE_TEXT = "Live updates (AppSync Events)"
@@ -55,19 +57,26 @@ def test_a_new_leader_arrives_over_appsync_events_with_polling_off(stack, new_pa
     sockets = []
     page.on("websocket", lambda ws: sockets.append(ws) or sockets_sent.append(_frames_sent(ws)))
     sockets_sent: list[list[dict]] = []
+    token_reads = []
+    page.on("request", lambda r: token_reads.append(r) if r.url.endswith("/scores") else None)
     page.goto(f"{stack.dashboard}/?poll=off")
     expect(page.locator(ROW_NAMES)).to_have_text(["Ada", "Grace", "Alan"])
     expect(page.get_by_test_id("connection")).to_have_attribute("data-transport", "live", timeout=10_000)
     expect(page.get_by_test_id("refresh-state")).to_have_text(LIVE_TEXT)
     # The page connected where discovery said (the stand-in; AppSync's realtime endpoint on AWS), not to its own
     # origin, and spoke the protocol: connection_init, then one subscription to the board period's channel with
-    # the authorization discovery gave (the stand-in refuses a wrong key or channel, and the subprotocols).
+    # a live subscribe token of its own, read once through the dashboard's proxy from where discovery said (the
+    # stand-in asks the stack's Lambda authorizer, which refuses anything else, and checks the subprotocols).
     assert [s.url for s in sockets] == [live["realtime_url"]]
+    assert [r.url.split("/api", 1)[1] for r in token_reads] == [live["token_path"]] == ["/leaderboards/global/scores"]
     sent = sockets_sent[0]
     assert sent[0] == {"type": "connection_init"}
     (subscribe,) = [m for m in sent if m["type"] == "subscribe"]
     assert subscribe["channel"] == live["channels"]["all-time"] == "/leaderboard/global/all-time"
-    assert subscribe["authorization"] == live["auth"] and subscribe["id"]
+    authorization = subscribe["authorization"]
+    assert set(authorization) == {"host", "Authorization"} and authorization["host"] == live["http_host"]
+    claims = jwt.decode(authorization["Authorization"], options={"verify_signature": False})
+    assert (claims["aud"], claims["sub"]) == ("leaderboard:live", "global") and subscribe["id"]
     reads = _count_api_reads(page)
 
     submitted = time.monotonic()

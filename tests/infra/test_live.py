@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Annotations, Match
-from cdk_leaderboard.props import LeaderboardProps
+from cdk_leaderboard.props import LeaderboardProps, Live
 
 from leaderboard import limits, live_channels, routes, schema
 from tests.support.cloudfront import dashboard_only
@@ -29,24 +29,54 @@ def _auth(modes: list[dict]) -> list[str]:
     return [m["AuthType"] for m in modes]
 
 
-def test_one_event_api_subscribes_with_an_api_key_and_publishes_with_iam_only(template):
-    """Connect: the API key (browsers, game clients) or IAM; subscribe: the API key; publish: IAM only."""
+def test_one_event_api_subscribes_with_a_live_token_checked_by_a_lambda_authorizer_and_publishes_with_iam(template):
+    """Connect: the Lambda authorizer (subscribers' live tokens) or IAM; subscribe: the authorizer only; publish:
+    IAM only. The API key AppSync made with the API is in no mode: it admits nothing (issue 40)."""
     (api_id, api) = next(iter(resources(template, "AWS::AppSync::Api").items()))
     config = api["Properties"]["EventConfig"]
-    assert sorted(_auth(config["AuthProviders"])) == ["API_KEY", "AWS_IAM"]
-    assert sorted(_auth(config["ConnectionAuthModes"])) == ["API_KEY", "AWS_IAM"]
+    assert sorted(_auth(config["AuthProviders"])) == ["API_KEY", "AWS_IAM", "AWS_LAMBDA"]
+    assert sorted(_auth(config["ConnectionAuthModes"])) == ["AWS_IAM", "AWS_LAMBDA"]
     assert _auth(config["DefaultPublishAuthModes"]) == ["AWS_IAM"]
-    assert _auth(config["DefaultSubscribeAuthModes"]) == ["API_KEY"]
+    assert _auth(config["DefaultSubscribeAuthModes"]) == ["AWS_LAMBDA"]
     assert "Name" in api["Properties"] and len(api["Properties"]["Name"]) <= 50
     assert len(resources(template, "AWS::AppSync::Api")) == 1
 
 
-def test_the_leaderboard_namespace_takes_publishes_signed_with_iam_and_subscriptions_with_the_key(template):
+def test_the_authorizer_is_the_token_key_holder_its_answers_are_never_cached_and_only_this_api_may_call_it(template):
+    """score-submit (it signs the tokens, so it holds the token key; no other function gets that key for this);
+    AuthorizerResultTtlInSeconds 0, so that every connect and subscribe reaches it and is counted; AppSync may
+    invoke it on behalf of this API only (SourceArn)."""
+    (api_id, api) = next(iter(resources(template, "AWS::AppSync::Api").items()))
+    (provider,) = [p for p in api["Properties"]["EventConfig"]["AuthProviders"] if p["AuthType"] == "AWS_LAMBDA"]
+    config = provider["LambdaAuthorizerConfig"]
+    submit = _function_id(template, routes.SCORE_SUBMIT.handler)
+    assert config["AuthorizerUri"] == {"Fn::GetAtt": [submit, "Arn"]}
+    assert config["AuthorizerResultTtlInSeconds"] == 0
+    (permission,) = [
+        r["Properties"]
+        for r in resources(template, "AWS::Lambda::Permission").values()
+        if r["Properties"].get("Principal") == "appsync.amazonaws.com"
+    ]
+    assert permission["FunctionName"] == {"Fn::GetAtt": [submit, "Arn"]}
+    assert permission["SourceArn"] == {"Fn::GetAtt": [api_id, "ApiArn"]}
+    env = resources(template, "AWS::Lambda::Function")[submit]["Properties"]["Environment"]["Variables"]
+    assert env["LIVE_TOKENS"] == "1"
+
+
+def test_no_function_is_given_the_api_key_value(template, custom_template_json):
+    """Discovery hands out no key any more: no function's environment holds the key's value."""
+    for tpl in (template.to_json(), custom_template_json):
+        for r in tpl["Resources"].values():
+            if r["Type"] == "AWS::Lambda::Function":
+                assert "LIVE_EVENTS_API_KEY" not in r["Properties"]["Environment"]["Variables"]
+
+
+def test_the_leaderboard_namespace_takes_publishes_signed_with_iam_and_subscriptions_with_a_live_token(template):
     (namespace,) = resources(template, "AWS::AppSync::ChannelNamespace").values()
     p = namespace["Properties"]
     assert p["Name"] == live_channels.NAMESPACE == "leaderboard"
-    assert _auth(p["PublishAuthModes"]) == ["AWS_IAM"]  # an API key holder cannot publish
-    assert _auth(p["SubscribeAuthModes"]) == ["API_KEY"]
+    assert _auth(p["PublishAuthModes"]) == ["AWS_IAM"]  # a subscriber cannot publish
+    assert _auth(p["SubscribeAuthModes"]) == ["AWS_LAMBDA"]
     assert "CodeHandlers" not in p and not p.get("HandlerConfigs")  # no handler: events pass as published
 
 
@@ -80,19 +110,12 @@ def test_a_set_api_key_expires_is_ignored_with_a_deprecation_warning(custom_app)
     assert len(warnings) == 1
 
 
-def test_a_new_generation_is_a_new_key_and_discovery_follows_it(template, custom_template_json):
-    """live_api_key_generation: another logical id, so CloudFormation makes a new key (a new value) and deletes the
-    old one; discovery hands out the new one."""
+def test_a_new_generation_is_a_new_key(template, custom_template_json):
+    """live_api_key_generation: another logical id, so CloudFormation makes a new key and deletes the old one."""
     (dev_id,) = resources(template, "AWS::AppSync::ApiKey")
     custom = {k: r for k, r in custom_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::ApiKey"}
     ((custom_id, key),) = custom.items()
     assert custom_id != dev_id and "subscribe3" in custom_id and "subscribe1" in dev_id
-    admin = next(
-        r["Properties"]["Environment"]["Variables"]
-        for r in custom_template_json["Resources"].values()
-        if r["Type"] == "AWS::Lambda::Function" and r["Properties"]["Handler"] == routes.LEADERBOARD_ADMIN.handler
-    )
-    assert admin["LIVE_EVENTS_API_KEY"] == {"Fn::GetAtt": [custom_id, "ApiKey"]}
 
 
 def _function_id(template, handler: str) -> str:
@@ -100,18 +123,14 @@ def _function_id(template, handler: str) -> str:
     return next(k for k, f in functions.items() if f["Properties"]["Handler"] == handler)
 
 
-def test_a_schedule_of_its_own_sends_the_renewal_task_to_the_period_closer(template):
-    """Every LIVE_KEY_RENEW_HOURS, {"task": "renew-live-key"} to the period closer (no new function), not retried
-    (the next run is hours away, the key weeks from lapsing)."""
+def test_the_season_s_schedule_also_sends_the_renewal_task_to_the_period_closer(template):
+    """Every CLOSE_EVERY_MINUTES, {"task": "renew-live-key"} to the period closer: a second target of the season's
+    schedule (no rule or permission of its own, issue 40's resource budget), not retried (the next run is minutes
+    away, the key weeks from lapsing)."""
     closer = _function_id(template, routes.PERIOD_CLOSER.handler)
-    renewals = [
-        r["Properties"]
-        for r in resources(template, "AWS::Events::Rule").values()
-        if any(json.loads(t.get("Input", "{}")).get("task") == "renew-live-key" for t in r["Properties"]["Targets"])
-    ]
-    (rule,) = renewals
-    assert rule["ScheduleExpression"] == f"rate({limits.LIVE_KEY_RENEW_HOURS} hours)" == "rate(6 hours)"
-    (target,) = rule["Targets"]
+    (rule,) = [r["Properties"] for r in resources(template, "AWS::Events::Rule").values()]
+    assert rule["ScheduleExpression"] == f"rate({limits.CLOSE_EVERY_MINUTES} minutes)"
+    (target,) = [t for t in rule["Targets"] if json.loads(t.get("Input", "{}")).get("task") == "renew-live-key"]
     assert target["Arn"] == {"Fn::GetAtt": [closer, "Arn"]}
     assert json.loads(target["Input"]) == {"task": limits.RENEW_LIVE_KEY_TASK}
     assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
@@ -159,6 +178,54 @@ def test_the_renewal_alarm_fires_after_a_day_without_a_renewal(prod_template_jso
         assert alarm["AlarmActions"] and alarm["OKActions"]
 
 
+def _spend_alarms(tpl: dict) -> list[dict]:
+    return [
+        r["Properties"]
+        for r in tpl["Resources"].values()
+        if r["Type"] == "AWS::CloudWatch::Alarm"
+        and r["Properties"].get("AlarmDescription", "").startswith("Live updates cost more than")
+    ]
+
+
+def test_the_spend_alarm_models_the_event_api_s_hourly_bill_against_the_budget(prod_template_json, dev_template_json):
+    """LiveSpend (issue 40): 12 x (deliveries + connects) x 1e-6 + open connections x 5 x 0.08e-6 per 5 minutes, from
+    the Event API's own metrics, above Live(hourly_budget_usd) (2 USD/hour) for 3 periods in a row, notifying the
+    alarm topic; "full" monitoring only (three more alarm metrics would take dev past 10 USD a month)."""
+    assert _spend_alarms(dev_template_json) == []
+    (api_id,) = [k for k, r in prod_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::Api"]
+    (alarm,) = _spend_alarms(prod_template_json)
+    assert alarm["Threshold"] == 2.0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 3)
+    assert alarm["TreatMissingData"] == "notBreaching"
+    (topic,) = [k for k, r in prod_template_json["Resources"].items() if r["Type"] == "AWS::SNS::Topic"]
+    assert alarm["AlarmActions"] == [{"Ref": topic}] and alarm["OKActions"] == [{"Ref": topic}]
+    (expression,) = [m for m in alarm["Metrics"] if "Expression" in m]
+    assert expression["Expression"] == "12 * ((delivered + connects) * 1e-06 + open * 5 * 8e-08)"
+    read = {
+        m["Id"]: (m["MetricStat"]["Metric"]["MetricName"], m["MetricStat"]["Stat"], m["MetricStat"]["Period"])
+        for m in alarm["Metrics"]
+        if "MetricStat" in m
+    }
+    assert read == {
+        "delivered": ("PublishDataMessageSuccess", "Sum", 300),
+        "connects": ("ConnectSuccess", "Sum", 300),
+        "open": ("ActiveConnections", "Average", 300),
+    }
+    for m in alarm["Metrics"]:
+        if "MetricStat" in m:
+            dimensions = {d["Name"]: d["Value"] for d in m["MetricStat"]["Metric"]["Dimensions"]}
+            assert dimensions == {
+                "EventAPIId": {"Fn::GetAtt": [api_id, "ApiId"]},
+                "ChannelNamespaceName": live_channels.NAMESPACE,
+            }
+
+
+def test_the_spend_budget_must_be_a_positive_number():
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(ValueError, match="hourly_budget_usd"):
+            Live(hourly_budget_usd=bad)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
@@ -191,7 +258,9 @@ def test_broadcaster_reads_the_scores_stream_from_now_on_entries_only(template):
     ]
 
 
-def test_the_broadcaster_knows_where_to_publish_and_discovery_what_to_hand_out(template):
+def test_the_broadcaster_knows_where_to_publish_discovery_where_to_connect_and_the_authorizer_that_live_is_on(
+    template,
+):
     by_handler = {
         f["Properties"]["Handler"]: f["Properties"]["Environment"]["Variables"]
         for f in resources(template, "AWS::Lambda::Function").values()
@@ -204,16 +273,24 @@ def test_the_broadcaster_knows_where_to_publish_and_discovery_what_to_hand_out(t
     assert discovery["LIVE_EVENTS_HTTP_URL"] == broadcaster["LIVE_EVENTS_HTTP_URL"]
     realtime = json.dumps(discovery["LIVE_EVENTS_REALTIME_URL"])
     assert '"wss://"' in realtime and '"Dns.Realtime"' in realtime and realtime.endswith('"/event/realtime"]]}')
-    assert discovery["LIVE_EVENTS_API_KEY"]["Fn::GetAtt"][1] == "ApiKey"
+    assert "LIVE_EVENTS_API_KEY" not in discovery  # no key is handed out: a token is (live_access.py)
+    assert by_handler.pop(routes.SCORE_SUBMIT.handler)["LIVE_TOKENS"] == "1"  # the authorizer: a flag, no reference
     by_handler.pop(routes.PERIOD_CLOSER.handler)  # the key's renewal: test_the_period_closer_knows_which_key_to_renew
     for env in by_handler.values():  # nothing else gets them
         assert not {n for n in env if n.startswith("LIVE_")}
 
 
 def _statements(template) -> dict[str, dict]:
+    """The shared role's statements: its inline policy's and those of the policies attached to it (the live ones
+    are a policy of their own: the Event API names the authorizer function, so they cannot be inline)."""
     role_id = next(iter(resources(template, "AWS::Lambda::Function").values()))["Properties"]["Role"]["Fn::GetAtt"][0]
-    (policy,) = template.to_json()["Resources"][role_id]["Properties"]["Policies"]
-    return {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
+    documents = [p["PolicyDocument"] for p in template.to_json()["Resources"][role_id]["Properties"]["Policies"]]
+    documents += [
+        p["Properties"]["PolicyDocument"]
+        for p in resources(template, "AWS::IAM::Policy").values()
+        if {"Ref": role_id} in p["Properties"]["Roles"]
+    ]
+    return {s["Sid"]: s for d in documents for s in d["Statement"]}
 
 
 def test_shared_role_may_publish_to_the_leaderboard_namespace_only(template):

@@ -36,18 +36,28 @@ def _error_type(response: requests.Response) -> str:
     return response.json()["errors"][0]["errorType"]
 
 
-def test_a_signed_publish_reaches_a_subscriber_as_a_data_message(stack):
-    live = {
+# A channel of the global board (a live token is good for its own board's channels) that no broadcast uses.
+CHANNEL = "/leaderboard/global/appsync-http"
+
+
+def _live(stack) -> dict:
+    """What a subscriber needs: the endpoints, and where to get a live token (each Subscriber gets its own)."""
+    return {
         "realtime_url": stack.live.realtime_url,
         "http_host": stack.live.http_host,
-        "auth": {"host": stack.live.http_host, "x-api-key": stack.live_api_key},
+        "api_url": stack.api_url,
+        "token_path": "/leaderboards/global/scores",
     }
 
+
+def test_a_signed_publish_reaches_a_subscriber_as_a_data_message(stack):
+    live = _live(stack)
+
     async def scenario():
-        subscriber = await Subscriber(live, "/leaderboard/appsync-http/all-time").open()
+        subscriber = await Subscriber(live, CHANNEL).open()
         try:
             events = [json.dumps({"n": 1}), json.dumps("two"), json.dumps([3])]
-            answer = await asyncio.to_thread(_publish, stack, "/leaderboard/appsync-http/all-time", events)
+            answer = await asyncio.to_thread(_publish, stack, CHANNEL, events)
             assert answer.status_code == 200, answer.text
             assert [s["index"] for s in answer.json()["successful"]] == [0, 1, 2] and answer.json()["failed"] == []
             while len(subscriber.events()) < 3:
@@ -126,7 +136,7 @@ def test_only_post_event_is_served(stack):
 def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(stack):
     """The renewal task, run with the local stack's runtime (its settings name the stand-in's key and control plane),
     extends the stand-in's key to 90 days ahead of the stack's clock through the same boto3 client as on AWS (SigV4
-    checked); the key's value is unchanged and still subscribes."""
+    checked); the key's value is unchanged."""
     from leaderboard import invocation, limits
     from leaderboard.handlers import period_closer
 
@@ -136,13 +146,4 @@ def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(sta
     answer = period_closer.handler_for(invocation.runtime())({"task": limits.RENEW_LIVE_KEY_TASK})
     assert stack.live.key.expires == answer["live_key_expires"]
     assert 89 < (answer["live_key_expires"] - stack.clock.now().timestamp()) / 86400 <= 90
-    live = {
-        "realtime_url": stack.live.realtime_url,
-        "http_host": stack.live.http_host,
-        "auth": {"host": stack.live.http_host, "x-api-key": stack.live_api_key},
-    }
-
-    async def scenario():
-        await (await Subscriber(live, "/leaderboard/renewed-key/all-time").open()).close()
-
-    asyncio.run(scenario())
+    # (The key admits no subscriber since issue 40: test_live.py's connection test shows it refused.)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from bench.live_subscribers import Subscriber, SubscribeRefused, close_all, open_subscribers
+from bench.live_subscribers import Subscriber, SubscribeRefused, close_all, open_subscribers, token_auth
 from leaderboard import limits
 
 from .stack_config import ADMIN_KEY
@@ -48,9 +48,10 @@ def _board(api, board_id: str, periods: list[str]) -> None:
 
 
 def _live(api, board_id: str) -> dict:
+    """Discovery's `live`, and where its token path is (each Subscriber gets a token of its own there)."""
     r = api.get(f"/leaderboards/{board_id}")
     assert r.status_code == 200, r.text
-    return r.json()["live"]
+    return {**r.json()["live"], "api_url": api.url}
 
 
 def _submit(api, board_id: str, player: str, score: int) -> float:
@@ -96,7 +97,8 @@ def test_discovery_says_how_to_follow_the_board_and_a_client_doing_exactly_that_
     live = _live(api, "live-discovery")
     assert live["realtime_url"] == stack.live_url == stack.live.realtime_url
     assert live["http_host"] == stack.live.http_host
-    assert live["auth"] == {"host": stack.live.http_host, "x-api-key": stack.live_api_key}
+    assert live["token_path"] == "/leaderboards/live-discovery/scores"
+    assert "auth" not in live  # no key is handed out: each subscriber gets a token of its own
     assert live["channels"] == {
         "all-time": "/leaderboard/live-discovery/all-time",
         "daily": "/leaderboard/live-discovery/daily",
@@ -198,33 +200,98 @@ def test_an_unsubscribed_client_receives_nothing_more(api, stack, run):
         run(close_all([leaving, staying]))
 
 
-def test_a_wrong_api_key_on_the_connection_gets_unauthorized_and_is_closed(api, stack, run):
-    live = _live(api, "global")
-    wrong = {"host": live["http_host"], "x-api-key": "da2-not-the-key"}
+def _refused_connection(run, live: dict, auth: dict) -> dict:
     with pytest.raises(SubscribeRefused) as refused:
-        run(Subscriber(live, live["channels"]["all-time"], auth=wrong).open())
-    assert refused.value.answer["type"] == "connection_error"
-    assert refused.value.answer["errors"][0]["errorType"] == "UnauthorizedException"
+        run(Subscriber(live, live["channels"]["all-time"], auth=auth).open())
+    return refused.value.answer
 
 
-def test_a_wrong_api_key_on_the_subscription_gets_subscribe_error(api, stack, run):
+def test_a_connection_without_a_valid_live_token_gets_unauthorized_and_is_closed(api, stack, run):
+    """As AppSync's AWS_LAMBDA mode answers: no token, a forged one, a player token, and the Event API's own API key
+    (which the old design handed to every browser) are all refused on connect."""
     live = _live(api, "global")
-    subscriber = run(Subscriber(live, live["channels"]["all-time"]).open())
-    try:
-        answer = run(
-            subscriber.request(
-                {
-                    "type": "subscribe",
-                    "id": "wrong-key",
-                    "channel": live["channels"]["all-time"],
-                    "authorization": {"host": live["http_host"], "x-api-key": "da2-not-the-key"},
-                }
-            )
-        )
-        assert answer["type"] == "subscribe_error" and answer["id"] == "wrong-key"
+    host = live["http_host"]
+    good = token_auth(live)["Authorization"]
+    player = api.post("/players/p-live/tokens", {}, key="default").json()["token"]
+    for auth in (
+        {"host": host},
+        {"host": host, "Authorization": ""},
+        {"host": host, "Authorization": good[:-4] + "AAAA"},
+        {"host": host, "Authorization": player},
+        {"host": host, "x-api-key": stack.live_api_key},
+    ):
+        answer = _refused_connection(run, live, auth)
+        assert answer["type"] == "connection_error", (auth, answer)
         assert answer["errors"][0]["errorType"] == "UnauthorizedException"
+
+
+def test_a_subscription_without_a_valid_live_token_gets_subscribe_error(api, stack, run):
+    """Subscribing is authorized again on its own: the API key, another board's token and a spent token are
+    refused with AppSync's subscribe_error (UnauthorizedException); the connection stays open."""
+    _board(api, "live-other", ["all-time"])
+    live = _live(api, "global")
+    subscriber = run(Subscriber(live, live["channels"]["all-time"]).open())  # its token: 2 of its operations used
+    other_board = token_auth(_live(api, "live-other"))
+    try:
+        for n, auth in enumerate(
+            [
+                {"host": live["http_host"], "x-api-key": stack.live_api_key},
+                other_board,
+                {"host": live["http_host"], "Authorization": "not-a-token"},
+            ]
+        ):
+            answer = run(
+                subscriber.request(
+                    {
+                        "type": "subscribe",
+                        "id": f"wrong-{n}",
+                        "channel": live["channels"]["all-time"],
+                        "authorization": auth,
+                    }
+                )
+            )
+            assert answer["type"] == "subscribe_error" and answer["id"] == f"wrong-{n}", answer
+            assert answer["errors"][0]["errorType"] == "UnauthorizedException"
+        own = {"host": live["http_host"], "Authorization": token_auth(live)["Authorization"]}
+        answers = [
+            run(
+                subscriber.request(
+                    {"type": "subscribe", "id": f"own-{n}", "channel": live["channels"]["daily"], "authorization": own}
+                )
+            )["type"]
+            for n in range(limits.LIVE_TOKEN_OPERATIONS + 1)
+        ]  # a fresh token: its allowance, then no more
+        assert answers == ["subscribe_success"] * limits.LIVE_TOKEN_OPERATIONS + ["subscribe_error"]
     finally:
         run(subscriber.close())
+
+
+def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_ones(api, stack, run):
+    """`make live-off` writes the switch item (ops/live_switch.py, tested on moto); here the item is written
+    through the stack's store, as that command does, and each instance's cached read dropped (on AWS it lapses
+    within LIVE_SWITCH_CACHE_SECONDS). New connects are refused; a subscriber already open gets nothing more."""
+    _board(api, "live-switch", ["all-time"])
+    live = _live(api, "live-switch")
+    channel = live["channels"]["all-time"]
+    open_one = run(Subscriber(live, channel).open())
+    _submit(api, "live-switch", "before", 1)
+    run(open_one.wait_for(_leader_is("before"), timeout=10))
+    stack.runtime.live_state.set_switch(True, int(time.time()))
+    stack.runtime.live_switch.forget()
+    try:
+        answer = _refused_connection(run, live, token_auth(live))
+        assert answer["type"] == "connection_error"
+        assert answer["errors"][0]["errorType"] == "UnauthorizedException"
+        mark = len(open_one.frames)
+        _submit(api, "live-switch", "during", 2)
+        with pytest.raises(AssertionError, match="no such event"):
+            run(open_one.wait_for(_leader_is("during"), timeout=3, after=mark))
+    finally:
+        stack.runtime.live_state.set_switch(False, int(time.time()))
+        stack.runtime.live_switch.forget()
+        run(open_one.close())
+    again = run(Subscriber(live, channel).open())  # live-on: admitted again
+    run(again.close())
 
 
 @pytest.mark.parametrize(

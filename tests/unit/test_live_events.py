@@ -158,7 +158,7 @@ def test_discovery_tells_how_to_follow_each_period_of_the_board(live_on):
     assert board["live"] == {
         "realtime_url": LIVE_ENV["LIVE_EVENTS_REALTIME_URL"],
         "http_host": host,
-        "auth": {"host": host, "x-api-key": "da2-subscribeonlykey"},
+        "token_path": "/leaderboards/global/scores",  # a token per connection; no API key is handed out
         "channels": {p["period"]: f"/leaderboard/global/{p['period']}" for p in board["periods"]},
     }
     assert set(board["live"]["channels"]) == {"all-time", "daily", "weekly"}

@@ -347,9 +347,9 @@ LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
             "what a handler calls: one use case each, deciding with the domain",
             (
                 "board_registry", "broadcasting", "chain_appending", "closing", "default_board", "generations",
-                "idempotency", "live", "live_key", "moderation", "player_removal", "players", "quarantine",
-                "rankings", "rate_limits",
-                "receipts", "runs", "signed_summaries", "snapshots", "submissions",
+                "idempotency", "live", "live_access", "live_key", "moderation", "player_removal", "players",
+                "quarantine", "rankings", "rate_limits", "receipts", "runs", "signed_summaries", "snapshots",
+                "submissions",
             ),
         ),
         (

@@ -22,6 +22,7 @@ export const api = {
   openapi: () => read('/openapi.json'),
   boards: (cursor) => read('/leaderboards', { cursor }),
   board: (id) => read(board(id)),
+  liveToken: (id) => read(`${board(id)}/scores`), // never cached: a subscribe token for one connection
   top: (id, period, limit, mode) => read(`${board(id)}/top`, { period, limit, rank_mode: sent(mode) }),
   around: (id, period, playerId, window, mode) =>
     read(`${board(id)}/players/${encodeURIComponent(playerId)}`, { period, window, rank_mode: sent(mode) }),

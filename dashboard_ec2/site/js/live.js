@@ -1,7 +1,9 @@
 /* Live updates through AWS AppSync Events: the page follows the board and period on screen on the Event API's
  * channel for them, with nothing but the browser's WebSocket (no SDK). Where to connect, what to send as
  * authorization and which channel carries which period all come from the board's discovery read,
- * GET /leaderboards/{board} (its `live` field: docs/API.md, "Live updates"); the same code runs against AppSync on
+ * GET /leaderboards/{board} (its `live` field: docs/API.md, "Live updates"); each connection gets a short-lived
+ * subscribe token of its own (GET /leaderboards/{board}/scores), which the Event API's Lambda authorizer
+ * checks on connect and on each subscribe (a few of them per token); the same code runs against AppSync on
  * AWS and against make run's local stand-in. The table renders each pushed top and polls the edge-cached top only
  * while this is not live: the board has no `live` field (live updates off), the socket cannot open or drops, the
  * subscription is refused, or `?live=off`. A failed connection is tried again with jittered backoff (1 s, 2 s,
@@ -10,7 +12,7 @@
  * The protocol, as AWS documents it ("Understanding the Event API WebSocket protocol",
  * https://docs.aws.amazon.com/appsync/latest/eventapi/event-api-websocket-protocol.html):
  *   - connect to `wss://<realtime domain>/event/realtime` offering two subprotocols, `aws-appsync-event-ws` and
- *     `header-<base64url of the authorization JSON>` ({"host": <the API's HTTP host>, "x-api-key": <key>});
+ *     `header-<base64url of the authorization JSON>` ({"host": <the API's HTTP host>, "Authorization": <token>});
  *   - send {"type": "connection_init"}; AppSync answers {"type": "connection_ack", "connectionTimeoutMs"} and then
  *     sends {"type": "ka"} keep-alives: a client that hears nothing for connectionTimeoutMs closes the connection;
  *   - {"type": "subscribe", "id", "channel", "authorization"} (a unique id per subscription) is answered with
@@ -35,7 +37,8 @@ const DEFAULT_KEEPALIVE_TIMEOUT_MS = 300000; // AppSync's connectionTimeoutMs (5
 const live = {
   disabled: false,
   wanted: null, // {board, period} on screen
-  target: null, // {board, period, endpoint, auth, channel}: what the wanted view is followed on (from discovery)
+  target: null, // {board, period, endpoint, host, channel}: what the wanted view is followed on (from discovery)
+  socketAuth: null, // {host, Authorization}: the open socket's token, sent again with each subscribe
   discovery: new Map(), // board -> Promise of its `live` field (null: live updates off for it)
   socket: null,
   socketKey: '', // the endpoint and authorization the open socket was made with
@@ -90,7 +93,7 @@ function discover(board) {
 
 function validLive(info) {
   if (!info || typeof info.realtime_url !== 'string' || !/^wss?:\/\//.test(info.realtime_url)) return null;
-  if (!info.auth || typeof info.auth !== 'object' || !info.channels || typeof info.channels !== 'object') return null;
+  if (typeof info.http_host !== 'string' || !info.channels || typeof info.channels !== 'object') return null;
   return info;
 }
 
@@ -116,14 +119,26 @@ async function connectWanted() {
     report('polling');
     return;
   }
-  live.target = { ...wanted, endpoint: info.realtime_url, auth: info.auth, channel };
-  const key = JSON.stringify([info.realtime_url, info.auth]);
+  live.target = { ...wanted, endpoint: info.realtime_url, host: info.http_host, channel };
+  const key = JSON.stringify([info.realtime_url, wanted.board]); // a token is good for one board's channels
   if (live.socket && live.socketKey === key) {
     if (live.acked) subscribe(); // otherwise the ack subscribes
     return;
   }
   closeSocket();
-  open(key);
+  let token;
+  try {
+    ({ data: { token } } = await request(api.liveToken(wanted.board)));
+  } catch (_) {
+    if (live.wanted === wanted) failed(); // none handed out now (429, live off): poll, and ask again later
+    return;
+  }
+  if (live.wanted !== wanted || live.socket) return; // the view changed meanwhile: its own call goes on
+  if (typeof token !== 'string' || !token) {
+    failed();
+    return;
+  }
+  open(key, { host: info.http_host, Authorization: token });
 }
 
 /** base64url (RFC 4648 §5, no padding) of the UTF-8 JSON of `value`: the `header-` subprotocol's form. */
@@ -138,8 +153,8 @@ function uniqueId() {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`; // not a secure context
 }
 
-function open(key) {
-  const { endpoint, auth } = live.target;
+function open(key, auth) {
+  const { endpoint } = live.target;
   let socket;
   try {
     socket = new WebSocket(endpoint, [SUBPROTOCOL, `header-${base64url(auth)}`]);
@@ -149,6 +164,7 @@ function open(key) {
   }
   live.socket = socket;
   live.socketKey = key;
+  live.socketAuth = auth;
   live.acked = false;
   live.subscription = null;
   // Until the ack: the handshake's own deadline; after it, the keep-alive watchdog.
@@ -197,7 +213,8 @@ function receive(text) {
       report('live', true);
       break;
     case 'subscribe_error':
-      // Refused (wrong key, unknown channel): poll, and try again later on a new connection.
+      // Refused (a spent or expired token, live switched off, unknown channel): poll, and try again later on a
+      // new connection with a new token.
       if (ours) dropSocket();
       break;
     case 'data':
@@ -239,7 +256,7 @@ function subscribe() {
   const id = uniqueId();
   // Until AppSync accepts it isLive() is false, so the table polls the new view meanwhile.
   live.subscription = { id, channel: target.channel, board: target.board, period: target.period, ok: false };
-  send({ type: 'subscribe', id, channel: target.channel, authorization: target.auth });
+  send({ type: 'subscribe', id, channel: target.channel, authorization: live.socketAuth });
   clearTimeout(live.subscribeTimer);
   live.subscribeTimer = setTimeout(() => {
     if (live.subscription && live.subscription.id === id && !live.subscription.ok) dropSocket();
@@ -276,6 +293,7 @@ function closeSocket() {
   const socket = live.socket;
   live.socket = null;
   live.socketKey = '';
+  live.socketAuth = null;
   live.acked = false;
   live.subscription = null;
   if (socket) {

@@ -60,6 +60,21 @@ class DynamoLiveState:
         publishes that top instead of finding it "already sent"; the time stays (the interval still holds)."""
         self._update_if_claimed(board_id, period_id, claimed_ms, "REMOVE digest", {})
 
+    def switched_off(self) -> bool:
+        """Whether the live kill switch is off (`make live-off`); an eventually consistent read (half a unit)."""
+        partition, sort = keys.live_switch_key()
+        answer = self._client.get_item(
+            TableName=self._table,
+            Key=dynamo.to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort}),
+        )
+        return bool(dynamo.from_item(answer["Item"]).get("off")) if "Item" in answer else False
+
+    def set_switch(self, off: bool, at: int) -> None:
+        """Turn live updates off (True) or on again (False), noting when (epoch s)."""
+        partition, sort = keys.live_switch_key()
+        item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "off": off, "changed_at": at}
+        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+
     def _update_if_claimed(self, board_id: str, period_id: str, claimed_ms: int, expression: str, values: dict) -> None:
         try:
             self._client.update_item(
@@ -114,3 +129,11 @@ class MemoryLiveState:
             item = self._items.get(keys.live_sent_key(board_id, period_id))
             if item is not None and item.get("sent_at_ms") == claimed_ms:
                 item.pop("digest", None)
+
+    def switched_off(self) -> bool:
+        with self._lock:
+            return bool(self._items.get(keys.live_switch_key(), {}).get("off"))
+
+    def set_switch(self, off: bool, at: int) -> None:
+        with self._lock:
+            self._items[keys.live_switch_key()] = {"off": off, "changed_at": at}

@@ -1,13 +1,16 @@
 """POST /scores (default board), POST /leaderboards/{board}/scores[/bulk] (the game key), player tokens, runs and
 POST /leaderboards/{board}/runs/{run_id}/score (a run token); what only the player's token may read: their
-receipts and their held scores."""
+receipts and their held scores; live subscribe tokens, and the Event API's Lambda authorizer that checks them
+(live_access.py: this function holds the token key)."""
 
 from .. import (
     board_registry,
     default_board,
     idempotency,
+    invocation,
     keys,
     limits,
+    live_access,
     quarantine,
     receipts,
     routes,
@@ -18,8 +21,8 @@ from .. import (
 )
 from .. import validation as v
 from ..boards import board_id
-from ..composition import Handler, Runtime
-from ..errors import BadRequest, Forbidden, Unauthorized
+from ..composition import Handler, Runtime, entry_point
+from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..http import Call, function_handler
 
 
@@ -156,9 +159,26 @@ def player_pending(call: Call):
     return 200, {"player_id": player, "pending": quarantine.everywhere(player, claims.get("boards"))}
 
 
+def live_token(call: Call):
+    if not invocation.settings().live_tokens:
+        raise NotFound("live updates are off in this deployment: poll the board")
+    return 200, live_access.issue(board_registry.get_board(call.params["board"]))
+
+
 def handler_for(runtime: Runtime) -> Handler:
-    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
-    return function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs): API Gateway's
+    requests, and AppSync's authorizer requests (told apart by their shape)."""
+    api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
+
+    def authorize(event: dict, context: object = None) -> dict:
+        return live_access.authorize(event)
+
+    authorizer = entry_point(runtime, authorize)
+
+    def handler(event: dict, context: object = None) -> object:
+        return (authorizer if live_access.is_authorizer_request(event) else api)(event, context)
+
+    return handler
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

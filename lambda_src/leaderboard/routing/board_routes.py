@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import limits
-from ..function_registry import LEADERBOARD_ADMIN
+from ..function_registry import LEADERBOARD_ADMIN, SCORE_SUBMIT
 from .access import ADMIN, PUBLIC
 from .bodies import BOARD_BODY, BOARD_UPDATE_BODY
 from .caching import LIVE
@@ -52,6 +52,21 @@ BOARD_ROUTES: tuple[Route, ...] = (
         description="Without the board's plausibility rules: their thresholds are for the admin key only (the "
         "review queue, GET /leaderboards/{board}/pending, and the admin's create and change answers), so that "
         "nobody reads them to submit just under them.",
+    ),
+    Route(
+        # Safe (it changes nothing) and never cached (no-store): the dashboard's GET-only proxy passes it. On the
+        # scores' path rather than one of its own: a new path is 4 more resources (path, OPTIONS, ANY, GET) and
+        # two dev-like leaderboards must stay within a stack's 500 (README.md, "Two leaderboards in one stack").
+        "GET",
+        "/leaderboards/{board}/scores",
+        SCORE_SUBMIT,  # the token key's holder (it signs player and run tokens too)
+        "live_token",
+        access=PUBLIC,
+        response=(200, "LiveToken"),
+        summary="A short-lived token to follow the board's scores live (AppSync Events)",
+        description=f"What a subscriber puts in AppSync Events' `Authorization` (connect and subscribe): good for "
+        f"{limits.LIVE_TOKEN_OPERATIONS} connects and subscribes to this board's channels within "
+        f"{limits.LIVE_TOKEN_SECONDS} s. 404 when live updates are off or the board does not exist.",
     ),
     Route(
         "PATCH",

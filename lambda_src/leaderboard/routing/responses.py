@@ -170,7 +170,7 @@ SCHEMAS: Frozen = freeze(
                     {
                         "realtime_url": _STR,
                         "http_host": _STR,
-                        "auth": _obj({"host": _STR, "x-api-key": _STR}),
+                        "token_path": _STR,
                         "channels": {"type": "object", "additionalProperties": _STR},
                     }
                 ),
@@ -391,6 +391,7 @@ SCHEMAS: Frozen = freeze(
         ),
         "OpenApi": _obj({"openapi": _STR, "paths": {"type": "object"}}),
         "PlayerToken": _obj({"token": _STR, "expires_at": _STR}),
+        "LiveToken": _obj({"token": _STR, "expires_at": _INT, "operations": _INT}),
         "Run": _obj({"run_id": _STR, "run_token": _STR, "seed": _INT, "started_at": _STR, "expires_at": _STR}),
     }
 )
