@@ -188,11 +188,9 @@ class LocalGateway:
         ):
             return self.gateway_error(self.routes.THROTTLED)
         # Present and not blank, as API Gateway's parameter validation checks (it does not look at values): the
-        # query parameters, then the headers (the bearer routes' Authorization).
-        missing = [q for q in route.required_query if not dict(req.query).get(q)]
-        missing += [h for h in route.required_headers if not (req.header(h) or "").strip()]
-        if missing:
-            return self.gateway_error(self.routes.missing_parameters(missing))
+        # bearer routes' Authorization, the one parameter the stack makes it require (routing/gateway_errors.py).
+        if any(not (req.header(h) or "").strip() for h in route.required_headers):
+            return self.gateway_error(self.routes.MISSING_CREDENTIALS, [self.routes.BEARER_CHALLENGE])
         problem = self._body_problem(route, req)
         if problem:
             return self.error(400, f"Invalid request body: {problem}")

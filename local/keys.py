@@ -25,7 +25,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from local import dynamodb_local
+from local import ROOT, dynamodb_local
 from local.processes import ProcessGroup, accepts
 from ops import rotation
 
@@ -54,8 +54,9 @@ class LocalKeys:
     def spawn(self) -> LocalKeys:
         """The stand-in's process started (it takes seconds to import: start the rest meanwhile, then `start`)."""
         self._port = dynamodb_local.free_port()
-        argv = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self._port)]
-        self._proc = self.procs.spawn(PROCESS_NAME, argv, self.log)
+        # moto's server, answering as AWS where the code depends on it (local/moto_fidelity.py)
+        argv = [sys.executable, "-m", "local.moto_fidelity", "-H", "127.0.0.1", "-p", str(self._port)]
+        self._proc = self.procs.spawn(PROCESS_NAME, argv, self.log, cwd=ROOT)
         return self
 
     def start(self, timeout: float = 60.0) -> LocalKeys:

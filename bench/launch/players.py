@@ -42,7 +42,7 @@ from bench.launch.operations import (
     TOP_QUERY,
     rank_path,
 )
-from bench.live_subscribers import SUBPROTOCOL, auth_subprotocol
+from bench.live_subscribers import SUBPROTOCOL, auth_subprotocol, token_auth
 
 _env = os.environ.get
 _players: dict[str, int] = json.loads(open(_env("LAUNCH_PLAYERS")).read()) if _env("LAUNCH_PLAYERS") else {}
@@ -123,20 +123,20 @@ class LiveFollower(User):
     def on_start(self) -> None:
         started = time.perf_counter()
         try:
-            # What discovery says (GET /leaderboards/{board} -> live), then AppSync Events' protocol: the
-            # subprotocols, connection_init -> connection_ack, subscribe -> subscribe_success
-            live = requests.get(f"{_env('LAUNCH_API_URL')}/leaderboards/{BOARD}", timeout=10).json()["live"]
+            # What discovery says (GET /leaderboards/{board} -> live), a token from its token_path, then AppSync
+            # Events' protocol: the subprotocols, connection_init -> connection_ack, subscribe -> subscribe_success
+            api = _env("LAUNCH_API_URL")
+            live = requests.get(f"{api}/leaderboards/{BOARD}", timeout=10).json()["live"]
+            auth = token_auth({**live, "api_url": api})  # a live subscribe token of its own (issue 40)
             self.ws = websocket.create_connection(
-                live["realtime_url"], timeout=10, subprotocols=[SUBPROTOCOL, auth_subprotocol(live["auth"])]
+                live["realtime_url"], timeout=10, subprotocols=[SUBPROTOCOL, auth_subprotocol(auth)]
             )
             self.ws.send(json.dumps({"type": "connection_init"}))
             self._expect("connection_ack")
             self.subscription = str(uuid.uuid4())
             channel = live["channels"]["all-time"]
             self.ws.send(
-                json.dumps(
-                    {"type": "subscribe", "id": self.subscription, "channel": channel, "authorization": live["auth"]}
-                )
+                json.dumps({"type": "subscribe", "id": self.subscription, "channel": channel, "authorization": auth})
             )
             self._expect("subscribe_success")
             self._fire(LIVE_SUBSCRIBE, started)

@@ -23,10 +23,10 @@ from .routing.responses import SCHEMAS, ref
 
 ERROR_STATUSES = freeze(
     {
-        400: "invalid input; on a bearer route, API Gateway's answer to a missing or blank Authorization header "
-        "(nothing invoked); on a score route, the game key and a run token together",
-        401: "a bearer token that is missing, malformed, altered, expired, signed by a key no longer accepted, or of "
-        "the wrong kind (with WWW-Authenticate: Bearer) - token routes only",
+        400: "invalid input; on a score route, the game key and a run token together",
+        401: "a bearer token that is missing or blank (API Gateway's answer: nothing invoked), malformed, altered, "
+        "expired, signed by a key no longer accepted, or of the wrong kind (with WWW-Authenticate: Bearer) - token "
+        "routes only",
         403: "missing or wrong API key (each route takes one of the two keys)",
         404: "not found",
         409: "conflict",

@@ -165,12 +165,11 @@ class RestApi:
                 integrations[route.function.name],
                 api_key_required=route.needs_key,
                 request_validator=validator,
-                # Required: present and not blank, or API Gateway's 400 (the validator checks parameters) and no
-                # invocation. The bearer routes' Authorization: a request with no credential costs no Lambda.
-                request_parameters={
-                    **{f"method.request.querystring.{q}": True for q in route.required_query},
-                    **{f"method.request.header.{h}": True for h in route.required_headers},
-                },
+                # The bearer routes' Authorization, present and not blank, or API Gateway's 401 (its parameter check,
+                # BAD_REQUEST_PARAMETERS below) and no invocation: a request with no credential costs no Lambda.
+                # Required query parameters are the function's to check (a 400 naming them), so that response means
+                # "no credential" and nothing else.
+                request_parameters={f"method.request.header.{h}": True for h in route.required_headers} or None,
                 request_models=models,
             )
             why = (
@@ -245,14 +244,15 @@ class RestApi:
         fixed = {
             apigw.ResponseType.INVALID_API_KEY: routes.INVALID_API_KEY,
             apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN: routes.UNKNOWN_ROUTE,
-            apigw.ResponseType.THROTTLED: routes.THROTTLED,
+            apigw.ResponseType.BAD_REQUEST_PARAMETERS: routes.MISSING_CREDENTIALS,
         }
+        challenge = {routes.BEARER_CHALLENGE[0]: f"'{routes.BEARER_CHALLENGE[1]}'"}  # RFC 6750's, on the 401
         for response_type, error in fixed.items():
             api.add_gateway_response(
                 f"{pascal(response_type.response_type.lower().replace('_', '-'))}Response",
                 type=response_type,
                 status_code=str(error.status),
-                response_headers=headers,
+                response_headers={**headers, **(challenge if error is routes.MISSING_CREDENTIALS else {})},
                 templates={"application/json": json.dumps({"error": error.message})},
             )
         # $context.error.messageString is the message already quoted for JSON.

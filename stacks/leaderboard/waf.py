@@ -33,7 +33,7 @@ EDGE_PROOF_HEADER = "x-leaderboard-edge"
 # connection would make every new connection a new client.
 VIEWER_IP_HEADER = "x-leaderboard-viewer-ip"
 # Routes that players' devices call with no key plan behind them: each request is counted per client, whatever its
-# method (a run-token score without its header too: API Gateway's 400 costs no invocation, but it is a request).
+# method (a run-token score without its header too: API Gateway's 401 costs no invocation, but it is a request).
 # The token route takes the game key, but a leaked or replayed mint is what a limit per client is for.
 CLIENT_ROUTE_HANDLERS = ("issue_token", "start_run", "run_score")
 

@@ -14,6 +14,7 @@ from moto import mock_aws
 
 from leaderboard import keyring
 from leaderboard.data.secrets import MemorySecrets, SecretsManagerSecrets
+from local import moto_fidelity
 
 
 @pytest.fixture
@@ -22,6 +23,7 @@ def store(runtime) -> Iterator[keyring.SecretStore]:
         yield runtime.secrets
         return
     assert isinstance(runtime.secrets, SecretsManagerSecrets)
+    moto_fidelity.install()  # each version's CreatedDate, as AWS lists it (not the time of the call)
     with mock_aws():
         client = boto3.client("secretsmanager", region_name="us-east-1")
         yield SecretsManagerSecrets(lambda: client)
@@ -98,3 +100,16 @@ def test_the_key_rings_read_through_the_store(store):
     current, previous = store.current_and_previous("ring")
     assert ring.current == keyring.Key(current.version_id, "k2")
     assert ring.previous == keyring.Key(previous.version_id, "k1", current.created_at + 60)
+
+
+def test_a_versions_created_date_is_when_it_was_put_not_when_it_is_listed(store, monkeypatch):
+    """What a key ring's grace is counted from (AWS: each version's CreatedDate); moto gave the listing's time."""
+    store.create("dated", "v1")
+    store.put_value("dated", "v2")
+    first = store.current_and_previous("dated")
+    if isinstance(store, SecretsManagerSecrets):
+        import moto.secretsmanager.models as models
+
+        later = models.time.time() + 5
+        monkeypatch.setattr(models.time, "time", lambda: later)
+    assert store.current_and_previous("dated") == first

@@ -271,23 +271,36 @@ def test_api_key_on_writes_and_admin_reads_only(template):
 
 
 def test_request_validation_on_routes(template):
-    """Bodies of POST routes are validated by a model; /player requires player_id."""
+    """Bodies of POST routes are validated by a model; required query parameters (/player's player_id) are the
+    function's to check (a 400 naming them), not API Gateway's: its parameter check answers 401 (below)."""
     methods = {(p, m): props for p, m, props in _methods(template)}
     for route in routes.ROUTES:
         props = methods[(route.path, route.method)]
         assert "RequestValidatorId" in props
         if route.body_schema:
             assert "application/json" in props["RequestModels"]
-    assert methods[("/player", "GET")]["RequestParameters"] == {"method.request.querystring.player_id": True}
+    assert "RequestParameters" not in methods[("/player", "GET")]
     # one model per body: the two score routes (game key, run token) share theirs
     template.resource_count_is("AWS::ApiGateway::Model", len({id(r.body) for r in routes.ROUTES if r.body}))
 
 
 def test_the_bearer_routes_require_the_authorization_header_at_api_gateway(template):
-    """Issue 40: a request to a bearer route (run start, run-token score) without `Authorization` is API Gateway's
-    400 (its validator checks parameters) and invokes nothing; no other route requires a header."""
+    """Issue 40: a request to a bearer route (run start, run-token score, receipt, held scores) without
+    `Authorization` is API Gateway's 401 with `WWW-Authenticate: Bearer` (its parameter check's response) and
+    invokes nothing. That header is the only request parameter API Gateway requires anywhere, so its response to a
+    missing one always means "no credential"."""
     methods = {(p, m): props for p, m, props in _methods(template)}
     resources = template.to_json()["Resources"]
+    required = {k for _, _, props in _methods(template) for k, v in props.get("RequestParameters", {}).items() if v}
+    assert required == {"method.request.header.Authorization"}
+    (response,) = [
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::ApiGateway::GatewayResponse"
+        and r["Properties"]["ResponseType"] == "BAD_REQUEST_PARAMETERS"
+    ]
+    assert response["StatusCode"] == "401"
+    assert response["ResponseParameters"]["gatewayresponse.header.WWW-Authenticate"] == "'Bearer'"
     validators = {k: r for k, r in resources.items() if r["Type"] == "AWS::ApiGateway::RequestValidator"}
     for route in routes.ROUTES:
         props = methods[(route.path, route.method)]

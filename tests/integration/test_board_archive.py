@@ -19,6 +19,8 @@ from pathlib import Path
 from leaderboard.clock import iso
 from tests.support import clock
 
+from .test_privacy import player_token
+
 BOARD = "ar-cup"
 LOG_WITHIN_S = 60  # the log's lag on a loaded 2-core machine: returns as soon as every change is in
 
@@ -46,9 +48,13 @@ def records(api, query: dict | None = None, count: int | None = None) -> list[di
 
 
 def receipt_of(api, player: str) -> str:
+    """The player's receipt, fetched with their own token (the game key mints it), once the log has their entry."""
+    headers = {"Authorization": f"Bearer {player_token(api, player)}"}
     deadline = time.monotonic() + LOG_WITHIN_S
     while True:
-        reply = api.get(f"/leaderboards/{BOARD}/players/{player}/receipt", params={"period": "tournament"})
+        reply = api.get(
+            f"/leaderboards/{BOARD}/players/{player}/receipt", params={"period": "tournament"}, headers=headers
+        )
         if reply.status_code == 200:
             return reply.json()["receipt"]
         assert reply.status_code == 409, reply.text

@@ -62,10 +62,11 @@ def test_a_score_request_without_its_credential_never_reaches_the_function(api, 
             f"/leaderboards/{board}/scores", body, key=None, headers=bearer("some.run.token")
         ),
     }
-    missing = {"error": routes.missing_parameters(["Authorization"]).message}
+    missing = {"error": routes.MISSING_CREDENTIALS.message}
     for name, reply in refused.items():
-        expected = (400, missing) if "run" in name else (403, {"error": routes.INVALID_API_KEY.message})
+        expected = (401, missing) if "run" in name else (403, {"error": routes.INVALID_API_KEY.message})
         assert (reply.status_code, reply.json()) == expected, name
+        assert ("run" not in name) or reply.headers["WWW-Authenticate"] == "Bearer", name
     assert score_invocations(stack) == invoked  # not one invocation for the six
     assert table_state(settle=False) == before
 
@@ -133,23 +134,24 @@ def throttled(stack):
     stack.gateway.throttle = None
 
 
-def _empty_the_bucket(api, stack, path: str, tokens: int, **kw) -> None:
-    """`tokens` requests that the gateway refuses itself (a 400: a missing header or an invalid body, after the
-    throttle as on API Gateway), then its 429: the bucket's tokens all taken, and no invocation for any of it."""
+def _empty_the_bucket(api, stack, path: str, tokens: int, refused: int, **kw) -> None:
+    """`tokens` requests that the gateway refuses itself (`refused`: 401 for a missing Authorization header, 400 for
+    an invalid body, after the throttle as on API Gateway), then its 429: the bucket's tokens all taken, and no
+    invocation for any of it."""
     invoked = score_invocations(stack)
     statuses = {api.post(path, {"junk": "flood"}, **kw).status_code for _ in range(tokens)}
-    assert statuses == {400}
+    assert statuses == {refused}
     assert api.post(path, {"junk": "flood"}, **kw).json() == {"error": routes.THROTTLED.message}
     assert score_invocations(stack) == invoked
 
 
 def test_a_flood_on_the_run_route_leaves_game_servers_their_bucket(api, stack, board, throttled):
-    """Junk without a credential on the run route (API Gateway's 400s, no invocation) takes that method's tokens:
+    """Junk without a credential on the run route (API Gateway's 401s, no invocation) takes that method's tokens:
     run-token scores are then 429, and the game servers' score route still answers (its own method, its key's
     plan)."""
     run = a_run(api, "flooded")
     burst = stack.throttles.method_limit(*RUN_ROUTE).burst
-    _empty_the_bucket(api, stack, f"/leaderboards/{board}/runs/{RUN_ID}/score", burst, key=None)
+    _empty_the_bucket(api, stack, f"/leaderboards/{board}/runs/{RUN_ID}/score", burst, 401, key=None)
     assert run_score(api, run, "flooded", 5).status_code == 429
     by_server = api.post(f"/leaderboards/{board}/scores", {"player_id": "server", "score": 5})
     assert by_server.status_code == 200, by_server.text
@@ -161,7 +163,7 @@ def test_a_game_server_past_its_bucket_leaves_players_theirs(api, stack, board, 
     game servers get 429, and a run token's score still answers."""
     run = a_run(api, "player")  # its player token took one token of the game key's plan (the mint is keyed)
     plan, method = stack.throttles.plans[routes.GAME].burst - 1, stack.throttles.method_limit(*GAME_ROUTE).burst
-    _empty_the_bucket(api, stack, f"/leaderboards/{board}/scores", min(plan, method))
+    _empty_the_bucket(api, stack, f"/leaderboards/{board}/scores", min(plan, method), 400)
     game = api.post(f"/leaderboards/{board}/scores", {"player_id": "server", "score": 5})
     assert game.status_code == 429
     played = run_score(api, run, "player", 5)

@@ -89,7 +89,7 @@ def run():
 def test_every_public_answer_reads_with_a_depth_64_reader_after_the_deepest_metadata(api, stack, run):
     metadata = deepest_metadata()
     assert api.post("/leaderboards", {"board_id": BOARD, "periods": ["all-time"]}).status_code == 201
-    live = api.get(f"/leaderboards/{BOARD}").json()["live"]
+    live = {**api.get(f"/leaderboards/{BOARD}").json()["live"], "api_url": api.url}  # a token of its own there
     subscriber = run(Subscriber(live, live["channels"]["all-time"]).open())
     for path in (f"/leaderboards/{BOARD}/scores", "/leaderboards/global/scores"):
         reply = api.post(path, {"player_id": PLAYER, "score": 500, "metadata": metadata})

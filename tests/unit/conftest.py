@@ -20,6 +20,7 @@ from leaderboard.clock import SettableClock
 from leaderboard.composition import Runtime, in_memory_stores
 from leaderboard.data.memory_entries import MemoryEntries
 from leaderboard.settings import Settings
+from local import moto_fidelity
 from local.streams import StreamReader, drain
 from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs
@@ -59,6 +60,7 @@ def moto_tables(stack_template: dict, env: pytest.MonkeyPatch) -> Iterator[Any]:
     """A fresh moto DynamoDB with the stack's tables, the handlers' env (set through `env`) pointing at them, and a
     runtime on it serving until the end: the client."""
     _handlers_env(stack_template, env)
+    moto_fidelity.install()  # moto answers as AWS where the code depends on it (Secrets Manager's version dates)
     # One boto3 default session for the whole worker: moto's default resets it at each start, and a new session
     # loads and parses botocore's service and endpoint files again (about half a second a test).
     with mock_aws(config={"core": {"reset_boto3_session": False}}):

@@ -16,10 +16,14 @@ class GatewayError:
 INVALID_API_KEY = GatewayError(403, "Forbidden: this route needs a valid x-api-key header")
 UNKNOWN_ROUTE = GatewayError(404, "Not found: no such route")
 METHOD_NOT_ALLOWED = GatewayError(405, "Method not allowed on this route")
-THROTTLED = GatewayError(429, "Too many requests: slow down")
+# API Gateway's own message for a throttled request, through the stack's DEFAULT_4XX response: no response of its
+# own, so that the 401 below fits a stack of two leaderboards in CloudFormation's 500 resources.
+THROTTLED = GatewayError(429, "Too Many Requests")
 
 
-def missing_parameters(names: list[str] | tuple[str, ...]) -> GatewayError:
-    """API Gateway's request validator on a required query parameter or header that is absent or blank (it looks
-    at nothing else): a 400 before anything is invoked."""
-    return GatewayError(400, f"Missing required request parameters: [{', '.join(names)}]")
+# API Gateway's request validator on a required header that is absent or blank (it looks at nothing else): the
+# bearer routes' Authorization is the only request parameter the stack makes it require (query parameters are the
+# function's to check: tests/infra/test_stack.py), so its BAD_REQUEST_PARAMETERS response always means "no
+# credential" and answers as RFC 6750 asks, 401 with WWW-Authenticate, before anything is invoked.
+MISSING_CREDENTIALS = GatewayError(401, "Unauthorized: this route needs an Authorization: Bearer <token> header")
+BEARER_CHALLENGE = ("WWW-Authenticate", "Bearer")

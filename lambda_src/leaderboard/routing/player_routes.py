@@ -85,7 +85,7 @@ PLAYER_ROUTES: tuple[Route, ...] = (
         response=(200, "PlayerPending"),
         summary="The player's own submissions a board's rule holds back for review, on every board",
         description="`Authorization: Bearer <player token>` of this player: another player's token is a 403, an "
-        "expired or altered one is refused (401), a request without the header by API Gateway (400); a token "
+        "expired or altered one is refused (401), a request without the header by API Gateway (401); a token "
         "limited to boards sees those boards' only. By "
         "board id, then oldest first; [] when none. Nobody else sees them but the admin (the review queue, GET "
         "/leaderboards/{board}/pending, player_id). Cost: one Query of the player's pointers.",

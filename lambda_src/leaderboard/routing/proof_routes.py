@@ -39,7 +39,7 @@ PROOF_ROUTES: tuple[Route, ...] = (
         description="`Authorization: Bearer <player token>` of this player (POST /players/{player_id}/tokens, which "
         "the game key mints: a game server gets any player's receipt by minting that player's token; a token "
         "limited to boards must list this one): a token of another player, or limited to other boards, is a 403; "
-        "an expired or altered one is refused (401), a request without the header by API Gateway (400). " + _RECEIPT,
+        "an expired or altered one is refused (401), a request without the header by API Gateway (401). " + _RECEIPT,
     ),
     Route(
         "GET",
