@@ -101,7 +101,7 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, 
     assert start_run(api, CLIENT, limited).status_code == 403
 
     cases = {
-        "no credentials": (None, "cy", CLIENT, 400),  # API Gateway's: the function is not invoked
+        "no credentials": (None, "cy", CLIENT, 401),  # API Gateway's: the function is not invoked
         "not a token": ("not-a-token", "cy", CLIENT, 401),
         "altered": (f"{header}.{payload}.{signature[:-4]}AAAA", "cy", CLIENT, 401),
         "player token as run token": (player, "cy", CLIENT, 401),
@@ -131,7 +131,7 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, 
             assert reply.headers["WWW-Authenticate"].startswith("Bearer"), name
     run_as_player = api.post(f"/leaderboards/{CLIENT}/runs", key=None, headers=bearer(run["run_token"]))
     assert run_as_player.status_code == 401 and "not a player token" in run_as_player.json()["error"]
-    assert api.post(f"/leaderboards/{CLIENT}/runs", key=None).status_code == 400  # API Gateway's, as above
+    assert api.post(f"/leaderboards/{CLIENT}/runs", key=None).status_code == 401  # API Gateway's, as above
     assert table_state() == before
     assert submit(api, run["run_token"], "cy", 9).status_code == 200  # the run, refused all along, is still unused
 
