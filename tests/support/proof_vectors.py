@@ -12,9 +12,12 @@ import base64
 import copy
 import hashlib
 import hmac
+import io
 import json
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -178,3 +181,28 @@ def closing_summary(log: LogBuilder, key: SigningKey, seq: int = 6) -> dict[str,
 def sign_summary(summary: dict[str, Any], key: SigningKey) -> dict[str, Any]:
     unsigned = {k: v for k, v in summary.items() if k != "signature"}
     return {**unsigned, "signature": key.sign(unsigned)}
+
+
+def verify_files(
+    tmp: Path,
+    log: dict[str, Any],
+    key_set: dict[str, Any],
+    summary: dict[str, Any] | None = None,
+    receipts: Iterable[str] = (),
+    extra: Iterable[str] = (),
+) -> tuple[int, list[str]]:
+    """leaderboard_verify over files, as a user saves them: the log's export, the JWKS and the summary written to
+    `tmp`, each receipt's JWS on the command line; its exit status and printed lines."""
+    from leaderboard_verify.cli import run
+
+    (tmp / "log.json").write_text(json.dumps(log))
+    (tmp / "jwks.json").write_text(json.dumps(key_set))
+    argv = ["--log", str(tmp / "log.json"), "--keys", str(tmp / "jwks.json"), *extra]
+    if summary is not None:
+        (tmp / "summary.json").write_text(json.dumps(summary))
+        argv += ["--summary", str(tmp / "summary.json")]
+    for token in receipts:
+        argv += ["--receipt", token]
+    out = io.StringIO()
+    status = run(argv, out)
+    return status, out.getvalue().splitlines()

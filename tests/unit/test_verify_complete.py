@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 
 from leaderboard_verify.cli import run
-from tests.support.proof_vectors import SigningKey, closing_summary, jwks, sign_summary, tournament
+from tests.support.proof_vectors import SigningKey, closing_summary, jwks, sign_summary, tournament, verify_files
 
 LOG = tournament()  # after seq 6: erin 130, bob 120, alice 100, carol 100 (dave hidden)
 KEY = SigningKey()
@@ -24,17 +24,7 @@ KEY = SigningKey()
 @pytest.fixture
 def verify(tmp_path):
     def verify(summary=None, receipts=(), extra=()):
-        (tmp_path / "log.json").write_text(json.dumps(LOG.export()))
-        (tmp_path / "jwks.json").write_text(json.dumps(jwks(KEY)))
-        argv = ["--log", str(tmp_path / "log.json"), "--keys", str(tmp_path / "jwks.json"), *extra]
-        if summary is not None:
-            (tmp_path / "summary.json").write_text(json.dumps(summary))
-            argv += ["--summary", str(tmp_path / "summary.json")]
-        for token in receipts:
-            argv += ["--receipt", token]
-        out = io.StringIO()
-        status = run(argv, out)
-        return status, out.getvalue().splitlines()
+        return verify_files(tmp_path, LOG.export(), jwks(KEY), summary, receipts, extra)
 
     return verify
 

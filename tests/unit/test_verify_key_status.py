@@ -5,13 +5,9 @@ tests/support/proof_vectors.py."""
 
 from __future__ import annotations
 
-import io
-import json
-
 import pytest
 
-from leaderboard_verify.cli import run
-from tests.support.proof_vectors import SigningKey, closing_summary, jwks, sign_summary, tournament
+from tests.support.proof_vectors import SigningKey, closing_summary, jwks, sign_summary, tournament, verify_files
 
 RETIRED_AT = "2026-12-02T05:00:00.000Z"
 BEFORE = ("2026-12-02T04:59:59.999Z", 1796187599)  # `at` and `iat` a moment before RETIRED_AT
@@ -25,17 +21,7 @@ def verify(tmp_path):
     """The verifier on files: the tournament's log, a JWKS, a summary and receipts; (exit status, lines)."""
 
     def verify(key_set, receipts=(), summary=None):
-        (tmp_path / "log.json").write_text(json.dumps(LOG.export()))
-        (tmp_path / "jwks.json").write_text(json.dumps(key_set))
-        argv = ["--log", str(tmp_path / "log.json"), "--keys", str(tmp_path / "jwks.json")]
-        if summary is not None:
-            (tmp_path / "summary.json").write_text(json.dumps(summary))
-            argv += ["--summary", str(tmp_path / "summary.json")]
-        for token in receipts:
-            argv += ["--receipt", token]
-        out = io.StringIO()
-        status = run(argv, out)
-        return status, out.getvalue().splitlines()
+        return verify_files(tmp_path, LOG.export(), key_set, summary, receipts)
 
     return verify
 
