@@ -55,16 +55,23 @@ def _one_credential(call: Call, other: str, use: str) -> None:
         raise BadRequest(f"give the game key (x-api-key) or a run token (Authorization), not both: {use}")
 
 
+def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
+    """What both score routes do once their caller is known: the body checked, the Idempotency-Key's record (in
+    `scope`) answered or written, `submit(submission, evidence)` run once; 202 when a rule held the score back."""
+    body = call.body()
+    key = v.idempotency_key(call.header("Idempotency-Key"))
+    submission = _submission(body, key and keys.operation_id(key, scope))
+    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
+    answer = idempotency.once(key, scope, body, lambda: submit(submission, evidence))
+    return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
+
+
 def board_score(call: Call):
     _one_credential(call, "Authorization", "a run's score goes to POST /leaderboards/{board}/runs/{run_id}/score")
     board = board_registry.get_board(call.params["board"])
-    body = call.body()
-    key = v.idempotency_key(call.header("Idempotency-Key"))
-    scope = f"{board.board_id}/scores"
-    submission = _submission(body, key and keys.operation_id(key, scope))
-    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
-    answer = idempotency.once(key, scope, body, lambda: submissions.submit(board, submission, evidence=evidence))
-    return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
+    return _scored(
+        call, f"{board.board_id}/scores", lambda s, evidence: submissions.submit(board, s, evidence=evidence)
+    )
 
 
 def run_score(call: Call):
@@ -77,24 +84,12 @@ def run_score(call: Call):
     if run.get("run") != call.params["run_id"]:
         raise Forbidden("this run token is for another run than the path's: submit to its own run_id")
     board = board_registry.get_board(call.params["board"])
-    body = call.body()
-    key = v.idempotency_key(call.header("Idempotency-Key"))
-    scope = f"{board.board_id}/runs/{run.get('run')}"
-    submission = _submission(body, key and keys.operation_id(key, scope))
-    evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
-    answer = idempotency.once(
-        key,
-        scope,
-        body,
-        lambda: runs.submit(
-            board,
-            run,
-            submission.player_id,
-            lambda started: submissions.submit(board, submission, run=started, evidence=evidence),
-            None,
-        ),
-    )
-    return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
+
+    def submit(s: scoring.Submission, evidence):
+        apply = lambda started: submissions.submit(board, s, run=started, evidence=evidence)  # noqa: E731
+        return runs.submit(board, run, s.player_id, apply, None)
+
+    return _scored(call, f"{board.board_id}/runs/{run.get('run')}", submit)
 
 
 def issue_token(call: Call):
