@@ -65,3 +65,14 @@ def test_live_a_decision_from_another_site_is_refused(local_nginx, upstream):  #
     assert len(upstream_requests(upstream)) == before
     own = {"Sec-Fetch-Site": "same-origin", "Origin": local_nginx.base}
     assert local_nginx.request(path, method="POST", auth=ADMIN, headers=own)[0] == 200
+
+
+@needs_nginx
+def test_live_the_admin_limit_counts_a_session_check_once_and_stops_a_flood(local_nginx):  # noqa: F811 (fixtures)
+    """Each client address has a bucket of 40 admin requests (refilled at 5 a second). The silent session check
+    asks /admin-api/ping through Nginx itself: that hop is not counted again (else every visitor's page load
+    would share the server's one bucket), so 30 checks in a row all answer; a flood past the bucket gets 429."""
+    answers = [local_nginx.request("/admin-api/session")[0] for _ in range(30)]
+    assert answers == [401] * 30  # counted twice, the bucket of 40 would have run out at about the 21st
+    flood = [local_nginx.request("/admin-api/ping", auth=ADMIN)[0] for _ in range(100)]
+    assert set(flood) == {204, 429} and flood[0] == 204, flood  # 100 at once outrun 10 left plus 5 a second
