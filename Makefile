@@ -179,18 +179,18 @@ destroy: setup ## remove the stage (prod retains its tables)
 vendor: setup ## copy the pinned PyJWT and rfc8785 releases (requirements-dev.txt) into the Lambda asset, verbatim
 	@pin=$$(grep -i '^pyjwt==' requirements-dev.txt); rm -rf .local/vendor; \
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/leaderboard/vendor/jwt && \
+	rm -rf lambda_src/leaderboard/shared/vendor/jwt && \
 	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/leaderboard/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
-	open('lambda_src/leaderboard/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/leaderboard/vendor/jwt"
+	[w.extract(n, 'lambda_src/leaderboard/shared/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
+	open('lambda_src/leaderboard/shared/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/leaderboard/shared/vendor/jwt"
 	@pin=$$(grep -i '^rfc8785==' requirements-dev.txt); rm -rf .local/vendor; \
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/leaderboard/vendor/rfc8785 && \
+	rm -rf lambda_src/leaderboard/shared/vendor/rfc8785 && \
 	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/leaderboard/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
-	open('lambda_src/leaderboard/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/leaderboard/vendor/rfc8785"
+	[w.extract(n, 'lambda_src/leaderboard/shared/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
+	open('lambda_src/leaderboard/shared/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/leaderboard/shared/vendor/rfc8785"
 
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)

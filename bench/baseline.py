@@ -17,7 +17,7 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from leaderboard import schema
+from leaderboard.shared import schema
 
 _ser = TypeSerializer()
 _de = TypeDeserializer()

@@ -1,7 +1,7 @@
 """Synthetic players, and loading them onto a board fast.
 
 Entries are built by the write path's own `make_entry` (so they have exactly the item shape the handlers
-write), written with batched puts, and counted once by `counting.rebuild`.
+write), written with batched puts, and counted once by `rank_counter_upkeep.rebuild`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def synthetic_score(rng: random.Random) -> int:
 
 
 def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
-    from leaderboard.simulation import random_name  # lambda_src is importable once the environment is set
+    from leaderboard.domain.simulation import random_name  # lambda_src is importable once the environment is set
 
     rng = random.Random(seed)
     for i in range(count):
@@ -51,7 +51,7 @@ def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
 
 
 def _entries(config, period, people: Iterable[Player]) -> Iterator:
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain.score_writes import make_entry
 
     for p in people:
         yield make_entry(config, period, p.player_id, p.name, p.score, p.reached_ms, None)
@@ -61,10 +61,12 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     """Write every player's entry onto one period of the board, then count it once.
 
     Entries go in with batched puts from `threads` threads over disjoint chunks; the rank counters are then
-    rebuilt from the index in one pass (counting.rebuild), as the stream consumer would have built them record
+    rebuilt from the index in one pass (rank_counter_upkeep.rebuild), as the stream consumer would have built them
+    record
     by record. The stream's records of the load are left for the caller to skip.
     """
-    from leaderboard import counting, invocation
+    from leaderboard.domain import rank_counter_upkeep
+    from leaderboard.shared import invocation
 
     entries = invocation.runtime().entries  # the threads' puts go to the caller's runtime's store
 
@@ -87,13 +89,13 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
             lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads
         )
     for part in config.partitions(period.period_id):
-        counting.rebuild(part)
-    return {"loader": "entries.put_new + counting.rebuild", "threads": threads}
+        rank_counter_upkeep.rebuild(part)
+    return {"loader": "entries.put_new + rank_counter_upkeep.rebuild", "threads": threads}
 
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:
     """fn(config, chunk) on disjoint chunks from a pool, a bounded number in flight (flat memory at any N)."""
-    from leaderboard import invocation
+    from leaderboard.shared import invocation
 
     def chunks() -> Iterator[list]:
         chunk: list = []

@@ -16,7 +16,7 @@ import math
 import threading
 from dataclasses import dataclass, field, fields
 
-from leaderboard import schema
+from leaderboard.shared import schema
 
 # Operations that accept ReturnConsumedCapacity; split by the kind of unit they consume.
 READ_OPS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
@@ -114,7 +114,7 @@ class ThreadMeter(Meter):
 
 
 CONSUMER_THREADS = ("stream-poller", "rank-counter", "live-", "schedule-")  # off the request path: the stream
-# consumers' threads (local/streams.py, counting.py, broadcasting.py) and the scheduled functions'
+# consumers' threads (local/streams.py, rank_counter_upkeep.py, broadcasting.py) and the scheduled functions'
 # (local/schedules.py)
 
 

@@ -74,12 +74,14 @@ class Bench(Sampling):
     # --- setup ----------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        from leaderboard import board_registry, invocation, periods
+        from leaderboard.domain import periods
+        from leaderboard.operations import board_catalog
+        from leaderboard.shared import invocation
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
             raise SystemExit(f"creating the board failed: {created.status} {created.body}")
-        self.config = board_registry.get_board(BOARD_ID)
+        self.config = board_catalog.get_board(BOARD_ID)
         self.period = periods.current(invocation.now(), self.config.periods)[0]
         self.now_ms = int(time.time() * 1000)
         self.players = {p.player_id: p for p in loader.players(self.opts.players, self.opts.seed, self.now_ms)}
@@ -209,8 +211,8 @@ class Bench(Sampling):
     def settle(self) -> None:
         """Run the rank-counter function on the stream's new records, as Lambda does a moment after a write;
         its requests and capacity are metered on their own (consumer_meter)."""
-        from leaderboard import invocation
         from leaderboard.handlers import rank_counter
+        from leaderboard.shared import invocation
 
         handler_usage = self.handler_meter.take()
         drain(self.stream, rank_counter.handler_for(invocation.runtime()), 1000)
@@ -218,7 +220,7 @@ class Bench(Sampling):
         self.handler_meter._usage = handler_usage  # what the handlers had spent before, still theirs
 
     def submits(self) -> None:
-        from leaderboard.scoring import make_entry
+        from leaderboard.domain.score_writes import make_entry
 
         self.consumer_usage = Usage()
         consumer_submissions = 0

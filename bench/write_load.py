@@ -43,15 +43,15 @@ def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     """The original design's POST /scores: for each period, GetItem, then PutItem of max(new, stored)."""
     from datetime import UTC, datetime
 
-    from leaderboard import boards, periods, scoring
-    from leaderboard.clock import ms
+    from leaderboard.domain import boards, periods, score_writes
+    from leaderboard.shared.clock import ms
 
     board = boards.DEFAULT_BOARD
 
     def submit(player_id: str, name: str, score: int) -> int:
         now = datetime.now(UTC)
         for period in periods.current(now, board.periods):
-            entry = scoring.make_entry(board, period, player_id, name, score, ms(now), None)
+            entry = score_writes.make_entry(board, period, player_id, name, score, ms(now), None)
             key = {"player_id": {"S": player_id}, "leaderboard_id": {"S": entry.leaderboard_id}}
             stored = client.get_item(TableName=table, Key=key).get("Item")
             if stored and int(stored["score"]["N"]) >= score:
@@ -123,9 +123,9 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
 def run_once(
     kind: str, writers: int, seconds: float, pool: int, seed: int, env: environment.BenchEnvironment, model: AwsModel
 ) -> dict[str, Any]:
-    from leaderboard import invocation
     from leaderboard.data import dynamo
-    from leaderboard.simulation import random_name
+    from leaderboard.domain.simulation import random_name
+    from leaderboard.shared import invocation
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)

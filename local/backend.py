@@ -45,7 +45,7 @@ class Backend:
     schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
-    # Where the handlers read the time (leaderboard.clock: SystemClock by default; a SettableClock lets a caller
+    # Where the handlers read the time (leaderboard.shared.clock: SystemClock by default; a SettableClock lets a caller
     # end a period or a minute window now instead of waiting for it).
     clock: Any = None
     # API Gateway's throttles from the template (429s): `make run --throttle`. Off for the test stacks, which call
@@ -146,7 +146,7 @@ class Backend:
         routes_module()  # the Lambda code asset's root on sys.path
         from leaderboard.composition import Runtime
         from leaderboard.data import dynamo
-        from leaderboard.settings import Settings
+        from leaderboard.shared.settings import Settings
 
         client = dynamo.new_client(
             endpoint_url=self.ddb_endpoint,
@@ -190,7 +190,7 @@ class Backend:
     def serving(self) -> Iterator[Any]:
         """This stack's runtime bound to the block, for code a test runs in-process beside the handlers (a load
         written straight into the tables, a board created in-process)."""
-        from leaderboard import invocation
+        from leaderboard.shared import invocation
 
         with invocation.serving(self.runtime) as runtime:
             yield runtime

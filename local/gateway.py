@@ -45,7 +45,7 @@ Response = tuple[int, Headers, bytes]
 def routes_module():
     if str(LAMBDA_SRC) not in sys.path:
         sys.path.insert(0, str(LAMBDA_SRC))  # the Lambda code asset's root: the `leaderboard` package
-    return importlib.import_module("leaderboard.routes")
+    return importlib.import_module("leaderboard.web.routes")
 
 
 def load_handlers(runtime: Any = None) -> dict[str, Callable]:
@@ -188,7 +188,7 @@ class LocalGateway:
         ):
             return self.gateway_error(self.routes.THROTTLED)
         # Present and not blank, as API Gateway's parameter validation checks (it does not look at values): the
-        # bearer routes' Authorization, the one parameter the stack makes it require (routing/gateway_errors.py).
+        # bearer routes' Authorization, the one parameter the stack makes it require (web/routes/gateway_errors.py).
         if any(not (req.header(h) or "").strip() for h in route.required_headers):
             return self.gateway_error(self.routes.MISSING_CREDENTIALS, [self.routes.BEARER_CHALLENGE])
         problem = self._body_problem(route, req)

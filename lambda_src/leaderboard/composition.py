@@ -16,9 +16,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import cursors, digest_key, invocation, key_classes, keyring, receipt_keys
-from .board_registry import BoardCache
-from .clock import Clock, SystemClock
 from .data import dynamo
 from .data.boards import DynamoBoards, MemoryBoards
 from .data.chain import DynamoChain, MemoryChain
@@ -40,26 +37,30 @@ from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
-from .digest_key import DigestKey
-from .live_access import LiveSwitch
-from .metrics import MetricsSink
-from .settings import Settings
+from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
+from .domain.digest_key import DigestKey
+from .operations.board_catalog import BoardCache
+from .operations.live_access import LiveSwitch
+from .shared import invocation
+from .shared.clock import Clock, SystemClock
+from .shared.metrics import MetricsSink
+from .shared.settings import Settings
 
 if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
-    from .board_registry import BoardStore
-    from .broadcasting import LiveState
-    from .closing import ClosingStore
-    from .entry_store import EntryStore, ErasureStore
-    from .hashchain import ChainStore
-    from .idempotency import IdempotencyStore
-    from .keyring import SecretStore
-    from .moderation import ModerationStore
-    from .quarantine import PendingStore
-    from .ranking import CounterStore
-    from .rate_limits import RateLimitStore
-    from .receipts import Replays
-    from .runs import RunStore
-    from .snapshots import SnapshotStore
+    from .domain.entry_store import EntryStore, ErasureStore
+    from .domain.hashchain import ChainStore
+    from .domain.keyring import SecretStore
+    from .domain.rank_counters import CounterStore
+    from .operations.board_catalog import BoardStore
+    from .operations.broadcasting import LiveState
+    from .operations.closing import ClosingStore
+    from .operations.idempotency import IdempotencyStore
+    from .operations.moderation import ModerationStore
+    from .operations.quarantine import PendingStore
+    from .operations.rate_limits import RateLimitStore
+    from .operations.receipts import Replays
+    from .operations.runs import RunStore
+    from .operations.snapshots import SnapshotStore
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class Runtime:
     digest_key: DigestKey  # keys the hashes that name players' items (never rotates)
     live_key: AppSyncApiKey  # the subscribe-only key's expiry, renewed by the period closer's schedule
     token_keys: keyring.CachedRing  # signs and verifies player and run tokens
-    api_keys: key_classes.KeyClasses  # the game and admin keys' values: which class a key given is of
+    api_keys: api_key_classes.KeyClasses  # the game and admin keys' values: which class a key given is of
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     live_switch: LiveSwitch  # the live kill switch as last read, trusted LIVE_SWITCH_CACHE_SECONDS
@@ -92,7 +93,7 @@ class Runtime:
     chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
     idempotency: IdempotencyStore  # Idempotency-Key's records, behind Powertools' persistence layer
     secrets: SecretStore  # Secrets Manager's values of the secrets the settings name (read by the caches above)
-    counters: CounterStore  # the rank counters the rank and percentile math reads (counting.py keeps them)
+    counters: CounterStore  # the rank counters the rank and percentile math reads (rank_counter_upkeep.py keeps them)
     erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
     entries: EntryStore  # the players' entries and the rank index over them
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
@@ -214,29 +215,29 @@ def in_memory_stores() -> dict[str, Any]:
 
 
 def _replays() -> Replays:
-    from .receipts import Replays
+    from .operations.receipts import Replays
 
     return Replays()
 
 
-def _key_classes(settings: Settings, secrets: SecretStore) -> key_classes.KeyClasses:
+def _key_classes(settings: Settings, secrets: SecretStore) -> api_key_classes.KeyClasses:
     def ring(access: str) -> keyring.CachedRing:
         return keyring.CachedRing(
-            lambda: key_classes.load_ring(settings, secrets, access),
-            min_chars=key_classes.MIN_CHARS,
-            refresh_seconds=key_classes.REFRESH_SECONDS,
-            min_refresh_seconds=key_classes.MIN_REFRESH_SECONDS,
+            lambda: api_key_classes.load_ring(settings, secrets, access),
+            min_chars=api_key_classes.MIN_CHARS,
+            refresh_seconds=api_key_classes.REFRESH_SECONDS,
+            min_refresh_seconds=api_key_classes.MIN_REFRESH_SECONDS,
         )
 
-    accesses = (key_classes.GAME, key_classes.ADMIN)
-    return key_classes.KeyClasses(
-        {a: ring(a) for a in accesses}, {a: key_classes.configured(settings, a) for a in accesses}
+    accesses = (api_key_classes.GAME, api_key_classes.ADMIN)
+    return api_key_classes.KeyClasses(
+        {a: ring(a) for a in accesses}, {a: api_key_classes.configured(settings, a) for a in accesses}
     )
 
 
 def _token_ring(settings: Settings, secrets: SecretStore) -> keyring.Ring:
     # Imported on first use: PyJWT costs cold-start time that functions which never see a token need not pay.
-    from . import tokens
+    from .domain import tokens
 
     return tokens.load_ring(settings, secrets)
 

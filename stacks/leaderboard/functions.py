@@ -174,7 +174,7 @@ def _shared_statements(
         ),
         iam.PolicyStatement(
             sid="DigestKeyRead",
-            # Player ids are hashed under it (keys.py) on most paths: every function reads it, once per cold start,
+            # Player ids are hashed under it (item_keys.py) on most paths: every function reads it, once per cold start,
             # the current value only (it never rotates). Outside production also the receipt key's seed.
             actions=["secretsmanager:GetSecretValue"],
             resources=[digest_secret_arn],

@@ -67,13 +67,13 @@ def import_runtime() -> ModuleType:
 import_runtime()
 
 # The modules the construct reads (pure data and parsing: no boto3), under the runtime's one name.
-import leaderboard.boards as boards  # noqa: E402 (the package is imported above)
-import leaderboard.errors as errors  # noqa: E402 (the package is imported above)
-import leaderboard.limits as limits  # noqa: E402 (the package is imported above)
-import leaderboard.live_channels as live_channels  # noqa: E402 (the package is imported above)
-import leaderboard.metrics as metrics  # noqa: E402 (the package is imported above)
-import leaderboard.routes as routes  # noqa: E402 (the package is imported above)
-import leaderboard.schema as schema  # noqa: E402 (the package is imported above)
+import leaderboard.domain.boards as boards  # noqa: E402 (the package is imported above)
+import leaderboard.shared.errors as errors  # noqa: E402 (the package is imported above)
+import leaderboard.shared.limits as limits  # noqa: E402 (the package is imported above)
+import leaderboard.shared.live_channels as live_channels  # noqa: E402 (the package is imported above)
+import leaderboard.shared.metrics as metrics  # noqa: E402 (the package is imported above)
+import leaderboard.shared.schema as schema  # noqa: E402 (the package is imported above)
+import leaderboard.web.routes as routes  # noqa: E402 (the package is imported above)
 
 __all__ = [
     "DASHBOARD_DIR",

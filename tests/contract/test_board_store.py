@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.board_registry import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 from leaderboard.data import boards as board_items
 from leaderboard.data import dynamo
+from leaderboard.operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 
 
 @pytest.fixture

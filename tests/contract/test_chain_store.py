@@ -7,9 +7,10 @@ import threading
 
 import pytest
 
-from leaderboard import hashchain, invocation
 from leaderboard.data.chain import ERASED_KEY_SECONDS
-from leaderboard.hashchain import MAX_APPEND
+from leaderboard.domain import hashchain
+from leaderboard.domain.hashchain import MAX_APPEND
+from leaderboard.shared import invocation
 
 NOW_S = 1_796_000_000
 

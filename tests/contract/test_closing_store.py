@@ -7,7 +7,7 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from leaderboard import invocation
+from leaderboard.shared import invocation
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from leaderboard import invocation, keys
-from leaderboard.model import Counter
+from leaderboard.shared import invocation, item_keys
+from leaderboard.shared.model import Counter
 
 PART, OTHER = "race#all-time", "race#2026-12"
-B, S = keys.BUCKETS, keys.SEGMENTS
+B, S = item_keys.BUCKETS, item_keys.SEGMENTS
 
 
 @pytest.fixture
@@ -31,7 +31,13 @@ def test_a_partition_without_counters_reads_none_and_create_first_makes_one_whol
     store.create_first(PART, 1_900_000_000)
     for level in (B, S):
         (whole,) = store.read(PART, level, consistent=True)
-        assert (whole.lo, whole.hi, whole.count, whole.gen, whole.counted_gen) == (keys.FIRST_LO, keys.LAST_HI, 0, 0, 0)
+        assert (whole.lo, whole.hi, whole.count, whole.gen, whole.counted_gen) == (
+            item_keys.FIRST_LO,
+            item_keys.LAST_HI,
+            0,
+            0,
+            0,
+        )
         assert whole.expires_at == 1_900_000_000
     assert store.read(OTHER, B, consistent=True) == []
 
@@ -42,7 +48,7 @@ def test_create_first_again_changes_nothing(store):
     gen = store.claim(PART, B, bucket)
     assert store.store(PART, B, bucket, gen, 7)
     store.create_first(PART, None)  # a second consumer, late: the counted range stays
-    assert ranges(store.read(PART, B, consistent=True)) == [(keys.FIRST_LO, keys.LAST_HI, 7)]
+    assert ranges(store.read(PART, B, consistent=True)) == [(item_keys.FIRST_LO, item_keys.LAST_HI, 7)]
     assert store.read(PART, B, consistent=True)[0].expires_at is None
 
 
@@ -51,7 +57,7 @@ def test_claims_hand_out_the_next_generation_and_none_for_a_range_that_changed_o
     (bucket,) = store.read(PART, B, consistent=True)
     assert [store.claim(PART, B, bucket) for _ in range(3)] == [1, 2, 3]
     assert store.claim(PART, B, Counter(bucket.lo, "5000", 0)) is None  # another end: the range was split
-    assert store.claim(PART, B, Counter("3000", keys.LAST_HI, 0)) is None  # no such counter
+    assert store.claim(PART, B, Counter("3000", item_keys.LAST_HI, 0)) is None  # no such counter
     assert store.claim(PART, S, store.read(PART, S, consistent=True)[0]) == 1  # levels count apart
 
 
@@ -73,9 +79,9 @@ def test_a_split_cuts_the_range_in_key_order_and_the_pieces_carry_the_recount(st
     gen = store.claim(PART, B, bucket)
     assert store.split(PART, B, bucket, gen, [(bucket.lo, 3), ("4000", 2), ("7000", 4)])
     found = store.read(PART, B, consistent=True)
-    assert ranges(found) == [(keys.FIRST_LO, "4000", 3), ("4000", "7000", 2), ("7000", keys.LAST_HI, 4)]
+    assert ranges(found) == [(item_keys.FIRST_LO, "4000", 3), ("4000", "7000", 2), ("7000", item_keys.LAST_HI, 4)]
     assert [(c.gen, c.counted_gen, c.expires_at) for c in found] == [(gen, gen, 1_900_000_000)] * 3
-    assert ranges(store.read(PART, S, consistent=True)) == [(keys.FIRST_LO, keys.LAST_HI, 0)]  # its own level
+    assert ranges(store.read(PART, S, consistent=True)) == [(item_keys.FIRST_LO, item_keys.LAST_HI, 0)]  # its own level
 
 
 def test_a_split_is_all_or_nothing(store):
@@ -85,11 +91,16 @@ def test_a_split_is_all_or_nothing(store):
     assert store.store(PART, B, bucket, gen, 5)
     assert not store.split(PART, B, bucket, stale, [(bucket.lo, 2), ("4000", 3)])  # a later recount is stored
     # A piece whose item exists already cancels the whole split, the first piece's update included.
-    store.replace_all(PART, S, [Counter(keys.FIRST_LO, keys.LAST_HI, 5), Counter("4000", keys.LAST_HI, 1)])
+    store.replace_all(
+        PART, S, [Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 5), Counter("4000", item_keys.LAST_HI, 1)]
+    )
     (segment, _) = store.read(PART, S, consistent=True)
     assert not store.split(PART, S, segment, store.claim(PART, S, segment), [(segment.lo, 2), ("4000", 3)])
-    assert ranges(store.read(PART, B, consistent=True)) == [(keys.FIRST_LO, keys.LAST_HI, 5)]
-    assert ranges(store.read(PART, S, consistent=True)) == [(keys.FIRST_LO, keys.LAST_HI, 5), ("4000", "~", 1)]
+    assert ranges(store.read(PART, B, consistent=True)) == [(item_keys.FIRST_LO, item_keys.LAST_HI, 5)]
+    assert ranges(store.read(PART, S, consistent=True)) == [
+        (item_keys.FIRST_LO, item_keys.LAST_HI, 5),
+        ("4000", "~", 1),
+    ]
 
 
 def test_a_read_between_two_keys_gives_the_ranges_that_start_there_both_ends_included(store):

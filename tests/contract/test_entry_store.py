@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from leaderboard import entry_store, keys, schema
-from leaderboard.model import Entry, EntryWrite
+from leaderboard.domain import entry_store
+from leaderboard.shared import item_keys, schema
+from leaderboard.shared.model import Entry, EntryWrite
 
 PART = "race#all-time"
 
@@ -110,12 +111,12 @@ def test_the_rank_index_lists_in_rank_key_order_in_pages(store):
 
 def test_counts_and_keys_over_rank_key_ranges(store):
     store.put_new(entry(f"p{n:02d}", n) for n in range(40))
-    every = store.index_keys(PART, keys.FIRST_LO, keys.LAST_HI)
+    every = store.index_keys(PART, item_keys.FIRST_LO, item_keys.LAST_HI)
     assert every == sorted(every) and len(every) == 40
     assert store.count_range(PART, every[5], every[14]) == 10  # both ends included
     assert store.count_range(PART, every[5], every[14], at_most=4) == 4
     assert store.count_range(PART, every[14], every[5]) == 0  # an empty range, not an error
-    assert store.count_range("nobody#all-time", keys.FIRST_LO, keys.LAST_HI) == 0
+    assert store.count_range("nobody#all-time", item_keys.FIRST_LO, item_keys.LAST_HI) == 0
     assert store.index_keys(PART, every[5], every[14]) == every[5:15]
     assert store.index_keys(PART, every[5], every[14], at_most=3) == every[5:8]
 
@@ -124,7 +125,7 @@ def test_a_hidden_entry_leaves_the_index_and_comes_back(store):
     store.put_new([entry("ada", 5), entry("bo", 6)])
     read = store.one("ada", PART)
     store.set_hidden("ada", PART, read, True)
-    assert ranked(store) == ["bo"] and store.count_range(PART, keys.FIRST_LO, keys.LAST_HI) == 1
+    assert ranked(store) == ["bo"] and store.count_range(PART, item_keys.FIRST_LO, item_keys.LAST_HI) == 1
     with pytest.raises(entry_store.Changed):
         store.set_hidden("ada", PART, read, True)  # already hidden: not as read
     store.set_hidden("ada", PART, store.one("ada", PART), False)
@@ -160,10 +161,10 @@ def test_a_submission_s_read_finds_the_erasure_the_moderation_and_the_board(runt
     assert set(stored) == {("ada", PART), ("bo", PART)} and hidden == {"bo"} and board["order"] == "desc"
     assert store.get_for_submission(pairs, "lap", False, consistent=False)[1:] == ({"ada"}, None)
     now = int(time.time())
-    runtime.erasures.create(keys.erasing_key("cy"), {"phase": "erasing"}, now + 60)
+    runtime.erasures.create(item_keys.erasing_key("cy"), {"phase": "erasing"}, now + 60)
     stored, _, _ = store.get_for_submission(pairs, "race", True)
     assert entry_store.is_fence(stored[("cy", PART)]) and not entry_store.is_fence(stored[("ada", PART)])
-    runtime.erasures.save_state(keys.erasing_key("cy"), {"phase": "fenced", "fence_until": now - 1})
+    runtime.erasures.save_state(item_keys.erasing_key("cy"), {"phase": "fenced", "fence_until": now - 1})
     assert ("cy", PART) not in store.get_for_submission(pairs, "race", True)[0]  # its fence has gone by
 
 

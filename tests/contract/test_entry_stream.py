@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from leaderboard import keys
 from leaderboard.data import dynamo
 from leaderboard.data.memory_entries import MemoryEntries
-from leaderboard.model import EntryWrite
+from leaderboard.shared import item_keys
+from leaderboard.shared.model import EntryWrite
 from local import dynamodb_local
 from local.streams import StreamReader
 
@@ -42,7 +42,7 @@ def changes(reader) -> list[tuple]:
     return [
         (r["eventName"], entry, image(r, "NewImage"), image(r, "OldImage"))
         for r in records
-        if (entry := keys.entry_of_record(r))
+        if (entry := item_keys.entry_of_record(r))
     ]
 
 

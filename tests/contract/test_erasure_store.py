@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import keys
+from leaderboard.shared import item_keys
 
 KEY = ("#erasing#abc", "#erasing")
 
@@ -48,7 +48,7 @@ def test_the_audit_record_is_kept_apart_and_updated_in_place(store):
         "2026-12-01T00:00:00Z",
         "2026-12-01T00:01:00Z",
     )
-    assert audit["player_id"] == keys.ERASURES_PARTITION
+    assert audit["player_id"] == item_keys.ERASURES_PARTITION
     store.drop_audit("e1")
     assert store.audit("e1") is None and store.audit("never") is None
 

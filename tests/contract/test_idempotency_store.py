@@ -10,8 +10,9 @@ import threading
 import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 
-from leaderboard import idempotency, invocation
-from leaderboard.errors import Conflict, Unprocessable
+from leaderboard.operations import idempotency
+from leaderboard.shared import invocation
+from leaderboard.shared.errors import Conflict, Unprocessable
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from leaderboard import invocation
+from leaderboard.shared import invocation
 
 EXPIRES = 2_000_000_000
 

@@ -12,8 +12,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from leaderboard import keyring
 from leaderboard.data.secrets import MemorySecrets, SecretsManagerSecrets
+from leaderboard.domain import keyring
 from local import moto_fidelity
 
 

@@ -8,7 +8,7 @@ import json
 
 from cdk_leaderboard.props import LeaderboardProps
 
-from leaderboard import routes
+from leaderboard.web import routes
 from tests.support import role_access
 
 TOKEN_ROUTES = [r for r in routes.ROUTES if r.access in routes.BEARER]
@@ -58,7 +58,7 @@ def test_the_functions_read_both_versions_of_the_rotating_secrets_and_nothing_el
         _secret(dev_template_json, "signs player and run tokens"),
         _secret(dev_template_json, "signs player and run tokens"),
         _secret(dev_template_json, "game-server"),
-        _secret(dev_template_json, "admin API key"),  # the key classes are told apart by value (key_classes.py)
+        _secret(dev_template_json, "admin API key"),  # the key classes are told apart by value (api_key_classes.py)
     ]
     assert sorted(s["Resource"]["Ref"] for s in rotating.values()) == sorted(expected)
 

@@ -146,7 +146,7 @@ def test_two_dev_like_leaderboards_do_fit_in_one_stack(users_app):
 
 
 def test_the_docs_give_the_number_of_functions(dev_template_json):
-    from leaderboard.function_registry import FUNCTIONS
+    from leaderboard.shared.function_registry import FUNCTIONS
 
     count = len(_of_type(dev_template_json, "AWS::Lambda::Function"))
     assert count == len(FUNCTIONS)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from leaderboard import limits, routes
+from leaderboard.shared import limits
+from leaderboard.web import routes
 
 
 def resources(template, type_: str) -> dict:

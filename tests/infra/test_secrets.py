@@ -63,7 +63,7 @@ def test_production_signs_cursors_with_a_rotating_secret_of_its_own(prod_templat
     statements = _statements(prod_template_json)
     token = _logical_id(prod_template_json, "LeaderboardApiTokenSigningSecret")
     game = _logical_id(prod_template_json, "LeaderboardApiGameKeySecret")
-    admin = _logical_id(prod_template_json, "LeaderboardApiAdminKeySecret")  # key classes by value (key_classes.py)
+    admin = _logical_id(prod_template_json, "LeaderboardApiAdminKeySecret")  # key classes by value (api_key_classes.py)
     # each rotating secret, current and previous versions, for the functions that use it (test_function_access.py)
     for sid, secret in (
         ("CursorKeyRead", cursor),

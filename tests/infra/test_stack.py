@@ -7,7 +7,8 @@ import re
 
 from aws_cdk.assertions import Match
 
-from leaderboard import routes, schema
+from leaderboard.shared import schema
+from leaderboard.web import routes
 from tests.support import role_access
 
 

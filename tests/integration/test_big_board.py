@@ -14,7 +14,8 @@ import random
 
 import pytest
 
-from leaderboard import boards, counting, invocation, periods, schema, scoring  # the table facts the stack builds from
+from leaderboard.domain import boards, periods, rank_counter_upkeep, score_writes
+from leaderboard.shared import invocation, schema
 from local.streams import drain
 
 FILLER = 6000  # with 64-character ids and names (about 260 bytes in the index each): more than one 1 MB page
@@ -48,19 +49,20 @@ def big_board(api, stack):
     assert all_time.period_id == "all-time"
     reached = int(invocation.now().timestamp() * 1000)
     filler = (
-        scoring.make_entry(
+        score_writes.make_entry(
             board, all_time, f"{i:05d}-".ljust(MAX_LEN, "f"), "F".ljust(MAX_LEN, "n"), score, reached, None
         )
         for i, score in enumerate(rng.randint(0, 60_000) for _ in range(FILLER))
     )
     # The simulator's own write, in the handlers' process; the rank counters then built in one pass (as `make bench`
-    # loads: counting.rebuild) while the stream consumers wait, and the load's records skipped. Counting 6,000
+    # loads: rank_counter_upkeep.rebuild) while the stream consumers wait, and the load's records skipped. Counting
+    # 6,000
     # records one by one through the consumer was most of this module's time; tests/integration/test_counters.py
     # is where the consumer's counting and splits are checked against a brute force.
     with stack.serving(), stack.consumers_by_hand():
         assert invocation.runtime().entries.put_new(filler) == FILLER
         for partition in board.partitions(all_time.period_id):
-            counting.rebuild(partition)
+            rank_counter_upkeep.rebuild(partition)
         for poller in stack.pollers:
             drain(poller.reader, lambda event, context: None, 10_000)
     known = {f"{i:04d}-".ljust(MAX_LEN, "k"): rng.randint(0, 60_000) for i in range(KNOWN)}

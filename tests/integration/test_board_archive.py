@@ -16,7 +16,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from leaderboard.clock import iso
+from leaderboard.shared.clock import iso
 from tests.support import clock
 
 from .test_privacy import player_token

@@ -10,8 +10,8 @@ import threading
 import pytest
 import requests
 
-from leaderboard import tokens
-from leaderboard.vendor import jwt
+from leaderboard.domain import tokens
+from leaderboard.shared.vendor import jwt
 from tests.support import clock
 
 CLIENT, OTHER_CLIENT, SERVER = "cs-client", "cs-client-2", "cs-server"

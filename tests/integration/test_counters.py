@@ -42,7 +42,7 @@ def test_ranks_equal_brute_force_through_many_splits(api, stack, tiny_counters):
 
 
 def _index_keys(stack, partition: str) -> list[str]:
-    from leaderboard import schema
+    from leaderboard.shared import schema
 
     keys_ = []
     for page in stack.ddb.get_paginator("query").paginate(
@@ -57,12 +57,12 @@ def _index_keys(stack, partition: str) -> list[str]:
 
 
 def _buckets(stack, partition: str) -> list[tuple[str, str, int]]:
-    from leaderboard import keys
+    from leaderboard.shared import item_keys
 
     items = stack.ddb.query(
         TableName=stack.table_name("player_id"),
         KeyConditionExpression="player_id = :p",
-        ExpressionAttributeValues={":p": {"S": keys.counter_partition(partition, keys.BUCKETS)}},
+        ExpressionAttributeValues={":p": {"S": item_keys.counter_partition(partition, item_keys.BUCKETS)}},
         ConsistentRead=True,
     )["Items"]
     return [(i["leaderboard_id"]["S"], i["hi"]["S"], int(i["entries"]["N"])) for i in items]
@@ -84,7 +84,7 @@ def test_splits_keep_up_with_continuous_concurrent_writers_on_a_fresh_period(api
     consumer beside the writers does not matter; on AWS the consumer's lag is watched by an alarm."""
     created = api.post("/leaderboards", {"board_id": "launch", "periods": ["all-time"]})
     assert created.status_code == 201, created.text
-    partition = f"launch.{created.json()['generation']}#all-time"  # the board's index partition (keys.py)
+    partition = f"launch.{created.json()['generation']}#all-time"  # the board's index partition (item_keys.py)
     stop = threading.Event()
     best: dict[str, int] = {}
     lock = threading.Lock()

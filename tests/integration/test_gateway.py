@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from leaderboard import routes
+from leaderboard.web import routes
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 

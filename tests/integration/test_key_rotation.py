@@ -1,7 +1,7 @@
 """Keys by class through rotation (issue 39): the local stack rotates its keys through ops/rotation.py's Rotator (the
 code `make rotate-key` runs) against its API Gateway and Secrets Manager stand-ins. A rotated key works on every
 route of its class at once (the FULL route table), and the old one is refused after exactly the grace asked for on
-every keyed route (API Gateway: out of its plan), and within key_classes.REFRESH_SECONDS more where API Gateway
+every keyed route (API Gateway: out of its plan), and within api_key_classes.REFRESH_SECONDS more where API Gateway
 checks no key (the functions' cached ring: docs/DESIGN.md, "Key classes through rotation").
 
 Each test puts the stack's original keys back afterwards (LocalKeys.restore): the package's other tests use them.
@@ -14,7 +14,8 @@ import time
 import pytest
 import requests
 
-from leaderboard import key_classes, routes
+from leaderboard.domain import api_key_classes
+from leaderboard.web import routes
 from local import dashboard, edge
 from local.dynamodb_local import free_port
 from local.processes import accepts
@@ -69,7 +70,7 @@ def _assert_old_refused_everywhere(stack, access: str, old: str, retired_at: flo
     for route in CLASS_ROUTES[access]:
         reply = _request(stack, route, old)
         assert reply.json() == {"error": routes.INVALID_API_KEY.message}, (route.path, reply.text)
-    assert time.monotonic() - retired_at < key_classes.REFRESH_SECONDS  # not waited out: refused at once
+    assert time.monotonic() - retired_at < api_key_classes.REFRESH_SECONDS  # not waited out: refused at once
 
 
 def _rotate(stack, access: str, grace_s: float, old: str) -> tuple[str, list[dict[str, str]]]:

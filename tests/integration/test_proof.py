@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.clock import iso
+from leaderboard.shared.clock import iso
 from tests.support import clock
 from tests.support.erasure import erase
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.clock import iso
+from leaderboard.shared.clock import iso
 from tests.support import clock
 
 BOARD, CLIENT, PLAIN = "qa-rules", "qa-client", "qa-plain"

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from leaderboard import board_registry, limits
+from leaderboard.operations import board_catalog
+from leaderboard.shared import limits
 from local.streams import drain
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase
@@ -54,11 +55,12 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     """Entries written straight into the tables with batched puts (as `make bench` loads), on every current period
     of the board; with `rebuild`, the rank counters are then built in one pass per partition (as the consumer would
     have, record by record), while the stream consumers wait."""
-    from leaderboard import counting, invocation
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain import rank_counter_upkeep
+    from leaderboard.domain.score_writes import make_entry
+    from leaderboard.shared import invocation
 
     with stack.serving():
-        config = board_registry.get_board(board)
+        config = board_catalog.get_board(board)
     now = stack.clock.now()  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
@@ -67,7 +69,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
                 make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items()
             )
             for part in config.partitions(period.period_id) if rebuild else ():
-                counting.rebuild(part)
+                rank_counter_upkeep.rebuild(part)
         for poller in stack.pollers if rebuild else ():  # the load is counted already: skip its records, as the
             drain(poller.reader, lambda event, context: None, 10_000)  # benchmark does (bench/runner.py)
 
@@ -153,15 +155,15 @@ def many_boards(api, stack):
     started = time.perf_counter()
     cap = stack.runtime.settings.max_boards
     boards = [f"mb{i:04d}" for i in range(cap)]
-    from leaderboard import invocation
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain.score_writes import make_entry
+    from leaderboard.shared import invocation
 
     now, mine = stack.clock.now(), []  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand():
         for board in boards:  # what POST /leaderboards does, in-process: the cap counts these
-            board_registry.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
-            config = board_registry.get_board(board)
+            board_catalog.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
+            config = board_catalog.get_board(board)
             mine += [make_entry(config, p, "everywhere", "E", 7, now_ms, None) for p in config.current_periods(now)]
         invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
@@ -222,7 +224,7 @@ def test_the_board_listing_pages_with_a_cursor(api, many_boards):
         if cursor is None:
             break
     _report(f"board listing, last of {pages} pages", seconds, usage)
-    declared = list(board_registry.declared_boards())  # the built-in global, then the stack's declared boards
+    declared = list(board_catalog.declared_boards())  # the built-in global, then the stack's declared boards
     assert listed == declared + many_boards  # each once, in order
     default = api.get("/leaderboards").json()
     assert default["limit"] == limits.MAX_BOARDS_LISTED and len(default["leaderboards"]) == limits.MAX_BOARDS_LISTED

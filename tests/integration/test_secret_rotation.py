@@ -70,7 +70,7 @@ def bearer(token: str) -> dict:
 
 
 def keyed_partitions(stack, prefix: str, holding: str | None = None) -> set[str]:
-    """The scores table's partition keys that start with `prefix` (a kind of hashed item: keys.py), of items that
+    """The scores table's partition keys that start with `prefix` (a kind of hashed item: item_keys.py), of items that
     hold the attribute `holding` if given."""
     found: set[str] = set()
     for spec in stack.specs:

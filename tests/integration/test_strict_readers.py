@@ -15,7 +15,8 @@ import threading
 import pytest
 
 from bench.live_subscribers import Subscriber
-from leaderboard import limits, routes
+from leaderboard.shared import limits
+from leaderboard.web import routes
 
 READER_DEPTH = 64
 BOARD, PLAYER = "strict-readers", "deep-player"

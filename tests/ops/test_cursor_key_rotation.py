@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import cursors, invocation, keyring
-from leaderboard.clock import SettableClock
 from leaderboard.composition import Runtime
-from leaderboard.errors import BadRequest
-from leaderboard.settings import Settings
+from leaderboard.domain import cursors, keyring
+from leaderboard.shared import invocation
+from leaderboard.shared.clock import SettableClock
+from leaderboard.shared.errors import BadRequest
+from leaderboard.shared.settings import Settings
 from ops.__main__ import main
 from ops.cursor_key import DIGEST_REFUSAL, FUNCTIONS_GRACE_S, OUTPUT
 from tests.support.account import REGION

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from leaderboard import schema
 from leaderboard.data.live_state import DynamoLiveState
+from leaderboard.shared import schema
 from ops.__main__ import main
 
 TABLE = "leaderboard-dev-scores"

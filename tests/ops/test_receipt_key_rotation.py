@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import invocation, keyring, receipts
 from leaderboard.composition import Runtime
-from leaderboard.receipt_keys import KeySet
-from leaderboard.settings import Settings
+from leaderboard.domain import keyring
+from leaderboard.domain.receipt_keys import KeySet
+from leaderboard.operations import receipts
+from leaderboard.shared import invocation
+from leaderboard.shared.settings import Settings
 from ops.__main__ import main
 from ops.receipt_key import OUTPUT, RETIRE_MARGIN_S
 from tests.support import jws

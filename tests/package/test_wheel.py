@@ -67,7 +67,7 @@ def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declar
     for needed in (
         "cdk_leaderboard/py.typed",
         "cdk_leaderboard/construct.py",
-        "cdk_leaderboard/runtime/leaderboard/routes.py",
+        "cdk_leaderboard/runtime/leaderboard/web/routes/__init__.py",
         "cdk_leaderboard/runtime/leaderboard/handlers/score_submit.py",
         "cdk_leaderboard/runtime/leaderboard/data/dynamo.py",
         "cdk_leaderboard/dashboard_ec2/render.py",

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from leaderboard import invocation
+from leaderboard.shared import invocation
 
 
 @contextmanager

@@ -9,8 +9,10 @@ import time
 import pytest
 
 from bench.baseline import OriginalDesign
-from leaderboard import board_registry, invocation, periods
-from leaderboard.scoring import make_entry
+from leaderboard.domain import periods
+from leaderboard.domain.score_writes import make_entry
+from leaderboard.operations import board_catalog
+from leaderboard.shared import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 BOARD = "yardstick"
@@ -24,7 +26,7 @@ def yardstick(ddb):
     assert create_board(BOARD, name="Yardstick", order="desc", operator="best", periods=["all-time"])[0] == 201
     for player, score in SCORES.items():
         assert submit(BOARD, player, score)[0] == 200
-    config = board_registry.get_board(BOARD)
+    config = board_catalog.get_board(BOARD)
     period = periods.current(invocation.now(), config.periods)[0]
     return OriginalDesign(ddb, invocation.settings().scores_table), config, period
 

@@ -170,7 +170,7 @@ def test_a_run_of_the_deleted_board_is_refused_on_the_board_created_again(in_mem
 
 
 def test_erasure_reaches_a_deleted_boards_summary_and_it_still_verifies(deleted_cup, clock, settle, tmp_path):
-    from leaderboard.player_removal import FENCE_SECONDS
+    from leaderboard.operations.player_removal import FENCE_SECONDS
 
     generation, records, summary, _ = deleted_cup
     assert any(e["player_id"] == "bob" for e in summary["top"])
@@ -185,7 +185,7 @@ def test_erasure_reaches_a_deleted_boards_summary_and_it_still_verifies(deleted_
 
 
 def test_the_archive_ends_with_its_retention(deleted_cup, clock):
-    from leaderboard import invocation
+    from leaderboard.shared import invocation
 
     generation, *_ = deleted_cup
     clock.advance(invocation.settings().archive_retention_days * 86400 + 60)
@@ -197,16 +197,17 @@ def test_the_archive_ends_with_its_retention(deleted_cup, clock):
 def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new_one(in_memory, clock, settle):
     """Another function instance may cache a board's config for BOARD_CACHE_SECONDS: a submission through the
     deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
-    from leaderboard import board_registry, scoring
-    from leaderboard.errors import Conflict
+    from leaderboard.domain import score_writes
+    from leaderboard.operations import board_catalog
+    from leaderboard.shared.errors import Conflict
 
     clock.set(T0)
     tournament("desc")
-    stale = board_registry.get_board("cup")
+    stale = board_catalog.get_board("cup")
     assert call("DELETE", "/leaderboards/cup").status == 200
     tournament("asc")
     with pytest.raises(Conflict, match="deleted and created again"):
-        scoring.submit(stale, scoring.Submission("ada", "ada", 5))
+        score_writes.submit(stale, score_writes.Submission("ada", "ada", 5))
     settle()
     assert log("cup", stale.generation) == []  # the deleted board's log holds nothing of it
     assert submit("cup", "ada", 5).status == 200  # the new generation's config, read again

@@ -8,10 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from leaderboard import board_registry, boards, invocation, submissions
 from leaderboard.data import dynamo
-from leaderboard.routes import ROUTES
-from leaderboard.scoring import Submission
+from leaderboard.domain import boards
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog, submissions
+from leaderboard.shared import invocation
+from leaderboard.web.routes import ROUTES
 from tests.support.lambda_api import call, scan
 
 
@@ -254,7 +256,7 @@ def test_around_me_at_the_top_bottom_and_middle(ddb):
 def test_ranks_agree_with_top_order_including_ties(ddb):
     create("ties")
     t0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    config = board_registry.get_board("ties")
+    config = board_catalog.get_board("ties")
     for i, (player, score) in enumerate([("zed", 50), ("amy", 50), ("bob", 70), ("cat", 50)]):
         submissions.submit(config, Submission(player, player, score), now=t0 + timedelta(seconds=i))
     _, page = top("ties")
@@ -288,7 +290,7 @@ def test_score_range_best_first_with_ranks(ddb):
 
 def test_past_periods_are_readable_by_id(ddb):
     create("weekly", periods=["daily", "weekly"])
-    config = board_registry.get_board("weekly")
+    config = board_catalog.get_board("weekly")
     yesterday = datetime.now(UTC) - timedelta(days=1)
     submissions.submit(config, Submission("old", "Old", 5), now=yesterday)
     post("weekly", "new", 9)
@@ -315,15 +317,15 @@ def test_delete_removes_board_and_entries(ddb):
 
 def test_large_board_deletes_in_steps(ddb):
     create("huge")
-    config = board_registry.get_board("huge")
+    config = board_catalog.get_board("huge")
     for i in range(12):
         submissions.submit(config, Submission(f"p{i}", "x", i))
-    done, result = board_registry.delete_board("huge", budget=5)
+    done, result = board_catalog.delete_board("huge", budget=5)
     assert not done and result["status"] == "deleting"
     assert top("huge")[0] == 404  # gone for readers at once
     assert create("huge")[0] == 409  # the id is not reusable mid-purge
     while not done:
-        done, result = board_registry.delete_board("huge", budget=5)
+        done, result = board_catalog.delete_board("huge", budget=5)
     assert create("huge")[0] == 201
 
 
@@ -464,18 +466,18 @@ def test_a_delete_cancelled_every_time_keeps_its_tombstone_and_finishes_when_cal
 
 
 def test_the_cap_counts_boards_stored_before_the_count_item_existed(ddb, monkeypatch, reconfigure):
-    from leaderboard import keys
+    from leaderboard.shared import item_keys
 
     monkeypatch.setenv("MAX_BOARDS", "2")
     reconfigure()
     assert _create("first").status == 201
     ddb.delete_item(
-        TableName=invocation.settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY)
+        TableName=invocation.settings().scores_table, Key=dynamo.key(*item_keys.BOARD_COUNT_KEY)
     )  # an old deployment
     assert _create("second").status == 201 and _board_count() == 2
     over = _create("third")
     assert over.status == 409 and "limit of 2 boards" in over.body["error"]
-    ddb.delete_item(TableName=invocation.settings().scores_table, Key=dynamo.key(*keys.BOARD_COUNT_KEY))
+    ddb.delete_item(TableName=invocation.settings().scores_table, Key=dynamo.key(*item_keys.BOARD_COUNT_KEY))
     assert call("DELETE", "/leaderboards/first").status == 200 and _board_count() == 1  # counted, then uncounted
     assert _create("third").status == 201
     reconfigure()

@@ -1,4 +1,4 @@
-"""One model per request body (routing/bodies.py): API Gateway's request model, the OpenAPI document's requestBody
+"""One model per request body (web/routes/bodies.py): API Gateway's request model, the OpenAPI document's requestBody
 and the fields the handler takes are the same object, so a field changes in one place."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from leaderboard import openapi, routes
+from leaderboard.web import openapi, routes
 from tests.support.lambda_api import call
 
 BODY_ROUTES = [r for r in routes.ROUTES if r.body is not None]

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import boards, invocation, periods
-from leaderboard.clock import iso
 from leaderboard.data.memory_entries import MemoryEntries
-from leaderboard.player_removal import FENCE_SECONDS
+from leaderboard.domain import boards, periods
+from leaderboard.operations.player_removal import FENCE_SECONDS
+from leaderboard.shared import invocation
+from leaderboard.shared.clock import iso
 from leaderboard_verify.cli import run as verify
 from tests.support import jws
 from tests.support.lambda_api import call, create_board, own_receipt, submit, top

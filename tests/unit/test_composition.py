@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 import botocore.exceptions
 import pytest
 
-from leaderboard import board_registry, invocation
 from leaderboard.composition import STORES, Runtime
+from leaderboard.operations import board_catalog
+from leaderboard.shared import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 
@@ -42,7 +43,7 @@ def test_two_runtimes_in_one_process_keep_their_own_settings_and_caches(ddb):
     mine = invocation.runtime()
     other = mine.with_settings(max_boards=7, cursor_ttl_seconds=5)
     assert create_board("seen").status == 201
-    board_registry.get_board("seen")  # cached by this runtime only
+    board_catalog.get_board("seen")  # cached by this runtime only
     seen: dict[str, tuple[int, bool]] = {}
 
     def look(name: str, runtime: Runtime) -> None:

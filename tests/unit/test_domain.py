@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard import keys, periods, rankings
-from leaderboard.errors import BadRequest, NotFound
-from leaderboard.routes import MAX_SCORE
+from leaderboard.domain import periods
+from leaderboard.operations import ranking_reads
+from leaderboard.shared import item_keys
+from leaderboard.shared.errors import BadRequest, NotFound
+from leaderboard.web.routes import MAX_SCORE
 
 entries = st.tuples(
     st.integers(min_value=0, max_value=MAX_SCORE),
@@ -22,14 +24,14 @@ entries = st.tuples(
 @given(st.lists(entries, min_size=2, max_size=50, unique_by=lambda e: e[2]))
 def test_rank_key_order_is_score_desc_then_first_reached_then_player(items):
     """Sorting by the string key equals sorting by (best score, earliest time, player id)."""
-    by_key = sorted(items, key=lambda e: keys.rank_key(*e))
+    by_key = sorted(items, key=lambda e: item_keys.rank_key(*e))
     by_meaning = sorted(items, key=lambda e: (-e[0], e[1], e[2]))
     assert by_key == by_meaning
 
 
 @given(entries)
 def test_rank_key_round_trips_the_score(entry):
-    assert keys.score_from_rank_key(keys.rank_key(*entry)) == entry[0]
+    assert item_keys.score_from_rank_key(item_keys.rank_key(*entry)) == entry[0]
 
 
 @pytest.mark.parametrize(
@@ -79,6 +81,6 @@ def test_period_entries_expire_after_retention_and_all_time_never():
 
 
 def test_percentile_matches_the_original_definition():
-    assert rankings.percentile(1, 1) == 0.0
-    assert rankings.percentile(1, 38) == 97.4
-    assert rankings.percentile(38, 38) == 0.0
+    assert ranking_reads.percentile(1, 1) == 0.0
+    assert ranking_reads.percentile(1, 38) == 97.4
+    assert ranking_reads.percentile(38, 38) == 0.0

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from leaderboard.frozen import freeze, thaw
+from leaderboard.shared.frozen import freeze, thaw
 
 VALUE = {
     "type": "object",

@@ -6,8 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard import default_board, invocation, periods
-from leaderboard.routes import MAX_SCORE
+from leaderboard.domain import periods
+from leaderboard.operations import original_api
+from leaderboard.shared import invocation
+from leaderboard.web.routes import MAX_SCORE
 from tests.support.lambda_api import call, scan
 
 PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates
@@ -95,8 +97,8 @@ def test_leaderboard_is_sorted_best_first_with_consecutive_ranks(ddb):
 def test_ties_go_to_whoever_reached_the_score_first(ddb):
     early = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
     late = datetime(2026, 11, 30, 11, 0, tzinfo=UTC)
-    default_board.submit("zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
-    default_board.submit("amy", "Amy", 500, now=late)
+    original_api.submit("zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
+    original_api.submit("amy", "Amy", 500, now=late)
     _, body, _ = top()
     assert [e["player_id"] for e in body["entries"]] == ["zed", "amy"]
 

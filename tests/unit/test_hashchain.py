@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from leaderboard import hashchain
+from leaderboard.domain import hashchain
 
 
 def test_a_record_holds_exactly_the_spec_s_fields_and_its_hash_is_sha256_of_the_canonical_rest():
@@ -58,8 +58,8 @@ def test_the_vendored_rfc8785_is_the_pinned_release_byte_for_byte():
     from importlib import metadata
     from pathlib import Path
 
-    import leaderboard.vendor
-    from leaderboard.vendor import rfc8785
+    import leaderboard.shared.vendor
+    from leaderboard.shared.vendor import rfc8785
 
     root = Path(__file__).resolve().parents[2]
     (pin,) = [line for line in (root / "requirements-dev.txt").read_text().splitlines() if line.startswith("rfc8785==")]
@@ -68,7 +68,7 @@ def test_the_vendored_rfc8785_is_the_pinned_release_byte_for_byte():
     released = {
         str(f): f for f in installed.files or [] if str(f).startswith("rfc8785/") and not str(f).endswith(".pyc")
     }
-    vendored_dir = Path(leaderboard.vendor.__file__).parent
+    vendored_dir = Path(leaderboard.shared.vendor.__file__).parent
     vendored = {
         str(p.relative_to(vendored_dir)): p
         for p in (vendored_dir / "rfc8785").rglob("*")

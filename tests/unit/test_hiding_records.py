@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from leaderboard import board_registry
-from leaderboard import submissions as scores_in
-from leaderboard.scoring import Submission
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog
+from leaderboard.operations import submissions as scores_in
 from tests.support.lambda_api import call
 
 NOW = datetime.now(UTC)
@@ -35,7 +35,7 @@ def test_a_snapshot_taken_before_a_hide_keeps_the_player_and_one_taken_after_doe
 
 def test_a_period_closed_before_a_hide_keeps_its_signed_summary(in_memory, settle):
     assert call("POST", "/leaderboards", body={"board_id": "hd", "periods": ["daily"]}).status == 201
-    config = board_registry.get_board("hd")
+    config = board_catalog.get_board("hd")
     scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
     scores_in.submit(config, Submission("bob", "Bob", 20), now=YESTERDAY)
     settle()

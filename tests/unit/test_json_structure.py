@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from leaderboard import invocation, limits
+from leaderboard.shared import invocation, limits
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 

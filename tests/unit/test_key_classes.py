@@ -7,7 +7,8 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from leaderboard import key_classes, keyring, routes
+from leaderboard.domain import api_key_classes, keyring
+from leaderboard.web import routes
 from tests.support.lambda_api import call
 
 GAME0, ADMIN0 = "game-key-value-before-rotation-0000", "admin-key-value-before-rotation-000"
@@ -73,7 +74,7 @@ def test_the_old_game_value_ends_when_its_label_goes(key_secrets, monkeypatch, r
     refuses it at its next read (REFRESH_SECONDS; 0 here: every request), should API Gateway pass it at all (it
     refuses it itself once the key left its plan: every route that takes the game key is keyed)."""
     sm, arns = key_secrets
-    monkeypatch.setattr(key_classes, "REFRESH_SECONDS", 0)
+    monkeypatch.setattr(api_key_classes, "REFRESH_SECONDS", 0)
     reconfigure()
     _rotate(sm, arns["game"], GAME1)
     assert _board_scores(GAME0).status == 200 and _board_scores(GAME1).status == 200
@@ -100,7 +101,7 @@ def test_reads_are_bounded_per_value_and_the_other_class_costs_none():
         return keyring.CachedRing(load, min_chars=1, clock=lambda: now[0], refresh_seconds=10, min_refresh_seconds=1)
 
     rings = {"game": ring(game), "admin": ring(admin)}
-    keys = key_classes.KeyClasses(rings, {"game": True, "admin": True}, clock=lambda: now[0])
+    keys = api_key_classes.KeyClasses(rings, {"game": True, "admin": True}, clock=lambda: now[0])
     assert keys.is_of("game", GAME0) and game.reads == 1
     assert not keys.is_of("game", ADMIN0) and (game.reads, admin.reads) == (1, 1)  # no re-read
     game.values.insert(0, GAME1)  # rotated: the next read knows it
@@ -108,12 +109,12 @@ def test_reads_are_bounded_per_value_and_the_other_class_costs_none():
     for _ in range(5):
         assert not keys.is_of("game", "a-stale-plan-key")
     assert game.reads == 3  # one read for that value, then remembered for MIN_REFRESH_SECONDS
-    now[0] += key_classes.MIN_REFRESH_SECONDS
+    now[0] += api_key_classes.MIN_REFRESH_SECONDS
     assert not keys.is_of("game", "a-stale-plan-key") and game.reads == 4  # once more, a second later
 
 
 def test_the_classes_are_the_routes_access_levels():
-    assert (key_classes.GAME, key_classes.ADMIN) == (routes.GAME, routes.ADMIN)
+    assert (api_key_classes.GAME, api_key_classes.ADMIN) == (routes.GAME, routes.ADMIN)
 
 
 def test_a_function_told_only_its_own_class_refuses_the_other_key_without_reading_its_secret():
@@ -130,7 +131,7 @@ def test_a_function_told_only_its_own_class_refuses_the_other_key_without_readin
         "game": keyring.CachedRing(game, min_chars=1, clock=lambda: now[0], refresh_seconds=10, min_refresh_seconds=1),
         "admin": keyring.CachedRing(unreadable, min_chars=1, clock=lambda: now[0]),
     }
-    keys = key_classes.KeyClasses(rings, {"game": True, "admin": False}, clock=lambda: now[0])
+    keys = api_key_classes.KeyClasses(rings, {"game": True, "admin": False}, clock=lambda: now[0])
     assert keys.is_of("game", GAME0)
     for _ in range(3):
         assert not keys.is_of("game", ADMIN0)

@@ -11,8 +11,9 @@ import stat
 
 import pytest
 
-from leaderboard import cursors, keys
-from leaderboard.errors import BadRequest
+from leaderboard.domain import cursors
+from leaderboard.shared import item_keys
+from leaderboard.shared.errors import BadRequest
 from local.keys import kept_digest_key
 from tests.unit.conftest import CURSOR_SECRET
 
@@ -21,11 +22,11 @@ PLAYER = "ada"
 
 def _names() -> tuple[str, ...]:
     return (
-        keys.log_key_partition(PLAYER),
-        keys.runs_partition(PLAYER),
-        keys.pending_of_partition(PLAYER),
-        keys.rate_partition(PLAYER),
-        keys.erasing_key(PLAYER)[0],
+        item_keys.log_key_partition(PLAYER),
+        item_keys.runs_partition(PLAYER),
+        item_keys.pending_of_partition(PLAYER),
+        item_keys.rate_partition(PLAYER),
+        item_keys.erasing_key(PLAYER)[0],
     )
 
 
@@ -46,7 +47,7 @@ def test_without_a_digest_key_the_functions_say_what_to_set(in_memory, monkeypat
     monkeypatch.delenv("DIGEST_KEY")
     reconfigure()
     with pytest.raises(RuntimeError, match="no digest key: set DIGEST_KEY .* or DIGEST_KEY_SECRET_ARN"):
-        keys.rate_partition(PLAYER)
+        item_keys.rate_partition(PLAYER)
 
 
 def test_a_cursor_tagged_with_the_secrets_value_itself_is_refused(in_memory):

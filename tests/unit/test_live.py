@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import boards, broadcasting, invocation, keys, limits, live_channels
 from leaderboard.data import dynamo, live_events
+from leaderboard.domain import boards
+from leaderboard.operations import broadcasting
+from leaderboard.shared import invocation, item_keys, limits, live_channels
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -102,7 +104,7 @@ def test_a_failed_publish_fails_the_batch_and_its_retry_publishes_the_same_top(l
     with pytest.raises(live_events.PublishFailed):
         broadcasting.apply(records[:1], publish=publisher)
     partition = records[0]["dynamodb"]["Keys"]["leaderboard_id"]["S"]
-    released = invocation.runtime().live_state.last_sent(*keys.board_and_period(partition))
+    released = invocation.runtime().live_state.last_sent(*item_keys.board_and_period(partition))
     assert "digest" not in released  # the claim released
     stats = broadcasting.apply(records[:1], publish=publisher)  # Lambda's retry of the batch
     assert stats.publishes == 1 and publisher.published[0][1][0]["entries"][0]["player_id"] == "ann"
@@ -127,9 +129,9 @@ def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, 
 
 def test_records_of_other_items_are_ignored(live_on):
     """Board items, and a held (quarantined) submission's two items: it is no entry, so it is pushed nowhere."""
-    from leaderboard import keys
+    from leaderboard.shared import item_keys
 
-    held = [record(*keys.pending_key("race", "p-1")), record(keys.pending_of_partition("ann"), "race#p-1")]
+    held = [record(*item_keys.pending_key("race", "p-1")), record(item_keys.pending_of_partition("ann"), "race#p-1")]
     publisher = Publisher()
     stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher)
     assert stats.board_periods == 0 and publisher.published == []
@@ -171,7 +173,7 @@ def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_
     ]
     assert (item["player_id"]["S"], item["leaderboard_id"]["S"]) == ("#live#cup_1", "tournament")
     assert "rank_key" not in item and "expires_at" in item
-    assert keys.entry_of_record(record(item["player_id"]["S"], "tournament")) is None
+    assert item_keys.entry_of_record(record(item["player_id"]["S"], "tournament")) is None
 
 
 def test_with_the_kill_switch_off_nothing_is_published_and_on_again_the_top_is(live_on):

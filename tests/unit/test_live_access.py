@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from leaderboard import invocation, limits, live_access, live_channels, tokens
+from leaderboard.domain import tokens
+from leaderboard.operations import live_access
+from leaderboard.shared import invocation, limits, live_channels
 from tests.support.lambda_api import call
 
 

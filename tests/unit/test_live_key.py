@@ -17,11 +17,12 @@ import boto3
 import pytest
 
 from bench.live_subscribers import Subscriber, SubscribeRefused
-from leaderboard import limits, live_key
-from leaderboard.clock import SettableClock
 from leaderboard.composition import Runtime
 from leaderboard.data.live_key import KeyRenewalFailed
-from leaderboard.settings import Settings
+from leaderboard.operations import live_key
+from leaderboard.shared import limits
+from leaderboard.shared.clock import SettableClock
+from leaderboard.shared.settings import Settings
 from local.appsync_events import AppSyncEventsServer
 
 KEY, ACCESS, SECRET, REGION = "da2-localsubscribekey0000000", "AKIDLIVEKEY", "live-key-secret", "eu-west-1"

@@ -14,11 +14,11 @@ import tracemalloc
 from dataclasses import dataclass
 from typing import Any, cast
 
-from leaderboard import board_registry, receipts
-from leaderboard.board_registry import BoardCache
-from leaderboard.boards import BoardConfig
-from leaderboard.lru import LRU
-from leaderboard.receipts import Replays
+from leaderboard.domain.boards import BoardConfig
+from leaderboard.operations import board_catalog, receipts
+from leaderboard.operations.board_catalog import BoardCache
+from leaderboard.operations.receipts import Replays
+from leaderboard.shared.lru import LRU
 
 PLAYERS_PER_PERIOD = 1000  # ten pages of the log each
 PERIODS = 1000  # x 1000 players: a million distinct (board, period, player)
@@ -145,8 +145,8 @@ def test_a_million_board_ids_stay_under_the_board_cache_budget() -> None:
     cache = BoardCache()
     for n in range(1_000_000):
         cache.put(cast(BoardConfig, Named(f"b{n}")))
-    assert len(cache.read_at) == board_registry.BOARD_CACHE_KEPT
-    assert cache.get("b999999") is not None and cache.get(f"b{999_999 - board_registry.BOARD_CACHE_KEPT}") is None
+    assert len(cache.read_at) == board_catalog.BOARD_CACHE_KEPT
+    assert cache.get("b999999") is not None and cache.get(f"b{999_999 - board_catalog.BOARD_CACHE_KEPT}") is None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import time
 import jsonschema
 import pytest
 
-from leaderboard import entry_store, invocation, metrics
+from leaderboard.domain import entry_store
+from leaderboard.shared import invocation, metrics
 from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api

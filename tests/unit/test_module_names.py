@@ -44,7 +44,7 @@ def test_the_construct_and_every_handler_together_load_no_file_twice(monkeypatch
         importlib.import_module(function.handler.rpartition(".")[0])
 
     assert files_loaded_twice() == {}
-    from leaderboard import routes
+    from leaderboard.web import routes
 
     assert paths.routes is routes and paths.LAMBDA_SRC.resolve() == (ROOT / "lambda_src").resolve()
     assert not any(name.startswith("cdk_leaderboard.runtime.") for name in sys.modules)

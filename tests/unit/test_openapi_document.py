@@ -7,11 +7,15 @@ import functools
 import importlib
 import pkgutil
 
-from leaderboard import limits, openapi, routing
+from leaderboard.shared import limits
+from leaderboard.web import openapi, routes
 
-HTTP_SIDE = ["leaderboard.openapi", "leaderboard.routes", "leaderboard.validation", "leaderboard.http"] + [
-    f"leaderboard.routing.{m.name}" for m in pkgutil.iter_modules(routing.__path__)
-]
+HTTP_SIDE = [
+    "leaderboard.web.openapi",
+    "leaderboard.web.routes",
+    "leaderboard.web.validation",
+    "leaderboard.web.http",
+] + [f"leaderboard.web.routes.{m.name}" for m in pkgutil.iter_modules(routes.__path__)]
 
 
 def test_the_document_is_built_anew_on_each_call_and_is_the_same_document():

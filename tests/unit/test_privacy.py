@@ -10,11 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import board_registry, hashchain, invocation
-from leaderboard import submissions as scores_in
 from leaderboard.composition import Runtime
 from leaderboard.data.chain import MemoryChain
-from leaderboard.scoring import Submission
+from leaderboard.domain import hashchain
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog
+from leaderboard.operations import submissions as scores_in
+from leaderboard.shared import invocation
 from tests.support import jws
 from tests.support.lambda_api import call, create_board, submit
 
@@ -38,8 +40,8 @@ def logged(ddb, clock) -> MemoryChain:
     store = MemoryChain()
     current = invocation.runtime()
     with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
-        board_registry.create_board({"board_id": BOARD, "periods": ["all-time"]}, datetime.now(UTC) - timedelta(1))
-        config = board_registry.get_board(BOARD)
+        board_catalog.create_board({"board_id": BOARD, "periods": ["all-time"]}, datetime.now(UTC) - timedelta(1))
+        config = board_catalog.get_board(BOARD)
         changes = []
         for at, (player, score) in enumerate((("ada", 50), ("bob", 70)), start=1):
             scores_in.submit(config, Submission(player, player, score))
@@ -47,7 +49,7 @@ def logged(ddb, clock) -> MemoryChain:
             changes.append(
                 (at * 1000, "score", score, hashchain.commitment(key, config.evidence_id, "all-time", player))
             )
-        head = store.log_head(config.evidence_id, "all-time")  # this generation's log (keys.py)
+        head = store.log_head(config.evidence_id, "all-time")  # this generation's log (item_keys.py)
         records = hashchain.chain(head, changes)
         assert store.append(config.evidence_id, "all-time", head, records, [f"src-{r['seq']}" for r in records], 0)
         yield store

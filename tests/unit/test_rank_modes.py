@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import board_registry, boards, rankings
-from leaderboard import submissions as scores_in
-from leaderboard.errors import BadRequest
-from leaderboard.scoring import Submission
+from leaderboard.domain import boards
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog, ranking_reads
+from leaderboard.operations import submissions as scores_in
+from leaderboard.shared.errors import BadRequest
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
@@ -57,8 +58,8 @@ def walk(read, limit):
 )
 def test_competition_ranks_match_brute_force(small_buckets, settle, order, shards, scores, limit, bounds):
     board_id = f"c{next(_board_ids)}"
-    board_registry.create_board({"board_id": board_id, "periods": ["all-time"], "order": order, "shards": shards})
-    config = board_registry.get_board(board_id)
+    board_catalog.create_board({"board_id": board_id, "periods": ["all-time"], "order": order, "shards": shards})
+    config = board_catalog.get_board(board_id)
     best = {}
     for i, score in enumerate(scores):
         player = f"p{i:02d}"
@@ -68,7 +69,7 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     expected = competition(best, order)
 
     def top(limit, cursor):
-        return rankings.top(config, "all-time", limit, cursor, now=T0, mode="competition")
+        return ranking_reads.top(config, "all-time", limit, cursor, now=T0, mode="competition")
 
     shown = walk(top, limit)
     assert sorted(e["player_id"] for e in shown) == sorted(best)
@@ -77,19 +78,19 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     low, high = bounds
 
     def in_range(limit, cursor):
-        return rankings.score_range(config, "all-time", low, high, limit, cursor, now=T0, mode="competition")
+        return ranking_reads.score_range(config, "all-time", low, high, limit, cursor, now=T0, mode="competition")
 
     ranged = walk(in_range, limit)
     assert {e["player_id"]: e["rank"] for e in ranged} == {p: r for p, r in expected.items() if low <= best[p] <= high}
 
     for player in best:
-        me = rankings.around(config, "all-time", player, 2, now=T0, mode="competition")
+        me = ranking_reads.around(config, "all-time", player, 2, now=T0, mode="competition")
         assert me["rank"] == expected[player]
         assert me["total_players"] == len(best)
         for e in me["above"] + me["below"]:
             assert e["rank"] == expected[e["player_id"]]
         # the window is still the unique order's neighbours
-        unique = rankings.around(config, "all-time", player, 2, now=T0)
+        unique = ranking_reads.around(config, "all-time", player, 2, now=T0)
         assert [e["player_id"] for e in me["above"] + me["below"]] == [
             e["player_id"] for e in unique["above"] + unique["below"]
         ]
@@ -137,7 +138,7 @@ def test_dense_and_unknown_rank_modes_are_400(in_memory, path, mode, fragment):
 
 
 def test_rank_mode_parsing():
-    assert rankings.rank_mode(None) == "unique"
-    assert rankings.rank_mode("competition") == "competition"
+    assert ranking_reads.rank_mode(None) == "unique"
+    assert ranking_reads.rank_mode("competition") == "competition"
     with pytest.raises(BadRequest):
-        rankings.rank_mode("dense")
+        ranking_reads.rank_mode("dense")

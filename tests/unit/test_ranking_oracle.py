@@ -17,10 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import board_registry, boards, counting, invocation, keys, periods, ranking, rankings, scoring
-from leaderboard import submissions as scores_in
-from leaderboard.errors import BadRequest, ServiceUnavailable
-from leaderboard.scoring import Submission
+from leaderboard.domain import boards, periods, rank_counter_upkeep, rank_counters, score_writes
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog, ranking_reads
+from leaderboard.operations import submissions as scores_in
+from leaderboard.shared import invocation, item_keys
+from leaderboard.shared.errors import BadRequest, ServiceUnavailable
 from tests.support.capacities import counter_capacities
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -75,10 +77,10 @@ def deliver(records: list[dict], plan: dict) -> None:
     while any(batches):
         live = [b for b in batches if b]
         nxt = live[order.draw(len(live))].pop(0)
-        counting.apply(nxt)
+        rank_counter_upkeep.apply(nxt)
         delivered.append(nxt)
         if delivered and order.draw(3) == 0:  # redeliver or replay an earlier batch
-            counting.apply(delivered[order.draw(len(delivered))])
+            rank_counter_upkeep.apply(delivered[order.draw(len(delivered))])
 
 
 class Draws:
@@ -111,13 +113,13 @@ delivery_strategy = st.builds(
 
 def assert_counters_exact(part: str) -> None:
     """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
-    in_index = invocation.runtime().entries.index_keys(part, keys.FIRST_LO, keys.LAST_HI)
-    buckets = invocation.runtime().counters.read(part, keys.BUCKETS, consistent=True)
-    segments = invocation.runtime().counters.read(part, keys.SEGMENTS, consistent=True)
+    in_index = invocation.runtime().entries.index_keys(part, item_keys.FIRST_LO, item_keys.LAST_HI)
+    buckets = invocation.runtime().counters.read(part, item_keys.BUCKETS, consistent=True)
+    segments = invocation.runtime().counters.read(part, item_keys.SEGMENTS, consistent=True)
     if not in_index and not buckets:
         return
     for level in (buckets, segments):
-        assert level[0].lo == keys.FIRST_LO and level[-1].hi == keys.LAST_HI
+        assert level[0].lo == item_keys.FIRST_LO and level[-1].hi == item_keys.LAST_HI
         assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
         for c in level:
             assert c.count == sum(c.lo <= k < c.hi for k in in_index)
@@ -128,8 +130,8 @@ def assert_counters_exact(part: str) -> None:
 @given(spec=boards_strategy, submissions=submissions_strategy, plan=delivery_strategy)
 def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, submissions, plan):
     board_id = f"b{next(_board_ids)}"
-    board_registry.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
-    config = board_registry.get_board(board_id)
+    board_catalog.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
+    config = board_catalog.get_board(board_id)
     for i, (player, score) in enumerate(submissions):
         try:
             scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
@@ -138,29 +140,29 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
     deliver(stream.read(10_000), plan)
     expected, state = oracle(config, submissions)
 
-    page = rankings.top(config, "all-time", 100, None, now=T0)
+    page = ranking_reads.top(config, "all-time", 100, None, now=T0)
     assert [e["player_id"] for e in page["entries"]] == expected
     assert [e["score"] for e in page["entries"]] == [state[p][0] for p in expected]
     assert [e["rank"] for e in page["entries"]] == list(range(1, len(expected) + 1))
 
     total = len(expected)
     for rank, player in enumerate(expected, start=1):
-        me = rankings.around(config, "all-time", player, 1, now=T0)
+        me = ranking_reads.around(config, "all-time", player, 1, now=T0)
         assert (me["rank"], me["total_players"]) == (rank, total)
         assert me["percentile"] == round((total - rank) / total * 100, 1)
         assert [e["player_id"] for e in me["above"]] == expected[max(0, rank - 2) : rank - 1]
         assert [e["player_id"] for e in me["below"]] == expected[rank : rank + 1]
     for part in config.partitions("all-time"):
         assert_counters_exact(part)
-        buckets = invocation.runtime().counters.read(part, keys.BUCKETS)
+        buckets = invocation.runtime().counters.read(part, item_keys.BUCKETS)
         assert all(b.count <= invocation.settings().bucket_capacity for b in buckets)
 
 
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     """A sharded board pages exactly like the unsharded one, through many splits."""
     for board_id, shards in (("flat", 1), ("sharded", 4)):
-        board_registry.create_board({"board_id": board_id, "shards": shards})
-    plain, sharded = board_registry.get_board("flat"), board_registry.get_board("sharded")
+        board_catalog.create_board({"board_id": board_id, "shards": shards})
+    plain, sharded = board_catalog.get_board("flat"), board_catalog.get_board("sharded")
     for i in range(40):
         player, score = f"p{i % 23}", (i * 7) % 31
         for config in (plain, sharded):
@@ -171,7 +173,7 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     def walk(config):
         cursor, seen = None, []
         while True:
-            page = rankings.top(config, "all-time", 5, cursor, now=T0)
+            page = ranking_reads.top(config, "all-time", 5, cursor, now=T0)
             seen += [(e["rank"], e["player_id"], e["score"]) for e in page["entries"]]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -179,8 +181,8 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
-    assert len(invocation.runtime().counters.read(_all_time("flat"), keys.BUCKETS)) > 3  # buckets split
-    assert len(invocation.runtime().counters.read(_all_time("flat"), keys.SEGMENTS)) > 1  # and segments too
+    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BUCKETS)) > 3  # buckets split
+    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.SEGMENTS)) > 1  # and segments too
     assert len(sharded.partitions("all-time")) == 4
     for part in plain.partitions("all-time") + sharded.partitions("all-time"):
         assert_counters_exact(part)
@@ -188,49 +190,51 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
 def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     """Bulk loads (benchmarks) write entries without the consumer and rebuild the counters from the index."""
-    board_registry.create_board({"board_id": "seeded"})
-    config = board_registry.get_board("seeded")
+    board_catalog.create_board({"board_id": "seeded"})
+    config = board_catalog.get_board("seeded")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain.score_writes import make_entry
 
     loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
     assert invocation.runtime().entries.put_new(loaded) == 50
-    assert counting.rebuild(_all_time("seeded")) == 50
+    assert rank_counter_upkeep.rebuild(_all_time("seeded")) == 50
     assert_counters_exact(_all_time("seeded"))
-    expected = sorted(invocation.runtime().entries.index_keys(_all_time("seeded"), keys.FIRST_LO, keys.LAST_HI))
+    expected = sorted(
+        invocation.runtime().entries.index_keys(_all_time("seeded"), item_keys.FIRST_LO, item_keys.LAST_HI)
+    )
     for rank, key in enumerate(expected[:10], start=1):
-        assert ranking.rank_and_total([_all_time("seeded")], key) == (rank, 50)
+        assert rank_counters.rank_and_total([_all_time("seeded")], key) == (rank, 50)
 
 
 def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
     """Until the first counters exist, a (new, hence small) partition is counted directly."""
-    board_registry.create_board({"board_id": "fresh", "periods": ["all-time"]})
-    config = board_registry.get_board("fresh")
+    board_catalog.create_board({"board_id": "fresh", "periods": ["all-time"]})
+    config = board_catalog.get_board("fresh")
     for i in range(5):
         scores_in.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
-    assert invocation.runtime().counters.read("fresh#all-time", keys.SEGMENTS) == []
-    me = rankings.around(config, "all-time", "p1", 0)
+    assert invocation.runtime().counters.read("fresh#all-time", item_keys.SEGMENTS) == []
+    me = ranking_reads.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
 
 
 def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_without_rank(small_buckets, settle):
-    """Past ranking.UNCOUNTED_LIMIT buckets of uncounted entries a rank read answers 503 (the consumer is behind),
+    """Past rank_counters.UNCOUNTED_LIMIT buckets of uncounted entries a rank read answers 503 (the consumer is behind),
     but a submission has committed by then: it answers 200 without that period's rank instead of failing."""
-    board_registry.create_board({"board_id": "rush", "periods": ["all-time"]})
-    config = board_registry.get_board("rush")
+    board_catalog.create_board({"board_id": "rush", "periods": ["all-time"]})
+    config = board_catalog.get_board("rush")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain.score_writes import make_entry
 
-    crowd = ranking.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
+    crowd = rank_counters.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
     invocation.runtime().entries.put_new(
         make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd)
     )
     answer = scores_in.submit(config, Submission("late", None, 10_000), now=T0)
     assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]
     with pytest.raises(ServiceUnavailable):
-        rankings.around(config, "all-time", "late", 0)
+        ranking_reads.around(config, "all-time", "late", 0)
     settle()  # the consumer catches up: the stored write ranks first
-    me = rankings.around(config, "all-time", "late", 0)
+    me = ranking_reads.around(config, "all-time", "late", 0)
     assert (me["rank"], me["total_players"]) == (1, crowd + 1)
 
 
@@ -238,54 +242,54 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     """Between the consumer's read of the table and each of its index queries, a touched player writes again: the
     key that player left is missing from the index, which is not lag (the newer write's own record recounts), so
     the batch is counted at once rather than failing as 'the index lags' and being retried while writes go on."""
-    board_registry.create_board({"board_id": "busy", "periods": ["all-time"]})
-    config = board_registry.get_board("busy")
+    board_catalog.create_board({"board_id": "busy", "periods": ["all-time"]})
+    config = board_catalog.get_board("busy")
     for i in range(4):
-        scoring.submit(config, Submission(f"p{i}", None, 10 + i))
+        score_writes.submit(config, Submission(f"p{i}", None, 10 + i))
     settle()
-    scoring.submit(config, Submission("p0", None, 100))
+    score_writes.submit(config, Submission("p0", None, 100))
     query, rising = invocation.runtime().entries.index_keys, itertools.count(101)
 
     def query_after_another_write(*args, **kwargs):
         score = next(rising)
         if score <= 120:  # then the writes stop, so that the stream runs dry
-            scoring.submit(config, Submission("p0", None, score))
+            score_writes.submit(config, Submission("p0", None, score))
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)
-    monkeypatch.setattr(counting, "VISIBILITY_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(rank_counter_upkeep, "VISIBILITY_WAIT_SECONDS", 0.5)
     settle()  # raises IndexLag if a recount waits for the index to show a key its player has left
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query)
     settle()
     assert_counters_exact("busy#all-time")
-    me = rankings.around(config, "all-time", "p0", 0)
+    me = ranking_reads.around(config, "all-time", "p0", 0)
     assert (me["rank"], me["score"], me["total_players"]) == (1, 120, 4)
 
 
 def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(small_buckets, settle):
     """200 entries land before the consumer first counts (capacity 3): a split is one transaction of at most 100
     items, so the bucket is cut into at most 25 pieces per round; later rounds cut the pieces again."""
-    board_registry.create_board({"board_id": "burst", "periods": ["all-time"]})
-    config = board_registry.get_board("burst")
+    board_catalog.create_board({"board_id": "burst", "periods": ["all-time"]})
+    config = board_catalog.get_board("burst")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.scoring import make_entry
+    from leaderboard.domain.score_writes import make_entry
 
     invocation.runtime().entries.put_new(
         make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200)
     )
     settle()  # one batch: the first bucket is counted and cut in 25
-    assert len(invocation.runtime().counters.read(_all_time("burst"), keys.BUCKETS)) == 25
+    assert len(invocation.runtime().counters.read(_all_time("burst"), item_keys.BUCKETS)) == 25
     assert_counters_exact(_all_time("burst"))
     for _ in range(3):  # later writes into the pieces recount (and cut) them again
         for i in range(0, 200, 3):
             scores_in.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
         settle()
     assert_counters_exact(_all_time("burst"))
-    assert max(b.count for b in invocation.runtime().counters.read(_all_time("burst"), keys.BUCKETS)) <= 8
+    assert max(b.count for b in invocation.runtime().counters.read(_all_time("burst"), item_keys.BUCKETS)) <= 8
 
 
 def _all_time(board: str) -> str:
-    """The board's all-time index partition: its generation's (keys.py)."""
-    from leaderboard import board_registry
+    """The board's all-time index partition: its generation's (item_keys.py)."""
+    from leaderboard.operations import board_catalog
 
-    return board_registry.get_board(board).leaderboard_id("all-time")
+    return board_catalog.get_board(board).leaderboard_id("all-time")

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from leaderboard import receipt_keys
-from leaderboard.clock import SettableClock
-from leaderboard.receipt_keys import CachedKeySet, KeySet
-from leaderboard.settings import Settings
+from leaderboard.domain import receipt_keys
+from leaderboard.domain.receipt_keys import CachedKeySet, KeySet
+from leaderboard.shared.clock import SettableClock
+from leaderboard.shared.settings import Settings
 from tests.support import jws
 
 SEED = "receipt-seed-one-0123456789abcdefghijklmnopqrstuvwxyz"

@@ -10,12 +10,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import board_registry, hashchain, invocation, receipts
-from leaderboard import submissions as scores_in
 from leaderboard.composition import Runtime
 from leaderboard.data.chain import MemoryChain
-from leaderboard.receipts import Standings
-from leaderboard.scoring import Submission
+from leaderboard.domain import hashchain
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog, receipts
+from leaderboard.operations import submissions as scores_in
+from leaderboard.operations.receipts import Standings
+from leaderboard.shared import invocation
 from tests.support import jws
 from tests.support.lambda_api import call
 
@@ -29,7 +31,7 @@ def chain(ddb, clock) -> MemoryChain:
     store = MemoryChain()
     current = invocation.runtime()
     with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
-        board_registry.create_board({"board_id": BOARD, "periods": ["all-time"]}, now=NOW - timedelta(days=1))
+        board_catalog.create_board({"board_id": BOARD, "periods": ["all-time"]}, now=NOW - timedelta(days=1))
         yield store
 
 
@@ -40,8 +42,8 @@ def _commit(store: MemoryChain, player: str, period: str = "all-time") -> str:
 
 
 def _evidence() -> str:
-    """The board's id as its generation's log and commitments name it (keys.py)."""
-    return board_registry.get_board(BOARD).evidence_id
+    """The board's id as its generation's log and commitments name it (item_keys.py)."""
+    return board_catalog.get_board(BOARD).evidence_id
 
 
 def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None:
@@ -52,7 +54,7 @@ def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None
 
 
 def _submit(player: str, score: int) -> None:
-    scores_in.submit(board_registry.get_board(BOARD), Submission(player, player, score))
+    scores_in.submit(board_catalog.get_board(BOARD), Submission(player, player, score))
 
 
 def _receipt(player: str, **query) -> tuple[int, dict]:
@@ -77,7 +79,7 @@ def test_a_receipt_is_the_logs_standings_signed(chain):
     assert head is not None
     assert claims == {
         "board_id": BOARD,
-        "generation": board_registry.get_board(BOARD).generation,
+        "generation": board_catalog.get_board(BOARD).generation,
         "period_id": "all-time",
         "player_id": "cy",
         "player": _commit(chain, "cy"),

@@ -9,13 +9,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import board_registry, hashchain, invocation, receipt_keys
-from leaderboard import submissions as scores_in
 from leaderboard.composition import Runtime
 from leaderboard.data.chain import MemoryChain
-from leaderboard.player_removal import FENCE_SECONDS
-from leaderboard.scoring import Submission
-from leaderboard.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
+from leaderboard.domain import hashchain, receipt_keys
+from leaderboard.domain.score_writes import Submission
+from leaderboard.operations import board_catalog
+from leaderboard.operations import submissions as scores_in
+from leaderboard.operations.player_removal import FENCE_SECONDS
+from leaderboard.operations.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
+from leaderboard.shared import invocation
 from leaderboard_verify.summary import SUMMARY_FIELDS
 from tests.support import jws
 from tests.support.lambda_api import call
@@ -32,8 +34,8 @@ ENDS = datetime.combine(NOW.date(), datetime.min.time(), tzinfo=UTC)  # the dail
 def chain(ddb, clock, settle) -> MemoryChain:
     """Three scores, the rank counters settled (under the test's runtime, whose appender logs them in its own
     store), then a runtime whose log is a new in-memory one that each test fills as it says."""
-    board_registry.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
-    config = board_registry.get_board(BOARD)
+    board_catalog.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
+    config = board_catalog.get_board(BOARD)
     for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
         scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
     settle()
@@ -44,8 +46,8 @@ def chain(ddb, clock, settle) -> MemoryChain:
 
 
 def _evidence() -> str:
-    """The board's id as its generation's log and commitments name it (keys.py)."""
-    return board_registry.get_board(BOARD).evidence_id
+    """The board's id as its generation's log and commitments name it (item_keys.py)."""
+    return board_catalog.get_board(BOARD).evidence_id
 
 
 def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:

@@ -1,5 +1,6 @@
-"""The Lambda package's shape: no import cycle, no process state, and its layers (LAYERS): no module imports a layer
-above its own, so the domain knows nothing of HTTP and reaches its stores through the runtime, not data/."""
+"""The Lambda package's shape: no import cycle, no process state, and its layers, which are its folders
+(LAYER_FOLDERS): no module imports a layer above its own, so the domain knows nothing of HTTP and reaches its stores
+through the runtime, not data/."""
 
 from __future__ import annotations
 import __future__
@@ -24,7 +25,7 @@ from typing import ParamSpec, TypeVar
 
 import pytest
 
-from leaderboard.frozen import freeze
+from leaderboard.shared.frozen import freeze
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
 
@@ -81,9 +82,9 @@ def cycle_from(start: str) -> list[str] | None:
 
 def test_the_graph_sees_the_imports_it_should():
     """Guards the two tests below against reading nothing: known edges are found."""
-    assert "entry_store" in GRAPH["scoring"]
-    assert "routes" in GRAPH["http"]
-    assert "schema" in GRAPH["data.entries"]
+    assert "domain.entry_store" in GRAPH["domain.score_writes"]
+    assert "web.routes" in GRAPH["web.http"]
+    assert "shared.schema" in GRAPH["data.entries"]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -96,11 +97,11 @@ def test_no_module_imports_itself_through_others(module):
 ROOT = PACKAGE.parents[1]
 LOCAL = ROOT / "local"
 # Not ours to change: PyJWT copied byte for byte (test_tokens checks it).
-VENDORED = "leaderboard.vendor"
+VENDORED = "leaderboard.shared.vendor"
 # Module-level objects that are constants although their type is not one of the immutable kinds.
 STATELESS = {
-    ("leaderboard.attribute_values", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
-    ("leaderboard.attribute_values", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
+    ("leaderboard.shared.attribute_values", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
+    ("leaderboard.shared.attribute_values", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
 }
 IMMUTABLE = (
     *(str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, MappingProxyType, Decimal),
@@ -201,43 +202,25 @@ def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_ano
         assert callable(module.handler) and callable(module.handler_for), name
 
 
-# --- layers: the domain takes its stores from the runtime (invocation.runtime().<store>), not from data/ ----------
+# --- the layers are the folders: a module imports its own layer or those below, never one above ------------------
 
-# The data modules now behind a store of the runtime (composition.STORES builds them; data/ modules share memory.py).
-BEHIND_STORES = {
-    "data.snapshots",
-    "data.closings",
-    "data.memory",
-    "data.rate_limits",
-    "data.live_state",
-    "data.moderation",
-    "data.boards",
-    "data.runs",
-    "data.pending",
-    "data.chain",
-    "data.counters",
-    "data.idempotency",
-    "data.idempotency_memory",
-    "data.secrets",
-    "data.dynamo",  # the DynamoDB plumbing of the stores' implementations
-    "data.entries",
-    "data.memory_entries",
-    "data.memory_stream",  # the in-memory entries' stream (what the stream consumers read in memory)
-    "data.erasures",
-    "data.live_key",  # the live API key in AppSync's control plane (the runtime's live_key)
-}
-# The domain modules moved onto the runtime's stores so far (issue 23). The others still call data/ modules directly.
-ON_STORES = (
-    *("snapshots", "closing", "player_removal", "rate_limits", "broadcasting", "moderation", "board_registry"),
-    *("scoring", "runs", "quarantine", "hashchain", "chain_appending", "ranking", "counting"),
-    *("idempotency", "cursors", "digest_key", "keyring", "receipt_keys"),
-    *("default_board", "players", "rankings", "receipts", "simulation", "submissions"),
-)
-# Who still imports a data module behind a store, and why (not the store: a key of its items, read or deleted with
-# other items of the scores table in one request).
-STILL_IMPORTING = {
-    "composition": "builds the stores",
-}
+# Top to bottom. A handler serves a function's events with the HTTP side (web/) and the runtime the composition root
+# builds from the stores' implementations (data/) and the operations; an operation (what a handler calls) decides with
+# the domain, which reads and writes through the stores' ports (Protocols it declares) on the runtime. data/ sits
+# above the operations and the domain although they call it: it implements their ports, and only the composition
+# root imports it, so that no operation or domain module reaches DynamoDB but through a store of the runtime.
+# shared/ holds the leaves every layer reads.
+LAYER_FOLDERS = ("handlers", "web", "composition", "data", "operations", "domain", "shared")
+# What may sit at the package's top level: the package itself and the composition root (its own layer).
+TOP_LEVEL = {"", "composition"}
+
+
+def layer_of(module: str) -> int:
+    """The rank of `module`'s layer: its folder's (the first part of its name); the root's for the two top-level
+    modules (the package's __init__ reads nothing above shared: its rank is shared's)."""
+    if module == "":
+        return LAYER_FOLDERS.index("shared")
+    return LAYER_FOLDERS.index(module.split(".")[0])
 
 
 def every_import(source: str, module: str, is_package: bool = False) -> set[str]:
@@ -263,122 +246,6 @@ def every_import(source: str, module: str, is_package: bool = False) -> set[str]
     return found
 
 
-def test_only_the_listed_modules_import_a_data_module_behind_a_store():
-    """Keeps STILL_IMPORTING honest both ways: a new importer fails here, and so does one that stopped."""
-    importers = {m for m, found in GRAPH.items() if found & BEHIND_STORES and not m.startswith("data")}
-    assert importers == set(STILL_IMPORTING)
-
-
-def test_the_layer_check_knows_the_modules_it_names():
-    """Guards the test below against a renamed module: every name is a module of the package."""
-    assert BEHIND_STORES <= MODULES and set(ON_STORES) <= MODULES
-
-
-@pytest.mark.parametrize("module", ON_STORES)
-def test_a_domain_module_on_stores_imports_no_data_module_behind_one(module):
-    """It reaches its stores (composition.STORES) through the runtime (DynamoDB in
-    every function, in memory in tests), so that one of them cannot come back to a module-level data call unseen."""
-    path = PACKAGE / f"{module.replace('.', '/')}.py"
-    assert not every_import(path.read_text(), module) & BEHIND_STORES
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "from .data import snapshots",
-        "from .data import entries, closings as closing_items",
-        "from .data.snapshots import DynamoSnapshots",
-        "from . import data\nfrom .data import memory",
-        "from leaderboard.data import closings",
-        "import leaderboard.data.snapshots",
-        "def later():\n    from .data import snapshots\n",
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .data.closings import DynamoClosings\n",
-    ],
-)
-def test_the_layer_check_finds_a_data_module_behind_a_store_however_it_is_imported(source):
-    """Guards the test above against passing on everything: each way of importing one again is found."""
-    assert every_import(source, "closing") & BEHIND_STORES
-    assert not every_import("from .data import events\nfrom . import invocation", "closing") & BEHIND_STORES
-
-
-# --- the layers: one table, top to bottom; a module imports its own layer or those below, never one above ---------
-
-# Each layer: its name, what it is, and its modules (every module of the package, once). Reading down: a handler
-# serves a function's events over the HTTP side, with the runtime the composition root builds from the stores' data
-# implementations and the operations; an operation (what a handler calls) decides with the domain, which reads and
-# writes through the stores' ports (Protocols it declares) on the runtime. The data layer sits above the operations
-# and the domain although they call it: it implements their ports (data/boards.py answers board_registry's outcomes,
-# data/chain.py keeps hashchain's heads), and only the composition root imports it, so that no operation or domain
-# module can reach DynamoDB but through a store of the runtime. The shared modules are leaves that every layer reads.
-LAYERS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
-    (name, what, frozenset(modules))
-    for name, what, modules in (
-        (
-            "handlers",
-            "one module per Lambda function: builds its runtime, names its operations",
-            ("handlers", *(f"handlers.{h}" for h in (
-                "leaderboard_admin", "leaderboard_query", "leaderboard_snapshot", "live_broadcaster", "period_closer",
-                "player_stats", "rank_counter", "score_simulator", "score_submit",
-            ))),
-        ),
-        (
-            "http",
-            "an event becomes a call and an answer a response; the route table, the OpenAPI document",
-            ("http", "validation", "openapi", "routes", "routing", *(f"routing.{r}" for r in (
-                "access", "bodies", "caching", "fields", "gateway_errors", "matching", "responses", "route", "table",
-                "board_routes", "default_board_routes", "document_routes", "period_routes", "player_routes",
-                "proof_routes", "ranking_routes", "review_routes", "submission_routes",
-            ))),
-        ),
-        ("composition", "the root: settings, clients, clock, key rings and the stores, once per cold start",
-         ("composition",)),
-        (
-            "data",
-            "the stores' implementations (DynamoDB, in memory) and the other data modules: only the root imports them",
-            ("data", *(f"data.{d}" for d in (
-                "boards", "chain", "closings", "counters", "dynamo", "entries", "erasures", "events", "idempotency",
-                "idempotency_memory", "memory_entries", "memory_stream",
-                "live_events", "live_key", "live_state", "memory", "moderation", "pending", "rate_limits", "runs",
-                "secrets", "snapshots",
-            ))),
-        ),
-        (
-            "operations",
-            "what a handler calls: one use case each, deciding with the domain",
-            (
-                "board_registry", "broadcasting", "chain_appending", "closing", "default_board", "generations",
-                "idempotency", "live", "live_access", "live_key", "moderation", "player_removal", "players",
-                "quarantine", "rankings", "rate_limits", "receipts", "runs", "signed_summaries", "snapshots",
-                "submissions",
-            ),
-        ),
-        (
-            "domain",
-            "the rules, the formats and the stores' ports: boards, periods, scores, ranks, the log, cursors, tokens",
-            (
-                "boards", "counting", "cursors", "digest_key", "ed25519", "entry_store", "hashchain", "key_classes",
-                "keyring",
-                "periods", "plausibility", "ranking", "receipt_keys", "scoring", "simulation", "tokens",
-            ),
-        ),
-        (
-            "shared",
-            "leaves every layer reads: settings, the clock, errors, value types, table facts, keys, limits",
-            (
-                "", "attribute_values", "clock", "errors", "frozen", "function_registry", "invocation", "keys",
-                "limits", "live_channels", "lru", "metrics", "model", "schema", "settings", "text",
-                "vendor", "vendor.rfc8785", "vendor.rfc8785._impl", "vendor.jwt", *(f"vendor.jwt.{j}" for j in (
-                    "algorithms", "api_jwk", "api_jws", "api_jwt", "exceptions", "help", "jwk_set_cache",
-                    "jwks_client", "types", "utils", "warnings",
-                )),
-            ),
-        ),
-    )
-)  # fmt: skip
-LAYER_OF = {module: rank for rank, (_, _, modules) in enumerate(LAYERS) for module in modules}
-LAYER_NAMES = tuple(name for name, _, _ in LAYERS)
-
-
 def _source_of(module: str) -> tuple[str, bool]:
     """The text of `module` and whether it is a package's __init__."""
     path = PACKAGE / f"{module.replace('.', '/')}.py" if module else PACKAGE / "__init__.py"
@@ -393,50 +260,56 @@ class _WithoutTypeCheckingBlocks(ast.NodeTransformer):
 
 
 def upward_imports(module: str, source: str | None = None) -> set[str]:
-    """The package's modules that `module` (or `source`, read as its text) imports from a layer above its own: in
+    """The package's modules that `module` (or `source`, read as its text) imports from a layer above its own, in
     any form (relative or absolute, at the top or inside a function), but for annotations only (`if
-    TYPE_CHECKING:`). Every data module is behind a store of the runtime: only the composition root imports one."""
+    TYPE_CHECKING:`); and any data/ module it imports unless it is data/ or the composition root."""
     text, is_package = _source_of(module) if source is None else (source, False)
     runtime_text = ast.unparse(_WithoutTypeCheckingBlocks().visit(ast.parse(text)))
-    rank = LAYER_OF[module]
+    rank = layer_of(module)
     found = every_import(runtime_text, module, is_package) & MODULES
-    return {m for m in found if LAYER_OF[m] < rank}
+    behind_stores = module.split(".")[0] not in ("data", "composition")
+    return {m for m in found if layer_of(m) < rank or (behind_stores and m.split(".")[0] == "data")}
 
 
-def test_the_layer_table_names_every_module_of_the_package_once():
-    """Guards the test below: a new module must be given a layer, a gone one leaves the table."""
-    named = [module for _, _, modules in LAYERS for module in modules]
-    assert sorted(named) == sorted(MODULES)
+def test_every_module_is_in_a_layer_folder_or_is_the_root():
+    """No module sits at the package's top level but the package and the composition root: the folders are the
+    layers, and a new folder must be given its place in LAYER_FOLDERS."""
+    top_level_files = {m for m in MODULES if "." not in m and not (m and (PACKAGE / m).is_dir())}
+    assert top_level_files == TOP_LEVEL
+    assert {m.split(".")[0] for m in MODULES if m} == set(LAYER_FOLDERS)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_layer_above_its_own(module):
     found = upward_imports(module)
-    assert not found, f"{module} ({LAYER_NAMES[LAYER_OF[module]]}) imports " + ", ".join(
-        f"{m} ({LAYER_NAMES[LAYER_OF[m]]})" for m in sorted(found)
+    assert not found, f"{module} ({LAYER_FOLDERS[layer_of(module)]}) imports " + ", ".join(
+        f"{m} ({LAYER_FOLDERS[layer_of(m)]})" for m in sorted(found)
     )
 
 
 @pytest.mark.parametrize(
     ("module", "source", "upward"),
     [
-        ("scoring", "from .http import Call", {"http"}),  # the domain reading HTTP
-        ("keys", "def later():\n    from .cursors import Position\n", {"cursors"}),  # a leaf reading the domain
-        ("rankings", "import leaderboard.composition", {"composition"}),  # an operation reaching for the root
-        ("scoring", "from .data import snapshots, entries", {"data.snapshots", "data.entries"}),  # data: refused
-        ("data.boards", "from ..routing.fields import BOARD_ID", {"routing.fields"}),  # data reading the route table
-        ("boards", "from . import board_registry", {"board_registry"}),  # the domain calling an operation
-        ("function_registry", "from .routes import ROUTES", {"routes"}),
-        ("keys", "from .data import entries", {"data.entries"}),  # no leaf may read a data module
-        ("handlers.score_submit", "from .. import scoring, routes, composition\nfrom ..data import entries", set()),
-        ("data.chain", "from ..hashchain import MAX_APPEND", set()),  # data implementing a port of the domain
+        ("domain.score_writes", "from ..web.http import Call", {"web.http"}),  # the domain reading HTTP
+        ("shared.item_keys", "def later():\n    from ..domain.cursors import Position\n", {"domain.cursors"}),
+        ("operations.ranking_reads", "import leaderboard.composition", {"composition"}),  # reaching for the root
+        ("domain.score_writes", "from ..data import snapshots, entries", {"data.snapshots", "data.entries"}),
+        ("operations.closing", "from ..data.closings import DynamoClosings", {"data.closings"}),
+        ("handlers.score_submit", "from ..data import entries", {"data.entries"}),  # only the root builds stores
+        ("data.boards", "from ..web.routes.fields import BOARD_ID", {"web.routes.fields"}),  # data reading routes
+        ("domain.boards", "from ..operations import board_catalog", {"operations.board_catalog"}),
+        ("shared.function_registry", "from ..web.routes import ROUTES", {"web.routes"}),
+        ("shared.item_keys", "from ..data import entries", {"data.entries"}),  # no leaf may read a data module
+        ("handlers.score_submit", "from .. import composition\nfrom ..domain import score_writes", set()),
+        ("composition", "from .data import entries", set()),  # the root builds the stores
+        ("data.chain", "from ..domain.hashchain import MAX_APPEND", set()),  # data implementing a port of the domain
         (
-            "invocation",
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .composition import Runtime",
+            "shared.invocation",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..composition import Runtime",
             set(),
         ),
     ],
 )
 def test_the_layer_check_finds_an_upward_import_however_it_is_written(module, source, upward):
-    """Guards the test above against passing on everything (and against refusing what the table allows)."""
+    """Guards the test above against passing on everything (and against refusing what the layers allow)."""
     assert upward_imports(module, source) == upward

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard import invocation
-from leaderboard.clock import iso
+from leaderboard.shared import invocation
+from leaderboard.shared.clock import iso
 from tests.support.lambda_api import call, scan
 
 

@@ -1,5 +1,5 @@
-"""Board configurations: items of the scores table under the partition keys.BOARDS_PARTITION, and their count
-(one item, keys.BOARD_COUNT_KEY) that the deployment's cap (max_boards) is checked against.
+"""Board configurations: items of the scores table under the partition item_keys.BOARDS_PARTITION, and their count
+(one item, item_keys.BOARD_COUNT_KEY) that the deployment's cap (max_boards) is checked against.
 
 Two implementations of board_registry.BoardStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine). The submission path reads
@@ -12,8 +12,8 @@ import threading
 import time
 from typing import Any
 
-from .. import keys, schema
-from ..board_registry import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from ..operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
 _ATTEMPTS = 8  # transactions cancelled by another one on the count item (TransactionConflict): then BUSY
@@ -22,7 +22,7 @@ _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 
 
 def _item(config: dict[str, Any]) -> dict[str, Any]:
-    return {_PARTITION: keys.BOARDS_PARTITION, _SORT: config["board_id"], **config}
+    return {_PARTITION: item_keys.BOARDS_PARTITION, _SORT: config["board_id"], **config}
 
 
 class DynamoBoards:
@@ -49,7 +49,7 @@ class DynamoBoards:
         nothing to delete) or BUSY (nothing deleted)."""
         delete = {
             "TableName": self._table,
-            "Key": dynamo.key(*keys.board_key(board_id)),
+            "Key": dynamo.key(*item_keys.board_key(board_id)),
             "ConditionExpression": f"attribute_exists({_SORT})",
         }
         uncount = self._count_update("-", f"{_COUNT} > :zero", {":zero": 0})
@@ -59,7 +59,7 @@ class DynamoBoards:
         return {
             "Update": {
                 "TableName": self._table,
-                "Key": dynamo.key(*keys.BOARD_COUNT_KEY),
+                "Key": dynamo.key(*item_keys.BOARD_COUNT_KEY),
                 "UpdateExpression": f"SET {_COUNT} = {_COUNT} {sign} :one",
                 "ConditionExpression": condition,
                 "ExpressionAttributeValues": dynamo.to_item({":one": 1, **values}),
@@ -85,7 +85,9 @@ class DynamoBoards:
 
     def counted(self) -> int | None:
         """The count item's value (strongly consistent); None before the first create counted the boards."""
-        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*keys.BOARD_COUNT_KEY), ConsistentRead=True)
+        resp = self._client.get_item(
+            TableName=self._table, Key=dynamo.key(*item_keys.BOARD_COUNT_KEY), ConsistentRead=True
+        )
         return int(dynamo.from_item(resp["Item"])[_COUNT]) if "Item" in resp else None
 
     def _initialise_count(self) -> None:
@@ -94,7 +96,7 @@ class DynamoBoards:
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=dynamo.key(*keys.BOARD_COUNT_KEY) | dynamo.to_item({_COUNT: self.count()}),
+                Item=dynamo.key(*item_keys.BOARD_COUNT_KEY) | dynamo.to_item({_COUNT: self.count()}),
                 ConditionExpression=f"attribute_not_exists({_COUNT})",
             )
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -115,7 +117,7 @@ class DynamoBoards:
             return False
 
     def get(self, board_id: str) -> dict[str, Any] | None:
-        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*keys.board_key(board_id)))
+        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*item_keys.board_key(board_id)))
         return dynamo.from_item(resp["Item"]) if "Item" in resp else None
 
     def count(self) -> int:
@@ -131,7 +133,7 @@ class DynamoBoards:
         may follow. One Query (items of ~1 KB: 100 of them are one page)."""
         args: dict[str, Any] = {**self._partition(), "Limit": limit}
         if after is not None:
-            args["ExclusiveStartKey"] = dynamo.key(*keys.board_key(after))
+            args["ExclusiveStartKey"] = dynamo.key(*item_keys.board_key(after))
         resp = self._client.query(**args)
         return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
 
@@ -142,25 +144,25 @@ class DynamoBoards:
     def set_status(self, board_id: str, status: str) -> None:
         self._client.update_item(
             TableName=self._table,
-            Key=dynamo.key(*keys.board_key(board_id)),
+            Key=dynamo.key(*item_keys.board_key(board_id)),
             UpdateExpression="SET #s = :s",
             ExpressionAttributeNames={"#s": "status"},  # a DynamoDB reserved word
             ExpressionAttributeValues=dynamo.to_item({":s": status}),
         )
 
     def archive(self, record: dict[str, Any], expires_s: int) -> None:
-        """Keep a deleted board generation's record (keys.archive_key) until `expires_s` (the table's TTL)."""
-        part, sort = keys.archive_key(record["board_id"], record["generation"])
+        """Keep a deleted board generation's record (item_keys.archive_key) until `expires_s` (the table's TTL)."""
+        part, sort = item_keys.archive_key(record["board_id"], record["generation"])
         item = {_PARTITION: part, _SORT: sort, **record, schema.TTL_ATTRIBUTE: expires_s}
         self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
 
     def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
         """The board id's archived generations, or every board's (None): one Query of small items (~1 KB each)."""
-        condition, values = f"{_PARTITION} = :p", {":p": keys.ARCHIVES_PARTITION}
+        condition, values = f"{_PARTITION} = :p", {":p": item_keys.ARCHIVES_PARTITION}
         if board_id is not None:
             condition, values = (
                 f"{condition} AND begins_with({_SORT}, :b)",
-                {**values, ":b": keys.archive_prefix(board_id)},
+                {**values, ":b": item_keys.archive_prefix(board_id)},
             )
         items = dynamo.query_items(
             on=self._client,
@@ -174,7 +176,7 @@ class DynamoBoards:
         return {
             "TableName": self._table,
             "KeyConditionExpression": f"{_PARTITION} = :p",
-            "ExpressionAttributeValues": dynamo.to_item({":p": keys.BOARDS_PARTITION}),
+            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.BOARDS_PARTITION}),
         }
 
 
@@ -245,14 +247,14 @@ class MemoryBoards:
 
     def set_status(self, board_id: str, status: str) -> None:
         with self._lock:  # UpdateItem creates the item if it is absent, with the key and this attribute only
-            key = {_PARTITION: keys.BOARDS_PARTITION, _SORT: board_id}
+            key = {_PARTITION: item_keys.BOARDS_PARTITION, _SORT: board_id}
             self._items[board_id] = {**self._items.get(board_id, key), "status": status}
 
     def archive(self, record: dict[str, Any], expires_s: int) -> None:
         with self._lock:
-            self._archive[keys.archive_key(record["board_id"], record["generation"])] = dict(record)
+            self._archive[item_keys.archive_key(record["board_id"], record["generation"])] = dict(record)
 
     def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
         with self._lock:
-            prefix = "" if board_id is None else keys.archive_prefix(board_id)
+            prefix = "" if board_id is None else item_keys.archive_prefix(board_id)
             return [dict(r) for (_, s), r in sorted(self._archive.items()) if s.startswith(prefix)]

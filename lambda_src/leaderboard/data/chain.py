@@ -5,7 +5,7 @@ Items of the scores table (none has a rank key, so the stream consumers' filters
     record  ("#log#" + board period,  seq as 12 digits)  one record: its canonical JSON text (hashchain.py)
     head    ("#log#" + board period,  "head")            the last record's seq and hash: what an append expects
     source  ("#logsrc#" + stream event id, "source")     a stream record already appended (kept a day: TTL)
-    key     (keys.log_key_partition,  "key")             the player's 32-byte commitment key, hex; erasure replaces
+    key     (item_keys.log_key_partition,  "key")             the player's 32-byte commitment key, hex; erasure replaces
                                                          it by an item with no key for ERASED_KEY_SECONDS (TTL)
 
 An append is ONE transaction: the head, moved from the seq the appender read to the last new record's (the
@@ -23,8 +23,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from .. import keys, schema
-from ..hashchain import MAX_APPEND, Head
+from ..domain.hashchain import MAX_APPEND, Head
+from ..shared import item_keys, schema
 from . import dynamo
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
@@ -40,7 +40,7 @@ ERASED_KEY_SECONDS = 2 * 3600
 
 
 def log_partition(board_id: str, period_id: str) -> str:
-    return _LOG_PREFIX + keys.leaderboard_id(board_id, period_id)
+    return _LOG_PREFIX + item_keys.leaderboard_id(board_id, period_id)
 
 
 def _seq_key(seq: int) -> str:
@@ -52,7 +52,7 @@ def _source_key(source: str) -> tuple[str, str]:
 
 
 def _key_key(player_id: str) -> tuple[str, str]:
-    return keys.log_key_partition(player_id), "key"
+    return item_keys.log_key_partition(player_id), "key"
 
 
 def _check(after: Head | None, records: list[dict[str, Any]], sources: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Closing summaries: one item per closed board period in the scores table, under keys.closings_partition, with
+"""Closing summaries: one item per closed board period in the scores table, under item_keys.closings_partition, with
 no TTL attribute, so a summary outlives its period's entries.
 
 Two implementations of closing.ClosingStore, held to the same behaviour by tests/contract: the DynamoDB one (what
@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import keys, schema
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
@@ -28,7 +28,7 @@ class DynamoClosings:
 
     def put_new(self, board_id: str, sort_key: str, summary: dict[str, Any]) -> bool:
         """Store a summary unless the period is closed already (the first closing wins); False if it was."""
-        item = {**summary, _PARTITION: keys.closings_partition(board_id), _SORT: sort_key}
+        item = {**summary, _PARTITION: item_keys.closings_partition(board_id), _SORT: sort_key}
         try:
             self._client.put_item(
                 TableName=self._table, Item=dynamo.to_item(item), ConditionExpression=f"attribute_not_exists({_SORT})"
@@ -38,7 +38,7 @@ class DynamoClosings:
             return False
 
     def get(self, board_id: str, sort_key: str) -> dict[str, Any] | None:
-        key = dynamo.key(keys.closings_partition(board_id), sort_key)
+        key = dynamo.key(item_keys.closings_partition(board_id), sort_key)
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
         return _summary(dynamo.from_item(resp["Item"])) if "Item" in resp else None
 
@@ -47,7 +47,7 @@ class DynamoClosings:
         resp = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": keys.closings_partition(board_id)}),
+            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.closings_partition(board_id)}),
             ProjectionExpression=", ".join(f"#{f}" for f in _LISTED),
             ExpressionAttributeNames={f"#{f}": f for f in _LISTED},
             ScanIndexForward=False,
@@ -61,7 +61,7 @@ class DynamoClosings:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(keys.closings_partition(board_id), sort_key),
+                Key=dynamo.key(item_keys.closings_partition(board_id), sort_key),
                 UpdateExpression="SET event_claimed_until = :until",
                 ConditionExpression="event_sent = :f AND (attribute_not_exists(event_claimed_until) OR "
                 "event_claimed_until < :now)",
@@ -74,7 +74,7 @@ class DynamoClosings:
     def mark_event_sent(self, board_id: str, sort_key: str) -> None:
         self._client.update_item(
             TableName=self._table,
-            Key=dynamo.key(keys.closings_partition(board_id), sort_key),
+            Key=dynamo.key(item_keys.closings_partition(board_id), sort_key),
             UpdateExpression="SET event_sent = :t",
             ExpressionAttributeValues=dynamo.to_item({":t": True}),
         )
@@ -84,7 +84,7 @@ class DynamoClosings:
         args: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": f"{_PARTITION} = :p",
-            "ExpressionAttributeValues": dynamo.to_item({":p": keys.closings_partition(board_id)}),
+            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.closings_partition(board_id)}),
             "ConsistentRead": True,
             "Limit": limit,
         }
@@ -124,7 +124,7 @@ class MemoryClosings:
 
     def put_new(self, board_id: str, sort_key: str, summary: dict[str, Any]) -> bool:
         with self._lock:
-            key = (keys.closings_partition(board_id), sort_key)
+            key = (item_keys.closings_partition(board_id), sort_key)
             if key in self._items:
                 return False
             self._items[key] = memory.stored({**summary, _PARTITION: key[0], _SORT: sort_key})
@@ -132,7 +132,7 @@ class MemoryClosings:
 
     def get(self, board_id: str, sort_key: str) -> dict[str, Any] | None:
         with self._lock:
-            item = self._items.get((keys.closings_partition(board_id), sort_key))
+            item = self._items.get((item_keys.closings_partition(board_id), sort_key))
             return None if item is None else _summary(memory.stored(item))
 
     def newest(self, board_id: str, limit: int) -> list[dict[str, Any]]:
@@ -142,7 +142,7 @@ class MemoryClosings:
 
     def claim_event(self, board_id: str, sort_key: str, now_s: int, lease_s: int) -> bool:
         with self._lock:
-            item = self._items.get((keys.closings_partition(board_id), sort_key))
+            item = self._items.get((item_keys.closings_partition(board_id), sort_key))
             if item is None or item.get("event_sent") is not False or item.get("event_claimed_until", -1) >= now_s:
                 return False
             item["event_claimed_until"] = now_s + lease_s
@@ -150,7 +150,7 @@ class MemoryClosings:
 
     def mark_event_sent(self, board_id: str, sort_key: str) -> None:
         with self._lock:  # an UpdateItem without a condition: it creates the item if there is none
-            key = (keys.closings_partition(board_id), sort_key)
+            key = (item_keys.closings_partition(board_id), sort_key)
             self._items.setdefault(key, {_PARTITION: key[0], _SORT: sort_key})["event_sent"] = True
 
     def page_of_board(self, board_id: str, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
@@ -173,5 +173,5 @@ class MemoryClosings:
             self._items[key] = memory.stored({**self._items[key], "top": top, "rewards": rewards, **signed})
 
     def _of_board(self, board_id: str) -> list[memory.Key]:
-        partition = keys.closings_partition(board_id)
+        partition = item_keys.closings_partition(board_id)
         return [k for k in self._items if k[0] == partition]

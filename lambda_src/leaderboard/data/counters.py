@@ -1,8 +1,8 @@
-"""Rank counters: items that count the index entries of a key range (see ranking.py and counting.py).
+"""Rank counters: items that count the index entries of a key range (see rank_counters.py and rank_counter_upkeep.py).
 
-One item per range: partition key keys.counter_partition(index partition, level), sort key = the range's first
+One item per range: partition key item_keys.counter_partition(index partition, level), sort key = the range's first
 key, attributes hi (the range's end, exclusive), entries, gen, counted_gen and the period's expires_at.
-Only the stream consumer (counting.py) writes them, with single-item conditional updates; a split is the one
+Only the stream consumer (rank_counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
 transaction.
 
 Two implementations of ranking.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
@@ -17,8 +17,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from .. import keys, schema
-from ..model import Counter
+from ..shared import item_keys, schema
+from ..shared.model import Counter
 from . import dynamo, memory
 
 _SORT = schema.SCORES_SORT_KEY
@@ -39,7 +39,7 @@ def _counter(item: dict[str, Any]) -> Counter:
 def _item(partition: str, level: int, c: Counter) -> dict:
     return dynamo.to_item(
         {
-            schema.SCORES_PARTITION_KEY: keys.counter_partition(partition, level),
+            schema.SCORES_PARTITION_KEY: item_keys.counter_partition(partition, level),
             _SORT: c.lo,
             "hi": c.hi,
             "entries": c.count,
@@ -68,7 +68,7 @@ class DynamoCounters:
         """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi].
         One Query (a page per MB)."""
         condition = f"{schema.SCORES_PARTITION_KEY} = :p"
-        values: dict[str, str | None] = {":p": keys.counter_partition(partition, level)}
+        values: dict[str, str | None] = {":p": item_keys.counter_partition(partition, level)}
         if lo is not None:
             condition += f" AND {_SORT} BETWEEN :lo AND :hi"
             values.update({":lo": lo, ":hi": hi})
@@ -83,8 +83,8 @@ class DynamoCounters:
 
     def create_first(self, partition: str, expires_at: int | None) -> None:
         """The first bucket and segment of an index partition, each covering every key, counting nothing yet."""
-        whole = Counter(keys.FIRST_LO, keys.LAST_HI, 0, expires_at=expires_at)
-        for level in (keys.BUCKETS, keys.SEGMENTS):
+        whole = Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 0, expires_at=expires_at)
+        for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
             try:
                 self._client.put_item(
                     TableName=self._table,
@@ -99,7 +99,7 @@ class DynamoCounters:
         try:
             resp = self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(keys.counter_partition(partition, level), counter.lo),
+                Key=dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                 UpdateExpression="ADD gen :one",
                 ConditionExpression="hi = :hi",
                 ExpressionAttributeValues=dynamo.to_item({":one": 1, ":hi": counter.hi}),
@@ -114,7 +114,7 @@ class DynamoCounters:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(keys.counter_partition(partition, level), counter.lo),
+                Key=dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                 UpdateExpression="SET entries = :n, counted_gen = :g",
                 ConditionExpression=_NEWER_THAN_STORED,
                 ExpressionAttributeValues=dynamo.to_item({":n": count, ":g": gen, ":hi": counter.hi}),
@@ -133,7 +133,7 @@ class DynamoCounters:
             {
                 "Update": {
                     "TableName": self._table,
-                    "Key": dynamo.key(keys.counter_partition(partition, level), counter.lo),
+                    "Key": dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                     "UpdateExpression": "SET hi = :end, entries = :n, counted_gen = :g",
                     "ConditionExpression": _NEWER_THAN_STORED,
                     "ExpressionAttributeValues": dynamo.to_item(
@@ -162,7 +162,7 @@ class DynamoCounters:
     def replace_all(self, partition: str, level: int, counters: list[Counter]) -> None:
         """Replace one level of a partition's counters wholesale (rebuilds after bulk loads; board purges)."""
         old = [c.lo for c in self.read(partition, level, consistent=True)]
-        counter_partition = keys.counter_partition(partition, level)
+        counter_partition = item_keys.counter_partition(partition, level)
         new = {c.lo for c in counters}
         on = (self._client, self._table)
         deletes = ({"DeleteRequest": {"Key": dynamo.key(counter_partition, lo)}} for lo in old if lo not in new)
@@ -183,19 +183,19 @@ class MemoryCounters:
         if lo is not None and (hi is None or hi < lo):  # DynamoDB refuses such a BETWEEN as a ValidationException
             error = {"Code": "ValidationException", "Message": "BETWEEN: the upper bound is below the lower one"}
             raise ClientError({"Error": error}, "Query")
-        counted = keys.counter_partition(partition, level)
+        counted = item_keys.counter_partition(partition, level)
         with self._lock:
             found = sorted((k[1], c) for k, c in self._items.items() if k[0] == counted)
         return [c for start, c in found if lo is None or (hi is not None and lo <= start <= hi)]
 
     def create_first(self, partition: str, expires_at: int | None) -> None:
-        whole = Counter(keys.FIRST_LO, keys.LAST_HI, 0, expires_at=expires_at)
+        whole = Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 0, expires_at=expires_at)
         with self._lock:
-            for level in (keys.BUCKETS, keys.SEGMENTS):
-                self._items.setdefault((keys.counter_partition(partition, level), whole.lo), whole)
+            for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
+                self._items.setdefault((item_keys.counter_partition(partition, level), whole.lo), whole)
 
     def claim(self, partition: str, level: int, counter: Counter) -> int | None:
-        key = (keys.counter_partition(partition, level), counter.lo)
+        key = (item_keys.counter_partition(partition, level), counter.lo)
         with self._lock:
             found = self._items.get(key)
             if found is None or found.hi != counter.hi:
@@ -208,7 +208,7 @@ class MemoryCounters:
         return found if found is not None and found.hi == counter.hi and found.counted_gen < gen else None
 
     def store(self, partition: str, level: int, counter: Counter, gen: int, count: int) -> bool:
-        key = (keys.counter_partition(partition, level), counter.lo)
+        key = (item_keys.counter_partition(partition, level), counter.lo)
         with self._lock:
             found = self._newer_than_stored(key, counter, gen)
             if found is None:
@@ -218,7 +218,7 @@ class MemoryCounters:
 
     def split(self, partition: str, level: int, counter: Counter, gen: int, pieces: list[tuple[str, int]]) -> bool:
         ends = _first_and_ends(counter, pieces)
-        counted = keys.counter_partition(partition, level)
+        counted = item_keys.counter_partition(partition, level)
         with self._lock:  # all or nothing, as the transaction
             found = self._newer_than_stored((counted, counter.lo), counter, gen)
             if found is None or any((counted, start) in self._items for start, _ in pieces[1:]):
@@ -230,7 +230,7 @@ class MemoryCounters:
             return True
 
     def replace_all(self, partition: str, level: int, counters: list[Counter]) -> None:
-        counted = keys.counter_partition(partition, level)
+        counted = item_keys.counter_partition(partition, level)
         with self._lock:
             for key in [k for k in self._items if k[0] == counted]:
                 del self._items[key]

@@ -11,9 +11,9 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from .. import invocation, schema
-from ..attribute_values import from_item as from_item  # re-exported: the data modules call dynamo.from_item
-from ..attribute_values import to_item as to_item
+from ..shared import invocation, schema
+from ..shared.attribute_values import from_item as from_item
+from ..shared.attribute_values import to_item as to_item
 
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 BATCH_GET_SIZE = 100  # BatchGetItem's limit

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .. import invocation, keys, schema
-from ..entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
-from ..errors import TransactionBusy
-from ..model import Entry, EntryWrite, rank_key_attribute
+from ..domain.entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
+from ..shared import invocation, item_keys, schema
+from ..shared.errors import TransactionBusy
+from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, moderation
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
@@ -91,8 +91,8 @@ class DynamoEntries:
         pairs = list(pairs)
         players = list(dict.fromkeys(p for p, _ in pairs))
         hidden = {moderation.item_key(board_id, p): p for p in players}
-        board = [keys.board_key(board_id)] if stored_board else []
-        erasing = {p: keys.erasing_key(p) for p in players}
+        board = [item_keys.board_key(board_id)] if stored_board else []
+        erasing = {p: item_keys.erasing_key(p) for p in players}
         items = self._get_all(pairs + list(hidden) + board + list(erasing.values()), consistent)
         now_s = int(invocation.seconds())
         for player, key in erasing.items():
@@ -254,7 +254,9 @@ class DynamoEntries:
 
     def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
         """Every entry of one player on one board (every period and shard): of_player, kept to the board."""
-        return [e for e in self.of_player(player_id) if keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id]
+        return [
+            e for e in self.of_player(player_id) if item_keys.board_and_period(e[schema.SCORES_SORT_KEY])[0] == board_id
+        ]
 
     def keys_of_player_on(self, player_id: str, board_id: str) -> list[tuple[str, str]]:
         """The table keys of of_player_on's entries (what delete takes)."""

@@ -1,6 +1,6 @@
 """Erasure records, none of which names the player once the erasure has answered "erased":
 
-- the erasure's item, keyed by a keyed hash of the player's id (keys.erasing_key): its state while it runs (then
+- the erasure's item, keyed by a keyed hash of the player's id (item_keys.erasing_key): its state while it runs (then
   it holds the id, as the player's entries still do) and, after, its fence until lifted: every submission's read
   finds it in the same request as the entries (EntryStore.get_for_submission) and refuses while it stands;
 - one `#fences` item per erasure, sorted by when the scheduled job should look at it (go on with an erasure its
@@ -16,10 +16,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import keys, schema
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
-Key = tuple[str, str]  # keys.erasing_key(player_id)
+Key = tuple[str, str]  # item_keys.erasing_key(player_id)
 
 # One call at a time works on an erasure (the admin's DELETE and the scheduled job may overlap): a call that
 # raised the entry places' fences again after another had lifted them and answered "erased" left them holding
@@ -105,28 +105,28 @@ class DynamoErasures:
         self._client.delete_item(TableName=self._table, Key=dynamo.key(*key))
 
     def put_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
-        item = dynamo.key(keys.ERASURES_PARTITION, erasure_id) | dynamo.to_item(values)
+        item = dynamo.key(item_keys.ERASURES_PARTITION, erasure_id) | dynamo.to_item(values)
         self._client.put_item(TableName=self._table, Item=item)
 
     def audit(self, erasure_id: str) -> dict[str, Any] | None:
-        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
+        resp = self._client.get_item(TableName=self._table, Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id))
         return dynamo.from_item(resp["Item"]) if "Item" in resp else None
 
     def drop_audit(self, erasure_id: str) -> None:
-        self._client.delete_item(TableName=self._table, Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id))
+        self._client.delete_item(TableName=self._table, Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id))
 
     def update_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
         names = {f"#{k}": k for k in values}
         self._client.update_item(
             TableName=self._table,
-            Key=dynamo.key(keys.ERASURES_PARTITION, erasure_id),
+            Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id),
             UpdateExpression="SET " + ", ".join(f"#{k} = :{k}" for k in values),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=dynamo.to_item({f":{k}": v for k, v in values.items()}),
         )
 
     def register(self, key: Key, erasure_id: str, due: int) -> None:
-        item = dynamo.key(keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | dynamo.to_item(
+        item = dynamo.key(item_keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | dynamo.to_item(
             {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
         )
         self._client.put_item(TableName=self._table, Item=item)
@@ -135,7 +135,7 @@ class DynamoErasures:
         resp = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p AND {schema.SCORES_SORT_KEY} <= :due",
-            ExpressionAttributeValues=dynamo.to_item({":p": keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
+            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
             ConsistentRead=True,
             Limit=limit,
         )
@@ -143,7 +143,7 @@ class DynamoErasures:
 
     def unregister(self, erasure_id: str, due: int) -> None:
         self._client.delete_item(
-            TableName=self._table, Key=dynamo.key(keys.FENCES_PARTITION, _due_sort(int(due), erasure_id))
+            TableName=self._table, Key=dynamo.key(item_keys.FENCES_PARTITION, _due_sort(int(due), erasure_id))
         )
 
 
@@ -195,31 +195,31 @@ class MemoryErasures:
             self._items.pop((key[0], key[1]), None)
 
     def put_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
-        self._put((keys.ERASURES_PARTITION, erasure_id), values)
+        self._put((item_keys.ERASURES_PARTITION, erasure_id), values)
 
     def audit(self, erasure_id: str) -> dict[str, Any] | None:
-        return self._get((keys.ERASURES_PARTITION, erasure_id))
+        return self._get((item_keys.ERASURES_PARTITION, erasure_id))
 
     def drop_audit(self, erasure_id: str) -> None:
-        self.drop_state((keys.ERASURES_PARTITION, erasure_id))
+        self.drop_state((item_keys.ERASURES_PARTITION, erasure_id))
 
     def update_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
-        key = (keys.ERASURES_PARTITION, erasure_id)
+        key = (item_keys.ERASURES_PARTITION, erasure_id)
         with self._lock:  # an UpdateItem creates the item if there is none
             self._items[key] = memory.stored({**_row(key, {}), **self._items.get(key, {}), **values})
 
     def register(self, key: Key, erasure_id: str, due: int) -> None:
         values = {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
-        self._put((keys.FENCES_PARTITION, _due_sort(due, erasure_id)), values)
+        self._put((item_keys.FENCES_PARTITION, _due_sort(due, erasure_id)), values)
 
     def due(self, now_s: int, limit: int) -> list[dict[str, Any]]:
         bound = f"{now_s:012d}~"
         with self._lock:  # sort keys in DynamoDB's order: by UTF-8 bytes, which is code point order
-            found = sorted(k for k in self._items if k[0] == keys.FENCES_PARTITION and k[1] <= bound)
+            found = sorted(k for k in self._items if k[0] == item_keys.FENCES_PARTITION and k[1] <= bound)
             return [dict(self._items[k]) for k in found[:limit]]
 
     def unregister(self, erasure_id: str, due: int) -> None:
-        self.drop_state((keys.FENCES_PARTITION, _due_sort(int(due), erasure_id)))
+        self.drop_state((item_keys.FENCES_PARTITION, _due_sort(int(due), erasure_id)))
 
     def item(self, key: Key) -> dict[str, Any] | None:
         """The erasure's item as a read along with entries finds it (MemoryEntries.get_for_submission)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import boto3
 
-from ..settings import Settings
+from ..shared.settings import Settings
 
 logger = logging.getLogger(__name__)
 

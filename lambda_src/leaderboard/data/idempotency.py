@@ -12,14 +12,14 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from .. import keys, schema
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
 RecordKey = tuple[str, str]  # (partition, sort key) of a record in the scores table
 
 
 class DynamoRecords:
-    """The records as items of the scores table, under keys.IDEMPOTENCY_PARTITION."""
+    """The records as items of the scores table, under item_keys.IDEMPOTENCY_PARTITION."""
 
     def __init__(self, client: Any, table: str) -> None:
         self._client, self._table = client, table
@@ -35,7 +35,7 @@ class DynamoRecords:
                     table_name=self._table,
                     key_attr=schema.SCORES_PARTITION_KEY,
                     sort_key_attr=schema.SCORES_SORT_KEY,
-                    static_pk_value=keys.IDEMPOTENCY_PARTITION,
+                    static_pk_value=item_keys.IDEMPOTENCY_PARTITION,
                     expiry_attr=schema.TTL_ATTRIBUTE,  # the table's TTL removes old records
                     boto3_client=self._client,
                 )
@@ -50,7 +50,7 @@ class DynamoRecords:
             "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
             "FilterExpression": "contains(#data, :text)",
             "ExpressionAttributeNames": {"#data": "data"},
-            "ExpressionAttributeValues": dynamo.to_item({":p": keys.IDEMPOTENCY_PARTITION, ":text": text}),
+            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.IDEMPOTENCY_PARTITION, ":text": text}),
             "Limit": limit,
         }
         if start:

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
 
-from .. import keys
+from ..shared import item_keys
 
 if TYPE_CHECKING:
     from .idempotency import MemoryRecords, RecordKey
@@ -39,7 +39,7 @@ class MemoryPersistenceLayer(BasePersistenceLayer):
         super().__init__()
 
     def _key(self, idempotency_key: str) -> RecordKey:
-        return keys.IDEMPOTENCY_PARTITION, idempotency_key
+        return item_keys.IDEMPOTENCY_PARTITION, idempotency_key
 
     def _get_record(self, idempotency_key: str) -> DataRecord:
         with self._records.lock:

@@ -1,5 +1,5 @@
 """Live updates: what was last published for a board period (when, and a digest of the top), items of the scores
-table (keys.live_sent_key). The conditional claim on it keeps parallel broadcasters to one publish per interval.
+table (item_keys.live_sent_key). The conditional claim on it keeps parallel broadcasters to one publish per interval.
 
 Two implementations of broadcasting.LiveState, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses) and an in-memory one (for domain tests that need no engine)."""
@@ -9,12 +9,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import keys, schema
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
 
 def _key(board_id: str, period_id: str) -> dict:
-    partition, sort = keys.live_sent_key(board_id, period_id)
+    partition, sort = item_keys.live_sent_key(board_id, period_id)
     return dynamo.to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort})
 
 
@@ -62,7 +62,7 @@ class DynamoLiveState:
 
     def switched_off(self) -> bool:
         """Whether the live kill switch is off (`make live-off`); an eventually consistent read (half a unit)."""
-        partition, sort = keys.live_switch_key()
+        partition, sort = item_keys.live_switch_key()
         answer = self._client.get_item(
             TableName=self._table,
             Key=dynamo.to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort}),
@@ -71,7 +71,7 @@ class DynamoLiveState:
 
     def set_switch(self, off: bool, at: int) -> None:
         """Turn live updates off (True) or on again (False), noting when (epoch s)."""
-        partition, sort = keys.live_switch_key()
+        partition, sort = item_keys.live_switch_key()
         item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "off": off, "changed_at": at}
         self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
 
@@ -97,14 +97,14 @@ class MemoryLiveState:
 
     def last_sent(self, board_id: str, period_id: str) -> dict[str, Any] | None:
         with self._lock:
-            item = self._items.get(keys.live_sent_key(board_id, period_id))
+            item = self._items.get(item_keys.live_sent_key(board_id, period_id))
             return None if item is None else dict(item)
 
     def claim_send(
         self, board_id: str, period_id: str, previous_ms: int | None, sent_at_ms: int, digest: str, expires_at: int
     ) -> bool:
         with self._lock:
-            key = keys.live_sent_key(board_id, period_id)
+            key = item_keys.live_sent_key(board_id, period_id)
             item = self._items.get(key, {})
             if item.get("sent_at_ms") != previous_ms:  # absent (None) when previous_ms is None: not published yet
                 return False
@@ -120,20 +120,20 @@ class MemoryLiveState:
 
     def finish_send(self, board_id: str, period_id: str, claimed_ms: int, done_ms: int) -> None:
         with self._lock:
-            item = self._items.get(keys.live_sent_key(board_id, period_id))
+            item = self._items.get(item_keys.live_sent_key(board_id, period_id))
             if item is not None and item.get("sent_at_ms") == claimed_ms:
                 item["sent_at_ms"] = done_ms
 
     def release(self, board_id: str, period_id: str, claimed_ms: int) -> None:
         with self._lock:
-            item = self._items.get(keys.live_sent_key(board_id, period_id))
+            item = self._items.get(item_keys.live_sent_key(board_id, period_id))
             if item is not None and item.get("sent_at_ms") == claimed_ms:
                 item.pop("digest", None)
 
     def switched_off(self) -> bool:
         with self._lock:
-            return bool(self._items.get(keys.live_switch_key(), {}).get("off"))
+            return bool(self._items.get(item_keys.live_switch_key(), {}).get("off"))
 
     def set_switch(self, off: bool, at: int) -> None:
         with self._lock:
-            self._items[keys.live_switch_key()] = {"off": off, "changed_at": at}
+            self._items[item_keys.live_switch_key()] = {"off": off, "changed_at": at}

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from .. import invocation, keys, schema
-from ..entry_store import Changed, erasure_stands, is_fence, position
-from ..model import Entry, EntryWrite, rank_key_attribute
+from ..domain.entry_store import Changed, erasure_stands, is_fence, position
+from ..shared import invocation, item_keys, schema
+from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, memory
 from .entries import fence, forgotten_operations, keep_best_loop, new_item
 
 if TYPE_CHECKING:
-    from ..board_registry import BoardStore
-    from ..moderation import ModerationStore
+    from ..operations.board_catalog import BoardStore
+    from ..operations.moderation import ModerationStore
     from .erasures import MemoryErasures
     from .memory_stream import MemoryStream
 
@@ -76,7 +76,7 @@ class MemoryEntries:
             items = {k: i for k in pairs if (i := self._copy(k)) is not None}
         now_s = int(invocation.seconds())
         for player in players:
-            found = self._erasures.item(keys.erasing_key(player))
+            found = self._erasures.item(item_keys.erasing_key(player))
             if found is not None and erasure_stands(found, now_s):
                 items.update({(p, part): fence(p, part, 0) for p, part in pairs if p == player})
         hidden = {p for _, p in self._moderation.hidden_among((board_id, p) for p in players)}
@@ -167,7 +167,7 @@ class MemoryEntries:
         return [i for i in self._of_partition(player_id) if not is_fence(i)]
 
     def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
-        return [e for e in self.of_player(player_id) if keys.board_and_period(e[_SK])[0] == board_id]
+        return [e for e in self.of_player(player_id) if item_keys.board_and_period(e[_SK])[0] == board_id]
 
     def keys_of_player_on(self, player_id: str, board_id: str) -> list[tuple[str, str]]:
         return [(player_id, e[_SK]) for e in self.of_player_on(player_id, board_id)]

@@ -15,7 +15,7 @@ import time
 import uuid
 from typing import Any
 
-from .. import schema
+from ..shared import schema
 from . import dynamo
 
 _PK, _SK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY

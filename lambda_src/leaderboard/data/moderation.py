@@ -1,4 +1,4 @@
-"""Hidden players: one item per (board, player) under the partition keys.hidden_partition(board).
+"""Hidden players: one item per (board, player) under the partition item_keys.hidden_partition(board).
 
 The item is the moderation decision; the entries carry its effect (their rank key moved out of the rank index,
 see entries.set_hidden). Kept under the board, so a board's hidden players are one Query and deleting the board
@@ -14,13 +14,13 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from .. import keys, schema
+from ..shared import item_keys, schema
 from . import dynamo, memory
 
 
 def item_key(board_id: str, player_id: str) -> tuple[str, str]:
     """The (partition, sort) key of a player's item, to read it along with entries in one request."""
-    return keys.hidden_partition(board_id), player_id
+    return item_keys.hidden_partition(board_id), player_id
 
 
 class DynamoModeration:
@@ -30,7 +30,7 @@ class DynamoModeration:
         self._client, self._table = client, table
 
     def hide(self, board_id: str, player_id: str, at: str) -> None:
-        item = {schema.SCORES_PARTITION_KEY: keys.hidden_partition(board_id), schema.SCORES_SORT_KEY: player_id}
+        item = {schema.SCORES_PARTITION_KEY: item_keys.hidden_partition(board_id), schema.SCORES_SORT_KEY: player_id}
         self._client.put_item(TableName=self._table, Item=dynamo.to_item({**item, "hidden_at": at}))
 
     def show(self, board_id: str, player_id: str) -> None:
@@ -48,7 +48,7 @@ class DynamoModeration:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": keys.hidden_partition(board_id)}),
+            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.hidden_partition(board_id)}),
             ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
         )
         return [item[schema.SCORES_SORT_KEY] for item in found]
@@ -69,7 +69,7 @@ class DynamoModeration:
     def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
         """Up to `limit` hidden-player items of a board in player-id order, after player `after` (None: from the
         first); and whether more follow. One strongly consistent Query (limit + 1 items of ~100 bytes: one page)."""
-        return dynamo.page_after(keys.hidden_partition(board_id), after, limit, on=(self._client, self._table))
+        return dynamo.page_after(item_keys.hidden_partition(board_id), after, limit, on=(self._client, self._table))
 
 
 class MemoryModeration:
@@ -95,7 +95,7 @@ class MemoryModeration:
                 self._items.pop(item_key(board_id, player_id), None)
 
     def players_of_board(self, board_id: str) -> list[str]:
-        partition = keys.hidden_partition(board_id)
+        partition = item_keys.hidden_partition(board_id)
         with self._lock:
             return sorted(k[1] for k in self._items if k[0] == partition)
 
@@ -109,7 +109,7 @@ class MemoryModeration:
             return {(b, p) for b, p in pairs if item_key(b, p) in self._items}
 
     def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        partition = keys.hidden_partition(board_id)
+        partition = item_keys.hidden_partition(board_id)
         with self._lock:  # sort keys in DynamoDB's order: by UTF-8 bytes, which is code point order
             found = sorted(k for k in self._items if k[0] == partition and (after is None or k[1] > after))
             return [dict(self._items[k]) for k in found[:limit]], len(found) > limit

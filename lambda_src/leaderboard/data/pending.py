@@ -1,9 +1,9 @@
 """Quarantined submissions (quarantine.py): items of the scores table outside the rank index (no rank key), so no
 list, rank, total, snapshot, summary or live push sees them.
 
-Each is two items written in one transaction: the submission under keys.pending_key(board, pending id), one
+Each is two items written in one transaction: the submission under item_keys.pending_key(board, pending id), one
 partition per board (the review queue is one Query a page), and a pointer under the player's
-keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
+item_keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
 by one conditional write (`deciding`), so two decisions on one submission cannot both apply. An approval deletes
 both items in the same transaction as the entry writes (removal()); a transaction cancelled because another was in
 progress on one of its items (TransactionConflict) raises errors.TransactionBusy, nothing written.
@@ -17,8 +17,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import keys, schema
-from ..errors import TransactionBusy
+from ..shared import item_keys, schema
+from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
 POINTER_FIELDS = ("score", "rule", "submitted_at")  # what a player's own lookup shows of theirs
@@ -26,16 +26,16 @@ _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 
 
 def _pointer_key(board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
-    return keys.pending_of_partition(player_id), f"{board_id}#{pending_id}"
+    return item_keys.pending_of_partition(player_id), f"{board_id}#{pending_id}"
 
 
 def _board_partition(board_id: str) -> str:
-    return keys.pending_key(board_id, "")[0]
+    return item_keys.pending_key(board_id, "")[0]
 
 
 def _items(board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> tuple[dict, dict]:
     """The submission's item and its pointer's."""
-    partition, sort = keys.pending_key(board_id, pending_id)
+    partition, sort = item_keys.pending_key(board_id, pending_id)
     item = {_PARTITION: partition, _SORT: sort, "pending_player": player_id, **values}
     pointer_partition, pointer_sort = _pointer_key(board_id, player_id, pending_id)
     pointer = {_PARTITION: pointer_partition, _SORT: pointer_sort, **{k: values[k] for k in POINTER_FIELDS}}
@@ -66,7 +66,7 @@ class DynamoPending:
         self._transact(puts, "the player's pending submissions")
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
-        key = dynamo.key(*keys.pending_key(board_id, pending_id))
+        key = dynamo.key(*item_keys.pending_key(board_id, pending_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
         return dynamo.from_item(resp["Item"]) if "Item" in resp else None
 
@@ -82,7 +82,7 @@ class DynamoPending:
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :b)",
             ExpressionAttributeValues=dynamo.to_item(
-                {":p": keys.pending_of_partition(player_id), ":b": f"{board_id}#"}
+                {":p": item_keys.pending_of_partition(player_id), ":b": f"{board_id}#"}
             ),
             ConsistentRead=True,
         )
@@ -94,7 +94,7 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": keys.pending_of_partition(player_id)}),
+            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.pending_of_partition(player_id)}),
             ConsistentRead=True,
         )
         return [_everywhere(item) for item in found]
@@ -104,7 +104,7 @@ class DynamoPending:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
+                Key=dynamo.key(*item_keys.pending_key(board_id, pending_id)),
                 UpdateExpression="SET deciding = :t",
                 ConditionExpression="attribute_exists(pending_player) AND attribute_not_exists(deciding)",
                 ExpressionAttributeValues=dynamo.to_item({":t": token}),
@@ -118,7 +118,7 @@ class DynamoPending:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*keys.pending_key(board_id, pending_id)),
+                Key=dynamo.key(*item_keys.pending_key(board_id, pending_id)),
                 UpdateExpression="REMOVE deciding",
                 ConditionExpression="deciding = :t",
                 ExpressionAttributeValues=dynamo.to_item({":t": token}),
@@ -134,7 +134,7 @@ class DynamoPending:
     def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
         """The TransactWriteItems actions that delete the submission and its pointer, for a caller's own
         transaction (approve's, with the entry writes: one transaction, so a cancelled one applies nothing)."""
-        both = (keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
+        both = (item_keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
         return [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
 
     def _transact(self, actions: list[dict[str, Any]], what: str) -> None:
@@ -149,9 +149,9 @@ class DynamoPending:
         """Delete the player's submissions on every board, and their pointers (an erasure): one Query of the
         pointers' keys, then BatchWriteItem, 25 items a request."""
         found = []
-        for item in self._keys(keys.pending_of_partition(player_id), f"{_PARTITION}, {_SORT}"):
+        for item in self._keys(item_keys.pending_of_partition(player_id), f"{_PARTITION}, {_SORT}"):
             board_id, pending_id = item[_SORT].split("#", 1)
-            found += [keys.pending_key(board_id, pending_id), (item[_PARTITION], item[_SORT])]
+            found += [item_keys.pending_key(board_id, pending_id), (item[_PARTITION], item[_SORT])]
         self._delete(found)
 
     def forget_board(self, board_id: str) -> None:
@@ -160,7 +160,7 @@ class DynamoPending:
         for item in self._keys(_board_partition(board_id), f"{_SORT}, pending_player"):
             pending_id = item[_SORT]
             found += [
-                keys.pending_key(board_id, pending_id),
+                item_keys.pending_key(board_id, pending_id),
                 _pointer_key(board_id, item["pending_player"], pending_id),
             ]
         self._delete(found)
@@ -192,7 +192,7 @@ class MemoryPending:
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
         with self._lock:
-            found = self._items.get(keys.pending_key(board_id, pending_id))
+            found = self._items.get(item_keys.pending_key(board_id, pending_id))
             return dict(found) if found is not None else None
 
     def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
@@ -202,19 +202,19 @@ class MemoryPending:
             return [dict(self._items[k]) for k in found[:limit]], len(found) > limit
 
     def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
-        partition, prefix = keys.pending_of_partition(player_id), f"{board_id}#"
+        partition, prefix = item_keys.pending_of_partition(player_id), f"{board_id}#"
         with self._lock:
             found = sorted(k for k in self._items if k[0] == partition and k[1].startswith(prefix))
             return [_lookup(self._items[k]) for k in found]
 
     def of_player(self, player_id: str) -> list[dict[str, Any]]:
-        partition = keys.pending_of_partition(player_id)
+        partition = item_keys.pending_of_partition(player_id)
         with self._lock:
             return [_everywhere(self._items[k]) for k in sorted(k for k in self._items if k[0] == partition)]
 
     def claim(self, board_id: str, pending_id: str, token: str) -> bool:
         with self._lock:
-            item = self._items.get(keys.pending_key(board_id, pending_id))
+            item = self._items.get(item_keys.pending_key(board_id, pending_id))
             if item is None or "pending_player" not in item or "deciding" in item:
                 return False
             item["deciding"] = token
@@ -222,7 +222,7 @@ class MemoryPending:
 
     def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
         with self._lock:
-            item = self._items.get(keys.pending_key(board_id, pending_id))
+            item = self._items.get(item_keys.pending_key(board_id, pending_id))
             if item is not None and item.get("deciding") == token:
                 del item["deciding"]
 
@@ -232,15 +232,15 @@ class MemoryPending:
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         with self._lock:
-            self._items.pop(keys.pending_key(board_id, pending_id), None)
+            self._items.pop(item_keys.pending_key(board_id, pending_id), None)
             self._items.pop(_pointer_key(board_id, player_id, pending_id), None)
 
     def forget_player(self, player_id: str) -> None:
-        partition = keys.pending_of_partition(player_id)
+        partition = item_keys.pending_of_partition(player_id)
         with self._lock:
             for pointer in [k for k in self._items if k[0] == partition]:
                 board_id, pending_id = pointer[1].split("#", 1)
-                self._items.pop(keys.pending_key(board_id, pending_id), None)
+                self._items.pop(item_keys.pending_key(board_id, pending_id), None)
                 self._items.pop(pointer, None)
 
     def forget_board(self, board_id: str) -> None:

@@ -1,11 +1,11 @@
-"""Runs (runs.py): one item per run in the scores table, under keys.run_key (a keyed hash of the player's id, then
+"""Runs (runs.py): one item per run in the scores table, under item_keys.run_key (a keyed hash of the player's id, then
 the run id), removed by TTL a day after it ends, or with the player's other items by an erasure.
 
 A run is used by ONE conditional UpdateItem that sets used_ms only where it is not set yet and the run is on this
 board and not over: two submissions racing with one run token cannot both pass it.
 
 A player holds at most `most_open` open runs (unused, not over) per board: start() takes one of that many places,
-items of the player's runs partition under keys.open_run_key naming the run in it; a place is free when its run is
+items of the player's runs partition under item_keys.open_run_key naming the run in it; a place is free when its run is
 used, over or gone; when none is, the place of the oldest open run is taken and that run is ended (ends_at set to
 now), in one transaction with the new run, conditional on the place still naming what was read (a racing start
 cancels it, and start reads again). A used run whose place is taken is ended too, so a release cannot reopen it.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import keys, schema
-from ..errors import TransactionBusy
+from ..shared import item_keys, schema
+from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
 KEEP_SECONDS = 24 * 3600  # a run's item outlives the run by this (TTL deletes within days, not at once)
@@ -70,7 +70,7 @@ class DynamoRuns:
 
     def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
         """Store a new run (never over another: run ids are random, 128 bits)."""
-        partition, sort = keys.run_key(player_id, run_id)
+        partition, sort = item_keys.run_key(player_id, run_id)
         self._client.put_item(
             TableName=self._table,
             Item=dynamo.to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
@@ -92,8 +92,8 @@ class DynamoRuns:
         """Store a new run in one of the player's `most_open` places on the board (see the module's docstring):
         the id of the run it ended, or None. One Query and one BatchGetItem, then one TransactWriteItems (2 or 3
         writes); TransactionBusy after START_ATTEMPTS racing starts (nothing written)."""
-        partition = keys.runs_partition(player_id)
-        prefix = keys.open_runs_prefix(board_id)
+        partition = item_keys.runs_partition(player_id)
+        prefix = item_keys.open_runs_prefix(board_id)
         for _ in range(START_ATTEMPTS):
             found = dynamo.query_items(
                 on=self._client,
@@ -103,14 +103,14 @@ class DynamoRuns:
                 ConsistentRead=True,
             )
             places = {int(i[_SORT][len(prefix) :]): str(i["run_id"]) for i in found}
-            named = [dynamo.key(*keys.run_key(player_id, r)) for r in sorted(set(places.values()))]
+            named = [dynamo.key(*item_keys.run_key(player_id, r)) for r in sorted(set(places.values()))]
             runs = (
                 {str(i[_SORT]): _run(i) for i in dynamo.batch_get(named, on=(self._client, self._table))}
                 if named
                 else {}
             )
             place, seen, ended = _choose(most_open, places, runs, now_s)
-            place_key = keys.open_run_key(player_id, board_id, place)
+            place_key = item_keys.open_run_key(player_id, board_id, place)
             if seen is None:
                 condition, values = f"attribute_not_exists({_PARTITION})", None
             else:
@@ -138,7 +138,7 @@ class DynamoRuns:
                     {
                         "Update": {
                             "TableName": self._table,
-                            "Key": dynamo.key(*keys.run_key(player_id, ended)),
+                            "Key": dynamo.key(*item_keys.run_key(player_id, ended)),
                             "UpdateExpression": "SET ends_at = :now",
                             "ConditionExpression": "ends_at > :now",
                             "ExpressionAttributeValues": dynamo.to_item({":now": now_s}),
@@ -160,7 +160,7 @@ class DynamoRuns:
         try:
             resp = self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*keys.run_key(player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(player_id, run_id)),
                 UpdateExpression="SET used_ms = :used",
                 ConditionExpression="attribute_exists(started_ms) AND attribute_not_exists(used_ms) "
                 "AND board_id = :board AND ends_at > :now",
@@ -176,7 +176,7 @@ class DynamoRuns:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*keys.run_key(player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(player_id, run_id)),
                 UpdateExpression="REMOVE used_ms",
                 ConditionExpression="used_ms = :used",
                 ExpressionAttributeValues=dynamo.to_item({":used": used_ms}),
@@ -185,14 +185,14 @@ class DynamoRuns:
             pass
 
     def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
-        key = dynamo.key(*keys.run_key(player_id, run_id))
+        key = dynamo.key(*item_keys.run_key(player_id, run_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
         return _run(dynamo.from_item(resp["Item"])) if "Item" in resp else None
 
     def forget_player(self, player_id: str) -> None:
         """Delete every run of the player (an erasure): one Query of the keys, then BatchWriteItem, 25 a request."""
         on = (self._client, self._table)
-        dynamo.delete_keys(dynamo.keys_in_partition(keys.runs_partition(player_id), on=on), on=on)
+        dynamo.delete_keys(dynamo.keys_in_partition(item_keys.runs_partition(player_id), on=on), on=on)
 
 
 class MemoryRuns:

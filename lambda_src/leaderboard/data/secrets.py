@@ -19,7 +19,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from ..keyring import Version
+from ..domain.keyring import Version
 
 CURRENT, PREVIOUS = "AWSCURRENT", "AWSPREVIOUS"  # the staging labels PutSecretValue moves
 
@@ -39,7 +39,7 @@ class SecretsManagerSecrets:
         self._client: Any = None
         self._lock = threading.Lock()
         # A version's value never changes: the values of the versions last listed, by (secret id, version id), so
-        # that reading a ring again costs one list call when nothing rotated (key_classes.py reads every 10 s).
+        # that reading a ring again costs one list call when nothing rotated (api_key_classes.py reads every 10 s).
         self._values: dict[tuple[str, str], str] = {}
 
     def _sm(self) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from .. import schema
+from ..shared import schema
 from . import dynamo, memory
 
 _PARTITION, _SORT = schema.SNAPSHOTS_PARTITION_KEY, schema.SNAPSHOTS_SORT_KEY

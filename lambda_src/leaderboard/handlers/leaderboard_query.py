@@ -1,27 +1,31 @@
 """GET /leaderboard (default board), GET /leaderboards/{board}/top and /range, a period's log (.../log), also
 of a deleted or earlier generation of the board (?generation=)."""
 
-from .. import board_registry, default_board, generations, hashchain, rankings, routes
 from ..composition import Handler, Runtime
-from ..http import Call, function_handler
+from ..domain import hashchain
+from ..operations import board_catalog, generations, original_api, ranking_reads
+from ..web import routes
+from ..web.http import Call, function_handler
 
 
 def default_board_top(call: Call):
-    mode = rankings.rank_mode(call.query["rank_mode"])
-    return 200, default_board.leaderboard(call.query["period"], call.query["limit"], mode=mode)
+    mode = ranking_reads.rank_mode(call.query["rank_mode"])
+    return 200, original_api.leaderboard(call.query["period"], call.query["limit"], mode=mode)
 
 
 def top(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     q = call.query
-    return 200, rankings.top(board, q["period"], q["limit"], q["cursor"], mode=rankings.rank_mode(q["rank_mode"]))
+    return 200, ranking_reads.top(
+        board, q["period"], q["limit"], q["cursor"], mode=ranking_reads.rank_mode(q["rank_mode"])
+    )
 
 
 def score_range(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     q = call.query
-    mode = rankings.rank_mode(q["rank_mode"])
-    return 200, rankings.score_range(
+    mode = ranking_reads.rank_mode(q["rank_mode"])
+    return 200, ranking_reads.score_range(
         board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
     )
 

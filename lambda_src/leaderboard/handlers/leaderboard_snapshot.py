@@ -1,9 +1,11 @@
 """POST /snapshot freezes a period's top N; GET /snapshots lists them newest first."""
 
-from .. import limits, routes, snapshots
-from .. import validation as v
 from ..composition import Handler, Runtime
-from ..http import Call, audit, function_handler
+from ..operations import snapshots
+from ..shared import limits
+from ..web import routes
+from ..web import validation as v
+from ..web.http import Call, audit, function_handler
 
 
 def take(call: Call):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 
-from .. import broadcasting
 from ..composition import Handler, Runtime, entry_point
+from ..operations import broadcasting
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 
-from .. import closing, invocation, limits, live_key, metrics, player_removal
 from ..composition import Handler, Runtime, entry_point
+from ..operations import closing, live_key, player_removal
+from ..shared import invocation, limits, metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)

@@ -1,25 +1,28 @@
 """GET /player (default board), GET /leaderboards/{board}/players/{player_id} (around-me), GET
 /leaderboards/{board}/players?ids= (friends) and GET /players/{player_id}/boards."""
 
-from .. import board_registry, default_board, players, rankings, routes
-from .. import validation as v
 from ..composition import Handler, Runtime
-from ..http import Call, function_handler
+from ..operations import board_catalog, original_api, players, ranking_reads
+from ..web import routes
+from ..web import validation as v
+from ..web.http import Call, function_handler
 
 
 def default_board_player(call: Call):
-    return 200, default_board.player_stats(call.query["player_id"])
+    return 200, original_api.player_stats(call.query["player_id"])
 
 
 def around(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     player = v.player_id(call.params["player_id"])
     q = call.query
-    return 200, rankings.around(board, q["period"], player, q["window"], mode=rankings.rank_mode(q["rank_mode"]))
+    return 200, ranking_reads.around(
+        board, q["period"], player, q["window"], mode=ranking_reads.rank_mode(q["rank_mode"])
+    )
 
 
 def friends(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     q = call.query
     return 200, players.friends(board, q["period"], v.player_ids(q["ids"]), q["cursor"])
 

@@ -1,4 +1,4 @@
-"""The scores table's stream -> the rank counters (counting.py). Lambda polls the stream and calls this with
+"""The scores table's stream -> the rank counters (rank_counter_upkeep.py). Lambda polls the stream and calls this with
 batches of records; an exception makes Lambda retry the batch, which a recount makes harmless. Entries that a
 hide or show raced are put on the right side of the rank index first (moderation.reconcile). The batch's changes
 are appended to their board periods' logs before the recount (chain_appending.py: each once, however often the
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 
-from .. import chain_appending, counting, metrics, moderation
 from ..composition import Handler, Runtime, entry_point
+from ..domain import rank_counter_upkeep
+from ..operations import chain_appending, moderation
+from ..shared import metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -19,7 +21,7 @@ def count(event: dict, context: object = None) -> dict:
     records = event.get("Records") or []
     reconciled = moderation.reconcile(records)
     logged = chain_appending.append(records)
-    stats = counting.apply(records)
+    stats = rank_counter_upkeep.apply(records)
     metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
     metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
     logger.info(

@@ -1,10 +1,12 @@
 """POST /simulate {"players": N}: demo data, only where the stage enables it."""
 
-from .. import invocation, limits, routes, simulation
-from .. import validation as v
 from ..composition import Handler, Runtime
-from ..errors import Forbidden
-from ..http import Call, audit, function_handler
+from ..domain import simulation
+from ..shared import invocation, limits
+from ..shared.errors import Forbidden
+from ..web import routes
+from ..web import validation as v
+from ..web.http import Call, audit, function_handler
 
 
 def simulate(call: Call):

@@ -3,27 +3,15 @@ POST /leaderboards/{board}/runs/{run_id}/score (a run token); what only the play
 receipts and their held scores; live subscribe tokens, and the Event API's Lambda authorizer that checks them
 (live_access.py: this function holds the token key)."""
 
-from .. import (
-    board_registry,
-    default_board,
-    idempotency,
-    invocation,
-    keys,
-    limits,
-    live_access,
-    quarantine,
-    receipts,
-    routes,
-    runs,
-    scoring,
-    submissions,
-    tokens,
-)
-from .. import validation as v
-from ..boards import board_id
 from ..composition import Handler, Runtime, entry_point
-from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
-from ..http import Call, function_handler
+from ..domain import score_writes, tokens
+from ..domain.boards import board_id
+from ..operations import board_catalog, idempotency, live_access, original_api, quarantine, receipts, runs, submissions
+from ..shared import invocation, item_keys, limits
+from ..shared.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ..web import routes
+from ..web import validation as v
+from ..web.http import Call, function_handler
 
 
 def default_board_submit(call: Call):
@@ -32,14 +20,14 @@ def default_board_submit(call: Call):
     player_id = v.player_id(body.get("player_id"))
     score = v.score(body.get("score"))
     name = v.player_name(body.get("player_name"), default=None)  # None: keep the stored name
-    return 200, default_board.submit(player_id, name, score)
+    return 200, original_api.submit(player_id, name, score)
 
 
-def _submission(body, operation: str | None) -> scoring.Submission:
+def _submission(body, operation: str | None) -> score_writes.Submission:
     if not isinstance(body, dict):
         raise BadRequest("each entry must be a JSON object")
     v.only_fields(body, routes.BOARD_SCORE_BODY.fields)  # each entry of a bulk, too
-    return scoring.Submission(
+    return score_writes.Submission(
         player_id=v.player_id(body.get("player_id")),
         player_name=v.player_name(body.get("player_name"), default=None),  # None: keep the stored name
         score=v.signed_score(body.get("score")),
@@ -60,7 +48,7 @@ def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
     `scope`) answered or written, `submit(submission, evidence)` run once; 202 when a rule held the score back."""
     body = call.body()
     key = v.idempotency_key(call.header("Idempotency-Key"))
-    submission = _submission(body, key and keys.operation_id(key, scope))
+    submission = _submission(body, key and item_keys.operation_id(key, scope))
     evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
     answer = idempotency.once(key, scope, body, lambda: submit(submission, evidence))
     return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
@@ -68,7 +56,7 @@ def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
 
 def board_score(call: Call):
     _one_credential(call, "Authorization", "a run's score goes to POST /leaderboards/{board}/runs/{run_id}/score")
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     return _scored(
         call, f"{board.board_id}/scores", lambda s, evidence: submissions.submit(board, s, evidence=evidence)
     )
@@ -83,9 +71,9 @@ def run_score(call: Call):
     run = tokens.verify(token, tokens.RUN_AUDIENCE)
     if run.get("run") != call.params["run_id"]:
         raise Forbidden("this run token is for another run than the path's: submit to its own run_id")
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
 
-    def submit(s: scoring.Submission, evidence):
+    def submit(s: score_writes.Submission, evidence):
         apply = lambda started: submissions.submit(board, s, run=started, evidence=evidence)  # noqa: E731
         return runs.submit(board, run, s.player_id, apply, None)
 
@@ -119,12 +107,12 @@ def start_run(call: Call):
     if token is None:
         raise Unauthorized("this route needs `Authorization: Bearer <player token>`")
     claims = tokens.verify(token, tokens.PLAYER_AUDIENCE)
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     return 201, runs.start(board, claims)
 
 
 def bulk(call: Call):
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     body = call.body()
     v.only_fields(body, routes.BULK_BODY.fields)
     entries = body.get("entries")
@@ -132,10 +120,10 @@ def bulk(call: Call):
         raise BadRequest(f"entries must be a list of 1 to {limits.MAX_BULK} submissions")
     key = v.idempotency_key(call.header("Idempotency-Key"))
     scope = f"{board.board_id}/bulk"
-    parsed: list[scoring.Submission | BadRequest] = []
+    parsed: list[score_writes.Submission | BadRequest] = []
     for index, entry in enumerate(entries):
         try:
-            parsed.append(_submission(entry, key and keys.operation_id(key, scope, index)))
+            parsed.append(_submission(entry, key and item_keys.operation_id(key, scope, index)))
         except BadRequest as err:
             parsed.append(err)
     return 200, idempotency.once(key, scope, body, lambda: submissions.submit_bulk(board, parsed))
@@ -144,7 +132,7 @@ def bulk(call: Call):
 def player_receipt(call: Call):
     player = v.player_id(call.params["player_id"])
     tokens.player_claims(call.header("Authorization"), player, board_id(call.params["board"]))  # before any read
-    board = board_registry.get_board(call.params["board"])
+    board = board_catalog.get_board(call.params["board"])
     return 200, receipts.receipt(board, call.query["period"], player)
 
 
@@ -157,7 +145,7 @@ def player_pending(call: Call):
 def live_token(call: Call):
     if not invocation.settings().live_tokens:
         raise NotFound("live updates are off in this deployment: poll the board")
-    return 200, live_access.issue(board_registry.get_board(call.params["board"]))
+    return 200, live_access.issue(board_catalog.get_board(call.params["board"]))
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -1,0 +1,1 @@
+"""What a handler calls: one use case each, deciding with the domain."""

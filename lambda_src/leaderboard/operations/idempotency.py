@@ -1,0 +1,68 @@
+"""Idempotency-Key: a retried write returns the first result instead of applying twice.
+
+Powertools' idempotency utility keeps the records (in-progress and completed, with
+expiry; see data/idempotency.py and the store below); it is imported only when a request carries a key,
+so other requests do not pay its import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from ..shared import invocation, limits
+from ..shared.errors import Conflict, Unprocessable
+from ..shared.invocation import lambda_context
+
+RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
+
+
+class IdempotencyStore(Protocol):
+    """Where the records live (data/idempotency.py: DynamoDB, or in memory), each behind a Powertools layer."""
+
+    def persistence(self) -> Any:
+        """Powertools' persistence layer on these records (a BasePersistenceLayer), made on first use."""
+        ...
+
+    def records_holding(self, text: str, start: dict | None, limit: int) -> tuple[list[RecordKey], dict | None]:
+        """Keys of the records among `limit` more (after the cursor `start`) whose stored response holds `text`,
+        and the cursor to the next page (None after the last)."""
+        ...
+
+    def forget(self, records: Iterable[RecordKey]) -> int:
+        """Delete these records; returns how many."""
+        ...
+
+
+def store() -> IdempotencyStore:
+    return invocation.runtime().idempotency
+
+
+def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) -> dict:
+    """Run `work` once per (scope, key); a retry with the same key and request gets the stored result."""
+    if not key:
+        return work()
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyValidationError,
+    )
+
+    config = IdempotencyConfig(
+        event_key_jmespath="[scope, key]",
+        payload_validation_jmespath="request",
+        expires_after_seconds=limits.IDEMPOTENCY_KEEP_SECONDS,
+    )
+    if lambda_context.get() is not None:
+        config.register_lambda_context(lambda_context.get())  # in-progress records expire with the invocation
+
+    @idempotent_function(data_keyword_argument="data", persistence_store=store().persistence(), config=config)
+    def run(data: dict) -> dict:
+        return work()
+
+    try:
+        return run(data={"scope": scope, "key": key, "request": request})
+    except IdempotencyAlreadyInProgressError:
+        raise Conflict("a request with this Idempotency-Key is still in progress; retry shortly") from None
+    except IdempotencyValidationError:
+        raise Unprocessable("this Idempotency-Key was already used with a different request body") from None

@@ -1,0 +1,156 @@
+"""Hiding a player on a board: gone from every list, rank and total others see, on every period; back in place
+when shown again.
+
+A hidden player's entries keep their rank key in another attribute (schema.HIDDEN_RANK_KEY), so they are out
+of the sparse rank index: pages, ranks, totals, snapshots and closings read the index and never see them, and
+the rank-counter consumer recounts the ranges they left as for any other change, so counters stay exact.
+Showing moves the key back: the player is where their score and time put them.
+
+The decision is an item per (board, player) (ModerationStore below). Writers follow it: the read-then-write path
+reads it with the entries; the no-read keep-best path follows the state of the entry it updates and asks once
+when it creates one. A hide or show racing a submission can leave an entry on the wrong side for a moment; the
+rank-counter consumer reconciles every entry written hidden, and every entry created, with the decision
+(reconcile below), so it converges within the counters' usual delay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import suppress
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..domain import cursors, entry_store
+from ..domain.boards import BoardConfig
+from ..shared import invocation, item_keys, schema
+from ..shared.clock import iso
+from ..shared.errors import Conflict
+
+ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
+
+
+class ModerationStore(Protocol):
+    """The decisions, one item per hidden (board, player) (data/moderation.py: DynamoDB, or in memory)."""
+
+    def hide(self, board_id: str, player_id: str, at: str) -> None:
+        """Record the player as hidden on the board since `at` (again: the new time)."""
+        ...
+
+    def show(self, board_id: str, player_id: str) -> None:
+        """Forget the decision (nothing if the player is not hidden)."""
+        ...
+
+    def forget(self, player_id: str, board_ids: Iterable[str]) -> None:
+        """Forget the player's decisions on these boards (erasure)."""
+        ...
+
+    def players_of_board(self, board_id: str) -> list[str]:
+        """Every player hidden on the board, in player-id order."""
+        ...
+
+    def forget_board(self, board_id: str, player_ids: Iterable[str]) -> None:
+        """Forget these players' decisions on the board (it is deleted)."""
+        ...
+
+    def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Those of these (board id, player id) pairs that are hidden (read strongly consistent)."""
+        ...
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` items ({player_id: the board's hidden partition, leaderboard_id: the player id,
+        hidden_at}) of the board's hidden players in player-id order after `after`, and whether more follow."""
+        ...
+
+
+def _decisions() -> ModerationStore:
+    return invocation.runtime().moderation
+
+
+def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
+    """Record the decision first, then move the player's entries aside: a submission that reads the decision
+    after this point writes hidden, one that read it before meets a changed entry and reads again."""
+    _decisions().hide(config.board_id, player_id, iso(invocation.now()))
+    return _view(config, player_id, True, _move_all(config, player_id, hidden=True))
+
+
+def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
+    _decisions().show(config.board_id, player_id)
+    return _view(config, player_id, False, _move_all(config, player_id, hidden=False))
+
+
+def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
+    """A page of the board's hidden players in player-id order, with a cursor to the next (signed and bound to the
+    board's hidden list, like the rankings' cursors to their board period)."""
+    binding = item_keys.hidden_partition(config.board_id)
+    position = cursors.read(cursor, binding) if cursor is not None else None
+    items, more = _decisions().page_of_board(config.board_id, position.last_key if position else None, limit)
+    players = [{"player_id": i[schema.SCORES_SORT_KEY], "hidden_at": i["hidden_at"]} for i in items]
+    answer: dict[str, Any] = {"board_id": config.board_id, "players": players}
+    if more:
+        listed = (position.last_rank if position else 0) + len(players)
+        answer["next_cursor"] = cursors.issue(
+            binding, players[-1]["player_id"], listed, position.issued_ms if position else None
+        )
+    return answer
+
+
+def _view(config: BoardConfig, player_id: str, hidden: bool, moved: int) -> dict[str, Any]:
+    return {"board_id": config.board_id, "player_id": player_id, "hidden": hidden, "moved_entries": moved}
+
+
+def _move_all(config: BoardConfig, player_id: str, hidden: bool) -> int:
+    """Move every entry of the player on the board (every open period and shard) to the wanted side; the count
+    moved. Entries of ended periods stay as they closed (docs/PROVING.md, "The closing rule")."""
+    moved = 0
+    for _ in range(ATTEMPTS):
+        now = invocation.now()
+        pending = [
+            item
+            for item in _entries().of_player_on(player_id, config.board_id)
+            if entry_store.is_hidden(item) != hidden and not _ended(config, item[schema.SCORES_SORT_KEY], now)
+        ]
+        if not pending:
+            return moved
+        for item in pending:
+            with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
+                _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+                moved += 1
+    raise Conflict(f"player {player_id} keeps changing on {config.board_id}; retry")
+
+
+def _ended(config: BoardConfig, partition: str, now: datetime) -> bool:
+    return config.ended(item_keys.board_and_period(partition)[1], now)
+
+
+def reconcile(records: Iterable[dict[str, Any]]) -> int:
+    """Bring entries in line with the decisions after a race (called by the rank-counter consumer with each
+    stream batch). Suspects: entries written hidden, and entries created listed. One BatchGetItem reads the
+    decisions and one the entries as they are now; only entries on the wrong side are moved. Returns how many."""
+    suspects: set[tuple[str, str]] = set()
+    for record in records:
+        change = record.get("dynamodb") or {}
+        new, entry = change.get("NewImage"), item_keys.entry_of_record(record)
+        if new and entry and (schema.HIDDEN_RANK_KEY in new or not change.get("OldImage")):
+            suspects.add(entry)
+    if not suspects:
+        return 0
+    decided = _decisions().hidden_among((item_keys.board_and_period(part)[0], p) for p, part in suspects)
+    moved = 0
+    for _ in range(ATTEMPTS):
+        changed: set[tuple[str, str]] = set()
+        for (player, partition), item in _entries().get(suspects).items():
+            wanted = (item_keys.board_and_period(partition)[0], player) in decided
+            if entry_store.is_hidden(item) != wanted:
+                try:
+                    _entries().set_hidden(player, partition, item, wanted)
+                    moved += 1
+                except entry_store.Changed:  # a submission got there first: read it again
+                    changed.add((player, partition))
+        if not changed:
+            return moved
+        suspects = changed
+    raise Conflict("entries kept changing while being reconciled with moderation; the batch is retried")
+
+
+def _entries() -> entry_store.EntryStore:
+    return invocation.runtime().entries

@@ -1,0 +1,237 @@
+"""Quarantine: a submission a board's rule holds back (action quarantine) waits as pending, outside the board, for
+a reviewer (or a game's validator, told by a `Leaderboard Score Pending` event) to approve or reject it.
+
+A pending submission is no entry (data/pending.py): absent from every list, rank, total, snapshot, summary and
+live push, as hidden players are. Approving applies it exactly as the submission would have been applied when it
+was made: the periods current then, and its rank key (ties) from its submission time; the per-player limit
+counted it then, and the submission leaves the queue in the same transaction as its entries are written. Rejecting
+drops it without a trace. A decision claims the submission first: a second approve or reject of the same one is a
+404 (it is gone), one while another decision is in flight a 409. A decision whose transaction DynamoDB cancels
+because another transaction was in progress on one of its items is a 503 with Retry-After (TransactionBusy):
+nothing applied, the claim given back, so the same request sent again decides it once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from ..domain import cursors, periods, score_writes
+from ..domain.boards import BoardConfig
+from ..shared import invocation, item_keys
+from ..shared.clock import iso, ms
+from ..shared.errors import Conflict, NotFound
+from ..shared.limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
+
+logger = logging.getLogger(__name__)
+
+
+class PendingStore(Protocol):
+    """The pending submissions, each with a pointer under its player (data/pending.py: DynamoDB, or in memory)."""
+
+    def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
+        """Store a submission (`values`: its fields, score, rule and submitted_at among them) and its pointer
+        (TransactionBusy: nothing stored, try again)."""
+        ...
+
+    def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
+        """The submission's item ({pending_player, its values, deciding while claimed}), strongly consistent."""
+        ...
+
+    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` of the board's items in pending-id order (leaderboard_id: the pending id) after `after`,
+        and whether more follow."""
+        ...
+
+    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
+        """The player's submissions on the board as {pending_id, score, rule, submitted_at}, in pending-id order."""
+        ...
+
+    def of_player(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's submissions on every board as {board_id, pending_id, score, rule, submitted_at}, by board
+        id, then in pending-id order."""
+        ...
+
+    def claim(self, board_id: str, pending_id: str, token: str) -> bool:
+        """Claim the submission for one decision, atomically: False if it is gone or claimed (get() tells which)."""
+        ...
+
+    def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
+        """Give back the claim `token` took (not another's)."""
+        ...
+
+    def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
+        """Delete the submission and its pointer (TransactionBusy: nothing deleted, try again)."""
+        ...
+
+    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
+        """What deletes the submission and its pointer inside the entry writes' transaction (DynamoDB actions);
+        empty for a store outside the table, which the caller then drops after."""
+        ...
+
+    def forget_player(self, player_id: str) -> None:
+        """Delete the player's submissions on every board (an erasure)."""
+        ...
+
+    def forget_board(self, board_id: str) -> None:
+        """Delete a board's submissions (the board is deleted)."""
+        ...
+
+
+def _queue() -> PendingStore:
+    return invocation.runtime().pending
+
+
+def new_pending_id(now: datetime) -> str:
+    """Submission time first (the queue lists oldest first), then 48 random bits."""
+    return f"{ms(now):013d}-{secrets.token_urlsafe(6)}"
+
+
+def hold(
+    config: BoardConfig,
+    s: score_writes.Submission,
+    rule: str,
+    now: datetime,
+    run: dict[str, Any] | None = None,
+    evidence: dict | None = None,
+) -> dict[str, Any]:
+    """Store the submission as pending, tell the bus, and answer what the 202 says."""
+    pending_id = new_pending_id(now)
+    values: dict[str, Any] = {
+        "board_id": config.board_id,
+        "player_name": s.player_name,
+        "score": s.score,
+        "rule": rule,
+        "submitted_at": iso(now),
+        "submitted_ms": ms(now),
+        "metadata": _json(s.metadata),
+        "evidence": _json(evidence),
+    }
+    if run is not None:
+        values |= {"run_id": run["run_id"], "seed": run["seed"]}
+    _queue().put(config.board_id, pending_id, s.player_id, values)
+    detail = {**view({**values, "pending_player": s.player_id}, pending_id), "board_id": config.board_id}
+    if run is not None:
+        detail["seed"] = run["seed"]
+    try:
+        invocation.runtime().events.put(EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE, detail)
+    except Exception:  # the queue holds it whatever the bus does: a reviewer still sees it
+        logger.exception("the pending event was not sent", extra={"pending_id": pending_id})
+    return {"status": "pending", "pending_id": pending_id, "rule": rule}
+
+
+def _json(value: dict | None) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+def view(item: dict[str, Any], pending_id: str) -> dict[str, Any]:
+    """A pending submission as the queue lists it."""
+    row: dict[str, Any] = {
+        "pending_id": pending_id,
+        "player_id": item["pending_player"],
+        "score": item["score"],
+        "rule": item["rule"],
+        "submitted_at": item["submitted_at"],
+    }
+    if item.get("run_id"):
+        row["run_id"] = item["run_id"]
+    if item.get("evidence"):
+        row["evidence"] = json.loads(item["evidence"])
+    return row
+
+
+def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str | None = None) -> dict[str, Any]:
+    """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue (and player)."""
+    binding = item_keys.pending_key(config.board_id, "")[0]
+    if player_id is not None:
+        binding += "#player#" + player_id  # a cursor of the whole queue pages no player's list, nor the reverse
+    position = cursors.read(cursor, binding) if cursor is not None else None
+    after = position.last_key if position else None
+    if player_id is None:
+        items, more = _queue().page_of_board(config.board_id, after, limit)
+        rows = [view(i, i["leaderboard_id"]) for i in items]
+    else:  # the player's pointers, one Query: the rows the review queue lists, without run and evidence
+        held = of_player(config, player_id)
+        mine = [{**i, "player_id": player_id} for i in held if after is None or i["pending_id"] > after]
+        rows, more = mine[:limit], len(mine) > limit
+    answer: dict[str, Any] = {"pending": rows}
+    if more and rows:
+        listed = (position.last_rank if position else 0) + len(rows)
+        answer["next_cursor"] = cursors.issue(
+            binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
+        )
+    return answer
+
+
+def everywhere(player_id: str, boards: list[str] | None = None) -> list[dict[str, Any]]:
+    """The player's own pending submissions on every board (or on `boards`), for their token: board_id,
+    pending_id, score, rule, submitted_at. One Query of their pointers."""
+    held = _queue().of_player(player_id)
+    return held if boards is None else [h for h in held if h["board_id"] in boards]
+
+
+def of_player(config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
+    """The player's own pending submissions on the board (their token's route, or the admin's queue filtered by
+    player): pending_id, score, rule, submitted_at, oldest first."""
+    return _queue().of_player_on(player_id, config.board_id)
+
+
+def _claimed(config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]:
+    token = secrets.token_urlsafe(9)
+    if not _queue().claim(config.board_id, pending_id, token):
+        if _queue().get(config.board_id, pending_id) is None:
+            raise NotFound(f"no pending submission {pending_id} on {config.board_id} (decided already, or never there)")
+        raise Conflict(f"another decision on pending submission {pending_id} is in progress; retry")
+    item = _queue().get(config.board_id, pending_id)
+    if item is None:  # decided between the claim and the read: only by its claimer, so not by now
+        raise NotFound(f"no pending submission {pending_id} on {config.board_id}")
+    return item, token
+
+
+def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
+    """Apply the submission as at its submission time, then drop it from the queue. The write carries an operation
+    id of the pending id, so a decision retried after failing part-way does not apply it twice.
+
+    Only the periods still open now are written: a period that ended since (its closing signs its standings) stays
+    as it was, and the answer lists it under closed_periods; when every period it was held for has ended the
+    approval is refused (409) and the submission stays pending, for a reject (docs/PROVING.md, "The closing rule")."""
+    item, token = _claimed(config, pending_id)
+    try:  # the entry writes and the submission's removal in one transaction: all of it or, cancelled, nothing
+        at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
+        now = invocation.now()
+        held_for = config.current_periods(at)
+        closed = [p.period_id for p in held_for if periods.ended(p, now)]
+        if len(closed) == len(held_for):
+            raise Conflict(
+                f"the periods this score was held for ({', '.join(closed)}) have ended: a score held before a "
+                "period's end is not applied after it (its closing signs its standings); reject it instead"
+            )
+        submission = score_writes.Submission(
+            player_id=item["pending_player"],
+            player_name=item.get("player_name"),
+            score=int(item["score"]),
+            metadata=json.loads(item["metadata"]) if item.get("metadata") else None,
+            operation=item_keys.APPROVAL_OPERATION_PREFIX
+            + item_keys.operation_id(pending_id, f"{config.board_id}/pending"),
+        )
+        removal = _queue().removal(config.board_id, pending_id, submission.player_id)
+        outcome = score_writes.submit(config, submission, at, also=removal, open_at=now)
+    except BaseException:
+        _queue().unclaim(config.board_id, pending_id, token)
+        raise
+    if not removal:
+        _queue().drop(config.board_id, pending_id, submission.player_id)
+    return {"pending_id": pending_id, "status": "approved", "result": outcome.view(), "closed_periods": closed}
+
+
+def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:
+    item, token = _claimed(config, pending_id)
+    try:
+        _queue().drop(config.board_id, pending_id, item["pending_player"])
+    except BaseException:  # TransactionBusy (nothing deleted): the submission waits for a decision again
+        _queue().unclaim(config.board_id, pending_id, token)
+        raise
+    return {"pending_id": pending_id, "status": "rejected"}

@@ -1,0 +1,72 @@
+"""Snapshots: a period's top N frozen into the append-only history, and the history listed newest first."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..domain import boards, periods
+from ..shared import invocation
+from ..shared.clock import iso
+from . import ranking_reads
+
+
+class SnapshotStore(Protocol):
+    """The append-only history (data/snapshots.py: DynamoDB, or in memory). A snapshot is keyed by its
+    `leaderboard_id` (its board period) and `taken_at` (its time, ordered)."""
+
+    def put(self, snapshot: dict[str, Any]) -> None:
+        """Store a new snapshot; one with the same key exists already: raise botocore's ClientError with the code
+        ConditionalCheckFailedException (what the DynamoDB client raises), storing nothing."""
+        ...
+
+    def put_once(self, snapshot: dict[str, Any]) -> bool:
+        """put(), or False (nothing changed) if that snapshot exists already."""
+        ...
+
+    def newest(self, leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` snapshots of a board period, the latest `taken_at` first."""
+        ...
+
+    def scan_page(self, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
+        """Up to `limit` snapshots of the whole history after the cursor `start` (None: from the first), and the
+        cursor to the next page (None once every snapshot was on a page): each snapshot is on one page."""
+        ...
+
+    def replace_entries(self, snapshot: dict[str, Any], new_entries: list[dict[str, Any]]) -> None:
+        """Set an existing snapshot's entries (nothing else of it changes)."""
+        ...
+
+
+def _store() -> SnapshotStore:
+    return invocation.runtime().snapshots
+
+
+def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -> dict:
+    now = now or invocation.now()
+    p = periods.resolve(period, now, boards.DEFAULT_BOARD.periods)
+    # The sort key is the time plus a random suffix: two snapshots in the same ms stay distinct.
+    sort_key = f"{iso(now)}#{secrets.token_hex(3)}"
+    snapshot = {
+        "leaderboard_id": p.period_id,
+        "taken_at": sort_key,
+        "snapshot_id": f"{p.period_id}#{sort_key}",
+        "period": p.kind,
+        "entries": ranking_reads.ranked(invocation.runtime().entries.page(p.period_id, limit)),
+    }
+    _store().put(snapshot)
+    return {**snapshot, "taken_at": iso(now)}
+
+
+def snapshots(period: str | None, limit: int, now: datetime | None = None) -> dict:
+    p = periods.resolve(period, now or invocation.now(), boards.DEFAULT_BOARD.periods)
+    items = _store().newest(p.period_id, limit)
+    return {
+        "leaderboard_id": p.period_id,
+        "period": p.kind,
+        "snapshots": [
+            {"snapshot_id": s["snapshot_id"], "taken_at": s["taken_at"].split("#")[0], "entries": s["entries"]}
+            for s in items
+        ],
+    }

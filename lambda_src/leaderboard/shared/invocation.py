@@ -1,0 +1,75 @@
+"""The invocation being handled: the runtime serving it (composition.py builds one per cold start and the handler
+entry point binds it here for the length of each invocation) and Lambda's context object (for code that needs the
+time it has left: Powertools' idempotency expires its in-progress records with the invocation).
+
+Context variables, not process state: each invocation (each thread of the local gateway, each worker a function
+starts through `carried`) sees the runtime its entry point bound, and nothing outside one sees any."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
+    from .settings import Settings
+
+R = TypeVar("R")
+
+lambda_context: contextvars.ContextVar[Any] = contextvars.ContextVar("lambda_context", default=None)
+_runtime: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("runtime", default=None)
+
+
+@contextmanager
+def serving(runtime: Runtime) -> Iterator[Runtime]:
+    """Bind `runtime` to the code run inside (an invocation, a test, a local tool) and unbind it afterwards."""
+    token = _runtime.set(runtime)
+    try:
+        yield runtime
+    finally:
+        _runtime.reset(token)
+
+
+def serve_from_now_on(runtime: Runtime) -> None:
+    """Bind `runtime` for the rest of this thread (a tool's main thread: the benchmark). Not `serving(...).__enter__()`:
+    that context manager, left unreferenced, is collected at once and its exit unbinds the runtime again."""
+    _runtime.set(runtime)
+
+
+def runtime() -> Runtime:
+    """The runtime of the invocation in progress."""
+    found = _runtime.get()
+    if found is None:
+        raise RuntimeError(
+            "no runtime is serving: call this inside a handler, or bind one with invocation.serving(runtime)"
+        )
+    return found
+
+
+def settings() -> Settings:
+    return runtime().settings
+
+
+def now() -> datetime:
+    """The time, in UTC, from the runtime's clock (a settable one in tests and, when asked, locally)."""
+    return runtime().clock.now()
+
+
+def seconds() -> float:
+    """The runtime's clock as epoch seconds."""
+    return now().timestamp()
+
+
+def carried(work: Callable[..., R]) -> Callable[..., R]:
+    """`work` bound to this invocation's runtime, for a worker thread (threads do not inherit context variables).
+    (Callable[..., R], not a ParamSpec: mypy cannot infer the lambdas' parameters through one.)"""
+    bound = runtime()
+
+    def run(*args: Any, **kwargs: Any) -> R:
+        with serving(bound):
+            return work(*args, **kwargs)
+
+    return run

@@ -1,0 +1,1 @@
+"""HTTP: an event becomes a call and an answer a response; validation, the route table, the OpenAPI document."""
