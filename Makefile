@@ -114,7 +114,7 @@ test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn
 # mypy cannot see through the editable install's import hook: `make typecheck` first mirrors the wheel's layout
 # (pyproject.toml's [tool.setuptools.package-dir]: cdk_leaderboard, its runtime = lambda_src, ...) in symlinks, made
 # afresh each time so that added and removed modules show. The Lambda package itself is left out of the mirror: it
-# has one name, top-level `leaderboard` (mypy_path's lambda_src), as in every process
+# has one name, top-level `cdk_leaderboard_lambda` (mypy_path's lambda_src), as in every process
 define TYPECHECK_TREE
 import pathlib, shutil, tomllib
 root = pathlib.Path(".local/typecheck")
@@ -179,18 +179,18 @@ destroy: setup ## remove the stage (prod retains its tables)
 vendor: setup ## copy the pinned PyJWT and rfc8785 releases (requirements-dev.txt) into the Lambda asset, verbatim
 	@pin=$$(grep -i '^pyjwt==' requirements-dev.txt); rm -rf .local/vendor; \
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/leaderboard/shared/vendor/jwt && \
+	rm -rf lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt && \
 	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/leaderboard/shared/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
-	open('lambda_src/leaderboard/shared/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/leaderboard/shared/vendor/jwt"
+	[w.extract(n, 'lambda_src/cdk_leaderboard_lambda/shared/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
+	open('lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt"
 	@pin=$$(grep -i '^rfc8785==' requirements-dev.txt); rm -rf .local/vendor; \
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/leaderboard/shared/vendor/rfc8785 && \
+	rm -rf lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785 && \
 	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/leaderboard/shared/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
-	open('lambda_src/leaderboard/shared/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/leaderboard/shared/vendor/rfc8785"
+	[w.extract(n, 'lambda_src/cdk_leaderboard_lambda/shared/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
+	open('lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
+	echo "vendored $$pin into lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785"
 
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)

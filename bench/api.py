@@ -28,10 +28,10 @@ class HandlerApi:
     def __init__(self, keys: dict[str, str] | None = None) -> None:
         """`keys`: each key class's value (routes.GAME, routes.ADMIN) where the settings give none (a stack whose
         functions read them from their secrets)."""
-        from leaderboard.web import routes
+        from cdk_leaderboard_lambda.web import routes
 
         self._routes = routes
-        from leaderboard.shared import invocation
+        from cdk_leaderboard_lambda.shared import invocation
 
         self._handlers = load_handlers(invocation.runtime())  # the benchmark's runtime (environment.connect)
         s = invocation.settings()

@@ -37,7 +37,7 @@ from typing import Any
 from botocore.awsrequest import AWSResponse
 
 from bench.metering import item_size
-from leaderboard.shared import schema
+from cdk_leaderboard_lambda.shared import schema
 
 # Assumed service latency per request (ms), and per item of batch and transaction requests.
 LATENCY_MS = {"GetItem": 4.0, "Query": 6.0, "PutItem": 6.0, "UpdateItem": 6.0, "DeleteItem": 6.0}

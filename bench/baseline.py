@@ -7,7 +7,7 @@ the rank the response reports, by COUNT.
 
 It reads and writes the same items as the handlers (the same table, rank index and item shape),
 on its own boto3 client, so the benchmark meters it separately. It is deliberately independent
-of the data layer (leaderboard.data), which is what the benchmark measures.
+of the data layer (cdk_leaderboard_lambda.data), which is what the benchmark measures.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from leaderboard.shared import schema
+from cdk_leaderboard_lambda.shared import schema
 
 _ser = TypeSerializer()
 _de = TypeDeserializer()

@@ -20,7 +20,7 @@ from bench.metering import CONSUMER_THREADS, ThreadMeter, attach
 
 def main(endpoint: str, commit_ms: float, throughput: bool) -> int:
     env = environment.connect(endpoint)
-    from leaderboard.data import dynamo
+    from cdk_leaderboard_lambda.data import dynamo
 
     AwsModel(commit_ms, throughput).attach(dynamo.client())
     meter = ThreadMeter(only=CONSUMER_THREADS)

@@ -53,13 +53,13 @@ class BenchEnvironment:
 
         The poller's `oldest_record_age` is how old (since its write, by the entry's reached_at) the oldest
         record was when it was handed to the function: the counters' lag."""
-        from leaderboard.handlers import rank_counter
-        from leaderboard.web import routes
+        from cdk_leaderboard_lambda.handlers import rank_counter
+        from cdk_leaderboard_lambda.web import routes
 
         # the live broadcaster, the stream's other consumer, has no subscribers here: it would only read the top
         (consumer,) = [c for c in tpl.stream_consumers(self.template) if c.handler == routes.RANK_COUNTER.handler]
         poller: StreamPoller
-        from leaderboard.shared import invocation
+        from cdk_leaderboard_lambda.shared import invocation
 
         counter = rank_counter.handler_for(invocation.runtime())
 
@@ -105,8 +105,8 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     os.environ.pop("AWS_SESSION_TOKEN", None)
     os.environ.update(env)  # before the handlers are imported: each builds its own runtime at import
 
-    from leaderboard.composition import Runtime
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.composition import Runtime
+    from cdk_leaderboard_lambda.shared import invocation
 
     # One runtime for the whole benchmark process (one deployment): the handlers it calls, the loads it writes
     # in-process and the meters on its DynamoDB client all use it. Bound here for the rest of the process's main

@@ -41,7 +41,9 @@ def synthetic_score(rng: random.Random) -> int:
 
 
 def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
-    from leaderboard.domain.simulation import random_name  # lambda_src is importable once the environment is set
+    from cdk_leaderboard_lambda.domain.simulation import (
+        random_name,  # lambda_src is importable once the environment is set
+    )
 
     rng = random.Random(seed)
     for i in range(count):
@@ -51,7 +53,7 @@ def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
 
 
 def _entries(config, period, people: Iterable[Player]) -> Iterator:
-    from leaderboard.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
     for p in people:
         yield make_entry(config, period, p.player_id, p.name, p.score, p.reached_ms, None)
@@ -65,8 +67,8 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     record
     by record. The stream's records of the load are left for the caller to skip.
     """
-    from leaderboard.domain import rank_counter_upkeep
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.shared import invocation
 
     entries = invocation.runtime().entries  # the threads' puts go to the caller's runtime's store
 
@@ -95,7 +97,7 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:
     """fn(config, chunk) on disjoint chunks from a pool, a bounded number in flight (flat memory at any N)."""
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.shared import invocation
 
     def chunks() -> Iterator[list]:
         chunk: list = []

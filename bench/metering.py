@@ -16,7 +16,7 @@ import math
 import threading
 from dataclasses import dataclass, field, fields
 
-from leaderboard.shared import schema
+from cdk_leaderboard_lambda.shared import schema
 
 # Operations that accept ReturnConsumedCapacity; split by the kind of unit they consume.
 READ_OPS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})

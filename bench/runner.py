@@ -55,7 +55,7 @@ class Options:
 
 class Bench(Sampling):
     def __init__(self, opts: Options, env: environment.BenchEnvironment) -> None:
-        from leaderboard.data import dynamo
+        from cdk_leaderboard_lambda.data import dynamo
 
         self.opts = opts
         self.env = env
@@ -74,9 +74,9 @@ class Bench(Sampling):
     # --- setup ----------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        from leaderboard.domain import periods
-        from leaderboard.operations import board_catalog
-        from leaderboard.shared import invocation
+        from cdk_leaderboard_lambda.domain import periods
+        from cdk_leaderboard_lambda.operations import board_catalog
+        from cdk_leaderboard_lambda.shared import invocation
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
@@ -211,8 +211,8 @@ class Bench(Sampling):
     def settle(self) -> None:
         """Run the rank-counter function on the stream's new records, as Lambda does a moment after a write;
         its requests and capacity are metered on their own (consumer_meter)."""
-        from leaderboard.handlers import rank_counter
-        from leaderboard.shared import invocation
+        from cdk_leaderboard_lambda.handlers import rank_counter
+        from cdk_leaderboard_lambda.shared import invocation
 
         handler_usage = self.handler_meter.take()
         drain(self.stream, rank_counter.handler_for(invocation.runtime()), 1000)
@@ -220,7 +220,7 @@ class Bench(Sampling):
         self.handler_meter._usage = handler_usage  # what the handlers had spent before, still theirs
 
     def submits(self) -> None:
-        from leaderboard.domain.score_writes import make_entry
+        from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
         self.consumer_usage = Usage()
         consumer_submissions = 0

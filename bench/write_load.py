@@ -43,8 +43,8 @@ def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     """The original design's POST /scores: for each period, GetItem, then PutItem of max(new, stored)."""
     from datetime import UTC, datetime
 
-    from leaderboard.domain import boards, periods, score_writes
-    from leaderboard.shared.clock import ms
+    from cdk_leaderboard_lambda.domain import boards, periods, score_writes
+    from cdk_leaderboard_lambda.shared.clock import ms
 
     board = boards.DEFAULT_BOARD
 
@@ -83,7 +83,7 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
     (requests, write units by the documented rates), a top-N page read (requests), and a 500-entry bulk on a
     three-period board (requests, and time on the latency model: the handler's CPU time plus modelled latencies)."""
     from bench.api import HandlerApi
-    from leaderboard.data import dynamo
+    from cdk_leaderboard_lambda.data import dynamo
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)
@@ -123,9 +123,9 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
 def run_once(
     kind: str, writers: int, seconds: float, pool: int, seed: int, env: environment.BenchEnvironment, model: AwsModel
 ) -> dict[str, Any]:
-    from leaderboard.data import dynamo
-    from leaderboard.domain.simulation import random_name
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.data import dynamo
+    from cdk_leaderboard_lambda.domain.simulation import random_name
+    from cdk_leaderboard_lambda.shared import invocation
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = environment.start()
     model = AwsModel(a.commit_ms, a.throughput)
-    from leaderboard.data import dynamo
+    from cdk_leaderboard_lambda.data import dynamo
 
     model.attach(dynamo.client())
     results: dict[str, Any] = {"options": vars(a) | {"json_path": str(a.json_path)}, "runs": []}

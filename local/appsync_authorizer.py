@@ -1,5 +1,6 @@
 """AppSync Events' AWS_LAMBDA authorization mode, as the local stand-in applies it to connects and subscribes (the
-stack's Event API: connect and subscribe by Lambda authorizer, lambda_src/leaderboard/operations/live_access.py).
+stack's Event API: connect and subscribe by Lambda authorizer,
+lambda_src/cdk_leaderboard_lambda/operations/live_access.py).
 
 AppSync ("Configuring authorization and authentication to secure Event APIs", AWS_LAMBDA; the API reference's
 LambdaAuthorizerConfig): the client puts its token in the `Authorization` field of its authorization (the

@@ -45,8 +45,8 @@ class Backend:
     schedule_seconds: float = SCHEDULE_SECONDS  # how often the scheduled functions run (on AWS: minutes)
     run_dir: Path = field(default_factory=run_dir)  # logs and, for `run`, nginx files and run.json
     procs: ProcessGroup = field(default_factory=ProcessGroup)
-    # Where the handlers read the time (leaderboard.shared.clock: SystemClock by default; a SettableClock lets a caller
-    # end a period or a minute window now instead of waiting for it).
+    # Where the handlers read the time (cdk_leaderboard_lambda.shared.clock: SystemClock by default; a SettableClock
+    # lets a caller end a period or a minute window now instead of waiting for it).
     clock: Any = None
     # API Gateway's throttles from the template (429s): `make run --throttle`. Off for the test stacks, which call
     # the admin routes faster than the admin plan's few requests per second (a test turns them on: gateway.throttle).
@@ -144,9 +144,9 @@ class Backend:
     def _new_runtime(self) -> Any:
         """The handlers' runtime: this stack's environment, its clock, a client of its DynamoDB Local."""
         routes_module()  # the Lambda code asset's root on sys.path
-        from leaderboard.composition import Runtime
-        from leaderboard.data import dynamo
-        from leaderboard.shared.settings import Settings
+        from cdk_leaderboard_lambda.composition import Runtime
+        from cdk_leaderboard_lambda.data import dynamo
+        from cdk_leaderboard_lambda.shared.settings import Settings
 
         client = dynamo.new_client(
             endpoint_url=self.ddb_endpoint,
@@ -190,7 +190,7 @@ class Backend:
     def serving(self) -> Iterator[Any]:
         """This stack's runtime bound to the block, for code a test runs in-process beside the handlers (a load
         written straight into the tables, a board created in-process)."""
-        from leaderboard.shared import invocation
+        from cdk_leaderboard_lambda.shared import invocation
 
         with invocation.serving(self.runtime) as runtime:
             yield runtime

@@ -45,7 +45,7 @@ Response = tuple[int, Headers, bytes]
 def routes_module():
     if str(LAMBDA_SRC) not in sys.path:
         sys.path.insert(0, str(LAMBDA_SRC))  # the Lambda code asset's root: the `leaderboard` package
-    return importlib.import_module("leaderboard.web.routes")
+    return importlib.import_module("cdk_leaderboard_lambda.web.routes")
 
 
 def load_handlers(runtime: Any = None) -> dict[str, Callable]:

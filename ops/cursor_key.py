@@ -1,4 +1,5 @@
-"""Rotation of the keys that sign page cursors (lambda_src/leaderboard/domain/cursors.py), and the digest key's refusal.
+"""Rotation of the keys that sign page cursors (lambda_src/cdk_leaderboard_lambda/domain/cursors.py), and the digest
+key's refusal.
 
 Production: the secret `CursorSigningSecretArn`, which the functions read as a ring (keyring.py): the AWSCURRENT
 version signs, the AWSPREVIOUS one verifies until cursors.grace_seconds after the current version was created (an
@@ -19,8 +20,8 @@ from typing import ClassVar
 
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
 
-from leaderboard.domain import cursors
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.domain import cursors
+from cdk_leaderboard_lambda.shared.settings import Settings
 
 from .token_key import RotationRefused, TokenKeyRotator
 

@@ -1,6 +1,6 @@
 """The deployed live updates' API key from an operator's machine: its expiry (preflight) and
 `python -m ops renew-live-key --stage STAGE`, which runs the same renewal as the stack's schedule
-(leaderboard/operations/live_key.py: the same key extended to LIVE_KEY_VALID_DAYS ahead) with the operator's
+(cdk_leaderboard_lambda/operations/live_key.py: the same key extended to LIVE_KEY_VALID_DAYS ahead) with the operator's
 credentials."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package as `leaderboard`, as the construct does)
 
-from leaderboard.data.live_key import AppSyncApiKey, KeyRenewalFailed
-from leaderboard.operations import live_key as renewal
+from cdk_leaderboard_lambda.data.live_key import AppSyncApiKey, KeyRenewalFailed
+from cdk_leaderboard_lambda.operations import live_key as renewal
 
 from .outputs import require, stack_outputs
 

@@ -1,6 +1,6 @@
 """The live updates' kill switch from an operator's machine, no deploy: `python -m ops live-off --stage STAGE`
 (`make live-off`) and `live-on`. It writes the switch item in the stage's scores table (the stack output
-ScoresTableName) through the same store the functions read (leaderboard/data/live_state.py): within
+ScoresTableName) through the same store the functions read (cdk_leaderboard_lambda/data/live_state.py): within
 LIVE_SWITCH_CACHE_SECONDS every instance of the Event API's authorizer refuses new connects and subscribes, and the
 broadcaster publishes nothing more, so open connections get no further events (docs/OPERATIONS.md, "Live spend and
 the kill switch", says what happens to them)."""
@@ -12,7 +12,7 @@ import time
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package as `leaderboard`, as the construct does)
 
-from leaderboard.data.live_state import DynamoLiveState
+from cdk_leaderboard_lambda.data.live_state import DynamoLiveState
 
 from .outputs import require, stack_outputs
 

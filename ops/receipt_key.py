@@ -1,5 +1,5 @@
 """Rotation of the Ed25519 key that signs receipts and closing summaries
-(lambda_src/leaderboard/domain/receipt_keys.py).
+(lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py).
 
 The key set is the secret `ReceiptSigningSecretArn`: {"seed", "retired"}. A rotation is one PutSecretValue of a new
 document: a new seed (Secrets Manager's GetRandomPassword, as the stack generated the first), and the old key's
@@ -24,8 +24,8 @@ from datetime import UTC, datetime, timedelta
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
 
-from leaderboard.data.secrets import SecretsManagerSecrets
-from leaderboard.domain import keyring, receipt_keys
+from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
+from cdk_leaderboard_lambda.domain import keyring, receipt_keys
 
 from .outputs import require, stack_outputs
 

@@ -5,8 +5,8 @@ rotation makes a NEW key: it joins the key's usage plan, its value goes into the
 old value becomes AWSPREVIOUS), the dashboard re-reads its secrets (SSM Run Command restarts
 leaderboard-secrets.service), and after a grace period (for game servers to fetch the new value) the old key
 leaves the plan, so API Gateway refuses it, and its value loses the AWSPREVIOUS label, so the functions refuse it
-where API Gateway checks no key (lambda_src/leaderboard/domain/api_key_classes.py). A key this tool made is then
-deleted; the
+where API Gateway checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py). A key this tool made is
+then deleted; the
 stack's own first key is disabled instead, since CloudFormation still owns it.
 
 The clients, the stack's outputs and the dashboard refresh are given (`Rotator.for_stack` builds them for a
@@ -32,8 +32,8 @@ REFRESH_COMMAND = "systemctl restart leaderboard-secrets.service"
 KEY_CLASSES = {routes.GAME: "Game", routes.ADMIN: "Admin"}
 PREVIOUS = "AWSPREVIOUS"
 # A function instance re-reads a key class's secret for a value it does not know at most this often where API
-# Gateway checks no key (lambda_src/leaderboard/domain/api_key_classes.py MIN_REFRESH_SECONDS): a rotation with a
-# shorter grace
+# Gateway checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py MIN_REFRESH_SECONDS): a rotation
+# with a shorter grace
 # returns only once that long has passed since the new value was put, so the new key works everywhere when it does.
 NEW_KEY_PICKUP_S = 1.0
 

@@ -1,4 +1,4 @@
-"""Rotation of the key that signs player and run tokens (lambda_src/leaderboard/domain/tokens.py).
+"""Rotation of the key that signs player and run tokens (lambda_src/cdk_leaderboard_lambda/domain/tokens.py).
 
 The key is the secret `TokenSigningSecretArn`; the functions read it as a ring of two keys (keyring.py): the
 AWSCURRENT version signs, and the AWSPREVIOUS one still verifies until TOKEN_KEY_GRACE_SECONDS after the current
@@ -27,10 +27,10 @@ from typing import ClassVar
 import boto3
 import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
 
-from leaderboard.data import secrets as secret_versions
-from leaderboard.data.secrets import SecretsManagerSecrets
-from leaderboard.domain import keyring
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.data import secrets as secret_versions
+from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
+from cdk_leaderboard_lambda.domain import keyring
+from cdk_leaderboard_lambda.shared.settings import Settings
 
 from .outputs import require, stack_outputs
 

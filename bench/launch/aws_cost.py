@@ -60,7 +60,7 @@ def api_gateway_usd(requests_per_month: float) -> float:
 
 def max_age(method: str, path: str) -> tuple[int, str]:
     """The route's max-age (seconds) from the route table's Cache-Control, and where the number came from."""
-    from leaderboard.web import routes
+    from cdk_leaderboard_lambda.web import routes
 
     route, _, _ = routes.match_route(method, path)
     caching = getattr(route, "cache", None)  # routes.Caching, where the route table states one

@@ -45,7 +45,7 @@ def measure(seeded: dict[str, int], samples: int = 20, seed: int = 1) -> dict:
     env = environment.start()
     try:
         from bench.api import HandlerApi
-        from leaderboard.data import dynamo
+        from cdk_leaderboard_lambda.data import dynamo
 
         api = HandlerApi()
         ids = sorted(seeded)

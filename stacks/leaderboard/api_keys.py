@@ -19,8 +19,8 @@ from .paths import routes
 from .props import LeaderboardProps
 
 # Each function refuses a key of the wrong class with 403, before any work, telling the classes apart by the value
-# API Gateway checked against each class's secret (lambda_src/leaderboard/domain/api_key_classes.py), not by the key's
-# id,
+# API Gateway checked against each class's secret (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py), not by
+# the key's id,
 # which changes at every rotation. A usage plan's zero per-method throttle would refuse it too, but as a 429, which
 # tells a misconfigured client to retry forever.
 
@@ -32,9 +32,9 @@ class Secrets:
 
     def __init__(self, scope: Construct, *, props: LeaderboardProps) -> None:
         removal = props.effective_removal_policy
-        # The digest key (lambda_src/leaderboard/domain/digest_key.py): keys the hashes that name players' items. Never
-        # rotated: a new value would move those partitions (`make rotate-digest-key` refuses). Its logical id is
-        # CursorSecret's, from when it signed page cursors too: its value keyed every item a deployment has, so it
+        # The digest key (lambda_src/cdk_leaderboard_lambda/domain/digest_key.py): keys the hashes that name players'
+        # items. Never rotated: a new value would move those partitions (`make rotate-digest-key` refuses). Its logical
+        # id is CursorSecret's, from when it signed page cursors too: its value keyed every item a deployment has, so it
         # stays this key and nothing moves on upgrade. Only the description changes (CloudFormation generates a new
         # value only when GenerateSecretString changes: tests/infra/test_secrets.py pins it).
         self.digest_secret = _signing_secret(
@@ -69,10 +69,11 @@ class Secrets:
             else None
         )
         # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired
-        # keys' public halves added by `make rotate-receipt-key` (lambda_src/leaderboard/domain/receipt_keys.py). In
-        # production only: a secret is 0.40 USD a month and dev's budget is 10 at idle, so outside production the
-        # functions derive the key from the digest key, which never rotates (a bare seed: no retired keys; the same
-        # key as before the digest key had a name of its own; docs/PROVING.md).
+        # keys' public halves added by `make rotate-receipt-key`
+        # (lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py). In production only: a secret is 0.40 USD a month
+        # and dev's budget is 10 at idle, so outside production the functions derive the key from the digest key, which
+        # never rotates (a bare seed: no retired keys; the same key as before the digest key had a name of its own;
+        # docs/PROVING.md).
         self.receipt_secret = (
             None
             if not props.is_prod

@@ -1,7 +1,7 @@
 """Live updates through AWS AppSync Events: an Event API with the `leaderboard` channel namespace (one channel per
-board and period kind, lambda_src/leaderboard/shared/live_channels.py), the broadcaster's publish permission on that
-namespace only, and the live-broadcaster function as a second consumer of the scores table's stream
-(lambda_src/leaderboard/operations/broadcasting.py).
+board and period kind, lambda_src/cdk_leaderboard_lambda/shared/live_channels.py), the broadcaster's publish permission
+on that namespace only, and the live-broadcaster function as a second consumer of the scores table's stream
+(lambda_src/cdk_leaderboard_lambda/operations/broadcasting.py).
 
 Auth: clients (browsers, game clients) connect and subscribe with an API key, which grants nothing else: the
 namespace takes publishes only signed with IAM, and only the shared role may sign them (appsync:EventPublish on
@@ -9,8 +9,8 @@ this namespace). Discovery (GET /leaderboards/{board}) hands the key out, so a r
 a release. AppSync API keys expire (1 to 365 days ahead, deleted 60 days later): the template gives the key no
 expiry (AppSync's 7 days from creation; synth reads no clock and writes no date), and a schedule of its own runs
 the period-closer function with {"task": "renew-live-key"}, which extends the SAME key to 90 days ahead every 6
-hours (lambda_src/leaderboard/operations/live_key.py, limits.LIVE_KEY_*). `Live(api_key_generation=...)` mints a new key
-(docs/API.md, "Live updates"; docs/OPERATIONS.md, "The live API key").
+hours (lambda_src/cdk_leaderboard_lambda/operations/live_key.py, limits.LIVE_KEY_*). `Live(api_key_generation=...)`
+mints a new key (docs/API.md, "Live updates"; docs/OPERATIONS.md, "The live API key").
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class LiveUpdates(Construct):
         # Connect: a live subscribe token checked by the Lambda authorizer (subscribers) or IAM; subscribe: the
         # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does
         # not inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what
-        # stacks already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/leaderboard/
+        # stacks already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/cdk_leaderboard_lambda/
         # live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is counted.
         self.api = appsync.EventApi(
             self,

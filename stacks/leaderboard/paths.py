@@ -2,10 +2,11 @@
 
 Both ship inside this package (`runtime` is the Lambda asset's root, `dashboard_ec2` the dashboard's files), so an
 installed wheel and this repository (an editable install) find them the same way. The Lambda package has ONE name in
-every process: top-level `leaderboard`, the name Lambda imports it by (the asset's root is `runtime`). The construct
-loads it under that name from the file it ships, without touching sys.path, so that the construct, the handlers, the
-tests and the local stack all share one module per file; an app that has a `leaderboard` of its own is refused with a
-clear message rather than handed the wrong one.
+every process: top-level `cdk_leaderboard_lambda`, the name Lambda imports it by (the asset's root is `runtime`). The
+construct loads it under that name from the file it ships, without touching sys.path, so that the construct, the
+handlers, the tests and the local stack all share one module per file; an app's own `leaderboard`, `routes`, `schema` or
+`handlers` modules are untouched (the name is the distribution's own); one that has a `cdk_leaderboard_lambda` of its
+own is refused with a clear message rather than handed the wrong one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from . import runtime as _runtime_package
 
 LAMBDA_SRC = Path(next(iter(_runtime_package.__path__)))
 DASHBOARD_DIR = Path(next(iter(_dashboard_package.__path__)))
-RUNTIME_PACKAGE = "leaderboard"  # the Lambda package's one import name: the handlers are leaderboard.handlers.*
+RUNTIME_PACKAGE = (
+    "cdk_leaderboard_lambda"  # the Lambda package's one import name: its handlers are RUNTIME_PACKAGE.handlers.*
+)
 
 
 def _ours(origin: str | None) -> bool:
@@ -37,8 +40,8 @@ def _refuse(where: str | None) -> ImportError:
 
 
 def import_runtime() -> ModuleType:
-    """The Lambda package as top-level `leaderboard`: the one already imported, the one a plain import finds (the
-    local stack and the tests put the asset's root on sys.path, as Lambda does), or else the one shipped here."""
+    """The Lambda package as top-level `cdk_leaderboard_lambda`: the one already imported, the one a plain import finds
+    (the local stack and the tests put the asset's root on sys.path, as Lambda does), or else the one shipped here."""
     loaded = sys.modules.get(RUNTIME_PACKAGE)
     if loaded is not None:
         if not _ours(getattr(loaded, "__file__", None)):
@@ -67,13 +70,13 @@ def import_runtime() -> ModuleType:
 import_runtime()
 
 # The modules the construct reads (pure data and parsing: no boto3), under the runtime's one name.
-import leaderboard.domain.boards as boards  # noqa: E402 (the package is imported above)
-import leaderboard.shared.errors as errors  # noqa: E402 (the package is imported above)
-import leaderboard.shared.limits as limits  # noqa: E402 (the package is imported above)
-import leaderboard.shared.live_channels as live_channels  # noqa: E402 (the package is imported above)
-import leaderboard.shared.metrics as metrics  # noqa: E402 (the package is imported above)
-import leaderboard.shared.schema as schema  # noqa: E402 (the package is imported above)
-import leaderboard.web.routes as routes  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.domain.boards as boards  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.shared.errors as errors  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.shared.limits as limits  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.shared.live_channels as live_channels  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.shared.metrics as metrics  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.shared.schema as schema  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.web.routes as routes  # noqa: E402 (the package is imported above)
 
 __all__ = [
     "DASHBOARD_DIR",

@@ -1,5 +1,5 @@
 """The season's clock: an EventBridge schedule that runs the period-closer function every few minutes, and the
-event bus the closings publish to (see lambda_src/leaderboard/operations/closing.py)."""
+event bus the closings publish to (see lambda_src/cdk_leaderboard_lambda/operations/closing.py)."""
 
 from __future__ import annotations
 

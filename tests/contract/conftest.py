@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from leaderboard.composition import Runtime, in_memory_stores
-from leaderboard.data import dynamo
-from leaderboard.shared import invocation
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.composition import Runtime, in_memory_stores
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.settings import Settings
 from local import dynamodb_local
 from local.processes import ProcessGroup
 from local.tables import create_tables

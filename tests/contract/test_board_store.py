@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.data import boards as board_items
-from leaderboard.data import dynamo
-from leaderboard.operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from cdk_leaderboard_lambda.data import boards as board_items
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.shared import invocation
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from leaderboard.shared import invocation, item_keys
-from leaderboard.shared.model import Counter
+from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared.model import Counter
 
 PART, OTHER = "race#all-time", "race#2026-12"
 B, S = item_keys.BUCKETS, item_keys.SEGMENTS

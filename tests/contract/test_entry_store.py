@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from leaderboard.domain import entry_store
-from leaderboard.shared import item_keys, schema
-from leaderboard.shared.model import Entry, EntryWrite
+from cdk_leaderboard_lambda.domain import entry_store
+from cdk_leaderboard_lambda.shared import item_keys, schema
+from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
 
 PART = "race#all-time"
 

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from leaderboard.data import dynamo
-from leaderboard.data.memory_entries import MemoryEntries
-from leaderboard.shared import item_keys
-from leaderboard.shared.model import EntryWrite
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
+from cdk_leaderboard_lambda.shared import item_keys
+from cdk_leaderboard_lambda.shared.model import EntryWrite
 from local import dynamodb_local
 from local.streams import StreamReader
 

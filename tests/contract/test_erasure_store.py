@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.shared import item_keys
+from cdk_leaderboard_lambda.shared import item_keys
 
 KEY = ("#erasing#abc", "#erasing")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.composition import STORES
+from cdk_leaderboard_lambda.composition import STORES
 
 HERE = Path(__file__).parent
 

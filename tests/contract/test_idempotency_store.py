@@ -10,9 +10,9 @@ import threading
 import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 
-from leaderboard.operations import idempotency
-from leaderboard.shared import invocation
-from leaderboard.shared.errors import Conflict, Unprocessable
+from cdk_leaderboard_lambda.operations import idempotency
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.errors import Conflict, Unprocessable
 
 
 @pytest.fixture

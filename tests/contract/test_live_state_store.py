@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.shared import invocation
 
 EXPIRES = 2_000_000_000
 

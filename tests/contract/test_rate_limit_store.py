@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.shared import invocation
 
 MINUTE, EXPIRES = 29_000_000, 1_900_000_000
 

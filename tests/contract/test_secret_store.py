@@ -12,8 +12,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from leaderboard.data.secrets import MemorySecrets, SecretsManagerSecrets
-from leaderboard.domain import keyring
+from cdk_leaderboard_lambda.data.secrets import MemorySecrets, SecretsManagerSecrets
+from cdk_leaderboard_lambda.domain import keyring
 from local import moto_fidelity
 
 

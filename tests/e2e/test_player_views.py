@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from test_dashboard import ROW_NAMES, no_problems, pick_board, seed_players, sign_in
 from test_season_views import percentile, ranked
 
-from leaderboard.shared import limits
+from cdk_leaderboard_lambda.shared import limits
 
 pytestmark = pytest.mark.slow
 

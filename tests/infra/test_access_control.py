@@ -9,7 +9,7 @@ from cdk_leaderboard.dashboard import DASHBOARD_PORT
 from cdk_leaderboard.props import LeaderboardProps
 from cdk_leaderboard.regions import CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS, UNMAPPED
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 from tests.support import role_access
 from tests.support.cloudfront import dashboard_only
 

@@ -8,7 +8,7 @@ import json
 
 from cdk_leaderboard.props import LeaderboardProps
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 from tests.support import role_access
 
 TOKEN_ROUTES = [r for r in routes.ROUTES if r.access in routes.BEARER]

@@ -146,14 +146,14 @@ def test_two_dev_like_leaderboards_do_fit_in_one_stack(users_app):
 
 
 def test_the_docs_give_the_number_of_functions(dev_template_json):
-    from leaderboard.shared.function_registry import FUNCTIONS
+    from cdk_leaderboard_lambda.shared.function_registry import FUNCTIONS
 
     count = len(_of_type(dev_template_json, "AWS::Lambda::Function"))
     assert count == len(FUNCTIONS)
     readme = _unwrapped(README)
     assert f" {count} Lambda functions (lambda_src/" in readme
     assert f"{WORDS[count].capitalize()} functions on one code asset" in readme
-    package = ROOT / "lambda_src" / "leaderboard" / "__init__.py"
+    package = ROOT / "lambda_src" / "cdk_leaderboard_lambda" / "__init__.py"
     assert f"the {WORDS[count]} leaderboard functions" in _unwrapped(package)
     design = (ROOT / "docs" / "DESIGN.md").read_text()
     assert f"{WORDS[count].capitalize()} functions on one code asset" in design

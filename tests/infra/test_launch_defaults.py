@@ -15,7 +15,7 @@ from cdk_leaderboard.props import (
     Waf,
 )
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 OPERATIONS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "OPERATIONS.md"
 

@@ -12,8 +12,8 @@ import pytest
 from aws_cdk.assertions import Annotations, Match
 from cdk_leaderboard.props import LeaderboardProps, Live
 
-from leaderboard.shared import limits, live_channels, schema
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.shared import limits, live_channels, schema
+from cdk_leaderboard_lambda.web import routes
 from tests.support.cloudfront import dashboard_only
 
 

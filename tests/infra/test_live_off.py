@@ -17,7 +17,7 @@ from aws_cdk import Validations
 from cdk_leaderboard import Leaderboard, Live
 from cdk_nag import AwsSolutionsChecks
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 from stacks.app_builder import build_app, cdk_json_context, stack_name
 from tests.infra.test_compliance import CONCRETE_ENV_EXCEPTIONS, ROOT
 

@@ -11,8 +11,8 @@ import pytest
 from aws_cdk.assertions import Template
 from cdk_leaderboard import LeaderboardProps, Monitoring
 
-from leaderboard.shared import schema
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.shared import schema
+from cdk_leaderboard_lambda.web import routes
 from stacks.app_builder import build_app, cdk_json_context, stack_name
 from stacks.leaderboard_stack import LeaderboardStack
 from tests.cloudwatch_dashboard import dashboard_body, metric_rows

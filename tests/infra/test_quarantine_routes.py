@@ -4,7 +4,7 @@ event on the stack's bus (its name in its environment, events:PutEvents on that 
 
 from __future__ import annotations
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 NEW_ROUTES = {
     ("PATCH", "/leaderboards/{board}"),

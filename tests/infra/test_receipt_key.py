@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from leaderboard.domain.receipt_keys import KeySet
+from cdk_leaderboard_lambda.domain.receipt_keys import KeySet
 
 
 def _resources(template_json: dict, type_: str) -> dict[str, dict]:

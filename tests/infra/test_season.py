@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from leaderboard.shared import limits
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.web import routes
 
 
 def resources(template, type_: str) -> dict:

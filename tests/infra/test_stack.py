@@ -7,8 +7,8 @@ import re
 
 from aws_cdk.assertions import Match
 
-from leaderboard.shared import schema
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.shared import schema
+from cdk_leaderboard_lambda.web import routes
 from tests.support import role_access
 
 

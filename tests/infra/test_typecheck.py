@@ -46,7 +46,7 @@ def test_the_check_covers_the_lambda_code_the_construct_local_and_ops():
     assert package_dirs["cdk_leaderboard"] == "stacks/leaderboard" and package_dirs["cdk_leaderboard.runtime"] == (
         "lambda_src"
     )
-    assert {"cdk_leaderboard", "leaderboard", "local", "ops"} <= set(MYPY["packages"])
+    assert {"cdk_leaderboard", "cdk_leaderboard_lambda", "local", "ops"} <= set(MYPY["packages"])
     stacks_modules = {f"stacks.{p.stem}" for p in (ROOT / "stacks").glob("*.py") if p.stem != "__init__"}
     assert stacks_modules == set(MYPY["modules"]), "list every module of stacks/ in [tool.mypy] modules"
 

@@ -65,7 +65,7 @@ def _changed_copy(source: Path, relative: str, tmp: Path) -> Path:
 def templates(tmp_path_factory) -> dict[str, dict]:
     tmp = tmp_path_factory.mktemp("updates")
     site = _changed_copy(dashboard_module.DASHBOARD_DIR, "site/styles.css", tmp / "site")
-    code = _changed_copy(functions_module.LAMBDA_SRC, "leaderboard/shared/limits.py", tmp / "code")
+    code = _changed_copy(functions_module.LAMBDA_SRC, "cdk_leaderboard_lambda/shared/limits.py", tmp / "code")
     out = {}
     for name, overrides in VARIANTS.items():
         with pytest.MonkeyPatch.context() as patch:

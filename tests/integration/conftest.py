@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 from local.backend import Backend
 from tests.support import clock
 

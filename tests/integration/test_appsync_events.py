@@ -137,8 +137,8 @@ def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(sta
     """The renewal task, run with the local stack's runtime (its settings name the stand-in's key and control plane),
     extends the stand-in's key to 90 days ahead of the stack's clock through the same boto3 client as on AWS (SigV4
     checked); the key's value is unchanged."""
-    from leaderboard.handlers import period_closer
-    from leaderboard.shared import invocation, limits
+    from cdk_leaderboard_lambda.handlers import period_closer
+    from cdk_leaderboard_lambda.shared import invocation, limits
 
     # The stack's own schedule ran it once at start (AppSync's 7 days would otherwise apply) ...
     assert (stack.live.key.expires - stack.clock.now().timestamp()) / 86400 > 80

@@ -50,7 +50,7 @@ def test_origin_requests_are_counted_per_operation_from_the_gateway_lines():
         "1764600000.123 GET /leaderboards/global/top?limit=25 200",  # the request log's format, timed
         "POST /scores 200",
         "Dashboard: http://127.0.0.1:8080/",
-        "[req-1] leaderboard.handlers.x failed on GET /leaderboards/global/top:",
+        "[req-1] cdk_leaderboard_lambda.handlers.x failed on GET /leaderboards/global/top:",
     ]
     assert stack_output.parse_gateway_line(lines[0]) == stack_output.GatewayRequest(
         "GET", "/leaderboards/global/top", "limit=25", 200

@@ -16,7 +16,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
 
 from .test_privacy import player_token

@@ -118,7 +118,7 @@ def test_the_default_board_is_also_addressable_as_global(api, clean):
 
 def test_openapi_document_lists_every_route(api):
     """GET /openapi.json documents each path and method of the route table."""
-    from leaderboard.web import routes
+    from cdk_leaderboard_lambda.web import routes
 
     resp = api.get("/openapi.json")
     assert resp.status_code == 200
@@ -129,7 +129,7 @@ def test_openapi_document_lists_every_route(api):
 
 def _stored_boards(stack) -> tuple[int, int | None]:
     """(board items in the table, the count item's value), read strongly consistently from the engine."""
-    from leaderboard.shared import item_keys, schema
+    from cdk_leaderboard_lambda.shared import item_keys, schema
 
     table = stack.runtime.settings.scores_table
     items = stack.ddb.query(
@@ -165,7 +165,7 @@ def test_concurrent_creates_never_pass_the_board_cap(api, stack, cap_of_five):
 
     for i in range(3):
         assert api.post("/leaderboards", {"board_id": f"cap-old{i}", "periods": ["all-time"]}).status_code == 201
-    from leaderboard.shared import item_keys, schema
+    from cdk_leaderboard_lambda.shared import item_keys, schema
 
     p, s = item_keys.BOARD_COUNT_KEY  # as a deployment from before the count: boards, no count item
     stack.ddb.delete_item(

@@ -10,8 +10,8 @@ import threading
 import pytest
 import requests
 
-from leaderboard.domain import tokens
-from leaderboard.shared.vendor import jwt
+from cdk_leaderboard_lambda.domain import tokens
+from cdk_leaderboard_lambda.shared.vendor import jwt
 from tests.support import clock
 
 CLIENT, OTHER_CLIENT, SERVER = "cs-client", "cs-client-2", "cs-server"

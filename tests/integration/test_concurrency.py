@@ -65,8 +65,10 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     """Keep-best reads eventually consistently. DynamoDB Local's reads are always fresh, so the read is made stale
     here: it still shows 100 while 300 is stored. The conditional write refuses 200 (default board), or the
     exact-state write is refused and the retry reads strongly (a board stored in the table): 300 stays."""
-    from leaderboard.data.entries import DynamoEntries  # the class: the stack's handlers hold their own runtime
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.data.entries import (
+        DynamoEntries,  # the class: the stack's handlers hold their own runtime
+    )
+    from cdk_leaderboard_lambda.shared import invocation
 
     path = "/scores" if board == "global" else f"/leaderboards/{board}/scores"
     if board != "global":

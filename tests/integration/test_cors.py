@@ -7,7 +7,7 @@ import re
 import pytest
 import requests
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 

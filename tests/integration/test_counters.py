@@ -42,7 +42,7 @@ def test_ranks_equal_brute_force_through_many_splits(api, stack, tiny_counters):
 
 
 def _index_keys(stack, partition: str) -> list[str]:
-    from leaderboard.shared import schema
+    from cdk_leaderboard_lambda.shared import schema
 
     keys_ = []
     for page in stack.ddb.get_paginator("query").paginate(
@@ -57,7 +57,7 @@ def _index_keys(stack, partition: str) -> list[str]:
 
 
 def _buckets(stack, partition: str) -> list[tuple[str, str, int]]:
-    from leaderboard.shared import item_keys
+    from cdk_leaderboard_lambda.shared import item_keys
 
     items = stack.ddb.query(
         TableName=stack.table_name("player_id"),

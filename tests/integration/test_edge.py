@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from leaderboard.web import http, routes
+from cdk_leaderboard_lambda.web import http, routes
 from local import edge as local_edge
 
 from .stack_config import ADMIN_KEY, API_KEY, OTHER_ORIGIN

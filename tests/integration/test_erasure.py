@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase, fence_lifted

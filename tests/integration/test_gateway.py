@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 from .stack_config import ADMIN_KEY, API_KEY, DASHBOARD_ORIGIN, OTHER_ORIGIN
 
@@ -54,7 +54,7 @@ def test_the_handler_sees_a_rest_v1_proxy_event(api, stack, monkeypatch):
             "body": "ok",
         }
 
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", spy)
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.leaderboard_query.handler", spy)
     resp = requests.get(f"{api.url}/leaderboard/?period=daily&limit=2&limit=3", headers={"X-Test": "t"}, timeout=10)
     assert (resp.status_code, resp.text, resp.headers["X-Spy"], resp.headers["X-Multi"]) == (299, "ok", "1", "a, b")
     event = seen["event"]
@@ -83,7 +83,7 @@ def test_the_handler_sees_a_rest_v1_proxy_event(api, stack, monkeypatch):
     ids=["raises", "no-status", "none"],
 )
 def test_a_failing_handler_is_a_502_without_details(api, stack, monkeypatch, capfd, broken):
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", broken)
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.leaderboard_query.handler", broken)
     resp = requests.get(api.url + "/leaderboard", headers={"Origin": DASHBOARD_ORIGIN}, timeout=10)
     assert resp.status_code == 502 and resp.json() == {"error": "Internal server error"}
     assert resp.headers["Access-Control-Allow-Origin"] == DASHBOARD_ORIGIN
@@ -118,7 +118,7 @@ def test_a_function_past_its_timeout_is_a_502_like_a_lambda_timeout(api, stack, 
         return {"statusCode": 200, "body": "{}"}
 
     monkeypatch.setitem(stack.gateway.config.timeouts, "leaderboard-query", 1)
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_query.handler", held)
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.leaderboard_query.handler", held)
     started = time.monotonic()
     try:
         resp = requests.get(api.url + "/leaderboard", headers={"Origin": OTHER_ORIGIN}, timeout=10)
@@ -134,7 +134,7 @@ def test_a_function_longer_than_the_integration_timeout_is_a_504(api, stack, mon
     config = dataclasses.replace(stack.gateway.config, integration_timeout=1)
     monkeypatch.setattr(stack.gateway, "config", config)
     monkeypatch.setitem(config.timeouts, "score-simulator", 60)
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.score_simulator.handler", _slow(3))
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.score_simulator.handler", _slow(3))
     resp = requests.post(api.url + "/simulate", json={"players": 1}, headers={"x-api-key": ADMIN_KEY}, timeout=10)
     assert resp.status_code == 504 and resp.json() == {"error": "Endpoint request timed out"}
 
@@ -153,8 +153,8 @@ def test_the_handler_sees_the_id_of_the_key_used(api, stack, monkeypatch):
         seen.append(event["requestContext"]["identity"])
         return {"statusCode": 200, "body": "{}"}
 
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.score_submit.handler", spy)
-    monkeypatch.setitem(stack.gateway.handlers, "leaderboard.handlers.leaderboard_admin.handler", spy)
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.score_submit.handler", spy)
+    monkeypatch.setitem(stack.gateway.handlers, "cdk_leaderboard_lambda.handlers.leaderboard_admin.handler", spy)
     api.post("/scores", {"player_id": "a", "score": 1})
     api.post("/leaderboards", {"board_id": "spied"})
     api.get("/leaderboards")

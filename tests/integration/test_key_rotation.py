@@ -14,8 +14,8 @@ import time
 import pytest
 import requests
 
-from leaderboard.domain import api_key_classes
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.domain import api_key_classes
+from cdk_leaderboard_lambda.web import routes
 from local import dashboard, edge
 from local.dynamodb_local import free_port
 from local.processes import accepts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 from .stack_config import ADMIN_KEY, API_KEY
 

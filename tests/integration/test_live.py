@@ -15,7 +15,7 @@ import time
 import pytest
 
 from bench.live_subscribers import Subscriber, SubscribeRefused, close_all, open_subscribers, token_auth
-from leaderboard.shared import limits
+from cdk_leaderboard_lambda.shared import limits
 
 from .stack_config import ADMIN_KEY
 

@@ -102,7 +102,7 @@ def test_every_kind_of_change_is_one_record_and_the_route_pages(api):
 def test_a_stream_batch_retried_after_its_append_appends_nothing_twice(api, monkeypatch):
     """The rank-counter function fails after the batch's records were appended (its recount raises, as on an
     index lag): the stream poller retries the whole batch, as Lambda does, and the log holds each change once."""
-    from leaderboard.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
 
     real, failed, retried = rank_counter_upkeep.apply, [], []
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from leaderboard.shared import limits
+from cdk_leaderboard_lambda.shared import limits
 from tests.support import clock
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase, fence_lifted

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
 from tests.support.erasure import erase
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
 
 BOARD, CLIENT, PLAIN = "qa-rules", "qa-client", "qa-plain"

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from leaderboard.operations import board_catalog
-from leaderboard.shared import limits
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.shared import limits
 from local.streams import drain
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase
@@ -55,9 +55,9 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     """Entries written straight into the tables with batched puts (as `make bench` loads), on every current period
     of the board; with `rebuild`, the rank counters are then built in one pass per partition (as the consumer would
     have, record by record), while the stream consumers wait."""
-    from leaderboard.domain import rank_counter_upkeep
-    from leaderboard.domain.score_writes import make_entry
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.shared import invocation
 
     with stack.serving():
         config = board_catalog.get_board(board)
@@ -155,8 +155,8 @@ def many_boards(api, stack):
     started = time.perf_counter()
     cap = stack.runtime.settings.max_boards
     boards = [f"mb{i:04d}" for i in range(cap)]
-    from leaderboard.domain.score_writes import make_entry
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.shared import invocation
 
     now, mine = stack.clock.now(), []  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)

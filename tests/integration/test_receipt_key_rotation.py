@@ -31,7 +31,7 @@ import botocore.session
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from local import dynamodb_local
 from ops.__main__ import main
 from ops.receipt_key import OUTPUT

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from cdk_leaderboard.props import LeaderboardProps
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 from local.throttles import Limit, Throttle
 
 CLIENT = "rb-client"

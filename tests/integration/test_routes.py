@@ -3,7 +3,7 @@ many-boards routes are in test_boards.py)."""
 
 from __future__ import annotations
 
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.web import routes
 
 # The routes tested here, in test_boards.py, in test_players.py, in test_season.py (a board's periods and
 # their closing), in test_client_submissions.py (player tokens and runs), in test_quarantine.py (rules and the

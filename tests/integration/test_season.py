@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import boto3.dynamodb.types
 
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.shared.clock import iso
 from local.schedules import SCHEDULE_SECONDS
 from tests.support import clock
 from tests.support.season import REWARDS, TIERS

@@ -15,8 +15,8 @@ import threading
 import pytest
 
 from bench.live_subscribers import Subscriber
-from leaderboard.shared import limits
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.web import routes
 
 READER_DEPTH = 64
 BOARD, PLAYER = "strict-readers", "deep-player"

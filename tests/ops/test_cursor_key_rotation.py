@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.domain import cursors, keyring
-from leaderboard.shared import invocation
-from leaderboard.shared.clock import SettableClock
-from leaderboard.shared.errors import BadRequest
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.domain import cursors, keyring
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.clock import SettableClock
+from cdk_leaderboard_lambda.shared.errors import BadRequest
+from cdk_leaderboard_lambda.shared.settings import Settings
 from ops.__main__ import main
 from ops.cursor_key import DIGEST_REFUSAL, FUNCTIONS_GRACE_S, OUTPUT
 from tests.support.account import REGION

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from leaderboard.data.live_state import DynamoLiveState
-from leaderboard.shared import schema
+from cdk_leaderboard_lambda.data.live_state import DynamoLiveState
+from cdk_leaderboard_lambda.shared import schema
 from ops.__main__ import main
 
 TABLE = "leaderboard-dev-scores"

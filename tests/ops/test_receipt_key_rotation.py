@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.domain import keyring
-from leaderboard.domain.receipt_keys import KeySet
-from leaderboard.operations import receipts
-from leaderboard.shared import invocation
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.domain import keyring
+from cdk_leaderboard_lambda.domain.receipt_keys import KeySet
+from cdk_leaderboard_lambda.operations import receipts
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.settings import Settings
 from ops.__main__ import main
 from ops.receipt_key import OUTPUT, RETIRE_MARGIN_S
 from tests.support import jws

@@ -1,6 +1,6 @@
 """`make rotate-token-key` (python -m ops rotate-token-key) against moto: the token signing secret as the stack
-leaves it, the command, then the functions' own token checks (leaderboard/domain/tokens.py, a runtime reading that
-secret
+leaves it, the command, then the functions' own token checks (cdk_leaderboard_lambda/domain/tokens.py, a runtime reading
+that secret
 through Secrets Manager) at moments set on their clock, relative to the new key's creation as Secrets Manager
 records it: no test waits for a grace to pass.
 """
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.domain import tokens
-from leaderboard.shared import invocation
-from leaderboard.shared.clock import SettableClock
-from leaderboard.shared.errors import Unauthorized
-from leaderboard.shared.settings import Settings
-from leaderboard.shared.vendor import jwt
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.domain import tokens
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.clock import SettableClock
+from cdk_leaderboard_lambda.shared.errors import Unauthorized
+from cdk_leaderboard_lambda.shared.settings import Settings
+from cdk_leaderboard_lambda.shared.vendor import jwt
 from ops.__main__ import main
 from ops.token_key import FUNCTIONS_GRACE_S, OUTPUT
 from tests.support.account import REGION

@@ -67,9 +67,9 @@ def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declar
     for needed in (
         "cdk_leaderboard/py.typed",
         "cdk_leaderboard/construct.py",
-        "cdk_leaderboard/runtime/leaderboard/web/routes/__init__.py",
-        "cdk_leaderboard/runtime/leaderboard/handlers/score_submit.py",
-        "cdk_leaderboard/runtime/leaderboard/data/dynamo.py",
+        "cdk_leaderboard/runtime/cdk_leaderboard_lambda/web/routes/__init__.py",
+        "cdk_leaderboard/runtime/cdk_leaderboard_lambda/handlers/score_submit.py",
+        "cdk_leaderboard/runtime/cdk_leaderboard_lambda/data/dynamo.py",
         "cdk_leaderboard/dashboard_ec2/render.py",
         "cdk_leaderboard/dashboard_ec2/user_data.sh",
         "cdk_leaderboard/dashboard_ec2/nginx.conf.template",
@@ -131,37 +131,41 @@ def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, t
     env["USER_APP_ENV"] = "111111111111/us-east-1"
     report = json.loads(run(str(user_env), "app.py", cwd=app, env=env).strip().splitlines()[-1])
 
-    assert report["own_modules_kept"] and report["schema_is_own"]
+    assert report["own_modules_kept"] and report["schema_is_own"] and report["leaderboard_is_own"]
     assert report["sys_path_unchanged"]
     # The construct adds two names: its own, and the Lambda package's one name (loaded from the file it ships).
-    assert {"cdk_leaderboard", "leaderboard"} <= set(report["new_top_level_modules"])
-    assert not {"schema", "routes", "handlers", "runtime", "dashboard_ec2", "stacks"} & set(
+    assert {"cdk_leaderboard", "cdk_leaderboard_lambda"} <= set(report["new_top_level_modules"])
+    assert not {"leaderboard", "schema", "routes", "handlers", "runtime", "dashboard_ec2", "stacks"} & set(
         report["new_top_level_modules"]
     )
     assert str(Path(report["construct_file"]).resolve()).startswith(str(user_env.parents[1].resolve()))
     runtime = Path(report["runtime_file"]).resolve()
-    assert runtime == Path(report["construct_file"]).resolve().parent / "runtime" / "leaderboard" / "__init__.py"
-    assert report["runtime_names"] == []  # never also as cdk_leaderboard.runtime.leaderboard
+    assert (
+        runtime
+        == Path(report["construct_file"]).resolve().parent / "runtime" / "cdk_leaderboard_lambda" / "__init__.py"
+    )
+    assert report["runtime_names"] == []  # never also as cdk_leaderboard.runtime.cdk_leaderboard_lambda
     assert report["stacks"] == ["games", "tools"]
     assert len(set(report["rest_apis"])) == 3
 
-    # The Lambda asset is the installed package's runtime folder: `leaderboard` at its root, as Lambda imports it.
+    # The Lambda asset is the installed package's runtime folder: `cdk_leaderboard_lambda` at its root, as Lambda
+    # imports it.
     outdir = tmp_path / "cdk.out"
-    handler_files = list(outdir.glob("asset.*/leaderboard/handlers/score_submit.py"))
+    handler_files = list(outdir.glob("asset.*/cdk_leaderboard_lambda/handlers/score_submit.py"))
     assert handler_files, sorted(p.name for p in outdir.iterdir())
     assert list(outdir.glob("asset.*/site/index.html")), "the dashboard's site asset"
     template = json.loads((outdir / "games.template.json").read_text())
     handlers = {
         r["Properties"]["Handler"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
     }
-    assert handlers and all(h.startswith("leaderboard.handlers.") for h in handlers)
+    assert handlers and all(h.startswith("cdk_leaderboard_lambda.handlers.") for h in handlers)
 
 
-def test_an_app_with_its_own_leaderboard_module_is_refused_clearly(user_env, tmp_path):
-    """`leaderboard` is the Lambda package's one name: another module of that name on the app's path is refused, not
-    shadowed. (One already imported is refused the same way: tests/unit/test_module_names.py.)"""
-    (tmp_path / "leaderboard").mkdir()
-    (tmp_path / "leaderboard" / "__init__.py").write_text('OWNER = "user-app"\n')
+def test_an_app_with_a_module_of_the_lambda_packages_name_is_refused_clearly(user_env, tmp_path):
+    """`cdk_leaderboard_lambda` is the Lambda package's one name: another module of that name on the app's path is
+    refused, not shadowed. (One already imported is refused the same way: tests/unit/test_module_names.py.)"""
+    (tmp_path / "cdk_leaderboard_lambda").mkdir()
+    (tmp_path / "cdk_leaderboard_lambda" / "__init__.py").write_text('OWNER = "user-app"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     result = subprocess.run(
         [str(user_env), "-c", "import cdk_leaderboard"],
@@ -172,8 +176,11 @@ def test_an_app_with_its_own_leaderboard_module_is_refused_clearly(user_env, tmp
         timeout=300,
     )
     assert result.returncode != 0
-    assert "ImportError: cdk_leaderboard imports its Lambda package as top-level `leaderboard`" in result.stderr
-    assert "Rename your own `leaderboard`" in result.stderr and str(tmp_path / "leaderboard") in result.stderr
+    assert (
+        "ImportError: cdk_leaderboard imports its Lambda package as top-level `cdk_leaderboard_lambda`" in result.stderr
+    )
+    assert "Rename your own `cdk_leaderboard_lambda`" in result.stderr
+    assert str(tmp_path / "cdk_leaderboard_lambda") in result.stderr
 
 
 def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_path):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from leaderboard.operations import player_removal
+from cdk_leaderboard_lambda.operations import player_removal
 from local.schedules import SCHEDULE_SECONDS
 from tests.support import clock
 

@@ -1,5 +1,5 @@
 """Checking a compact JWS (EdDSA) against a JWKS with `cryptography`: an implementation independent of the one
-that signs (lambda_src/leaderboard/domain/ed25519.py), as a player's or auditor's tool would be."""
+that signs (lambda_src/cdk_leaderboard_lambda/domain/ed25519.py), as a player's or auditor's tool would be."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from functools import cache
 
 from jsonschema import Draft4Validator
 
-from leaderboard.web import openapi
+from cdk_leaderboard_lambda.web import openapi
 
 # Built once here (the API builds it per request): every check in a test process reads the same document.
 DOCUMENT = openapi.document()

@@ -15,11 +15,11 @@ import pytest
 from botocore.config import Config
 from moto import mock_aws
 
-from leaderboard.composition import Runtime, in_memory_stores
-from leaderboard.data.memory_entries import MemoryEntries
-from leaderboard.shared import invocation
-from leaderboard.shared.clock import SettableClock
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.composition import Runtime, in_memory_stores
+from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.clock import SettableClock
+from cdk_leaderboard_lambda.shared.settings import Settings
 from local import moto_fidelity
 from local.streams import StreamReader, drain
 from local.tables import create_tables
@@ -141,7 +141,7 @@ def settle(served, stack_template):
     """A function that delivers every stream record written so far to its consumer (the rank counters, the live
     broadcaster), as Lambda's event source mapping does a moment after each write on AWS: from moto's table
     streams, or from the in-memory entries' stream for a test that asked for `in_memory`."""
-    from leaderboard.web.routes import FUNCTIONS
+    from cdk_leaderboard_lambda.web.routes import FUNCTIONS
 
     handlers = {f.handler: f for f in FUNCTIONS}
     names = {spec.logical_id: spec.local_name for spec in table_specs(stack_template)}

@@ -9,10 +9,10 @@ import time
 import pytest
 
 from bench.baseline import OriginalDesign
-from leaderboard.domain import periods
-from leaderboard.domain.score_writes import make_entry
-from leaderboard.operations import board_catalog
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.domain import periods
+from cdk_leaderboard_lambda.domain.score_writes import make_entry
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.shared import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 BOARD = "yardstick"

@@ -170,7 +170,7 @@ def test_a_run_of_the_deleted_board_is_refused_on_the_board_created_again(in_mem
 
 
 def test_erasure_reaches_a_deleted_boards_summary_and_it_still_verifies(deleted_cup, clock, settle, tmp_path):
-    from leaderboard.operations.player_removal import FENCE_SECONDS
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     generation, records, summary, _ = deleted_cup
     assert any(e["player_id"] == "bob" for e in summary["top"])
@@ -185,7 +185,7 @@ def test_erasure_reaches_a_deleted_boards_summary_and_it_still_verifies(deleted_
 
 
 def test_the_archive_ends_with_its_retention(deleted_cup, clock):
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.shared import invocation
 
     generation, *_ = deleted_cup
     clock.advance(invocation.settings().archive_retention_days * 86400 + 60)
@@ -197,9 +197,9 @@ def test_the_archive_ends_with_its_retention(deleted_cup, clock):
 def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new_one(in_memory, clock, settle):
     """Another function instance may cache a board's config for BOARD_CACHE_SECONDS: a submission through the
     deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
-    from leaderboard.domain import score_writes
-    from leaderboard.operations import board_catalog
-    from leaderboard.shared.errors import Conflict
+    from cdk_leaderboard_lambda.domain import score_writes
+    from cdk_leaderboard_lambda.operations import board_catalog
+    from cdk_leaderboard_lambda.shared.errors import Conflict
 
     clock.set(T0)
     tournament("desc")

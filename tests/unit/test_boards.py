@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from leaderboard.data import dynamo
-from leaderboard.domain import boards
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog, submissions
-from leaderboard.shared import invocation
-from leaderboard.web.routes import ROUTES
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.domain import boards
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, submissions
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.web.routes import ROUTES
 from tests.support.lambda_api import call, scan
 
 
@@ -434,7 +434,7 @@ def _conflicting(monkeypatch, times: int) -> list[int]:
         return real(actions, on)
 
     monkeypatch.setattr(dynamo, "transact", transact)
-    monkeypatch.setattr("leaderboard.data.boards.time.sleep", lambda s: None)
+    monkeypatch.setattr("cdk_leaderboard_lambda.data.boards.time.sleep", lambda s: None)
     return calls
 
 
@@ -466,7 +466,7 @@ def test_a_delete_cancelled_every_time_keeps_its_tombstone_and_finishes_when_cal
 
 
 def test_the_cap_counts_boards_stored_before_the_count_item_existed(ddb, monkeypatch, reconfigure):
-    from leaderboard.shared import item_keys
+    from cdk_leaderboard_lambda.shared import item_keys
 
     monkeypatch.setenv("MAX_BOARDS", "2")
     reconfigure()

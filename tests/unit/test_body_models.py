@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from leaderboard.web import openapi, routes
+from cdk_leaderboard_lambda.web import openapi, routes
 from tests.support.lambda_api import call
 
 BODY_ROUTES = [r for r in routes.ROUTES if r.body is not None]

@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.data import dynamo
-from leaderboard.data.chain import MemoryChain
-from leaderboard.operations import chain_appending
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.data.chain import MemoryChain
+from cdk_leaderboard_lambda.operations import chain_appending
+from cdk_leaderboard_lambda.shared import invocation
 from tests.support.lambda_api import call, create_board, submit
 
 T0 = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
@@ -60,7 +60,7 @@ def key_of(player_id: str) -> bytes:
 
 
 def commitment(player_id: str, board: str, period: str = "all-time") -> str:
-    from leaderboard.operations import board_catalog
+    from cdk_leaderboard_lambda.operations import board_catalog
 
     evidence = board_catalog.get_board(board).evidence_id  # the board id with its generation (item_keys.py)
     message = f"{evidence}\n{period}\n{player_id}".encode()
@@ -175,7 +175,7 @@ def test_a_hidden_players_first_approval_is_logged_hidden_from_its_first_record(
 
 
 def test_erasure_appends_erase_records_and_deletes_the_player_s_key(ddb, clock, settle):
-    from leaderboard.operations.player_removal import FENCE_SECONDS
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     clock.set(T0)
     assert create_board("era", periods=["all-time", "weekly"]).status == 201

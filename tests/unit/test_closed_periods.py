@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.data.memory_entries import MemoryEntries
-from leaderboard.domain import boards, periods
-from leaderboard.operations.player_removal import FENCE_SECONDS
-from leaderboard.shared import invocation
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
+from cdk_leaderboard_lambda.domain import boards, periods
+from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.clock import iso
 from leaderboard_verify.cli import run as verify
 from tests.support import jws
 from tests.support.lambda_api import call, create_board, own_receipt, submit, top

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.domain import boards, periods, rank_counters
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog, closing
-from leaderboard.operations import submissions as scores_in
-from leaderboard.shared import invocation
-from leaderboard.shared.clock import iso
+from cdk_leaderboard_lambda.domain import boards, periods, rank_counters
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, closing
+from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support.lambda_api import call
 from tests.support.season import REWARDS, TIERS
 

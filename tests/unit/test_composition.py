@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import botocore.exceptions
 import pytest
 
-from leaderboard.composition import STORES, Runtime
-from leaderboard.operations import board_catalog
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.composition import STORES, Runtime
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.shared import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.domain import periods
-from leaderboard.operations import ranking_reads
-from leaderboard.shared import item_keys
-from leaderboard.shared.errors import BadRequest, NotFound
-from leaderboard.web.routes import MAX_SCORE
+from cdk_leaderboard_lambda.domain import periods
+from cdk_leaderboard_lambda.operations import ranking_reads
+from cdk_leaderboard_lambda.shared import item_keys
+from cdk_leaderboard_lambda.shared.errors import BadRequest, NotFound
+from cdk_leaderboard_lambda.web.routes import MAX_SCORE
 
 entries = st.tuples(
     st.integers(min_value=0, max_value=MAX_SCORE),

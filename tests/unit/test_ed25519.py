@@ -9,7 +9,7 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from leaderboard.domain import ed25519
+from cdk_leaderboard_lambda.domain import ed25519
 
 # RFC 8032 section 7.1, TEST 1 and TEST 3.
 VECTORS = (

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from leaderboard.shared.frozen import freeze, thaw
+from cdk_leaderboard_lambda.shared.frozen import freeze, thaw
 
 VALUE = {
     "type": "object",

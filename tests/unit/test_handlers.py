@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leaderboard.domain import periods
-from leaderboard.operations import original_api
-from leaderboard.shared import invocation
-from leaderboard.web.routes import MAX_SCORE
+from cdk_leaderboard_lambda.domain import periods
+from cdk_leaderboard_lambda.operations import original_api
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.web.routes import MAX_SCORE
 from tests.support.lambda_api import call, scan
 
 PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from leaderboard.domain import hashchain
+from cdk_leaderboard_lambda.domain import hashchain
 
 
 def test_a_record_holds_exactly_the_spec_s_fields_and_its_hash_is_sha256_of_the_canonical_rest():
@@ -53,13 +53,14 @@ def test_the_commitment_is_hmac_sha256_of_board_period_and_player_with_the_playe
 
 
 def test_the_vendored_rfc8785_is_the_pinned_release_byte_for_byte():
-    """lambda_src/leaderboard/vendor/rfc8785 is what `make vendor` copies from the release requirements-dev.txt
-    pins (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails here."""
+    """lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785 is what `make vendor` copies from the release
+    requirements-dev.txt pins (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails
+    here."""
     from importlib import metadata
     from pathlib import Path
 
-    import leaderboard.shared.vendor
-    from leaderboard.shared.vendor import rfc8785
+    import cdk_leaderboard_lambda.shared.vendor
+    from cdk_leaderboard_lambda.shared.vendor import rfc8785
 
     root = Path(__file__).resolve().parents[2]
     (pin,) = [line for line in (root / "requirements-dev.txt").read_text().splitlines() if line.startswith("rfc8785==")]
@@ -68,7 +69,7 @@ def test_the_vendored_rfc8785_is_the_pinned_release_byte_for_byte():
     released = {
         str(f): f for f in installed.files or [] if str(f).startswith("rfc8785/") and not str(f).endswith(".pyc")
     }
-    vendored_dir = Path(leaderboard.shared.vendor.__file__).parent
+    vendored_dir = Path(cdk_leaderboard_lambda.shared.vendor.__file__).parent
     vendored = {
         str(p.relative_to(vendored_dir)): p
         for p in (vendored_dir / "rfc8785").rglob("*")

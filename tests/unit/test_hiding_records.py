@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog
-from leaderboard.operations import submissions as scores_in
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.operations import submissions as scores_in
 from tests.support.lambda_api import call
 
 NOW = datetime.now(UTC)

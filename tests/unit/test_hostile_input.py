@@ -13,10 +13,10 @@ from datetime import UTC, datetime, timedelta
 import boto3
 import pytest
 
-from leaderboard.shared import invocation, item_keys
-from leaderboard.shared.clock import iso
-from leaderboard.shared.limits import CURSOR_PATTERN
-from leaderboard.web import http
+from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared.clock import iso
+from cdk_leaderboard_lambda.shared.limits import CURSOR_PATTERN
+from cdk_leaderboard_lambda.web import http
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 from tests.support.lambda_api import submit as post
@@ -105,8 +105,8 @@ def test_a_cursor_belongs_to_one_board_period_and_range(board_of_five):
 
 
 def test_a_cursor_issued_in_the_future_or_too_long_ago_is_422(board_of_five):
-    from leaderboard.domain import cursors
-    from leaderboard.operations import board_catalog
+    from cdk_leaderboard_lambda.domain import cursors
+    from cdk_leaderboard_lambda.operations import board_catalog
 
     binding = board_catalog.get_board("five").leaderboard_id("all-time")  # its generation's (item_keys.py)
     now = int(time.time() * 1000)
@@ -132,7 +132,7 @@ def test_cursors_are_compact_and_url_safe(board_of_five):
 
 def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, reconfigure):
     """No CURSOR_SECRET: the function reads CURSOR_SECRET_ARN's versions (a ring) once per cold start."""
-    from leaderboard.domain import cursors
+    from cdk_leaderboard_lambda.domain import cursors
 
     arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
         Name="cursor-signing", SecretString="s3cret-from-secrets-manager-0123456789"
@@ -412,7 +412,7 @@ def test_the_last_years_still_take_scores(ddb):
 
 def test_a_board_stored_before_the_limit_takes_scores_without_a_500(ddb):
     """A board created with ends_at in 9999 before this release: its entries are kept (no TTL), not a 500."""
-    from leaderboard.domain import periods
+    from cdk_leaderboard_lambda.domain import periods
 
     assert periods.expires_at(periods.tournament(datetime(9999, 12, 31, tzinfo=UTC)), 30) is None
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from leaderboard.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import invocation, limits
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from leaderboard.domain import api_key_classes, keyring
-from leaderboard.web import routes
+from cdk_leaderboard_lambda.domain import api_key_classes, keyring
+from cdk_leaderboard_lambda.web import routes
 from tests.support.lambda_api import call
 
 GAME0, ADMIN0 = "game-key-value-before-rotation-0000", "admin-key-value-before-rotation-000"

@@ -11,9 +11,9 @@ import stat
 
 import pytest
 
-from leaderboard.domain import cursors
-from leaderboard.shared import item_keys
-from leaderboard.shared.errors import BadRequest
+from cdk_leaderboard_lambda.domain import cursors
+from cdk_leaderboard_lambda.shared import item_keys
+from cdk_leaderboard_lambda.shared.errors import BadRequest
 from local.keys import kept_digest_key
 from tests.unit.conftest import CURSOR_SECRET
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.data import dynamo, live_events
-from leaderboard.domain import boards
-from leaderboard.operations import broadcasting
-from leaderboard.shared import invocation, item_keys, limits, live_channels
+from cdk_leaderboard_lambda.data import dynamo, live_events
+from cdk_leaderboard_lambda.domain import boards
+from cdk_leaderboard_lambda.operations import broadcasting
+from cdk_leaderboard_lambda.shared import invocation, item_keys, limits, live_channels
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 
@@ -37,7 +37,7 @@ def live_on(ddb, monkeypatch, reconfigure):
 
 def broadcaster():
     """The live broadcaster's Lambda handler, serving with the test's runtime."""
-    from leaderboard.handlers import live_broadcaster
+    from cdk_leaderboard_lambda.handlers import live_broadcaster
 
     return live_broadcaster.handler_for(invocation.runtime())
 
@@ -129,7 +129,7 @@ def test_with_live_updates_off_the_broadcaster_reads_and_publishes_nothing(ddb, 
 
 def test_records_of_other_items_are_ignored(live_on):
     """Board items, and a held (quarantined) submission's two items: it is no entry, so it is pushed nowhere."""
-    from leaderboard.shared import item_keys
+    from cdk_leaderboard_lambda.shared import item_keys
 
     held = [record(*item_keys.pending_key("race", "p-1")), record(item_keys.pending_of_partition("ann"), "race#p-1")]
     publisher = Publisher()

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from leaderboard.domain import tokens
-from leaderboard.operations import live_access
-from leaderboard.shared import invocation, limits, live_channels
+from cdk_leaderboard_lambda.domain import tokens
+from cdk_leaderboard_lambda.operations import live_access
+from cdk_leaderboard_lambda.shared import invocation, limits, live_channels
 from tests.support.lambda_api import call
 
 
@@ -32,7 +32,7 @@ def authorizer_request(token: object, operation: str, channel: str | None = None
 
 
 def authorize(token: object, operation: str, channel: str | None = None) -> dict:
-    from leaderboard.handlers import score_submit
+    from cdk_leaderboard_lambda.handlers import score_submit
 
     return score_submit.handler_for(invocation.runtime())(authorizer_request(token, operation, channel))
 

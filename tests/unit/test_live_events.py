@@ -11,8 +11,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from leaderboard.data import live_events
-from leaderboard.shared import invocation, live_channels
+from cdk_leaderboard_lambda.data import live_events
+from cdk_leaderboard_lambda.shared import invocation, live_channels
 from tests.support import openapi_check
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint

@@ -17,12 +17,12 @@ import boto3
 import pytest
 
 from bench.live_subscribers import Subscriber, SubscribeRefused
-from leaderboard.composition import Runtime
-from leaderboard.data.live_key import KeyRenewalFailed
-from leaderboard.operations import live_key
-from leaderboard.shared import limits
-from leaderboard.shared.clock import SettableClock
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.data.live_key import KeyRenewalFailed
+from cdk_leaderboard_lambda.operations import live_key
+from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.shared.clock import SettableClock
+from cdk_leaderboard_lambda.shared.settings import Settings
 from local.appsync_events import AppSyncEventsServer
 
 KEY, ACCESS, SECRET, REGION = "da2-localsubscribekey0000000", "AKIDLIVEKEY", "live-key-secret", "eu-west-1"
@@ -66,7 +66,7 @@ def appsync(clock, monkeypatch):
 
 def _period_closer():
     """The handler module, imported once the environment names the tables (it builds its runtime on import)."""
-    from leaderboard.handlers import period_closer
+    from cdk_leaderboard_lambda.handlers import period_closer
 
     return period_closer
 

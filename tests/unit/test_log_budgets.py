@@ -9,8 +9,8 @@ of the head, the records and their marks (one per 49 changes). docs/PROVING.md s
 from __future__ import annotations
 
 from bench.metering import Meter, attach, detach
-from leaderboard.data import dynamo
-from leaderboard.operations import chain_appending
+from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.operations import chain_appending
 from tests.support.lambda_api import create_board, submit
 
 

@@ -14,11 +14,11 @@ import tracemalloc
 from dataclasses import dataclass
 from typing import Any, cast
 
-from leaderboard.domain.boards import BoardConfig
-from leaderboard.operations import board_catalog, receipts
-from leaderboard.operations.board_catalog import BoardCache
-from leaderboard.operations.receipts import Replays
-from leaderboard.shared.lru import LRU
+from cdk_leaderboard_lambda.domain.boards import BoardConfig
+from cdk_leaderboard_lambda.operations import board_catalog, receipts
+from cdk_leaderboard_lambda.operations.board_catalog import BoardCache
+from cdk_leaderboard_lambda.operations.receipts import Replays
+from cdk_leaderboard_lambda.shared.lru import LRU
 
 PLAYERS_PER_PERIOD = 1000  # ten pages of the log each
 PERIODS = 1000  # x 1000 players: a million distinct (board, period, player)

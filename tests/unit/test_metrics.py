@@ -9,8 +9,8 @@ import time
 import jsonschema
 import pytest
 
-from leaderboard.domain import entry_store
-from leaderboard.shared import invocation, metrics
+from cdk_leaderboard_lambda.domain import entry_store
+from cdk_leaderboard_lambda.shared import invocation, metrics
 from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api

@@ -44,28 +44,29 @@ def test_the_construct_and_every_handler_together_load_no_file_twice(monkeypatch
         importlib.import_module(function.handler.rpartition(".")[0])
 
     assert files_loaded_twice() == {}
-    from leaderboard.web import routes
+    from cdk_leaderboard_lambda.web import routes
 
     assert paths.routes is routes and paths.LAMBDA_SRC.resolve() == (ROOT / "lambda_src").resolve()
     assert not any(name.startswith("cdk_leaderboard.runtime.") for name in sys.modules)
 
 
 def test_the_lambda_package_refuses_a_second_name():
-    with pytest.raises(ImportError, match="top-level `leaderboard`"):
-        importlib.import_module("cdk_leaderboard.runtime.leaderboard")
-    assert "cdk_leaderboard.runtime.leaderboard" not in sys.modules
+    with pytest.raises(ImportError, match="top-level `cdk_leaderboard_lambda`"):
+        importlib.import_module("cdk_leaderboard.runtime.cdk_leaderboard_lambda")
+    assert "cdk_leaderboard.runtime.cdk_leaderboard_lambda" not in sys.modules
 
 
-def test_the_construct_refuses_another_leaderboard_module(monkeypatch):
-    """An app with a `leaderboard` of its own would otherwise hand the construct (or itself) the wrong module."""
+def test_the_construct_refuses_another_module_of_the_lambda_packages_name(monkeypatch):
+    """An app with a `cdk_leaderboard_lambda` of its own would otherwise hand the construct (or itself) the wrong
+    module. (A `leaderboard` of its own is the app's business: tests/package/user_app has one.)"""
     from cdk_leaderboard import paths
 
-    theirs = types.ModuleType("leaderboard")
-    theirs.__file__ = "/elsewhere/leaderboard/__init__.py"
-    monkeypatch.setitem(sys.modules, "leaderboard", theirs)
+    theirs = types.ModuleType("cdk_leaderboard_lambda")
+    theirs.__file__ = "/elsewhere/cdk_leaderboard_lambda/__init__.py"
+    monkeypatch.setitem(sys.modules, "cdk_leaderboard_lambda", theirs)
     with pytest.raises(
         ImportError,
-        match=r"Rename your own `leaderboard`.*/elsewhere/leaderboard/__init__\.py|"
-        r"/elsewhere/leaderboard/__init__\.py.*Rename your own `leaderboard`",
+        match=r"Rename your own `cdk_leaderboard_lambda`.*/elsewhere/cdk_leaderboard_lambda/__init__\.py|"
+        r"/elsewhere/cdk_leaderboard_lambda/__init__\.py.*Rename your own `cdk_leaderboard_lambda`",
     ):
         paths.import_runtime()

@@ -7,15 +7,15 @@ import functools
 import importlib
 import pkgutil
 
-from leaderboard.shared import limits
-from leaderboard.web import openapi, routes
+from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.web import openapi, routes
 
 HTTP_SIDE = [
-    "leaderboard.web.openapi",
-    "leaderboard.web.routes",
-    "leaderboard.web.validation",
-    "leaderboard.web.http",
-] + [f"leaderboard.web.routes.{m.name}" for m in pkgutil.iter_modules(routes.__path__)]
+    "cdk_leaderboard_lambda.web.openapi",
+    "cdk_leaderboard_lambda.web.routes",
+    "cdk_leaderboard_lambda.web.validation",
+    "cdk_leaderboard_lambda.web.http",
+] + [f"cdk_leaderboard_lambda.web.routes.{m.name}" for m in pkgutil.iter_modules(routes.__path__)]
 
 
 def test_the_document_is_built_anew_on_each_call_and_is_the_same_document():

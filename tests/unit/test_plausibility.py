@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leaderboard.domain import plausibility as p
-from leaderboard.shared.errors import BadRequest, BrokenRule
+from cdk_leaderboard_lambda.domain import plausibility as p
+from cdk_leaderboard_lambda.shared.errors import BadRequest, BrokenRule
 
 scores = st.integers(0, 10**12)
 EXAMPLES = settings(max_examples=200, deadline=None)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from leaderboard.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import invocation, limits
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
@@ -74,7 +74,7 @@ def test_friends_cost_one_batch_read_whatever_the_number_of_ids(ddb, settle):
     for i in range(5):
         post("duel", f"p{i}", i)
     settle()
-    from leaderboard.data import dynamo
+    from cdk_leaderboard_lambda.data import dynamo
 
     calls: list[str] = []
     dynamo.client().meta.events.register(
@@ -186,9 +186,9 @@ def test_a_player_past_the_boards_limit_gets_429_with_retry_after_and_nothing_is
 def test_the_limit_resets_with_the_next_minute(ddb):
     from datetime import UTC, datetime
 
-    from leaderboard.domain.score_writes import Submission
-    from leaderboard.operations import board_catalog, submissions
-    from leaderboard.shared.errors import TooManyRequests
+    from cdk_leaderboard_lambda.domain.score_writes import Submission
+    from cdk_leaderboard_lambda.operations import board_catalog, submissions
+    from cdk_leaderboard_lambda.shared.errors import TooManyRequests
 
     create("capped", periods=["all-time"], max_submissions_per_minute=1)
     config = board_catalog.get_board("capped")
@@ -253,7 +253,7 @@ def _holding(ddb, text):
 def _lift_fences(after: float = 0) -> int:
     """The scheduled job, `after` seconds from now by the functions' clock (the test's settable one where it has
     one: the wall clock runs on meanwhile, by more than the fences' margins on a loaded machine)."""
-    from leaderboard.operations import player_removal
+    from cdk_leaderboard_lambda.operations import player_removal
 
     return player_removal.lift_fences(now_s=int(invocation.seconds() + after))
 
@@ -272,7 +272,7 @@ def _erasing_items(ddb) -> list[dict]:
 
 
 def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle, monkeypatch, clock):
-    from leaderboard.operations.player_removal import FENCE_SECONDS
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
     for player, score in (("erin", 30), ("bob", 20), ("erin2", 10)):
@@ -327,7 +327,7 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
 
 
 def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch, clock):
-    from leaderboard.operations import player_removal
+    from cdk_leaderboard_lambda.operations import player_removal
 
     for i in range(5):
         call("POST", "/scores", body={"player_id": "erin", "score": i})
@@ -357,7 +357,7 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
 
 
 def test_the_scheduled_job_finishes_an_erasure_its_caller_left(ddb, settle):
-    from leaderboard.operations.player_removal import FENCE_SECONDS
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     call("POST", "/scores", body={"player_id": "left", "score": 5})
     reply = call("DELETE", "/players/left")
@@ -376,8 +376,8 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
     """The scheduled job and the admin's DELETE may go on with one erasure at the same time. The entry places'
     fences hold the id, so none may rise once the erasure has answered "erased": the call that began first holds
     the erasure, the other answers its status as it stands."""
-    from leaderboard.operations import player_removal
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.operations import player_removal
+    from cdk_leaderboard_lambda.shared import invocation
 
     call("POST", "/scores", body={"player_id": "twice", "score": 5})
     assert call("DELETE", "/players/twice").status == 202
@@ -408,7 +408,7 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
 def test_a_call_that_read_the_erasure_before_another_finished_it_answers_erased(ddb, settle, monkeypatch, clock):
     """A call reads the erasure's state, then another call finishes the erasure and gives the lease up before the
     first claims it: the claim returns the finished state, which the first call answers as it stands."""
-    from leaderboard.operations import player_removal
+    from cdk_leaderboard_lambda.operations import player_removal
 
     call("POST", "/scores", body={"player_id": "late", "score": 5})
     assert call("DELETE", "/players/late").status == 202
@@ -448,7 +448,7 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
 def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle, monkeypatch, clock):
     """While the erasure runs: keep-best (no read), the read-then-write path and a bulk each meet a fence in their
     write's condition or their read. After it answered "erased": the read paths still meet the hashed item."""
-    from leaderboard.operations.player_removal import FENCE_SECONDS
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     create("fence-latest", operator="latest", periods=["all-time", "daily"])
     post("fence-latest", "fp", 5)
@@ -484,8 +484,8 @@ def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(d
 
 
 def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
-    from leaderboard.domain import rank_counter_upkeep
-    from leaderboard.shared import item_keys
+    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.shared import item_keys
 
     found = sorted(
         [item_keys.rank_key(500, 1000, f"a{i:03d}") for i in range(30)]
@@ -512,7 +512,7 @@ def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
 
 
 def _entry(player: str, partition: str) -> dict:
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.shared import invocation
 
     return invocation.runtime().entries.one(player, partition)
 
@@ -536,12 +536,12 @@ def test_keep_best_follows_a_hidden_entry_and_a_hide_is_idempotent(ddb):
 def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, settle, board):
     """A submission that read 'not hidden' just before the hide writes a listed entry after the hide moved the
     player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
-    from leaderboard.domain import entry_store, score_writes
-    from leaderboard.operations import board_catalog
-    from leaderboard.shared import invocation
+    from cdk_leaderboard_lambda.domain import entry_store, score_writes
+    from cdk_leaderboard_lambda.operations import board_catalog
+    from cdk_leaderboard_lambda.shared import invocation
 
     moderation_items = score_writes.invocation.runtime().moderation
-    from leaderboard.shared.model import EntryWrite
+    from cdk_leaderboard_lambda.shared.model import EntryWrite
 
     if board != "global":
         create(board, periods=["all-time"])

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.data.chain import MemoryChain
-from leaderboard.domain import hashchain
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog
-from leaderboard.operations import submissions as scores_in
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.data.chain import MemoryChain
+from cdk_leaderboard_lambda.domain import hashchain
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared import invocation
 from tests.support import jws
 from tests.support.lambda_api import call, create_board, submit
 

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from leaderboard.shared import invocation, schema
+from cdk_leaderboard_lambda.shared import invocation, schema
 from tests.support.lambda_api import call, create_board, run_submit, scan, submit, top
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}, "max_improvement": {"value": 2, "action": "reject"}}

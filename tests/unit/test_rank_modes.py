@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.domain import boards
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog, ranking_reads
-from leaderboard.operations import submissions as scores_in
-from leaderboard.shared.errors import BadRequest
+from cdk_leaderboard_lambda.domain import boards
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
+from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared.errors import BadRequest
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.domain import boards, periods, rank_counter_upkeep, rank_counters, score_writes
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog, ranking_reads
-from leaderboard.operations import submissions as scores_in
-from leaderboard.shared import invocation, item_keys
-from leaderboard.shared.errors import BadRequest, ServiceUnavailable
+from cdk_leaderboard_lambda.domain import boards, periods, rank_counter_upkeep, rank_counters, score_writes
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
+from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared.errors import BadRequest, ServiceUnavailable
 from tests.support.capacities import counter_capacities
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -193,7 +193,7 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     board_catalog.create_board({"board_id": "seeded"})
     config = board_catalog.get_board("seeded")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
     loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
     assert invocation.runtime().entries.put_new(loaded) == 50
@@ -223,7 +223,7 @@ def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_wit
     board_catalog.create_board({"board_id": "rush", "periods": ["all-time"]})
     config = board_catalog.get_board("rush")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
     crowd = rank_counters.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
     invocation.runtime().entries.put_new(
@@ -272,7 +272,7 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
     board_catalog.create_board({"board_id": "burst", "periods": ["all-time"]})
     config = board_catalog.get_board("burst")
     period = periods.resolve("all-time", T0, config.periods)
-    from leaderboard.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
     invocation.runtime().entries.put_new(
         make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200)
@@ -290,6 +290,6 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
 
 def _all_time(board: str) -> str:
     """The board's all-time index partition: its generation's (item_keys.py)."""
-    from leaderboard.operations import board_catalog
+    from cdk_leaderboard_lambda.operations import board_catalog
 
     return board_catalog.get_board(board).leaderboard_id("all-time")

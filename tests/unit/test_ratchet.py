@@ -141,8 +141,8 @@ def test_a_board_shows_its_open_runs_and_the_limit_in_force(in_memory):
 
 
 def test_a_start_that_racing_starts_kept_out_answers_503_and_counts_nothing(in_memory, minute, monkeypatch):
-    from leaderboard.data.runs import MemoryRuns
-    from leaderboard.shared.errors import TransactionBusy
+    from cdk_leaderboard_lambda.data.runs import MemoryRuns
+    from cdk_leaderboard_lambda.shared.errors import TransactionBusy
 
     assert create_board("busy", submissions="client", max_submissions_per_minute=1).status == 201
     real, calls = MemoryRuns.start, []

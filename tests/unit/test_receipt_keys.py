@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from leaderboard.domain import receipt_keys
-from leaderboard.domain.receipt_keys import CachedKeySet, KeySet
-from leaderboard.shared.clock import SettableClock
-from leaderboard.shared.settings import Settings
+from cdk_leaderboard_lambda.domain import receipt_keys
+from cdk_leaderboard_lambda.domain.receipt_keys import CachedKeySet, KeySet
+from cdk_leaderboard_lambda.shared.clock import SettableClock
+from cdk_leaderboard_lambda.shared.settings import Settings
 from tests.support import jws
 
 SEED = "receipt-seed-one-0123456789abcdefghijklmnopqrstuvwxyz"

@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard.composition import Runtime
-from leaderboard.data.chain import MemoryChain
-from leaderboard.domain import hashchain, receipt_keys
-from leaderboard.domain.score_writes import Submission
-from leaderboard.operations import board_catalog
-from leaderboard.operations import submissions as scores_in
-from leaderboard.operations.player_removal import FENCE_SECONDS
-from leaderboard.operations.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
-from leaderboard.shared import invocation
+from cdk_leaderboard_lambda.composition import Runtime
+from cdk_leaderboard_lambda.data.chain import MemoryChain
+from cdk_leaderboard_lambda.domain import hashchain, receipt_keys
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog
+from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
+from cdk_leaderboard_lambda.operations.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
+from cdk_leaderboard_lambda.shared import invocation
 from leaderboard_verify.summary import SUMMARY_FIELDS
 from tests.support import jws
 from tests.support.lambda_api import call

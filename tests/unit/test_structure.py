@@ -25,9 +25,10 @@ from typing import ParamSpec, TypeVar
 
 import pytest
 
-from leaderboard.shared.frozen import freeze
+from cdk_leaderboard_lambda.shared.frozen import freeze
 
-PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / "leaderboard"
+PACKAGE_NAME = "cdk_leaderboard_lambda"
+PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / PACKAGE_NAME
 
 
 def module_name(path: Path) -> str:
@@ -97,11 +98,17 @@ def test_no_module_imports_itself_through_others(module):
 ROOT = PACKAGE.parents[1]
 LOCAL = ROOT / "local"
 # Not ours to change: PyJWT copied byte for byte (test_tokens checks it).
-VENDORED = "leaderboard.shared.vendor"
+VENDORED = "cdk_leaderboard_lambda.shared.vendor"
 # Module-level objects that are constants although their type is not one of the immutable kinds.
 STATELESS = {
-    ("leaderboard.shared.attribute_values", "_serializer"): "boto3's TypeSerializer keeps nothing between calls",
-    ("leaderboard.shared.attribute_values", "_deserializer"): "boto3's TypeDeserializer keeps nothing between calls",
+    (
+        "cdk_leaderboard_lambda.shared.attribute_values",
+        "_serializer",
+    ): "boto3's TypeSerializer keeps nothing between calls",
+    (
+        "cdk_leaderboard_lambda.shared.attribute_values",
+        "_deserializer",
+    ): "boto3's TypeDeserializer keeps nothing between calls",
 }
 IMMUTABLE = (
     *(str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, MappingProxyType, Decimal),
@@ -110,7 +117,7 @@ IMMUTABLE = (
 
 
 def _module_names() -> list[str]:
-    names = [f"leaderboard.{m}" if m else "leaderboard" for m in sorted(MODULES)]
+    names = [f"cdk_leaderboard_lambda.{m}" if m else "cdk_leaderboard_lambda" for m in sorted(MODULES)]
     names += [f"local.{p.stem}" for p in sorted(LOCAL.glob("*.py")) if p.stem not in ("__init__", "__main__")]
     return [n for n in names if not n.startswith(VENDORED)]
 
@@ -141,7 +148,7 @@ def _process_state(name: str) -> list[str]:
     for attr, value in vars(module).items():
         if attr.startswith("__") or (name, attr) in STATELESS:
             continue
-        if name.startswith("leaderboard.handlers.") and attr == "handler":
+        if name.startswith("cdk_leaderboard_lambda.handlers.") and attr == "handler":
             continue  # the composition root's one object per cold start: see test_a_handler_module_holds_...
         if callable(value) and getattr(value, "__module__", name) != name:
             continue  # imported (urllib's urlsplit is lru_cache'd: not ours)
@@ -178,7 +185,7 @@ def test_no_module_keeps_process_state(importable, name):
 
 def test_the_process_state_check_finds_what_it_should():
     """Guards the test above against passing on everything: each kind it refuses is found."""
-    fake = types.ModuleType("leaderboard.fake_for_structure_test")
+    fake = types.ModuleType("cdk_leaderboard_lambda.fake_for_structure_test")
     fake.cache = {}
     fake.seen = set()
     fake.clients = [object()]
@@ -198,7 +205,7 @@ def test_a_handler_module_holds_one_runtime_built_at_import_and_a_way_to_get_ano
     handler_modules = sorted(m for m in MODULES if m.startswith("handlers.") and m != "handlers")
     assert handler_modules
     for name in handler_modules:
-        module = importlib.import_module(f"leaderboard.{name}")
+        module = importlib.import_module(f"cdk_leaderboard_lambda.{name}")
         assert callable(module.handler) and callable(module.handler_for), name
 
 
@@ -225,18 +232,22 @@ def layer_of(module: str) -> int:
 
 def every_import(source: str, module: str, is_package: bool = False) -> set[str]:
     """The package's modules that `source` (the text of `module`) imports in any form: relative or absolute
-    (leaderboard.x), `import` or `from ... import`, at the top, inside a function or under TYPE_CHECKING."""
+    (cdk_leaderboard_lambda.x), `import` or `from ... import`, at the top, inside a function or under TYPE_CHECKING."""
     here = module.split(".") if module else []
     package = here if is_package else here[:-1]
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found |= {a.name.removeprefix("leaderboard.") for a in node.names if a.name.startswith("leaderboard.")}
+            found |= {
+                a.name.removeprefix("cdk_leaderboard_lambda.")
+                for a in node.names
+                if a.name.startswith("cdk_leaderboard_lambda.")
+            }
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
                 target = base + (node.module.split(".") if node.module else [])
-            elif node.module == "leaderboard" or (node.module or "").startswith("leaderboard."):
+            elif node.module == PACKAGE_NAME or (node.module or "").startswith(f"{PACKAGE_NAME}."):
                 target = node.module.split(".")[1:]
             else:
                 continue
@@ -292,7 +303,11 @@ def test_no_module_imports_a_layer_above_its_own(module):
     [
         ("domain.score_writes", "from ..web.http import Call", {"web.http"}),  # the domain reading HTTP
         ("shared.item_keys", "def later():\n    from ..domain.cursors import Position\n", {"domain.cursors"}),
-        ("operations.ranking_reads", "import leaderboard.composition", {"composition"}),  # reaching for the root
+        (
+            "operations.ranking_reads",
+            "import cdk_leaderboard_lambda.composition",
+            {"composition"},
+        ),  # reaching for the root
         ("domain.score_writes", "from ..data import snapshots, entries", {"data.snapshots", "data.entries"}),
         ("operations.closing", "from ..data.closings import DynamoClosings", {"data.closings"}),
         ("handlers.score_submit", "from ..data import entries", {"data.entries"}),  # only the root builds stores

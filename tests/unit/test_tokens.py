@@ -1,5 +1,5 @@
-"""Player and run tokens (leaderboard/domain/tokens.py): expiry edges, clock skew leeway, audience, alteration, key
-ids, and
+"""Player and run tokens (cdk_leaderboard_lambda/domain/tokens.py): expiry edges, clock skew leeway, audience,
+alteration, key ids, and
 key rotation through Secrets Manager's current and previous versions (moto)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from leaderboard.data.secrets import SecretsManagerSecrets
-from leaderboard.domain import keyring, tokens
-from leaderboard.shared import invocation
-from leaderboard.shared.errors import Unauthorized
-from leaderboard.shared.vendor import jwt
+from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
+from cdk_leaderboard_lambda.domain import keyring, tokens
+from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.errors import Unauthorized
+from cdk_leaderboard_lambda.shared.vendor import jwt
 
 KEY = "unit-test-token-signing-key-0123456789"
 T0 = 1_800_000_000  # a fixed issue time: every check takes `now`, so no test reads the wall clock
@@ -189,19 +189,20 @@ def test_a_key_signed_after_a_rotation_is_found_by_a_warm_instance_rereading_the
 
 
 def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
-    """lambda_src/leaderboard/vendor/jwt is what `make vendor` copies from the release requirements-dev.txt pins
-    (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails here."""
+    """lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt is what `make vendor` copies from the release
+    requirements-dev.txt pins (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails
+    here."""
     from importlib import metadata
     from pathlib import Path
 
-    import leaderboard.shared.vendor
+    import cdk_leaderboard_lambda.shared.vendor
 
     root = Path(__file__).resolve().parents[2]
     (pin,) = [line for line in (root / "requirements-dev.txt").read_text().splitlines() if line.startswith("PyJWT==")]
     installed = metadata.distribution("PyJWT")
     assert pin == f"PyJWT=={installed.version}" and jwt.__version__ == installed.version
     released = {str(f): f for f in installed.files if str(f).startswith("jwt/") and not str(f).endswith(".pyc")}
-    vendored_dir = Path(leaderboard.shared.vendor.__file__).parent
+    vendored_dir = Path(cdk_leaderboard_lambda.shared.vendor.__file__).parent
     vendored = {
         str(p.relative_to(vendored_dir)): p
         for p in (vendored_dir / "jwt").rglob("*")

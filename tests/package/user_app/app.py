@@ -1,6 +1,7 @@
-"""A user's CDK app with module names of its own (schema, routes, handlers), using the installed construct twice in
-one stack and once in another, with cdk-nag. Prints a JSON report of what it saw. (`leaderboard` is the Lambda
-package's one import name, in Lambda and in the construct: an app with its own is refused, see test_wheel.py.)"""
+"""A user's CDK app with module names of its own (leaderboard, schema, routes, handlers), using the installed construct
+twice in one stack and once in another, with cdk-nag. Prints a JSON report of what it saw. (The Lambda package's one
+import name is `cdk_leaderboard_lambda`, in Lambda and in the construct: an app with its own is refused, see
+test_wheel.py.)"""
 
 import importlib
 import json
@@ -8,10 +9,11 @@ import os
 import sys
 
 import handlers
+import leaderboard
 import routes
 import schema
 
-own = {m.__name__: m for m in (schema, routes, handlers)}
+own = {m.__name__: m for m in (leaderboard, schema, routes, handlers)}
 path_before = list(sys.path)
 modules_before = set(sys.modules)
 
@@ -46,11 +48,12 @@ print(
         {
             "own_modules_kept": all(sys.modules[name] is module for name, module in own.items()),
             "schema_is_own": schema_again is schema and schema_again.OWNER == "user-app",
+            "leaderboard_is_own": importlib.import_module("leaderboard").OWNER == "user-app",
             "sys_path_unchanged": sys.path == path_before,
             "new_top_level_modules": new_top_level,
             "construct_file": sys.modules["cdk_leaderboard"].__file__,
-            "runtime_file": sys.modules["leaderboard"].__file__,
-            "runtime_names": sorted(m for m in sys.modules if "runtime.leaderboard" in m),
+            "runtime_file": sys.modules["cdk_leaderboard_lambda"].__file__,
+            "runtime_names": sorted(m for m in sys.modules if "runtime.cdk_leaderboard_lambda" in m),
             "stacks": sorted(s.stack_name for s in assembly.stacks),
             "rest_apis": sorted(
                 r["Properties"]["Name"]

@@ -6,7 +6,7 @@ Usage: `metrics.count(metrics.SUBMISSIONS, board=...)` wherever something happen
 
 A printer of our own rather than Powertools Metrics: Powertools is in the runtime (AWS's layer), but importing
 `aws_lambda_powertools.metrics` pulls in the Powertools logger and jmespath, which cost 75 to 90 ms here on every
-cold start of every function (Python 3.11; `import leaderboard.handlers.score_submit` itself is about 800 ms,
+cold start of every function (Python 3.11; `import cdk_leaderboard_lambda.handlers.score_submit` itself is about 800 ms,
 so that is 10 % more); idempotency.py already imports Powertools only when a request needs it, for the same reason.
 What we need of EMF is one small documented JSON structure (Specification: Embedded metric format), which this
 module writes and tests/unit/test_metrics.py validates, limits included.

@@ -20,30 +20,34 @@ class Function:
 
 SCORE_SUBMIT = Function(
     "score-submit",
-    "leaderboard.handlers.score_submit.handler",
+    "cdk_leaderboard_lambda.handlers.score_submit.handler",
     "POST /scores: high-score-wins on every period; player tokens and runs",
 )
 LEADERBOARD_QUERY = Function(
-    "leaderboard-query", "leaderboard.handlers.leaderboard_query.handler", "GET /leaderboard: top N of a period"
+    "leaderboard-query",
+    "cdk_leaderboard_lambda.handlers.leaderboard_query.handler",
+    "GET /leaderboard: top N of a period",
 )
 PLAYER_STATS = Function(
-    "player-stats", "leaderboard.handlers.player_stats.handler", "GET /player: rank and percentile on every board"
+    "player-stats",
+    "cdk_leaderboard_lambda.handlers.player_stats.handler",
+    "GET /player: rank and percentile on every board",
 )
 LEADERBOARD_SNAPSHOT = Function(
     "leaderboard-snapshot",
-    "leaderboard.handlers.leaderboard_snapshot.handler",
+    "cdk_leaderboard_lambda.handlers.leaderboard_snapshot.handler",
     "POST /snapshot, GET /snapshots: append-only history",
 )
 SCORE_SIMULATOR = Function(
     "score-simulator",
-    "leaderboard.handlers.score_simulator.handler",
+    "cdk_leaderboard_lambda.handlers.score_simulator.handler",
     "POST /simulate: seeds realistic demo data",
     timeout_seconds=60,
 )
 
 LEADERBOARD_ADMIN = Function(
     "leaderboard-admin",
-    "leaderboard.handlers.leaderboard_admin.handler",
+    "cdk_leaderboard_lambda.handlers.leaderboard_admin.handler",
     "Boards: create, list, show, delete; the OpenAPI document",
     timeout_seconds=60,
 )
@@ -51,7 +55,7 @@ LEADERBOARD_ADMIN = Function(
 # Not behind the API: Lambda feeds it the scores table's stream (an event source mapping).
 RANK_COUNTER = Function(
     "rank-counter",
-    "leaderboard.handlers.rank_counter.handler",
+    "cdk_leaderboard_lambda.handlers.rank_counter.handler",
     "Keeps the rank counters in step with the scores table's stream",
     timeout_seconds=60,
 )
@@ -59,7 +63,7 @@ RANK_COUNTER = Function(
 # Not behind the API: an EventBridge schedule runs it every few minutes to close the periods that have ended.
 PERIOD_CLOSER = Function(
     "period-closer",
-    "leaderboard.handlers.period_closer.handler",
+    "cdk_leaderboard_lambda.handlers.period_closer.handler",
     "Closes ended periods: summary, final snapshot, event",
     timeout_seconds=300,
 )
@@ -67,7 +71,7 @@ PERIOD_CLOSER = Function(
 # Not behind an API: Lambda feeds it the scores table's stream, a second consumer next to rank-counter.
 LIVE_BROADCASTER = Function(
     "live-broadcaster",
-    "leaderboard.handlers.live_broadcaster.handler",
+    "cdk_leaderboard_lambda.handlers.live_broadcaster.handler",
     "Publishes each changed top 25 to its AppSync Events channel, at most once a second per board period",
     timeout_seconds=60,
 )

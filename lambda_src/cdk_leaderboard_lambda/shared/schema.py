@@ -9,7 +9,7 @@ SCORES_PARTITION_KEY = "player_id"
 SCORES_SORT_KEY = "leaderboard_id"
 RANK_INDEX = "leaderboard-rank-index"
 RANK_INDEX_PARTITION_KEY = "leaderboard_id"
-RANK_INDEX_SORT_KEY = "rank_key"  # encoded by leaderboard.shared.item_keys
+RANK_INDEX_SORT_KEY = "rank_key"  # encoded by cdk_leaderboard_lambda.shared.item_keys
 # A hidden player's entries keep their rank key here instead: outside the (sparse) rank index, in their place.
 HIDDEN_RANK_KEY = "hidden_rank_key"
 RANK_INDEX_PROJECTED = ("score", "player_name", "metadata", "reached_at")  # what ranking reads need beyond the keys
