@@ -92,12 +92,14 @@ def header(event: dict, name: str) -> str | None:
 
 @dataclass(frozen=True)
 class Call:
-    """One request to a route: the proxy event, the route it matched, and its parameters, validated."""
+    """One request to a route: the proxy event, the route it matched, its parameters, validated, and the runtime
+    serving it (the composition root's: what the route's operation hands down to the operations it calls)."""
 
     event: dict
     route: routes.Route
     params: dict[str, str]  # path parameters, decoded
     query: dict[str, Any]  # the route's query parameters: integers checked and converted, defaults applied
+    runtime: Runtime
 
     def header(self, name: str) -> str | None:
         return header(self.event, name)
@@ -124,7 +126,7 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any], r
         if route is None:
             raise NotFound(f"no route {event.get('httpMethod')} {event.get('resource')} in this function")
         params = event.get("pathParameters") or route.match(event.get("path", "")) or {}
-        return operations[route.operation](Call(event, route, params, v.query_values(event, route)))
+        return operations[route.operation](Call(event, route, params, v.query_values(event, route), runtime))
 
     return api_handler(handler, runtime)
 
