@@ -81,7 +81,7 @@ class Bench(Sampling):
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
             raise SystemExit(f"creating the board failed: {created.status} {created.body}")
-        self.config = board_catalog.get_board(BOARD_ID)
+        self.config = board_catalog.get_board(invocation.runtime(), BOARD_ID)
         self.period = periods.current(invocation.now(), self.config.periods)[0]
         self.now_ms = int(time.time() * 1000)
         self.players = {p.player_id: p for p in loader.players(self.opts.players, self.opts.seed, self.now_ms)}

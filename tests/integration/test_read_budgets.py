@@ -59,8 +59,8 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
     from cdk_leaderboard_lambda.shared import invocation
 
-    with stack.serving():
-        config = board_catalog.get_board(board)
+    with stack.serving() as runtime:
+        config = board_catalog.get_board(runtime, board)
     now = stack.clock.now()  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
@@ -160,10 +160,11 @@ def many_boards(api, stack):
 
     now, mine = stack.clock.now(), []  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)
-    with stack.serving(), stack.consumers_by_hand():
+    with stack.serving() as runtime, stack.consumers_by_hand():
         for board in boards:  # what POST /leaderboards does, in-process: the cap counts these
-            board_catalog.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
-            config = board_catalog.get_board(board)
+            body = {"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS}
+            board_catalog.create_board(runtime, body, runtime.clock.now())
+            config = board_catalog.get_board(runtime, board)
             mine += [make_entry(config, p, "everywhere", "E", 7, now_ms, None) for p in config.current_periods(now)]
         invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
@@ -208,7 +209,7 @@ def test_the_board_cap_answers_409_and_writes_nothing(api, stack, many_boards):
     assert api.post(f"/leaderboards/{many_boards[-1]}/scores", {"player_id": "everywhere", "score": 7}).ok
 
 
-def test_the_board_listing_pages_with_a_cursor(api, many_boards):
+def test_the_board_listing_pages_with_a_cursor(api, stack, many_boards):
     """Before: every board in one answer (256 KB at 532 boards), no limit, no cursor."""
     cursor, listed, pages = None, [], 0
     while True:
@@ -224,7 +225,8 @@ def test_the_board_listing_pages_with_a_cursor(api, many_boards):
         if cursor is None:
             break
     _report(f"board listing, last of {pages} pages", seconds, usage)
-    declared = list(board_catalog.declared_boards())  # the built-in global, then the stack's declared boards
+    # the built-in global, then the stack's declared boards
+    declared = list(board_catalog.declared_boards(stack.runtime.settings))
     assert listed == declared + many_boards  # each once, in order
     default = api.get("/leaderboards").json()
     assert default["limit"] == limits.MAX_BOARDS_LISTED and len(default["leaderboards"]) == limits.MAX_BOARDS_LISTED

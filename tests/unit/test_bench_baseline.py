@@ -26,7 +26,7 @@ def yardstick(ddb):
     assert create_board(BOARD, name="Yardstick", order="desc", operator="best", periods=["all-time"])[0] == 201
     for player, score in SCORES.items():
         assert submit(BOARD, player, score)[0] == 200
-    config = board_catalog.get_board(BOARD)
+    config = board_catalog.get_board(invocation.runtime(), BOARD)
     period = periods.current(invocation.now(), config.periods)[0]
     return OriginalDesign(ddb, invocation.settings().scores_table), config, period
 

@@ -199,11 +199,12 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
     from cdk_leaderboard_lambda.domain import score_writes
     from cdk_leaderboard_lambda.operations import board_catalog
+    from cdk_leaderboard_lambda.shared import invocation
     from cdk_leaderboard_lambda.shared.errors import Conflict
 
     clock.set(T0)
     tournament("desc")
-    stale = board_catalog.get_board("cup")
+    stale = board_catalog.get_board(invocation.runtime(), "cup")
     assert call("DELETE", "/leaderboards/cup").status == 200
     tournament("asc")
     with pytest.raises(Conflict, match="deleted and created again"):

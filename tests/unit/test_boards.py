@@ -256,7 +256,7 @@ def test_around_me_at_the_top_bottom_and_middle(ddb):
 def test_ranks_agree_with_top_order_including_ties(ddb):
     create("ties")
     t0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    config = board_catalog.get_board("ties")
+    config = board_catalog.get_board(invocation.runtime(), "ties")
     for i, (player, score) in enumerate([("zed", 50), ("amy", 50), ("bob", 70), ("cat", 50)]):
         submissions.submit(config, Submission(player, player, score), now=t0 + timedelta(seconds=i))
     _, page = top("ties")
@@ -290,7 +290,7 @@ def test_score_range_best_first_with_ranks(ddb):
 
 def test_past_periods_are_readable_by_id(ddb):
     create("weekly", periods=["daily", "weekly"])
-    config = board_catalog.get_board("weekly")
+    config = board_catalog.get_board(invocation.runtime(), "weekly")
     yesterday = datetime.now(UTC) - timedelta(days=1)
     submissions.submit(config, Submission("old", "Old", 5), now=yesterday)
     post("weekly", "new", 9)
@@ -317,15 +317,15 @@ def test_delete_removes_board_and_entries(ddb):
 
 def test_large_board_deletes_in_steps(ddb):
     create("huge")
-    config = board_catalog.get_board("huge")
+    config = board_catalog.get_board(invocation.runtime(), "huge")
     for i in range(12):
         submissions.submit(config, Submission(f"p{i}", "x", i))
-    done, result = board_catalog.delete_board("huge", budget=5)
+    done, result = board_catalog.delete_board(invocation.runtime(), "huge", budget=5)
     assert not done and result["status"] == "deleting"
     assert top("huge")[0] == 404  # gone for readers at once
     assert create("huge")[0] == 409  # the id is not reusable mid-purge
     while not done:
-        done, result = board_catalog.delete_board("huge", budget=5)
+        done, result = board_catalog.delete_board(invocation.runtime(), "huge", budget=5)
     assert create("huge")[0] == 201
 
 

@@ -62,7 +62,9 @@ def key_of(player_id: str) -> bytes:
 def commitment(player_id: str, board: str, period: str = "all-time") -> str:
     from cdk_leaderboard_lambda.operations import board_catalog
 
-    evidence = board_catalog.get_board(board).evidence_id  # the board id with its generation (item_keys.py)
+    evidence = board_catalog.get_board(
+        invocation.runtime(), board
+    ).evidence_id  # the board id with its generation (item_keys.py)
     message = f"{evidence}\n{period}\n{player_id}".encode()
     return hmac.new(key_of(player_id), message, hashlib.sha256).hexdigest()
 

@@ -75,8 +75,10 @@ def brute_force(scores: dict[str, tuple[int, int]], order: str, tiers, rewards):
 def test_a_closing_summary_matches_brute_force(in_memory, settle, events_file, order, shards, scores):
     board_id = f"s{next(_board_ids)}"
     body = {"board_id": board_id, "periods": ["daily"], "order": order, "shards": shards, "max_score": 30}
-    board_catalog.create_board({**body, "tiers": TIERS, "rewards": REWARDS}, now=YESTERDAY - timedelta(days=1))
-    config = board_catalog.get_board(board_id)
+    board_catalog.create_board(
+        invocation.runtime(), {**body, "tiers": TIERS, "rewards": REWARDS}, YESTERDAY - timedelta(days=1)
+    )
+    config = board_catalog.get_board(invocation.runtime(), board_id)
     day = datetime.combine(YESTERDAY.date(), datetime.min.time(), tzinfo=UTC) + timedelta(hours=1)
     expected: dict[str, tuple[int, int]] = {}
     for i, score in enumerate(scores):
@@ -107,8 +109,12 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
     """The binary search behind tier cut-offs, on a sharded board with many ties, both orders."""
     rng = random.Random(7)
     for order in boards.ORDERS:
-        board_catalog.create_board({"board_id": f"r-{order}", "order": order, "shards": 3, "max_score": 1000})
-        config = board_catalog.get_board(f"r-{order}")
+        board_catalog.create_board(
+            invocation.runtime(),
+            {"board_id": f"r-{order}", "order": order, "shards": 3, "max_score": 1000},
+            invocation.now(),
+        )
+        config = board_catalog.get_board(invocation.runtime(), f"r-{order}")
         scores = [rng.choice([0, 5, 5, 5, 17, 999, 1000]) for _ in range(30)]
         for i, s in enumerate(scores):
             scores_in.submit(config, Submission(f"p{i}", None, s))
@@ -122,7 +128,7 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
 
 def test_closing_is_idempotent_and_open_periods_are_409(in_memory, settle, events_file):
     call("POST", "/leaderboards", body={"board_id": "wk", "periods": ["all-time", "daily"], "tiers": TIERS})
-    config = board_catalog.get_board("wk")
+    config = board_catalog.get_board(invocation.runtime(), "wk")
     scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
     scores_in.submit(config, Submission("bob", "Bob", 20))
     settle()
@@ -185,11 +191,13 @@ def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(in_memory, clock,
 
 def test_the_scheduled_job_closes_each_kind_s_previous_period(in_memory, events_file):
     now = datetime(2026, 12, 1, 0, 3, tzinfo=UTC)  # a Tuesday: yesterday's day and November have ended
-    board_catalog.create_board({"board_id": "all", "periods": list(periods.KINDS)}, now=now - timedelta(days=60))
-    config = board_catalog.get_board("all")
+    board_catalog.create_board(
+        invocation.runtime(), {"board_id": "all", "periods": list(periods.KINDS)}, now - timedelta(days=60)
+    )
+    config = board_catalog.get_board(invocation.runtime(), "all")
     assert [p.period_id for p in closing.due(config, now)] == ["daily-2026-11-30", "weekly-2026-W48", "monthly-2026-11"]
-    board_catalog.create_board({"board_id": "new", "periods": ["daily"]}, now=now)
-    assert closing.due(board_catalog.get_board("new"), now) == []  # it did not exist yesterday
+    board_catalog.create_board(invocation.runtime(), {"board_id": "new", "periods": ["daily"]}, now)
+    assert closing.due(board_catalog.get_board(invocation.runtime(), "new"), now) == []  # it did not exist yesterday
 
 
 @pytest.mark.parametrize(
@@ -225,8 +233,8 @@ def test_tier_cutoffs_below_the_closing_top_are_searched(in_memory, settle, even
     """150 players: the silver and bronze cut-offs lie past the top 100 the summary keeps."""
     board_id = f"big-{order}"
     body = {"board_id": board_id, "periods": ["daily"], "order": order, "shards": shards, "tiers": TIERS}
-    board_catalog.create_board(body, now=YESTERDAY - timedelta(days=1))
-    config = board_catalog.get_board(board_id)
+    board_catalog.create_board(invocation.runtime(), body, YESTERDAY - timedelta(days=1))
+    config = board_catalog.get_board(invocation.runtime(), board_id)
     rng = random.Random(order)
     expected = {}
     for i in range(150):
@@ -247,7 +255,7 @@ def test_a_closing_sends_its_event_once_and_its_claim_can_be_taken_over(in_memor
     Local in tests/integration/test_season.py: moto's conditional writes are not atomic across threads.)"""
     closings = invocation.runtime().closings
     call("POST", "/leaderboards", body={"board_id": "race-close", "periods": ["daily"]})
-    config = board_catalog.get_board("race-close")
+    config = board_catalog.get_board(invocation.runtime(), "race-close")
     scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
     settle()
     path = f"/leaderboards/race-close/periods/daily-{YESTERDAY.date().isoformat()}/close"

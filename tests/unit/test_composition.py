@@ -43,7 +43,7 @@ def test_two_runtimes_in_one_process_keep_their_own_settings_and_caches(ddb):
     mine = invocation.runtime()
     other = mine.with_settings(max_boards=7, cursor_ttl_seconds=5)
     assert create_board("seen").status == 201
-    board_catalog.get_board("seen")  # cached by this runtime only
+    board_catalog.get_board(invocation.runtime(), "seen")  # cached by this runtime only
     seen: dict[str, tuple[int, bool]] = {}
 
     def look(name: str, runtime: Runtime) -> None:

@@ -108,7 +108,9 @@ def test_a_cursor_issued_in_the_future_or_too_long_ago_is_422(board_of_five):
     from cdk_leaderboard_lambda.domain import cursors
     from cdk_leaderboard_lambda.operations import board_catalog
 
-    binding = board_catalog.get_board("five").leaderboard_id("all-time")  # its generation's (item_keys.py)
+    binding = board_catalog.get_board(invocation.runtime(), "five").leaderboard_id(
+        "all-time"
+    )  # its generation's (item_keys.py)
     now = int(time.time() * 1000)
     future = cursors.issue(binding, "0#0#p0", 1, issued_ms=now + 3_600_000)
     status, body, _ = top("five", cursor=future)

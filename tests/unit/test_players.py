@@ -191,7 +191,7 @@ def test_the_limit_resets_with_the_next_minute(ddb):
     from cdk_leaderboard_lambda.shared.errors import TooManyRequests
 
     create("capped", periods=["all-time"], max_submissions_per_minute=1)
-    config = board_catalog.get_board("capped")
+    config = board_catalog.get_board(invocation.runtime(), "capped")
     t0 = datetime(2026, 11, 30, 12, 0, 50, tzinfo=UTC)
     submissions.submit(config, Submission("ada", "Ada", 1), now=t0)
     with pytest.raises(TooManyRequests) as refused:
@@ -545,7 +545,7 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
 
     if board != "global":
         create(board, periods=["all-time"])
-    config = board_catalog.get_board(board)
+    config = board_catalog.get_board(invocation.runtime(), board)
     period = config.current_periods(score_writes.invocation.now())[0]
     part = config.player_partition(period.period_id, "rc")
     moderation_items.hide(board, "rc", "2026-11-30T00:00:00Z")  # the decision lands between read and write

@@ -40,8 +40,10 @@ def logged(ddb, clock) -> MemoryChain:
     store = MemoryChain()
     current = invocation.runtime()
     with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
-        board_catalog.create_board({"board_id": BOARD, "periods": ["all-time"]}, datetime.now(UTC) - timedelta(1))
-        config = board_catalog.get_board(BOARD)
+        board_catalog.create_board(
+            invocation.runtime(), {"board_id": BOARD, "periods": ["all-time"]}, datetime.now(UTC) - timedelta(1)
+        )
+        config = board_catalog.get_board(invocation.runtime(), BOARD)
         changes = []
         for at, (player, score) in enumerate((("ada", 50), ("bob", 70)), start=1):
             scores_in.submit(config, Submission(player, player, score))

@@ -15,6 +15,7 @@ from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.errors import BadRequest
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
@@ -58,8 +59,12 @@ def walk(read, limit):
 )
 def test_competition_ranks_match_brute_force(small_buckets, settle, order, shards, scores, limit, bounds):
     board_id = f"c{next(_board_ids)}"
-    board_catalog.create_board({"board_id": board_id, "periods": ["all-time"], "order": order, "shards": shards})
-    config = board_catalog.get_board(board_id)
+    board_catalog.create_board(
+        invocation.runtime(),
+        {"board_id": board_id, "periods": ["all-time"], "order": order, "shards": shards},
+        invocation.now(),
+    )
+    config = board_catalog.get_board(invocation.runtime(), board_id)
     best = {}
     for i, score in enumerate(scores):
         player = f"p{i:02d}"

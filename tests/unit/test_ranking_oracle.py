@@ -130,8 +130,10 @@ def assert_counters_exact(part: str) -> None:
 @given(spec=boards_strategy, submissions=submissions_strategy, plan=delivery_strategy)
 def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, submissions, plan):
     board_id = f"b{next(_board_ids)}"
-    board_catalog.create_board({"board_id": board_id, "periods": ["all-time"], **spec})
-    config = board_catalog.get_board(board_id)
+    board_catalog.create_board(
+        invocation.runtime(), {"board_id": board_id, "periods": ["all-time"], **spec}, invocation.now()
+    )
+    config = board_catalog.get_board(invocation.runtime(), board_id)
     for i, (player, score) in enumerate(submissions):
         try:
             scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
@@ -161,8 +163,11 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
 def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     """A sharded board pages exactly like the unsharded one, through many splits."""
     for board_id, shards in (("flat", 1), ("sharded", 4)):
-        board_catalog.create_board({"board_id": board_id, "shards": shards})
-    plain, sharded = board_catalog.get_board("flat"), board_catalog.get_board("sharded")
+        board_catalog.create_board(invocation.runtime(), {"board_id": board_id, "shards": shards}, invocation.now())
+    plain, sharded = (
+        board_catalog.get_board(invocation.runtime(), "flat"),
+        board_catalog.get_board(invocation.runtime(), "sharded"),
+    )
     for i in range(40):
         player, score = f"p{i % 23}", (i * 7) % 31
         for config in (plain, sharded):
@@ -190,8 +195,8 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
 
 def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     """Bulk loads (benchmarks) write entries without the consumer and rebuild the counters from the index."""
-    board_catalog.create_board({"board_id": "seeded"})
-    config = board_catalog.get_board("seeded")
+    board_catalog.create_board(invocation.runtime(), {"board_id": "seeded"}, invocation.now())
+    config = board_catalog.get_board(invocation.runtime(), "seeded")
     period = periods.resolve("all-time", T0, config.periods)
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
@@ -208,8 +213,8 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
 
 def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
     """Until the first counters exist, a (new, hence small) partition is counted directly."""
-    board_catalog.create_board({"board_id": "fresh", "periods": ["all-time"]})
-    config = board_catalog.get_board("fresh")
+    board_catalog.create_board(invocation.runtime(), {"board_id": "fresh", "periods": ["all-time"]}, invocation.now())
+    config = board_catalog.get_board(invocation.runtime(), "fresh")
     for i in range(5):
         scores_in.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
     assert invocation.runtime().counters.read("fresh#all-time", item_keys.SEGMENTS) == []
@@ -220,8 +225,8 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
 def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_without_rank(small_buckets, settle):
     """Past rank_counters.UNCOUNTED_LIMIT buckets of uncounted entries a rank read answers 503 (the consumer is behind),
     but a submission has committed by then: it answers 200 without that period's rank instead of failing."""
-    board_catalog.create_board({"board_id": "rush", "periods": ["all-time"]})
-    config = board_catalog.get_board("rush")
+    board_catalog.create_board(invocation.runtime(), {"board_id": "rush", "periods": ["all-time"]}, invocation.now())
+    config = board_catalog.get_board(invocation.runtime(), "rush")
     period = periods.resolve("all-time", T0, config.periods)
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
@@ -242,8 +247,8 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     """Between the consumer's read of the table and each of its index queries, a touched player writes again: the
     key that player left is missing from the index, which is not lag (the newer write's own record recounts), so
     the batch is counted at once rather than failing as 'the index lags' and being retried while writes go on."""
-    board_catalog.create_board({"board_id": "busy", "periods": ["all-time"]})
-    config = board_catalog.get_board("busy")
+    board_catalog.create_board(invocation.runtime(), {"board_id": "busy", "periods": ["all-time"]}, invocation.now())
+    config = board_catalog.get_board(invocation.runtime(), "busy")
     for i in range(4):
         score_writes.submit(config, Submission(f"p{i}", None, 10 + i))
     settle()
@@ -269,8 +274,8 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
 def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(small_buckets, settle):
     """200 entries land before the consumer first counts (capacity 3): a split is one transaction of at most 100
     items, so the bucket is cut into at most 25 pieces per round; later rounds cut the pieces again."""
-    board_catalog.create_board({"board_id": "burst", "periods": ["all-time"]})
-    config = board_catalog.get_board("burst")
+    board_catalog.create_board(invocation.runtime(), {"board_id": "burst", "periods": ["all-time"]}, invocation.now())
+    config = board_catalog.get_board(invocation.runtime(), "burst")
     period = periods.resolve("all-time", T0, config.periods)
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
@@ -292,4 +297,4 @@ def _all_time(board: str) -> str:
     """The board's all-time index partition: its generation's (item_keys.py)."""
     from cdk_leaderboard_lambda.operations import board_catalog
 
-    return board_catalog.get_board(board).leaderboard_id("all-time")
+    return board_catalog.get_board(invocation.runtime(), board).leaderboard_id("all-time")

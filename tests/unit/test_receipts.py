@@ -31,7 +31,9 @@ def chain(ddb, clock) -> MemoryChain:
     store = MemoryChain()
     current = invocation.runtime()
     with invocation.serving(Runtime.build(current.settings, current.clock, current.dynamodb, chain=store)):
-        board_catalog.create_board({"board_id": BOARD, "periods": ["all-time"]}, now=NOW - timedelta(days=1))
+        board_catalog.create_board(
+            invocation.runtime(), {"board_id": BOARD, "periods": ["all-time"]}, NOW - timedelta(days=1)
+        )
         yield store
 
 
@@ -43,7 +45,7 @@ def _commit(store: MemoryChain, player: str, period: str = "all-time") -> str:
 
 def _evidence() -> str:
     """The board's id as its generation's log and commitments name it (item_keys.py)."""
-    return board_catalog.get_board(BOARD).evidence_id
+    return board_catalog.get_board(invocation.runtime(), BOARD).evidence_id
 
 
 def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None:
@@ -54,7 +56,7 @@ def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None
 
 
 def _submit(player: str, score: int) -> None:
-    scores_in.submit(board_catalog.get_board(BOARD), Submission(player, player, score))
+    scores_in.submit(board_catalog.get_board(invocation.runtime(), BOARD), Submission(player, player, score))
 
 
 def _receipt(player: str, **query) -> tuple[int, dict]:
@@ -79,7 +81,7 @@ def test_a_receipt_is_the_logs_standings_signed(chain):
     assert head is not None
     assert claims == {
         "board_id": BOARD,
-        "generation": board_catalog.get_board(BOARD).generation,
+        "generation": board_catalog.get_board(invocation.runtime(), BOARD).generation,
         "period_id": "all-time",
         "player_id": "cy",
         "player": _commit(chain, "cy"),

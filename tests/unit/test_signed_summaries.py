@@ -34,8 +34,10 @@ ENDS = datetime.combine(NOW.date(), datetime.min.time(), tzinfo=UTC)  # the dail
 def chain(ddb, clock, settle) -> MemoryChain:
     """Three scores, the rank counters settled (under the test's runtime, whose appender logs them in its own
     store), then a runtime whose log is a new in-memory one that each test fills as it says."""
-    board_catalog.create_board({"board_id": BOARD, "periods": ["daily"]}, now=YESTERDAY - timedelta(days=1))
-    config = board_catalog.get_board(BOARD)
+    board_catalog.create_board(
+        invocation.runtime(), {"board_id": BOARD, "periods": ["daily"]}, YESTERDAY - timedelta(days=1)
+    )
+    config = board_catalog.get_board(invocation.runtime(), BOARD)
     for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
         scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
     settle()
@@ -47,7 +49,7 @@ def chain(ddb, clock, settle) -> MemoryChain:
 
 def _evidence() -> str:
     """The board's id as its generation's log and commitments name it (item_keys.py)."""
-    return board_catalog.get_board(BOARD).evidence_id
+    return board_catalog.get_board(invocation.runtime(), BOARD).evidence_id
 
 
 def _log(store: MemoryChain, players: list[tuple[str, int, int]]) -> None:

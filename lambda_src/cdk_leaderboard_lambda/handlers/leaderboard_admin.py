@@ -10,18 +10,18 @@ from ..web.http import Call, audit, function_handler
 
 
 def create(call: Call):
-    board = board_catalog.create_board(call.body())
+    board = board_catalog.create_board(call.runtime, call.body(), call.runtime.clock.now())
     audit(call.event, "board.create", board["board_id"])
     return 201, board
 
 
 def list_boards(call: Call):
-    return 200, board_catalog.list_boards(call.query["limit"], call.query["cursor"])
+    return 200, board_catalog.list_boards(call.runtime, call.query["limit"], call.query["cursor"])
 
 
 def show(call: Call):
-    config = board_catalog.shown(call.params["board"])
-    view = board_catalog.board_view(config)
+    config = board_catalog.shown(call.runtime, call.params["board"])
+    view = board_catalog.board_view(config, call.runtime.clock.now())
     following = live.discovery(config)
     if following is not None:
         view["live"] = following
@@ -31,58 +31,62 @@ def show(call: Call):
 def update(call: Call):
     body = call.body()
     v.only_fields(body, routes.BOARD_UPDATE_BODY.fields)
-    board = board_catalog.update_board(call.params["board"], body)
+    board = board_catalog.update_board(call.runtime, call.params["board"], body)
     audit(call.event, "board.update", {"board_id": board["board_id"], "changed": sorted(body)})
     return 200, board
 
 
 def list_pending(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
     page = quarantine.listing(board, q["limit"], q["cursor"], q["player_id"])
     return 200, {**page, **board_catalog.rules_view(board)}  # the thresholds at work: the admin's only
 
 
 def approve_pending(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     result = quarantine.approve(board, v.pending_id(call.params["pending_id"]))
     audit(call.event, "pending.approve", f"{board.board_id}/{result['pending_id']}")
     return 200, result
 
 
 def reject_pending(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     result = quarantine.reject(board, v.pending_id(call.params["pending_id"]))
     audit(call.event, "pending.reject", f"{board.board_id}/{result['pending_id']}")
     return 200, result
 
 
 def delete(call: Call):
-    done, result = board_catalog.delete_board(call.params["board"])
+    done, result = board_catalog.delete_board(call.runtime, call.params["board"])
     audit(call.event, "board.delete", result)
     return (200 if done else 202), result
 
 
 def remove_player(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
     audit(call.event, "player.remove", result)
     return 200, result
 
 
 def hide_player(call: Call):
-    result = moderation.hide(board_catalog.get_board(call.params["board"]), v.player_id(call.params["player_id"]))
+    result = moderation.hide(
+        board_catalog.get_board(call.runtime, call.params["board"]), v.player_id(call.params["player_id"])
+    )
     audit(call.event, "player.hide", result)
     return 200, result
 
 
 def list_hidden(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     return 200, moderation.listing(board, call.query["limit"], call.query["cursor"])
 
 
 def show_player(call: Call):
-    result = moderation.show(board_catalog.get_board(call.params["board"]), v.player_id(call.params["player_id"]))
+    result = moderation.show(
+        board_catalog.get_board(call.runtime, call.params["board"]), v.player_id(call.params["player_id"])
+    )
     audit(call.event, "player.show", result)
     return 200, result
 
@@ -106,7 +110,7 @@ def show_period(call: Call):
 
 
 def close_period(call: Call):
-    summary = closing.close(board_catalog.get_board(call.params["board"]), call.params["period_id"])
+    summary = closing.close(board_catalog.get_board(call.runtime, call.params["board"]), call.params["period_id"])
     audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
     return 200, summary
 

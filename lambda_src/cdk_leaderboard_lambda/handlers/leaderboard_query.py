@@ -14,7 +14,7 @@ def default_board_top(call: Call):
 
 
 def top(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
     return 200, ranking_reads.top(
         board, q["period"], q["limit"], q["cursor"], mode=ranking_reads.rank_mode(q["rank_mode"])
@@ -22,7 +22,7 @@ def top(call: Call):
 
 
 def score_range(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
     mode = ranking_reads.rank_mode(q["rank_mode"])
     return 200, ranking_reads.score_range(

@@ -13,7 +13,7 @@ def default_board_player(call: Call):
 
 
 def around(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     player = v.player_id(call.params["player_id"])
     q = call.query
     return 200, ranking_reads.around(
@@ -22,7 +22,7 @@ def around(call: Call):
 
 
 def friends(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
     return 200, players.friends(board, q["period"], v.player_ids(q["ids"]), q["cursor"])
 

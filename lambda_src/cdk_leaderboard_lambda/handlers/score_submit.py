@@ -56,7 +56,7 @@ def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
 
 def board_score(call: Call):
     _one_credential(call, "Authorization", "a run's score goes to POST /leaderboards/{board}/runs/{run_id}/score")
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     return _scored(
         call, f"{board.board_id}/scores", lambda s, evidence: submissions.submit(board, s, evidence=evidence)
     )
@@ -71,7 +71,7 @@ def run_score(call: Call):
     run = tokens.verify(token, tokens.RUN_AUDIENCE)
     if run.get("run") != call.params["run_id"]:
         raise Forbidden("this run token is for another run than the path's: submit to its own run_id")
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
 
     def submit(s: score_writes.Submission, evidence):
         apply = lambda started: submissions.submit(board, s, run=started, evidence=evidence)  # noqa: E731
@@ -107,12 +107,12 @@ def start_run(call: Call):
     if token is None:
         raise Unauthorized("this route needs `Authorization: Bearer <player token>`")
     claims = tokens.verify(token, tokens.PLAYER_AUDIENCE)
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     return 201, runs.start(board, claims)
 
 
 def bulk(call: Call):
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     body = call.body()
     v.only_fields(body, routes.BULK_BODY.fields)
     entries = body.get("entries")
@@ -132,7 +132,7 @@ def bulk(call: Call):
 def player_receipt(call: Call):
     player = v.player_id(call.params["player_id"])
     tokens.player_claims(call.header("Authorization"), player, board_id(call.params["board"]))  # before any read
-    board = board_catalog.get_board(call.params["board"])
+    board = board_catalog.get_board(call.runtime, call.params["board"])
     return 200, receipts.receipt(board, call.query["period"], player)
 
 
@@ -145,7 +145,7 @@ def player_pending(call: Call):
 def live_token(call: Call):
     if not invocation.settings().live_tokens:
         raise NotFound("live updates are off in this deployment: poll the board")
-    return 200, live_access.issue(board_catalog.get_board(call.params["board"]))
+    return 200, live_access.issue(board_catalog.get_board(call.runtime, call.params["board"]))
 
 
 def handler_for(runtime: Runtime) -> Handler:

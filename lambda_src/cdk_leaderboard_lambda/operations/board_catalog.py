@@ -8,14 +8,18 @@ import secrets
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import boards, cursors, periods, plausibility
 from ..domain.boards import BoardConfig
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.clock import iso
 from ..shared.errors import BadRequest, Conflict, NotFound
 from ..shared.lru import LRU
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
+    from ..shared.settings import Settings
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again
 # Configs one instance keeps (docs/SECURITY.md, "Bounded memory"): only stored boards are cached, which max_boards
@@ -79,10 +83,6 @@ class BoardStore(Protocol):
         ...
 
 
-def _stored() -> BoardStore:
-    return invocation.runtime().boards
-
-
 class BoardCache:
     """Configs of boards stored in the table, as last read by this function instance (its runtime holds one)."""
 
@@ -100,36 +100,33 @@ class BoardCache:
         self.read_at.pop(board_id)
 
 
-def _cache() -> BoardCache:
-    return invocation.runtime().board_cache
-
-
-def declared_boards() -> dict[str, BoardConfig]:
+def declared_boards(settings: Settings) -> dict[str, BoardConfig]:
     """The built-in board and the boards declared in the stack's props (no table item: nothing to create)."""
-    declared = [boards.parse_new_board(b, created_at=None) for b in invocation.settings().declared_boards]
+    declared = [boards.parse_new_board(b, created_at=None) for b in settings.declared_boards]
     return {b.board_id: b for b in [boards.DEFAULT_BOARD, *declared]}
 
 
-def get_board(board_id: str) -> BoardConfig:
+def get_board(runtime: Runtime, board_id: str) -> BoardConfig:
     """A board's config; stored boards are cached for BOARD_CACHE_SECONDS (writes re-check theirs)."""
-    if board_id in (builtin := declared_boards()):
+    if board_id in (builtin := declared_boards(runtime.settings)):
         return builtin[board_id]
-    if (cached := _cache().get(board_id)) is not None:
+    cache = runtime.board_cache
+    if (cached := cache.get(board_id)) is not None:
         return cached
-    item = _stored().get(boards.board_id(board_id))
+    item = runtime.boards.get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
-        _cache().forget(board_id)
+        cache.forget(board_id)
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
-    _cache().put(config)
+    cache.put(config)
     return config
 
 
-def evidence_ids() -> list[str]:
+def evidence_ids(runtime: Runtime) -> list[str]:
     """Every board generation that has evidence served (item_keys.evidence_id), sorted: the live boards' and the
     archived ones' (erasure rewrites the closing summaries of each)."""
-    live = {c.evidence_id for c in all_boards()}
-    archived = {item_keys.evidence_id(a["board_id"], a["generation"]) for a in _stored().archived()}
+    live = {c.evidence_id for c in all_boards(runtime)}
+    archived = {item_keys.evidence_id(a["board_id"], a["generation"]) for a in runtime.boards.archived()}
     return sorted(live | archived)
 
 
@@ -138,25 +135,25 @@ def new_generation() -> str:
     return base64.b32encode(secrets.token_bytes(5)).decode().lower()
 
 
-def shown(board_id: str) -> BoardConfig:
+def shown(runtime: Runtime, board_id: str) -> BoardConfig:
     """get_board for GET /leaderboards/{board}: a missing board's 404 names its deleted generations whose evidence
     is still served (one Query of the small archive partition; other routes' 404s do not pay it)."""
     try:
-        return get_board(board_id)
+        return get_board(runtime, board_id)
     except NotFound as missing:
-        raise NotFound(missing.message, _archives_of(board_id)) from None
+        raise NotFound(missing.message, _archives_of(runtime, board_id)) from None
 
 
-def _archives_of(board_id: str) -> dict[str, Any]:
+def _archives_of(runtime: Runtime, board_id: str) -> dict[str, Any]:
     """What a 404 for a missing board carries: its deleted generations whose evidence is still served."""
-    now = iso(invocation.now())
-    found = [a for a in _stored().archived(board_id) if a["keep_until"] > now]
+    now = iso(runtime.clock.now())
+    found = [a for a in runtime.boards.archived(board_id) if a["keep_until"] > now]
     return {"archived": [archive_view(a) for a in found]} if found else {}
 
 
-def archived(board_id: str) -> list[dict[str, Any]]:
+def archived(runtime: Runtime, board_id: str) -> list[dict[str, Any]]:
     """The board id's deleted generations' records (expired ones included: check keep_until)."""
-    return _stored().archived(board_id)
+    return runtime.boards.archived(board_id)
 
 
 def archive_view(record: dict[str, Any]) -> dict[str, Any]:
@@ -170,10 +167,9 @@ def archive_view(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def board_view(config: BoardConfig, now: datetime | None = None, *, rules: bool = False) -> dict[str, Any]:
-    """The board as its routes show it; its plausibility rules only with `rules` (the admin's answers): their
-    thresholds are what a cheater would submit just under."""
-    now = now or invocation.now()
+def board_view(config: BoardConfig, now: datetime, *, rules: bool = False) -> dict[str, Any]:
+    """The board as its routes show it at `now` (its current periods); its plausibility rules only with `rules`
+    (the admin's answers): their thresholds are what a cheater would submit just under."""
     view = config.to_item()
     view["generation"] = config.generation  # which creation of this id (item_keys.py): its evidence's URLs name it
     view["submissions"] = config.submissions  # stored only for client boards; shown for every board
@@ -192,19 +188,18 @@ def board_view(config: BoardConfig, now: datetime | None = None, *, rules: bool 
     return view
 
 
-def create_board(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+def create_board(runtime: Runtime, body: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A new stored board, unless the deployment holds max_boards already (409: delete one, or raise the prop).
 
     Exact under concurrent creates: the board's put and the count's increment (only below the cap) are one
     transaction. Creates racing on the count item are retried a few times; if every attempt was cancelled, 409
-    (nothing stored: retry), as for a submission that meets too many concurrent writes."""
-    now = now or invocation.now()
+    (nothing stored: retry), as for a submission that meets too many concurrent writes. `now` is its created_at."""
     # A new generation each time: nothing of a deleted board's (entries, logs, summaries, runs) is this board's.
     config = replace(boards.parse_new_board(body, created_at=iso(now)), generation=new_generation())
-    if config.board_id in declared_boards():
+    if config.board_id in declared_boards(runtime.settings):
         raise Conflict(f"leaderboard {config.board_id} already exists")
-    cap = invocation.settings().max_boards
-    outcome = _stored().put_counted(config.to_item(), cap)
+    cap = runtime.settings.max_boards
+    outcome = runtime.boards.put_counted(config.to_item(), cap)
     if outcome == EXISTS:
         raise Conflict(f"leaderboard {config.board_id} already exists")
     if outcome == FULL:
@@ -225,7 +220,7 @@ def rules_view(config: BoardConfig) -> dict[str, Any]:
 CHANGEABLE = ("rules", "submissions", "max_open_runs")  # what PATCH /leaderboards/{board} changes
 
 
-def update_board(board_id: str, body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+def update_board(runtime: Runtime, board_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Change a stored board's rules (replaced as a whole: {} removes them), who may submit or how many runs a
     player may hold open (runs already open stay open until used, over or ended by a new start). This function
     instance sees the change at once; others within BOARD_CACHE_SECONDS."""
@@ -234,9 +229,9 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
     unknown = sorted(set(body) - set(CHANGEABLE))
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}; a board's {', '.join(CHANGEABLE)} can change")
-    if board_id in declared_boards():
+    if board_id in declared_boards(runtime.settings):
         raise BadRequest(f"{board_id} is built in or declared in the stack: change it in the stack's props instead")
-    item = _stored().get(boards.board_id(board_id))
+    item = runtime.boards.get(boards.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
@@ -248,35 +243,36 @@ def update_board(board_id: str, body: dict[str, Any], now: datetime | None = Non
     if "max_open_runs" in body:
         changes["max_open_runs"] = boards.max_open_runs(body["max_open_runs"])
     changed = replace(config, **changes)
-    if not _stored().replace(changed.to_item()):
+    if not runtime.boards.replace(changed.to_item()):
         raise NotFound(f"no leaderboard {board_id}")
-    _cache().forget(board_id)
-    return board_view(changed, now, rules=True)
+    runtime.board_cache.forget(board_id)
+    return board_view(changed, runtime.clock.now(), rules=True)
 
 
-def all_boards() -> list[BoardConfig]:
+def all_boards(runtime: Runtime) -> list[BoardConfig]:
     """Every board: built in, declared, then stored (not those being deleted)."""
-    stored = [BoardConfig.from_item(i) for i in _stored().all() if i.get("status") != "deleting"]
-    return [*declared_boards().values(), *stored]
+    stored = [BoardConfig.from_item(i) for i in runtime.boards.all() if i.get("status") != "deleting"]
+    return [*declared_boards(runtime.settings).values(), *stored]
 
 
 LISTING = "leaderboards"  # what a GET /leaderboards cursor is bound to
 
 
-def list_boards(limit: int, cursor: str | None = None, now: datetime | None = None) -> dict[str, Any]:
+def list_boards(runtime: Runtime, limit: int, cursor: str | None = None) -> dict[str, Any]:
     """A page of the boards: built in and declared first (in the stack's order), then stored ones in board-id order
     (those being deleted left out); next_cursor while more may follow. One Query per page, at most two."""
     position = cursors.read(cursor, LISTING) if cursor is not None else None
-    declared = list(declared_boards().values())
+    declared = list(declared_boards(runtime.settings).values())
     shown = position.last_rank if position else 0  # boards listed by earlier pages
     page = declared[shown : shown + limit]
     more = shown + len(page) < len(declared)
     if not more and len(page) < limit:
         after = position.last_key if position and shown > len(declared) else None
-        items, more = _stored().page(after, limit - len(page) + 1)  # one extra: does another follow?
+        items, more = runtime.boards.page(after, limit - len(page) + 1)  # one extra: does another follow?
         stored = [i for i in items if i.get("status") != "deleting"]
         more = more or len(stored) > limit - len(page)
         page += [BoardConfig.from_item(i) for i in stored[: limit - len(page)]]
+    now = runtime.clock.now()
     answer: dict[str, Any] = {"leaderboards": [board_view(c, now) for c in page], "limit": limit}
     if more and page:
         answer["next_cursor"] = cursors.issue(
@@ -285,46 +281,47 @@ def list_boards(limit: int, cursor: str | None = None, now: datetime | None = No
     return answer
 
 
-def delete_board(board_id: str, budget: int = 5000, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
+def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[bool, dict[str, Any]]:
     """Remove a board and its entries; returns (done, view). Large boards finish in later calls.
 
     The config stays as a 'deleting' tombstone until the last entry is gone, so the board
     vanishes at once for readers and its id cannot be reused mid-purge.
     """
-    if board_id in declared_boards():
+    if board_id in declared_boards(runtime.settings):
         raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
-    item = _stored().get(boards.board_id(board_id))
+    stored, entries = runtime.boards, runtime.entries
+    item = stored.get(boards.board_id(board_id))
     if item is None:
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
     if item.get("status") != "deleting":
-        _stored().set_status(board_id, "deleting")
-    _cache().forget(board_id)
+        stored.set_status(board_id, "deleting")
+    runtime.board_cache.forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
-    hidden = invocation.runtime().moderation.players_of_board(board_id)
-    deleted = invocation.runtime().entries.delete(
-        key for player in hidden for key in invocation.runtime().entries.keys_of_player_on(player, board_id)
-    )
-    invocation.runtime().moderation.forget_board(board_id, hidden)
-    invocation.runtime().pending.forget_board(board_id)  # its quarantined scores (and their pointers)
-    for period_id in _period_ids_within_retention(config, now or invocation.now()):
+    hidden = runtime.moderation.players_of_board(board_id)
+    deleted = entries.delete(key for player in hidden for key in entries.keys_of_player_on(player, board_id))
+    runtime.moderation.forget_board(board_id, hidden)
+    runtime.pending.forget_board(board_id)  # its quarantined scores (and their pointers)
+    retention_days = runtime.settings.period_retention_days
+    for period_id in _period_ids_within_retention(config, runtime.clock.now(), retention_days):
         for part in config.partitions(period_id):
-            done_here, done = invocation.runtime().entries.delete_partition(part, budget - deleted)
+            done_here, done = entries.delete_partition(part, budget - deleted)
             deleted += done_here
             if not done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
-                invocation.runtime().counters.replace_all(part, level, [])
-    archived = _archive(config, now or invocation.now())  # before the item goes: a retry archives it again
-    if _stored().delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
+                runtime.counters.replace_all(part, level, [])
+    # before the item goes: a retry archives it again
+    archived = _archive(stored, config, runtime.clock.now(), runtime.settings.archive_retention_days)
+    if stored.delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
         return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
     return True, {"board_id": board_id, "status": "deleted", "deleted_entries": deleted, "archived": archived}
 
 
-def _archive(config: BoardConfig, now: datetime) -> dict[str, Any]:
+def _archive(stored: BoardStore, config: BoardConfig, now: datetime, retention_days: int) -> dict[str, Any]:
     """Keep the deleted generation's config for the archive retention: its logs and closing summaries (never
     deleted with the board) stay served at its generation's URLs (docs/PROVING.md, "Deleted boards")."""
-    keep = now + timedelta(days=invocation.settings().archive_retention_days)
+    keep = now + timedelta(days=retention_days)
     record = {
         "board_id": config.board_id,
         "generation": config.generation,
@@ -332,16 +329,17 @@ def _archive(config: BoardConfig, now: datetime) -> dict[str, Any]:
         "deleted_at": iso(now),
         "keep_until": iso(keep),
     }
-    _stored().archive(record, int(keep.timestamp()))
+    stored.archive(record, int(keep.timestamp()))
     return archive_view(record)
 
 
-def _period_ids_within_retention(config: BoardConfig, now: datetime) -> list[str]:
-    """Every period id that can still hold entries: older ones have been removed by TTL."""
+def _period_ids_within_retention(config: BoardConfig, now: datetime, retention_days: int) -> list[str]:
+    """Every period id that can still hold entries: older ones have been removed by TTL (`retention_days`: the
+    settings' period_retention_days)."""
     if config.is_tournament:
         return [periods.TOURNAMENT]
     created = datetime.fromisoformat((config.created_at or iso(now)).replace("Z", "+00:00"))
-    start = max(created, now - timedelta(days=invocation.settings().period_retention_days + 31))
+    start = max(created, now - timedelta(days=retention_days + 31))
     ids: list[str] = []
     day = start
     while day <= now + timedelta(days=1):

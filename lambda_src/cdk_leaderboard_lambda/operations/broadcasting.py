@@ -129,7 +129,7 @@ def current_kind(config: boards.BoardConfig, period_id: str) -> str | None:
 
 def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats, publish: Publisher) -> None:
     try:
-        config = board_catalog.get_board(board_id)
+        config = board_catalog.get_board(invocation.runtime(), board_id)
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
     kind = current_kind(config, period_id)

@@ -291,7 +291,7 @@ def close_ended(now: datetime | None = None) -> list[dict[str, str]]:
     are). One board failing does not stop the others; its period is retried on the next run."""
     now = now or invocation.now()
     closed = []
-    for config in board_catalog.all_boards():
+    for config in board_catalog.all_boards(invocation.runtime()):
         for p in due(config, now):
             try:
                 summary, finished = _close(config, p.period_id, now)

@@ -24,13 +24,13 @@ def generation_of(board_id: str, generation: str, now: datetime | None = None) -
     if not isinstance(generation, str) or not _GENERATION.fullmatch(generation):
         raise BadRequest("generation must be 0 or 8 characters of a-z and 2-7 (GET /leaderboards/{board} names it)")
     try:
-        current = board_catalog.get_board(board_id)
+        current = board_catalog.get_board(invocation.runtime(), board_id)
     except NotFound:
         current = None
     if current is not None and current.generation == generation:
         return current, None
     stamp = iso(now or invocation.now())
-    for record in board_catalog.archived(board_id):
+    for record in board_catalog.archived(invocation.runtime(), board_id):
         if record["generation"] == generation and record["keep_until"] > stamp:
             return BoardConfig.from_item(record["config"]), board_catalog.archive_view(record)
     raise NotFound(f"no generation {generation} of leaderboard {board_id} (or its archive retention has ended)")
@@ -38,13 +38,19 @@ def generation_of(board_id: str, generation: str, now: datetime | None = None) -
 
 def board(board_id: str, generation: str | None) -> BoardConfig:
     """The board's current config (generation None), or the config of the generation asked for."""
-    return board_catalog.get_board(board_id) if generation is None else generation_of(board_id, generation)[0]
+    return (
+        board_catalog.get_board(invocation.runtime(), board_id)
+        if generation is None
+        else generation_of(board_id, generation)[0]
+    )
 
 
 def listing(board_id: str, generation: str | None) -> dict[str, Any]:
     """GET .../periods: a deleted generation lists its closed periods, with where and until when it is kept."""
     config, archived = (
-        (board_catalog.get_board(board_id), None) if generation is None else generation_of(board_id, generation)
+        (board_catalog.get_board(invocation.runtime(), board_id), None)
+        if generation is None
+        else generation_of(board_id, generation)
     )
     found = closing.listing(config)
     if archived is None:
@@ -57,7 +63,9 @@ def period(board_id: str, generation: str | None, period_ref: str) -> dict[str, 
     """GET .../periods/{period_id}: a deleted generation answers its closed periods' summaries only (a period it
     did not close before its deletion has its log only)."""
     config, archived = (
-        (board_catalog.get_board(board_id), None) if generation is None else generation_of(board_id, generation)
+        (board_catalog.get_board(invocation.runtime(), board_id), None)
+        if generation is None
+        else generation_of(board_id, generation)
     )
     found = closing.detail(config, period_ref)
     if archived is not None and found.get("status") != CLOSED:

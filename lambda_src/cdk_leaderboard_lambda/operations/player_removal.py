@@ -126,7 +126,9 @@ def _go_on(
     )
     invocation.runtime().rate_limits.forget_player(player_id)
     _erase_client_items(player_id)
-    invocation.runtime().moderation.forget(player_id, (config.board_id for config in board_catalog.all_boards()))
+    invocation.runtime().moderation.forget(
+        player_id, (config.board_id for config in board_catalog.all_boards(invocation.runtime()))
+    )
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):
@@ -199,7 +201,7 @@ def _fence_partitions(player_id: str, now: datetime) -> list[str]:
     current at any time a submission in flight may have started at, or may still start at during this call."""
     places = _entries().partitions_of(player_id)
     window = timedelta(seconds=FENCE_SECONDS)
-    for config in board_catalog.all_boards():
+    for config in board_catalog.all_boards(invocation.runtime()):
         for moment in (now - window, now, now + window):
             places += [config.player_partition(p.period_id, player_id) for p in config.current_periods(moment)]
     return list(dict.fromkeys(places))
@@ -236,7 +238,7 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
     """One page of one board's closing summaries (no TTL: they outlive the entries), the player's places in
     their top and reward winners given to the placeholder. The state names the board being read; None once the
     last board is done."""
-    board_ids = board_catalog.evidence_ids()  # deleted boards' archived summaries too
+    board_ids = board_catalog.evidence_ids(invocation.runtime())  # deleted boards' archived summaries too
     board_id = state.get("board_id") or (board_ids[0] if board_ids else None)
     if board_id is None:
         return None

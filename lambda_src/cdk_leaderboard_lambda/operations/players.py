@@ -157,6 +157,6 @@ def boards_of(player_id: str, limit: int, cursor: str | None = None, now: dateti
 
 def _board_or_none(board_id: str) -> BoardConfig | None:
     try:
-        return board_catalog.get_board(board_id)
+        return board_catalog.get_board(invocation.runtime(), board_id)
     except NotFound:
         return None
