@@ -255,7 +255,7 @@ def _lift_fences(after: float = 0) -> int:
     one: the wall clock runs on meanwhile, by more than the fences' margins on a loaded machine)."""
     from cdk_leaderboard_lambda.operations import player_removal
 
-    return player_removal.lift_fences(now_s=int(invocation.seconds() + after))
+    return player_removal.lift_fences(invocation.runtime(), int(invocation.seconds() + after))
 
 
 def _later(clock, seconds: float) -> None:
@@ -396,7 +396,7 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
         return raise_fence(player_id, partitions, until, *extra)
 
     monkeypatch.setattr(invocation.runtime().entries, "raise_fence", overlapping)
-    player_removal.lift_fences(now_s=int(clock.now().timestamp()))
+    player_removal.lift_fences(invocation.runtime(), int(clock.now().timestamp()))
     assert answers[0].status == 202 and answers[0].body["status"] == "erasing", answers[0].body  # the job holds it
     assert raised_after_erased == []
     reply = call("DELETE", "/players/twice")

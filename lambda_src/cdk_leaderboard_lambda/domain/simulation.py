@@ -6,10 +6,13 @@ import random
 import secrets
 from collections.abc import Iterator
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ..shared import invocation
 from ..shared.model import Entry
 from . import boards, periods, score_writes
+
+if TYPE_CHECKING:
+    from .entry_store import EntryStore
 
 _FIRST = (
     "Ada",
@@ -58,21 +61,18 @@ def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[in
         yield player_id, name, [all_time, daily, weekly]
 
 
-def simulate(count: int, seed: int | None = None, now: datetime | None = None) -> dict:
-    """Fresh players on the default board's three periods, written in batches."""
-    now = now or invocation.now()
+def simulate(entries: EntryStore, count: int, now: datetime, seed: int | None = None) -> dict:
+    """Fresh players on the default board's three periods current at `now`, written to `entries` in batches."""
     rng = random.Random(seed)
     board = boards.DEFAULT_BOARD
     current = periods.current(now, board.periods)  # all-time, daily, weekly
     base_ms = int(now.timestamp() * 1000)
 
-    def entries() -> Iterator[Entry]:
+    def made() -> Iterator[Entry]:
         for player_id, name, scores in _players(count, rng):
             for period, score in zip(current, scores, strict=True):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
                 yield score_writes.make_entry(board, period, player_id, name, score, reached, None)
 
-    written = invocation.runtime().entries.put_new(
-        entries()
-    )  # new ids: nothing to compare; counters follow from the stream
+    written = entries.put_new(made())  # new ids: nothing to compare; counters follow from the stream
     return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

@@ -65,40 +65,40 @@ def delete(call: Call):
 
 def remove_player(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    result = player_removal.remove_from_board(board, v.player_id(call.params["player_id"]))
+    result = player_removal.remove_from_board(
+        call.runtime.entries, board, v.player_id(call.params["player_id"]), call.runtime.clock.now()
+    )
     audit(call.event, "player.remove", result)
     return 200, result
 
 
 def hide_player(call: Call):
-    result = moderation.hide(
-        board_catalog.get_board(call.runtime, call.params["board"]), v.player_id(call.params["player_id"])
-    )
+    board = board_catalog.get_board(call.runtime, call.params["board"])
+    result = moderation.hide(call.runtime, board, v.player_id(call.params["player_id"]))
     audit(call.event, "player.hide", result)
     return 200, result
 
 
 def list_hidden(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    return 200, moderation.listing(board, call.query["limit"], call.query["cursor"])
+    return 200, moderation.listing(call.runtime, board, call.query["limit"], call.query["cursor"])
 
 
 def show_player(call: Call):
-    result = moderation.show(
-        board_catalog.get_board(call.runtime, call.params["board"]), v.player_id(call.params["player_id"])
-    )
+    board = board_catalog.get_board(call.runtime, call.params["board"])
+    result = moderation.show(call.runtime, board, v.player_id(call.params["player_id"]))
     audit(call.event, "player.show", result)
     return 200, result
 
 
 def erase_player(call: Call):
-    done, status = player_removal.erase(v.player_id(call.params["player_id"]))
+    done, status = player_removal.erase(call.runtime, v.player_id(call.params["player_id"]), call.runtime.clock.now())
     audit(call.event, "player.erase", {"erasure_id": status["erasure_id"], "status": status["status"]})  # not who
     return (200 if done else 202), status
 
 
 def erasure_status(call: Call):
-    return 200, player_removal.status_view(v.erasure_id(call.params["erasure_id"]))
+    return 200, player_removal.status_view(call.runtime.erasures, v.erasure_id(call.params["erasure_id"]))
 
 
 def list_periods(call: Call):

@@ -23,7 +23,7 @@ def close(event: dict, context: object = None) -> dict:
     if isinstance(event, dict) and event.get("task") == limits.RENEW_LIVE_KEY_TASK:
         return renew_live_key()
     closed = closing.close_ended()
-    lifted = player_removal.lift_fences()
+    lifted = player_removal.lift_fences(invocation.runtime(), int(invocation.seconds()))
     logger.info("periods closed", extra={"closed": closed, "erasure_fences_lifted": lifted})
     return {"closed": closed, "erasure_fences_lifted": lifted}
 

@@ -11,7 +11,7 @@ import logging
 from ..composition import Handler, Runtime, entry_point
 from ..domain import rank_counter_upkeep
 from ..operations import chain_appending, moderation
-from ..shared import metrics
+from ..shared import invocation, metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -19,7 +19,7 @@ logger.setLevel(logging.INFO)
 
 def count(event: dict, context: object = None) -> dict:
     records = event.get("Records") or []
-    reconciled = moderation.reconcile(records)
+    reconciled = moderation.reconcile(invocation.runtime(), records)
     logged = chain_appending.append(records)
     stats = rank_counter_upkeep.apply(records)
     metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)

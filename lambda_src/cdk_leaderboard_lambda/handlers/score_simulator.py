@@ -2,7 +2,7 @@
 
 from ..composition import Handler, Runtime
 from ..domain import simulation
-from ..shared import invocation, limits
+from ..shared import limits
 from ..shared.errors import Forbidden
 from ..web import routes
 from ..web import validation as v
@@ -10,14 +10,14 @@ from ..web.http import Call, audit, function_handler
 
 
 def simulate(call: Call):
-    if not invocation.settings().enable_simulator:
+    if not call.runtime.settings.enable_simulator:
         raise Forbidden("the simulator is disabled on this stage")
     body = call.body()
     v.only_fields(body, routes.SIMULATE_BODY.fields)
     players = v.bounded_int(
         body.get("players"), "players", 1, limits.MAX_SIMULATED_PLAYERS, default=limits.DEFAULT_SIMULATED_PLAYERS
     )
-    result = simulation.simulate(players)
+    result = simulation.simulate(call.runtime.entries, players, call.runtime.clock.now())
     audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")})
     return 200, result
 

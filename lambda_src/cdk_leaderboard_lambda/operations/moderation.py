@@ -18,13 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import suppress
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import cursors, entry_store
 from ..domain.boards import BoardConfig
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
 
@@ -62,28 +65,24 @@ class ModerationStore(Protocol):
         ...
 
 
-def _decisions() -> ModerationStore:
-    return invocation.runtime().moderation
-
-
-def hide(config: BoardConfig, player_id: str) -> dict[str, Any]:
+def hide(runtime: Runtime, config: BoardConfig, player_id: str) -> dict[str, Any]:
     """Record the decision first, then move the player's entries aside: a submission that reads the decision
     after this point writes hidden, one that read it before meets a changed entry and reads again."""
-    _decisions().hide(config.board_id, player_id, iso(invocation.now()))
-    return _view(config, player_id, True, _move_all(config, player_id, hidden=True))
+    runtime.moderation.hide(config.board_id, player_id, iso(runtime.clock.now()))
+    return _view(config, player_id, True, _move_all(runtime, config, player_id, hidden=True))
 
 
-def show(config: BoardConfig, player_id: str) -> dict[str, Any]:
-    _decisions().show(config.board_id, player_id)
-    return _view(config, player_id, False, _move_all(config, player_id, hidden=False))
+def show(runtime: Runtime, config: BoardConfig, player_id: str) -> dict[str, Any]:
+    runtime.moderation.show(config.board_id, player_id)
+    return _view(config, player_id, False, _move_all(runtime, config, player_id, hidden=False))
 
 
-def listing(config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
+def listing(runtime: Runtime, config: BoardConfig, limit: int, cursor: str | None) -> dict[str, Any]:
     """A page of the board's hidden players in player-id order, with a cursor to the next (signed and bound to the
     board's hidden list, like the rankings' cursors to their board period)."""
     binding = item_keys.hidden_partition(config.board_id)
     position = cursors.read(cursor, binding) if cursor is not None else None
-    items, more = _decisions().page_of_board(config.board_id, position.last_key if position else None, limit)
+    items, more = runtime.moderation.page_of_board(config.board_id, position.last_key if position else None, limit)
     players = [{"player_id": i[schema.SCORES_SORT_KEY], "hidden_at": i["hidden_at"]} for i in items]
     answer: dict[str, Any] = {"board_id": config.board_id, "players": players}
     if more:
@@ -98,22 +97,22 @@ def _view(config: BoardConfig, player_id: str, hidden: bool, moved: int) -> dict
     return {"board_id": config.board_id, "player_id": player_id, "hidden": hidden, "moved_entries": moved}
 
 
-def _move_all(config: BoardConfig, player_id: str, hidden: bool) -> int:
+def _move_all(runtime: Runtime, config: BoardConfig, player_id: str, hidden: bool) -> int:
     """Move every entry of the player on the board (every open period and shard) to the wanted side; the count
     moved. Entries of ended periods stay as they closed (docs/PROVING.md, "The closing rule")."""
-    moved = 0
+    entries, moved = runtime.entries, 0
     for _ in range(ATTEMPTS):
-        now = invocation.now()
+        now = runtime.clock.now()  # each round: a period may end while the player's entries move
         pending = [
             item
-            for item in _entries().of_player_on(player_id, config.board_id)
+            for item in entries.of_player_on(player_id, config.board_id)
             if entry_store.is_hidden(item) != hidden and not _ended(config, item[schema.SCORES_SORT_KEY], now)
         ]
         if not pending:
             return moved
         for item in pending:
             with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
-                _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+                entries.set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
                 moved += 1
     raise Conflict(f"player {player_id} keeps changing on {config.board_id}; retry")
 
@@ -122,7 +121,7 @@ def _ended(config: BoardConfig, partition: str, now: datetime) -> bool:
     return config.ended(item_keys.board_and_period(partition)[1], now)
 
 
-def reconcile(records: Iterable[dict[str, Any]]) -> int:
+def reconcile(runtime: Runtime, records: Iterable[dict[str, Any]]) -> int:
     """Bring entries in line with the decisions after a race (called by the rank-counter consumer with each
     stream batch). Suspects: entries written hidden, and entries created listed. One BatchGetItem reads the
     decisions and one the entries as they are now; only entries on the wrong side are moved. Returns how many."""
@@ -134,15 +133,16 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
             suspects.add(entry)
     if not suspects:
         return 0
-    decided = _decisions().hidden_among((item_keys.board_and_period(part)[0], p) for p, part in suspects)
+    entries = runtime.entries
+    decided = runtime.moderation.hidden_among((item_keys.board_and_period(part)[0], p) for p, part in suspects)
     moved = 0
     for _ in range(ATTEMPTS):
         changed: set[tuple[str, str]] = set()
-        for (player, partition), item in _entries().get(suspects).items():
+        for (player, partition), item in entries.get(suspects).items():
             wanted = (item_keys.board_and_period(partition)[0], player) in decided
             if entry_store.is_hidden(item) != wanted:
                 try:
-                    _entries().set_hidden(player, partition, item, wanted)
+                    entries.set_hidden(player, partition, item, wanted)
                     moved += 1
                 except entry_store.Changed:  # a submission got there first: read it again
                     changed.add((player, partition))
@@ -150,7 +150,3 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
             return moved
         suspects = changed
     raise Conflict("entries kept changing while being reconciled with moderation; the batch is retried")
-
-
-def _entries() -> entry_store.EntryStore:
-    return invocation.runtime().entries

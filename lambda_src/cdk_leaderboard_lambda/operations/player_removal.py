@@ -11,24 +11,28 @@ import json
 import secrets
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import entry_store
 from ..domain.boards import BoardConfig
 from ..shared import function_registry as functions
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.clock import iso
 from ..shared.errors import NotFound
 from . import board_catalog, chain_appending, closing
 
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
-def remove_from_board(config: BoardConfig, player_id: str) -> dict[str, Any]:
-    """Delete the player's entries on every open period (and shard) of the board. Entries of ended periods stay as
-    they closed (docs/PROVING.md, "The closing rule"): an erasure is what deletes those."""
-    now = invocation.now()
-    pairs = _entries().keys_of_player_on(player_id, config.board_id)
+
+def remove_from_board(
+    entries: entry_store.EntryStore, config: BoardConfig, player_id: str, now: datetime
+) -> dict[str, Any]:
+    """Delete the player's entries on every period (and shard) of the board still open at `now`. Entries of ended
+    periods stay as they closed (docs/PROVING.md, "The closing rule"): an erasure is what deletes those."""
+    pairs = entries.keys_of_player_on(player_id, config.board_id)
     still_open = [(p, part) for p, part in pairs if not config.ended(item_keys.board_and_period(part)[1], now)]
-    deleted = _entries().delete(still_open)
+    deleted = entries.delete(still_open)
     return {"board_id": config.board_id, "player_id": player_id, "deleted_entries": deleted}
 
 
@@ -48,7 +52,7 @@ _WAITING = "waiting"  # every phase done: the entry places' fences stand until F
 _FENCED = "fenced"  # answered "erased": only the hashed item stands, until lift_fences takes it down
 
 
-def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, Any]]:
+def erase(runtime: Runtime, player_id: str, now: datetime) -> tuple[bool, dict[str, Any]]:
     """Remove the player from every board, period, idempotency record and per-player counter, and replace them
     by a placeholder in snapshots and closing summaries. Returns (done, status). Each call reads at most
     PAGES_PER_CALL pages of the (history-sized) scans. The audit record keeps the erasure's id and times only.
@@ -61,36 +65,40 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     "erased" only once they have stood FENCE_SECONDS (202 until then, as for a long history; the scheduled job
     goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
     FENCE_SECONDS more, then lift_fences takes it down."""
-    now = now or invocation.now()
+    erasures = runtime.erasures
     key = item_keys.erasing_key(player_id)
-    state = _erasures().state(key)
+    state = erasures.state(key)
     if state is not None and state["phase"] == _FENCED:
-        return True, status_view(state["erasure_id"])  # answered already; the hashed fence goes on schedule
-    leased = _lease(player_id, key, state, now)
+        return True, status_view(erasures, state["erasure_id"])  # answered already; the hashed fence goes on schedule
+    leased = _lease(erasures, player_id, key, state, now)
     if leased is None:  # another call holds it and goes on with the work: its status as it stands
-        state = _erasures().state(key)
+        state = erasures.state(key)
         if state is None:  # lifted between the two reads: this call comes after the erasure, as a new one
-            return erase(player_id, now)
-        view = status_view(state["erasure_id"])  # the audit says "erased" a moment before the state does
+            return erase(runtime, player_id, now)
+        view = status_view(erasures, state["erasure_id"])  # the audit says "erased" a moment before the state does
         return view["status"] == "erased", view
     if leased["phase"] == _FENCED:  # another call finished it between this call's read and its claim
-        _erasures().release(key)
-        return True, status_view(leased["erasure_id"])
+        erasures.release(key)
+        return True, status_view(erasures, leased["erasure_id"])
     try:
-        return _go_on(player_id, key, leased, now)
+        return _go_on(runtime, player_id, key, leased, now)
     except BaseException:
-        _erasures().release(key)  # the next call goes on at once rather than after the lease
+        erasures.release(key)  # the next call goes on at once rather than after the lease
         raise
 
 
 def _lease(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any] | None, now: datetime
+    erasures: entry_store.ErasureStore,
+    player_id: str,
+    key: entry_store.ErasureKey,
+    state: dict[str, Any] | None,
+    now: datetime,
 ) -> dict[str, Any] | None:
     """The erasure's state, leased to this call (a new erasure if there is none); None if another call holds it."""
     now_s = int(now.timestamp())
     lease_until = now_s + LEASE_SECONDS
     if state is not None:
-        return _erasures().claim(key, now_s, lease_until)
+        return erasures.claim(key, now_s, lease_until)
     stamp = iso(now)
     state = {
         "erasure_id": secrets.token_urlsafe(12),
@@ -102,33 +110,31 @@ def _lease(
     }
     # The audit first, so that a call meeting the state can show it; then the state, which from now on every
     # submission's read finds.
-    _erasures().put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
-    if not _erasures().create(key, state, lease_until):
-        _erasures().drop_audit(state["erasure_id"])  # another call began the erasure first: its audit is the one
+    erasures.put_audit(state["erasure_id"], {"status": "erasing", "requested_at": stamp})
+    if not erasures.create(key, state, lease_until):
+        erasures.drop_audit(state["erasure_id"])  # another call began the erasure first: its audit is the one
         return None
-    _erasures().register(key, state["erasure_id"], state["due"])
+    erasures.register(key, state["erasure_id"], state["due"])
     return state
 
 
 def _go_on(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now: datetime
+    runtime: Runtime, player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now: datetime
 ) -> tuple[bool, dict[str, Any]]:
     """One call's work on a leased erasure, from where the last call left it."""
     now_s = int(now.timestamp())
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
     # way to a fence, and so does every entry place a submission may write now. Then the submission counters,
     # and the player's moderation items on every board.
-    places = _fence_partitions(player_id, now)
+    places = _fence_partitions(runtime, player_id, now)
     # Each fence carries the player's commitment there: the log's erase record takes it from the stream's image,
     # so it needs no key once _finish has deleted the key.
-    _entries().raise_fence(
+    runtime.entries.raise_fence(
         player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
     )
-    invocation.runtime().rate_limits.forget_player(player_id)
-    _erase_client_items(player_id)
-    invocation.runtime().moderation.forget(
-        player_id, (config.board_id for config in board_catalog.all_boards(invocation.runtime()))
-    )
+    runtime.rate_limits.forget_player(player_id)
+    _erase_client_items(runtime, player_id)
+    runtime.moderation.forget(player_id, (config.board_id for config in board_catalog.all_boards(runtime)))
     # Records and snapshots hold the id as a JSON string value: match it quoted, so "ada" does not match "adam".
     quoted = json.dumps(player_id)
     for _ in range(PAGES_PER_CALL):
@@ -136,94 +142,96 @@ def _go_on(
         if phase == _WAITING:
             break
         if phase == "records":
-            records = invocation.runtime().idempotency
+            records = runtime.idempotency
             found, state_cursor = records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
             records.forget(found)
         elif phase == "snapshots":
-            history = invocation.runtime().snapshots
+            history = runtime.snapshots
             page, state_cursor = history.scan_page(state.get("cursor"), PAGE_SIZE)
             for snapshot in page:
                 if _names(snapshot.get("entries", []), player_id):
                     history.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
         else:
-            state_cursor = _erase_from_closings(player_id, state)
+            state_cursor = _erase_from_closings(runtime, player_id, state)
         state["cursor"] = state_cursor
         if state_cursor is None:
             state["phase"] = _WAITING if phase == PHASES[-1] else PHASES[PHASES.index(phase) + 1]
     if state["phase"] == _WAITING and now_s >= int(state["fenced_at"]) + FENCE_SECONDS:
-        return _finish(player_id, key, state, now_s)
-    _erasures().save_state(key, state)
-    return False, status_view(state["erasure_id"])
+        return _finish(runtime, player_id, key, state, now_s)
+    runtime.erasures.save_state(key, state)
+    return False, status_view(runtime.erasures, state["erasure_id"])
 
 
 def _finish(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now_s: int
+    runtime: Runtime, player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now_s: int
 ) -> tuple[bool, dict[str, Any]]:
     """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
     lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
-    invocation.runtime().rate_limits.forget_player(player_id)
-    _erase_client_items(player_id)
+    erasures, records = runtime.erasures, runtime.idempotency
+    runtime.rate_limits.forget_player(player_id)
+    _erase_client_items(runtime, player_id)
     quoted, cursor = json.dumps(player_id), state.get("sweep_cursor")
     for _ in range(PAGES_PER_CALL):
-        found, cursor = invocation.runtime().idempotency.records_holding(quoted, cursor, PAGE_SIZE)
-        invocation.runtime().idempotency.forget(found)
+        found, cursor = records.records_holding(quoted, cursor, PAGE_SIZE)
+        records.forget(found)
         if cursor is None:
             break
     if cursor is not None:  # a long records history: the next call goes on from here
-        _erasures().save_state(key, {**state, "sweep_cursor": cursor})
-        return False, status_view(state["erasure_id"])
-    _entries().lift_fence(player_id)
-    invocation.runtime().chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
-    finished_at = iso(invocation.now())
-    _erasures().put_audit(
+        erasures.save_state(key, {**state, "sweep_cursor": cursor})
+        return False, status_view(erasures, state["erasure_id"])
+    runtime.entries.lift_fence(player_id)
+    runtime.chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
+    finished_at = iso(runtime.clock.now())  # the clock's time, not the call's `now` (the job passes its own)
+    erasures.put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
     )
     fence_until = now_s + FENCE_SECONDS
-    _erasures().save_state(key, {**_kept(state), "phase": _FENCED, "fence_until": fence_until})
-    _erasures().register(key, state["erasure_id"], fence_until)
-    _erasures().unregister(state["erasure_id"], state["due"])
-    return True, status_view(state["erasure_id"])
+    erasures.save_state(key, {**_kept(state), "phase": _FENCED, "fence_until": fence_until})
+    erasures.register(key, state["erasure_id"], fence_until)
+    erasures.unregister(state["erasure_id"], state["due"])
+    return True, status_view(erasures, state["erasure_id"])
 
 
-def _erase_client_items(player_id: str) -> None:
+def _erase_client_items(runtime: Runtime, player_id: str) -> None:
     """The player's runs and quarantined submissions (with their pointers): a Query each, whatever the boards."""
-    invocation.runtime().runs.forget_player(player_id)
-    invocation.runtime().pending.forget_player(player_id)
+    runtime.runs.forget_player(player_id)
+    runtime.pending.forget_player(player_id)
 
 
 def _kept(state: dict[str, Any]) -> dict[str, Any]:
     return {k: state[k] for k in ("erasure_id", "requested_at")}
 
 
-def _fence_partitions(player_id: str, now: datetime) -> list[str]:
+def _fence_partitions(runtime: Runtime, player_id: str, now: datetime) -> list[str]:
     """Where the player has an entry, and where a submission running now may write one: each board's periods
     current at any time a submission in flight may have started at, or may still start at during this call."""
-    places = _entries().partitions_of(player_id)
+    places = runtime.entries.partitions_of(player_id)
     window = timedelta(seconds=FENCE_SECONDS)
-    for config in board_catalog.all_boards(invocation.runtime()):
+    for config in board_catalog.all_boards(runtime):
         for moment in (now - window, now, now + window):
             places += [config.player_partition(p.period_id, player_id) for p in config.current_periods(moment)]
     return list(dict.fromkeys(places))
 
 
-def lift_fences(now_s: int | None = None, most: int = 25) -> int:
-    """The scheduled job's part, for each erasure due: go on with one its caller left before it answered
-    "erased" (it finishes once its fences have stood long enough), or take down the hashed item of one that
-    answered FENCE_SECONDS ago (no submission in flight can meet it any more). Returns how many it took down."""
-    now_s = int(invocation.seconds()) if now_s is None else now_s
+def lift_fences(runtime: Runtime, now_s: int, most: int = 25) -> int:
+    """The scheduled job's part at `now_s` (epoch seconds), for each erasure due: go on with one its caller left
+    before it answered "erased" (it finishes once its fences have stood long enough), or take down the hashed item
+    of one that answered FENCE_SECONDS ago (no submission in flight can meet it any more). Returns how many it took
+    down."""
+    erasures = runtime.erasures
     lifted = 0
-    for registered in _erasures().due(now_s, most):
+    for registered in erasures.due(now_s, most):
         key = tuple(registered["erasing_key"])
-        state = _erasures().state(key)
+        state = erasures.state(key)
         if state is None or state["erasure_id"] != registered["erasure_id"]:
-            _erasures().unregister(registered["erasure_id"], registered["due"])  # a stale entry of the list
+            erasures.unregister(registered["erasure_id"], registered["due"])  # a stale entry of the list
         elif state["phase"] != _FENCED:
-            erase(state["subject"], datetime.fromtimestamp(now_s, UTC))
+            erase(runtime, state["subject"], datetime.fromtimestamp(now_s, UTC))
         elif int(state["fence_until"]) <= now_s:
-            _erasures().drop_state(key)
-            _erasures().unregister(registered["erasure_id"], registered["due"])
-            _erasures().update_audit(state["erasure_id"], {"fence_lifted_at": iso(invocation.now())})
+            erasures.drop_state(key)
+            erasures.unregister(registered["erasure_id"], registered["due"])
+            erasures.update_audit(state["erasure_id"], {"fence_lifted_at": iso(runtime.clock.now())})
             lifted += 1
     return lifted
 
@@ -234,16 +242,16 @@ _NEXT_BOARD = MappingProxyType(
 )  # the closings phase's cursor between boards: the next one from its start
 
 
-def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
+def _erase_from_closings(runtime: Runtime, player_id: str, state: dict[str, Any]) -> dict | None:
     """One page of one board's closing summaries (no TTL: they outlive the entries), the player's places in
     their top and reward winners given to the placeholder. The state names the board being read; None once the
     last board is done."""
-    board_ids = board_catalog.evidence_ids(invocation.runtime())  # deleted boards' archived summaries too
+    board_ids = board_catalog.evidence_ids(runtime)  # deleted boards' archived summaries too
     board_id = state.get("board_id") or (board_ids[0] if board_ids else None)
     if board_id is None:
         return None
     start = state.get("cursor")
-    summaries = invocation.runtime().closings
+    summaries = runtime.closings
     page, cursor = summaries.page_of_board(board_id, None if start == _NEXT_BOARD else start, PAGE_SIZE)
     for summary in page:
         rewards = summary.get("rewards") or []
@@ -278,8 +286,9 @@ def _placeholder(entry: dict[str, Any], player_id: str) -> dict[str, Any]:
     }
 
 
-def status_view(erasure_id: str) -> dict[str, Any]:
-    record = _erasures().audit(erasure_id)
+def status_view(erasures: entry_store.ErasureStore, erasure_id: str) -> dict[str, Any]:
+    """An erasure's status as its audit record says (404 for an unknown id)."""
+    record = erasures.audit(erasure_id)
     if record is None:
         raise NotFound(f"no erasure {erasure_id}")
     view = {"erasure_id": erasure_id, "status": record["status"], "requested_at": record["requested_at"]}
@@ -288,11 +297,3 @@ def status_view(erasure_id: str) -> dict[str, Any]:
             view[moment] = record[moment]
     view["status_url"] = f"/erasures/{erasure_id}"
     return view
-
-
-def _entries() -> entry_store.EntryStore:
-    return invocation.runtime().entries
-
-
-def _erasures() -> entry_store.ErasureStore:
-    return invocation.runtime().erasures
