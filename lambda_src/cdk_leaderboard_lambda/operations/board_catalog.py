@@ -311,7 +311,7 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
                 runtime.counters.replace_all(part, level, [])
-    # before the item goes: a retry archives it again
+    # Archived before the item goes: a retry archives it again
     archived = _archive(stored, config, runtime.clock.now(), runtime.settings.archive_retention_days)
     if stored.delete_counted(board_id) == BUSY:  # the tombstone stays: DELETE again finishes
         return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
