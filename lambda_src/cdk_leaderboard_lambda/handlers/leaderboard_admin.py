@@ -106,7 +106,7 @@ def show_period(call: Call):
 
 
 def close_period(call: Call):
-    summary = closing.close(board_catalog.get_board(call.params["board"]), call.params["period_id"])
+    summary = closing.close(call.runtime, board_catalog.get_board(call.params["board"]), call.params["period_id"])
     audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
     return 200, summary
 
@@ -116,7 +116,7 @@ def document(call: Call):
 
 
 def jwks(call: Call):  # here, where the key is read anyway (summaries): no public read function may read it
-    return 200, receipts.jwks()
+    return 200, receipts.jwks(call.runtime)
 
 
 def handler_for(runtime: Runtime) -> Handler:

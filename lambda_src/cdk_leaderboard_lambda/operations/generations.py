@@ -46,7 +46,7 @@ def listing(board_id: str, generation: str | None) -> dict[str, Any]:
     config, archived = (
         (board_catalog.get_board(board_id), None) if generation is None else generation_of(board_id, generation)
     )
-    found = closing.listing(config)
+    found = closing.listing(invocation.runtime(), config)
     if archived is None:
         return found
     closed = [p for p in found["periods"] if p["status"] == CLOSED]
@@ -59,7 +59,7 @@ def period(board_id: str, generation: str | None, period_ref: str) -> dict[str, 
     config, archived = (
         (board_catalog.get_board(board_id), None) if generation is None else generation_of(board_id, generation)
     )
-    found = closing.detail(config, period_ref)
+    found = closing.detail(invocation.runtime(), config, period_ref)
     if archived is not None and found.get("status") != CLOSED:
         raise NotFound(
             f"period {found['period_id']} of generation {config.generation} was not closed before its board was "

@@ -122,7 +122,10 @@ def _go_on(
     # Each fence carries the player's commitment there: the log's erase record takes it from the stream's image,
     # so it needs no key once _finish has deleted the key.
     _entries().raise_fence(
-        player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
+        player_id,
+        places,
+        int(state["fenced_at"]) + FENCE_SECONDS,
+        chain_appending.fences(invocation.runtime(), player_id, places),
     )
     invocation.runtime().rate_limits.forget_player(player_id)
     _erase_client_items(player_id)
@@ -252,7 +255,9 @@ def _erase_from_closings(player_id: str, state: dict[str, Any]) -> dict | None:
             rewritten = [
                 {**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards
             ]
-            summaries.replace_players(summary, top, rewritten, closing.resigned(summary, top, rewritten))
+            summaries.replace_players(
+                summary, top, rewritten, closing.resigned(invocation.runtime(), summary, top, rewritten)
+            )
     if cursor is not None:
         state["board_id"] = board_id
         return cursor
