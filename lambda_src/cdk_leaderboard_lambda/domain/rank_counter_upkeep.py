@@ -55,6 +55,16 @@ class _Partition:
     expires_at: int | None = None
 
 
+@dataclass(frozen=True)
+class _Upkeep:
+    """What a recount works with: the stores (handed to every worker thread) and the capacities it splits at."""
+
+    counters: CounterStore
+    entries: entry_store.EntryStore
+    bucket_capacity: int
+    segment_capacity: int
+
+
 @dataclass
 class Stats:
     records: int = 0
@@ -117,16 +127,6 @@ def apply(
     ):
         list(outer.map(lambda item: refresh(upkeep, item[0], item[1], stats, inner), touched.items()))
     return stats
-
-
-@dataclass(frozen=True)
-class _Upkeep:
-    """What a recount works with: the stores (handed to every worker thread) and the capacities it splits at."""
-
-    counters: CounterStore
-    entries: entry_store.EntryStore
-    bucket_capacity: int
-    segment_capacity: int
 
 
 def refresh(
