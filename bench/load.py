@@ -70,7 +70,8 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     from cdk_leaderboard_lambda.domain import rank_counter_upkeep
     from cdk_leaderboard_lambda.shared import invocation
 
-    entries = invocation.runtime().entries  # the threads' puts go to the caller's runtime's store
+    runtime = invocation.runtime()
+    entries = runtime.entries  # the threads' puts go to the caller's runtime's store
 
     bar = tqdm(
         total=count,
@@ -91,7 +92,7 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
             lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads
         )
     for part in config.partitions(period.period_id):
-        rank_counter_upkeep.rebuild(part)
+        rank_counter_upkeep.rebuild(runtime.counters, entries, runtime.settings, part)
     return {"loader": "entries.put_new + rank_counter_upkeep.rebuild", "threads": threads}
 
 

@@ -62,7 +62,8 @@ def big_board(api, stack):
     with stack.serving(), stack.consumers_by_hand():
         assert invocation.runtime().entries.put_new(filler) == FILLER
         for partition in board.partitions(all_time.period_id):
-            rank_counter_upkeep.rebuild(partition)
+            runtime = invocation.runtime()
+            rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, partition)
         for poller in stack.pollers:
             drain(poller.reader, lambda event, context: None, 10_000)
     known = {f"{i:04d}-".ljust(MAX_LEN, "k"): rng.randint(0, 60_000) for i in range(KNOWN)}

@@ -106,13 +106,13 @@ def test_a_stream_batch_retried_after_its_append_appends_nothing_twice(api, monk
 
     real, failed, retried = rank_counter_upkeep.apply, [], []
 
-    def fail_once(records, stats=None):
+    def fail_once(counters, entries, settings, records, stats=None):
         if any("log-retry" in json.dumps(r) for r in records):
             if not failed:
                 failed.append(len(records))
                 raise rank_counter_upkeep.IndexLag("injected: the batch is retried")
             retried.append(len(records))
-        return real(records, stats)
+        return real(counters, entries, settings, records, stats)
 
     monkeypatch.setattr(rank_counter_upkeep, "apply", fail_once)
     assert api.post("/leaderboards", {"board_id": "log-retry", "periods": ["all-time"]}).status_code == 201

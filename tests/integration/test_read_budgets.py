@@ -69,7 +69,8 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
                 make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items()
             )
             for part in config.partitions(period.period_id) if rebuild else ():
-                rank_counter_upkeep.rebuild(part)
+                runtime = invocation.runtime()
+                rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, part)
         for poller in stack.pollers if rebuild else ():  # the load is counted already: skip its records, as the
             drain(poller.reader, lambda event, context: None, 10_000)  # benchmark does (bench/runner.py)
 

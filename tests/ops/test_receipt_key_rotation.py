@@ -21,7 +21,6 @@ from cdk_leaderboard_lambda.composition import Runtime
 from cdk_leaderboard_lambda.domain import keyring
 from cdk_leaderboard_lambda.domain.receipt_keys import KeySet
 from cdk_leaderboard_lambda.operations import receipts
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.settings import Settings
 from ops.__main__ import main
 from ops.receipt_key import OUTPUT, RETIRE_MARGIN_S
@@ -52,9 +51,9 @@ def _functions_keys(arn: str) -> KeySet:
     settings = Settings.from_environment(
         {"SCORES_TABLE": "t", "SNAPSHOTS_TABLE": "s", "RECEIPT_SIGNING_SECRET_ARN": arn}
     )
-    with invocation.serving(Runtime.build(settings, dynamodb=object())):
-        jwks = receipts.jwks()
-        keys = invocation.runtime().receipt_keys.get()
+    runtime = Runtime.build(settings, dynamodb=object())
+    jwks = receipts.jwks(runtime)
+    keys = runtime.receipt_keys.get()
     assert jwks == keys.jwks()
     return keys
 

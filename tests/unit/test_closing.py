@@ -174,12 +174,12 @@ def test_a_tournament_closes_once_it_ends_by_the_scheduled_job(in_memory, clock,
     assert (me["rank"], me["percentile"], me["tier"]) == (3, 0.0, "bronze")
     assert call("GET", "/leaderboards/cup/players/bob").body["tier"] == "silver"  # 66.7
     assert call("POST", "/leaderboards/cup/periods/tournament/close").status == 409
-    assert [c for c in closing.close_ended() if c["board_id"] == "cup"] == []  # not ended yet
+    assert [c for c in closing.close_ended(invocation.runtime()) if c["board_id"] == "cup"] == []  # not ended yet
     clock.set(end + timedelta(milliseconds=100))  # the tournament has ended (no sleep: the clock is set)
     late = call("POST", "/leaderboards/cup/scores", body={"player_id": "dan", "score": 50})
     assert late.status == 409
-    assert {"board_id": "cup", "period_id": "tournament"} in closing.close_ended()
-    assert closing.close_ended() == []  # once
+    assert {"board_id": "cup", "period_id": "tournament"} in closing.close_ended(invocation.runtime())
+    assert closing.close_ended(invocation.runtime()) == []  # once
     summary = call("GET", "/leaderboards/cup/periods/tournament").body
     assert [e["player_id"] for e in summary["top"]] == ["bob", "cy", "ada"]
     assert summary["rewards"][0]["players"][0]["player_id"] == "bob"
@@ -242,7 +242,7 @@ def test_tier_cutoffs_below_the_closing_top_are_searched(in_memory, settle, even
         scores_in.submit(config, Submission(f"p{i:03d}", None, score), now=YESTERDAY + timedelta(milliseconds=i))
         expected[f"p{i:03d}"] = (score, i)
     settle()
-    summary = closing.close(config, f"daily-{YESTERDAY.date().isoformat()}")
+    summary = closing.close(invocation.runtime(), config, f"daily-{YESTERDAY.date().isoformat()}")
     _, total, cutoffs, _ = brute_force(expected, order, TIERS, [])
     assert summary["total_players"] == total == 150
     assert summary["tier_cutoffs"] == cutoffs

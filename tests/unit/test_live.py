@@ -61,7 +61,7 @@ def count_requests(monkeypatch) -> list[str]:
 
 def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
     publisher = Publisher()
-    stats = broadcasting.apply(submit("ann", 300), publish=publisher)
+    stats = broadcasting.apply(invocation.runtime(), submit("ann", 300), publish=publisher)
 
     current = boards.DEFAULT_BOARD.current_periods(invocation.now())
     assert stats.board_periods == stats.publishes == len(current) == 3
@@ -77,8 +77,9 @@ def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
 def test_an_unchanged_top_is_not_published_again(live_on):
     publisher = Publisher()
     records = submit("ann", 300)
-    broadcasting.apply(records, publish=publisher)
-    stats = broadcasting.apply(records, publish=publisher)  # a retried batch, or a change below the top
+    broadcasting.apply(invocation.runtime(), records, publish=publisher)
+    # a retried batch, or a change below the top
+    stats = broadcasting.apply(invocation.runtime(), records, publish=publisher)
     assert stats.publishes == 0 and stats.unchanged == 3 and len(publisher.published) == 3
 
 
@@ -88,7 +89,7 @@ def test_a_board_period_is_published_at_most_once_a_second_and_the_last_top_of_a
     previous = None
     for n in range(3):  # a burst: each batch changes the leader
         submit(f"p{n}", 100 + n)
-        broadcasting.apply([record(f"p{n}", daily.period_id)], publish=publisher)
+        broadcasting.apply(invocation.runtime(), [record(f"p{n}", daily.period_id)], publish=publisher)
         sent = invocation.runtime().live_state.last_sent("global", daily.period_id)
         if previous is not None:
             # the claim waited out the interval: a publish is a full second after the previous one ended
@@ -102,18 +103,18 @@ def test_a_failed_publish_fails_the_batch_and_its_retry_publishes_the_same_top(l
     records = submit("ann", 300)
     publisher = Publisher(failures=1)
     with pytest.raises(live_events.PublishFailed):
-        broadcasting.apply(records[:1], publish=publisher)
+        broadcasting.apply(invocation.runtime(), records[:1], publish=publisher)
     partition = records[0]["dynamodb"]["Keys"]["leaderboard_id"]["S"]
     released = invocation.runtime().live_state.last_sent(*item_keys.board_and_period(partition))
     assert "digest" not in released  # the claim released
-    stats = broadcasting.apply(records[:1], publish=publisher)  # Lambda's retry of the batch
+    stats = broadcasting.apply(invocation.runtime(), records[:1], publish=publisher)  # Lambda's retry of the batch
     assert stats.publishes == 1 and publisher.published[0][1][0]["entries"][0]["player_id"] == "ann"
 
 
 def test_a_change_to_a_period_no_longer_current_is_not_published(live_on, monkeypatch):
     calls = count_requests(monkeypatch)
     publisher = Publisher()
-    stats = broadcasting.apply([record("ann", "daily-2020-01-01")], publish=publisher)
+    stats = broadcasting.apply(invocation.runtime(), [record("ann", "daily-2020-01-01")], publish=publisher)
     assert stats.board_periods == 1 and publisher.published == []
     assert calls == []  # the board is built in: not even its config is read
 
@@ -133,7 +134,9 @@ def test_records_of_other_items_are_ignored(live_on):
 
     held = [record(*item_keys.pending_key("race", "p-1")), record(item_keys.pending_of_partition("ann"), "race#p-1")]
     publisher = Publisher()
-    stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher)
+    stats = broadcasting.apply(
+        invocation.runtime(), [record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher
+    )
     assert stats.board_periods == 0 and publisher.published == []
 
 
@@ -182,11 +185,11 @@ def test_with_the_kill_switch_off_nothing_is_published_and_on_again_the_top_is(l
     runtime.live_state.set_switch(True, 0)
     runtime.live_switch.forget()
     publisher = Publisher()
-    broadcasting.apply(submit("ann", 10), publish=publisher)
+    broadcasting.apply(invocation.runtime(), submit("ann", 10), publish=publisher)
     assert publisher.published == []
     runtime.live_state.set_switch(False, 1)
     runtime.live_switch.forget()
-    broadcasting.apply(submit("bob", 20), publish=publisher)
+    broadcasting.apply(invocation.runtime(), submit("bob", 20), publish=publisher)
     assert publisher.published and all(
         events[0]["entries"][0]["player_id"] == "bob" for _, events in publisher.published
     )

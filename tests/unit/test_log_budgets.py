@@ -19,11 +19,11 @@ def metering_appends(monkeypatch) -> list:
     taken: list = []
     real = chain_appending.append
 
-    def metered(records, stats=None):
+    def metered(runtime, records, stats=None):
         meter = Meter()
         attach(dynamo.client(), meter)
         try:
-            result = real(records, stats)
+            result = real(runtime, records, stats)
         finally:
             detach(dynamo.client(), meter)
         if result.changes:
@@ -65,21 +65,21 @@ def test_a_batch_shares_its_requests_among_its_changes(ddb, settle, monkeypatch)
     assert usage.transaction_items == 1 + 2 * 30  # the head, and per change its record and its mark
 
 
-def test_a_retried_batch_reads_the_marks_and_writes_nothing(ddb, settle, monkeypatch):
+def test_a_retried_batch_reads_the_marks_and_writes_nothing(served, settle, monkeypatch):
     assert create_board("again", periods=["all-time"]).status == 201
     assert submit("again", "ada", 5).status == 200
     seen: list = []
     real = chain_appending.append
 
-    def keep(records, stats=None):
+    def keep(runtime, records, stats=None):
         seen.append(records)
-        return real(records, stats)
+        return real(runtime, records, stats)
 
     monkeypatch.setattr(chain_appending, "append", keep)
     settle()
     monkeypatch.setattr(chain_appending, "append", real)
     taken = metering_appends(monkeypatch)
-    stats = chain_appending.append(seen[0])  # Lambda delivers the same batch again
+    stats = chain_appending.append(served, seen[0])  # Lambda delivers the same batch again
     ((usage, _),) = taken
     assert (stats.appended, stats.skipped) == (0, 1)
     assert usage.by_operation == {"BatchGetItem": 1}  # the marks: every change is appended already

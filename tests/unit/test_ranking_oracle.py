@@ -77,10 +77,16 @@ def deliver(records: list[dict], plan: dict) -> None:
     while any(batches):
         live = [b for b in batches if b]
         nxt = live[order.draw(len(live))].pop(0)
-        rank_counter_upkeep.apply(nxt)
+        _recount(nxt)
         delivered.append(nxt)
         if delivered and order.draw(3) == 0:  # redeliver or replay an earlier batch
-            rank_counter_upkeep.apply(delivered[order.draw(len(delivered))])
+            _recount(delivered[order.draw(len(delivered))])
+
+
+def _recount(batch: list[dict]) -> None:
+    """The rank-counter function's recount of a batch, with the stores and capacities of the runtime serving now."""
+    runtime = invocation.runtime()
+    rank_counter_upkeep.apply(runtime.counters, runtime.entries, runtime.settings, batch)
 
 
 class Draws:
@@ -202,7 +208,8 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
 
     loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
     assert invocation.runtime().entries.put_new(loaded) == 50
-    assert rank_counter_upkeep.rebuild(_all_time("seeded")) == 50
+    runtime = invocation.runtime()
+    assert rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, _all_time("seeded")) == 50
     assert_counters_exact(_all_time("seeded"))
     expected = sorted(
         invocation.runtime().entries.index_keys(_all_time("seeded"), item_keys.FIRST_LO, item_keys.LAST_HI)
@@ -253,12 +260,15 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
         score_writes.submit(config, Submission(f"p{i}", None, 10 + i))
     settle()
     score_writes.submit(config, Submission("p0", None, 100))
-    query, rising = invocation.runtime().entries.index_keys, itertools.count(101)
+    runtime = invocation.runtime()
+    query, rising = runtime.entries.index_keys, itertools.count(101)
 
     def query_after_another_write(*args, **kwargs):
         score = next(rising)
         if score <= 120:  # then the writes stop, so that the stream runs dry
-            score_writes.submit(config, Submission("p0", None, score))
+            # the player's request: an invocation of its own (the recount's worker thread serves none)
+            with invocation.serving(runtime):
+                score_writes.submit(config, Submission("p0", None, score))
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)

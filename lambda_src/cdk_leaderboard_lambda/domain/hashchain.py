@@ -16,7 +16,7 @@ import hmac
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.errors import BrokenRule
 from ..shared.vendor import rfc8785
 from . import cursors
@@ -120,18 +120,20 @@ def chain(head: Head | None, changes: list[tuple[int, str, int | None, str]]) ->
     return records
 
 
-def commitment_of(board_id: str, period_id: str, player_id: str) -> str | None:
+def commitment_of(chain: ChainStore, board_id: str, period_id: str, player_id: str, now: datetime) -> str | None:
     """The player's commitment in a board period's log, if they have a key (a receipt names it): one read, nothing
     made."""
-    found = invocation.runtime().chain.player_keys([player_id], int(invocation.seconds()), create=False)
+    found = chain.player_keys([player_id], int(now.timestamp()), create=False)
     return commitment(found[player_id], board_id, period_id, player_id) if player_id in found else None
 
 
-def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, now: datetime | None = None) -> dict:
+def page(
+    chain: ChainStore, config: BoardConfig, period_ref: str, limit: int, cursor: str | None, now: datetime
+) -> dict:
     """A page of a board period's log in seq order (GET .../periods/{period_id}/log): one Query of the store. The
     cursor is bound to the board period and issued afresh with each page (records never change, so an export of
     any length may take as long as it needs, a cursor lifetime per page)."""
-    p = config.resolve_period(period_ref, now or invocation.now())
+    p = config.resolve_period(period_ref, now)
     binding = "log\n" + item_keys.leaderboard_id(config.evidence_id, p.period_id)
     after = 0
     if cursor is not None:
@@ -139,7 +141,7 @@ def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, n
         if not position.last_key.isdigit():
             raise BrokenRule(cursors.INVALID)
         after = int(position.last_key)
-    records, more = invocation.runtime().chain.page(config.evidence_id, p.period_id, after, limit)
+    records, more = chain.page(config.evidence_id, p.period_id, after, limit)
     answer: dict[str, Any] = {"records": records}
     if more:
         answer["next_cursor"] = cursors.issue(binding, str(records[-1]["seq"]), records[-1]["seq"])

@@ -29,20 +29,19 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.model import Counter
 from . import entry_store
 from .rank_counters import CounterStore, containing
 
+if TYPE_CHECKING:
+    from ..shared.settings import Settings
+
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
 MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
 _RELOCATE = "relocate"  # the bucket was split meanwhile: find the keys' buckets again
-
-
-def _counters() -> CounterStore:
-    return invocation.runtime().counters
 
 
 class IndexLag(Exception):
@@ -54,6 +53,16 @@ class _Partition:
     keys: set[str] = field(default_factory=set)  # rank keys the batch's records held (old and new)
     players: set[str] = field(default_factory=set)
     expires_at: int | None = None
+
+
+@dataclass(frozen=True)
+class _Upkeep:
+    """What a recount works with: the stores (handed to every worker thread) and the capacities it splits at."""
+
+    counters: CounterStore
+    entries: entry_store.EntryStore
+    bucket_capacity: int
+    segment_capacity: int
 
 
 @dataclass
@@ -76,8 +85,15 @@ class Stats:
         }
 
 
-def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
-    """Bring the counters of every index partition these stream records touched up to date."""
+def apply(
+    counters: CounterStore,
+    entries: entry_store.EntryStore,
+    settings: Settings,
+    records: list[dict[str, Any]],
+    stats: Stats | None = None,
+) -> Stats:
+    """Bring the counters of every index partition these stream records touched up to date (the capacities and
+    threads from `settings`)."""
     stats = stats or Stats()
     touched: dict[str, _Partition] = {}
     now = time.time()
@@ -103,59 +119,59 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None) -> Stats:
     stats.partitions = len(touched)
     # Recounts are a few small requests each: side by side. Two pools: a partition's refresh waits for its
     # recounts, so they must not queue behind refreshes.
-    threads = invocation.settings().recount_threads
+    threads = settings.recount_threads
+    upkeep = _Upkeep(counters, entries, settings.bucket_capacity, settings.segment_capacity)
     with (
         ThreadPoolExecutor(max(1, threads // 2), thread_name_prefix="rank-counter") as outer,
         ThreadPoolExecutor(threads, thread_name_prefix="rank-counter") as inner,
     ):
-        list(outer.map(invocation.carried(lambda item: refresh(item[0], item[1], stats, inner)), touched.items()))
+        list(outer.map(lambda item: refresh(upkeep, item[0], item[1], stats, inner), touched.items()))
     return stats
 
 
-def refresh(partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolExecutor | None = None) -> None:
+def refresh(
+    upkeep: _Upkeep, partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolExecutor | None = None
+) -> None:
     """Recount the buckets holding the touched keys, then their segments (side by side on `pool` if given)."""
-    run = (
-        (lambda fn, items: list(pool.map(invocation.carried(fn), items)))
-        if pool
-        else (lambda fn, items: [fn(i) for i in items])
-    )
+    counters = upkeep.counters
+    run = (lambda fn, items: list(pool.map(fn, items))) if pool else (lambda fn, items: [fn(i) for i in items])
 
     current: dict[str, set[str]] = {}
 
     def expected(refresh: bool = False) -> tuple[set[str], set[str]]:
         """(keys that must be in the index, keys that must not), from the entries as they are now."""
         if refresh or not current:
-            now = _entries().get((p, partition) for p in touched.players)
+            now = upkeep.entries.get((p, partition) for p in touched.players)
             current["present"] = {
                 item[schema.RANK_INDEX_SORT_KEY] for item in now.values() if schema.RANK_INDEX_SORT_KEY in item
             }
         return current["present"], touched.keys - current["present"]
 
     present, _ = expected()
-    if not _counters().read(partition, item_keys.SEGMENTS, consistent=True):
+    if not counters.read(partition, item_keys.SEGMENTS, consistent=True):
         if not present:
             return  # a purged or expired partition: nothing to count, no counters to make
-        _counters().create_first(partition, touched.expires_at)
+        counters.create_first(partition, touched.expires_at)
     pending = set(touched.keys)
     segment_keys: set[str] = set()
     for _ in range(20):  # each round re-locates only keys whose bucket was split meanwhile
         if not pending:
             break
-        groups = _buckets_of(partition, pending)
-        outcomes = run(lambda group: _recount_bucket(partition, group[0], expected, stats), groups)
+        groups = _buckets_of(counters, partition, pending)
+        outcomes = run(lambda group: _recount_bucket(upkeep, partition, group[0], expected, stats), groups)
         pending = set()
         for (bucket, held), outcome in zip(groups, outcomes, strict=True):
             if outcome == _RELOCATE:
                 pending |= held
             else:
                 segment_keys.add(bucket.lo)
-    segments = _counters().read(partition, item_keys.SEGMENTS, consistent=True)
+    segments = counters.read(partition, item_keys.SEGMENTS, consistent=True)
     touched_segments = {seg.lo: key for key in segment_keys if (seg := containing(segments, key))}
-    run(lambda key: _recount_segment(partition, key, stats), list(touched_segments.values()))
+    run(lambda key: _recount_segment(upkeep, partition, key, stats), list(touched_segments.values()))
 
 
-def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str]]]:
-    segments = _counters().read(partition, item_keys.SEGMENTS, consistent=True)
+def _buckets_of(counters: CounterStore, partition: str, wanted: set[str]) -> list[tuple[Counter, set[str]]]:
+    segments = counters.read(partition, item_keys.SEGMENTS, consistent=True)
     by_lo: dict[str, tuple[Counter, set[str]]] = {}
     buckets_by_segment: dict[str, list[Counter]] = {}
     for key in sorted(wanted):
@@ -163,7 +179,7 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
         if segment is None:
             continue
         if segment.lo not in buckets_by_segment:
-            buckets_by_segment[segment.lo] = _counters().read(
+            buckets_by_segment[segment.lo] = counters.read(
                 partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi)
             )
         bucket = containing(buckets_by_segment[segment.lo], key)
@@ -172,29 +188,29 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
     return list(by_lo.values())
 
 
-def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: Stats) -> str | bool:
-    capacity = invocation.settings().bucket_capacity
+def _recount_bucket(upkeep: _Upkeep, partition: str, bucket: Counter, expected: Callable, stats: Stats) -> str | bool:
+    counters, capacity = upkeep.counters, upkeep.bucket_capacity
     for _ in range(2):
-        gen = _counters().claim(partition, item_keys.BUCKETS, bucket)
+        gen = counters.claim(partition, item_keys.BUCKETS, bucket)
         if gen is None:
             return _RELOCATE
-        found = _visible_keys(partition, bucket, expected)
+        found = _visible_keys(upkeep.entries, partition, bucket, expected)
         pieces = _cut(bucket.lo, found, capacity) if len(found) > capacity else []
         if len(pieces) > 1:
-            stored = _counters().split(partition, item_keys.BUCKETS, bucket, gen, pieces)
+            stored = counters.split(partition, item_keys.BUCKETS, bucket, gen, pieces)
             stats.add(recounts=1, splits=int(stored))
         else:
             stats.add(recounts=1)
-            stored = _counters().store(partition, item_keys.BUCKETS, bucket, gen, len(found))
+            stored = counters.store(partition, item_keys.BUCKETS, bucket, gen, len(found))
         if stored:
             return True
-        now = _counters().read(partition, item_keys.BUCKETS, True, bucket.lo, bucket.lo)
+        now = counters.read(partition, item_keys.BUCKETS, True, bucket.lo, bucket.lo)
         if not now or now[0].hi != bucket.hi:
             return _RELOCATE
     return True  # a recount claimed after our check stored: it saw our writes
 
 
-def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[str]:
+def _visible_keys(entries: entry_store.EntryStore, partition: str, bucket: Counter, expected: Callable) -> list[str]:
     """The bucket's keys in the index, once the index shows the entries as the table held them.
 
     A key missing from the index because its player wrote again after the table was read is not lag: the table,
@@ -204,7 +220,7 @@ def _visible_keys(partition: str, bucket: Counter, expected: Callable) -> list[s
     delay = 0.02
     present, absent = expected()
     while True:
-        found = _entries().index_keys(partition, bucket.lo, item_keys.before(bucket.hi))
+        found = entries.index_keys(partition, bucket.lo, item_keys.before(bucket.hi))
         held = set(found)
         missing = {k for k in present if bucket.holds(k)} - held
         stale = {k for k in absent if bucket.holds(k)} & held
@@ -242,16 +258,16 @@ def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> li
     ]
 
 
-def _recount_segment(partition: str, key: str, stats: Stats) -> None:
-    capacity = invocation.settings().segment_capacity
+def _recount_segment(upkeep: _Upkeep, partition: str, key: str, stats: Stats) -> None:
+    counters, capacity = upkeep.counters, upkeep.segment_capacity
     for _ in range(20):
-        segment = containing(_counters().read(partition, item_keys.SEGMENTS, consistent=True), key)
+        segment = containing(counters.read(partition, item_keys.SEGMENTS, consistent=True), key)
         if segment is None:
             return
-        gen = _counters().claim(partition, item_keys.SEGMENTS, segment)
+        gen = counters.claim(partition, item_keys.SEGMENTS, segment)
         if gen is None:
             continue  # split meanwhile: find it again
-        buckets = _counters().read(partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi))
+        buckets = counters.read(partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi))
         stats.add(recounts=1)
         if len(buckets) > capacity:
             n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
@@ -263,24 +279,29 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
                 )
                 for i in range(n)
             ]
-            stored = _counters().split(partition, item_keys.SEGMENTS, segment, gen, pieces)
+            stored = counters.split(partition, item_keys.SEGMENTS, segment, gen, pieces)
             stats.add(splits=int(stored))
         else:
-            stored = _counters().store(partition, item_keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
+            stored = counters.store(partition, item_keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
         if stored:
             return
-        now = _counters().read(partition, item_keys.SEGMENTS, True, segment.lo, segment.lo)
+        now = counters.read(partition, item_keys.SEGMENTS, True, segment.lo, segment.lo)
         if now and now[0].hi == segment.hi:
             return  # a recount claimed after ours stored: it read our bucket writes, which came before our claim
 
 
-def rebuild(partition: str, expires_at: int | None = None) -> int:
+def rebuild(
+    counters: CounterStore,
+    entries: entry_store.EntryStore,
+    settings: Settings,
+    partition: str,
+    expires_at: int | None = None,
+) -> int:
     """Recount a whole index partition from the index in one pass, into buckets at half capacity.
 
     For bulk loads (benchmarks) and repairs, while no consumer is working on the partition. Returns the total.
     """
-    found = _entries().index_keys(partition, item_keys.FIRST_LO, item_keys.LAST_HI)
-    settings = invocation.settings()
+    found = entries.index_keys(partition, item_keys.FIRST_LO, item_keys.LAST_HI)
     pieces = _cut(item_keys.FIRST_LO, found, settings.bucket_capacity, most=len(found) + 2) if found else []
     buckets = [Counter(lo, "", n, expires_at=expires_at) for lo, n in pieces or [(item_keys.FIRST_LO, 0)]]
     buckets = [
@@ -299,10 +320,6 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
         )
         for i in range(0, len(buckets), per_segment)
     ]
-    _counters().replace_all(partition, item_keys.BUCKETS, buckets)
-    _counters().replace_all(partition, item_keys.SEGMENTS, segments)
+    counters.replace_all(partition, item_keys.BUCKETS, buckets)
+    counters.replace_all(partition, item_keys.SEGMENTS, segments)
     return len(found)
-
-
-def _entries() -> entry_store.EntryStore:
-    return invocation.runtime().entries

@@ -110,7 +110,9 @@ def show_period(call: Call):
 
 
 def close_period(call: Call):
-    summary = closing.close(board_catalog.get_board(call.runtime, call.params["board"]), call.params["period_id"])
+    summary = closing.close(
+        call.runtime, board_catalog.get_board(call.runtime, call.params["board"]), call.params["period_id"]
+    )
     audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
     return 200, summary
 
@@ -120,7 +122,7 @@ def document(call: Call):
 
 
 def jwks(call: Call):  # here, where the key is read anyway (summaries): no public read function may read it
-    return 200, receipts.jwks()
+    return 200, receipts.jwks(call.runtime)
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -32,7 +32,10 @@ def score_range(call: Call):
 
 def period_log(call: Call):
     board = generations.board(call.params["board"], call.query["generation"])
-    return 200, hashchain.page(board, call.params["period_id"], call.query["limit"], call.query["cursor"])
+    runtime = call.runtime
+    return 200, hashchain.page(
+        runtime.chain, board, call.params["period_id"], call.query["limit"], call.query["cursor"], runtime.clock.now()
+    )
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -13,8 +13,8 @@ logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-def broadcast(event: dict, context: object = None) -> dict:
-    stats = broadcasting.apply(event.get("Records") or [])
+def broadcast(runtime: Runtime, event: dict, context: object = None) -> dict:
+    stats = broadcasting.apply(runtime, event.get("Records") or [])
     if stats.board_periods:
         logger.info("live tops published", extra=stats.summary())
     return {}
@@ -22,7 +22,11 @@ def broadcast(event: dict, context: object = None) -> dict:
 
 def handler_for(runtime: Runtime) -> Handler:
     """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
-    return entry_point(runtime, broadcast)
+
+    def serve(event: dict, context: object = None) -> dict:
+        return broadcast(runtime, event, context)
+
+    return entry_point(runtime, serve)
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

@@ -13,23 +13,22 @@ import logging
 
 from ..composition import Handler, Runtime, entry_point
 from ..operations import closing, live_key, player_removal
-from ..shared import invocation, limits, metrics
+from ..shared import limits, metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-def close(event: dict, context: object = None) -> dict:
+def close(runtime: Runtime, event: dict, context: object = None) -> dict:
     if isinstance(event, dict) and event.get("task") == limits.RENEW_LIVE_KEY_TASK:
-        return renew_live_key()
-    closed = closing.close_ended()
-    lifted = player_removal.lift_fences(invocation.runtime(), int(invocation.seconds()))
+        return renew_live_key(runtime)
+    closed = closing.close_ended(runtime)
+    lifted = player_removal.lift_fences(runtime, int(runtime.clock.now().timestamp()))
     logger.info("periods closed", extra={"closed": closed, "erasure_fences_lifted": lifted})
     return {"closed": closed, "erasure_fences_lifted": lifted}
 
 
-def renew_live_key() -> dict:
-    runtime = invocation.runtime()
+def renew_live_key(runtime: Runtime) -> dict:
     now = runtime.clock.now()
     answer = live_key.renew(runtime.live_key, now)
     left = round(live_key.days_left(answer["expires"], now), 2)
@@ -40,7 +39,11 @@ def renew_live_key() -> dict:
 
 def handler_for(runtime: Runtime) -> Handler:
     """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
-    return entry_point(runtime, close)
+
+    def serve(event: dict, context: object = None) -> dict:
+        return close(runtime, event, context)
+
+    return entry_point(runtime, serve)
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

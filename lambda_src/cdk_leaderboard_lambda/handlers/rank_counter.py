@@ -11,17 +11,17 @@ import logging
 from ..composition import Handler, Runtime, entry_point
 from ..domain import rank_counter_upkeep
 from ..operations import chain_appending, moderation
-from ..shared import invocation, metrics
+from ..shared import metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
 
 
-def count(event: dict, context: object = None) -> dict:
+def count(runtime: Runtime, event: dict, context: object = None) -> dict:
     records = event.get("Records") or []
-    reconciled = moderation.reconcile(invocation.runtime(), records)
-    logged = chain_appending.append(records)
-    stats = rank_counter_upkeep.apply(records)
+    reconciled = moderation.reconcile(runtime, records)
+    logged = chain_appending.append(runtime, records)
+    stats = rank_counter_upkeep.apply(runtime.counters, runtime.entries, runtime.settings, records)
     metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
     metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
     logger.info(
@@ -32,7 +32,11 @@ def count(event: dict, context: object = None) -> dict:
 
 def handler_for(runtime: Runtime) -> Handler:
     """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
-    return entry_point(runtime, count)
+
+    def serve(event: dict, context: object = None) -> dict:
+        return count(runtime, event, context)
+
+    return entry_point(runtime, serve)
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

@@ -133,7 +133,7 @@ def player_receipt(call: Call):
     player = v.player_id(call.params["player_id"])
     tokens.player_claims(call.header("Authorization"), player, board_id(call.params["board"]))  # before any read
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    return 200, receipts.receipt(board, call.query["period"], player)
+    return 200, receipts.receipt(call.runtime, board, call.query["period"], player)
 
 
 def player_pending(call: Call):

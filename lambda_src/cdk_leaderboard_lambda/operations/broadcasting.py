@@ -22,6 +22,7 @@ channel now carries the next period).
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import logging
@@ -29,13 +30,17 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import boards
-from ..shared import invocation, item_keys, live_channels, schema
+from ..shared import item_keys, live_channels, schema
 from ..shared.errors import NotFound
 from ..shared.limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 from . import board_catalog, live, live_access
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 logger = logging.getLogger("leaderboard")
 
@@ -95,14 +100,16 @@ class Stats:
         }
 
 
-def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Publisher | None = None) -> Stats:
+def apply(
+    runtime: Runtime, records: list[dict[str, Any]], stats: Stats | None = None, publish: Publisher | None = None
+) -> Stats:
     """Publish the changed tops of the board periods these stream records touched (publish: AppSync's client
     unless given, tests give an in-memory one; without one and with no Event API configured, nothing happens)."""
     stats = stats or Stats()
     if publish is None:
-        if not invocation.settings().live_events_http_url:
+        if not runtime.settings.live_events_http_url:
             return stats  # live updates off (no Event API configured): nothing to publish to, nothing to read
-        publish = invocation.runtime().live.publish
+        publish = runtime.live.publish
     touched: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (board, period id) -> {(player, partition)}
     for record in records:
         entry = item_keys.entry_of_record(record)
@@ -111,31 +118,35 @@ def apply(records: list[dict[str, Any]], stats: Stats | None = None, publish: Pu
     stats.board_periods = len(touched)
     if not touched:
         return stats
-    threads = max(1, min(invocation.settings().recount_threads, len(touched)))
+    threads = max(1, min(runtime.settings.recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:
-        # list(): an exception in any push (a failed publish) fails the batch, so Lambda retries it
-        list(
-            pool.map(
-                invocation.carried(lambda item: push(item[0][0], item[0][1], item[1], stats, publish)), touched.items()
-            )
-        )
+        # Each push in a copy of this thread's context: board_catalog, live_access and ranking_reads (under
+        # live.read_top) still look the runtime up there (issue 42: this goes once they take it as an argument).
+        pushes = [
+            pool.submit(contextvars.copy_context().run, push, runtime, board_id, period_id, changed, stats, publish)
+            for (board_id, period_id), changed in touched.items()
+        ]
+        for pushed in pushes:
+            pushed.result()  # an exception in any push (a failed publish) fails the batch, so Lambda retries it
     return stats
 
 
-def current_kind(config: boards.BoardConfig, period_id: str) -> str | None:
+def current_kind(config: boards.BoardConfig, period_id: str, now: datetime) -> str | None:
     """The kind whose channel carries this board period (`daily` for today's daily period), None if not current."""
-    return next((p.kind for p in config.current_periods(invocation.now()) if p.period_id == period_id), None)
+    return next((p.kind for p in config.current_periods(now) if p.period_id == period_id), None)
 
 
-def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats, publish: Publisher) -> None:
+def push(
+    runtime: Runtime, board_id: str, period_id: str, changed: set[tuple[str, str]], stats: Stats, publish: Publisher
+) -> None:
     try:
-        config = board_catalog.get_board(invocation.runtime(), board_id)
+        config = board_catalog.get_board(runtime, board_id)
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
-    kind = current_kind(config, period_id)
+    kind = current_kind(config, period_id, runtime.clock.now())
     if kind is None or live_access.switched_off():  # `make live-off`: open subscriptions get nothing more
         return
-    live_state: LiveState = invocation.runtime().live_state
+    live_state: LiveState = runtime.live_state
     for _ in range(CLAIM_ROUNDS):
         sent = live_state.last_sent(config.board_id, period_id)
         previous_ms = int(sent["sent_at_ms"]) if sent else None
@@ -144,7 +155,7 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
             if wait > 0:
                 time.sleep(wait)
                 stats.waited_seconds += wait
-        top = _visible_top(config, period_id, changed)
+        top = _visible_top(runtime, config, period_id, changed)
         digest = hashlib.sha256(json.dumps(top["entries"], sort_keys=True).encode()).hexdigest()
         if sent and sent.get("digest") == digest:
             stats.unchanged += 1
@@ -166,17 +177,15 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
     logger.warning("gave up publishing %s/%s: claims kept being taken", config.board_id, period_id)
 
 
-def _visible_top(config: boards.BoardConfig, period_id: str, changed: set[tuple[str, str]]) -> dict[str, Any]:
+def _visible_top(
+    runtime: Runtime, config: boards.BoardConfig, period_id: str, changed: set[tuple[str, str]]
+) -> dict[str, Any]:
     """The top, once the rank index shows the changed entries as the table holds them now (bounded wait)."""
-    present = {
-        p: item
-        for (p, _), item in invocation.runtime().entries.get(changed).items()
-        if schema.RANK_INDEX_SORT_KEY in item
-    }
+    present = {p: item for (p, _), item in runtime.entries.get(changed).items() if schema.RANK_INDEX_SORT_KEY in item}
     gone = {p for p, _ in changed} - set(present)
     deadline = time.monotonic() + VISIBILITY_WAIT_SECONDS
     while True:
-        top = live.read_top(config, period_id)
+        top = live.read_top(config, period_id, now=runtime.clock.now())
         shown = {e["player_id"]: e["score"] for e in top["entries"]}
         if _reflects(config, top["entries"], shown, present, gone) or time.monotonic() > deadline:
             return top

@@ -30,13 +30,17 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import hashchain
 from ..domain.hashchain import MAX_APPEND
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item
 from ..shared.clock import ms
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
+    from ..domain.hashchain import ChainStore
 
 APPEND_ATTEMPTS = 12  # rounds of read head, append; past them the batch fails and Lambda retries it
 FENCE_COMMITMENT = "log_player"  # the attribute of an erasure's fence holding the player's commitment there
@@ -148,10 +152,10 @@ def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
     return found
 
 
-def fences(player_id: str, partitions: list[str]) -> dict[str, dict[str, str]]:
+def fences(runtime: Runtime, player_id: str, partitions: list[str]) -> dict[str, dict[str, str]]:
     """The attributes an erasure's fences carry on these partitions: the player's commitment on each board period
     (their key made if they have none: a change of theirs may still be on its way through the stream)."""
-    key = invocation.runtime().chain.player_keys([player_id], int(invocation.seconds())).get(player_id)
+    key = runtime.chain.player_keys([player_id], int(runtime.clock.now().timestamp())).get(player_id)
     if key is None:  # erased lately (and back since): nothing of theirs is logged until the key may be made again
         return {}
     return {
@@ -160,15 +164,15 @@ def fences(player_id: str, partitions: list[str]) -> dict[str, dict[str, str]]:
     }
 
 
-def append(records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Stats:
+def append(runtime: Runtime, records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Stats:
     """Append the changes these stream records hold, each once, to their board periods' logs."""
     stats = stats or Stats()
-    now = invocation.now()
+    now = runtime.clock.now()
     changes = [c for record in records for c in change_of(record, ms(now))]
     stats.changes = len(changes)
     if not changes:
         return stats
-    store = invocation.runtime().chain
+    store = runtime.chain
     done = store.appended([c.source for c in changes])
     pending = [c for c in changes if c.source not in done]
     stats.skipped = len(changes) - len(pending)
@@ -187,12 +191,13 @@ def append(records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Sta
     for (board_id, period_id), group in by_period.items():
         stats.periods.add((board_id, period_id))
         for start in range(0, len(group), MAX_APPEND):
-            _append_chunk(board_id, period_id, group[start : start + MAX_APPEND], now, stats)
+            _append_chunk(store, board_id, period_id, group[start : start + MAX_APPEND], now, stats)
     return stats
 
 
-def _append_chunk(board_id: str, period_id: str, chunk: list[tuple[Change, str]], now: datetime, stats: Stats) -> None:
-    store = invocation.runtime().chain
+def _append_chunk(
+    store: ChainStore, board_id: str, period_id: str, chunk: list[tuple[Change, str]], now: datetime, stats: Stats
+) -> None:
     for attempt in range(APPEND_ATTEMPTS):
         head = store.log_head(board_id, period_id)
         records = hashchain.chain(head, [(c.at_ms, c.kind, c.score, player) for c, player in chunk])

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import boards, periods, rank_counters
 from ..domain.boards import BoardConfig
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, PERIOD_CLOSED_DETAIL_TYPE
 from . import board_catalog, ranking_reads, signed_summaries
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)
@@ -68,10 +71,6 @@ class ClosingStore(Protocol):
         """Set a stored item's (one from page_of_board) `top` and `rewards`, and `signature` when given: nothing
         else of it changes."""
         ...
-
-
-def _closings() -> ClosingStore:
-    return invocation.runtime().closings
 
 
 SUMMARY_FIELDS = ("board_id", "leaderboard_id", "period_id", "kind", "status", "starts_at", "ends_at", "closed_at")
@@ -157,29 +156,30 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
     }
 
 
-def close(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
+def close(runtime: Runtime, config: BoardConfig, period_ref: str) -> dict[str, Any]:
     """Close an ended period (409 for one still open); a period closed already returns its stored summary."""
-    return _close(config, period_ref, now or invocation.now())[0]
+    return _close(runtime, config, period_ref, runtime.clock.now())[0]
 
 
-def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[str, Any], bool]:
+def _close(runtime: Runtime, config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[str, Any], bool]:
     """close(), and whether this call finished the closing (stored the summary or sent its event)."""
     p = _ended(config, period_ref, now)
     sort_key = _sort_key(p)
-    summary = _closings().get(config.evidence_id, sort_key)
+    closings = runtime.closings
+    summary = closings.get(config.evidence_id, sort_key)
     finished = False
     if summary is None:
         assert p.ends_at is not None
-        if now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
+        if now > p.ends_at + timedelta(days=runtime.settings.period_retention_days):
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
         fresh = _summarize(config, p, now)
-        fresh["log_head"] = signed_summaries.log_head(config.evidence_id, p.period_id)
+        fresh["log_head"] = signed_summaries.log_head(runtime, config.evidence_id, p.period_id)
         settled = now >= p.ends_at + timedelta(seconds=signed_summaries.LOG_SETTLE_SECONDS)
-        if not signed_summaries.check_against_log(fresh, config.order, settled):  # 409 while the log lags
+        if not signed_summaries.check_against_log(runtime, fresh, config.order, settled):  # 409 while the log lags
             logger.error("closing %s %s unsigned: %s", config.board_id, p.period_id, signed_summaries.LOG_DISAGREES)
             fresh["unsigned"] = signed_summaries.LOG_DISAGREES
         snapshot_id = f"{fresh['leaderboard_id']}#{iso(p.ends_at)}#closing"
-        invocation.runtime().snapshots.put_once(
+        runtime.snapshots.put_once(
             {
                 "leaderboard_id": fresh["leaderboard_id"],
                 "taken_at": f"{iso(p.ends_at)}#closing",  # one per period: a retried closing finds it there
@@ -192,19 +192,19 @@ def _close(config: BoardConfig, period_ref: str, now: datetime) -> tuple[dict[st
         # the scores table's sort key is named leaderboard_id: the summary's own is derived on reading
         stored = {k: v for k, v in fresh.items() if k != "leaderboard_id"}
         if "unsigned" not in stored:
-            stored["signature"] = signed_summaries.signature_of(_public(stored))
-        _closings().put_new(config.evidence_id, sort_key, {**stored, "event_sent": False})
-        summary = _closings().get(config.evidence_id, sort_key)  # ours, or the one a concurrent closing stored first
+            stored["signature"] = signed_summaries.signature_of(runtime, _public(stored))
+        closings.put_new(config.evidence_id, sort_key, {**stored, "event_sent": False})
+        summary = closings.get(config.evidence_id, sort_key)  # ours, or the one a concurrent closing stored first
         assert summary is not None
-    if not summary.get("event_sent") and _closings().claim_event(
-        config.evidence_id, sort_key, int(invocation.seconds()), EVENT_CLAIM_SECONDS
+    if not summary.get("event_sent") and closings.claim_event(
+        config.evidence_id, sort_key, int(runtime.clock.now().timestamp()), EVENT_CLAIM_SECONDS
     ):
         public = _public(summary)
-        invocation.runtime().events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
-        _closings().mark_event_sent(config.evidence_id, sort_key)
+        runtime.events.put(EVENT_SOURCE, PERIOD_CLOSED_DETAIL_TYPE, public)
+        closings.mark_event_sent(config.evidence_id, sort_key)
         logger.info("closed %s %s: %s players", config.board_id, p.period_id, public["total_players"])
         finished = True
-    return signed_summaries.served(_public(summary)), finished
+    return signed_summaries.served(runtime, _public(summary)), finished
 
 
 def _public(summary: dict[str, Any]) -> dict[str, Any]:
@@ -216,13 +216,15 @@ def _public(summary: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def resigned(item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> str | None:
+def resigned(
+    runtime: Runtime, item: dict[str, Any], top: list[dict[str, Any]], rewards: list[dict[str, Any]]
+) -> str | None:
     """The signature of a stored summary (an item of page_of_board) once its top and rewards are these; None for a
     summary closed before summaries were signed (it stays unsigned)."""
     if "signature" not in item:
         return None
     summary = {k: v for k, v in item.items() if k not in (schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY)}
-    return signed_summaries.signature_of(_public({**summary, "top": top, "rewards": rewards}))
+    return signed_summaries.signature_of(runtime, _public({**summary, "top": top, "rewards": rewards}))
 
 
 def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
@@ -239,13 +241,13 @@ def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
     }
 
 
-def listing(config: BoardConfig, now: datetime | None = None) -> dict[str, Any]:
+def listing(runtime: Runtime, config: BoardConfig) -> dict[str, Any]:
     """The board's current periods (open, or ended and awaiting their closing), then its closed ones, newest
     first. Bounded: a counter read per current period and one Query of at most MAX_PERIODS_LISTED summaries."""
-    now = now or invocation.now()
+    now = runtime.clock.now()
     closed = [
         {"period_id": c["period_id"], "kind": c["kind"], "status": CLOSED, **_times(c)}
-        for c in _closings().newest(config.evidence_id, MAX_PERIODS_LISTED)
+        for c in runtime.closings.newest(config.evidence_id, MAX_PERIODS_LISTED)
     ]
     closed_ids = {c["period_id"] for c in closed}
     current = [_open_view(config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids]
@@ -261,14 +263,14 @@ def _times(c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def detail(config: BoardConfig, period_ref: str, now: datetime | None = None) -> dict[str, Any]:
+def detail(runtime: Runtime, config: BoardConfig, period_ref: str) -> dict[str, Any]:
     """One period: its closing summary once closed, else its open view."""
-    now = now or invocation.now()
+    now = runtime.clock.now()
     p = config.resolve_period(period_ref, now)
     if p.ends_at is not None:
-        summary = _closings().get(config.evidence_id, _sort_key(p))
+        summary = runtime.closings.get(config.evidence_id, _sort_key(p))
         if summary is not None:
-            return signed_summaries.served(_public(summary))
+            return signed_summaries.served(runtime, _public(summary))
     return {"board_id": config.board_id, **_open_view(config, p, now)}
 
 
@@ -286,15 +288,15 @@ def due(config: BoardConfig, now: datetime) -> list[periods.Period]:
     return found
 
 
-def close_ended(now: datetime | None = None) -> list[dict[str, str]]:
+def close_ended(runtime: Runtime) -> list[dict[str, str]]:
     """The scheduled job: close every board's ended periods that are not closed yet (a GetItem each when they
     are). One board failing does not stop the others; its period is retried on the next run."""
-    now = now or invocation.now()
+    now = runtime.clock.now()
     closed = []
-    for config in board_catalog.all_boards(invocation.runtime()):
+    for config in board_catalog.all_boards(runtime):
         for p in due(config, now):
             try:
-                summary, finished = _close(config, p.period_id, now)
+                summary, finished = _close(runtime, config, p.period_id, now)
                 if finished:
                     closed.append({"board_id": config.board_id, "period_id": summary["period_id"]})
             except (Conflict, NotFound) as err:

@@ -52,7 +52,7 @@ def listing(board_id: str, generation: str | None) -> dict[str, Any]:
         if generation is None
         else generation_of(board_id, generation)
     )
-    found = closing.listing(config)
+    found = closing.listing(invocation.runtime(), config)
     if archived is None:
         return found
     closed = [p for p in found["periods"] if p["status"] == CLOSED]
@@ -67,7 +67,7 @@ def period(board_id: str, generation: str | None, period_ref: str) -> dict[str, 
         if generation is None
         else generation_of(board_id, generation)
     )
-    found = closing.detail(config, period_ref)
+    found = closing.detail(invocation.runtime(), config, period_ref)
     if archived is not None and found.get("status") != CLOSED:
         raise NotFound(
             f"period {found['period_id']} of generation {config.generation} was not closed before its board was "

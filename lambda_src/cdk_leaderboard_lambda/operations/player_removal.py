@@ -130,7 +130,10 @@ def _go_on(
     # Each fence carries the player's commitment there: the log's erase record takes it from the stream's image,
     # so it needs no key once _finish has deleted the key.
     runtime.entries.raise_fence(
-        player_id, places, int(state["fenced_at"]) + FENCE_SECONDS, chain_appending.fences(player_id, places)
+        player_id,
+        places,
+        int(state["fenced_at"]) + FENCE_SECONDS,
+        chain_appending.fences(runtime, player_id, places),
     )
     runtime.rate_limits.forget_player(player_id)
     _erase_client_items(runtime, player_id)
@@ -262,7 +265,7 @@ def _erase_from_closings(runtime: Runtime, player_id: str, state: dict[str, Any]
             rewritten = [
                 {**r, "players": [_placeholder(e, player_id) for e in r.get("players") or []]} for r in rewards
             ]
-            summaries.replace_players(summary, top, rewritten, closing.resigned(summary, top, rewritten))
+            summaries.replace_players(summary, top, rewritten, closing.resigned(runtime, summary, top, rewritten))
     if cursor is not None:
         state["board_id"] = board_id
         return cursor

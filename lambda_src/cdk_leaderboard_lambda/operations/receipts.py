@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain import hashchain, periods
 from ..domain.boards import DESC, BoardConfig
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.clock import iso, ms
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import CLOSE_EVERY_MINUTES
 from ..shared.lru import LRU
 
 if TYPE_CHECKING:
+    from ..composition import Runtime
     from ..domain.hashchain import ChainStore
 
 LOG_PAGE = 100  # records per read of the log store (its route's largest page)
@@ -177,24 +178,23 @@ class PeriodClosing(Conflict):
         return {"retry_after_seconds": CLOSING_RETRY_SECONDS}
 
 
-def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:
+def receipt(runtime: Runtime, config: BoardConfig, period_ref: object, player_id: str) -> dict[str, str]:
     """{"receipt": compact JWS}: where the player stands in the period's log, signed. An open period: at the log's
     head. An ended one: at its closing summary's log_head, its frozen standings, so that no receipt can contradict
     the signed summary (docs/PROVING.md, "The closing rule"); 409 until the summary is stored."""
-    runtime = invocation.runtime()
-    now = invocation.now()
+    now = runtime.clock.now()
     p = config.resolve_period(period_ref, now)
     log = runtime.chain
     evidence = config.evidence_id  # this generation's log and commitments (item_keys.py): never a deleted board's
     if periods.ended(p, now):
-        head_seq = _closing_head(config, p, now)
+        head_seq = _closing_head(runtime, config, p, now)
     else:
         # The entry first: a player with none (never seen, removed, erased) is a 404 without reading or making a key.
         if not runtime.entries.get([(player_id, config.player_partition(p.period_id, player_id))]):
             raise NotFound(f"no player {player_id} on period {p.period_id} of board {config.board_id}")
         head = log.log_head(evidence, p.period_id)
         head_seq = head[0] if head else 0
-    key = log.player_keys([player_id], int(invocation.seconds()), create=False).get(player_id)
+    key = log.player_keys([player_id], int(runtime.clock.now().timestamp()), create=False).get(player_id)
     player = None if key is None else hashchain.commitment(key, evidence, p.period_id, player_id)
     standings = runtime.replays.caught_up(log, evidence, p.period_id, head_seq)
     if player is not None and player in standings.hidden and player in standings.entries:
@@ -229,13 +229,11 @@ def receipt(config: BoardConfig, period_ref: object, player_id: str) -> dict[str
     return {"receipt": runtime.receipt_keys.get().sign_compact(payload)}
 
 
-def _closing_head(config: BoardConfig, p: periods.Period, now: datetime) -> int:
+def _closing_head(runtime: Runtime, config: BoardConfig, p: periods.Period, now: datetime) -> int:
     """The log_head seq of an ended period's closing summary (PeriodClosing until it is stored)."""
     assert p.ends_at is not None
-    summary = invocation.runtime().closings.get(
-        config.evidence_id, item_keys.closing_sort_key(iso(p.ends_at), p.period_id)
-    )
-    if summary is None and now > p.ends_at + timedelta(days=invocation.settings().period_retention_days):
+    summary = runtime.closings.get(config.evidence_id, item_keys.closing_sort_key(iso(p.ends_at), p.period_id))
+    if summary is None and now > p.ends_at + timedelta(days=runtime.settings.period_retention_days):
         raise NotFound(f"period {p.period_id} was never closed and its entries have expired: it has no standings")
     if summary is None:
         raise PeriodClosing(
@@ -245,6 +243,6 @@ def _closing_head(config: BoardConfig, p: periods.Period, now: datetime) -> int:
     return int((summary.get("log_head") or {}).get("seq", 0))  # a summary from before the log: no standings
 
 
-def jwks() -> dict[str, list[dict[str, Any]]]:
+def jwks(runtime: Runtime) -> dict[str, list[dict[str, Any]]]:
     """The public keys that check receipts and closing summaries: the current one and every retired one."""
-    return invocation.runtime().receipt_keys.get().jwks()
+    return runtime.receipt_keys.get().jwks()

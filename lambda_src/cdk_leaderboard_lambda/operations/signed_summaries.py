@@ -18,13 +18,16 @@ verifies nothing.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import receipt_keys
 from ..domain.boards import DESC
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.errors import Conflict
 from .receipts import GENESIS_HASH, CatchingUp, Standings
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 UNSIGNED = ("signature", "event_sent", "event_claimed_until")
 # How long after a period's end a closing waits for the log to give its standings (the log lags by seconds).
@@ -32,14 +35,13 @@ LOG_SETTLE_SECONDS = 900
 LOG_DISAGREES = "the log does not give these standings"
 
 
-def log_head(board_id: str, period_id: str) -> dict[str, Any]:
-    head = invocation.runtime().chain.log_head(board_id, period_id)
+def log_head(runtime: Runtime, board_id: str, period_id: str) -> dict[str, Any]:
+    head = runtime.chain.log_head(board_id, period_id)
     return {"seq": 0, "hash": GENESIS_HASH} if head is None else {"seq": head[0], "hash": head[1]}
 
 
-def replayed(board_id: str, period_id: str, head_seq: int) -> Standings:
+def replayed(runtime: Runtime, board_id: str, period_id: str, head_seq: int) -> Standings:
     """The standings at head_seq, however long the log (the closing is off the request path)."""
-    runtime = invocation.runtime()
     while True:
         try:
             return runtime.replays.caught_up(runtime.chain, board_id, period_id, head_seq)
@@ -47,14 +49,14 @@ def replayed(board_id: str, period_id: str, head_seq: int) -> Standings:
             continue  # each call goes on from where the last one stopped
 
 
-def check_against_log(summary: dict[str, Any], order: str, settled: bool = False) -> bool:
+def check_against_log(runtime: Runtime, summary: dict[str, Any], order: str, settled: bool = False) -> bool:
     """Whether the summary's total and the scores of its top are the log's at summary["log_head"]: 409 while they
     are not, unless the log has had its time to settle (`settled`: then False)."""
     head = summary["log_head"]
     if head["seq"] == 0:  # no log for this period (closed before the log, or before its first append): unchecked
         return True
     evidence = item_keys.evidence_id(summary["board_id"], summary.get("generation", item_keys.LEGACY_GENERATION))
-    standings = replayed(evidence, summary["period_id"], head["seq"])
+    standings = replayed(runtime, evidence, summary["period_id"], head["seq"])
     listed = [e for p, e in standings.entries.items() if p not in standings.hidden]
     listed.sort(key=lambda e: ((-e[0] if order == DESC else e[0]), e[1]))
     scores = [e[0] for e in listed[: len(summary["top"])]]
@@ -68,21 +70,21 @@ def check_against_log(summary: dict[str, Any], order: str, settled: bool = False
     return False
 
 
-def signed_view(public: dict[str, Any]) -> dict[str, Any]:
+def signed_view(runtime: Runtime, public: dict[str, Any]) -> dict[str, Any]:
     """The summary as the API answers it (closing._public) and its signature over everything else in it."""
     unsigned = {k: v for k, v in public.items() if k not in UNSIGNED}
-    return {**unsigned, "signature": invocation.runtime().receipt_keys.get().sign_compact(unsigned)}
+    return {**unsigned, "signature": runtime.receipt_keys.get().sign_compact(unsigned)}
 
 
-def served(public: dict[str, Any]) -> dict[str, Any]:
+def served(runtime: Runtime, public: dict[str, Any]) -> dict[str, Any]:
     """The summary as the API answers it: signed again with the current key if its signature's key is revoked (on
     each read, not stored: a GET writes nothing, and the edge caches the answer)."""
     signature = public.get("signature")
     if not isinstance(signature, str):
         return public
-    keys = invocation.runtime().receipt_keys.get()
-    return signed_view(public) if receipt_keys.kid_of_token(signature) in keys.revoked_kids() else public
+    keys = runtime.receipt_keys.get()
+    return signed_view(runtime, public) if receipt_keys.kid_of_token(signature) in keys.revoked_kids() else public
 
 
-def signature_of(public: dict[str, Any]) -> str:
-    return str(signed_view(public)["signature"])
+def signature_of(runtime: Runtime, public: dict[str, Any]) -> str:
+    return str(signed_view(runtime, public)["signature"])
