@@ -66,7 +66,17 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
         for period in config.current_periods(now):
             invocation.runtime().entries.put_new(
-                make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items()
+                make_entry(
+                    config,
+                    period,
+                    p,
+                    p,
+                    score,
+                    now_ms,
+                    None,
+                    retention_days=invocation.settings().period_retention_days,
+                )
+                for p, score in scores.items()
             )
             for part in config.partitions(period.period_id) if rebuild else ():
                 rank_counter_upkeep.rebuild(part)
@@ -164,7 +174,19 @@ def many_boards(api, stack):
         for board in boards:  # what POST /leaderboards does, in-process: the cap counts these
             board_catalog.create_board({"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS})
             config = board_catalog.get_board(board)
-            mine += [make_entry(config, p, "everywhere", "E", 7, now_ms, None) for p in config.current_periods(now)]
+            mine += [
+                make_entry(
+                    config,
+                    p,
+                    "everywhere",
+                    "E",
+                    7,
+                    now_ms,
+                    None,
+                    retention_days=invocation.settings().period_retention_days,
+                )
+                for p in config.current_periods(now)
+            ]
         invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
         # COUNTs the partition instead, the same 3 reads per shard (ranking._count_uncounted).

@@ -15,6 +15,7 @@ from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.errors import BadRequest
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
@@ -63,7 +64,9 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     best = {}
     for i, score in enumerate(scores):
         player = f"p{i:02d}"
-        scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+        scores_in.submit(
+            invocation.runtime(), config, Submission(player, player, score), T0 + timedelta(milliseconds=i)
+        )
         best[player] = score
     settle()
     expected = competition(best, order)

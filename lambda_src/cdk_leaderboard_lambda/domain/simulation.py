@@ -65,12 +65,22 @@ def simulate(count: int, seed: int | None = None, now: datetime | None = None) -
     board = boards.DEFAULT_BOARD
     current = periods.current(now, board.periods)  # all-time, daily, weekly
     base_ms = int(now.timestamp() * 1000)
+    retention_days = invocation.runtime().settings.period_retention_days
 
     def entries() -> Iterator[Entry]:
         for player_id, name, scores in _players(count, rng):
             for period, score in zip(current, scores, strict=True):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
-                yield score_writes.make_entry(board, period, player_id, name, score, reached, None)
+                yield score_writes.make_entry(
+                    board,
+                    period,
+                    player_id,
+                    name,
+                    score,
+                    reached,
+                    None,
+                    retention_days=retention_days,
+                )
 
     written = invocation.runtime().entries.put_new(
         entries()

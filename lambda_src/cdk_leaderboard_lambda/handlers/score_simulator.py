@@ -18,7 +18,7 @@ def simulate(call: Call):
         body.get("players"), "players", 1, limits.MAX_SIMULATED_PLAYERS, default=limits.DEFAULT_SIMULATED_PLAYERS
     )
     result = simulation.simulate(players)
-    audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")})
+    audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")}, call.runtime.clock.now())
     return 200, result
 
 

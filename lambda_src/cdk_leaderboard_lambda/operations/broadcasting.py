@@ -133,7 +133,7 @@ def push(board_id: str, period_id: str, changed: set[tuple[str, str]], stats: St
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
     kind = current_kind(config, period_id)
-    if kind is None or live_access.switched_off():  # `make live-off`: open subscriptions get nothing more
+    if kind is None or live_access.switched_off(invocation.runtime()):  # `make live-off`: subscribers get nothing more
         return
     live_state: LiveState = invocation.runtime().live_state
     for _ in range(CLAIM_ROUNDS):
