@@ -54,9 +54,19 @@ def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
 
 def _entries(config, period, people: Iterable[Player]) -> Iterator:
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.shared import invocation
 
     for p in people:
-        yield make_entry(config, period, p.player_id, p.name, p.score, p.reached_ms, None)
+        yield make_entry(
+            config,
+            period,
+            p.player_id,
+            p.name,
+            p.score,
+            p.reached_ms,
+            None,
+            retention_days=invocation.settings().period_retention_days,
+        )
 
 
 def load(config, period, people: Iterable[Player], count: int, threads: int, progress: bool = True) -> dict:

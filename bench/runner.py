@@ -221,6 +221,7 @@ class Bench(Sampling):
 
     def submits(self) -> None:
         from cdk_leaderboard_lambda.domain.score_writes import make_entry
+        from cdk_leaderboard_lambda.shared import invocation
 
         self.consumer_usage = Usage()
         consumer_submissions = 0
@@ -280,7 +281,20 @@ class Bench(Sampling):
         for kind, todo in original_plans.items():  # last: these writes skip the handlers' derived data
             samples = []
             for pid, score, _ in todo[:WARMUP]:
-                self.original.submit(_item(make_entry(self.config, self.period, pid, pid, score, _ms(), None)))
+                self.original.submit(
+                    _item(
+                        make_entry(
+                            self.config,
+                            self.period,
+                            pid,
+                            pid,
+                            score,
+                            _ms(),
+                            None,
+                            retention_days=invocation.settings().period_retention_days,
+                        )
+                    )
+                )
             started = time.monotonic()
             for i, (pid, score, changes) in enumerate(todo[WARMUP:]):
                 if self._enough(i, started) or i >= len(handler_samples[kind]):
@@ -294,6 +308,7 @@ class Bench(Sampling):
                         score,
                         _ms(),
                         None,
+                        retention_days=invocation.settings().period_retention_days,
                     )
                 )
                 out, sample = self._original(self.original.submit, item)

@@ -44,6 +44,7 @@ def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     from datetime import UTC, datetime
 
     from cdk_leaderboard_lambda.domain import boards, periods, score_writes
+    from cdk_leaderboard_lambda.shared import invocation
     from cdk_leaderboard_lambda.shared.clock import ms
 
     board = boards.DEFAULT_BOARD
@@ -51,7 +52,16 @@ def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     def submit(player_id: str, name: str, score: int) -> int:
         now = datetime.now(UTC)
         for period in periods.current(now, board.periods):
-            entry = score_writes.make_entry(board, period, player_id, name, score, ms(now), None)
+            entry = score_writes.make_entry(
+                board,
+                period,
+                player_id,
+                name,
+                score,
+                ms(now),
+                None,
+                retention_days=invocation.settings().period_retention_days,
+            )
             key = {"player_id": {"S": player_id}, "leaderboard_id": {"S": entry.leaderboard_id}}
             stored = client.get_item(TableName=table, Key=key).get("Item")
             if stored and int(stored["score"]["N"]) >= score:

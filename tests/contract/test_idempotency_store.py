@@ -11,7 +11,6 @@ import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 
 from cdk_leaderboard_lambda.operations import idempotency
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.errors import Conflict, Unprocessable
 
 
@@ -38,19 +37,19 @@ class Work:
 
 def test_a_retry_gets_the_first_result_without_running_again(store):
     work = Work()
-    first = idempotency.once("k1", "scores", {"score": 5}, work())
-    assert idempotency.once("k1", "scores", {"score": 5}, work()) == first == {"player": "ada", "run": 1}
+    first = idempotency.once(store, "k1", "scores", {"score": 5}, work())
+    assert idempotency.once(store, "k1", "scores", {"score": 5}, work()) == first == {"player": "ada", "run": 1}
     assert work.runs == 1
-    assert idempotency.once("k1", "boards", {"score": 5}, work())["run"] == 2  # another scope: another record
-    assert idempotency.once("k2", "scores", {"score": 5}, work())["run"] == 3
-    assert idempotency.once(None, "scores", {"score": 5}, work())["run"] == 4  # no key: no record
+    assert idempotency.once(store, "k1", "boards", {"score": 5}, work())["run"] == 2  # another scope: another record
+    assert idempotency.once(store, "k2", "scores", {"score": 5}, work())["run"] == 3
+    assert idempotency.once(store, None, "scores", {"score": 5}, work())["run"] == 4  # no key: no record
 
 
 def test_the_same_key_with_another_request_is_refused(store):
     work = Work()
-    idempotency.once("k1", "scores", {"score": 5}, work())
+    idempotency.once(store, "k1", "scores", {"score": 5}, work())
     with pytest.raises(Unprocessable):
-        idempotency.once("k1", "scores", {"score": 6}, work())
+        idempotency.once(store, "k1", "scores", {"score": 6}, work())
     assert work.runs == 1
 
 
@@ -60,11 +59,11 @@ def test_a_retry_while_the_first_is_in_progress_is_a_conflict(store):
 
     def retry() -> None:
         try:
-            idempotency.once("k1", "scores", {"score": 5}, inner())
+            idempotency.once(store, "k1", "scores", {"score": 5}, inner())
         except Conflict as err:
             seen.append(err)
 
-    idempotency.once("k1", "scores", {"score": 5}, work(then=retry))
+    idempotency.once(store, "k1", "scores", {"score": 5}, work(then=retry))
     assert len(seen) == 1 and inner.runs == 0
 
 
@@ -77,12 +76,9 @@ class EndedInvocation:
 
 def test_an_in_progress_record_of_an_invocation_that_ended_is_taken_over(store):
     work, inner = Work(), Work()
-    bound = invocation.lambda_context.set(EndedInvocation())
-    try:
-        retry = lambda: idempotency.once("k1", "scores", {"score": 5}, inner("bo"))  # noqa: E731
-        idempotency.once("k1", "scores", {"score": 5}, work(then=retry))
-    finally:
-        invocation.lambda_context.reset(bound)
+    ended = EndedInvocation()
+    retry = lambda: idempotency.once(store, "k1", "scores", {"score": 5}, inner("bo"), ended)  # noqa: E731
+    idempotency.once(store, "k1", "scores", {"score": 5}, work(then=retry), ended)
     assert inner.runs == 1
 
 
@@ -93,8 +89,8 @@ def test_an_expired_record_runs_the_work_again(store):
     )
     store.persistence().configure(config, "contract")
     work = Work()
-    idempotency.once("k1", "scores", {"score": 5}, work())
-    assert idempotency.once("k1", "scores", {"score": 5}, work())["run"] == 2
+    idempotency.once(store, "k1", "scores", {"score": 5}, work())
+    assert idempotency.once(store, "k1", "scores", {"score": 5}, work())["run"] == 2
 
 
 def test_work_that_fails_leaves_no_record(store):
@@ -102,8 +98,8 @@ def test_work_that_fails_leaves_no_record(store):
         raise ValueError("refused")
 
     with pytest.raises(ValueError):
-        idempotency.once("k1", "scores", {"score": 5}, failing)
-    assert idempotency.once("k1", "scores", {"score": 5}, Work()())["run"] == 1
+        idempotency.once(store, "k1", "scores", {"score": 5}, failing)
+    assert idempotency.once(store, "k1", "scores", {"score": 5}, Work()())["run"] == 1
 
 
 def test_concurrent_requests_with_one_key_run_the_work_once(store):
@@ -112,11 +108,11 @@ def test_concurrent_requests_with_one_key_run_the_work_once(store):
     def request() -> None:
         barrier.wait()
         try:
-            outcomes.append(idempotency.once("k1", "scores", {"score": 5}, work()))
+            outcomes.append(idempotency.once(store, "k1", "scores", {"score": 5}, work()))
         except Conflict:
             outcomes.append("conflict")
 
-    threads = [threading.Thread(target=invocation.carried(request)) for _ in range(6)]
+    threads = [threading.Thread(target=request) for _ in range(6)]
     for t in threads:
         t.start()
     for t in threads:
@@ -138,7 +134,7 @@ def all_holding(store, text: str, limit: int) -> tuple[list[tuple[str, str]], in
 def test_the_records_holding_a_player_are_found_page_by_page_and_forgotten(store):
     work = Work()
     for n, player in enumerate(["ada", "bo", "ada", "adam", "cy", "ada"]):
-        idempotency.once(f"k{n}", "scores", {"n": n}, work(player))
+        idempotency.once(store, f"k{n}", "scores", {"n": n}, work(player))
     quoted = json.dumps("ada")  # as the erasure matches an id: "ada" and not "adam"
     found, pages = all_holding(store, quoted, 2)
     assert len(found) == 3 and len(set(found)) == 3 and pages >= 3  # the filter applies after the limit
@@ -146,5 +142,5 @@ def test_the_records_holding_a_player_are_found_page_by_page_and_forgotten(store
     assert store.forget(found) == 3
     assert all_holding(store, quoted, 100)[0] == []
     assert len(all_holding(store, json.dumps("adam"), 100)[0]) == 1
-    assert idempotency.once("k0", "scores", {"n": 0}, work("ada"))["run"] == 7  # forgotten: runs again
-    assert idempotency.once("k1", "scores", {"n": 1}, work("bo"))["run"] == 2  # kept
+    assert idempotency.once(store, "k0", "scores", {"n": 0}, work("ada"))["run"] == 7  # forgotten: runs again
+    assert idempotency.once(store, "k1", "scores", {"n": 1}, work("bo"))["run"] == 2  # kept

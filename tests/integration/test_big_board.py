@@ -50,7 +50,14 @@ def big_board(api, stack):
     reached = int(invocation.now().timestamp() * 1000)
     filler = (
         score_writes.make_entry(
-            board, all_time, f"{i:05d}-".ljust(MAX_LEN, "f"), "F".ljust(MAX_LEN, "n"), score, reached, None
+            board,
+            all_time,
+            f"{i:05d}-".ljust(MAX_LEN, "f"),
+            "F".ljust(MAX_LEN, "n"),
+            score,
+            reached,
+            None,
+            retention_days=invocation.settings().period_retention_days,
         )
         for i, score in enumerate(rng.randint(0, 60_000) for _ in range(FILLER))
     )

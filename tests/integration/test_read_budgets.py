@@ -66,7 +66,17 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     with stack.serving(), stack.consumers_by_hand() if rebuild else contextlib.nullcontext():
         for period in config.current_periods(now):
             invocation.runtime().entries.put_new(
-                make_entry(config, period, p, p, score, now_ms, None) for p, score in scores.items()
+                make_entry(
+                    config,
+                    period,
+                    p,
+                    p,
+                    score,
+                    now_ms,
+                    None,
+                    retention_days=invocation.settings().period_retention_days,
+                )
+                for p, score in scores.items()
             )
             for part in config.partitions(period.period_id) if rebuild else ():
                 runtime = invocation.runtime()
@@ -166,7 +176,11 @@ def many_boards(api, stack):
             body = {"board_id": board, "periods": PERIOD_KINDS, "shards": SHARDS}
             board_catalog.create_board(runtime, body, runtime.clock.now())
             config = board_catalog.get_board(runtime, board)
-            mine += [make_entry(config, p, "everywhere", "E", 7, now_ms, None) for p in config.current_periods(now)]
+            retention = runtime.settings.period_retention_days
+            mine += [
+                make_entry(config, p, "everywhere", "E", 7, now_ms, None, retention_days=retention)
+                for p in config.current_periods(now)
+            ]
         invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
         # COUNTs the partition instead, the same 3 reads per shard (ranking._count_uncounted).

@@ -17,7 +17,6 @@ import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime
 from cdk_leaderboard_lambda.domain import tokens
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.errors import Unauthorized
 from cdk_leaderboard_lambda.shared.settings import Settings
@@ -72,21 +71,25 @@ class Functions:
         return self
 
     def issue(self, lifetime: int = DAY) -> str:
-        with invocation.serving(self.runtime):
-            return tokens.issue(tokens.PLAYER_AUDIENCE, "ada", lifetime)[0]
+        rt = self.runtime
+        keys, issuer, now = rt.token_keys, rt.settings.token_issuer, rt.clock.now().timestamp()
+        return tokens.issue(keys, issuer, tokens.PLAYER_AUDIENCE, "ada", lifetime, now=now)[0]
+
+    def _verify(self, token: str) -> dict:
+        rt = self.runtime
+        keys, issuer, now = rt.token_keys, rt.settings.token_issuer, rt.clock.now().timestamp()
+        return tokens.verify(keys, issuer, token, tokens.PLAYER_AUDIENCE, now=now)
 
     def accepts(self, token: str) -> bool:
-        with invocation.serving(self.runtime):
-            return tokens.verify(token, tokens.PLAYER_AUDIENCE)["sub"] == "ada"
+        return self._verify(token)["sub"] == "ada"
 
     def refusal(self, token: str) -> str:
-        with invocation.serving(self.runtime), pytest.raises(Unauthorized) as refused:
-            tokens.verify(token, tokens.PLAYER_AUDIENCE)
+        with pytest.raises(Unauthorized) as refused:
+            self._verify(token)
         return refused.value.message
 
     def ring(self):
-        with invocation.serving(self.runtime):
-            return tokens.signing_keys().get()
+        return self.runtime.token_keys.get()
 
 
 def _kid(token: str) -> str:

@@ -66,7 +66,16 @@ def test_its_submission_keeps_the_best_and_reports_the_rank_a_count_gives(yardst
     original, config, period = yardstick
 
     def item(player: str, score: int) -> dict:
-        entry = make_entry(config, period, player, player, score, int(time.time() * 1000), None)
+        entry = make_entry(
+            config,
+            period,
+            player,
+            player,
+            score,
+            int(time.time() * 1000),
+            None,
+            retention_days=invocation.settings().period_retention_days,
+        )
         return {"player_id": entry.player_id, "leaderboard_id": entry.leaderboard_id, **entry.attributes()}
 
     assert original.submit(item("p02", 5)) == {"score": 10, "changed": False, "rank": _brute_force().index("p02") + 1}

@@ -208,7 +208,7 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     assert call("DELETE", "/leaderboards/cup").status == 200
     tournament("asc")
     with pytest.raises(Conflict, match="deleted and created again"):
-        score_writes.submit(stale, score_writes.Submission("ada", "ada", 5))
+        score_writes.submit(invocation.runtime(), stale, score_writes.Submission("ada", "ada", 5), invocation.now())
     settle()
     assert log("cup", stale.generation) == []  # the deleted board's log holds nothing of it
     assert submit("cup", "ada", 5).status == 200  # the new generation's config, read again

@@ -258,7 +258,7 @@ def test_ranks_agree_with_top_order_including_ties(ddb):
     t0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
     config = board_catalog.get_board(invocation.runtime(), "ties")
     for i, (player, score) in enumerate([("zed", 50), ("amy", 50), ("bob", 70), ("cat", 50)]):
-        submissions.submit(config, Submission(player, player, score), now=t0 + timedelta(seconds=i))
+        submissions.submit(invocation.runtime(), config, Submission(player, player, score), t0 + timedelta(seconds=i))
     _, page = top("ties")
     assert ids(page) == ["bob", "zed", "amy", "cat"]  # equal scores: first to reach them first
     for entry in page["entries"]:
@@ -292,7 +292,7 @@ def test_past_periods_are_readable_by_id(ddb):
     create("weekly", periods=["daily", "weekly"])
     config = board_catalog.get_board(invocation.runtime(), "weekly")
     yesterday = datetime.now(UTC) - timedelta(days=1)
-    submissions.submit(config, Submission("old", "Old", 5), now=yesterday)
+    submissions.submit(invocation.runtime(), config, Submission("old", "Old", 5), yesterday)
     post("weekly", "new", 9)
     day_id = f"daily-{yesterday.date().isoformat()}"
     _, page = top("weekly", period=day_id)
@@ -319,7 +319,7 @@ def test_large_board_deletes_in_steps(ddb):
     create("huge")
     config = board_catalog.get_board(invocation.runtime(), "huge")
     for i in range(12):
-        submissions.submit(config, Submission(f"p{i}", "x", i))
+        submissions.submit(invocation.runtime(), config, Submission(f"p{i}", "x", i), invocation.now())
     done, result = board_catalog.delete_board(invocation.runtime(), "huge", budget=5)
     assert not done and result["status"] == "deleting"
     assert top("huge")[0] == 404  # gone for readers at once

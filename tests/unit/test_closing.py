@@ -83,7 +83,9 @@ def test_a_closing_summary_matches_brute_force(in_memory, settle, events_file, o
     expected: dict[str, tuple[int, int]] = {}
     for i, score in enumerate(scores):
         player = f"p{i:02d}"
-        scores_in.submit(config, Submission(player, player, score), now=day + timedelta(milliseconds=i))
+        scores_in.submit(
+            invocation.runtime(), config, Submission(player, player, score), day + timedelta(milliseconds=i)
+        )
         expected[player] = (score, i)
     settle()
     period_id = f"daily-{YESTERDAY.date().isoformat()}"
@@ -117,7 +119,7 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
         config = board_catalog.get_board(invocation.runtime(), f"r-{order}")
         scores = [rng.choice([0, 5, 5, 5, 17, 999, 1000]) for _ in range(30)]
         for i, s in enumerate(scores):
-            scores_in.submit(config, Submission(f"p{i}", None, s))
+            scores_in.submit(invocation.runtime(), config, Submission(f"p{i}", None, s), invocation.now())
         settle()
         ordered = sorted(scores, reverse=order == boards.DESC)
         parts = config.partitions("all-time")
@@ -129,15 +131,17 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
 def test_closing_is_idempotent_and_open_periods_are_409(in_memory, settle, events_file):
     call("POST", "/leaderboards", body={"board_id": "wk", "periods": ["all-time", "daily"], "tiers": TIERS})
     config = board_catalog.get_board(invocation.runtime(), "wk")
-    scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
-    scores_in.submit(config, Submission("bob", "Bob", 20))
+    scores_in.submit(invocation.runtime(), config, Submission("ada", "Ada", 10), YESTERDAY)
+    scores_in.submit(invocation.runtime(), config, Submission("bob", "Bob", 20), invocation.now())
     settle()
     yesterday = f"daily-{YESTERDAY.date().isoformat()}"
     today = f"daily-{NOW.date().isoformat()}"
     first = call("POST", f"/leaderboards/wk/periods/{yesterday}/close")
     assert first.status == 200
     assert [e["player_id"] for e in first.body["top"]] == ["ada"]
-    scores_in.submit(config, Submission("late", None, 99), now=YESTERDAY)  # a write after the closing changes nothing
+    scores_in.submit(
+        invocation.runtime(), config, Submission("late", None, 99), YESTERDAY
+    )  # a write after the closing changes nothing
     again = call("POST", f"/leaderboards/wk/periods/{yesterday}/close")
     assert (again.status, again.body) == (200, first.body)
     assert len(events_file()) == 1
@@ -239,7 +243,9 @@ def test_tier_cutoffs_below_the_closing_top_are_searched(in_memory, settle, even
     expected = {}
     for i in range(150):
         score = rng.randrange(0, 60)
-        scores_in.submit(config, Submission(f"p{i:03d}", None, score), now=YESTERDAY + timedelta(milliseconds=i))
+        scores_in.submit(
+            invocation.runtime(), config, Submission(f"p{i:03d}", None, score), YESTERDAY + timedelta(milliseconds=i)
+        )
         expected[f"p{i:03d}"] = (score, i)
     settle()
     summary = closing.close(invocation.runtime(), config, f"daily-{YESTERDAY.date().isoformat()}")
@@ -256,7 +262,7 @@ def test_a_closing_sends_its_event_once_and_its_claim_can_be_taken_over(in_memor
     closings = invocation.runtime().closings
     call("POST", "/leaderboards", body={"board_id": "race-close", "periods": ["daily"]})
     config = board_catalog.get_board(invocation.runtime(), "race-close")
-    scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
+    scores_in.submit(invocation.runtime(), config, Submission("ada", "Ada", 10), YESTERDAY)
     settle()
     path = f"/leaderboards/race-close/periods/daily-{YESTERDAY.date().isoformat()}/close"
     first, second = call("POST", path), call("POST", path)

@@ -37,8 +37,8 @@ def test_a_snapshot_taken_before_a_hide_keeps_the_player_and_one_taken_after_doe
 def test_a_period_closed_before_a_hide_keeps_its_signed_summary(in_memory, settle):
     assert call("POST", "/leaderboards", body={"board_id": "hd", "periods": ["daily"]}).status == 201
     config = board_catalog.get_board(invocation.runtime(), "hd")
-    scores_in.submit(config, Submission("ada", "Ada", 10), now=YESTERDAY)
-    scores_in.submit(config, Submission("bob", "Bob", 20), now=YESTERDAY)
+    scores_in.submit(invocation.runtime(), config, Submission("ada", "Ada", 10), YESTERDAY)
+    scores_in.submit(invocation.runtime(), config, Submission("bob", "Bob", 20), YESTERDAY)
     settle()
     period = f"daily-{YESTERDAY.date().isoformat()}"
     closed = call("POST", f"/leaderboards/hd/periods/{period}/close")

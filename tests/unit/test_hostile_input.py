@@ -175,7 +175,7 @@ def test_non_json_numbers_are_refused_in_every_body(ddb, number):
 
 
 def test_a_response_is_always_valid_json(ddb):
-    def broken(event):
+    def broken(event, context):
         return 200, {"x": float("nan")}
 
     result = http.api_handler(broken, invocation.runtime())({"httpMethod": "GET", "resource": "/nowhere"})

@@ -18,9 +18,9 @@ from tests.support.lambda_api import call
 def live_tokens_on(in_memory, monkeypatch, reconfigure):
     monkeypatch.setenv("LIVE_TOKENS", "1")
     reconfigure()
-    live_access.forget_switch()
+    live_access.forget_switch(invocation.runtime())
     yield
-    live_access.forget_switch()
+    live_access.forget_switch(invocation.runtime())
 
 
 def authorizer_request(token: object, operation: str, channel: str | None = None) -> dict:
@@ -51,7 +51,9 @@ def test_a_token_connects_and_subscribes_to_its_board_and_the_answer_is_never_ca
 
 
 def test_no_token_a_forged_one_or_a_player_token_is_refused(live_tokens_on):
-    player_token, _ = tokens.issue(tokens.PLAYER_AUDIENCE, "p1", 600)
+    runtime = invocation.runtime()
+    keys, issuer = runtime.token_keys, runtime.settings.token_issuer
+    player_token, _ = tokens.issue(keys, issuer, tokens.PLAYER_AUDIENCE, "p1", 600, now=invocation.seconds())
     forged = live_token()[:-4] + "AAAA"
     for token in (None, "", "not-a-token", forged, player_token):
         assert authorize(token, live_access.CONNECT)["isAuthorized"] is False, token
@@ -74,18 +76,22 @@ def test_a_token_buys_a_bounded_number_of_connects_and_subscribes(live_tokens_on
 
 def test_an_expired_token_is_refused(live_tokens_on):
     lapsed = invocation.seconds() - limits.LIVE_TOKEN_SECONDS - tokens.LEEWAY_SECONDS - 1
-    token, _ = tokens.issue(tokens.LIVE_AUDIENCE, "global", limits.LIVE_TOKEN_SECONDS, {"jti": "old"}, now=lapsed)
+    runtime = invocation.runtime()
+    keys, issuer = runtime.token_keys, runtime.settings.token_issuer
+    token, _ = tokens.issue(
+        keys, issuer, tokens.LIVE_AUDIENCE, "global", limits.LIVE_TOKEN_SECONDS, {"jti": "old"}, now=lapsed
+    )
     assert authorize(token, live_access.CONNECT)["isAuthorized"] is False
 
 
 def test_the_kill_switch_refuses_new_connects_and_subscribes_and_the_switch_back_admits_them(live_tokens_on):
     token = live_token()
     invocation.runtime().live_state.set_switch(True, 0)
-    live_access.forget_switch()  # as an instance would after LIVE_SWITCH_CACHE_SECONDS
+    live_access.forget_switch(invocation.runtime())  # as an instance would after LIVE_SWITCH_CACHE_SECONDS
     assert authorize(token, live_access.CONNECT)["isAuthorized"] is False
     assert authorize(token, live_access.SUBSCRIBE, live_channels.channel("global", "daily"))["isAuthorized"] is False
     invocation.runtime().live_state.set_switch(False, 1)
-    live_access.forget_switch()
+    live_access.forget_switch(invocation.runtime())
     assert authorize(token, live_access.CONNECT)["isAuthorized"] is True
 
 

@@ -193,11 +193,11 @@ def test_the_limit_resets_with_the_next_minute(ddb):
     create("capped", periods=["all-time"], max_submissions_per_minute=1)
     config = board_catalog.get_board(invocation.runtime(), "capped")
     t0 = datetime(2026, 11, 30, 12, 0, 50, tzinfo=UTC)
-    submissions.submit(config, Submission("ada", "Ada", 1), now=t0)
+    submissions.submit(invocation.runtime(), config, Submission("ada", "Ada", 1), t0)
     with pytest.raises(TooManyRequests) as refused:
-        submissions.submit(config, Submission("ada", "Ada", 2), now=t0.replace(second=55))
+        submissions.submit(invocation.runtime(), config, Submission("ada", "Ada", 2), t0.replace(second=55))
     assert refused.value.retry_after == 5
-    submissions.submit(config, Submission("ada", "Ada", 3), now=t0.replace(minute=1, second=0))
+    submissions.submit(invocation.runtime(), config, Submission("ada", "Ada", 3), t0.replace(minute=1, second=0))
 
 
 @pytest.mark.parametrize("value", [0, -1, "5", True, 1.5, limits.MAX_SUBMISSIONS_PER_MINUTE + 1])
@@ -540,17 +540,24 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     from cdk_leaderboard_lambda.operations import board_catalog
     from cdk_leaderboard_lambda.shared import invocation
 
-    moderation_items = score_writes.invocation.runtime().moderation
+    moderation_items = invocation.runtime().moderation
     from cdk_leaderboard_lambda.shared.model import EntryWrite
 
     if board != "global":
         create(board, periods=["all-time"])
     config = board_catalog.get_board(invocation.runtime(), board)
-    period = config.current_periods(score_writes.invocation.now())[0]
+    period = config.current_periods(invocation.now())[0]
     part = config.player_partition(period.period_id, "rc")
     moderation_items.hide(board, "rc", "2026-11-30T00:00:00Z")  # the decision lands between read and write
     invocation.runtime().entries.write(
-        [EntryWrite(score_writes.make_entry(config, period, "rc", "rc", 7, 1, None), None)]
+        [
+            EntryWrite(
+                score_writes.make_entry(
+                    config, period, "rc", "rc", 7, 1, None, retention_days=invocation.settings().period_retention_days
+                ),
+                None,
+            )
+        ]
     )
     post(board, "other", 3)
     settle()
@@ -559,7 +566,9 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     assert [(e["player_id"], e["rank"]) for e in top] == [("other", 1)]
 
     moderation_items.show(board, "rc")  # and a show racing a write that read 'hidden'
-    better = score_writes.make_entry(config, period, "rc", "rc", 9, 2, None)
+    better = score_writes.make_entry(
+        config, period, "rc", "rc", 9, 2, None, retention_days=invocation.settings().period_retention_days
+    )
     invocation.runtime().entries.write([EntryWrite(better, _entry("rc", part), hidden=True)])
     settle()
     assert not entry_store.is_hidden(_entry("rc", part))

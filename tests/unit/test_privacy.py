@@ -46,7 +46,7 @@ def logged(ddb, clock) -> MemoryChain:
         config = board_catalog.get_board(invocation.runtime(), BOARD)
         changes = []
         for at, (player, score) in enumerate((("ada", 50), ("bob", 70)), start=1):
-            scores_in.submit(config, Submission(player, player, score))
+            scores_in.submit(invocation.runtime(), config, Submission(player, player, score), invocation.now())
             key = store.player_keys([player], int(invocation.seconds()))[player]
             changes.append(
                 (at * 1000, "score", score, hashchain.commitment(key, config.evidence_id, "all-time", player))

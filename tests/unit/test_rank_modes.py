@@ -68,7 +68,9 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     best = {}
     for i, score in enumerate(scores):
         player = f"p{i:02d}"
-        scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+        scores_in.submit(
+            invocation.runtime(), config, Submission(player, player, score), T0 + timedelta(milliseconds=i)
+        )
         best[player] = score
     settle()
     expected = competition(best, order)

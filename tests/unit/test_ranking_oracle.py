@@ -142,7 +142,9 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
     config = board_catalog.get_board(invocation.runtime(), board_id)
     for i, (player, score) in enumerate(submissions):
         try:
-            scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+            scores_in.submit(
+                invocation.runtime(), config, Submission(player, player, score), T0 + timedelta(milliseconds=i)
+            )
         except BadRequest:
             pass  # out of bounds (or a negative score on a best/latest board): refused, as the oracle does
     deliver(stream.read(10_000), plan)
@@ -177,7 +179,9 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     for i in range(40):
         player, score = f"p{i % 23}", (i * 7) % 31
         for config in (plain, sharded):
-            scores_in.submit(config, Submission(player, player, score), now=T0 + timedelta(milliseconds=i))
+            scores_in.submit(
+                invocation.runtime(), config, Submission(player, player, score), T0 + timedelta(milliseconds=i)
+            )
         if i % 10 == 9:
             settle()
 
@@ -206,7 +210,19 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     period = periods.resolve("all-time", T0, config.periods)
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
-    loaded = [make_entry(config, period, f"s{i}", "s", i * 3, 1_000 + i, None) for i in range(50)]
+    loaded = [
+        make_entry(
+            config,
+            period,
+            f"s{i}",
+            "s",
+            i * 3,
+            1_000 + i,
+            None,
+            retention_days=invocation.settings().period_retention_days,
+        )
+        for i in range(50)
+    ]
     assert invocation.runtime().entries.put_new(loaded) == 50
     runtime = invocation.runtime()
     assert rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, _all_time("seeded")) == 50
@@ -223,7 +239,7 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     board_catalog.create_board(invocation.runtime(), {"board_id": "fresh", "periods": ["all-time"]}, invocation.now())
     config = board_catalog.get_board(invocation.runtime(), "fresh")
     for i in range(5):
-        scores_in.submit(config, Submission(f"p{i}", None, i), now=T0 + timedelta(milliseconds=i))
+        scores_in.submit(invocation.runtime(), config, Submission(f"p{i}", None, i), T0 + timedelta(milliseconds=i))
     assert invocation.runtime().counters.read("fresh#all-time", item_keys.SEGMENTS) == []
     me = ranking_reads.around(config, "all-time", "p1", 0)
     assert (me["rank"], me["total_players"]) == (4, 5)
@@ -239,9 +255,19 @@ def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_wit
 
     crowd = rank_counters.UNCOUNTED_LIMIT * invocation.settings().bucket_capacity + 1
     invocation.runtime().entries.put_new(
-        make_entry(config, period, f"r{i:03d}", "r", i, 1_000 + i, None) for i in range(crowd)
+        make_entry(
+            config,
+            period,
+            f"r{i:03d}",
+            "r",
+            i,
+            1_000 + i,
+            None,
+            retention_days=invocation.settings().period_retention_days,
+        )
+        for i in range(crowd)
     )
-    answer = scores_in.submit(config, Submission("late", None, 10_000), now=T0)
+    answer = scores_in.submit(invocation.runtime(), config, Submission("late", None, 10_000), T0)
     assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]
     with pytest.raises(ServiceUnavailable):
         ranking_reads.around(config, "all-time", "late", 0)
@@ -257,9 +283,9 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     board_catalog.create_board(invocation.runtime(), {"board_id": "busy", "periods": ["all-time"]}, invocation.now())
     config = board_catalog.get_board(invocation.runtime(), "busy")
     for i in range(4):
-        score_writes.submit(config, Submission(f"p{i}", None, 10 + i))
+        score_writes.submit(invocation.runtime(), config, Submission(f"p{i}", None, 10 + i), invocation.now())
     settle()
-    score_writes.submit(config, Submission("p0", None, 100))
+    score_writes.submit(invocation.runtime(), config, Submission("p0", None, 100), invocation.now())
     runtime = invocation.runtime()
     query, rising = runtime.entries.index_keys, itertools.count(101)
 
@@ -268,7 +294,7 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
         if score <= 120:  # then the writes stop, so that the stream runs dry
             # the player's request: an invocation of its own (the recount's worker thread serves none)
             with invocation.serving(runtime):
-                score_writes.submit(config, Submission("p0", None, score))
+                score_writes.submit(runtime, config, Submission("p0", None, score), runtime.clock.now())
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)
@@ -290,14 +316,24 @@ def test_a_bucket_far_past_its_capacity_splits_in_rounds_of_one_transaction(smal
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
 
     invocation.runtime().entries.put_new(
-        make_entry(config, period, f"b{i:03d}", "b", i, 1_000 + i, None) for i in range(200)
+        make_entry(
+            config,
+            period,
+            f"b{i:03d}",
+            "b",
+            i,
+            1_000 + i,
+            None,
+            retention_days=invocation.settings().period_retention_days,
+        )
+        for i in range(200)
     )
     settle()  # one batch: the first bucket is counted and cut in 25
     assert len(invocation.runtime().counters.read(_all_time("burst"), item_keys.BUCKETS)) == 25
     assert_counters_exact(_all_time("burst"))
     for _ in range(3):  # later writes into the pieces recount (and cut) them again
         for i in range(0, 200, 3):
-            scores_in.submit(config, Submission(f"b{i:03d}", None, 1_000 + i))
+            scores_in.submit(invocation.runtime(), config, Submission(f"b{i:03d}", None, 1_000 + i), invocation.now())
         settle()
     assert_counters_exact(_all_time("burst"))
     assert max(b.count for b in invocation.runtime().counters.read(_all_time("burst"), item_keys.BUCKETS)) <= 8

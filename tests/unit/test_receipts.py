@@ -56,7 +56,12 @@ def _log(store: MemoryChain, *changes: tuple[str, str, int | None, int]) -> None
 
 
 def _submit(player: str, score: int) -> None:
-    scores_in.submit(board_catalog.get_board(invocation.runtime(), BOARD), Submission(player, player, score))
+    scores_in.submit(
+        invocation.runtime(),
+        board_catalog.get_board(invocation.runtime(), BOARD),
+        Submission(player, player, score),
+        invocation.now(),
+    )
 
 
 def _receipt(player: str, **query) -> tuple[int, dict]:

@@ -39,7 +39,9 @@ def chain(ddb, clock, settle) -> MemoryChain:
     )
     config = board_catalog.get_board(invocation.runtime(), BOARD)
     for i, (player, score) in enumerate((("ada", 10), ("bob", 30), ("cy", 20))):
-        scores_in.submit(config, Submission(player, player.title(), score), now=DAY + timedelta(seconds=i))
+        scores_in.submit(
+            invocation.runtime(), config, Submission(player, player.title(), score), DAY + timedelta(seconds=i)
+        )
     settle()
     store = MemoryChain()
     current = invocation.runtime()

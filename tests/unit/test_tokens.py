@@ -24,6 +24,12 @@ T0 = 1_800_000_000  # a fixed issue time: every check takes `now`, so no test re
 LEEWAY = tokens.LEEWAY_SECONDS
 
 
+def _signer() -> tuple[keyring.CachedRing, str]:
+    """The token keys and issuer of the runtime serving the test (reconfigure rebuilds it)."""
+    runtime = invocation.runtime()
+    return runtime.token_keys, runtime.settings.token_issuer
+
+
 @pytest.fixture(autouse=True)
 def env(monkeypatch, reconfigure):
     monkeypatch.setenv("SCORES_TABLE", "scores")
@@ -34,19 +40,19 @@ def env(monkeypatch, reconfigure):
 
 
 def _player(lifetime: int = 600, at: float = T0) -> str:
-    return tokens.issue(tokens.PLAYER_AUDIENCE, "ada", lifetime, {"boards": ["race"]}, now=at)[0]
+    return tokens.issue(*_signer(), tokens.PLAYER_AUDIENCE, "ada", lifetime, {"boards": ["race"]}, now=at)[0]
 
 
 def _refused(token, audience=tokens.PLAYER_AUDIENCE, now=T0) -> str:
     with pytest.raises(Unauthorized) as err:
-        tokens.verify(token, audience, now=now)
+        tokens.verify(*_signer(), token, audience, now=now)
     return err.value.message
 
 
 def test_a_token_carries_its_player_audience_issuer_key_id_and_times():
-    token, expires = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 600, {"boards": ["race"]}, now=T0)
+    token, expires = tokens.issue(*_signer(), tokens.PLAYER_AUDIENCE, "ada", 600, {"boards": ["race"]}, now=T0)
     assert expires == T0 + 600
-    claims = tokens.verify(token, tokens.PLAYER_AUDIENCE, now=T0)
+    claims = tokens.verify(*_signer(), token, tokens.PLAYER_AUDIENCE, now=T0)
     assert claims == {
         "sub": "ada",
         "boards": ["race"],
@@ -65,7 +71,7 @@ def test_expiry_is_exact_at_the_edge_with_the_leeway(lifetime, past_expiry):
     token = _player(lifetime)
     now = T0 + lifetime + LEEWAY + past_expiry
     if past_expiry < 0:
-        assert tokens.verify(token, tokens.PLAYER_AUDIENCE, now=now)["sub"] == "ada"
+        assert tokens.verify(*_signer(), token, tokens.PLAYER_AUDIENCE, now=now)["sub"] == "ada"
     else:
         assert _refused(token, now=now) == tokens.EXPIRED
 
@@ -76,13 +82,13 @@ def test_a_clock_ahead_of_ours_by_up_to_the_leeway_is_tolerated(ahead):
     """A token issued by a machine whose clock runs `ahead` seconds fast: accepted within the leeway, else refused."""
     token = _player(at=T0 + ahead)
     if ahead <= LEEWAY:
-        assert tokens.verify(token, tokens.PLAYER_AUDIENCE, now=T0)["iat"] == T0 + ahead
+        assert tokens.verify(*_signer(), token, tokens.PLAYER_AUDIENCE, now=T0)["iat"] == T0 + ahead
     else:
         assert _refused(token) == tokens.FUTURE
 
 
 def test_a_run_token_is_not_a_player_token_and_back():
-    run = tokens.issue(tokens.RUN_AUDIENCE, "ada", 600, {"board": "race", "run": "r1"}, now=T0)[0]
+    run = tokens.issue(*_signer(), tokens.RUN_AUDIENCE, "ada", 600, {"board": "race", "run": "r1"}, now=T0)[0]
     assert _refused(run, tokens.PLAYER_AUDIENCE) == "the bearer token is not a player token"
     assert _refused(_player(), tokens.RUN_AUDIENCE) == "the bearer token is not a run token"
 
@@ -149,18 +155,20 @@ def rotating_secret(monkeypatch, reconfigure):
 
 def test_after_a_rotation_the_previous_key_verifies_during_the_grace_and_not_after(rotating_secret, reconfigure):
     client, arn = rotating_secret
-    old_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600)[0]  # now: before the rotation
+    old_token = tokens.issue(*_signer(), tokens.PLAYER_AUDIENCE, "ada", 24 * 3600, now=invocation.seconds())[
+        0
+    ]  # before the rotation
     old_kid = jwt.get_unverified_header(old_token)["kid"]
     client.put_secret_value(SecretId=arn, SecretString="second-key-" + "b" * 32)  # the rotation
     reconfigure()  # a new instance (a warm one re-reads within keyring.REFRESH_SECONDS)
-    ring = tokens.signing_keys().get()
+    ring = invocation.runtime().token_keys.get()
     assert ring.previous.kid == old_kid and ring.current.kid != old_kid
     rotated_at = ring.previous.valid_until - GRACE  # the current version's creation
-    new_token = tokens.issue(tokens.PLAYER_AUDIENCE, "ada", 24 * 3600, now=rotated_at)[0]
+    new_token = tokens.issue(*_signer(), tokens.PLAYER_AUDIENCE, "ada", 24 * 3600, now=rotated_at)[0]
     assert jwt.get_unverified_header(new_token)["kid"] == ring.current.kid
-    assert tokens.verify(old_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE - 1)["sub"] == "ada"
+    assert tokens.verify(*_signer(), old_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE - 1)["sub"] == "ada"
     assert _refused(old_token, now=rotated_at + GRACE) == tokens.UNKNOWN_KEY  # unexpired, but its key is retired
-    assert tokens.verify(new_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE)["sub"] == "ada"
+    assert tokens.verify(*_signer(), new_token, tokens.PLAYER_AUDIENCE, now=rotated_at + GRACE)["sub"] == "ada"
 
 
 def test_the_grace_bounds_the_previous_key_not_the_token():

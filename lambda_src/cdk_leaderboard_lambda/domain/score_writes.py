@@ -24,14 +24,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..shared import invocation, item_keys, limits, metrics
+from ..shared import item_keys, limits, metrics
 from ..shared.clock import ms
 from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
 from ..shared.model import Entry, EntryWrite
 from . import boards, entry_store, periods
 from .boards import BoardConfig
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 T = TypeVar("T")
 
@@ -92,7 +95,10 @@ def make_entry(
     score: int,
     reached_ms: int,
     metadata: str | None,
+    *,
+    retention_days: int,
 ) -> Entry:
+    """The entry of a score on one period, kept `retention_days` (settings.period_retention_days) past its end."""
     return Entry(
         leaderboard_id=config.player_partition(period.period_id, player_id),
         player_id=player_id,
@@ -100,7 +106,7 @@ def make_entry(
         score=score,
         rank_key=item_keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
         reached_at=reached_ms,
-        expires_at=periods.expires_at(period, invocation.settings().period_retention_days),
+        expires_at=periods.expires_at(period, retention_days),
         metadata=metadata,
     )
 
@@ -139,10 +145,11 @@ def checked(config: BoardConfig, s: Submission | BadRequest) -> Submission | Bad
 
 
 def _plan(
-    config, current, s: Submission, stored: dict, reached_ms: int, hidden: bool = False
+    runtime: Runtime, config, current, s: Submission, stored: dict, reached_ms: int, hidden: bool = False
 ) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
     """The writes one submission needs given what is stored, and its result rows (one per period). A hidden
     player's entries are written outside the rank index."""
+    retention_days = runtime.settings.period_retention_days
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     writes, rows = [], []
     replay = any(entry_store.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
@@ -159,8 +166,10 @@ def _plan(
         if changed and new_score is not None:  # (changed implies a new score)
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
-            entry = make_entry(config, period, s.player_id, name, new_score, reached_ms, meta)
-            expires = int(invocation.seconds()) + limits.IDEMPOTENCY_KEEP_SECONDS  # as long as a retry may come
+            entry = make_entry(
+                config, period, s.player_id, name, new_score, reached_ms, meta, retention_days=retention_days
+            )
+            expires = int(runtime.clock.now().timestamp()) + limits.IDEMPOTENCY_KEEP_SECONDS  # while a retry may come
             writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
         rows.append(
             PeriodOutcome(
@@ -180,10 +189,14 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
     return Outcome(config.board_id, s.player_id, s.player_name or (names[0] if names else s.player_id), rows)
 
 
-def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True) -> tuple[dict, set[str]]:
+def _read(
+    runtime: Runtime, config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True
+) -> tuple[dict, set[str]]:
     """The entries (fences in their place) and which of their players are hidden on the board, and for a board
     stored in the table its config (it may be being deleted): all in the same request."""
-    stored, hidden, board = _entries().get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
+    stored, hidden, board = runtime.entries.get_for_submission(
+        pairs, config.board_id, config.stored, consistent=consistent
+    )
     if config.stored and (board is None or board.get("status") == "deleting"):
         raise NotFound(f"no leaderboard {config.board_id}")
     if (
@@ -193,15 +206,16 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = 
     ):
         # This instance's cached config is of a deleted generation (board_registry.BOARD_CACHE_SECONDS): writing
         # would change the deleted board's archived evidence. Nothing written; the next request reads the new one.
-        invocation.runtime().board_cache.forget(config.board_id)
+        runtime.board_cache.forget(config.board_id)
         raise Conflict(f"leaderboard {config.board_id} was deleted and created again: retry")
     return stored, hidden
 
 
 def submit(
+    runtime: Runtime,
     config: BoardConfig,
     s: Submission,
-    now: datetime | None = None,
+    now: datetime,
     also: Sequence[dict[str, Any]] = (),
     open_at: datetime | None = None,
 ) -> Outcome:
@@ -211,8 +225,10 @@ def submit(
     one transaction (an approval's removal of its pending submission), written even when no entry changes; such a
     transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write).
     `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
-    leaves those as they closed: docs/PROVING.md, "The closing rule")."""
-    now = now or invocation.now()
+    leaves those as they closed: docs/PROVING.md, "The closing rule").
+
+    `runtime` gives the entries, the board cache, the retention setting and the clock (an Idempotency-Key's
+    record is kept from the time of writing, not `now`, which an approval sets to the submission's time)."""
     config.check_open(now)
     _check_range(config, s)
     current = [
@@ -222,13 +238,17 @@ def submit(
     ]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored and not also:
-        return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")
+        return _retry_on_change(
+            config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
+        )
 
     def attempt(retry: bool) -> Outcome:
-        stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
-        writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
+        stored, hidden = _read(
+            runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry)
+        )
+        writes, rows = _plan(runtime, config, current, s, stored, ms(now), s.player_id in hidden)
         if writes or also:
-            _entries().write(writes, also)
+            runtime.entries.write(writes, also)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(config, attempt, "this entry")
@@ -253,7 +273,7 @@ def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: st
     raise Conflict(f"too many concurrent writes to {what}; retry")
 
 
-def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, retry: bool) -> Outcome:
+def _keep_best(runtime: Runtime, config: BoardConfig, s: Submission, current, reached_ms: int, retry: bool) -> Outcome:
     """Keep-best: read the entries (and whether the player is hidden on the board) in one request, then write only
     the periods the score beats, each with one conditional UpdateItem (see EntryStore.keep_best: a better score
     stored meanwhile refuses it, an equal one does not replace the one reached first). It is idempotent by nature,
@@ -261,7 +281,7 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, ret
 
     A hidden player's entries stay hidden, and a created one is written hidden at once if the read says the player
     is hidden on the board (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
-    stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
+    stored, hidden = _read(runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
     if any(entry_store.is_fence(stored.get((s.player_id, part))) for _, part in current):
         raise entry_store.Erasing(s.player_id)  # nothing written; each write's condition refuses a fence too
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
@@ -273,9 +293,18 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, ret
             names.append(old.get("player_name"))  # not better: nothing to write
             outcomes.append(PeriodOutcome(period, board_period, part, old["score"], False, entry_store.position(old)))
             continue
-        entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
+        entry = make_entry(
+            config,
+            period,
+            s.player_id,
+            s.player_name or s.player_id,
+            s.score,
+            reached_ms,
+            meta,
+            retention_days=runtime.settings.period_retention_days,
+        )
         hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
-        changed, item, _ = _entries().keep_best(
+        changed, item, _ = runtime.entries.keep_best(
             entry, config.order == boards.DESC, s.player_name is not None, hidden=hide
         )
         names.append(item.get("player_name"))
@@ -284,7 +313,7 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, ret
 
 
 def submit_many(
-    config: BoardConfig, submissions: list[Submission | BadRequest], now: datetime | None = None
+    runtime: Runtime, config: BoardConfig, submissions: list[Submission | BadRequest], now: datetime
 ) -> list[Outcome | BadRequest]:
     """Many submissions, in input order, in chunks that each take one read request and, if any of its entries
     changes, one transaction of the changed entries (a chunk that improves nothing writes nothing).
@@ -294,7 +323,6 @@ def submit_many(
     board's item) is at most 100 keys and its transaction at most 100 entries: DynamoDB's limits. Returns one result or
     BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
     """
-    now = now or invocation.now()
     config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
     period_list = config.current_periods(now)
     # Each player: an entry per period, a hidden item and an erasure item (EntryStore.get_for_submission); one board
@@ -306,7 +334,8 @@ def submit_many(
 
     def flush() -> None:
         if chunk:
-            _apply_chunk(config, period_list, [(i, cast(Submission, submissions[i])) for i in chunk], results, now)
+            chosen = [(i, cast(Submission, submissions[i])) for i in chunk]
+            _apply_chunk(runtime, config, period_list, chosen, results, now)
             chunk.clear()
             players_in_chunk.clear()
 
@@ -327,32 +356,30 @@ def submit_many(
     return cast("list[Outcome | BadRequest]", results)  # every slot is filled by now
 
 
-def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime) -> None:
+def _apply_chunk(
+    runtime: Runtime, config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime
+) -> None:
     currents = {
         s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items
     }
 
     def attempt(retry: bool) -> None:
         pairs = [(player, part) for player, cur in currents.items() for _, part in cur]
-        stored, hidden = _read(config, pairs, _consistent(config, retry))
+        stored, hidden = _read(runtime, config, pairs, _consistent(config, retry))
         writes: list[EntryWrite] = []
         planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
         for i, s in items:
             try:
-                w, rows = _plan(config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
+                w, rows = _plan(runtime, config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
             except (BadRequest, entry_store.Erasing) as err:
                 results[i] = err
                 continue
             writes += w
             planned.append((i, s, rows))
         if writes:
-            _entries().write(writes)
+            runtime.entries.write(writes)
         metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
 
     _retry_on_change(config, attempt, "these entries")
-
-
-def _entries() -> entry_store.EntryStore:
-    return invocation.runtime().entries

@@ -61,8 +61,9 @@ def _players(count: int, rng: random.Random) -> Iterator[tuple[str, str, list[in
         yield player_id, name, [all_time, daily, weekly]
 
 
-def simulate(entries: EntryStore, count: int, now: datetime, seed: int | None = None) -> dict:
-    """Fresh players on the default board's three periods current at `now`, written to `entries` in batches."""
+def simulate(entries: EntryStore, count: int, now: datetime, retention_days: int, seed: int | None = None) -> dict:
+    """Fresh players on the default board's three periods current at `now`, written to `entries` in batches (kept
+    `retention_days` past their period, as submissions are)."""
     rng = random.Random(seed)
     board = boards.DEFAULT_BOARD
     current = periods.current(now, board.periods)  # all-time, daily, weekly
@@ -72,7 +73,16 @@ def simulate(entries: EntryStore, count: int, now: datetime, seed: int | None = 
         for player_id, name, scores in _players(count, rng):
             for period, score in zip(current, scores, strict=True):
                 reached = base_ms - rng.randint(0, 3_600_000)  # spread over the last hour so ties break
-                yield score_writes.make_entry(board, period, player_id, name, score, reached, None)
+                yield score_writes.make_entry(
+                    board,
+                    period,
+                    player_id,
+                    name,
+                    score,
+                    reached,
+                    None,
+                    retention_days=retention_days,
+                )
 
     written = entries.put_new(made())  # new ids: nothing to compare; counters follow from the stream
     return {"players": count, "writes": written, "boards": [board.leaderboard_id(p.period_id) for p in current]}

@@ -20,7 +20,7 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from ..shared import invocation, limits
+from ..shared import limits
 from ..shared.errors import Forbidden, Unauthorized
 from ..shared.settings import Settings
 from ..shared.vendor import jwt
@@ -53,20 +53,23 @@ def load_ring(settings: Settings, secrets: keyring.SecretStore) -> keyring.Ring:
     raise RuntimeError("no token signing key: set TOKEN_SIGNING_KEY (32+ characters) or TOKEN_SIGNING_SECRET_ARN")
 
 
-def signing_keys() -> keyring.CachedRing:
-    """The runtime's signing keys (composition.py: read once, refreshed as keyring.py says)."""
-    return invocation.runtime().token_keys
-
-
 def issue(
-    audience: str, subject: str, lifetime_seconds: int, claims: dict[str, Any] | None = None, now: float | None = None
+    keys: keyring.CachedRing,
+    issuer: str,
+    audience: str,
+    subject: str,
+    lifetime_seconds: int,
+    claims: dict[str, Any] | None = None,
+    *,
+    now: float,
 ) -> tuple[str, int]:
-    """A token for `subject` with `claims`, and its expiry (epoch seconds)."""
-    key = signing_keys().get().current
-    issued = int(invocation.seconds() if now is None else now)
+    """A token for `subject` with `claims`, signed with the current key of `keys` (the runtime's token_keys) in the
+    name of `issuer` (settings.token_issuer), issued at `now` (epoch seconds), and its expiry (epoch seconds)."""
+    key = keys.get().current
+    issued = int(now)
     payload = {
         **(claims or {}),
-        "iss": invocation.settings().token_issuer,
+        "iss": issuer,
         "aud": audience,
         "sub": subject,
         "iat": issued,
@@ -75,17 +78,17 @@ def issue(
     return jwt.encode(payload, key.value, algorithm=ALGORITHM, headers={"kid": key.kid}), payload["exp"]
 
 
-def verify(token: object, audience: str, now: float | None = None) -> dict[str, Any]:
-    """The claims of a token this deployment issued for `audience`, still valid at `now`; else 401 with why."""
+def verify(keys: keyring.CachedRing, issuer: str, token: object, audience: str, *, now: float) -> dict[str, Any]:
+    """The claims of a token `issuer` signed with one of `keys` for `audience`, still valid at `now` (epoch seconds);
+    else 401 with why."""
     if not isinstance(token, str) or len(token) > limits.MAX_TOKEN_CHARS or not _SHAPE.fullmatch(token):
         raise Unauthorized(MALFORMED)
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
         raise Unauthorized(MALFORMED) from None
-    now = invocation.seconds() if now is None else now
     kid = header.get("kid")
-    key = signing_keys().get().find(kid, now) or signing_keys().refreshed().find(kid, now)
+    key = keys.get().find(kid, now) or keys.refreshed().find(kid, now)
     if key is None:
         raise Unauthorized(UNKNOWN_KEY)
     try:
@@ -94,7 +97,7 @@ def verify(token: object, audience: str, now: float | None = None) -> dict[str, 
             key.value,
             algorithms=[ALGORITHM],
             audience=audience,
-            issuer=invocation.settings().token_issuer,
+            issuer=issuer,
             options={
                 "require": ["iss", "aud", "sub", "iat", "exp"],
                 "verify_exp": False,  # checked below against `now`
@@ -133,14 +136,22 @@ def bearer(authorization: str | None) -> str | None:
     return token.strip()
 
 
-def player_claims(authorization: str | None, player_id: str, board_id: str | None = None) -> dict[str, Any]:
+def player_claims(
+    keys: keyring.CachedRing,
+    issuer: str,
+    authorization: str | None,
+    player_id: str,
+    board_id: str | None = None,
+    *,
+    now: float,
+) -> dict[str, Any]:
     """The claims of the player token in `authorization`, which must be `player_id`'s and, if it is limited to
     boards and `board_id` is given, list `board_id`: a player reads their own receipt and held scores, no one
     else's (401 without a valid player token, 403 for another player's or another board's)."""
     token = bearer(authorization)
     if token is None:
         raise Unauthorized("this route needs `Authorization: Bearer <player token>` of the player")
-    claims = verify(token, PLAYER_AUDIENCE)
+    claims = verify(keys, issuer, token, PLAYER_AUDIENCE, now=now)
     if claims["sub"] != player_id:
         raise Forbidden("this player token is another player's: a player reads only their own")
     boards = claims.get("boards")

@@ -11,7 +11,7 @@ from ..web.http import Call, audit, function_handler
 
 def create(call: Call):
     board = board_catalog.create_board(call.runtime, call.body(), call.runtime.clock.now())
-    audit(call.event, "board.create", board["board_id"])
+    audit(call.event, "board.create", board["board_id"], call.runtime.clock.now())
     return 201, board
 
 
@@ -32,34 +32,36 @@ def update(call: Call):
     body = call.body()
     v.only_fields(body, routes.BOARD_UPDATE_BODY.fields)
     board = board_catalog.update_board(call.runtime, call.params["board"], body)
-    audit(call.event, "board.update", {"board_id": board["board_id"], "changed": sorted(body)})
+    audit(
+        call.event, "board.update", {"board_id": board["board_id"], "changed": sorted(body)}, call.runtime.clock.now()
+    )
     return 200, board
 
 
 def list_pending(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
-    page = quarantine.listing(board, q["limit"], q["cursor"], q["player_id"])
+    page = quarantine.listing(call.runtime, board, q["limit"], q["cursor"], q["player_id"])
     return 200, {**page, **board_catalog.rules_view(board)}  # the thresholds at work: the admin's only
 
 
 def approve_pending(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    result = quarantine.approve(board, v.pending_id(call.params["pending_id"]))
-    audit(call.event, "pending.approve", f"{board.board_id}/{result['pending_id']}")
+    result = quarantine.approve(call.runtime, board, v.pending_id(call.params["pending_id"]))
+    audit(call.event, "pending.approve", f"{board.board_id}/{result['pending_id']}", call.runtime.clock.now())
     return 200, result
 
 
 def reject_pending(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    result = quarantine.reject(board, v.pending_id(call.params["pending_id"]))
-    audit(call.event, "pending.reject", f"{board.board_id}/{result['pending_id']}")
+    result = quarantine.reject(call.runtime.pending, board, v.pending_id(call.params["pending_id"]))
+    audit(call.event, "pending.reject", f"{board.board_id}/{result['pending_id']}", call.runtime.clock.now())
     return 200, result
 
 
 def delete(call: Call):
     done, result = board_catalog.delete_board(call.runtime, call.params["board"])
-    audit(call.event, "board.delete", result)
+    audit(call.event, "board.delete", result, call.runtime.clock.now())
     return (200 if done else 202), result
 
 
@@ -68,14 +70,14 @@ def remove_player(call: Call):
     result = player_removal.remove_from_board(
         call.runtime.entries, board, v.player_id(call.params["player_id"]), call.runtime.clock.now()
     )
-    audit(call.event, "player.remove", result)
+    audit(call.event, "player.remove", result, call.runtime.clock.now())
     return 200, result
 
 
 def hide_player(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     result = moderation.hide(call.runtime, board, v.player_id(call.params["player_id"]))
-    audit(call.event, "player.hide", result)
+    audit(call.event, "player.hide", result, call.runtime.clock.now())
     return 200, result
 
 
@@ -87,13 +89,18 @@ def list_hidden(call: Call):
 def show_player(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     result = moderation.show(call.runtime, board, v.player_id(call.params["player_id"]))
-    audit(call.event, "player.show", result)
+    audit(call.event, "player.show", result, call.runtime.clock.now())
     return 200, result
 
 
 def erase_player(call: Call):
     done, status = player_removal.erase(call.runtime, v.player_id(call.params["player_id"]), call.runtime.clock.now())
-    audit(call.event, "player.erase", {"erasure_id": status["erasure_id"], "status": status["status"]})  # not who
+    audit(
+        call.event,
+        "player.erase",
+        {"erasure_id": status["erasure_id"], "status": status["status"]},
+        call.runtime.clock.now(),
+    )  # not who
     return (200 if done else 202), status
 
 
@@ -113,7 +120,7 @@ def close_period(call: Call):
     summary = closing.close(
         call.runtime, board_catalog.get_board(call.runtime, call.params["board"]), call.params["period_id"]
     )
-    audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}")
+    audit(call.event, "period.close", f"{summary['board_id']}/{summary['period_id']}", call.runtime.clock.now())
     return 200, summary
 
 

@@ -13,7 +13,7 @@ def take(call: Call):
     v.only_fields(body, routes.SNAPSHOT_BODY.fields)
     limit = v.bounded_int(body.get("limit"), "limit", 1, limits.MAX_PAGE, default=limits.DEFAULT_SNAPSHOT)
     snapshot = snapshots.take_snapshot(body.get("period"), limit)
-    audit(call.event, "snapshot.take", snapshot["snapshot_id"])
+    audit(call.event, "snapshot.take", snapshot["snapshot_id"], call.runtime.clock.now())
     return 201, snapshot
 
 

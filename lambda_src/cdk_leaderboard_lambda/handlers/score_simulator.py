@@ -17,8 +17,9 @@ def simulate(call: Call):
     players = v.bounded_int(
         body.get("players"), "players", 1, limits.MAX_SIMULATED_PLAYERS, default=limits.DEFAULT_SIMULATED_PLAYERS
     )
-    result = simulation.simulate(call.runtime.entries, players, call.runtime.clock.now())
-    audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")})
+    rt = call.runtime
+    result = simulation.simulate(rt.entries, players, rt.clock.now(), rt.settings.period_retention_days)
+    audit(call.event, "simulator.run", {"players": players, "writes": result.get("writes")}, call.runtime.clock.now())
     return 200, result
 
 

@@ -7,7 +7,7 @@ from ..composition import Handler, Runtime, entry_point
 from ..domain import score_writes, tokens
 from ..domain.boards import board_id
 from ..operations import board_catalog, idempotency, live_access, original_api, quarantine, receipts, runs, submissions
-from ..shared import invocation, item_keys, limits
+from ..shared import item_keys, limits
 from ..shared.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..web import routes
 from ..web import validation as v
@@ -50,15 +50,38 @@ def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
     key = v.idempotency_key(call.header("Idempotency-Key"))
     submission = _submission(body, key and item_keys.operation_id(key, scope))
     evidence = v.json_object(body.get("evidence"), "evidence", limits.MAX_EVIDENCE_BYTES, limits.MAX_EVIDENCE_KEYS)
-    answer = idempotency.once(key, scope, body, lambda: submit(submission, evidence))
+    answer = idempotency.once(
+        call.runtime.idempotency, key, scope, body, lambda: submit(submission, evidence), call.lambda_context
+    )
     return (202 if answer.get("status") == "pending" else 200), answer  # 202: held back for review
+
+
+def _verified(call: Call, token: str, audience: str) -> dict:
+    """The claims of a bearer token for `audience`, checked with the runtime's token keys and clock."""
+    rt = call.runtime
+    return tokens.verify(rt.token_keys, rt.settings.token_issuer, token, audience, now=rt.clock.now().timestamp())
+
+
+def _player_claims(call: Call, player_id: str, board: str | None = None) -> dict:
+    rt = call.runtime
+    return tokens.player_claims(
+        rt.token_keys,
+        rt.settings.token_issuer,
+        call.header("Authorization"),
+        player_id,
+        board,
+        now=rt.clock.now().timestamp(),
+    )
 
 
 def board_score(call: Call):
     _one_credential(call, "Authorization", "a run's score goes to POST /leaderboards/{board}/runs/{run_id}/score")
     board = board_catalog.get_board(call.runtime, call.params["board"])
+    rt = call.runtime
     return _scored(
-        call, f"{board.board_id}/scores", lambda s, evidence: submissions.submit(board, s, evidence=evidence)
+        call,
+        f"{board.board_id}/scores",
+        lambda s, evidence: submissions.submit(rt, board, s, rt.clock.now(), evidence=evidence),
     )
 
 
@@ -68,14 +91,17 @@ def run_score(call: Call):
     token = tokens.bearer(call.header("Authorization"))
     if token is None:
         raise Unauthorized("this route needs `Authorization: Bearer <run token>`")
-    run = tokens.verify(token, tokens.RUN_AUDIENCE)
+    run = _verified(call, token, tokens.RUN_AUDIENCE)
     if run.get("run") != call.params["run_id"]:
         raise Forbidden("this run token is for another run than the path's: submit to its own run_id")
     board = board_catalog.get_board(call.runtime, call.params["board"])
 
+    rt = call.runtime
+
     def submit(s: score_writes.Submission, evidence):
-        apply = lambda started: submissions.submit(board, s, run=started, evidence=evidence)  # noqa: E731
-        return runs.submit(board, run, s.player_id, apply, None)
+        now = rt.clock.now()  # the run's use and the score's write at the same time
+        apply = lambda started: submissions.submit(rt, board, s, now, run=started, evidence=evidence)  # noqa: E731
+        return runs.submit(rt.runs, board, run, s.player_id, apply, now)
 
     return _scored(call, f"{board.board_id}/runs/{run.get('run')}", submit)
 
@@ -99,16 +125,16 @@ def issue_token(call: Call):
         limits.MAX_PLAYER_TOKEN_SECONDS,
         limits.DEFAULT_PLAYER_TOKEN_SECONDS,
     )
-    return 201, runs.player_token(player_id, boards, ttl)
+    return 201, runs.player_token(call.runtime, player_id, boards, ttl, call.runtime.clock.now())
 
 
 def start_run(call: Call):
     token = tokens.bearer(call.header("Authorization"))
     if token is None:
         raise Unauthorized("this route needs `Authorization: Bearer <player token>`")
-    claims = tokens.verify(token, tokens.PLAYER_AUDIENCE)
+    claims = _verified(call, token, tokens.PLAYER_AUDIENCE)
     board = board_catalog.get_board(call.runtime, call.params["board"])
-    return 201, runs.start(board, claims)
+    return 201, runs.start(call.runtime, board, claims, call.runtime.clock.now())
 
 
 def bulk(call: Call):
@@ -126,26 +152,37 @@ def bulk(call: Call):
             parsed.append(_submission(entry, key and item_keys.operation_id(key, scope, index)))
         except BadRequest as err:
             parsed.append(err)
-    return 200, idempotency.once(key, scope, body, lambda: submissions.submit_bulk(board, parsed))
+    rt = call.runtime
+    return 200, idempotency.once(
+        rt.idempotency,
+        key,
+        scope,
+        body,
+        lambda: submissions.submit_bulk(rt, board, parsed, rt.clock.now()),
+        call.lambda_context,
+    )
 
 
 def player_receipt(call: Call):
     player = v.player_id(call.params["player_id"])
-    tokens.player_claims(call.header("Authorization"), player, board_id(call.params["board"]))  # before any read
+    _player_claims(call, player, board_id(call.params["board"]))  # before any read
     board = board_catalog.get_board(call.runtime, call.params["board"])
     return 200, receipts.receipt(call.runtime, board, call.query["period"], player)
 
 
 def player_pending(call: Call):
     player = v.player_id(call.params["player_id"])
-    claims = tokens.player_claims(call.header("Authorization"), player)
-    return 200, {"player_id": player, "pending": quarantine.everywhere(player, claims.get("boards"))}
+    claims = _player_claims(call, player)
+    return 200, {
+        "player_id": player,
+        "pending": quarantine.everywhere(call.runtime.pending, player, claims.get("boards")),
+    }
 
 
 def live_token(call: Call):
-    if not invocation.settings().live_tokens:
+    if not call.runtime.settings.live_tokens:
         raise NotFound("live updates are off in this deployment: poll the board")
-    return 200, live_access.issue(board_catalog.get_board(call.runtime, call.params["board"]))
+    return 200, live_access.issue(call.runtime, board_catalog.get_board(call.runtime, call.params["board"]))
 
 
 def handler_for(runtime: Runtime) -> Handler:
@@ -154,7 +191,7 @@ def handler_for(runtime: Runtime) -> Handler:
     api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
 
     def authorize(event: dict, context: object = None) -> dict:
-        return live_access.authorize(event)
+        return live_access.authorize(runtime, event)
 
     authorizer = entry_point(runtime, authorize)
 

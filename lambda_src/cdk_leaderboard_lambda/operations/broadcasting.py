@@ -144,7 +144,7 @@ def push(
     except NotFound:
         return  # deleted meanwhile: its subscribers got their last top
     kind = current_kind(config, period_id, runtime.clock.now())
-    if kind is None or live_access.switched_off():  # `make live-off`: open subscriptions get nothing more
+    if kind is None or live_access.switched_off(runtime):  # `make live-off`: open subscriptions get nothing more
         return
     live_state: LiveState = runtime.live_state
     for _ in range(CLAIM_ROUNDS):

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from ..shared import invocation, limits
+from ..shared import limits
 from ..shared.errors import Conflict, Unprocessable
-from ..shared.invocation import lambda_context
 
 RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
 
@@ -34,12 +33,17 @@ class IdempotencyStore(Protocol):
         ...
 
 
-def store() -> IdempotencyStore:
-    return invocation.runtime().idempotency
-
-
-def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) -> dict:
-    """Run `work` once per (scope, key); a retry with the same key and request gets the stored result."""
+def once(
+    store: IdempotencyStore,
+    key: str | None,
+    scope: str,
+    request: Any,
+    work: Callable[[], dict],
+    lambda_context: Any = None,
+) -> dict:
+    """Run `work` once per (scope, key), its record in `store` (the runtime's idempotency); a retry with the same key
+    and request gets the stored result. `lambda_context`: the invocation's Lambda context object, with which an
+    in-progress record expires (None outside Lambda: the record's own expiry only)."""
     if not key:
         return work()
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
@@ -53,10 +57,10 @@ def once(key: str | None, scope: str, request: Any, work: Callable[[], dict]) ->
         payload_validation_jmespath="request",
         expires_after_seconds=limits.IDEMPOTENCY_KEEP_SECONDS,
     )
-    if lambda_context.get() is not None:
-        config.register_lambda_context(lambda_context.get())  # in-progress records expire with the invocation
+    if lambda_context is not None:
+        config.register_lambda_context(lambda_context)  # in-progress records expire with the invocation
 
-    @idempotent_function(data_keyword_argument="data", persistence_store=store().persistence(), config=config)
+    @idempotent_function(data_keyword_argument="data", persistence_store=store.persistence(), config=config)
     def run(data: dict) -> dict:
         return work()
 

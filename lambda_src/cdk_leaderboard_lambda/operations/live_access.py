@@ -22,11 +22,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import boards, tokens
-from ..shared import invocation, item_keys, limits, live_channels
+from ..shared import item_keys, limits, live_channels
 from ..shared.errors import TooManyRequests, Unauthorized
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 LIVE_AUDIENCE = tokens.LIVE_AUDIENCE
 CONNECT, SUBSCRIBE = "EVENT_CONNECT", "EVENT_SUBSCRIBE"
@@ -58,12 +61,12 @@ class LiveSwitch:
             self._read = None
 
 
-def issue(config: boards.BoardConfig) -> dict[str, Any]:
+def issue(runtime: Runtime, config: boards.BoardConfig) -> dict[str, Any]:
     """A subscribe token for this board's channels: {"token", "expires_at" (epoch s), "operations"}. Handed out
     while the kill switch is off too (the authorizer refuses it): the client then keeps polling, as without live."""
-    now = invocation.seconds()
+    now = runtime.clock.now().timestamp()
     minute = int(now) // 60
-    issued = invocation.runtime().rate_limits.take(
+    issued = runtime.rate_limits.take(
         item_keys.live_token_counter(ISSUED),
         config.board_id,
         minute,
@@ -77,28 +80,33 @@ def issue(config: boards.BoardConfig) -> dict[str, Any]:
             retry_after=(minute + 1) * 60 - int(now),
         )
     token, expires = tokens.issue(
+        runtime.token_keys,
+        runtime.settings.token_issuer,
         LIVE_AUDIENCE,
         config.board_id,
         limits.LIVE_TOKEN_SECONDS,
         {"jti": uuid.uuid4().hex},
+        now=now,
     )
     return {"token": token, "expires_at": expires, "operations": limits.LIVE_TOKEN_OPERATIONS}
 
 
-def authorize(event: dict[str, Any]) -> dict[str, Any]:
+def authorize(runtime: Runtime, event: dict[str, Any]) -> dict[str, Any]:
     """AppSync Events' Lambda authorizer: {"isAuthorized", "ttlOverride"} for a connect or a subscribe carrying a
     live token in `authorizationToken`. Anything else (a publish: the namespace takes IAM only) is refused."""
     context = event.get("requestContext") or {}
     operation, channel = context.get("operation"), context.get("channel")
-    allowed = _allowed(event.get("authorizationToken"), operation, channel)
+    allowed = _allowed(runtime, event.get("authorizationToken"), operation, channel)
     return {"isAuthorized": allowed, "ttlOverride": 0}
 
 
-def _allowed(token: object, operation: object, channel: object) -> bool:
-    if operation not in (CONNECT, SUBSCRIBE) or switched_off():
+def _allowed(runtime: Runtime, token: object, operation: object, channel: object) -> bool:
+    if operation not in (CONNECT, SUBSCRIBE) or switched_off(runtime):
         return False
     try:
-        claims = tokens.verify(token, LIVE_AUDIENCE)
+        claims = tokens.verify(
+            runtime.token_keys, runtime.settings.token_issuer, token, LIVE_AUDIENCE, now=runtime.clock.now().timestamp()
+        )
     except Unauthorized:
         return False
     board_id, token_id = claims.get("sub"), claims.get("jti")
@@ -110,7 +118,7 @@ def _allowed(token: object, operation: object, channel: object) -> bool:
             return False
     # One conditional write: the token's count of connects and subscribes, refused past its allowance.
     window = int(claims["exp"]) // 60
-    counted = invocation.runtime().rate_limits.take(
+    counted = runtime.rate_limits.take(
         item_keys.live_token_counter(token_id),
         board_id,
         window,
@@ -128,12 +136,11 @@ def is_authorizer_request(event: object) -> bool:
     return isinstance(event, dict) and "authorizationToken" in event and "httpMethod" not in event
 
 
-def switched_off() -> bool:
+def switched_off(runtime: Runtime) -> bool:
     """The kill switch, read from its item at most every LIVE_SWITCH_CACHE_SECONDS in this instance."""
-    runtime = invocation.runtime()
     return runtime.live_switch.off(runtime.live_state.switched_off)
 
 
-def forget_switch() -> None:
+def forget_switch(runtime: Runtime) -> None:
     """Drop this instance's cached switch (tests)."""
-    invocation.runtime().live_switch.forget()
+    runtime.live_switch.forget()

@@ -16,7 +16,12 @@ BOARD_PERIOD = schema.SCORES_SORT_KEY  # an entry's board period (its leaderboar
 
 def submit(player_id: str, name: str | None, score: int, now: datetime | None = None) -> dict[str, Any]:
     """POST /scores, the original route: the default board, keep-best, its original response shape (no ranks)."""
-    outcome = score_writes.submit(boards.DEFAULT_BOARD, score_writes.Submission(player_id, name, score), now)
+    outcome = score_writes.submit(
+        invocation.runtime(),
+        boards.DEFAULT_BOARD,
+        score_writes.Submission(player_id, name, score),
+        now or invocation.now(),
+    )
     return {
         "player_id": player_id,
         "player_name": outcome.player_name,

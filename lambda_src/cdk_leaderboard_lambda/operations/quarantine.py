@@ -17,14 +17,17 @@ import json
 import logging
 import secrets
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import cursors, periods, score_writes
 from ..domain.boards import BoardConfig
-from ..shared import invocation, item_keys
+from ..shared import item_keys
 from ..shared.clock import iso, ms
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 logger = logging.getLogger(__name__)
 
@@ -81,16 +84,13 @@ class PendingStore(Protocol):
         ...
 
 
-def _queue() -> PendingStore:
-    return invocation.runtime().pending
-
-
 def new_pending_id(now: datetime) -> str:
     """Submission time first (the queue lists oldest first), then 48 random bits."""
     return f"{ms(now):013d}-{secrets.token_urlsafe(6)}"
 
 
 def hold(
+    runtime: Runtime,
     config: BoardConfig,
     s: score_writes.Submission,
     rule: str,
@@ -112,12 +112,12 @@ def hold(
     }
     if run is not None:
         values |= {"run_id": run["run_id"], "seed": run["seed"]}
-    _queue().put(config.board_id, pending_id, s.player_id, values)
+    runtime.pending.put(config.board_id, pending_id, s.player_id, values)
     detail = {**view({**values, "pending_player": s.player_id}, pending_id), "board_id": config.board_id}
     if run is not None:
         detail["seed"] = run["seed"]
     try:
-        invocation.runtime().events.put(EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE, detail)
+        runtime.events.put(EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE, detail)
     except Exception:  # the queue holds it whatever the bus does: a reviewer still sees it
         logger.exception("the pending event was not sent", extra={"pending_id": pending_id})
     return {"status": "pending", "pending_id": pending_id, "rule": rule}
@@ -143,7 +143,9 @@ def view(item: dict[str, Any], pending_id: str) -> dict[str, Any]:
     return row
 
 
-def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str | None = None) -> dict[str, Any]:
+def listing(
+    runtime: Runtime, config: BoardConfig, limit: int, cursor: str | None, player_id: str | None = None
+) -> dict[str, Any]:
     """A page of the board's queue, oldest first, with a signed cursor bound to this board's queue (and player)."""
     binding = item_keys.pending_key(config.board_id, "")[0]
     if player_id is not None:
@@ -151,10 +153,10 @@ def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str 
     position = cursors.read(cursor, binding) if cursor is not None else None
     after = position.last_key if position else None
     if player_id is None:
-        items, more = _queue().page_of_board(config.board_id, after, limit)
+        items, more = runtime.pending.page_of_board(config.board_id, after, limit)
         rows = [view(i, i["leaderboard_id"]) for i in items]
     else:  # the player's pointers, one Query: the rows the review queue lists, without run and evidence
-        held = of_player(config, player_id)
+        held = of_player(runtime.pending, config, player_id)
         mine = [{**i, "player_id": player_id} for i in held if after is None or i["pending_id"] > after]
         rows, more = mine[:limit], len(mine) > limit
     answer: dict[str, Any] = {"pending": rows}
@@ -166,42 +168,43 @@ def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str 
     return answer
 
 
-def everywhere(player_id: str, boards: list[str] | None = None) -> list[dict[str, Any]]:
+def everywhere(queue: PendingStore, player_id: str, boards: list[str] | None = None) -> list[dict[str, Any]]:
     """The player's own pending submissions on every board (or on `boards`), for their token: board_id,
     pending_id, score, rule, submitted_at. One Query of their pointers."""
-    held = _queue().of_player(player_id)
+    held = queue.of_player(player_id)
     return held if boards is None else [h for h in held if h["board_id"] in boards]
 
 
-def of_player(config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
+def of_player(queue: PendingStore, config: BoardConfig, player_id: str) -> list[dict[str, Any]]:
     """The player's own pending submissions on the board (their token's route, or the admin's queue filtered by
     player): pending_id, score, rule, submitted_at, oldest first."""
-    return _queue().of_player_on(player_id, config.board_id)
+    return queue.of_player_on(player_id, config.board_id)
 
 
-def _claimed(config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]:
+def _claimed(queue: PendingStore, config: BoardConfig, pending_id: str) -> tuple[dict[str, Any], str]:
     token = secrets.token_urlsafe(9)
-    if not _queue().claim(config.board_id, pending_id, token):
-        if _queue().get(config.board_id, pending_id) is None:
+    if not queue.claim(config.board_id, pending_id, token):
+        if queue.get(config.board_id, pending_id) is None:
             raise NotFound(f"no pending submission {pending_id} on {config.board_id} (decided already, or never there)")
         raise Conflict(f"another decision on pending submission {pending_id} is in progress; retry")
-    item = _queue().get(config.board_id, pending_id)
+    item = queue.get(config.board_id, pending_id)
     if item is None:  # decided between the claim and the read: only by its claimer, so not by now
         raise NotFound(f"no pending submission {pending_id} on {config.board_id}")
     return item, token
 
 
-def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
+def approve(runtime: Runtime, config: BoardConfig, pending_id: str) -> dict[str, Any]:
     """Apply the submission as at its submission time, then drop it from the queue. The write carries an operation
     id of the pending id, so a decision retried after failing part-way does not apply it twice.
 
     Only the periods still open now are written: a period that ended since (its closing signs its standings) stays
     as it was, and the answer lists it under closed_periods; when every period it was held for has ended the
     approval is refused (409) and the submission stays pending, for a reject (docs/PROVING.md, "The closing rule")."""
-    item, token = _claimed(config, pending_id)
+    queue = runtime.pending
+    item, token = _claimed(queue, config, pending_id)
     try:  # the entry writes and the submission's removal in one transaction: all of it or, cancelled, nothing
         at = datetime.fromtimestamp(int(item["submitted_ms"]) / 1000, UTC)
-        now = invocation.now()
+        now = runtime.clock.now()
         held_for = config.current_periods(at)
         closed = [p.period_id for p in held_for if periods.ended(p, now)]
         if len(closed) == len(held_for):
@@ -217,21 +220,21 @@ def approve(config: BoardConfig, pending_id: str) -> dict[str, Any]:
             operation=item_keys.APPROVAL_OPERATION_PREFIX
             + item_keys.operation_id(pending_id, f"{config.board_id}/pending"),
         )
-        removal = _queue().removal(config.board_id, pending_id, submission.player_id)
-        outcome = score_writes.submit(config, submission, at, also=removal, open_at=now)
+        removal = queue.removal(config.board_id, pending_id, submission.player_id)
+        outcome = score_writes.submit(runtime, config, submission, at, also=removal, open_at=now)
     except BaseException:
-        _queue().unclaim(config.board_id, pending_id, token)
+        queue.unclaim(config.board_id, pending_id, token)
         raise
     if not removal:
-        _queue().drop(config.board_id, pending_id, submission.player_id)
+        queue.drop(config.board_id, pending_id, submission.player_id)
     return {"pending_id": pending_id, "status": "approved", "result": outcome.view(), "closed_periods": closed}
 
 
-def reject(config: BoardConfig, pending_id: str) -> dict[str, Any]:
-    item, token = _claimed(config, pending_id)
+def reject(queue: PendingStore, config: BoardConfig, pending_id: str) -> dict[str, Any]:
+    item, token = _claimed(queue, config, pending_id)
     try:
-        _queue().drop(config.board_id, pending_id, item["pending_player"])
+        queue.drop(config.board_id, pending_id, item["pending_player"])
     except BaseException:  # TransactionBusy (nothing deleted): the submission waits for a decision again
-        _queue().unclaim(config.board_id, pending_id, token)
+        queue.unclaim(config.board_id, pending_id, token)
         raise
     return {"pending_id": pending_id, "status": "rejected"}

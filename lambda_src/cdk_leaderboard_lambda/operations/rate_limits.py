@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Protocol
 
 from ..domain.boards import BoardConfig
-from ..shared import invocation
 from ..shared.errors import TooManyRequests
 
 
@@ -33,23 +32,20 @@ class RateLimitStore(Protocol):
         ...
 
 
-def _store() -> RateLimitStore:
-    return invocation.runtime().rate_limits
-
-
 WINDOW_SECONDS = 60
 KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes within days, not at once)
 
 
-def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | None = None) -> int | None:
-    """Count `count` submissions of the player on the board, or raise TooManyRequests (nothing counted). Returns
-    the minute they counted in (None: the board has no limit), for give_back."""
+def take(store: RateLimitStore, config: BoardConfig, player_id: str, now: datetime, count: int = 1) -> int | None:
+    """Count `count` submissions of the player on the board at `now` in `store` (the runtime's rate_limits), or
+    raise TooManyRequests (nothing counted). Returns the minute they counted in (None: the board has no limit),
+    for give_back."""
     most = config.per_player_limit
     if most is None:
         return None
-    epoch = int((now or invocation.now()).timestamp())
+    epoch = int(now.timestamp())
     minute = epoch // WINDOW_SECONDS
-    if count > most or not _store().take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
+    if count > most or not store.take(player_id, config.board_id, minute, count, most, epoch + KEEP_SECONDS):
         raise TooManyRequests(
             f"{player_id} is past this board's limit of {most} submissions per minute",
             retry_after=(minute + 1) * WINDOW_SECONDS - epoch,
@@ -57,8 +53,8 @@ def take(config: BoardConfig, player_id: str, count: int = 1, now: datetime | No
     return minute
 
 
-def give_back(config: BoardConfig, player_id: str, minute: int | None, count: int = 1) -> None:
+def give_back(store: RateLimitStore, config: BoardConfig, player_id: str, minute: int | None, count: int = 1) -> None:
     """Uncount `count` submissions that take() counted in `minute` and that were then refused (a 400 found only
     after reading the player's entries): a refused submission does not use up the limit."""
     if minute is not None:
-        _store().give_back(player_id, config.board_id, minute, count)
+        store.give_back(player_id, config.board_id, minute, count)

@@ -18,14 +18,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import plausibility, tokens
 from ..domain.boards import BoardConfig
-from ..shared import invocation, limits
+from ..shared import limits
 from ..shared.clock import iso, ms
 from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
 from . import rate_limits, submissions
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
 
@@ -73,18 +76,20 @@ class RunStore(Protocol):
         ...
 
 
-def _runs() -> RunStore:
-    return invocation.runtime().runs
-
-
 def _moment(epoch: int) -> str:
     return iso(datetime.fromtimestamp(epoch, UTC))
 
 
-def player_token(player_id: str, boards: list[str] | None, ttl_seconds: int, now: datetime | None = None) -> dict:
+def player_token(runtime: Runtime, player_id: str, boards: list[str] | None, ttl_seconds: int, now: datetime) -> dict:
     claims = {} if boards is None else {"boards": boards}
     token, expires = tokens.issue(
-        tokens.PLAYER_AUDIENCE, player_id, ttl_seconds, claims, (now or invocation.now()).timestamp()
+        runtime.token_keys,
+        runtime.settings.token_issuer,
+        tokens.PLAYER_AUDIENCE,
+        player_id,
+        ttl_seconds,
+        claims,
+        now=now.timestamp(),
     )
     return {"token": token, "expires_at": _moment(expires)}
 
@@ -97,33 +102,38 @@ def _client_board(config: BoardConfig) -> None:
         )
 
 
-def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+def start(runtime: Runtime, config: BoardConfig, player_claims: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A new run of the token's player on `config`'s board; it counts against the board's per-player limit and
     ends the player's oldest open run there if they hold `max_open_runs` already."""
-    now = now or invocation.now()
     _client_board(config)
     boards = player_claims.get("boards")
     if boards is not None and config.board_id not in boards:
         raise Forbidden(f"this player token is limited to other boards than {config.board_id}")
     config.check_open(now)  # a tournament outside its window: 409, nothing counted
     player_id = player_claims["sub"]
-    minute = rate_limits.take(config, player_id, now=now)
+    minute = rate_limits.take(runtime.rate_limits, config, player_id, now)
     run_id, seed = secrets.token_urlsafe(16), secrets.randbits(SEED_BITS)
     started = int(now.timestamp())
     token, ends = tokens.issue(
-        tokens.RUN_AUDIENCE, player_id, limits.RUN_SECONDS, {"board": config.board_id, "run": run_id}, now.timestamp()
+        runtime.token_keys,
+        runtime.settings.token_issuer,
+        tokens.RUN_AUDIENCE,
+        player_id,
+        limits.RUN_SECONDS,
+        {"board": config.board_id, "run": run_id},
+        now=now.timestamp(),
     )
     baseline = None
     if plausibility.needs(config.rules) & plausibility.STORED_SCORE_RULES:  # the standing the run is judged against
-        own, leaders = submissions.standing(config, player_id, now)
+        own, leaders = submissions.standing(runtime, config, player_id, now)
         baseline = {"own": list(own), "leaders": list(leaders)}
     try:
         # Stored under the board's generation (item_keys.py): a run of a deleted board is no run of one made again.
-        _runs().start(
+        runtime.runs.start(
             run_id, player_id, config.evidence_id, seed, ms(now), ends, started, config.max_open_runs, baseline
         )
     except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
-        rate_limits.give_back(config, player_id, minute)
+        rate_limits.give_back(runtime.rate_limits, config, player_id, minute)
         raise
     return {
         "run_id": run_id,
@@ -135,16 +145,16 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
 
 
 def submit(
+    store: RunStore,
     config: BoardConfig,
     run_claims: dict[str, Any],
     player_id: str,
     write: Callable[[dict[str, Any]], dict],
-    now: datetime | None,
+    now: datetime,
 ) -> dict:
     """`write(run)` (the submission, given the run: run_id, seed, started_ms) if the run token allows it: its board,
     its player, its run unused and not over. A submission a rule rejects (422) has used its run: a run's score is
-    judged once (a client cannot probe a rule's value with one run)."""
-    now = now or invocation.now()
+    judged once (a client cannot probe a rule's value with one run). `store`: the runtime's runs."""
     _client_board(config)
     if run_claims.get("board") != config.board_id:
         raise Forbidden(f"this run token is for another board than {config.board_id}")
@@ -154,9 +164,9 @@ def submit(
     if not isinstance(run_id, str):
         raise Forbidden("this run token names no run")
     used_ms = ms(now)
-    run = _runs().use(run_id, player_id, config.evidence_id, int(now.timestamp()), used_ms)
+    run = store.use(run_id, player_id, config.evidence_id, int(now.timestamp()), used_ms)
     if run is None:  # refused: say why (a run of another board is missing, as for a forgery of the token's claims)
-        found = _runs().get(player_id, run_id)
+        found = store.get(player_id, run_id)
         if found is None or found.get("board_id") != config.evidence_id:
             raise Forbidden("no such run for this player and board")
         if "used_ms" in found:
@@ -170,5 +180,5 @@ def submit(
     except ApiError as err:
         # refused, or a transaction cancelled by another (503), nothing written: the run may still take its score
         if err.status < 500 or isinstance(err, TransactionBusy):
-            _runs().release(run_id, player_id, used_ms)
+            store.release(run_id, player_id, used_ms)
         raise

@@ -8,11 +8,11 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from ..composition import Handler, Runtime, entry_point
-from ..shared import invocation
 from ..shared.errors import ApiError, Forbidden, NotFound
 from . import routes
 from . import validation as v
@@ -28,13 +28,12 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
-def cors_headers(event: dict, route: routes.Route | None = None) -> dict[str, str]:
-    """Allow-Origin for the request's Origin if it is allowed ('*' allows any). A public read answers '*' whatever
-    the origins allowed: it takes no credentials, and one cached answer then serves every origin (the edge's cache
-    key holds no Origin)."""
+def cors_headers(event: dict, allowed: tuple[str, ...], route: routes.Route | None = None) -> dict[str, str]:
+    """Allow-Origin for the request's Origin if it is `allowed` (settings.cors_allowed_origins; '*' allows any). A
+    public read answers '*' whatever the origins allowed: it takes no credentials, and one cached answer then serves
+    every origin (the edge's cache key holds no Origin)."""
     if route is not None and not route.authenticated:
         return {"Access-Control-Allow-Origin": "*"}
-    allowed = invocation.settings().cors_allowed_origins
     headers = {"Vary": "Origin"}
     if "*" in allowed:
         headers["Access-Control-Allow-Origin"] = "*"
@@ -69,14 +68,20 @@ def cache_control(route: routes.Route | None, status: int, payload: Any = None) 
 
 
 def respond(
-    event: dict, status: int, payload: Any, headers: dict[str, str] | None = None, route: routes.Route | None = None
+    event: dict,
+    status: int,
+    payload: Any,
+    origins: tuple[str, ...],
+    headers: dict[str, str] | None = None,
+    route: routes.Route | None = None,
 ) -> dict:
+    """The proxy integration's answer; `origins`: the origins CORS allows (settings.cors_allowed_origins)."""
     return {
         "statusCode": status,
         "headers": {
             "Content-Type": "application/json",
             "Cache-Control": cache_control(route, status, payload),
-            **cors_headers(event, route),
+            **cors_headers(event, origins, route),
             **(headers or {}),
         },
         # allow_nan=False: NaN and Infinity are not JSON; a response holding one is a bug, answered as a 500.
@@ -93,13 +98,15 @@ def header(event: dict, name: str) -> str | None:
 @dataclass(frozen=True)
 class Call:
     """One request to a route: the proxy event, the route it matched, its parameters, validated, and the runtime
-    serving it (the composition root's: what the route's operation hands down to the operations it calls)."""
+    serving it (the composition root's: what the route's operation hands down to the operations it calls), and
+    Lambda's context object (None outside Lambda: Powertools' idempotency expires in-progress records with it)."""
 
     event: dict
     route: routes.Route
     params: dict[str, str]  # path parameters, decoded
     query: dict[str, Any]  # the route's query parameters: integers checked and converted, defaults applied
     runtime: Runtime
+    lambda_context: Any = None
 
     def header(self, name: str) -> str | None:
         return header(self.event, name)
@@ -121,12 +128,12 @@ def function_handler(function: routes.Function, operations: Mapping[str, Any], r
     if missing:
         raise RuntimeError(f"{function.name} does not define {', '.join(missing)}")
 
-    def handler(event: dict) -> tuple[int, Any]:
+    def handler(event: dict, context: Any) -> tuple[int, Any]:
         route = served.get((event.get("httpMethod"), event.get("resource")))
         if route is None:
             raise NotFound(f"no route {event.get('httpMethod')} {event.get('resource')} in this function")
         params = event.get("pathParameters") or route.match(event.get("path", "")) or {}
-        return operations[route.operation](Call(event, route, params, v.query_values(event, route), runtime))
+        return operations[route.operation](Call(event, route, params, v.query_values(event, route), runtime, context))
 
     return api_handler(handler, runtime)
 
@@ -148,24 +155,24 @@ def _route(event: dict) -> routes.Route | None:
     return next((r for r in routes.ROUTES if (r.method, r.path) == matched), None)
 
 
-def _check_key(event: dict, route: routes.Route | None) -> None:
+def _check_key(runtime: Runtime, event: dict, route: routes.Route | None) -> None:
     """API Gateway lets any key of the stage's usage plans call any keyed route: where the deployment gives the
     key class's secret (the stack always does), a route of either kind refuses every other key here, by the value
     API Gateway checked (api_key_classes.py: ids change at every rotation), with a 403 that names the key class it
     needs, before any work (a 429 would tell the caller to retry)."""
     if route is None or route.access in (routes.PUBLIC, *routes.BEARER):
         return  # bearer routes: the operation verifies the token, whose claims it needs
-    keys = invocation.runtime().api_keys
+    keys = runtime.api_keys
     if not keys.configured(route.access):
         return  # no key of this class to compare (a unit test's runtime): API Gateway's check is the only one
     if not keys.is_of(route.access, api_key_value(event) or ""):
         if route.access == routes.ADMIN:
-            audit(event, "refused", f"{route.method} {route.path}")
+            audit(event, "refused", f"{route.method} {route.path}", runtime.clock.now())
         raise Forbidden(f"this route needs the {route.access} key; the x-api-key given is of another class")
 
 
-def audit(event: dict, action: str, target: Any) -> None:
-    """One JSON line per admin action: who (the API key's id), what, on what, when."""
+def audit(event: dict, action: str, target: Any, now: datetime) -> None:
+    """One JSON line per admin action: who (the API key's id), what, on what, when (`now`: the runtime's clock)."""
     record = {
         "audit": "admin",
         "action": action,
@@ -173,20 +180,22 @@ def audit(event: dict, action: str, target: Any) -> None:
         "api_key_id": api_key_id(event),
         "source_ip": ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp"),
         "request_id": (event.get("requestContext") or {}).get("requestId"),
-        "time": invocation.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "time": now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     }
     audit_logger.info(json.dumps(record, separators=(",", ":"), default=str))
 
 
-def api_handler(func: Callable[[dict], tuple[int, Any]], runtime: Runtime) -> Handler:
-    """Wraps a function `event -> (status, payload)` into a Lambda handler for `runtime`, with error mapping."""
+def api_handler(func: Callable[[dict, Any], tuple[int, Any]], runtime: Runtime) -> Handler:
+    """Wraps a function `(event, Lambda context) -> (status, payload)` into a Lambda handler for `runtime`, with
+    error mapping."""
+    origins = runtime.settings.cors_allowed_origins
 
     def handler(event: dict, context: Any = None) -> dict:
         route = _route(event)
         try:
-            _check_key(event, route)
-            status, payload = func(event)
-            return respond(event, status, payload, route=route)
+            _check_key(runtime, event, route)
+            status, payload = func(event, context)
+            return respond(event, status, payload, origins, route=route)
         except ApiError as err:
             logger.info("request refused", extra={"status": err.status, "reason": err.message})
             headers = {}
@@ -194,9 +203,9 @@ def api_handler(func: Callable[[dict], tuple[int, Any]], runtime: Runtime) -> Ha
                 headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
             if err.retry_after is not None:  # a 429, a 503 of a cancelled transaction: exposed to browsers' scripts
                 headers |= {"Retry-After": str(err.retry_after), "Access-Control-Expose-Headers": "Retry-After"}
-            return respond(event, err.status, {"error": err.message, **err.details}, headers or None, route)
+            return respond(event, err.status, {"error": err.message, **err.details}, origins, headers or None, route)
         except Exception:
             logger.exception("unhandled error")
-            return respond(event, 500, {"error": "internal error"}, route=route)
+            return respond(event, 500, {"error": "internal error"}, origins, route=route)
 
     return entry_point(runtime, functools.wraps(func)(handler))
