@@ -53,13 +53,13 @@ def test_without_a_digest_key_the_functions_say_what_to_set(in_memory, monkeypat
 def test_a_cursor_tagged_with_the_secrets_value_itself_is_refused(in_memory):
     """Outside production the cursor keys come from the token secret: a cursor's HMAC key is derived from it
     (cursors.KEY_LABEL), so holding a token key's raw value does not mean holding the cursor key."""
-    genuine = cursors.issue("b#all-time", "k", 3)
+    genuine = cursors.issue(in_memory, "b#all-time", "k", 3)
     payload = genuine.split(".")[0]
-    assert cursors.read(genuine, "b#all-time").last_rank == 3
+    assert cursors.read(in_memory, genuine, "b#all-time").last_rank == 3
     raw = CURSOR_SECRET.encode()  # the value the runtime's ring holds (tests/unit/conftest.py)
     mac = hmac.new(raw, f"v1\nb#all-time\n{payload}".encode(), hashlib.sha256).digest()[: cursors.TAG_BYTES]
     with pytest.raises(BadRequest, match="not valid"):
-        cursors.read(f"{payload}.{cursors._b64(mac)}", "b#all-time")
+        cursors.read(in_memory, f"{payload}.{cursors._b64(mac)}", "b#all-time")
 
 
 def test_a_persisted_local_stack_keeps_its_digest_key(tmp_path):

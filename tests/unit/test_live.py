@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdk_leaderboard_lambda.data import dynamo, live_events
+from cdk_leaderboard_lambda.data import live_events
 from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.operations import broadcasting
 from cdk_leaderboard_lambda.shared import invocation, item_keys, limits, live_channels
@@ -54,7 +54,7 @@ def record(player: str, partition: str) -> dict:
 
 def count_requests(monkeypatch) -> list[str]:
     calls: list[str] = []
-    client = dynamo.client()
+    client = invocation.runtime().dynamodb
     client.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name), "count")
     return calls
 

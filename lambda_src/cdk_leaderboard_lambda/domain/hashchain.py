@@ -135,12 +135,14 @@ def page(config: BoardConfig, period_ref: str, limit: int, cursor: str | None, n
     binding = "log\n" + item_keys.leaderboard_id(config.evidence_id, p.period_id)
     after = 0
     if cursor is not None:
-        position = cursors.read(cursor, binding)
+        position = cursors.read(invocation.runtime(), cursor, binding)
         if not position.last_key.isdigit():
             raise BrokenRule(cursors.INVALID)
         after = int(position.last_key)
     records, more = invocation.runtime().chain.page(config.evidence_id, p.period_id, after, limit)
     answer: dict[str, Any] = {"records": records}
     if more:
-        answer["next_cursor"] = cursors.issue(binding, str(records[-1]["seq"]), records[-1]["seq"])
+        answer["next_cursor"] = cursors.issue(
+            invocation.runtime(), binding, str(records[-1]["seq"]), records[-1]["seq"]
+        )
     return answer

@@ -220,7 +220,7 @@ def submit(
         for p in config.current_periods(now)
         if open_at is None or not periods.ended(p, open_at)
     ]
-    metrics.count(metrics.SUBMISSIONS, board=config.board_id)
+    invocation.runtime().metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored and not also:
         return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")
 
@@ -248,7 +248,7 @@ def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: st
         try:
             return attempt(n > 0)
         except entry_store.Changed:
-            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
+            invocation.runtime().metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
     raise Conflict(f"too many concurrent writes to {what}; retry")
 
@@ -347,7 +347,7 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
             planned.append((i, s, rows))
         if writes:
             _entries().write(writes)
-        metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
+        invocation.runtime().metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
 

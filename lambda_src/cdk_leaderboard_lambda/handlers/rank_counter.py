@@ -11,7 +11,7 @@ import logging
 from ..composition import Handler, Runtime, entry_point
 from ..domain import rank_counter_upkeep
 from ..operations import chain_appending, moderation
-from ..shared import metrics
+from ..shared import invocation, metrics
 
 logger = logging.getLogger("leaderboard")
 logger.setLevel(logging.INFO)
@@ -22,8 +22,8 @@ def count(event: dict, context: object = None) -> dict:
     reconciled = moderation.reconcile(records)
     logged = chain_appending.append(records)
     stats = rank_counter_upkeep.apply(records)
-    metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
-    metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
+    invocation.runtime().metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
+    invocation.runtime().metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
     logger.info(
         "rank counters refreshed", extra=stats.summary() | logged.summary() | {"reconciled_entries": reconciled}
     )

@@ -176,7 +176,7 @@ def _visible_top(config: boards.BoardConfig, period_id: str, changed: set[tuple[
     gone = {p for p, _ in changed} - set(present)
     deadline = time.monotonic() + VISIBILITY_WAIT_SECONDS
     while True:
-        top = live.read_top(config, period_id)
+        top = live.read_top(invocation.runtime(), config, period_id)
         shown = {e["player_id"]: e["score"] for e in top["entries"]}
         if _reflects(config, top["entries"], shown, present, gone) or time.monotonic() > deadline:
             return top

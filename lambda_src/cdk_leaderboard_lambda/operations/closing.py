@@ -106,7 +106,9 @@ def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[di
     descending = config.order == boards.DESC
     low, high = config.min_score, config.max_score
     if len(top) < total and top:
-        last_entries = rank_counters.merged_page(parts, 1, before=item_keys.LAST_HI)  # the worst entry (of each shard)
+        last_entries = rank_counters.merged_page(
+            invocation.runtime(), parts, 1, before=item_keys.LAST_HI
+        )  # the worst entry (of each shard)
         scores = [top[-1]["score"], *(int(e["score"]) for e in last_entries)]
         low, high = min(scores), max(scores)
     for tier in config.tiers:
@@ -120,15 +122,17 @@ def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[di
         elif last <= len(top):
             cutoffs[tier["name"]] = top[last - 1]["score"]
         else:
-            cutoffs[tier["name"]] = rank_counters.score_at_rank(parts, last, low, high, descending)
+            cutoffs[tier["name"]] = rank_counters.score_at_rank(
+                invocation.runtime(), parts, last, low, high, descending
+            )
     return cutoffs
 
 
 def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
     parts = config.partitions(p.period_id)
-    items = rank_counters.merged_page(parts, CLOSING_TOP)
+    items = rank_counters.merged_page(invocation.runtime(), parts, CLOSING_TOP)
     top = [{k: e[k] for k in ("rank", "player_id", "player_name", "score")} for e in ranking_reads.ranked(items)]
-    total = max(rank_counters.total(parts), len(top))
+    total = max(rank_counters.total(invocation.runtime(), parts), len(top))
     return {
         "board_id": config.board_id,
         "generation": config.generation,  # whose log (item_keys.py): a board created again under this id has its own
@@ -235,7 +239,7 @@ def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
         "starts_at": _start_of(config, p),
         "ends_at": p.next_reset(),
         "next_reset": p.next_reset(),
-        "total_players": rank_counters.total(config.partitions(p.period_id)),
+        "total_players": rank_counters.total(invocation.runtime(), config.partitions(p.period_id)),
     }
 
 

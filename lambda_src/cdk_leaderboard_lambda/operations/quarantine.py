@@ -148,7 +148,7 @@ def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str 
     binding = item_keys.pending_key(config.board_id, "")[0]
     if player_id is not None:
         binding += "#player#" + player_id  # a cursor of the whole queue pages no player's list, nor the reverse
-    position = cursors.read(cursor, binding) if cursor is not None else None
+    position = cursors.read(invocation.runtime(), cursor, binding) if cursor is not None else None
     after = position.last_key if position else None
     if player_id is None:
         items, more = _queue().page_of_board(config.board_id, after, limit)
@@ -161,7 +161,7 @@ def listing(config: BoardConfig, limit: int, cursor: str | None, player_id: str 
     if more and rows:
         listed = (position.last_rank if position else 0) + len(rows)
         answer["next_cursor"] = cursors.issue(
-            binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
+            invocation.runtime(), binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
         )
     return answer
 

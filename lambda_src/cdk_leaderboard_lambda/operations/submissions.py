@@ -59,11 +59,11 @@ def submit(
     view = outcome.view()
     for row, period in zip(view["periods"], outcome.periods, strict=True):
         if period.rank_key is not None:
-            metrics.count(metrics.RANK_READS, board=config.board_id)
+            invocation.runtime().metrics.count(metrics.RANK_READS, board=config.board_id)
             try:
-                row["rank"] = rank_counters.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[
-                    0
-                ]
+                row["rank"] = rank_counters.rank_and_total(
+                    invocation.runtime(), config.partitions(period.period.period_id), period.rank_key
+                )[0]
             except ServiceUnavailable:
                 continue
     return view
@@ -104,7 +104,7 @@ def standing(config: BoardConfig, player_id: str, now: datetime) -> tuple[tuple[
         )
     leaders: tuple[int, ...] = ()
     if plausibility.MAX_OVER_LEADER in wanted:
-        tops = [rank_counters.merged_page(config.partitions(p.period_id), 1) for p in current]
+        tops = [rank_counters.merged_page(invocation.runtime(), config.partitions(p.period_id), 1) for p in current]
         leaders = tuple(int(top[0]["score"]) for top in tops if top)
     return own, leaders
 
