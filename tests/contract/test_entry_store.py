@@ -161,10 +161,12 @@ def test_a_submission_s_read_finds_the_erasure_the_moderation_and_the_board(runt
     assert set(stored) == {("ada", PART), ("bo", PART)} and hidden == {"bo"} and board["order"] == "desc"
     assert store.get_for_submission(pairs, "lap", False, consistent=False)[1:] == ({"ada"}, None)
     now = int(time.time())
-    runtime.erasures.create(item_keys.erasing_key("cy"), {"phase": "erasing"}, now + 60)
+    runtime.erasures.create(item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "erasing"}, now + 60)
     stored, _, _ = store.get_for_submission(pairs, "race", True)
     assert entry_store.is_fence(stored[("cy", PART)]) and not entry_store.is_fence(stored[("ada", PART)])
-    runtime.erasures.save_state(item_keys.erasing_key("cy"), {"phase": "fenced", "fence_until": now - 1})
+    runtime.erasures.save_state(
+        item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "fenced", "fence_until": now - 1}
+    )
     assert ("cy", PART) not in store.get_for_submission(pairs, "race", True)[0]  # its fence has gone by
 
 

@@ -448,7 +448,7 @@ def _submissions_counted(ddb, player_id: str) -> int:
     items = [
         i
         for i in scan(ddb, invocation.settings().scores_table)
-        if i["player_id"]["S"] == item_keys.rate_partition(player_id)
+        if i["player_id"]["S"] == item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id)
     ]
     return sum(int(i["submissions"]["N"]) for i in items)
 

@@ -131,7 +131,10 @@ def test_records_of_other_items_are_ignored(live_on):
     """Board items, and a held (quarantined) submission's two items: it is no entry, so it is pushed nowhere."""
     from cdk_leaderboard_lambda.shared import item_keys
 
-    held = [record(*item_keys.pending_key("race", "p-1")), record(item_keys.pending_of_partition("ann"), "race#p-1")]
+    held = [
+        record(*item_keys.pending_key("race", "p-1")),
+        record(item_keys.pending_of_partition(invocation.runtime().digest_key.value(), "ann"), "race#p-1"),
+    ]
     publisher = Publisher()
     stats = broadcasting.apply([record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher)
     assert stats.board_periods == 0 and publisher.published == []

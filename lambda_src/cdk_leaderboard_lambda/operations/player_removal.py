@@ -62,7 +62,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
     goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
     FENCE_SECONDS more, then lift_fences takes it down."""
     now = now or invocation.now()
-    key = item_keys.erasing_key(player_id)
+    key = item_keys.erasing_key(invocation.runtime().digest_key.value(), player_id)
     state = _erasures().state(key)
     if state is not None and state["phase"] == _FENCED:
         return True, status_view(state["erasure_id"])  # answered already; the hashed fence goes on schedule
