@@ -20,11 +20,11 @@ from bench.metering import CONSUMER_THREADS, ThreadMeter, attach
 
 def main(endpoint: str, commit_ms: float, throughput: bool) -> int:
     env = environment.connect(endpoint)
-    from cdk_leaderboard_lambda.data import dynamo
+    from cdk_leaderboard_lambda.shared import invocation
 
-    AwsModel(commit_ms, throughput).attach(dynamo.client())
+    AwsModel(commit_ms, throughput).attach(invocation.runtime().dynamodb)
     meter = ThreadMeter(only=CONSUMER_THREADS)
-    attach(dynamo.client(), meter)
+    attach(invocation.runtime().dynamodb, meter)
     poller = env.start_consumer()
     print("ready", flush=True)
     for line in sys.stdin:

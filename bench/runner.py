@@ -55,13 +55,13 @@ class Options:
 
 class Bench(Sampling):
     def __init__(self, opts: Options, env: environment.BenchEnvironment) -> None:
-        from cdk_leaderboard_lambda.data import dynamo
+        from cdk_leaderboard_lambda.shared import invocation
 
         self.opts = opts
         self.env = env
         self.rng = random.Random(opts.seed)
         self.handler_meter = Meter()
-        attach(dynamo.client(), self.handler_meter)  # THE client all of the handlers' data access uses
+        attach(invocation.runtime().dynamodb, self.handler_meter)  # THE client all of the handlers' data access uses
         self.consumer_meter = Meter()  # the same client while the rank-counter function runs (see settle)
         self.original_meter = Meter()
         original_client = env.new_client()

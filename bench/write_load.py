@@ -93,12 +93,12 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
     (requests, write units by the documented rates), a top-N page read (requests), and a 500-entry bulk on a
     three-period board (requests, and time on the latency model: the handler's CPU time plus modelled latencies)."""
     from bench.api import HandlerApi
-    from cdk_leaderboard_lambda.data import dynamo
+    from cdk_leaderboard_lambda.shared import invocation
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)
     api, meter = HandlerApi(), ThreadMeter(but=CONSUMER_THREADS)
-    attach(dynamo.client(), meter)
+    attach(invocation.runtime().dynamodb, meter)
     out: dict[str, Any] = {}
     api.call("POST", "/scores", body={"player_id": "budget", "score": 100})
     meter.reset()
@@ -133,7 +133,6 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
 def run_once(
     kind: str, writers: int, seconds: float, pool: int, seed: int, env: environment.BenchEnvironment, model: AwsModel
 ) -> dict[str, Any]:
-    from cdk_leaderboard_lambda.data import dynamo
     from cdk_leaderboard_lambda.domain.simulation import random_name
     from cdk_leaderboard_lambda.shared import invocation
     from local.tables import reset_tables
@@ -142,7 +141,7 @@ def run_once(
     model.__init__(model.commit_seconds * 1000, model.throughput)  # fresh conflict state and buckets
     writer_meter = ThreadMeter(only=(WRITER_PREFIX,))
     if kind == "handlers":
-        client = dynamo.client()
+        client = invocation.runtime().dynamodb
         submit = _handler_submit()
         consumer = subprocess.Popen(
             [
@@ -261,9 +260,9 @@ def main(argv: list[str] | None = None) -> int:
 
     env = environment.start()
     model = AwsModel(a.commit_ms, a.throughput)
-    from cdk_leaderboard_lambda.data import dynamo
+    from cdk_leaderboard_lambda.shared import invocation
 
-    model.attach(dynamo.client())
+    model.attach(invocation.runtime().dynamodb)
     results: dict[str, Any] = {"options": vars(a) | {"json_path": str(a.json_path)}, "runs": []}
     try:
         results["budgets"] = budgets(env, model)

@@ -45,7 +45,7 @@ def measure(seeded: dict[str, int], samples: int = 20, seed: int = 1) -> dict:
     env = environment.start()
     try:
         from bench.api import HandlerApi
-        from cdk_leaderboard_lambda.data import dynamo
+        from cdk_leaderboard_lambda.shared import invocation
 
         api = HandlerApi()
         ids = sorted(seeded)
@@ -55,8 +55,8 @@ def measure(seeded: dict[str, int], samples: int = 20, seed: int = 1) -> dict:
         consumer = env.start_consumer()
         consumer.settle(120)
         handlers, counters = ThreadMeter(but=CONSUMER_THREADS), ThreadMeter(only=CONSUMER_THREADS)
-        attach(dynamo.client(), handlers)
-        attach(dynamo.client(), counters)
+        attach(invocation.runtime().dynamodb, handlers)
+        attach(invocation.runtime().dynamodb, counters)
         rng = random.Random(seed)
         best = dict(seeded)
 

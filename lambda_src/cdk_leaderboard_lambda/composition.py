@@ -133,14 +133,16 @@ class Runtime:
         secret_store = secrets or SecretsManagerSecrets(
             functools.partial(new_client, settings.secrets_manager_endpoint)
         )
+        clock = clock or SystemClock()
+        digest = DigestKey(lambda: digest_key.load(settings, secret_store))
         return cls(
             settings=settings,
-            clock=clock or SystemClock(),
+            clock=clock,
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
             cursor_keys=cursors.keys(settings, secret_store),
-            digest_key=DigestKey(lambda: digest_key.load(settings, secret_store)),
+            digest_key=digest,
             live_key=AppSyncApiKey(
                 settings.live_events_api_id,
                 settings.live_events_api_key_id,
@@ -165,7 +167,7 @@ class Runtime:
             counters=counters or DynamoCounters(dynamodb, settings.scores_table),
             secrets=secret_store,
             erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
-            entries=entries or DynamoEntries(dynamodb, settings.scores_table, settings.rank_index),
+            entries=_entries(entries, dynamodb, settings, clock, digest),
             replays=_replays(),
         )
 
@@ -212,6 +214,15 @@ def in_memory_stores() -> dict[str, Any]:
     stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
     stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"], MemoryStream())
     return stores
+
+
+def _entries(
+    given: EntryStore | None, dynamodb: Any, settings: Settings, clock: Clock, digest: DigestKey
+) -> EntryStore:
+    """The entries on DynamoDB, or the in-memory ones given, bound to this runtime's clock and digest key."""
+    if isinstance(given, MemoryEntries):
+        return given.bound_to(clock, digest)
+    return given or DynamoEntries(dynamodb, settings.scores_table, settings.rank_index, clock, digest)
 
 
 def _replays() -> Replays:

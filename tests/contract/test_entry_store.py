@@ -6,11 +6,13 @@ every write, and batches past DynamoDB's per-request limits."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import pytest
 
 from cdk_leaderboard_lambda.domain import entry_store
 from cdk_leaderboard_lambda.shared import item_keys, schema
+from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
 
 PART = "race#all-time"
@@ -161,11 +163,27 @@ def test_a_submission_s_read_finds_the_erasure_the_moderation_and_the_board(runt
     assert set(stored) == {("ada", PART), ("bo", PART)} and hidden == {"bo"} and board["order"] == "desc"
     assert store.get_for_submission(pairs, "lap", False, consistent=False)[1:] == ({"ada"}, None)
     now = int(time.time())
-    runtime.erasures.create(item_keys.erasing_key("cy"), {"phase": "erasing"}, now + 60)
+    runtime.erasures.create(item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "erasing"}, now + 60)
     stored, _, _ = store.get_for_submission(pairs, "race", True)
     assert entry_store.is_fence(stored[("cy", PART)]) and not entry_store.is_fence(stored[("ada", PART)])
-    runtime.erasures.save_state(item_keys.erasing_key("cy"), {"phase": "fenced", "fence_until": now - 1})
+    runtime.erasures.save_state(
+        item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "fenced", "fence_until": now - 1}
+    )
     assert ("cy", PART) not in store.get_for_submission(pairs, "race", True)[0]  # its fence has gone by
+
+
+def test_whether_an_erasure_stands_is_read_on_the_clock_of_the_store_s_own_runtime(runtime):
+    """The entries read the time of the runtime that holds them (DynamoEntries: its constructor's clock; the
+    in-memory entries: bound again when a runtime is rebuilt with another clock), not of another runtime serving
+    the invocation: a fence that stands until a minute after 2100-01-01 stands then, and has gone by a minute on."""
+    clock = SettableClock(datetime(2100, 1, 1, tzinfo=UTC))
+    later = runtime.rebuilt(clock=clock)
+    key = item_keys.erasing_key(later.digest_key.value(), "cy")
+    later.erasures.save_state(key, {"phase": "fenced", "fence_until": int(clock.now().timestamp()) + 60})
+    pairs = [("cy", PART)]
+    assert entry_store.is_fence(later.entries.get_for_submission(pairs, "race", False)[0][("cy", PART)])
+    clock.advance(120)
+    assert later.entries.get_for_submission(pairs, "race", False)[0] == {}
 
 
 def test_batches_past_dynamodb_s_limits_are_read_and_written_whole(store):

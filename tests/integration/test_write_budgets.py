@@ -26,14 +26,14 @@ from bench.api import HandlerApi
 from bench.aws_model import AwsModel
 from bench.metering import CONSUMER_THREADS, ThreadMeter, attach, detach
 from bench.write_load import original_submit
-from cdk_leaderboard_lambda.data import dynamo
+from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.web import routes
 
 
 @contextlib.contextmanager
 def metered(client=None):
     """The requests made through a client (the handlers' by default), not those of the stream consumer."""
-    client = client or dynamo.client()
+    client = client or invocation.runtime().dynamodb
     meter = ThreadMeter(but=CONSUMER_THREADS)
     attach(client, meter)
     try:
@@ -161,7 +161,7 @@ def test_a_500_entry_bulk_fits_its_request_and_time_budgets(api, stack, clean):
     keys = {routes.GAME: stack.api_key, routes.ADMIN: stack.admin_key}  # the functions read theirs from secrets
     handlers = HandlerApi(keys)  # in-process on this thread, so its CPU time and modelled latency are this thread's
     model = AwsModel(commit_ms=20)
-    model.attach(dynamo.client())
+    model.attach(invocation.runtime().dynamodb)
     try:
         with metered() as meter:
             model.modelled_seconds(reset=True)
@@ -169,7 +169,7 @@ def test_a_500_entry_bulk_fits_its_request_and_time_budgets(api, stack, clean):
             resp = handlers.call("POST", "/leaderboards/bulky/scores/bulk", body={"entries": entries})
             seconds = time.thread_time() - cpu + model.modelled_seconds()
     finally:
-        model.detach(dynamo.client())
+        model.detach(invocation.runtime().dynamodb)
     assert resp.status == 200 and resp.body["accepted"] == 500
     usage = meter.take()
     assert usage.requests <= 1000, usage.by_operation

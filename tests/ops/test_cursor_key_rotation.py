@@ -65,15 +65,15 @@ class Functions:
 
     def issue(self, rank: int = 10) -> str:
         with invocation.serving(self.runtime):
-            return cursors.issue(BOARD, f"key-{rank}", rank)
+            return cursors.issue(invocation.runtime(), BOARD, f"key-{rank}", rank)
 
     def reads(self, cursor: str) -> int:
         with invocation.serving(self.runtime):
-            return cursors.read(cursor, BOARD).last_rank
+            return cursors.read(invocation.runtime(), cursor, BOARD).last_rank
 
     def refusal(self, cursor: str) -> str:
         with invocation.serving(self.runtime), pytest.raises(BadRequest) as refused:
-            cursors.read(cursor, BOARD)
+            cursors.read(invocation.runtime(), cursor, BOARD)
         return refused.value.message
 
 

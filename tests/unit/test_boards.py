@@ -194,7 +194,7 @@ def test_a_bulk_retried_after_failing_part_way_applies_every_entry_exactly_once(
     create("clicks", operator="increment", periods=["all-time", "daily", "weekly"])
     entries = [{"player_id": f"p{i % 40:02d}", "score": 1} for i in range(120)]  # every player three times
     # 19 players a chunk (three periods): chunks 1-3 commit (the third starts the second entries), the 4th fails
-    restore = fail_transaction(dynamo.client(), 4)
+    restore = fail_transaction(invocation.runtime().dynamodb, 4)
     try:
         status, body, _ = call(
             "POST",
@@ -376,7 +376,7 @@ def test_a_page_walk_numbers_on_and_each_page_is_one_query_whatever_the_history(
     for i in range(20):
         post("live", f"p{i:02d}", 100 + i)
     _, first = top("live", limit=5)  # reads the board's config once; it is cached after
-    made = count_requests(dynamo.client())
+    made = count_requests(invocation.runtime().dynamodb)
     walked, ranks, cursor = ids(first), [e["rank"] for e in first["entries"]], first["next_cursor"]
     while cursor:
         made.clear()
@@ -427,11 +427,11 @@ def _conflicting(monkeypatch, times: int) -> list[int]:
     DynamoDB Local serializes transactions and never shows the conflict; DynamoDB does under contention."""
     real, calls = dynamo.transact, []
 
-    def transact(actions, on=None):
+    def transact(actions, *, on):
         calls.append(len(actions))
         if len(calls) <= times:
             raise dynamo.Cancelled(["None", "TransactionConflict"])
-        return real(actions, on)
+        return real(actions, on=on)
 
     monkeypatch.setattr(dynamo, "transact", transact)
     monkeypatch.setattr("cdk_leaderboard_lambda.data.boards.time.sleep", lambda s: None)

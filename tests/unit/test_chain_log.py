@@ -196,7 +196,7 @@ def test_erasure_appends_erase_records_and_deletes_the_player_s_key(ddb, clock, 
         assert records[2]["score"] == 30 and records[2]["player"] == records[0]["player"]
     assert log("era")[0]["player"] == erin
     # the key is gone: no item names erin, and a new key would give another commitment
-    items = dynamo.client().scan(TableName=invocation.settings().scores_table)["Items"]
+    items = invocation.runtime().dynamodb.scan(TableName=invocation.settings().scores_table)["Items"]
     assert [i for i in items if "erin" in json.dumps(i)] == []
     assert invocation.runtime().chain.player_keys(["erin"], int(invocation.seconds())) == {}  # for a while, none
 

@@ -124,8 +124,10 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
         ordered = sorted(scores, reverse=order == boards.DESC)
         parts = config.partitions("all-time")
         for rank, score in enumerate(ordered, start=1):
-            assert rank_counters.score_at_rank(parts, rank, 0, 1000, order == boards.DESC) == score
-        assert rank_counters.score_at_rank(parts, 31, 0, 1000, order == boards.DESC) is None
+            assert (
+                rank_counters.score_at_rank(invocation.runtime(), parts, rank, 0, 1000, order == boards.DESC) == score
+            )
+        assert rank_counters.score_at_rank(invocation.runtime(), parts, 31, 0, 1000, order == boards.DESC) is None
 
 
 def test_closing_is_idempotent_and_open_periods_are_409(in_memory, settle, events_file):

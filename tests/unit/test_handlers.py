@@ -97,8 +97,8 @@ def test_leaderboard_is_sorted_best_first_with_consecutive_ranks(ddb):
 def test_ties_go_to_whoever_reached_the_score_first(ddb):
     early = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
     late = datetime(2026, 11, 30, 11, 0, tzinfo=UTC)
-    original_api.submit("zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
-    original_api.submit("amy", "Amy", 500, now=late)
+    original_api.submit(invocation.runtime(), "zed", "Zed", 500, now=early)  # alphabetically last, but first to 500
+    original_api.submit(invocation.runtime(), "amy", "Amy", 500, now=late)
     _, body, _ = top()
     assert [e["player_id"] for e in body["entries"]] == ["zed", "amy"]
 

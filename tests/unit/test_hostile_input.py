@@ -112,10 +112,12 @@ def test_a_cursor_issued_in_the_future_or_too_long_ago_is_422(board_of_five):
         "all-time"
     )  # its generation's (item_keys.py)
     now = int(time.time() * 1000)
-    future = cursors.issue(binding, "0#0#p0", 1, issued_ms=now + 3_600_000)
+    future = cursors.issue(invocation.runtime(), binding, "0#0#p0", 1, issued_ms=now + 3_600_000)
     status, body, _ = top("five", cursor=future)
     assert status == 422 and "not valid" in body["error"]
-    stale = cursors.issue(binding, "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1)
+    stale = cursors.issue(
+        invocation.runtime(), binding, "0#0#p0", 1, issued_ms=now - invocation.settings().cursor_ttl_seconds * 1000 - 1
+    )
     status, body, _ = top("five", cursor=stale)
     assert status == 422 and "expired" in body["error"]
 
@@ -146,13 +148,13 @@ def test_on_aws_the_secret_comes_from_secrets_manager_once(ddb, monkeypatch, rec
     secrets = invocation.runtime().secrets
     real = secrets.current_and_previous
     monkeypatch.setattr(secrets, "current_and_previous", lambda a: calls.append(a) or real(a))
-    token = cursors.issue("b#all-time", "k", 3)
-    assert cursors.read(token, "b#all-time").last_rank == 3
+    token = cursors.issue(invocation.runtime(), "b#all-time", "k", 3)
+    assert cursors.read(invocation.runtime(), token, "b#all-time").last_rank == 3
     assert calls == [arn]
     monkeypatch.setenv("CURSOR_SECRET", "a-different-local-secret-0123456789")
     reconfigure()
     with pytest.raises(Exception, match="not valid"):
-        cursors.read(token, "b#all-time")  # another deployment's secret: not ours
+        cursors.read(invocation.runtime(), token, "b#all-time")  # another deployment's secret: not ours
 
 
 # --- strict JSON ---------------------------------------------------------------------------
@@ -448,7 +450,7 @@ def _submissions_counted(ddb, player_id: str) -> int:
     items = [
         i
         for i in scan(ddb, invocation.settings().scores_table)
-        if i["player_id"]["S"] == item_keys.rate_partition(player_id)
+        if i["player_id"]["S"] == item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id)
     ]
     return sum(int(i["submissions"]["N"]) for i in items)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdk_leaderboard_lambda.data import dynamo, live_events
+from cdk_leaderboard_lambda.data import live_events
 from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.operations import broadcasting
 from cdk_leaderboard_lambda.shared import invocation, item_keys, limits, live_channels
@@ -54,7 +54,7 @@ def record(player: str, partition: str) -> dict:
 
 def count_requests(monkeypatch) -> list[str]:
     calls: list[str] = []
-    client = dynamo.client()
+    client = invocation.runtime().dynamodb
     client.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name), "count")
     return calls
 
@@ -132,7 +132,10 @@ def test_records_of_other_items_are_ignored(live_on):
     """Board items, and a held (quarantined) submission's two items: it is no entry, so it is pushed nowhere."""
     from cdk_leaderboard_lambda.shared import item_keys
 
-    held = [record(*item_keys.pending_key("race", "p-1")), record(item_keys.pending_of_partition("ann"), "race#p-1")]
+    held = [
+        record(*item_keys.pending_key("race", "p-1")),
+        record(item_keys.pending_of_partition(invocation.runtime().digest_key.value(), "ann"), "race#p-1"),
+    ]
     publisher = Publisher()
     stats = broadcasting.apply(
         invocation.runtime(), [record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher

@@ -9,8 +9,8 @@ of the head, the records and their marks (one per 49 changes). docs/PROVING.md s
 from __future__ import annotations
 
 from bench.metering import Meter, attach, detach
-from cdk_leaderboard_lambda.data import dynamo
 from cdk_leaderboard_lambda.operations import chain_appending
+from cdk_leaderboard_lambda.shared import invocation
 from tests.support.lambda_api import create_board, submit
 
 
@@ -21,11 +21,11 @@ def metering_appends(monkeypatch) -> list:
 
     def metered(runtime, records, stats=None):
         meter = Meter()
-        attach(dynamo.client(), meter)
+        attach(invocation.runtime().dynamodb, meter)
         try:
             result = real(runtime, records, stats)
         finally:
-            detach(dynamo.client(), meter)
+            detach(invocation.runtime().dynamodb, meter)
         if result.changes:
             taken.append((meter.take(), result))
         return result

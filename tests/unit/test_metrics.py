@@ -109,7 +109,7 @@ def on_lambda(ddb, monkeypatch, reconfigure):
     """Handlers as on AWS: the runtime names the function, so metrics are printed."""
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", FUNCTION)
     reconfigure()
-    metrics.documents("")  # nothing left over from another test
+    invocation.runtime().metrics.documents("")  # nothing left over from another test
     yield
     reconfigure()
 
@@ -180,16 +180,16 @@ def test_nothing_is_printed_outside_lambda(ddb, capsys):
     assert invocation.settings().function_name is None
     assert submit("global", "p-ada", 4200) == 200
     assert emf_lines(capsys) == []
-    assert metrics.documents("x") == []
+    assert invocation.runtime().metrics.documents("x") == []
 
 
 def test_large_invocations_are_split_within_emf_limits(on_lambda):
     """More than 100 samples of a metric, or more than 100 metrics, become several valid documents."""
     for i in range(250):
-        metrics.measure("StreamLag", i, metrics.MILLISECONDS, board="b")
+        invocation.runtime().metrics.measure("StreamLag", i, metrics.MILLISECONDS, board="b")
     for i in range(120):
-        metrics.count(f"Metric{i:03d}", board="c")
-    docs = metrics.documents(FUNCTION)
+        invocation.runtime().metrics.count(f"Metric{i:03d}", board="c")
+    docs = invocation.runtime().metrics.documents(FUNCTION)
     for doc in docs:
         assert_valid_emf(doc)
     lag = [doc["StreamLag"] for doc in docs if "StreamLag" in doc]

@@ -74,14 +74,13 @@ def test_friends_cost_one_batch_read_whatever_the_number_of_ids(ddb, settle):
     for i in range(5):
         post("duel", f"p{i}", i)
     settle()
-    from cdk_leaderboard_lambda.data import dynamo
 
     calls: list[str] = []
-    dynamo.client().meta.events.register(
+    invocation.runtime().dynamodb.meta.events.register(
         "before-call.dynamodb.*", lambda model, **_: calls.append(model.name), unique_id="count-calls"
     )
     assert friends("duel", ["p1", "p3"] + [f"ghost{i}" for i in range(90)]).status == 200
-    dynamo.client().meta.events.unregister("before-call.dynamodb.*", unique_id="count-calls")
+    invocation.runtime().dynamodb.meta.events.unregister("before-call.dynamodb.*", unique_id="count-calls")
     assert calls.count("BatchGetItem") == 1 and "Scan" not in calls
     # two players found: one segment read, one bucket read, one COUNT each
     assert 1 <= calls.count("Query") <= 2 + 2, calls

@@ -76,7 +76,7 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     expected = competition(best, order)
 
     def top(limit, cursor):
-        return ranking_reads.top(config, "all-time", limit, cursor, now=T0, mode="competition")
+        return ranking_reads.top(invocation.runtime(), config, "all-time", limit, cursor, now=T0, mode="competition")
 
     shown = walk(top, limit)
     assert sorted(e["player_id"] for e in shown) == sorted(best)
@@ -85,19 +85,21 @@ def test_competition_ranks_match_brute_force(small_buckets, settle, order, shard
     low, high = bounds
 
     def in_range(limit, cursor):
-        return ranking_reads.score_range(config, "all-time", low, high, limit, cursor, now=T0, mode="competition")
+        return ranking_reads.score_range(
+            invocation.runtime(), config, "all-time", low, high, limit, cursor, now=T0, mode="competition"
+        )
 
     ranged = walk(in_range, limit)
     assert {e["player_id"]: e["rank"] for e in ranged} == {p: r for p, r in expected.items() if low <= best[p] <= high}
 
     for player in best:
-        me = ranking_reads.around(config, "all-time", player, 2, now=T0, mode="competition")
+        me = ranking_reads.around(invocation.runtime(), config, "all-time", player, 2, now=T0, mode="competition")
         assert me["rank"] == expected[player]
         assert me["total_players"] == len(best)
         for e in me["above"] + me["below"]:
             assert e["rank"] == expected[e["player_id"]]
         # the window is still the unique order's neighbours
-        unique = ranking_reads.around(config, "all-time", player, 2, now=T0)
+        unique = ranking_reads.around(invocation.runtime(), config, "all-time", player, 2, now=T0)
         assert [e["player_id"] for e in me["above"] + me["below"]] == [
             e["player_id"] for e in unique["above"] + unique["below"]
         ]

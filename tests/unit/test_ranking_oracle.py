@@ -150,14 +150,14 @@ def test_rank_total_percentile_match_brute_force(small_buckets, stream, spec, su
     deliver(stream.read(10_000), plan)
     expected, state = oracle(config, submissions)
 
-    page = ranking_reads.top(config, "all-time", 100, None, now=T0)
+    page = ranking_reads.top(invocation.runtime(), config, "all-time", 100, None, now=T0)
     assert [e["player_id"] for e in page["entries"]] == expected
     assert [e["score"] for e in page["entries"]] == [state[p][0] for p in expected]
     assert [e["rank"] for e in page["entries"]] == list(range(1, len(expected) + 1))
 
     total = len(expected)
     for rank, player in enumerate(expected, start=1):
-        me = ranking_reads.around(config, "all-time", player, 1, now=T0)
+        me = ranking_reads.around(invocation.runtime(), config, "all-time", player, 1, now=T0)
         assert (me["rank"], me["total_players"]) == (rank, total)
         assert me["percentile"] == round((total - rank) / total * 100, 1)
         assert [e["player_id"] for e in me["above"]] == expected[max(0, rank - 2) : rank - 1]
@@ -188,7 +188,7 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     def walk(config):
         cursor, seen = None, []
         while True:
-            page = ranking_reads.top(config, "all-time", 5, cursor, now=T0)
+            page = ranking_reads.top(invocation.runtime(), config, "all-time", 5, cursor, now=T0)
             seen += [(e["rank"], e["player_id"], e["score"]) for e in page["entries"]]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -231,7 +231,7 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
         invocation.runtime().entries.index_keys(_all_time("seeded"), item_keys.FIRST_LO, item_keys.LAST_HI)
     )
     for rank, key in enumerate(expected[:10], start=1):
-        assert rank_counters.rank_and_total([_all_time("seeded")], key) == (rank, 50)
+        assert rank_counters.rank_and_total(invocation.runtime(), [_all_time("seeded")], key) == (rank, 50)
 
 
 def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buckets):
@@ -241,7 +241,7 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     for i in range(5):
         scores_in.submit(invocation.runtime(), config, Submission(f"p{i}", None, i), T0 + timedelta(milliseconds=i))
     assert invocation.runtime().counters.read("fresh#all-time", item_keys.SEGMENTS) == []
-    me = ranking_reads.around(config, "all-time", "p1", 0)
+    me = ranking_reads.around(invocation.runtime(), config, "all-time", "p1", 0, invocation.now())
     assert (me["rank"], me["total_players"]) == (4, 5)
 
 
@@ -270,9 +270,9 @@ def test_a_write_to_a_partition_too_big_to_count_directly_stores_and_answers_wit
     answer = scores_in.submit(invocation.runtime(), config, Submission("late", None, 10_000), T0)
     assert [(row["score"], row["changed"], "rank" in row) for row in answer["periods"]] == [(10_000, True, False)]
     with pytest.raises(ServiceUnavailable):
-        ranking_reads.around(config, "all-time", "late", 0)
+        ranking_reads.around(invocation.runtime(), config, "all-time", "late", 0, invocation.now())
     settle()  # the consumer catches up: the stored write ranks first
-    me = ranking_reads.around(config, "all-time", "late", 0)
+    me = ranking_reads.around(invocation.runtime(), config, "all-time", "late", 0, invocation.now())
     assert (me["rank"], me["total_players"]) == (1, crowd + 1)
 
 
@@ -303,7 +303,7 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query)
     settle()
     assert_counters_exact("busy#all-time")
-    me = ranking_reads.around(config, "all-time", "p0", 0)
+    me = ranking_reads.around(invocation.runtime(), config, "all-time", "p0", 0, invocation.now())
     assert (me["rank"], me["score"], me["total_players"]) == (1, 120, 4)
 
 

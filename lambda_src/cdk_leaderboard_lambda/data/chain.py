@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..domain.hashchain import MAX_APPEND, Head
-from ..shared import item_keys, schema
+from ..shared import invocation, item_keys, schema
 from . import dynamo
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
@@ -52,7 +52,7 @@ def _source_key(source: str) -> tuple[str, str]:
 
 
 def _key_key(player_id: str) -> tuple[str, str]:
-    return item_keys.log_key_partition(player_id), "key"
+    return item_keys.log_key_partition(invocation.runtime().digest_key.value(), player_id), "key"
 
 
 def _check(after: Head | None, records: list[dict[str, Any]], sources: list[str]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from ..shared import invocation, schema
+from ..shared import schema
 from ..shared.attribute_values import from_item as from_item
 from ..shared.attribute_values import to_item as to_item
 
@@ -23,15 +23,6 @@ def new_client(**client_args: Any) -> Any:
     """A DynamoDB client (the composition root makes one per runtime; the local stack gives DynamoDB Local's
     endpoint and fake credentials in `client_args`)."""
     return boto3.client("dynamodb", config=Config(retries={"mode": "standard", "max_attempts": 5}), **client_args)
-
-
-def client() -> Any:
-    """The DynamoDB client of the runtime serving this invocation."""
-    return invocation.runtime().dynamodb
-
-
-def scores_table() -> str:
-    return invocation.settings().scores_table
 
 
 def key(partition: str, sort: str) -> dict:
@@ -52,9 +43,9 @@ class Cancelled(Exception):
         return "TransactionConflict" in self.reasons and "ConditionalCheckFailed" not in self.reasons
 
 
-def transact(actions: list[dict], on: Any = None) -> None:
-    """One TransactWriteItems (`on`: another client than the runtime's, a store's own)."""
-    db = on or client()
+def transact(actions: list[dict], *, on: Any) -> None:
+    """One TransactWriteItems on client `on` (the store's own)."""
+    db = on
     try:
         db.transact_write_items(TransactItems=actions)
     except db.exceptions.TransactionCanceledException as err:
@@ -62,9 +53,9 @@ def transact(actions: list[dict], on: Any = None) -> None:
         raise Cancelled(reasons or ["Unknown"]) from err
 
 
-def query_pages(on: Any = None, **kwargs: Any) -> Iterator[dict]:
-    """Every page of a Query (`on`: another client than the runtime's, a store's own)."""
-    db = on or client()
+def query_pages(on: Any, **kwargs: Any) -> Iterator[dict]:
+    """Every page of a Query on client `on` (the store's own)."""
+    db = on
     while True:
         page = db.query(**kwargs)
         yield page
@@ -73,16 +64,16 @@ def query_pages(on: Any = None, **kwargs: Any) -> Iterator[dict]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def query_items(on: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
+def query_items(on: Any, **kwargs: Any) -> list[dict[str, Any]]:
     return [from_item(i) for page in query_pages(on, **kwargs) for i in page.get("Items", [])]
 
 
 def page_after(
-    partition: str, after: str | None, limit: int, on: tuple[Any, str] | None = None
+    partition: str, after: str | None, limit: int, *, on: tuple[Any, str]
 ) -> tuple[list[dict[str, Any]], bool]:
     """Up to `limit` items of one partition in sort-key order after sort key `after` (None: from the first), and
     whether more follow: one strongly consistent Query of limit + 1 items. `on` as for batch_get."""
-    db, table = on or (client(), scores_table())
+    db, table = on
     condition = f"{schema.SCORES_PARTITION_KEY} = :p"
     values: dict[str, Any] = {":p": partition}
     if after is not None:
@@ -99,10 +90,10 @@ def page_after(
     return items[:limit], len(items) > limit
 
 
-def batch_get(keys: list[dict], consistent: bool = True, on: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
-    """Items of the scores table by key (absent ones left out), in chunks of 100, retrying unprocessed keys. `on`:
-    another (client, table) than the runtime's (a store's own)."""
-    db, table = on or (client(), scores_table())
+def batch_get(keys: list[dict], consistent: bool = True, *, on: tuple[Any, str]) -> list[dict[str, Any]]:
+    """Items of a scores-keyed table by key (absent ones left out), in chunks of 100, retrying unprocessed keys.
+    `on`: the (client, table) of the store asking."""
+    db, table = on
     found: list[dict[str, Any]] = []
     for start in range(0, len(keys), BATCH_GET_SIZE):
         pending = {table: {"Keys": keys[start : start + BATCH_GET_SIZE], "ConsistentRead": consistent}}
@@ -138,11 +129,11 @@ def delete_keys(pairs: Iterable[tuple[str, str]], on: tuple[Any, str]) -> int:
     return batch_write(({"DeleteRequest": {"Key": key(p, s)}} for p, s in pairs), on=on)
 
 
-def batch_write(requests: Iterable[dict], writers: int = 1, on: tuple[Any, str] | None = None) -> int:
+def batch_write(requests: Iterable[dict], writers: int = 1, *, on: tuple[Any, str]) -> int:
     """PutRequest/DeleteRequest items in chunks of 25, retrying unprocessed ones; returns how many. With `writers`
     above 1, that many chunks are in flight at once (bulk loads: the round trips, not the units, take the time).
-    `on`: another (client, table) than the runtime's (a store's own)."""
-    db, table = on or (client(), scores_table())
+    `on`: the (client, table) of the store asking."""
+    db, table = on
     if writers <= 1:
         written = 0
         batch: list[dict] = []
@@ -156,9 +147,8 @@ def batch_write(requests: Iterable[dict], writers: int = 1, on: tuple[Any, str] 
         return written
     items = list(requests)
     batches = [items[i : i + BATCH_WRITE_SIZE] for i in range(0, len(items), BATCH_WRITE_SIZE)]
-    write = invocation.carried(lambda batch: _write_batch(db, table, batch))
-    with ThreadPoolExecutor(writers) as pool:
-        return sum(pool.map(write, batches))
+    with ThreadPoolExecutor(writers) as pool:  # the workers get the client and table through the closure
+        return sum(pool.map(lambda batch: _write_batch(db, table, batch), batches))
 
 
 def _write_batch(db: Any, table: str, requests: list[dict]) -> int:

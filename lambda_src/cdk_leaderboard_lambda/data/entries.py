@@ -4,13 +4,17 @@ table (entry_store.EntryStore on DynamoDB; data/memory_entries.py holds the in-m
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain.entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.errors import TransactionBusy
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, moderation
+
+if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
+    from ..shared.clock import Clock
 
 # How many operation ids of idempotent requests an entry remembers (the newest ones).
 OPERATIONS_KEPT = 16
@@ -61,9 +65,11 @@ def keep_best_loop(
 class DynamoEntries:
     """The entries as items of the scores table, ranked by its rank index."""
 
-    def __init__(self, client: Any, table: str, rank_index: str) -> None:
+    def __init__(self, client: Any, table: str, rank_index: str, clock: Clock, digest_key: DigestKey) -> None:
         self._client, self._table, self._rank_index = client, table, rank_index
         self._on = (client, table)
+        # The runtime's: whether an erasure stands is a question of time, and its item is named by the digest key.
+        self._clock, self._digest_key = clock, digest_key
 
     def _get_all(self, pairs: Iterable[tuple[str, str]], consistent: bool = True) -> dict[tuple[str, str], dict]:
         wanted = list(dict.fromkeys(pairs))
@@ -92,9 +98,9 @@ class DynamoEntries:
         players = list(dict.fromkeys(p for p, _ in pairs))
         hidden = {moderation.item_key(board_id, p): p for p in players}
         board = [item_keys.board_key(board_id)] if stored_board else []
-        erasing = {p: item_keys.erasing_key(p) for p in players}
+        erasing = {p: item_keys.erasing_key(self._digest_key.value(), p) for p in players}
         items = self._get_all(pairs + list(hidden) + board + list(erasing.values()), consistent)
-        now_s = int(invocation.seconds())
+        now_s = int(self._clock.now().timestamp())
         for player, key in erasing.items():
             found = items.pop(key, None)
             if found is not None and erasure_stands(found, now_s):

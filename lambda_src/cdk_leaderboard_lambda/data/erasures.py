@@ -19,7 +19,7 @@ from typing import Any
 from ..shared import item_keys, schema
 from . import dynamo, memory
 
-Key = tuple[str, str]  # item_keys.erasing_key(player_id)
+Key = tuple[str, str]  # item_keys.erasing_key(digest key, player_id)
 
 # One call at a time works on an erasure (the admin's DELETE and the scheduled job may overlap): a call that
 # raised the entry places' fences again after another had lifted them and answered "erased" left them holding

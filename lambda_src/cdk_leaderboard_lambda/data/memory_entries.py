@@ -10,6 +10,7 @@ written to `stream` (data/memory_stream.py), as a table's stream holds it."""
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,14 +18,16 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from ..domain.entry_store import Changed, erasure_stands, is_fence, position
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, memory
 from .entries import fence, forgotten_operations, keep_best_loop, new_item
 
 if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
     from ..operations.board_catalog import BoardStore
     from ..operations.moderation import ModerationStore
+    from ..shared.clock import Clock
     from .erasures import MemoryErasures
     from .memory_stream import MemoryStream
 
@@ -48,6 +51,16 @@ class MemoryEntries:
         self.stream = stream  # the scores table's stream, for the entries (what the stream consumers read)
         self._items: dict[memory.Key, dict[str, Any]] = {}
         self._lock = threading.RLock()
+        self._clock: Clock | None = None  # a runtime's (bound_to), as DynamoEntries gets them in its constructor
+        self._digest_key: DigestKey | None = None
+
+    def bound_to(self, clock: Clock, digest_key: DigestKey) -> MemoryEntries:
+        """These entries (the same items, lock and stream) as read by a runtime with this clock and digest key:
+        Runtime.build binds the in-memory entries it is given, and a runtime rebuilt with another clock binds them
+        again (tests' settable clocks), while in_memory_stores() makes them before any runtime exists."""
+        bound = copy.copy(self)
+        bound._clock, bound._digest_key = clock, digest_key
+        return bound
 
     def _put(self, key: memory.Key, item: dict[str, Any] | None) -> None:
         """Store `item` at `key` (None: delete it), and the change in the stream (under the lock: in order)."""
@@ -74,9 +87,11 @@ class MemoryEntries:
         players = list(dict.fromkeys(p for p, _ in pairs))
         with self._lock:
             items = {k: i for k in pairs if (i := self._copy(k)) is not None}
-        now_s = int(invocation.seconds())
+        if self._clock is None or self._digest_key is None:
+            raise RuntimeError("in-memory entries read by no runtime: Runtime.build binds them (bound_to)")
+        now_s, secret = int(self._clock.now().timestamp()), self._digest_key.value()
         for player in players:
-            found = self._erasures.item(item_keys.erasing_key(player))
+            found = self._erasures.item(item_keys.erasing_key(secret, player))
             if found is not None and erasure_stands(found, now_s):
                 items.update({(p, part): fence(p, part, 0) for p, part in pairs if p == player})
         hidden = {p for _, p in self._moderation.hidden_among((board_id, p) for p in players)}

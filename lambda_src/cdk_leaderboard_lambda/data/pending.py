@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..shared import item_keys, schema
+from ..shared import invocation, item_keys, schema
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
@@ -26,7 +26,9 @@ _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 
 
 def _pointer_key(board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
-    return item_keys.pending_of_partition(player_id), f"{board_id}#{pending_id}"
+    return item_keys.pending_of_partition(
+        invocation.runtime().digest_key.value(), player_id
+    ), f"{board_id}#{pending_id}"
 
 
 def _board_partition(board_id: str) -> str:
@@ -82,7 +84,10 @@ class DynamoPending:
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :b)",
             ExpressionAttributeValues=dynamo.to_item(
-                {":p": item_keys.pending_of_partition(player_id), ":b": f"{board_id}#"}
+                {
+                    ":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id),
+                    ":b": f"{board_id}#",
+                }
             ),
             ConsistentRead=True,
         )
@@ -94,7 +99,9 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.pending_of_partition(player_id)}),
+            ExpressionAttributeValues=dynamo.to_item(
+                {":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)}
+            ),
             ConsistentRead=True,
         )
         return [_everywhere(item) for item in found]
@@ -149,7 +156,9 @@ class DynamoPending:
         """Delete the player's submissions on every board, and their pointers (an erasure): one Query of the
         pointers' keys, then BatchWriteItem, 25 items a request."""
         found = []
-        for item in self._keys(item_keys.pending_of_partition(player_id), f"{_PARTITION}, {_SORT}"):
+        for item in self._keys(
+            item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id), f"{_PARTITION}, {_SORT}"
+        ):
             board_id, pending_id = item[_SORT].split("#", 1)
             found += [item_keys.pending_key(board_id, pending_id), (item[_PARTITION], item[_SORT])]
         self._delete(found)
@@ -202,13 +211,16 @@ class MemoryPending:
             return [dict(self._items[k]) for k in found[:limit]], len(found) > limit
 
     def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
-        partition, prefix = item_keys.pending_of_partition(player_id), f"{board_id}#"
+        partition, prefix = (
+            item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id),
+            f"{board_id}#",
+        )
         with self._lock:
             found = sorted(k for k in self._items if k[0] == partition and k[1].startswith(prefix))
             return [_lookup(self._items[k]) for k in found]
 
     def of_player(self, player_id: str) -> list[dict[str, Any]]:
-        partition = item_keys.pending_of_partition(player_id)
+        partition = item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)
         with self._lock:
             return [_everywhere(self._items[k]) for k in sorted(k for k in self._items if k[0] == partition)]
 
@@ -236,7 +248,7 @@ class MemoryPending:
             self._items.pop(_pointer_key(board_id, player_id, pending_id), None)
 
     def forget_player(self, player_id: str) -> None:
-        partition = item_keys.pending_of_partition(player_id)
+        partition = item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)
         with self._lock:
             for pointer in [k for k in self._items if k[0] == partition]:
                 board_id, pending_id = pointer[1].split("#", 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..shared import item_keys, schema
+from ..shared import invocation, item_keys, schema
 from . import dynamo
 
 
@@ -24,7 +24,10 @@ class DynamoRateLimits:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(item_keys.rate_partition(player_id), item_keys.rate_window(board_id, minute)),
+                Key=dynamo.key(
+                    item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id),
+                    item_keys.rate_window(board_id, minute),
+                ),
                 UpdateExpression=f"ADD submissions :n SET {schema.TTL_ATTRIBUTE} = :expires",
                 ConditionExpression="attribute_not_exists(submissions) OR submissions <= :room",
                 ExpressionAttributeValues=dynamo.to_item({":n": count, ":room": most - count, ":expires": expires_at}),
@@ -38,7 +41,10 @@ class DynamoRateLimits:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(item_keys.rate_partition(player_id), item_keys.rate_window(board_id, minute)),
+                Key=dynamo.key(
+                    item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id),
+                    item_keys.rate_window(board_id, minute),
+                ),
                 UpdateExpression="ADD submissions :minus",
                 ConditionExpression="submissions >= :n",
                 ExpressionAttributeValues=dynamo.to_item({":minus": -count, ":n": count}),
@@ -50,7 +56,12 @@ class DynamoRateLimits:
         """Delete the player's counter items: one Query of the keys of their partition (every board and minute),
         then BatchWriteItem, 25 keys a request."""
         on = (self._client, self._table)
-        dynamo.delete_keys(dynamo.keys_in_partition(item_keys.rate_partition(player_id), on=on), on=on)
+        dynamo.delete_keys(
+            dynamo.keys_in_partition(
+                item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id), on=on
+            ),
+            on=on,
+        )
 
 
 class MemoryRateLimits:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..shared import item_keys, schema
+from ..shared import invocation, item_keys, schema
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
@@ -70,7 +70,7 @@ class DynamoRuns:
 
     def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
         """Store a new run (never over another: run ids are random, 128 bits)."""
-        partition, sort = item_keys.run_key(player_id, run_id)
+        partition, sort = item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)
         self._client.put_item(
             TableName=self._table,
             Item=dynamo.to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
@@ -92,7 +92,7 @@ class DynamoRuns:
         """Store a new run in one of the player's `most_open` places on the board (see the module's docstring):
         the id of the run it ended, or None. One Query and one BatchGetItem, then one TransactWriteItems (2 or 3
         writes); TransactionBusy after START_ATTEMPTS racing starts (nothing written)."""
-        partition = item_keys.runs_partition(player_id)
+        partition = item_keys.runs_partition(invocation.runtime().digest_key.value(), player_id)
         prefix = item_keys.open_runs_prefix(board_id)
         for _ in range(START_ATTEMPTS):
             found = dynamo.query_items(
@@ -103,14 +103,17 @@ class DynamoRuns:
                 ConsistentRead=True,
             )
             places = {int(i[_SORT][len(prefix) :]): str(i["run_id"]) for i in found}
-            named = [dynamo.key(*item_keys.run_key(player_id, r)) for r in sorted(set(places.values()))]
+            named = [
+                dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, r))
+                for r in sorted(set(places.values()))
+            ]
             runs = (
                 {str(i[_SORT]): _run(i) for i in dynamo.batch_get(named, on=(self._client, self._table))}
                 if named
                 else {}
             )
             place, seen, ended = _choose(most_open, places, runs, now_s)
-            place_key = item_keys.open_run_key(player_id, board_id, place)
+            place_key = item_keys.open_run_key(invocation.runtime().digest_key.value(), player_id, board_id, place)
             if seen is None:
                 condition, values = f"attribute_not_exists({_PARTITION})", None
             else:
@@ -138,7 +141,9 @@ class DynamoRuns:
                     {
                         "Update": {
                             "TableName": self._table,
-                            "Key": dynamo.key(*item_keys.run_key(player_id, ended)),
+                            "Key": dynamo.key(
+                                *item_keys.run_key(invocation.runtime().digest_key.value(), player_id, ended)
+                            ),
                             "UpdateExpression": "SET ends_at = :now",
                             "ConditionExpression": "ends_at > :now",
                             "ExpressionAttributeValues": dynamo.to_item({":now": now_s}),
@@ -160,7 +165,7 @@ class DynamoRuns:
         try:
             resp = self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*item_keys.run_key(player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)),
                 UpdateExpression="SET used_ms = :used",
                 ConditionExpression="attribute_exists(started_ms) AND attribute_not_exists(used_ms) "
                 "AND board_id = :board AND ends_at > :now",
@@ -176,7 +181,7 @@ class DynamoRuns:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*item_keys.run_key(player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)),
                 UpdateExpression="REMOVE used_ms",
                 ConditionExpression="used_ms = :used",
                 ExpressionAttributeValues=dynamo.to_item({":used": used_ms}),
@@ -185,14 +190,19 @@ class DynamoRuns:
             pass
 
     def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
-        key = dynamo.key(*item_keys.run_key(player_id, run_id))
+        key = dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
         return _run(dynamo.from_item(resp["Item"])) if "Item" in resp else None
 
     def forget_player(self, player_id: str) -> None:
         """Delete every run of the player (an erasure): one Query of the keys, then BatchWriteItem, 25 a request."""
         on = (self._client, self._table)
-        dynamo.delete_keys(dynamo.keys_in_partition(item_keys.runs_partition(player_id), on=on), on=on)
+        dynamo.delete_keys(
+            dynamo.keys_in_partition(
+                item_keys.runs_partition(invocation.runtime().digest_key.value(), player_id), on=on
+            ),
+            on=on,
+        )
 
 
 class MemoryRuns:

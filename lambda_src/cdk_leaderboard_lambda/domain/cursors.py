@@ -26,13 +26,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..shared import invocation
 from ..shared.errors import BadRequest, BrokenRule
 from ..shared.limits import CURSOR_PATTERN, MAX_CURSOR_CHARS
 from ..shared.settings import Settings
 from . import keyring
 
 if TYPE_CHECKING:
+    from ..composition import Runtime
     from .keyring import SecretStore
 
 _SHAPE = re.compile(CURSOR_PATTERN)
@@ -95,29 +95,28 @@ def _tag(binding: str, payload: str, key: keyring.Key) -> str:
     return _b64(mac[:TAG_BYTES])
 
 
-def _verifies(binding: str, payload: str, tag: str, ring: keyring.Ring) -> bool:
-    now = invocation.seconds()
+def _verifies(binding: str, payload: str, tag: str, ring: keyring.Ring, now: float) -> bool:
     return any(
         key is not None and key.valid_at(now) and hmac.compare_digest(tag, _tag(binding, payload, key))
         for key in (ring.current, ring.previous)
     )
 
 
-def _now_ms() -> int:
-    return int(invocation.seconds() * 1000)
+def _now_ms(runtime: Runtime) -> int:
+    return int(runtime.clock.now().timestamp() * 1000)
 
 
-def issue(binding: str, last_key: str, last_rank: int, issued_ms: int | None = None) -> str:
-    """A cursor for the page after (last_key, last_rank) of the board period `binding` (its leaderboard id).
-
-    issued_ms (default now) is when the cursor's walk began: it expires cursor_ttl_seconds after that.
+def issue(runtime: Runtime, binding: str, last_key: str, last_rank: int, issued_ms: int | None = None) -> str:
+    """A cursor for the page after (last_key, last_rank) of the board period `binding` (its leaderboard id), signed
+    with the runtime's cursor key. issued_ms is when the cursor's walk began (None: now on the runtime's clock, a
+    walk's first cursor): it expires cursor_ttl_seconds after that.
     """
-    raw = json.dumps([last_key, last_rank, _now_ms() if issued_ms is None else issued_ms], separators=(",", ":"))
+    raw = json.dumps([last_key, last_rank, _now_ms(runtime) if issued_ms is None else issued_ms], separators=(",", ":"))
     payload = _b64(raw.encode())
-    return f"{payload}.{_tag(binding, payload, invocation.runtime().cursor_keys.get().current)}"
+    return f"{payload}.{_tag(binding, payload, runtime.cursor_keys.get().current)}"
 
 
-def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
+def read(runtime: Runtime, cursor: object, binding: str) -> Position:
     """The position a cursor holds, if the API issued it for `binding` and it has not expired.
 
     Not of a cursor's shape (the document's pattern): 400. Of that shape but not issued for `binding` by this API,
@@ -126,8 +125,10 @@ def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
     if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS or not _SHAPE.fullmatch(cursor):
         raise BadRequest(INVALID)
     payload, tag = cursor.split(".")
-    ring = invocation.runtime().cursor_keys
-    if not (_verifies(binding, payload, tag, ring.get()) or _verifies(binding, payload, tag, ring.refreshed())):
+    ring, now = runtime.cursor_keys, runtime.clock.now().timestamp()
+    if not (
+        _verifies(binding, payload, tag, ring.get(), now) or _verifies(binding, payload, tag, ring.refreshed(), now)
+    ):
         raise BrokenRule(INVALID)
     try:  # ours (the tag says so), but parsed defensively all the same
         last_key, last_rank, issued_ms = json.loads(_unb64(payload), parse_constant=_refuse)
@@ -139,10 +140,10 @@ def read(cursor: object, binding: str, now_ms: int | None = None) -> Position:
         and 0 <= last_rank <= MAX_RANK
     ):
         raise BrokenRule(INVALID)
-    now_ms = _now_ms() if now_ms is None else now_ms
+    now_ms = _now_ms(runtime)
     if issued_ms > now_ms + CLOCK_SKEW_MS:
         raise BrokenRule(INVALID)
-    if now_ms - issued_ms > invocation.settings().cursor_ttl_seconds * 1000:
+    if now_ms - issued_ms > runtime.settings.cursor_ttl_seconds * 1000:
         raise BrokenRule(EXPIRED)
     return Position(last_key, last_rank, issued_ms)
 

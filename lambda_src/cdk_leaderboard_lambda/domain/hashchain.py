@@ -22,6 +22,7 @@ from ..shared.vendor import rfc8785
 from . import cursors
 
 if TYPE_CHECKING:
+    from ..composition import Runtime
     from .boards import BoardConfig
 
 GENESIS_HASH = "0" * 64
@@ -127,22 +128,21 @@ def commitment_of(chain: ChainStore, board_id: str, period_id: str, player_id: s
     return commitment(found[player_id], board_id, period_id, player_id) if player_id in found else None
 
 
-def page(
-    chain: ChainStore, config: BoardConfig, period_ref: str, limit: int, cursor: str | None, now: datetime
-) -> dict:
+def page(runtime: Runtime, config: BoardConfig, period_ref: str, limit: int, cursor: str | None) -> dict:
     """A page of a board period's log in seq order (GET .../periods/{period_id}/log): one Query of the store. The
     cursor is bound to the board period and issued afresh with each page (records never change, so an export of
-    any length may take as long as it needs, a cursor lifetime per page)."""
-    p = config.resolve_period(period_ref, now)
+    any length may take as long as it needs, a cursor lifetime per page). It takes the runtime: the log's store,
+    the clock and the cursor keys."""
+    p = config.resolve_period(period_ref, runtime.clock.now())
     binding = "log\n" + item_keys.leaderboard_id(config.evidence_id, p.period_id)
     after = 0
     if cursor is not None:
-        position = cursors.read(cursor, binding)
+        position = cursors.read(runtime, cursor, binding)
         if not position.last_key.isdigit():
             raise BrokenRule(cursors.INVALID)
         after = int(position.last_key)
-    records, more = chain.page(config.evidence_id, p.period_id, after, limit)
+    records, more = runtime.chain.page(config.evidence_id, p.period_id, after, limit)
     answer: dict[str, Any] = {"records": records}
     if more:
-        answer["next_cursor"] = cursors.issue(binding, str(records[-1]["seq"]), records[-1]["seq"])
+        answer["next_cursor"] = cursors.issue(runtime, binding, str(records[-1]["seq"]), records[-1]["seq"])
     return answer

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from types import MappingProxyType
 
-from ..shared import invocation
 from ..shared.clock import iso
 from ..shared.errors import BadRequest, NotFound
 from ..shared.limits import CLOSED, ENDED, FIRST_YEAR, LAST_YEAR, OPEN, UPCOMING
@@ -147,8 +146,8 @@ def resolve(period: object, now: datetime, kinds: Iterable[str] = KINDS) -> Peri
     )
 
 
-def from_id(period_id: str) -> Period:
-    return resolve(period_id, invocation.now())
+def from_id(period_id: str, now: datetime) -> Period:
+    return resolve(period_id, now)
 
 
 def _parse(kind: str, m: re.Match) -> Period:

@@ -236,10 +236,10 @@ def submit(
         for p in config.current_periods(now)
         if open_at is None or not periods.ended(p, open_at)
     ]
-    metrics.count(metrics.SUBMISSIONS, board=config.board_id)
+    runtime.metrics.count(metrics.SUBMISSIONS, board=config.board_id)
     if config.operator == boards.BEST and not config.stored and not also:
         return _retry_on_change(
-            config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
+            runtime, config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
         )
 
     def attempt(retry: bool) -> Outcome:
@@ -251,7 +251,7 @@ def submit(
             runtime.entries.write(writes, also)
         return _result(config, s, stored, rows)
 
-    return _retry_on_change(config, attempt, "this entry")
+    return _retry_on_change(runtime, config, attempt, "this entry")
 
 
 def _consistent(config: BoardConfig, retry: bool) -> bool:
@@ -262,13 +262,13 @@ def _consistent(config: BoardConfig, retry: bool) -> bool:
     return retry or config.operator != boards.BEST
 
 
-def _retry_on_change(config: BoardConfig, attempt: Callable[[bool], T], what: str) -> T:
+def _retry_on_change(runtime: Runtime, config: BoardConfig, attempt: Callable[[bool], T], what: str) -> T:
     """attempt(retry) reads and writes; a concurrent writer that changed what it read makes it raise Changed."""
     for n in range(WRITE_ATTEMPTS):
         try:
             return attempt(n > 0)
         except entry_store.Changed:
-            metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
+            runtime.metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
             time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
     raise Conflict(f"too many concurrent writes to {what}; retry")
 
@@ -378,8 +378,8 @@ def _apply_chunk(
             planned.append((i, s, rows))
         if writes:
             runtime.entries.write(writes)
-        metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
+        runtime.metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
         for i, s, rows in planned:
             results[i] = _result(config, s, stored, rows)
 
-    _retry_on_change(config, attempt, "these entries")
+    _retry_on_change(runtime, config, attempt, "these entries")

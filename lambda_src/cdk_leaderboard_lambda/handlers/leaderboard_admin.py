@@ -22,7 +22,7 @@ def list_boards(call: Call):
 def show(call: Call):
     config = board_catalog.shown(call.runtime, call.params["board"])
     view = board_catalog.board_view(config, call.runtime.clock.now())
-    following = live.discovery(config)
+    following = live.discovery(call.runtime, config)
     if following is not None:
         view["live"] = following
     return 200, view
@@ -109,11 +109,13 @@ def erasure_status(call: Call):
 
 
 def list_periods(call: Call):
-    return 200, generations.listing(call.params["board"], call.query["generation"])
+    return 200, generations.listing(call.runtime, call.params["board"], call.query["generation"])
 
 
 def show_period(call: Call):
-    return 200, generations.period(call.params["board"], call.query["generation"], call.params["period_id"])
+    return 200, generations.period(
+        call.runtime, call.params["board"], call.query["generation"], call.params["period_id"]
+    )
 
 
 def close_period(call: Call):

@@ -10,32 +10,32 @@ from ..web.http import Call, function_handler
 
 def default_board_top(call: Call):
     mode = ranking_reads.rank_mode(call.query["rank_mode"])
-    return 200, original_api.leaderboard(call.query["period"], call.query["limit"], mode=mode)
+    runtime = call.runtime
+    return 200, original_api.leaderboard(runtime, call.query["period"], call.query["limit"], runtime.clock.now(), mode)
 
 
 def top(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
-    return 200, ranking_reads.top(
-        board, q["period"], q["limit"], q["cursor"], mode=ranking_reads.rank_mode(q["rank_mode"])
-    )
+    mode = ranking_reads.rank_mode(q["rank_mode"])
+    runtime = call.runtime
+    return 200, ranking_reads.top(runtime, board, q["period"], q["limit"], q["cursor"], runtime.clock.now(), mode)
 
 
 def score_range(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
     mode = ranking_reads.rank_mode(q["rank_mode"])
+    runtime = call.runtime
     return 200, ranking_reads.score_range(
-        board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], mode=mode
+        runtime, board, q["period"], q["min_score"], q["max_score"], q["limit"], q["cursor"], runtime.clock.now(), mode
     )
 
 
 def period_log(call: Call):
-    board = generations.board(call.params["board"], call.query["generation"])
     runtime = call.runtime
-    return 200, hashchain.page(
-        runtime.chain, board, call.params["period_id"], call.query["limit"], call.query["cursor"], runtime.clock.now()
-    )
+    board = generations.board(runtime, call.params["board"], call.query["generation"])
+    return 200, hashchain.page(runtime, board, call.params["period_id"], call.query["limit"], call.query["cursor"])
 
 
 def handler_for(runtime: Runtime) -> Handler:

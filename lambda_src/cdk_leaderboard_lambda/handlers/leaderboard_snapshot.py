@@ -12,13 +12,13 @@ def take(call: Call):
     body = call.body()
     v.only_fields(body, routes.SNAPSHOT_BODY.fields)
     limit = v.bounded_int(body.get("limit"), "limit", 1, limits.MAX_PAGE, default=limits.DEFAULT_SNAPSHOT)
-    snapshot = snapshots.take_snapshot(body.get("period"), limit)
+    snapshot = snapshots.take_snapshot(call.runtime, body.get("period"), limit)
     audit(call.event, "snapshot.take", snapshot["snapshot_id"], call.runtime.clock.now())
     return 201, snapshot
 
 
 def listing(call: Call):
-    return 200, snapshots.snapshots(call.query["period"], call.query["limit"])
+    return 200, snapshots.snapshots(call.runtime, call.query["period"], call.query["limit"])
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -32,7 +32,7 @@ def renew_live_key(runtime: Runtime) -> dict:
     now = runtime.clock.now()
     answer = live_key.renew(runtime.live_key, now)
     left = round(live_key.days_left(answer["expires"], now), 2)
-    metrics.measure(metrics.LIVE_KEY_DAYS_LEFT, left, metrics.NO_UNIT)
+    runtime.metrics.measure(metrics.LIVE_KEY_DAYS_LEFT, left, metrics.NO_UNIT)
     logger.info("live API key renewed", extra={"expires": answer["expires"], "days_left": left})
     return {"live_key_expires": answer["expires"], "days_left": left}
 

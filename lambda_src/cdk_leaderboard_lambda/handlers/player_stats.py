@@ -9,27 +9,31 @@ from ..web.http import Call, function_handler
 
 
 def default_board_player(call: Call):
-    return 200, original_api.player_stats(call.query["player_id"])
+    return 200, original_api.player_stats(call.runtime, call.query["player_id"], call.runtime.clock.now())
 
 
 def around(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     player = v.player_id(call.params["player_id"])
     q = call.query
-    return 200, ranking_reads.around(
-        board, q["period"], player, q["window"], mode=ranking_reads.rank_mode(q["rank_mode"])
-    )
+    mode = ranking_reads.rank_mode(q["rank_mode"])
+    runtime = call.runtime
+    return 200, ranking_reads.around(runtime, board, q["period"], player, q["window"], runtime.clock.now(), mode)
 
 
 def friends(call: Call):
     board = board_catalog.get_board(call.runtime, call.params["board"])
     q = call.query
-    return 200, players.friends(board, q["period"], v.player_ids(q["ids"]), q["cursor"])
+    runtime = call.runtime
+    return 200, players.friends(runtime, board, q["period"], v.player_ids(q["ids"]), q["cursor"], runtime.clock.now())
 
 
 def player_boards(call: Call):
     q = call.query
-    return 200, players.boards_of(v.player_id(call.params["player_id"]), q["limit"], q["cursor"])
+    runtime = call.runtime
+    return 200, players.boards_of(
+        runtime, v.player_id(call.params["player_id"]), q["limit"], q["cursor"], runtime.clock.now()
+    )
 
 
 def handler_for(runtime: Runtime) -> Handler:

@@ -22,8 +22,8 @@ def count(runtime: Runtime, event: dict, context: object = None) -> dict:
     reconciled = moderation.reconcile(runtime, records)
     logged = chain_appending.append(runtime, records)
     stats = rank_counter_upkeep.apply(runtime.counters, runtime.entries, runtime.settings, records)
-    metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
-    metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
+    runtime.metrics.count(metrics.COUNTER_RECOUNTS, stats.recounts)
+    runtime.metrics.measure(metrics.COUNTER_LAG, stats.oldest_record_age_seconds, metrics.SECONDS)
     logger.info(
         "rank counters refreshed", extra=stats.summary() | logged.summary() | {"reconciled_entries": reconciled}
     )

@@ -20,7 +20,7 @@ def default_board_submit(call: Call):
     player_id = v.player_id(body.get("player_id"))
     score = v.score(body.get("score"))
     name = v.player_name(body.get("player_name"), default=None)  # None: keep the stored name
-    return 200, original_api.submit(player_id, name, score)
+    return 200, original_api.submit(call.runtime, player_id, name, score, call.runtime.clock.now())
 
 
 def _submission(body, operation: str | None) -> score_writes.Submission:

@@ -261,7 +261,7 @@ LISTING = "leaderboards"  # what a GET /leaderboards cursor is bound to
 def list_boards(runtime: Runtime, limit: int, cursor: str | None = None) -> dict[str, Any]:
     """A page of the boards: built in and declared first (in the stack's order), then stored ones in board-id order
     (those being deleted left out); next_cursor while more may follow. One Query per page, at most two."""
-    position = cursors.read(cursor, LISTING) if cursor is not None else None
+    position = cursors.read(runtime, cursor, LISTING) if cursor is not None else None
     declared = list(declared_boards(runtime.settings).values())
     shown = position.last_rank if position else 0  # boards listed by earlier pages
     page = declared[shown : shown + limit]
@@ -276,7 +276,11 @@ def list_boards(runtime: Runtime, limit: int, cursor: str | None = None) -> dict
     answer: dict[str, Any] = {"leaderboards": [board_view(c, now) for c in page], "limit": limit}
     if more and page:
         answer["next_cursor"] = cursors.issue(
-            LISTING, page[-1].board_id, shown + len(page), position.issued_ms if position else None
+            runtime,
+            LISTING,
+            page[-1].board_id,
+            shown + len(page),
+            position.issued_ms if position else None,
         )
     return answer
 

@@ -185,7 +185,7 @@ def _visible_top(
     gone = {p for p, _ in changed} - set(present)
     deadline = time.monotonic() + VISIBILITY_WAIT_SECONDS
     while True:
-        top = live.read_top(config, period_id, now=runtime.clock.now())
+        top = live.read_top(runtime, config, period_id)
         shown = {e["player_id"]: e["score"] for e in top["entries"]}
         if _reflects(config, top["entries"], shown, present, gone) or time.monotonic() > deadline:
             return top

@@ -97,7 +97,9 @@ def _ended(config: BoardConfig, period_ref: str, now: datetime) -> periods.Perio
     return p
 
 
-def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[dict]) -> dict[str, int | None]:
+def tier_cutoffs(
+    runtime: Runtime, config: BoardConfig, parts: list[str], total: int, top: list[dict]
+) -> dict[str, int | None]:
     """Each tier's lowest score that still reaches it (None: nobody reaches it), from the same percentile the
     player lookups show. A cut-off inside the closing's top is read from it; one further down is searched for
     between the top's last score and the board's last (rank_counters.score_at_rank: a rank read per probe)."""
@@ -105,7 +107,9 @@ def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[di
     descending = config.order == boards.DESC
     low, high = config.min_score, config.max_score
     if len(top) < total and top:
-        last_entries = rank_counters.merged_page(parts, 1, before=item_keys.LAST_HI)  # the worst entry (of each shard)
+        last_entries = rank_counters.merged_page(
+            runtime, parts, 1, before=item_keys.LAST_HI
+        )  # the worst entry (of each shard)
         scores = [top[-1]["score"], *(int(e["score"]) for e in last_entries)]
         low, high = min(scores), max(scores)
     for tier in config.tiers:
@@ -119,15 +123,15 @@ def tier_cutoffs(config: BoardConfig, parts: list[str], total: int, top: list[di
         elif last <= len(top):
             cutoffs[tier["name"]] = top[last - 1]["score"]
         else:
-            cutoffs[tier["name"]] = rank_counters.score_at_rank(parts, last, low, high, descending)
+            cutoffs[tier["name"]] = rank_counters.score_at_rank(runtime, parts, last, low, high, descending)
     return cutoffs
 
 
-def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
+def _summarize(runtime: Runtime, config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
     parts = config.partitions(p.period_id)
-    items = rank_counters.merged_page(parts, CLOSING_TOP)
+    items = rank_counters.merged_page(runtime, parts, CLOSING_TOP)
     top = [{k: e[k] for k in ("rank", "player_id", "player_name", "score")} for e in ranking_reads.ranked(items)]
-    total = max(rank_counters.total(parts), len(top))
+    total = max(rank_counters.total(runtime, parts), len(top))
     return {
         "board_id": config.board_id,
         "generation": config.generation,  # whose log (item_keys.py): a board created again under this id has its own
@@ -144,7 +148,7 @@ def _summarize(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
         "top_size": CLOSING_TOP,
         "total_players": total,
         "top": top,
-        "tier_cutoffs": tier_cutoffs(config, parts, total, top),
+        "tier_cutoffs": tier_cutoffs(runtime, config, parts, total, top),
         "rewards": [
             {
                 "reward": r["reward"],
@@ -172,7 +176,7 @@ def _close(runtime: Runtime, config: BoardConfig, period_ref: str, now: datetime
         assert p.ends_at is not None
         if now > p.ends_at + timedelta(days=runtime.settings.period_retention_days):
             raise Conflict(f"period {p.period_id} ended more than the retention ago: its entries have expired")
-        fresh = _summarize(config, p, now)
+        fresh = _summarize(runtime, config, p, now)
         fresh["log_head"] = signed_summaries.log_head(runtime, config.evidence_id, p.period_id)
         settled = now >= p.ends_at + timedelta(seconds=signed_summaries.LOG_SETTLE_SECONDS)
         if not signed_summaries.check_against_log(runtime, fresh, config.order, settled):  # 409 while the log lags
@@ -227,7 +231,7 @@ def resigned(
     return signed_summaries.signature_of(runtime, _public({**summary, "top": top, "rewards": rewards}))
 
 
-def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
+def _open_view(runtime: Runtime, config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
     """A period with no closing summary: open only while `now` is inside it (else upcoming, or ended)."""
     starts = boards.parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
     return {
@@ -237,7 +241,7 @@ def _open_view(config: BoardConfig, p: periods.Period, now: datetime) -> dict[st
         "starts_at": _start_of(config, p),
         "ends_at": p.next_reset(),
         "next_reset": p.next_reset(),
-        "total_players": rank_counters.total(config.partitions(p.period_id)),
+        "total_players": rank_counters.total(runtime, config.partitions(p.period_id)),
     }
 
 
@@ -250,7 +254,9 @@ def listing(runtime: Runtime, config: BoardConfig) -> dict[str, Any]:
         for c in runtime.closings.newest(config.evidence_id, MAX_PERIODS_LISTED)
     ]
     closed_ids = {c["period_id"] for c in closed}
-    current = [_open_view(config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids]
+    current = [
+        _open_view(runtime, config, p, now) for p in config.current_periods(now) if p.period_id not in closed_ids
+    ]
     return {"board_id": config.board_id, "periods": current + closed}
 
 
@@ -271,7 +277,7 @@ def detail(runtime: Runtime, config: BoardConfig, period_ref: str) -> dict[str, 
         summary = runtime.closings.get(config.evidence_id, _sort_key(p))
         if summary is not None:
             return signed_summaries.served(runtime, _public(summary))
-    return {"board_id": config.board_id, **_open_view(config, p, now)}
+    return {"board_id": config.board_id, **_open_view(runtime, config, p, now)}
 
 
 def due(config: BoardConfig, now: datetime) -> list[periods.Period]:

@@ -10,14 +10,16 @@ docs/API.md ("Live updates") has the protocol.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..domain import boards
-from ..shared import invocation, live_channels
+from ..shared import live_channels
 from ..shared.limits import LIVE_TOP
 from . import ranking_reads
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 
 def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: list[dict]) -> dict[str, Any]:
@@ -30,17 +32,17 @@ def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: 
     }
 
 
-def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[str, Any] | None:
+def discovery(runtime: Runtime, config: boards.BoardConfig) -> dict[str, Any] | None:
     """How a client follows this board live (GET /leaderboards/{board}'s `live`): AppSync Events' real-time
     endpoint and the host a subscriber names in its authorization, where to get a subscribe token (live_access.py:
     GET `token_path`, then `{"host", "Authorization": <token>}`), and the channel of each period kind the board
     keeps. None when live updates are off (no Event API configured)."""
-    settings = invocation.settings()
+    settings = runtime.settings
     http_url, realtime_url = settings.live_events_http_url, settings.live_events_realtime_url
     if not (http_url and realtime_url):
         return None
     http_host = urlsplit(http_url).netloc
-    kinds = [p.kind for p in config.current_periods(now or invocation.now())]
+    kinds = [p.kind for p in config.current_periods(runtime.clock.now())]
     return {
         "realtime_url": realtime_url,
         "http_host": http_host,
@@ -49,6 +51,6 @@ def discovery(config: boards.BoardConfig, now: datetime | None = None) -> dict[s
     }
 
 
-def read_top(config: boards.BoardConfig, period_id: str, now: datetime | None = None) -> dict[str, Any]:
+def read_top(runtime: Runtime, config: boards.BoardConfig, period_id: str) -> dict[str, Any]:
     """The board period's top LIVE_TOP, through the same read as GET /leaderboards/{board}/top."""
-    return ranking_reads.top(config, period_id, LIVE_TOP, None, now=now)
+    return ranking_reads.top(runtime, config, period_id, LIVE_TOP, None, runtime.clock.now())

@@ -81,14 +81,14 @@ def listing(runtime: Runtime, config: BoardConfig, limit: int, cursor: str | Non
     """A page of the board's hidden players in player-id order, with a cursor to the next (signed and bound to the
     board's hidden list, like the rankings' cursors to their board period)."""
     binding = item_keys.hidden_partition(config.board_id)
-    position = cursors.read(cursor, binding) if cursor is not None else None
+    position = cursors.read(runtime, cursor, binding) if cursor is not None else None
     items, more = runtime.moderation.page_of_board(config.board_id, position.last_key if position else None, limit)
     players = [{"player_id": i[schema.SCORES_SORT_KEY], "hidden_at": i["hidden_at"]} for i in items]
     answer: dict[str, Any] = {"board_id": config.board_id, "players": players}
     if more:
         listed = (position.last_rank if position else 0) + len(players)
         answer["next_cursor"] = cursors.issue(
-            binding, players[-1]["player_id"], listed, position.issued_ms if position else None
+            runtime, binding, players[-1]["player_id"], listed, position.issued_ms if position else None
         )
     return answer
 

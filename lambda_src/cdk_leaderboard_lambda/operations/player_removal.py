@@ -66,7 +66,7 @@ def erase(runtime: Runtime, player_id: str, now: datetime) -> tuple[bool, dict[s
     goes on too), lifts them and answers. From then on no item holds the id: the hashed item refuses for
     FENCE_SECONDS more, then lift_fences takes it down."""
     erasures = runtime.erasures
-    key = item_keys.erasing_key(player_id)
+    key = item_keys.erasing_key(runtime.digest_key.value(), player_id)
     state = erasures.state(key)
     if state is not None and state["phase"] == _FENCED:
         return True, status_view(erasures, state["erasure_id"])  # answered already; the hashed fence goes on schedule

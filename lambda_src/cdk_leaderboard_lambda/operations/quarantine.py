@@ -150,7 +150,7 @@ def listing(
     binding = item_keys.pending_key(config.board_id, "")[0]
     if player_id is not None:
         binding += "#player#" + player_id  # a cursor of the whole queue pages no player's list, nor the reverse
-    position = cursors.read(cursor, binding) if cursor is not None else None
+    position = cursors.read(runtime, cursor, binding) if cursor is not None else None
     after = position.last_key if position else None
     if player_id is None:
         items, more = runtime.pending.page_of_board(config.board_id, after, limit)
@@ -163,7 +163,7 @@ def listing(
     if more and rows:
         listed = (position.last_rank if position else 0) + len(rows)
         answer["next_cursor"] = cursors.issue(
-            binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
+            runtime, binding, rows[-1]["pending_id"], listed, position.issued_ms if position else None
         )
     return answer
 

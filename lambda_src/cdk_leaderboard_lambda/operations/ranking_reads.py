@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import boards, cursors, entry_store, periods, rank_counters
 from ..domain.boards import BoardConfig
-from ..shared import invocation, item_keys, metrics, schema
+from ..shared import item_keys, metrics, schema
 from ..shared.errors import BadRequest, BrokenRule, NotFound
 from ..shared.limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 
 def public_entry(item: dict, rank: int) -> dict[str, Any]:
@@ -44,7 +47,7 @@ def rank_mode(value: object) -> str:
 
 
 def competition_ranks(
-    config: BoardConfig, parts: list[str], run: list[dict], first_rank: int, starts_a_score: bool
+    runtime: Runtime, config: BoardConfig, parts: list[str], run: list[dict], first_rank: int, starts_a_score: bool
 ) -> list[int]:
     """Competition ranks (equal scores share the best of their ranks: 1, 2, 2, 4) of a run of consecutive
     entries whose unique ranks are first_rank, first_rank + 1, ...
@@ -62,7 +65,7 @@ def competition_ranks(
         else:
             first_of_score = item_keys.first_key_of_score(int(item["score"]), config.order == boards.DESC)
             # the counters may lag the live index by a moment: never show more than the unique rank
-            result.append(min(unique, rank_counters.rank_and_total(parts, first_of_score)[0]))
+            result.append(min(unique, rank_counters.rank_and_total(runtime, parts, first_of_score)[0]))
     return result
 
 
@@ -71,6 +74,7 @@ def _shown(items: list[dict], ranks: list[int]) -> list[dict]:
 
 
 def _paged(
+    runtime: Runtime,
     config: BoardConfig,
     period: periods.Period,
     limit: int,
@@ -85,14 +89,16 @@ def _paged(
     # A cursor belongs to one board period (and one score range): it is signed for exactly that.
     binding = leaderboard_id if between is None else f"{leaderboard_id}|{between[0]}|{between[1]}"
     parts = config.partitions(period.period_id)
-    position = cursors.read(cursor, binding) if cursor is not None else None
+    position = cursors.read(runtime, cursor, binding) if cursor is not None else None
     after, last_rank = (position.last_key, position.last_rank) if position else (None, 0)
-    items = rank_counters.merged_page(parts, limit + 1, between=between, after=after)  # one extra: is there more?
+    items = rank_counters.merged_page(
+        runtime, parts, limit + 1, between=between, after=after
+    )  # one extra: is there more?
     more = len(items) > limit
     items = items[:limit]
     if items and cursor is None and between is not None:
-        metrics.count(metrics.RANK_READS, board=config.board_id)
-        last_rank = rank_counters.rank_and_total(parts, items[0][schema.RANK_INDEX_SORT_KEY])[0] - 1
+        runtime.metrics.count(metrics.RANK_READS, board=config.board_id)
+        last_rank = rank_counters.rank_and_total(runtime, parts, items[0][schema.RANK_INDEX_SORT_KEY])[0] - 1
     unique_ranks = list(range(last_rank + 1, last_rank + 1 + len(items)))
     shown = unique_ranks
     if mode == COMPETITION:
@@ -101,10 +107,10 @@ def _paged(
         starts_a_score = (cursor is None and between is not None) or (
             after is not None and bool(items) and item_keys.score_from_rank_key(after, descending) != items[0]["score"]
         )
-        shown = competition_ranks(config, parts, items, last_rank + 1, starts_a_score)
+        shown = competition_ranks(runtime, config, parts, items, last_rank + 1, starts_a_score)
     page: dict[str, Any] = {"rank_mode": mode, "entries": _shown(items, shown)}
     if more:  # the cursor keeps the unique rank: pages number on from it whatever the mode
-        page["next_cursor"] = cursors.issue(binding, items[-1][schema.RANK_INDEX_SORT_KEY], unique_ranks[-1])
+        page["next_cursor"] = cursors.issue(runtime, binding, items[-1][schema.RANK_INDEX_SORT_KEY], unique_ranks[-1])
     return page
 
 
@@ -118,36 +124,38 @@ def _period_view(config: BoardConfig, p: periods.Period) -> dict[str, Any]:
 
 
 def top(
+    runtime: Runtime,
     config: BoardConfig,
     period: str | None,
     limit: int,
     cursor: str | None,
-    now: datetime | None = None,
+    now: datetime,
     mode: str = UNIQUE,
 ):
-    p = config.resolve_period(period, now or invocation.now())
-    return {**_period_view(config, p), **_paged(config, p, limit, cursor, mode=mode)}
+    p = config.resolve_period(period, now)
+    return {**_period_view(config, p), **_paged(runtime, config, p, limit, cursor, mode=mode)}
 
 
 def score_range(
+    runtime: Runtime,
     config: BoardConfig,
     period: str | None,
     low: int,
     high: int,
     limit: int,
     cursor: str | None,
-    now: datetime | None = None,
+    now: datetime,
     mode: str = UNIQUE,
 ):
     if low > high:
         raise BrokenRule("min_score must not be greater than max_score")  # no schema compares two parameters
-    p = config.resolve_period(period, now or invocation.now())
+    p = config.resolve_period(period, now)
     between = item_keys.score_range(low, high, config.order == boards.DESC)
     return {
         **_period_view(config, p),
         "min_score": low,
         "max_score": high,
-        **_paged(config, p, limit, cursor, between, mode),
+        **_paged(runtime, config, p, limit, cursor, between, mode),
     }
 
 
@@ -157,38 +165,39 @@ def percentile(rank: int, total: int) -> float:
 
 
 def around(
+    runtime: Runtime,
     config: BoardConfig,
     period: str | None,
     player_id: str,
     window: int,
-    now: datetime | None = None,
+    now: datetime,
     mode: str = UNIQUE,
 ):
-    p = config.resolve_period(period, now or invocation.now())
-    item = invocation.runtime().entries.one(player_id, config.player_partition(p.period_id, player_id))
+    p = config.resolve_period(period, now)
+    item = runtime.entries.one(player_id, config.player_partition(p.period_id, player_id))
     # No pending (held) score here: this lookup is public and edge-cached; the player's own route shows them.
     if item is None:
         raise NotFound(f"player {player_id} is not on {config.leaderboard_id(p.period_id)}")
     parts = config.partitions(p.period_id)
-    metrics.count(metrics.RANK_READS, board=config.board_id)
+    runtime.metrics.count(metrics.RANK_READS, board=config.board_id)
     # A hidden player's own lookup still answers: where they would be, among the players others see.
     at, hidden = entry_store.position(item), entry_store.is_hidden(item)
     assert at is not None  # the player's entry
-    rank, total = rank_counters.rank_and_total(parts, at, listed=not hidden)
-    above = list(reversed(rank_counters.merged_page(parts, window, before=at))) if window else []
-    below = rank_counters.merged_page(parts, window, after=at) if window else []
+    rank, total = rank_counters.rank_and_total(runtime, parts, at, listed=not hidden)
+    above = list(reversed(rank_counters.merged_page(runtime, parts, window, before=at))) if window else []
+    below = rank_counters.merged_page(runtime, parts, window, after=at) if window else []
     run = [*above, item, *below]
     first = rank - len(above)
     shown = list(range(first, first + len(run)))
     if mode == COMPETITION:
-        shown = competition_ranks(config, parts, run, first, starts_a_score=False)
+        shown = competition_ranks(runtime, config, parts, run, first, starts_a_score=False)
     mine = len(above)
     around_me = shown[:mine], shown[mine + 1 :]
     if hidden:  # not on /top: the neighbours keep /top's numbers (the first below has the rank the player would have)
         listed = [*above, *below]
         numbered = list(range(first, first + len(listed)))
         if mode == COMPETITION:
-            numbered = competition_ranks(config, parts, listed, first, starts_a_score=False)
+            numbered = competition_ranks(runtime, config, parts, listed, first, starts_a_score=False)
         around_me = numbered[:mine], numbered[mine:]
     tier = {"tier": config.tier_of(percentile(rank, total))} if config.tiers else {}
     return {

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import boards, periods
-from ..shared import invocation
 from ..shared.clock import iso
 from . import ranking_reads
+
+if TYPE_CHECKING:
+    from ..composition import Runtime
 
 
 class SnapshotStore(Protocol):
@@ -39,12 +40,8 @@ class SnapshotStore(Protocol):
         ...
 
 
-def _store() -> SnapshotStore:
-    return invocation.runtime().snapshots
-
-
-def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -> dict:
-    now = now or invocation.now()
+def take_snapshot(runtime: Runtime, period: str | None, limit: int) -> dict:
+    now = runtime.clock.now()
     p = periods.resolve(period, now, boards.DEFAULT_BOARD.periods)
     # The sort key is the time plus a random suffix: two snapshots in the same ms stay distinct.
     sort_key = f"{iso(now)}#{secrets.token_hex(3)}"
@@ -53,15 +50,15 @@ def take_snapshot(period: str | None, limit: int, now: datetime | None = None) -
         "taken_at": sort_key,
         "snapshot_id": f"{p.period_id}#{sort_key}",
         "period": p.kind,
-        "entries": ranking_reads.ranked(invocation.runtime().entries.page(p.period_id, limit)),
+        "entries": ranking_reads.ranked(runtime.entries.page(p.period_id, limit)),
     }
-    _store().put(snapshot)
+    runtime.snapshots.put(snapshot)
     return {**snapshot, "taken_at": iso(now)}
 
 
-def snapshots(period: str | None, limit: int, now: datetime | None = None) -> dict:
-    p = periods.resolve(period, now or invocation.now(), boards.DEFAULT_BOARD.periods)
-    items = _store().newest(p.period_id, limit)
+def snapshots(runtime: Runtime, period: str | None, limit: int) -> dict:
+    p = periods.resolve(period, runtime.clock.now(), boards.DEFAULT_BOARD.periods)
+    items = runtime.snapshots.newest(p.period_id, limit)
     return {
         "leaderboard_id": p.period_id,
         "period": p.kind,

@@ -64,11 +64,11 @@ def submit(
     view = outcome.view()
     for row, period in zip(view["periods"], outcome.periods, strict=True):
         if period.rank_key is not None:
-            metrics.count(metrics.RANK_READS, board=config.board_id)
+            runtime.metrics.count(metrics.RANK_READS, board=config.board_id)
             try:
-                row["rank"] = rank_counters.rank_and_total(config.partitions(period.period.period_id), period.rank_key)[
-                    0
-                ]
+                row["rank"] = rank_counters.rank_and_total(
+                    runtime, config.partitions(period.period.period_id), period.rank_key
+                )[0]
             except ServiceUnavailable:
                 continue
     return view
@@ -109,7 +109,7 @@ def standing(
         )
     leaders: tuple[int, ...] = ()
     if plausibility.MAX_OVER_LEADER in wanted:
-        tops = [rank_counters.merged_page(config.partitions(p.period_id), 1) for p in current]
+        tops = [rank_counters.merged_page(runtime, config.partitions(p.period_id), 1) for p in current]
         leaders = tuple(int(top[0]["score"]) for top in tops if top)
     return own, leaders
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from . import invocation, schema
+from . import schema
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -205,10 +205,10 @@ def operation_id(idempotency_key: str, scope: str, index: int = 0) -> str:
     return hashlib.sha256(f"{scope}\0{idempotency_key}\0{index}".encode()).hexdigest()[:16]
 
 
-def log_key_partition(player_id: str) -> str:
+def log_key_partition(secret: bytes, player_id: str) -> str:
     """The scores-table partition of a player's commitment key for the logs (data/chain.py): a keyed hash of the id,
     so that what erasure leaves in its place for a while (no key) does not name the player."""
-    return "#logkey#" + _keyed_digest("log-key", player_id)
+    return "#logkey#" + _keyed_digest(secret, "log-key", player_id)
 
 
 # How an approval's operation id starts (quarantine.approve): the log tells an approved score from a submitted one
@@ -243,14 +243,14 @@ def evidence_and_period(partition: str) -> tuple[str, str]:
 RUNS_PREFIX = "#runs#"
 
 
-def run_key(player_id: str, run_id: str) -> tuple[str, str]:
+def run_key(secret: bytes, player_id: str, run_id: str) -> tuple[str, str]:
     """The (partition, sort) key of a run (runs.py): under a keyed hash of its player's id (as the rate counters),
     so an erasure finds the player's runs with one Query, and the items never name the player."""
-    return runs_partition(player_id), run_id
+    return runs_partition(secret, player_id), run_id
 
 
-def runs_partition(player_id: str) -> str:
-    return RUNS_PREFIX + _keyed_digest("runs", player_id)
+def runs_partition(secret: bytes, player_id: str) -> str:
+    return RUNS_PREFIX + _keyed_digest(secret, "runs", player_id)
 
 
 OPEN_RUN_PREFIX = "#open#"  # '#' never starts a run id (secrets.token_urlsafe): no collision with a run
@@ -261,8 +261,8 @@ def open_runs_prefix(board_id: str) -> str:
     return f"{OPEN_RUN_PREFIX}{board_id}#"
 
 
-def open_run_key(player_id: str, board_id: str, place: int) -> tuple[str, str]:
-    return runs_partition(player_id), f"{open_runs_prefix(board_id)}{place}"
+def open_run_key(secret: bytes, player_id: str, board_id: str, place: int) -> tuple[str, str]:
+    return runs_partition(secret, player_id), f"{open_runs_prefix(board_id)}{place}"
 
 
 PENDING_PREFIX = "#pending#"
@@ -274,20 +274,20 @@ def pending_key(board_id: str, pending_id: str) -> tuple[str, str]:
     return PENDING_PREFIX + board_id, pending_id
 
 
-def pending_of_partition(player_id: str) -> str:
+def pending_of_partition(secret: bytes, player_id: str) -> str:
     """A player's pointers to their pending submissions (sort key "<board>#<pending id>"): their own lookup and
     an erasure find them with one Query; a keyed hash of the id, as the rate counters."""
-    return PENDING_OF_PREFIX + _keyed_digest("pending-of", player_id)
+    return PENDING_OF_PREFIX + _keyed_digest(secret, "pending-of", player_id)
 
 
 RATE_PREFIX = "#rate#"
 
 
-def rate_partition(player_id: str) -> str:
+def rate_partition(secret: bytes, player_id: str) -> str:
     """The scores-table partition key of one player's submission counters (one item per board and minute): a keyed
     hash of the id, as the erasure item's, so that a counter a submission racing an erasure takes (before its read
     finds the erasure) never names the erased player."""
-    return RATE_PREFIX + _keyed_digest("rate-counter", player_id)
+    return RATE_PREFIX + _keyed_digest(secret, "rate-counter", player_id)
 
 
 def rate_window(board_id: str, minute: int) -> str:
@@ -305,10 +305,10 @@ ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
 ERASED_PLAYER_NAME = "(erased player)"
 
 
-def erasing_key(player_id: str) -> tuple[str, str]:
+def erasing_key(secret: bytes, player_id: str) -> tuple[str, str]:
     """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the digest key)
     of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
-    return ERASING_PREFIX + _keyed_digest("erasure-subject", player_id), ERASING_SORT
+    return ERASING_PREFIX + _keyed_digest(secret, "erasure-subject", player_id), ERASING_SORT
 
 
 # --- live updates ----------------------------------------------------------------------------
@@ -344,9 +344,9 @@ def hidden_partition(board_id: str) -> str:
     return _HIDDEN_PREFIX + board_id
 
 
-def _keyed_digest(purpose: str, text: str) -> str:
+def _keyed_digest(secret: bytes, purpose: str, text: str) -> str:
     """HMAC-SHA256 of `text` under the deployment's digest key (digest_key.py: never rotated, so these partitions
     never move), as hex: a stable name for a value that must not be stored itself (an erased player's id).
-    `purpose` keeps each kind of item's names apart."""
-    secret = invocation.runtime().digest_key.value()
+    `purpose` keeps each kind of item's names apart. `secret`: the runtime's digest key (runtime.digest_key.value()),
+    which every function here that names a player's item by a keyed hash takes first."""
     return hmac.new(secret, f"{purpose}\0{text}".encode(), hashlib.sha256).hexdigest()

@@ -1,8 +1,9 @@
 """The service's own metrics, printed as CloudWatch embedded metric format (EMF): CloudWatch Logs turns them into
 metrics, with no API call on the request path and no permission beyond writing the function's own logs.
 
-Usage: `metrics.count(metrics.SUBMISSIONS, board=...)` wherever something happens; the handler wrapper
-(`composition.entry_point`) flushes the runtime's sink once per invocation, one JSON line per set of properties.
+Usage: `runtime.metrics.count(metrics.SUBMISSIONS, board=...)` wherever something happens (the runtime's sink,
+handed down like its stores); the handler wrapper (`composition.entry_point`) flushes it once per invocation, one
+JSON line per set of properties.
 
 A printer of our own rather than Powertools Metrics: Powertools is in the runtime (AWS's layer), but importing
 `aws_lambda_powertools.metrics` pulls in the Powertools logger and jmespath, which cost 75 to 90 ms here on every
@@ -26,8 +27,6 @@ import json
 import threading
 import time
 from typing import Any
-
-from . import invocation
 
 NAMESPACE = "Leaderboard"
 # The function's generated name: unique per stack, so two stages in one account never mix their figures.
@@ -92,30 +91,6 @@ class MetricsSink:
             return
         for doc in self.documents(self.function_name or "", getattr(context, "aws_request_id", None)):
             print(json.dumps(doc, separators=(",", ":")), flush=True)
-
-
-def _sink() -> MetricsSink:
-    return invocation.runtime().metrics
-
-
-def count(name: str, value: int = 1, **properties: str) -> None:
-    """Add `value` to a Count metric of this invocation."""
-    _sink().count(name, value, **properties)
-
-
-def measure(name: str, value: float, unit: str = MILLISECONDS, **properties: str) -> None:
-    """Record one sample (a latency, a lag): each sample is kept, so percentiles work on the dashboard."""
-    _sink().measure(name, value, unit, **properties)
-
-
-def documents(function_name: str, request_id: str | None = None) -> list[dict[str, Any]]:
-    """Take everything this invocation's runtime recorded so far as EMF documents (and forget it)."""
-    return _sink().documents(function_name, request_id)
-
-
-def flush(context: Any = None) -> None:
-    """Print this invocation's metrics, one line per document."""
-    _sink().flush(context)
 
 
 def _key(properties: dict[str, str]) -> tuple[tuple[str, str], ...]:
