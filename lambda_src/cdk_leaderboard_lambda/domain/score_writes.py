@@ -191,7 +191,7 @@ def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = 
         and board is not None
         and board.get("generation", item_keys.LEGACY_GENERATION) != config.generation
     ):
-        # This instance's cached config is of a deleted generation (board_registry.BOARD_CACHE_SECONDS): writing
+        # This instance's cached config is of a deleted generation (board_catalog.BOARD_CACHE_SECONDS): writing
         # would change the deleted board's archived evidence. Nothing written; the next request reads the new one.
         invocation.runtime().board_cache.forget(config.board_id)
         raise Conflict(f"leaderboard {config.board_id} was deleted and created again: retry")
