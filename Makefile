@@ -24,7 +24,7 @@ TEMPLATE_SUITES := tests/infra
 # The wheel, the operators' scripts and the integ app synthesize in processes of their own, apart from tests/infra's
 # session apps: a pytest process of their own beside it, so that tests/infra is not left alone on one core at the end
 # of the first phase once tests/unit is done (all in one process: 285 s for that phase, tests/unit done at 241 s)
-PACKAGE_SUITES := tests/package tests/ops tests/integ
+PACKAGE_SUITES := tests/package tests/ops tests/deploy_rehearsal
 STACK_SUITES := tests/integration tests/contract
 BROWSER_SUITES := tests/e2e tests/fuzz
 # The browser tests mostly wait (on the page, the stack, the edge's lag) and the fuzzing mostly computes: each of these
@@ -155,7 +155,7 @@ test-package: setup ## build the wheel, install it in a fresh venv, synthesize a
 	$(PY) -m pytest tests/package
 
 integ: setup ## deploy the integ-test stack to your account, call the API, assert, destroy (needs AWS credentials)
-	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --test-regex '^integ_.*\.py$$' --directory tests/integ --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
+	npx --yes @aws-cdk/integ-runner@2.197.10 --app "$(PY) {filePath}" --test-regex '^integ_.*\.py$$' --directory tests/deploy_rehearsal --parallel-regions $${AWS_REGION:-us-east-1} --update-on-failed
 
 docs-config: setup ## docs/CONFIGURATION.md from the props' docstrings (a test keeps it in step)
 	$(PY) -m stacks.config_reference

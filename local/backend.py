@@ -361,7 +361,7 @@ class Backend:
                 self._records_kept = 0
             else:
                 reset_tables(self.ddb, self.specs)
-            # The functions trust a stored board's config for a while (board_registry.BOARD_CACHE_SECONDS): emptied
+            # The functions trust a stored board's config for a while (board_catalog.BOARD_CACHE_SECONDS): emptied
             # tables hold no board, so a board made again under the same id must not be read from before. A new
             # runtime (same settings) is what a new deployment's functions would have.
             self.runtime = self.runtime.with_settings()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
+import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, as the construct does)
 
 from cdk_leaderboard_lambda.domain import cursors
 from cdk_leaderboard_lambda.shared.settings import Settings

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import boto3
-import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package as `leaderboard`, as the construct does)
+import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, as the construct does)
 
 from cdk_leaderboard_lambda.data.live_key import AppSyncApiKey, KeyRenewalFailed
 from cdk_leaderboard_lambda.operations import live_key as renewal

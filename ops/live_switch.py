@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import boto3
-import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package as `leaderboard`, as the construct does)
+import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, as the construct does)
 
 from cdk_leaderboard_lambda.data.live_state import DynamoLiveState
 

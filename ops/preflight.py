@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
@@ -202,7 +202,7 @@ class Preflight:
 
     def dashboard_zone(self) -> Check:
         name = "dashboard zone"
-        if self.props.effective_vpc is not None:
+        if self.props.existing_vpc is not None:
             return Check(NOTE, name, "existing_vpc: its subnets' zones must be ones with VPC origins (not checked)")
         zone_id = self.subnet_zone_id()
         if zone_id is None:
@@ -305,22 +305,11 @@ class Preflight:
             return Check(OK, name, "live updates are off (live enabled: false): no key to check")
         now, stage = self.now(), self.props.stage
         renew = live_key.RENEW_COMMAND.format(stage=stage)
-        notes = []
-        if self.props.live.api_key_expires is not None:  # deprecated: the stack ignores it
-            days = (
-                datetime.combine(date.fromisoformat(self.props.live.api_key_expires), datetime.min.time(), UTC) - now
-            ).total_seconds() / 86400
-            outside = "" if 1 <= days <= 365 else f", {days:.0f} days away, outside AppSync's 1..365 days"
-            notes.append(
-                f"live api_key_expires is set ({self.props.live.api_key_expires}{outside}) but deprecated "
-                "and ignored (the stack renews the key): remove it from cdk.json"
-            )
         try:
             expires = live_key.expiry(self.session, stack_name(stage))
         except StackNotReady as err:
             first = "not deployed yet: the key gets AppSync's 7 days and the renewal extends it within 6 hours"
-            detail = "; ".join([first if "does not exist" in str(err) else str(err), *notes])
-            return Check(NOTE if notes else OK, name, detail)
+            return Check(OK, name, first if "does not exist" in str(err) else str(err))
         if expires is None:
             return Check(
                 FAIL,
@@ -337,7 +326,7 @@ class Preflight:
                 f"the key {state}: its renewal has been failing (LiveKeyNotRenewed)",
                 f"renew now with `{renew}`, then read the period-closer function's log for why",
             )
-        return Check(NOTE if notes else OK, name, "; ".join([f"expires in {left:.0f} days", *notes]))
+        return Check(OK, name, f"expires in {left:.0f} days")
 
 
 def preflight(session: boto3.Session, props: LeaderboardProps, out: Callable[[str], None] = print) -> bool:

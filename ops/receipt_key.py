@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import boto3
-import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
+import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, as the construct does)
 
 from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
 from cdk_leaderboard_lambda.domain import keyring, receipt_keys

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import ClassVar
 
 import boto3
-import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, `leaderboard`)
+import cdk_leaderboard.paths  # noqa: F401 (loads the Lambda package under its one name, as the construct does)
 
 from cdk_leaderboard_lambda.data import secrets as secret_versions
 from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets

@@ -116,20 +116,6 @@ def render() -> str:
     for field, cls in groups.items():
         lines += _section(f"{cls.__name__} (`{field}={cls.__name__}(...)`)", cls)
     lines += _section("Board (`boards=[Board(...)]`)", props.Board)
-    lines += [
-        "## Flat props (deprecated)",
-        "",
-        "Accepted for one more release, with a DeprecationWarning, and still readable as attributes of the props.",
-        "",
-        "| Flat prop | Now |",
-        "| --- | --- |",
-    ]
-    for flat, (group, inner) in props_groups.FLAT_PROPS.items():
-        lines.append(f"| `{flat}=...` | `{group}={groups[group].__name__}({inner}=...)` |")
-    for flat, inner in props_groups.FLAT_SWITCHES.items():
-        lines.append(f"| `{flat}=True/False` | `{flat}={groups[flat].__name__}({inner}=...)` |")
-    for old, new in props.RENAMED_PROPS.items():
-        lines.append(f"| `{old}=...` (synth warns) | `{new}=...` |")
     return "\n".join(lines) + "\n"
 
 

@@ -41,5 +41,6 @@ def pytest_configure(config):
     # Every suite keeps a large heap (moto's tables and stream records, the local stack's state, hypothesis'
     # examples): at CPython's default thresholds a full collection walks all of it every few thousand allocations.
     # Collected less often, 70 unit tests in one process took 37 s instead of 67 s wall (sys 4 s instead of 18),
-    # side by side in one run (docs/TESTING.md, "Test-suite times"). Memory only grows until the next collection.
+    # side by side in one run (docs/results/test-times.md, "Test-suite times"). Memory only grows until the next
+    # collection.
     gc.set_threshold(50_000, 20, 100)

@@ -79,7 +79,7 @@ class Runtime:
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     live_switch: LiveSwitch  # the live kill switch as last read, trusted LIVE_SWITCH_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
-    # The stores that are classes so far (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
+    # The stores that are classes (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
     # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
     # (STORES lists them).
     rate_limits: RateLimitStore  # per-player submission counts per minute

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from aws_cdk import Annotations, Duration, Stack
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_appsync as appsync
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_dynamodb as ddb
@@ -26,8 +26,6 @@ from .season import SeasonClosing
 from .tables import LeaderboardTables
 
 FIVE_MINUTES = Duration.minutes(5)
-# The warning of the deprecated `vpc` prop (an app may acknowledge it: Annotations.of(...).acknowledge_warning(...)).
-VPC_DEPRECATED = "cdk-leaderboard:vpcDeprecated"
 
 
 class Leaderboard(Construct):
@@ -65,10 +63,6 @@ class Leaderboard(Construct):
         )
         self.scores_table: ddb.ITable = self.tables.scores
         self.snapshots_table: ddb.ITable = self.tables.snapshots
-        if props.vpc is not None:  # the deprecated name of existing_vpc (props.effective_vpc reads either)
-            Annotations.of(self).add_warning_v2(
-                VPC_DEPRECATED, "vpc= is deprecated and goes in the next release: it is now existing_vpc="
-            )
         self.api_construct = LeaderboardApi(
             self, "Api", props=props, tables=self.tables, cors_origins=self._cors_origins(props)
         )

@@ -60,7 +60,7 @@ class Dashboard(Construct):
         key). `live_realtime_url`: the AppSync Event API's realtime endpoint (wss://<realtime domain>/event/realtime),
         which the page connects to itself and its CSP allows (connect-src); empty: live updates off."""
         super().__init__(scope, id)
-        existing_vpc = props.effective_vpc  # existing_vpc, or the deprecated vpc
+        existing_vpc = props.existing_vpc
         # The zone ID of the own VPC's subnet and the prefix list of the region (regions.py: VPC origins' regions).
         region = DashboardRegion(self, "Region", props=props, own_vpc=existing_vpc is None)
         self.vpc = self._own_vpc(region.zone_id) if region.zone_id else cast(ec2.IVpc, existing_vpc)

@@ -15,7 +15,7 @@ mints a new key (docs/API.md, "Live updates"; docs/OPERATIONS.md, "The live API 
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, Duration, Names, Stack
+from aws_cdk import Duration, Names, Stack
 from aws_cdk import aws_appsync as appsync
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
@@ -31,7 +31,6 @@ from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
 LAMBDA = appsync.AppSyncAuthorizationType.LAMBDA
-API_KEY_EXPIRES_DEPRECATED = "cdk-leaderboard:liveApiKeyExpiresDeprecated"
 
 
 class LiveUpdates(Construct):
@@ -184,10 +183,4 @@ class LiveUpdates(Construct):
         less than one; CloudFormation only calls UpdateApiKey when a property in the template changes, so an
         expiry the renewal moved is left alone by later deploys."""
         (key,) = [c for c in self.api.node.find_all() if isinstance(c, appsync.CfnApiKey)]
-        if props.live.api_key_expires is not None:
-            Annotations.of(self).add_warning_v2(
-                API_KEY_EXPIRES_DEPRECATED,
-                "live api_key_expires is deprecated and ignored: the stack renews the live API key itself "
-                f"(to {limits.LIVE_KEY_VALID_DAYS} days ahead every {limits.LIVE_KEY_RENEW_HOURS} hours)",
-            )
         return key

@@ -1,23 +1,16 @@
 """Everything a user of the construct may set, each with a default; and the typed board declarations.
 
 Related settings come in groups (props_groups.py): `throttles=Throttles(...)`, `monitoring=Monitoring(...)`,
-`live=Live(...)`, `waf=Waf(...)`. Today's flat keyword props (`game_key_rate_limit=...`, `monitoring=False`, ...)
-are still accepted for one release, with a DeprecationWarning, and read the same way (`props.game_key_rate_limit`).
-The reference page docs/CONFIGURATION.md is generated from the docstrings here (`make docs-config`).
+`live=Live(...)`, `waf=Waf(...)`. The reference page docs/CONFIGURATION.md is generated from the docstrings here
+(`make docs-config`).
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import re
-import sys
-import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
-from types import FrameType, MappingProxyType
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_dynamodb as ddb
@@ -29,8 +22,6 @@ from .paths import boards as board_rules
 from .paths import errors, limits, routes
 from .props_groups import (
     DEFAULT_WAF_READS_PER_5_MINUTES,
-    FLAT_PROPS,
-    FLAT_SWITCHES,
     GROUPS,
     SUBMISSIONS_PER_SHARD_PER_SECOND,
     Live,
@@ -50,9 +41,6 @@ __all__ = [
     "Throttles",
     "Waf",
 ]
-
-# Props renamed in this release -> their new name; the old one is still read (effective_*) and synth warns.
-RENAMED_PROPS: MappingProxyType[str, str] = MappingProxyType({"vpc": "existing_vpc"})
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
@@ -120,9 +108,6 @@ class LeaderboardProps:
     one), used as it is: no VPC, subnet or flow log is made (its flow logs are its owner's). The instance goes into
     its private subnets with egress if it has any, else into a public one. None: a small public-only VPC of the
     stack's own (one AZ, no NAT gateway, rejected traffic logged). Only with `dashboard` (nothing else has a VPC)."""
-    vpc: ec2.IVpc | None = None
-    """Deprecated (goes in the next release): the former name of `existing_vpc`, which it means; synth warns
-    (`cdk-leaderboard:vpcDeprecated`). Setting both is an error."""
     existing_scores_table: ddb.ITable | None = None
     """A live scores table of your own, used as it is: no table is made and nothing on it is changed; the functions'
     role gets the same statements on its ARN, on its rank index's (`<arn>/index/leaderboard-rank-index`) and on its
@@ -239,9 +224,7 @@ class LeaderboardProps:
 
     def _check_existing_resources(self) -> None:
         """What can be told of the `existing_*` resources before synth (tables.py checks a Table's schema at it)."""
-        if self.vpc is not None and self.existing_vpc is not None:
-            raise ValueError("vpc is the deprecated name of existing_vpc: set existing_vpc only")
-        vpc = self.effective_vpc
+        vpc = self.existing_vpc
         if vpc is not None and not hasattr(vpc, "vpc_id"):
             raise TypeError(f"existing_vpc must be an ec2.IVpc (e.g. ec2.Vpc.from_lookup(...)), got {vpc!r}")
         if self.availability_zone_id is not None:
@@ -266,15 +249,6 @@ class LeaderboardProps:
         if self.table_overrides and scores is not None and self.existing_snapshots_table is not None:
             raise ValueError("table_overrides apply to the tables the stack makes, and both tables are existing_*")
 
-    if not TYPE_CHECKING:  # hidden from type checkers, which then still catch a misspelt attribute
-
-        def __getattr__(self, name: str) -> Any:
-            """Today's flat names, read from their group (deprecated): `props.game_key_rate_limit`."""
-            if name in FLAT_PROPS:
-                group, inner = FLAT_PROPS[name]
-                return getattr(getattr(self, group), inner)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     @property
     def is_prod(self) -> bool:
         return self.production
@@ -287,11 +261,6 @@ class LeaderboardProps:
         if policy is None:
             policy = RemovalPolicy.RETAIN if self.is_prod else RemovalPolicy.DESTROY
         return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if policy == RemovalPolicy.RETAIN else policy
-
-    @property
-    def effective_vpc(self) -> ec2.IVpc | None:
-        """The dashboard's VPC given by the user (`existing_vpc`, or the deprecated `vpc`); None: the stack's own."""
-        return self.existing_vpc if self.existing_vpc is not None else self.vpc
 
     @property
     def effective_monitoring_level(self) -> str:
@@ -314,7 +283,7 @@ class LeaderboardProps:
     def from_context(cls, stage: str, overrides: dict[str, Any] | None) -> LeaderboardProps:
         """Props from cdk.json's `stages.<stage>` context block (plain JSON values)."""
         values = dict(overrides or {})
-        known = {f.name for f in fields(cls)} | set(FLAT_PROPS)
+        known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(f"unknown leaderboard props in context for stage {stage}: {', '.join(unknown)}")
@@ -329,53 +298,3 @@ class LeaderboardProps:
             if isinstance(values.get(name), Mapping):
                 values[name] = group(**values[name])
         return cls(stage=stage, **values)
-
-
-_PACKAGE_DIR = str(Path(__file__).resolve().parent)
-
-
-def _callers_level() -> int:
-    """The stack level of the user's own line (Leaderboard(...) or LeaderboardProps(...)) seen from _grouped: past
-    this package's frames and jsii's, which calls a construct's __init__."""
-    frame: FrameType | None = sys._getframe(1)
-    level = 1  # _grouped, the caller of warnings.warn, is level 1
-    while frame is not None and (
-        frame.f_code.co_filename.startswith(_PACKAGE_DIR) or f"{os.sep}jsii{os.sep}" in frame.f_code.co_filename
-    ):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _grouped(settings: dict[str, Any]) -> dict[str, Any]:
-    """Today's flat keyword props moved into their groups, with a DeprecationWarning naming the new spelling."""
-    flat = {name: settings.pop(name) for name in list(settings) if name in FLAT_PROPS}
-    for name in FLAT_SWITCHES:
-        if isinstance(settings.get(name), bool) or (name == "waf" and name in settings and settings[name] is None):
-            flat[name] = settings.pop(name)
-    if not flat:
-        return settings
-    moved = []
-    for name, value in flat.items():
-        group, inner = FLAT_PROPS.get(name, (name, FLAT_SWITCHES.get(name, "")))
-        current: Any = settings.get(group, GROUPS[group]())
-        if not isinstance(current, GROUPS[group]):
-            raise TypeError(f"{group} must be {GROUPS[group].__name__}(...)")
-        settings[group] = replace(current, **{inner: value})  # type: ignore[type-var]  # a group: a dataclass
-        moved.append(f"{name}= -> {group}={GROUPS[group].__name__}({inner}=...)")
-    warnings.warn(
-        "flat leaderboard props are deprecated and go in the next release: " + "; ".join(moved),
-        DeprecationWarning,
-        stacklevel=_callers_level(),
-    )
-    return settings
-
-
-_generated_init = LeaderboardProps.__init__
-
-
-@functools.wraps(_generated_init)
-def _init_accepting_flat_props(self: LeaderboardProps, **settings: Any) -> None:
-    _generated_init(self, **_grouped(settings))
-
-
-LeaderboardProps.__init__ = _init_accepting_flat_props  # type: ignore[method-assign]

@@ -15,7 +15,6 @@ SUBMISSIONS_PER_SHARD_PER_SECOND = 500
 # Reads one client IP may send in 5 minutes where the WAF is on: 10/s sustained, 20x what a player polling the top
 # every 2 s sends, and room for a few dozen players behind one carrier NAT.
 DEFAULT_WAF_READS_PER_5_MINUTES = 3_000
-_ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")  # a typo here would mean alarms that reach nobody
 
 
@@ -70,7 +69,7 @@ class Monitoring:
         if self.alarm_email is not None and not _EMAIL.fullmatch(self.alarm_email):
             raise ValueError(f"alarm_email is not an e-mail address: {self.alarm_email!r}")
         if self.level not in (None, "full", "essential"):
-            raise ValueError(f"monitoring_level must be 'full' or 'essential', got {self.level!r}")
+            raise ValueError(f"monitoring level must be 'full' or 'essential', got {self.level!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,10 +82,6 @@ class Live:
     stream mapping or failure queue (the scores stream has one reader, the rank counters), no live statements on
     the shared role, no live alarms or graphs. Discovery (GET /leaderboards/{board}) has no `live` field and the
     dashboard polls; the construct's `live_api` and `live_url` are None. Turning it off or on again is an update."""
-    api_key_expires: str | None = None
-    """Deprecated and ignored (a synth warning): the stack renews the subscribe-only AppSync API key itself, to 90
-    days ahead every 6 hours (docs/OPERATIONS.md, "The live API key"). A fixed day here was a deploy that failed
-    once it was less than 1 or more than 365 days ahead. Still checked to be a day (YYYY-MM-DD)."""
     api_key_generation: int = 1
     """Raise it to replace the API key AppSync made with the Event API (a new key, the old one deleted). The key
     admits nothing since subscribers connect with live subscribe tokens (docs/SECURITY.md, "Live updates")."""
@@ -99,14 +94,10 @@ class Live:
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
             raise ValueError(f"live enabled must be true or false: {self.enabled!r}")
-        if self.api_key_expires is not None and (
-            not isinstance(self.api_key_expires, str) or not _ISO_DAY.fullmatch(self.api_key_expires)
-        ):
-            raise ValueError(f"live_api_key_expires must be a day as YYYY-MM-DD: {self.api_key_expires!r}")
         if isinstance(self.api_key_generation, bool) or not (
             isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
         ):
-            raise ValueError("live_api_key_generation must be an integer from 1 to 9999")
+            raise ValueError("live api_key_generation must be an integer from 1 to 9999")
         budget = self.hourly_budget_usd
         if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0.01 <= budget <= 10_000:
             raise ValueError(f"live hourly_budget_usd must be a number from 0.01 to 10000: {budget!r}")
@@ -129,36 +120,9 @@ class Waf:
         if self.requests_per_5_minutes_per_ip is not None and not (
             10 <= self.requests_per_5_minutes_per_ip <= 2_000_000_000
         ):
-            raise ValueError("waf_requests_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
+            raise ValueError("waf requests_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
 
 
-# Today's flat keyword props -> (group field, field in the group); accepted for one release with a warning.
-FLAT_PROPS: MappingProxyType[str, tuple[str, str]] = MappingProxyType(
-    {
-        "throttle_rate_limit": ("throttles", "rate_limit"),
-        "throttle_burst_limit": ("throttles", "burst_limit"),
-        **{
-            name: ("throttles", name)
-            for name in (
-                "public_read_rate_limit",
-                "public_read_burst_limit",
-                "game_key_rate_limit",
-                "game_key_burst_limit",
-                "game_key_daily_quota",
-                "admin_key_rate_limit",
-                "admin_key_burst_limit",
-                "admin_key_daily_quota",
-            )
-        },
-        "monitoring_level": ("monitoring", "level"),
-        "alarm_email": ("monitoring", "alarm_email"),
-        "live_api_key_expires": ("live", "api_key_expires"),
-        "live_api_key_generation": ("live", "api_key_generation"),
-        "waf_requests_per_5_minutes_per_ip": ("waf", "requests_per_5_minutes_per_ip"),
-    }
-)
-# The two flat booleans whose names are now those of their group: monitoring=False, waf=True.
-FLAT_SWITCHES: MappingProxyType[str, str] = MappingProxyType({"monitoring": "enabled", "waf": "enabled"})
 GROUPS: MappingProxyType[str, type] = MappingProxyType(
     {"throttles": Throttles, "monitoring": Monitoring, "live": Live, "waf": Waf}
 )

@@ -1,4 +1,4 @@
-"""Stored boards (board_registry.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""Stored boards (board_catalog.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_every_transaction_cancelled_by_others_is_busy_and_stores_nothing(store,
 
 
 def test_a_deleted_generations_record_is_kept_and_listed_by_board(store):
-    """The archive (board_registry._archive): each deleted generation's record reads back by its board id, and all
+    """The archive (board_catalog._archive): each deleted generation's record reads back by its board id, and all
     of them together (erasure reaches their summaries); a board id that prefixes another's lists only its own."""
     first = {"board_id": "race", "generation": "0", "config": config("race"), "keep_until": "2027-01-01T00:00:00.000Z"}
     second = {**first, "generation": "abcdefgh", "config": config("race", order="asc")}

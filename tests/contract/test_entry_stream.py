@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from cdk_leaderboard_lambda.data import dynamo
 from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
 from cdk_leaderboard_lambda.shared import item_keys
+from cdk_leaderboard_lambda.shared.attribute_values import from_item
 from cdk_leaderboard_lambda.shared.model import EntryWrite
 from local import dynamodb_local
 from local.streams import StreamReader
@@ -48,7 +48,7 @@ def changes(reader) -> list[tuple]:
 
 def image(record: dict, which: str) -> dict | None:
     change = record["dynamodb"]
-    return dynamo.from_item(change[which]) if which in change else None
+    return from_item(change[which]) if which in change else None
 
 
 def test_a_write_that_changes_an_entry_is_one_record_and_a_refused_one_none(runtime, reader):

@@ -65,7 +65,7 @@ CUSTOM_STAGE = {
     "cloudfront_prefix_list_id": "pl-0123456789abcdef0",
     "reserved_concurrency": {"score-submit": 50},
     "instance_type": "t3.nano",
-    "live": {"api_key_expires": "2027-06-15", "api_key_generation": 3},
+    "live": {"api_key_generation": 3},
 }
 
 

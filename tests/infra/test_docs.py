@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-PAGES = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*/README.md"))]
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*/*.md"))]
 README_MAX_BYTES = 15_000  # issue 23: "README ≤ 15 KB"
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -192,3 +192,51 @@ def test_the_deploy_docs_tell_of_cloudfront_account_verification_and_the_destroy
         text = _unwrapped(page)
         assert "Your account must be verified before you can add new CloudFront resources" in text, page.name
         assert "`make destroy` again" in text and "describe-network-interfaces" in text, page.name
+
+
+def test_the_docs_give_the_number_of_regions_with_vpc_origins_and_known_prefix_lists():
+    """The regions the dashboard can run in and those whose prefix list id the construct knows: regions.py's
+    tables, as the README, OPERATIONS.md, the props' docstrings (so CONFIGURATION.md) and regions.py state them."""
+    from cdk_leaderboard import regions
+
+    total = len(regions.VPC_ORIGIN_REGIONS)
+    known = len(set(regions.VPC_ORIGIN_REGIONS) & set(regions.CLOUDFRONT_ORIGIN_FACING_PREFIX_LISTS))
+    readme, operations = _unwrapped(README), _unwrapped(ROOT / "docs" / "OPERATIONS.md")
+    assert f"CloudFront VPC origins: {total} regions" in readme
+    assert f"{total - known} of those regions need `cloudfront_prefix_list_id`" in readme
+    assert f"exist in {total} regions" in operations
+    assert f"the construct knows {known} regions; in the {total - known} other regions" in operations
+    docstrings = _unwrapped(ROOT / "stacks" / "leaderboard" / "props.py")
+    assert f"which has {known} of the {total} regions with VPC origins" in docstrings
+    assert f"every zone of the {total} regions that have them" in docstrings
+    assert f"{total} commercial regions" in " ".join((regions.__doc__ or "").split())
+
+
+def test_the_package_docstring_names_every_layer_folder():
+    """The Lambda package's docstring walks its layers: each folder of the package (a layer) is named there as
+    `folder/`, and nothing else is named as one."""
+    package = ROOT / "lambda_src" / "cdk_leaderboard_lambda"
+    folders = {p.parent.name for p in package.glob("*/__init__.py")}
+    named = set(re.findall(r"\b([a-z_]+)/ \(", _unwrapped(package / "__init__.py")))
+    assert named == folders
+
+
+def test_the_readmes_door_for_contributors_names_what_exists():
+    """ "Working on the code": every layer folder is on the request's path, and each file, folder and make target
+    it names exists (a moved module or a renamed target breaks a test here, not a newcomer's first hour)."""
+    text = README.read_text()
+    section = text.split("## Working on the code", 1)[1].split("\n## ", 1)[0]
+    package = ROOT / "lambda_src" / "cdk_leaderboard_lambda"
+    named = re.findall(r"`([^`]+)`", section)
+    folders = {p.parent.name for p in package.glob("*/__init__.py")}
+    assert folders <= {n.split("/")[0] for n in named}, folders
+    targets = set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(), flags=re.M))
+    for name in named:
+        if name.startswith("make "):
+            name = name.removeprefix("make ")
+        if name.startswith(("test-", "typecheck", "docs-")):
+            assert name in targets, name
+        elif name.endswith(("/", ".py")):
+            pattern = re.sub(r"<[^>]+>", "*", name).rstrip("/")
+            found = [p for base in (ROOT, package, ROOT / "stacks" / "leaderboard") for p in base.glob(pattern)]
+            assert found, name

@@ -1,21 +1,18 @@
-"""Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table` (and the deprecated `vpc`).
+"""Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table`.
 
 One app, synthesized once with cdk-nag on and a concrete env, as a user's: stack `games` brings a VPC and both tables
-(imported by ARN, as from another account's or team's stack), stack `legacy` the VPC by its deprecated name and the
-scores table only. The default stages' templates (snapshots, stateful ids) are the other tests' business: without
-`existing_*` nothing changes (tests/infra/test_snapshot.py, test_stateful_ids.py).
+(imported by ARN, as from another account's or team's stack), stack `partial` a VPC and the scores table only. The
+default stages' templates (snapshots, stateful ids) are the other tests' business: without `existing_*` nothing
+changes (tests/infra/test_snapshot.py, test_stateful_ids.py).
 """
 
 from __future__ import annotations
-
-import json
 
 import aws_cdk as cdk
 import pytest
 from aws_cdk import Validations
 from aws_cdk import aws_dynamodb as ddb
 from aws_cdk import aws_ec2 as ec2
-from aws_cdk.assertions import Annotations, Match
 from cdk_leaderboard import Leaderboard, LeaderboardProps, Monitoring
 from cdk_leaderboard.paths import schema
 from cdk_leaderboard.tables import _SCORES, _SNAPSHOTS, LeaderboardTables, schema_problems
@@ -100,9 +97,13 @@ def brought():
             monitoring=Monitoring(level="full"),  # every alarm, the table's too
         ),
     }
-    legacy = cdk.Stack(app, "legacy", env=env)
-    boards["legacy"] = Leaderboard(
-        legacy, "Leaderboard", vpc=_team_vpc(legacy), existing_scores_table=_scores(legacy), monitoring=Monitoring()
+    partial = cdk.Stack(app, "partial", env=env)
+    boards["partial"] = Leaderboard(
+        partial,
+        "Leaderboard",
+        existing_vpc=_team_vpc(partial),
+        existing_scores_table=_scores(partial),
+        monitoring=Monitoring(),
     )
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     assembly = app.synth()  # raises on any unacknowledged cdk-nag finding
@@ -175,35 +176,12 @@ def test_the_functions_and_the_alarms_name_the_given_tables(brought):
     assert dimensions and all(d["Value"] == "game-scores" for d in dimensions)
 
 
-def test_the_deprecated_vpc_still_places_the_dashboard_and_warns(brought):
-    """vpc= means existing_vpc= for this release: no VPC of the stack's own, the instance in the given subnet, and
-    synth warns with an id an app can acknowledge."""
-    board, template = brought["legacy"]
-    assert not _resources(template, "AWS::EC2::VPC") and board.vpc is board.props.vpc
-    (instance,) = _resources(template, "AWS::EC2::Instance").values()
-    assert instance["Properties"]["NetworkInterfaces"][0]["SubnetId"] == SUBNET_ID
-    warnings = Annotations.from_stack(cdk.Stack.of(board)).find_warning(
-        "/legacy/Leaderboard", Match.string_like_regexp("vpc= is deprecated.*existing_vpc=")
-    )
-    assert len(warnings) == 1 and "cdk-leaderboard:vpcDeprecated" in json.dumps(warnings[0].entry.data)
-    assert not Annotations.from_stack(cdk.Stack.of(brought["games"][0])).find_warning(
-        "*", Match.string_like_regexp("deprecated")
-    )
-
-
 def test_a_table_not_brought_is_made_with_its_usual_logical_id(brought, dev_template_json):
     """Only the scores table brought: the snapshots table is made, under the logical id deployments have."""
-    _, template = brought["legacy"]
+    _, template = brought["partial"]
     made = _resources(template, "AWS::DynamoDB::Table")
     default = {lid for lid in _resources(dev_template_json, "AWS::DynamoDB::Table") if "Snapshots" in lid}
     assert set(made) == default and len(made) == 1
-
-
-def test_vpc_and_existing_vpc_together_are_an_error():
-    stack = cdk.Stack(_app(), "both")
-    vpc = _team_vpc(stack)
-    with pytest.raises(ValueError, match="deprecated name of existing_vpc"):
-        LeaderboardProps(vpc=vpc, existing_vpc=vpc)
 
 
 def test_an_existing_vpc_without_the_dashboard_is_an_error():

@@ -114,7 +114,7 @@ def test_a_function_is_told_a_key_class_secret_exactly_when_it_serves_that_class
     stage, dev_template_json, prod_template_json
 ):
     """A function given a class's secret compares keys of that class (http._check_key skips a class it is not
-    told of) and would read it to refuse a key of the other class (key_classes.KeyClasses.is_of): each function
+    told of) and would read it to refuse a key of the other class (api_key_classes.KeyClasses.is_of): each function
     is told the secrets of the classes of its routes, which it may read, and no other."""
     template = _template(stage, dev_template_json, prod_template_json)
     ids = access.functions(template)

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk.assertions import Annotations, Match
-from cdk_leaderboard.props import LeaderboardProps, Live
+from cdk_leaderboard.props import Live
 
 from cdk_leaderboard_lambda.shared import limits, live_channels, schema
 from cdk_leaderboard_lambda.web import routes
@@ -82,7 +81,7 @@ def test_the_leaderboard_namespace_takes_publishes_signed_with_iam_and_subscript
 
 
 def test_the_subscribe_key_has_no_expiry_in_the_template(template, custom_template_json):
-    """No Expires at all, whatever the props (a set api_key_expires included): AppSync gives a new key 7 days from
+    """No Expires at all, whatever the props (the custom stage's too): AppSync gives a new key 7 days from
     its creation and the scheduled renewal takes it from there, so the template is the same on every day and
     deploys on any of them (a fixed date failed once it was over 365 days ahead or in the past)."""
     for tpl in (template.to_json(), custom_template_json):
@@ -103,16 +102,8 @@ def test_the_template_deploys_a_live_key_two_years_from_now(template):
     assert limits.LIVE_KEY_MIN_DAYS <= days <= limits.LIVE_KEY_MAX_DAYS
 
 
-def test_a_set_api_key_expires_is_ignored_with_a_deprecation_warning(custom_app):
-    (stack,) = [c for c in custom_app.node.children if isinstance(c, cdk.Stack)]
-    warnings = Annotations.from_stack(stack).find_warning(
-        "*", Match.string_like_regexp("api_key_expires is deprecated and ignored")
-    )
-    assert len(warnings) == 1
-
-
 def test_a_new_generation_is_a_new_key(template, custom_template_json):
-    """live_api_key_generation: another logical id, so CloudFormation makes a new key and deletes the old one."""
+    """Live(api_key_generation=...): another logical id, so CloudFormation makes a new key and deletes the old one."""
     (dev_id,) = resources(template, "AWS::AppSync::ApiKey")
     custom = {k: r for k, r in custom_template_json["Resources"].items() if r["Type"] == "AWS::AppSync::ApiKey"}
     ((custom_id, key),) = custom.items()
@@ -230,15 +221,13 @@ def test_the_spend_budget_must_be_a_positive_number():
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
-        ({"live_api_key_expires": "2030-13-01"}, "live_api_key_expires"),
-        ({"live_api_key_expires": "in a year"}, "live_api_key_expires"),
-        ({"live_api_key_generation": 0}, "live_api_key_generation"),
-        ({"live_api_key_generation": True}, "live_api_key_generation"),
+        ({"api_key_generation": 0}, "live api_key_generation"),
+        ({"api_key_generation": True}, "live api_key_generation"),
     ],
 )
-def test_bad_live_key_props_fail_at_synth(fields, says):
+def test_a_bad_live_key_generation_fails_at_synth(fields, says):
     with pytest.raises(ValueError, match=says):
-        LeaderboardProps(**fields)
+        Live(**fields)
 
 
 def test_broadcaster_reads_the_scores_stream_from_now_on_entries_only(template):

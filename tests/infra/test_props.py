@@ -10,7 +10,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_events as events
 from aws_cdk.assertions import Template
-from cdk_leaderboard import Leaderboard, LeaderboardProps, Live, Monitoring, Throttles, Waf, props_groups
+from cdk_leaderboard import Leaderboard, LeaderboardProps, Live, Monitoring, Throttles, Waf
 
 from stacks import config_reference
 from stacks.app_builder import cdk_json_context
@@ -27,52 +27,33 @@ def test_every_setting_has_a_docstring_for_the_reference(cls):
     assert [f.name for f in dataclasses.fields(cls) if not documented.get(f.name)] == []
 
 
-def test_flat_props_are_accepted_with_a_deprecation_warning_and_mean_the_grouped_ones():
-    """Every flat prop of the previous release lands in its group; reading it by its old name still works."""
-    flat = {
-        "throttle_rate_limit": 400.0,
-        "throttle_burst_limit": 800,
-        "public_read_rate_limit": 50.0,
-        "public_read_burst_limit": 100,
-        "game_key_rate_limit": 300.0,
-        "game_key_burst_limit": 600,
-        "game_key_daily_quota": 1_000,
-        "admin_key_rate_limit": 2.0,
-        "admin_key_burst_limit": 4,
-        "admin_key_daily_quota": 100,
-        "monitoring": False,
-        "monitoring_level": "full",
-        "alarm_email": "ops@example.com",
-        "live_api_key_expires": "2027-06-15",
-        "live_api_key_generation": 3,
-        "waf": True,
-        "waf_requests_per_5_minutes_per_ip": 1000,
-    }
-    assert set(flat) == set(props_groups.FLAT_PROPS) | set(props_groups.FLAT_SWITCHES)
-    with pytest.warns(DeprecationWarning, match="throttles=Throttles") as caught:
-        old = LeaderboardProps(**flat)
-    assert caught[0].filename == __file__  # the warning names the user's line, not the package's
-    new = LeaderboardProps(
-        throttles=Throttles(
-            rate_limit=400.0,
-            burst_limit=800,
-            public_read_rate_limit=50.0,
-            public_read_burst_limit=100,
-            game_key_rate_limit=300.0,
-            game_key_burst_limit=600,
-            game_key_daily_quota=1_000,
-            admin_key_rate_limit=2.0,
-            admin_key_burst_limit=4,
-            admin_key_daily_quota=100,
-        ),
-        monitoring=Monitoring(enabled=False, level="full", alarm_email="ops@example.com"),
-        live=Live(api_key_expires="2027-06-15", api_key_generation=3),
-        waf=Waf(enabled=True, requests_per_5_minutes_per_ip=1000),
-    )
-    assert old == new
-    assert {name: getattr(old, name) for name in props_groups.FLAT_PROPS} == {
-        name: value for name, value in flat.items() if name in props_groups.FLAT_PROPS
-    }
+# The spellings the unreleased 0.1.0 accepted for a while with a DeprecationWarning (CHANGELOG.md), now refused.
+PRE_RELEASE_SPELLINGS = {
+    "throttle_rate_limit": 400.0,
+    "game_key_rate_limit": 300.0,
+    "monitoring_level": "full",
+    "alarm_email": "ops@example.com",
+    "live_api_key_expires": "2027-06-15",
+    "live_api_key_generation": 3,
+    "waf_requests_per_5_minutes_per_ip": 1000,
+    "vpc": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRE_RELEASE_SPELLINGS))
+def test_a_pre_release_spelling_is_refused_by_name(name):
+    """A flat prop of the pre-release, or `vpc=` (now `existing_vpc=`), is an unknown setting: in code a TypeError,
+    in cdk.json a ValueError naming it; never silently taken."""
+    with pytest.raises(TypeError, match=name):
+        LeaderboardProps(**{name: PRE_RELEASE_SPELLINGS[name]})
+    with pytest.raises(ValueError, match=f"unknown leaderboard props in context for stage dev: {name}"):
+        LeaderboardProps.from_context("dev", {name: PRE_RELEASE_SPELLINGS[name]})
+
+
+@pytest.mark.parametrize(("group", "switch"), [("monitoring", False), ("waf", True)])
+def test_a_group_given_as_a_boolean_is_refused(group, switch):
+    with pytest.raises(TypeError, match=f"{group} must be"):
+        LeaderboardProps(**{group: switch})
 
 
 def test_grouped_props_raise_no_warning_and_groups_come_from_the_stage_context():

@@ -72,3 +72,12 @@ def test_make_test_runs_every_test_directory():
     top_level = {"/".join(d.split("/")[:2]) for d in with_tests}
     assert top_level <= named, sorted(top_level - named)
     assert not list((ROOT / "tests").glob("test_*.py")), "a test file directly under tests/ runs in no suite"
+
+
+def test_make_integ_rehearses_a_definition_that_exists():
+    """`make integ` hands the integ-runner a directory by name: a renamed folder would leave it nothing to deploy."""
+    makefile = (ROOT / "Makefile").read_text()
+    (directory,) = re.findall(r"--directory (\S+)", makefile)
+    assert list((ROOT / directory).glob("integ_*.py")), directory
+    (suites,) = re.findall(r"^PACKAGE_SUITES := (.+)$", makefile, flags=re.M)
+    assert directory in suites.split()

@@ -13,6 +13,7 @@ import requests
 from cdk_leaderboard_lambda.domain import tokens
 from cdk_leaderboard_lambda.shared.vendor import jwt
 from tests.support import clock
+from tests.support.player_tokens import bearer, player_token
 
 CLIENT, OTHER_CLIENT, SERVER = "cs-client", "cs-client-2", "cs-server"
 
@@ -25,16 +26,6 @@ def boards(stack, api):
     assert api.post("/leaderboards", {"board_id": SERVER}).status_code == 201
     assert api.get(f"/leaderboards/{SERVER}").json()["submissions"] == "server"
     return CLIENT, SERVER
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def player_token(api, player: str, **body) -> str:
-    reply = api.post(f"/players/{player}/tokens", body or None)
-    assert reply.status_code == 201, reply.text
-    return reply.json()["token"]
 
 
 def start_run(api, board: str, token: str) -> requests.Response:

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
-
-from .test_privacy import player_token
+from tests.support.player_tokens import player_token
 
 LOG_WITHIN_S = 60  # the log's lag on a loaded 2-core machine: returns as soon as every change is in
 HOLD = {"max_score": {"value": 1000, "action": "quarantine"}}

@@ -10,20 +10,11 @@ import uuid
 import pytest
 
 from tests.support import jws
+from tests.support.player_tokens import bearer, player_token
 
 from .stack_config import ADMIN_KEY, API_KEY
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def player_token(api, player: str) -> str:
-    reply = api.post(f"/players/{player}/tokens", {})
-    assert reply.status_code == 201, reply.text
-    return reply.json()["token"]
 
 
 @pytest.fixture(scope="module")

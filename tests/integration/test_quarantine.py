@@ -13,12 +13,9 @@ import pytest
 
 from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
+from tests.support.player_tokens import bearer
 
 BOARD, CLIENT, PLAIN = "qa-rules", "qa-client", "qa-plain"
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture(scope="module")

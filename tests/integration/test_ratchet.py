@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from tests.support import clock
+from tests.support.player_tokens import bearer, player_token
 
 RELATIVE = {"max_improvement": {"value": 2, "action": "reject"}, "max_over_leader": {"value": 100, "action": "reject"}}
 DEFAULTS, LOOSE = "rt-defaults", "rt-loose"
@@ -31,16 +32,6 @@ def test_a_client_board_with_relative_rules_shows_its_defaults(api, boards):
     assert (shown.get("max_open_runs"), shown.get("max_submissions_per_minute")) == (1, 6), shown
 
 
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def player_token(api, player: str) -> str:
-    reply = api.post(f"/players/{player}/tokens", {"ttl_seconds": 3600})
-    assert reply.status_code == 201, reply.text
-    return reply.json()["token"]
-
-
 def start(api, board: str, token: str) -> requests.Response:
     return api.post(f"/leaderboards/{board}/runs", key=None, headers=bearer(token))
 
@@ -53,7 +44,7 @@ def send(api, board: str, player: str, score: int, run: dict) -> requests.Respon
 
 def honest_start(api, stack, board: str, player: str) -> str:
     clock.next_minute(stack)
-    token = player_token(api, player)
+    token = player_token(api, player, ttl_seconds=3600)
     run = start(api, board, token)
     assert run.status_code == 201, run.text
     assert send(api, board, player, HONEST_START, run.json()).status_code == 200

@@ -183,7 +183,7 @@ def many_boards(api, stack):
             ]
         invocation.runtime().entries.put_new(mine)  # batched puts
         # No counters for these 12,800 partitions (the consumer would take minutes to create them): a rank then
-        # COUNTs the partition instead, the same 3 reads per shard (ranking._count_uncounted).
+        # COUNTs the partition instead, the same 3 reads per shard (rank_counters._count_uncounted).
         for poller in stack.pollers:
             drain(poller.reader, lambda event, context: None, 10_000)
     print(f"\n[read budget] {cap} boards set up in {time.perf_counter() - started:.1f} s")

@@ -10,15 +10,12 @@ from cdk_leaderboard.props import LeaderboardProps
 
 from cdk_leaderboard_lambda.web import routes
 from local.throttles import Limit, Throttle
+from tests.support.player_tokens import bearer
 
 CLIENT = "rb-client"
 GAME_ROUTE = ("POST", "/leaderboards/{board}/scores")
 RUN_ROUTE = ("POST", "/leaderboards/{board}/runs/{run_id}/score")
 RUN_ID = "A" * 22  # the shape of a run id (limits.RUN_ID_PATTERN): no run of that id needed to be refused
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from .test_ratchet import RELATIVE, player_token, start
+from tests.support.player_tokens import player_token
+
+from .test_ratchet import RELATIVE, start
 from .test_write_budgets import metered
 
 PLAIN, RULED = "rb-plain", "rb-ruled"
@@ -49,10 +51,10 @@ EXPECTED = {
 
 @pytest.mark.parametrize("board", [PLAIN, RULED])
 def test_a_run_start_fits_its_budget(api, boards, board):
-    token = player_token(api, f"budget-{board}")
+    token = player_token(api, f"budget-{board}", ttl_seconds=3600)
     started(api, board, token)  # reads the board's config into the instance's cache
     free, taken = EXPECTED[board]
-    other = player_token(api, f"other-{board}")
+    other = player_token(api, f"other-{board}", ttl_seconds=3600)
     first, second = started(api, board, other), started(api, board, other)  # the second ends the first (1 place)
     assert (first.by_operation, second.by_operation) == (free, taken)
     assert (first.transaction_items, second.transaction_items) == (2, 3)

@@ -30,6 +30,7 @@ from ops.__main__ import main
 from tests.integration.test_receipt_key_rotation import logged, operator_session, receipt_of
 from tests.support import jws
 from tests.support.erasure import erase
+from tests.support.player_tokens import bearer
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
 
@@ -63,10 +64,6 @@ def deployed(session, stage: str, **secret_names: str) -> dict[str, str]:
     cloudformation.delete_stack(StackName=f"leaderboard-{stage}")  # another test's stage on the same stand-in
     cloudformation.create_stack(StackName=f"leaderboard-{stage}", TemplateBody=json.dumps(template))
     return arns
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def keyed_partitions(stack, prefix: str, holding: str | None = None) -> set[str]:

@@ -7,13 +7,12 @@ ListApiKeys/UpdateApiKey), but checks no 1..365-day window: the local stand-in d
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from cdk_leaderboard.props import LeaderboardProps, Live
 
-from ops.preflight import FAIL, NOTE, OK, Preflight
+from ops.preflight import FAIL, OK, Preflight
 
 NOW = datetime(2028, 12, 4, 9, tzinfo=UTC)  # two years after this was written: nothing here depends on the day
 DAY = 86400
@@ -65,17 +64,6 @@ def test_a_deleted_key_fails_with_the_generation_fix(session):
     session.client("appsync").delete_api_key(apiId=api_id, id=key_id)
     result = check(session)
     assert result.status == FAIL and "deleted" in result.detail and "api_key_generation" in result.fix
-
-
-@pytest.mark.parametrize(
-    ("day", "outside"), [("2027-11-30", True), ("2029-06-01", False), ("2030-06-01", True)], ids=["past", "in", "far"]
-)
-def test_a_configured_fixed_expiry_is_reported_as_ignored_and_whether_appsync_would_take_it(session, day, outside):
-    deploy(session, NOW + timedelta(days=89))
-    props = replace(LeaderboardProps(stage="dev"), live=Live(api_key_expires=day))
-    result = check(session, props)
-    assert result.status == NOTE and "deprecated and ignored" in result.detail and day in result.detail
-    assert ("outside AppSync's 1..365 days" in result.detail) is outside
 
 
 def test_renew_live_key_extends_the_same_key_to_90_days_ahead(session, capsys):

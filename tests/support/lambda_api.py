@@ -11,6 +11,7 @@ from cdk_leaderboard_lambda.web.routes import ADMIN, match_route
 from local.events import LambdaContext, Request, build_event
 from local.gateway import load_handlers
 from tests.support.openapi_check import assert_matches_openapi
+from tests.support.player_tokens import bearer
 
 
 class Reply(NamedTuple):
@@ -100,5 +101,5 @@ def player_token(player: str, **body) -> str:
 
 def own_receipt(board: str, player: str, **query) -> Reply:
     """The player's receipt, fetched with their own token (a game server mints it with the game key)."""
-    headers = {"Authorization": f"Bearer {player_token(player)}"}
+    headers = bearer(player_token(player))
     return call("GET", f"/leaderboards/{board}/players/{player}/receipt", query=query or None, headers=headers)

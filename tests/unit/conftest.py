@@ -27,7 +27,7 @@ from local.template import function_env, stream_consumers, synthesized_template,
 from tests.support import moto_speedups
 
 # moto's per-transaction table backup without copying the stream records (tests/support/moto_speedups.py says why);
-# MOTO_SPEEDUPS=0 runs moto as shipped, to measure the difference (docs/TESTING.md)
+# MOTO_SPEEDUPS=0 runs moto as shipped, to measure the difference (docs/results/test-times.md)
 if os.environ.get("MOTO_SPEEDUPS", "1") != "0":
     moto_speedups.install()
 

@@ -15,14 +15,11 @@ import pytest
 
 from leaderboard_verify import cli
 from tests.support.lambda_api import call, create_board, own_receipt, run_submit, submit
+from tests.support.player_tokens import bearer
 
 T0 = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
 STARTS, ENDS = "2026-12-02T02:00:00.000Z", "2026-12-02T05:00:00.000Z"
 AFTER_END = datetime(2026, 12, 2, 5, 30, 0, tzinfo=UTC)  # past the log's settling too: nothing is held back
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def log(board: str, generation: str | None = None) -> list[dict]:

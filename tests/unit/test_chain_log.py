@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime
-from cdk_leaderboard_lambda.data import dynamo
 from cdk_leaderboard_lambda.data.chain import MemoryChain
 from cdk_leaderboard_lambda.operations import chain_appending
 from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared.attribute_values import to_item
 from tests.support.lambda_api import call, create_board, submit
 
 T0 = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
@@ -204,11 +204,11 @@ def test_erasure_appends_erase_records_and_deletes_the_player_s_key(ddb, clock, 
 def stream_record(event_id: str, player: str, partition: str, old: dict | None, new: dict | None) -> dict:
     """A scores-table stream record as Lambda delivers it."""
     keys = {"player_id": player, "leaderboard_id": partition}
-    change: dict = {"Keys": dynamo.to_item(keys)}
+    change: dict = {"Keys": to_item(keys)}
     if old is not None:
-        change["OldImage"] = dynamo.to_item({**keys, **old})
+        change["OldImage"] = to_item({**keys, **old})
     if new is not None:
-        change["NewImage"] = dynamo.to_item({**keys, **new})
+        change["NewImage"] = to_item({**keys, **new})
     name = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
     return {"eventID": event_id, "eventName": name, "dynamodb": change}
 

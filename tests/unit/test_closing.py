@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from cdk_leaderboard_lambda.domain import boards, periods, rank_counters
+from cdk_leaderboard_lambda.domain import periods, rank_counters
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, closing
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared import invocation, limits
 from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support.lambda_api import call
 from tests.support.season import REWARDS, TIERS
@@ -42,7 +42,7 @@ def winners(top, ranks):
 
 def brute_force(scores: dict[str, tuple[int, int]], order: str, tiers, rewards):
     """The expected summary from the submissions alone: players by score, then who reached it first."""
-    sign = -1 if order == boards.DESC else 1
+    sign = -1 if order == limits.DESC else 1
     ranked = sorted(scores, key=lambda p: (sign * scores[p][0], scores[p][1], p))
     total = len(ranked)
     top = [{"rank": r, "player_id": p, "player_name": p, "score": scores[p][0]} for r, p in enumerate(ranked, 1)]
@@ -68,7 +68,7 @@ def brute_force(scores: dict[str, tuple[int, int]], order: str, tiers, rewards):
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
-    order=st.sampled_from(boards.ORDERS),
+    order=st.sampled_from(limits.ORDERS),
     shards=st.sampled_from([1, 3]),
     scores=st.lists(st.integers(min_value=0, max_value=30), min_size=1, max_size=40),
 )
@@ -110,7 +110,7 @@ def test_a_closing_summary_matches_brute_force(in_memory, settle, events_file, o
 def test_score_at_rank_finds_every_rank(in_memory, settle):
     """The binary search behind tier cut-offs, on a sharded board with many ties, both orders."""
     rng = random.Random(7)
-    for order in boards.ORDERS:
+    for order in limits.ORDERS:
         board_catalog.create_board(
             invocation.runtime(),
             {"board_id": f"r-{order}", "order": order, "shards": 3, "max_score": 1000},
@@ -121,13 +121,13 @@ def test_score_at_rank_finds_every_rank(in_memory, settle):
         for i, s in enumerate(scores):
             scores_in.submit(invocation.runtime(), config, Submission(f"p{i}", None, s), invocation.now())
         settle()
-        ordered = sorted(scores, reverse=order == boards.DESC)
+        ordered = sorted(scores, reverse=order == limits.DESC)
         parts = config.partitions("all-time")
         for rank, score in enumerate(ordered, start=1):
             assert (
-                rank_counters.score_at_rank(invocation.runtime(), parts, rank, 0, 1000, order == boards.DESC) == score
+                rank_counters.score_at_rank(invocation.runtime(), parts, rank, 0, 1000, order == limits.DESC) == score
             )
-        assert rank_counters.score_at_rank(invocation.runtime(), parts, 31, 0, 1000, order == boards.DESC) is None
+        assert rank_counters.score_at_rank(invocation.runtime(), parts, 31, 0, 1000, order == limits.DESC) is None
 
 
 def test_closing_is_idempotent_and_open_periods_are_409(in_memory, settle, events_file):
@@ -234,7 +234,7 @@ def test_rewards_and_tiers_of_the_documents_shape_that_break_a_rule_in_words_are
     assert call("GET", "/leaderboards/bad").status == 404
 
 
-@pytest.mark.parametrize(("order", "shards"), [(boards.DESC, 1), (boards.ASC, 3)])
+@pytest.mark.parametrize(("order", "shards"), [(limits.DESC, 1), (limits.ASC, 3)])
 def test_tier_cutoffs_below_the_closing_top_are_searched(in_memory, settle, events_file, order, shards):
     """150 players: the silver and bronze cut-offs lie past the top 100 the summary keeps."""
     board_id = f"big-{order}"

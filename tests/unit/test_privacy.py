@@ -18,20 +18,11 @@ from cdk_leaderboard_lambda.operations import board_catalog
 from cdk_leaderboard_lambda.operations import submissions as scores_in
 from cdk_leaderboard_lambda.shared import invocation
 from tests.support import jws
-from tests.support.lambda_api import call, create_board, submit
+from tests.support.lambda_api import call, create_board, player_token, submit
+from tests.support.player_tokens import bearer
 
 BOARD = "vault"
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def player_token(player: str, **body) -> str:
-    reply = call("POST", f"/players/{player}/tokens", body=body)
-    assert reply.status == 201, reply.body
-    return reply.body["token"]
 
 
 @pytest.fixture

@@ -12,12 +12,9 @@ import pytest
 
 from cdk_leaderboard_lambda.shared import invocation, schema
 from tests.support.lambda_api import call, create_board, run_submit, scan, submit, top
+from tests.support.player_tokens import bearer
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}, "max_improvement": {"value": 2, "action": "reject"}}
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def start_run(board: str, player: str) -> dict:

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation
+from cdk_leaderboard_lambda.shared import invocation, limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
@@ -33,7 +32,7 @@ def small_buckets(in_memory):
 
 def competition(best: dict[str, int], order: str) -> dict[str, int]:
     """Brute force: 1 + the players with a strictly better score."""
-    sign = 1 if order == boards.DESC else -1
+    sign = 1 if order == limits.DESC else -1
     return {p: 1 + sum(sign * other > sign * s for other in best.values()) for p, s in best.items()}
 
 
@@ -50,7 +49,7 @@ def walk(read, limit):
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    order=st.sampled_from(boards.ORDERS),
+    order=st.sampled_from(limits.ORDERS),
     shards=st.sampled_from([1, 3]),
     # few distinct scores for many players: long runs of ties
     scores=st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=12),

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cdk_leaderboard_lambda.domain import boards, periods, rank_counter_upkeep, rank_counters, score_writes
+from cdk_leaderboard_lambda.domain import periods, rank_counter_upkeep, rank_counters, score_writes
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared import invocation, item_keys, limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest, ServiceUnavailable
 from tests.support.capacities import counter_capacities
 
@@ -47,9 +47,9 @@ def oracle(config, submissions):
     state: dict[str, tuple[int, int]] = {}  # player -> (score, reached index)
     for i, (player, score) in enumerate(submissions):
         old = state.get(player)
-        if config.operator == boards.INCREMENT:
+        if config.operator == limits.INCREMENT:
             new = (old[0] if old else 0) + score
-        elif config.operator == boards.LATEST or old is None or config.better(score, old[0]):
+        elif config.operator == limits.LATEST or old is None or config.better(score, old[0]):
             new = score
         else:
             continue
@@ -57,7 +57,7 @@ def oracle(config, submissions):
             continue  # refused: nothing stored
         if old is None or new != old[0]:
             state[player] = (new, i)
-    sign = -1 if config.order == boards.DESC else 1
+    sign = -1 if config.order == limits.DESC else 1
     return sorted(state, key=lambda p: (sign * state[p][0], state[p][1], p)), state
 
 
@@ -102,8 +102,8 @@ class Draws:
 
 boards_strategy = st.builds(
     lambda order, operator, shards: dict(order=order, operator=operator, shards=shards, max_score=40),
-    st.sampled_from(boards.ORDERS),
-    st.sampled_from(boards.OPERATORS),
+    st.sampled_from(limits.ORDERS),
+    st.sampled_from(limits.OPERATORS),
     st.sampled_from([1, 3]),
 )
 submissions_strategy = st.lists(

@@ -9,22 +9,13 @@ from datetime import timedelta
 
 import pytest
 
-from tests.support.lambda_api import call, create_board, run_submit
+from tests.support.lambda_api import call, create_board, player_token, run_submit
+from tests.support.player_tokens import bearer
 
 RELATIVE = {"max_improvement": {"value": 2, "action": "reject"}, "max_over_leader": {"value": 100, "action": "reject"}}
 HONEST_START = 10
 RELATIVE_RULES_PER_MINUTE = 6  # the default limit docs/FAKE_SCORES.md states (limits.RELATIVE_RULES_PER_MINUTE)
 RUNS_A_MINUTE = RELATIVE_RULES_PER_MINUTE // 2  # a run costs its start and its submission
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def player_token(player: str) -> str:
-    reply = call("POST", f"/players/{player}/tokens", body={})
-    assert reply.status == 201, reply.body
-    return reply.body["token"]
 
 
 def start(board: str, token: str):

@@ -10,15 +10,13 @@ import io
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from leaderboard_verify.chain import record_hash
 from leaderboard_verify.cli import run
+from tests.support.fake_api import serving
 from tests.support.proof_vectors import (
     RETIRED_AT,
     LogBuilder,
@@ -314,38 +312,18 @@ def test_the_log_and_keys_are_read_from_the_api_page_by_page(keys, tmp_path):
     """--url: the log route followed by next_cursor (limit 100), and the JWKS at /.well-known/jwks.json."""
     log, (current, retired) = tournament(), keys
     pages = log.pages(4)
-    asked: list[str] = []
 
-    class Api(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            url = urlparse(self.path)
-            asked.append(self.path)
-            cursor = parse_qs(url.query).get("cursor", ["c0"])[0]
-            if url.path == "/.well-known/jwks.json":
-                body = jwks(current, retired)
-            elif url.path == f"/leaderboards/{log.board_id}/periods/{log.period_id}/log":
-                body = pages[int(cursor[1:])]
-            else:
-                self.send_error(404)
-                return
-            data = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def answer(path, query):
+        if path == "/.well-known/jwks.json":
+            return jwks(current, retired)
+        if path == f"/leaderboards/{log.board_id}/periods/{log.period_id}/log":
+            return pages[int(query.get("cursor", ["c0"])[0][1:])]
+        return None
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Api)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(answer) as (url, asked):
         receipt = current.sign(log.receipt_payload("erin", 1, 130, 4, 6))
         out = io.StringIO()
-        status = run(["--url", f"http://127.0.0.1:{server.server_port}", "--receipt", receipt], out)
-    finally:
-        server.shutdown()
+        status = run(["--url", url, "--receipt", receipt], out)
     assert status == 0, out.getvalue()
     assert [p for p in asked if "/log" in p] == [
         f"/leaderboards/cup/periods/t-2026-cup/log?limit=100{c}" for c in ("", "&cursor=c1", "&cursor=c2")

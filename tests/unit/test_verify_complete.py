@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse
 
 import pytest
 
 from leaderboard_verify.cli import run
+from tests.support.fake_api import serving
 from tests.support.proof_vectors import SigningKey, closing_summary, jwks, sign_summary, tournament, verify_files
 
 LOG = tournament()  # after seq 6: erin 130, bob 120, alice 100, carol 100 (dave hidden)
@@ -158,38 +156,17 @@ def test_a_wrong_signed_order_is_refused_naming_the_order(verify):
 def test_with_url_the_signed_order_counts_not_the_boards_today(tmp_path):
     """The board was recreated with the other order: the honest summary still verifies from its own signed order,
     and the board's order is not even read."""
-    asked: list[str] = []
-
-    class Api(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            path = urlparse(self.path).path
-            asked.append(path)
-            body = {
-                "/.well-known/jwks.json": jwks(KEY),
-                f"/leaderboards/{LOG.board_id}/periods/{LOG.period_id}/log": LOG.export(),
-                f"/leaderboards/{LOG.board_id}": {"board_id": LOG.board_id, "order": "asc"},
-            }.get(path)
-            data = json.dumps(body).encode()
-            self.send_response(200 if body else 404)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Api)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    answers = {
+        "/.well-known/jwks.json": jwks(KEY),
+        f"/leaderboards/{LOG.board_id}/periods/{LOG.period_id}/log": LOG.export(),
+        f"/leaderboards/{LOG.board_id}": {"board_id": LOG.board_id, "order": "asc"},
+    }
     (tmp_path / "summary.json").write_text(json.dumps(honest()))
-    try:
+    with serving(lambda path, _query: answers.get(path)) as (url, asked):
         out = io.StringIO()
-        status = run(
-            ["--url", f"http://127.0.0.1:{server.server_port}", "--summary", str(tmp_path / "summary.json")], out
-        )
-    finally:
-        server.shutdown()
+        status = run(["--url", url, "--summary", str(tmp_path / "summary.json")], out)
     assert status == 0, out.getvalue()
-    assert f"/leaderboards/{LOG.board_id}" not in asked
+    assert f"/leaderboards/{LOG.board_id}" not in [p.split("?")[0] for p in asked]
 
 
 def test_a_receipt_after_its_keys_retired_at_is_refused_naming_the_field(tmp_path):

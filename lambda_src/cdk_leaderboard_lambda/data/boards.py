@@ -1,7 +1,7 @@
 """Board configurations: items of the scores table under the partition item_keys.BOARDS_PARTITION, and their count
 (one item, item_keys.BOARD_COUNT_KEY) that the deployment's cap (max_boards) is checked against.
 
-Two implementations of board_registry.BoardStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of board_catalog.BoardStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine). The submission path reads
 a stored board's item along with the entries in one request (data.entries.get_for_submission)."""
 
@@ -14,6 +14,7 @@ from typing import Any
 
 from ..operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 from ..shared import item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from . import dynamo, memory
 
 _ATTEMPTS = 8  # transactions cancelled by another one on the count item (TransactionConflict): then BUSY
@@ -38,7 +39,7 @@ class DynamoBoards:
         stored)."""
         put = {
             "TableName": self._table,
-            "Item": dynamo.to_item(_item(config)),
+            "Item": to_item(_item(config)),
             "ConditionExpression": f"attribute_not_exists({_SORT})",
         }
         count = self._count_update("+", f"{_COUNT} < :cap", {":cap": cap})
@@ -62,7 +63,7 @@ class DynamoBoards:
                 "Key": dynamo.key(*item_keys.BOARD_COUNT_KEY),
                 "UpdateExpression": f"SET {_COUNT} = {_COUNT} {sign} :one",
                 "ConditionExpression": condition,
-                "ExpressionAttributeValues": dynamo.to_item({":one": 1, **values}),
+                "ExpressionAttributeValues": to_item({":one": 1, **values}),
             }
         }
 
@@ -88,7 +89,7 @@ class DynamoBoards:
         resp = self._client.get_item(
             TableName=self._table, Key=dynamo.key(*item_keys.BOARD_COUNT_KEY), ConsistentRead=True
         )
-        return int(dynamo.from_item(resp["Item"])[_COUNT]) if "Item" in resp else None
+        return int(from_item(resp["Item"])[_COUNT]) if "Item" in resp else None
 
     def _initialise_count(self) -> None:
         """Put the count item from the board items there are, unless another call put it first. Nothing changes the
@@ -96,7 +97,7 @@ class DynamoBoards:
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=dynamo.key(*item_keys.BOARD_COUNT_KEY) | dynamo.to_item({_COUNT: self.count()}),
+                Item=dynamo.key(*item_keys.BOARD_COUNT_KEY) | to_item({_COUNT: self.count()}),
                 ConditionExpression=f"attribute_not_exists({_COUNT})",
             )
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -107,10 +108,10 @@ class DynamoBoards:
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=dynamo.to_item(_item(config)),
+                Item=to_item(_item(config)),
                 ConditionExpression=f"attribute_exists({_SORT}) AND (attribute_not_exists(#s) OR #s <> :deleting)",
                 ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=dynamo.to_item({":deleting": "deleting"}),
+                ExpressionAttributeValues=to_item({":deleting": "deleting"}),
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -118,7 +119,7 @@ class DynamoBoards:
 
     def get(self, board_id: str) -> dict[str, Any] | None:
         resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*item_keys.board_key(board_id)))
-        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        return from_item(resp["Item"]) if "Item" in resp else None
 
     def count(self) -> int:
         """Stored board items (those being deleted too), strongly consistent. COUNT Queries: board items are ~1 KB,
@@ -135,7 +136,7 @@ class DynamoBoards:
         if after is not None:
             args["ExclusiveStartKey"] = dynamo.key(*item_keys.board_key(after))
         resp = self._client.query(**args)
-        return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
+        return [from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
 
     def all(self) -> list[dict[str, Any]]:
         """Every board item, in board-id order."""
@@ -147,14 +148,14 @@ class DynamoBoards:
             Key=dynamo.key(*item_keys.board_key(board_id)),
             UpdateExpression="SET #s = :s",
             ExpressionAttributeNames={"#s": "status"},  # a DynamoDB reserved word
-            ExpressionAttributeValues=dynamo.to_item({":s": status}),
+            ExpressionAttributeValues=to_item({":s": status}),
         )
 
     def archive(self, record: dict[str, Any], expires_s: int) -> None:
         """Keep a deleted board generation's record (item_keys.archive_key) until `expires_s` (the table's TTL)."""
         part, sort = item_keys.archive_key(record["board_id"], record["generation"])
         item = {_PARTITION: part, _SORT: sort, **record, schema.TTL_ATTRIBUTE: expires_s}
-        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+        self._client.put_item(TableName=self._table, Item=to_item(item))
 
     def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
         """The board id's archived generations, or every board's (None): one Query of small items (~1 KB each)."""
@@ -168,7 +169,7 @@ class DynamoBoards:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=condition,
-            ExpressionAttributeValues=dynamo.to_item(values),
+            ExpressionAttributeValues=to_item(values),
         )
         return [_archived(i) for i in items]
 
@@ -176,7 +177,7 @@ class DynamoBoards:
         return {
             "TableName": self._table,
             "KeyConditionExpression": f"{_PARTITION} = :p",
-            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.BOARDS_PARTITION}),
+            "ExpressionAttributeValues": to_item({":p": item_keys.BOARDS_PARTITION}),
         }
 
 

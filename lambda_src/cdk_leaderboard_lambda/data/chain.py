@@ -25,6 +25,7 @@ from typing import Any
 
 from ..domain.hashchain import MAX_APPEND, Head
 from ..shared import invocation, item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from . import dynamo
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
@@ -80,7 +81,7 @@ class DynamoChain:
         )
         if "Item" not in resp:
             return None
-        item = dynamo.from_item(resp["Item"])
+        item = from_item(resp["Item"])
         return int(item["seq"]), str(item["hash"])
 
     def append(
@@ -99,25 +100,21 @@ class DynamoChain:
         partition = log_partition(board_id, period_id)
         last = records[-1]
         head = {_PARTITION: partition, _SORT: HEAD_SORT, "seq": last["seq"], "hash": last["hash"]}
-        head_put: dict[str, Any] = {"TableName": self._table, "Item": dynamo.to_item(head)}
+        head_put: dict[str, Any] = {"TableName": self._table, "Item": to_item(head)}
         if after is None:
             head_put["ConditionExpression"] = f"attribute_not_exists({_SORT})"
         else:
             head_put["ConditionExpression"] = "seq = :seq"
-            head_put["ExpressionAttributeValues"] = dynamo.to_item({":seq": after[0]})
+            head_put["ExpressionAttributeValues"] = to_item({":seq": after[0]})
         new = f"attribute_not_exists({_SORT})"
         actions = [{"Put": head_put}]
         for record in records:
             item = {_PARTITION: partition, _SORT: _seq_key(record["seq"]), "record": _text(record)}
-            actions.append(
-                {"Put": {"TableName": self._table, "Item": dynamo.to_item(item), "ConditionExpression": new}}
-            )
+            actions.append({"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": new}})
         for source in sources:
             part, sort = _source_key(source)
             marker: dict[str, Any] = {_PARTITION: part, _SORT: sort, schema.TTL_ATTRIBUTE: now_s + SOURCE_SECONDS}
-            actions.append(
-                {"Put": {"TableName": self._table, "Item": dynamo.to_item(marker), "ConditionExpression": new}}
-            )
+            actions.append({"Put": {"TableName": self._table, "Item": to_item(marker), "ConditionExpression": new}})
         try:
             self._client.transact_write_items(TransactItems=actions)
         except self._client.exceptions.TransactionCanceledException:
@@ -137,13 +134,13 @@ class DynamoChain:
         found = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p AND {_SORT} BETWEEN :lo AND :hi",
-            ExpressionAttributeValues=dynamo.to_item(
+            ExpressionAttributeValues=to_item(
                 {":p": log_partition(board_id, period_id), ":lo": _seq_key(after_seq + 1), ":hi": _LAST_SEQ}
             ),
             Limit=limit + 1,
             ConsistentRead=True,
         )
-        records = [json.loads(dynamo.from_item(i)["record"]) for i in found.get("Items", [])]
+        records = [json.loads(from_item(i)["record"]) for i in found.get("Items", [])]
         return records[:limit], len(records) > limit
 
     def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
@@ -162,15 +159,15 @@ class DynamoChain:
             try:
                 self._client.put_item(
                     TableName=self._table,
-                    Item=dynamo.to_item({_PARTITION: part, _SORT: sort, "key": key.hex()}),
+                    Item=to_item({_PARTITION: part, _SORT: sort, "key": key.hex()}),
                     ConditionExpression=f"attribute_not_exists({_SORT}) OR (attribute_not_exists(#k) AND #t < :now)",
                     ExpressionAttributeNames={"#k": "key", "#t": schema.TTL_ATTRIBUTE},
-                    ExpressionAttributeValues=dynamo.to_item({":now": now_s}),
+                    ExpressionAttributeValues=to_item({":now": now_s}),
                 )
                 held[player_id] = key
             except self._client.exceptions.ConditionalCheckFailedException:
                 resp = self._client.get_item(TableName=self._table, Key=dynamo.key(part, sort), ConsistentRead=True)
-                again = dynamo.from_item(resp.get("Item") or {})
+                again = from_item(resp.get("Item") or {})
                 if "key" in again:
                     held[player_id] = bytes.fromhex(again["key"])
         return held
@@ -180,7 +177,7 @@ class DynamoChain:
         in its place for ERASED_KEY_SECONDS holds no key and no id (its partition is a keyed hash)."""
         part, sort = _key_key(player_id)
         item = {_PARTITION: part, _SORT: sort, schema.TTL_ATTRIBUTE: now_s + ERASED_KEY_SECONDS}
-        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+        self._client.put_item(TableName=self._table, Item=to_item(item))
 
 
 def _forgotten(item: dict[str, Any] | None, now_s: int) -> bool:

@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from ..shared import item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from . import dynamo, memory
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
@@ -31,7 +32,7 @@ class DynamoClosings:
         item = {**summary, _PARTITION: item_keys.closings_partition(board_id), _SORT: sort_key}
         try:
             self._client.put_item(
-                TableName=self._table, Item=dynamo.to_item(item), ConditionExpression=f"attribute_not_exists({_SORT})"
+                TableName=self._table, Item=to_item(item), ConditionExpression=f"attribute_not_exists({_SORT})"
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -40,20 +41,20 @@ class DynamoClosings:
     def get(self, board_id: str, sort_key: str) -> dict[str, Any] | None:
         key = dynamo.key(item_keys.closings_partition(board_id), sort_key)
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
-        return _summary(dynamo.from_item(resp["Item"])) if "Item" in resp else None
+        return _summary(from_item(resp["Item"])) if "Item" in resp else None
 
     def newest(self, board_id: str, limit: int) -> list[dict[str, Any]]:
         """A board's closed periods, the latest end first (without their top lists: one page of small reads)."""
         resp = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.closings_partition(board_id)}),
+            ExpressionAttributeValues=to_item({":p": item_keys.closings_partition(board_id)}),
             ProjectionExpression=", ".join(f"#{f}" for f in _LISTED),
             ExpressionAttributeNames={f"#{f}": f for f in _LISTED},
             ScanIndexForward=False,
             Limit=limit,
         )
-        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+        return [from_item(i) for i in resp.get("Items", [])]
 
     def claim_event(self, board_id: str, sort_key: str, now_s: int, lease_s: int) -> bool:
         """Take the sending of a closing's event for lease_s seconds: False if it went out, or another closing holds
@@ -65,7 +66,7 @@ class DynamoClosings:
                 UpdateExpression="SET event_claimed_until = :until",
                 ConditionExpression="event_sent = :f AND (attribute_not_exists(event_claimed_until) OR "
                 "event_claimed_until < :now)",
-                ExpressionAttributeValues=dynamo.to_item({":until": now_s + lease_s, ":now": now_s, ":f": False}),
+                ExpressionAttributeValues=to_item({":until": now_s + lease_s, ":now": now_s, ":f": False}),
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -76,7 +77,7 @@ class DynamoClosings:
             TableName=self._table,
             Key=dynamo.key(item_keys.closings_partition(board_id), sort_key),
             UpdateExpression="SET event_sent = :t",
-            ExpressionAttributeValues=dynamo.to_item({":t": True}),
+            ExpressionAttributeValues=to_item({":t": True}),
         )
 
     def page_of_board(self, board_id: str, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
@@ -84,14 +85,14 @@ class DynamoClosings:
         args: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": f"{_PARTITION} = :p",
-            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.closings_partition(board_id)}),
+            "ExpressionAttributeValues": to_item({":p": item_keys.closings_partition(board_id)}),
             "ConsistentRead": True,
             "Limit": limit,
         }
         if start:
             args["ExclusiveStartKey"] = start
         resp = self._client.query(**args)
-        return [dynamo.from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+        return [from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
 
     def replace_players(
         self,
@@ -111,7 +112,7 @@ class DynamoClosings:
             UpdateExpression="SET #top = :top, rewards = :rewards" + (", signature = :signature" if signature else ""),
             ConditionExpression=f"attribute_exists({_SORT})",
             ExpressionAttributeNames={"#top": "top"},
-            ExpressionAttributeValues=dynamo.to_item(values),
+            ExpressionAttributeValues=to_item(values),
         )
 
 

@@ -5,7 +5,7 @@ key, attributes hi (the range's end, exclusive), entries, gen, counted_gen and t
 Only the stream consumer (rank_counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
 transaction.
 
-Two implementations of ranking.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of rank_counters.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses: `make bench` counts its requests) and an in-memory one (for domain tests that need no engine).
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..shared import item_keys, schema
+from ..shared.attribute_values import to_item
 from ..shared.model import Counter
 from . import dynamo, memory
 
@@ -37,7 +38,7 @@ def _counter(item: dict[str, Any]) -> Counter:
 
 
 def _item(partition: str, level: int, c: Counter) -> dict:
-    return dynamo.to_item(
+    return to_item(
         {
             schema.SCORES_PARTITION_KEY: item_keys.counter_partition(partition, level),
             _SORT: c.lo,
@@ -76,7 +77,7 @@ class DynamoCounters:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=condition,
-            ExpressionAttributeValues=dynamo.to_item(values),
+            ExpressionAttributeValues=to_item(values),
             ConsistentRead=consistent,
         )
         return [_counter(i) for i in items]
@@ -102,7 +103,7 @@ class DynamoCounters:
                 Key=dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                 UpdateExpression="ADD gen :one",
                 ConditionExpression="hi = :hi",
-                ExpressionAttributeValues=dynamo.to_item({":one": 1, ":hi": counter.hi}),
+                ExpressionAttributeValues=to_item({":one": 1, ":hi": counter.hi}),
                 ReturnValues="UPDATED_NEW",
             )
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -117,7 +118,7 @@ class DynamoCounters:
                 Key=dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                 UpdateExpression="SET entries = :n, counted_gen = :g",
                 ConditionExpression=_NEWER_THAN_STORED,
-                ExpressionAttributeValues=dynamo.to_item({":n": count, ":g": gen, ":hi": counter.hi}),
+                ExpressionAttributeValues=to_item({":n": count, ":g": gen, ":hi": counter.hi}),
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -136,7 +137,7 @@ class DynamoCounters:
                     "Key": dynamo.key(item_keys.counter_partition(partition, level), counter.lo),
                     "UpdateExpression": "SET hi = :end, entries = :n, counted_gen = :g",
                     "ConditionExpression": _NEWER_THAN_STORED,
-                    "ExpressionAttributeValues": dynamo.to_item(
+                    "ExpressionAttributeValues": to_item(
                         {":end": ends[0], ":n": pieces[0][1], ":g": gen, ":hi": counter.hi}
                     ),
                 }

@@ -1,5 +1,5 @@
 """Shared DynamoDB plumbing: the client, keys, paging, batches and transactions; item (de)serialization is
-attribute_values.py's (re-exported here)."""
+shared/attribute_values.py's."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import boto3
 from botocore.config import Config
 
 from ..shared import schema
-from ..shared.attribute_values import from_item as from_item
-from ..shared.attribute_values import to_item as to_item
+from ..shared.attribute_values import from_item, to_item
 
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 BATCH_GET_SIZE = 100  # BatchGetItem's limit

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
 from ..shared import item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from ..shared.errors import TransactionBusy
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, moderation
@@ -160,7 +161,7 @@ class DynamoEntries:
             "Key": dynamo.key(w.entry.player_id, w.entry.leaderboard_id),
             "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes),
             "ConditionExpression": condition,
-            "ExpressionAttributeValues": dynamo.to_item(values),
+            "ExpressionAttributeValues": to_item(values),
         }
         if names:
             update["ExpressionAttributeNames"] = names
@@ -200,13 +201,13 @@ class DynamoEntries:
                 Key=dynamo.key(entry.player_id, entry.leaderboard_id),
                 UpdateExpression="SET " + ", ".join(sets),
                 ConditionExpression=condition,
-                ExpressionAttributeValues=dynamo.to_item(values),
+                ExpressionAttributeValues=to_item(values),
                 ReturnValues="ALL_OLD",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
-            return True, dynamo.from_item(resp.get("Attributes") or {})
+            return True, from_item(resp.get("Attributes") or {})
         except self._client.exceptions.ConditionalCheckFailedException as err:
-            return False, dynamo.from_item(err.response.get("Item") or {})
+            return False, from_item(err.response.get("Item") or {})
 
     def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
         """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
@@ -218,7 +219,7 @@ class DynamoEntries:
                 Key=dynamo.key(player_id, partition),
                 UpdateExpression=f"SET {target} = :k REMOVE {source}",
                 ConditionExpression=f"{source} = :k",
-                ExpressionAttributeValues=dynamo.to_item({":k": position(item)}),
+                ExpressionAttributeValues=to_item({":k": position(item)}),
             )
         except self._client.exceptions.ConditionalCheckFailedException as err:
             raise Changed() from err
@@ -232,7 +233,7 @@ class DynamoEntries:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": player_id}),
+            ExpressionAttributeValues=to_item({":p": player_id}),
         )
 
     def raise_fence(
@@ -244,7 +245,7 @@ class DynamoEntries:
         erase record)."""
         extra = extra or {}
         return dynamo.batch_write(
-            ({"PutRequest": {"Item": dynamo.to_item({**extra.get(part, {}), **fence(player_id, part, until)})}}
+            ({"PutRequest": {"Item": to_item({**extra.get(part, {}), **fence(player_id, part, until)})}}
              for part in dict.fromkeys(partitions)),  # until: epoch s it may go
             on=self._on,
         )  # fmt: skip
@@ -270,13 +271,13 @@ class DynamoEntries:
 
     def one(self, player_id: str, partition: str) -> dict[str, Any] | None:
         resp = self._client.get_item(TableName=self._table, Key=dynamo.key(player_id, partition))
-        item = dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        item = from_item(resp["Item"]) if "Item" in resp else None
         return None if is_fence(item) else item
 
     def put_new(self, entries: Iterable[Entry]) -> int:
         """Bulk loads of fresh players (the simulator, benchmarks): plain batched puts; counters follow from the
         stream."""
-        puts = ({"PutRequest": {"Item": dynamo.to_item(new_item(e))}} for e in entries)
+        puts = ({"PutRequest": {"Item": to_item(new_item(e))}} for e in entries)
         return dynamo.batch_write(puts, writers=BULK_WRITERS, on=self._on)
 
     # --- the rank index ---
@@ -287,7 +288,7 @@ class DynamoEntries:
             "IndexName": self._rank_index,
             "KeyConditionExpression": f"{schema.RANK_INDEX_PARTITION_KEY} = :b"
             + (f" AND {condition}" if condition else ""),
-            "ExpressionAttributeValues": dynamo.to_item({":b": partition, **(values or {})}),
+            "ExpressionAttributeValues": to_item({":b": partition, **(values or {})}),
         }
 
     def page(
@@ -312,7 +313,7 @@ class DynamoEntries:
         else:
             args = self._index_args(partition)
         resp = self._client.query(Limit=limit, **args)
-        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+        return [from_item(i) for i in resp.get("Items", [])]
 
     def count_range(self, partition: str, lo: str, hi_inclusive: str, at_most: int | None = None) -> int:
         """COUNT of index entries with lo <= rank_key <= hi_inclusive (at most `at_most` counted, if given)."""
@@ -368,13 +369,13 @@ class DynamoEntries:
         args: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
-            "ExpressionAttributeValues": dynamo.to_item({":p": player_id}),
+            "ExpressionAttributeValues": to_item({":p": player_id}),
             "Limit": limit,
         }
         if after is not None:
             args["ExclusiveStartKey"] = dynamo.key(player_id, after)
         resp = self._client.query(**args)
-        return [dynamo.from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
+        return [from_item(i) for i in resp.get("Items", [])], "LastEvaluatedKey" in resp
 
 
 def new_item(e: Entry) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import threading
 from typing import Any
 
 from ..shared import item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from . import dynamo, memory
 
 Key = tuple[str, str]  # item_keys.erasing_key(digest key, player_id)
@@ -51,11 +52,11 @@ class DynamoErasures:
 
     def state(self, key: Key) -> dict[str, Any] | None:
         resp = self._client.get_item(TableName=self._table, Key=dynamo.key(*key), ConsistentRead=True)
-        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        return from_item(resp["Item"]) if "Item" in resp else None
 
     def create(self, key: Key, values: dict[str, Any], lease_until: int) -> bool:
         """Put a new erasure's state, leased to this call; False if another call put one first."""
-        item = dynamo.key(*key) | dynamo.to_item({**_stored(values), LEASE: lease_until})
+        item = dynamo.key(*key) | to_item({**_stored(values), LEASE: lease_until})
         try:
             self._client.put_item(
                 TableName=self._table,
@@ -78,16 +79,16 @@ class DynamoErasures:
                     f"attribute_exists({schema.SCORES_PARTITION_KEY}) "
                     f"AND (attribute_not_exists({LEASE}) OR {LEASE} <= :now)"
                 ),
-                ExpressionAttributeValues=dynamo.to_item({":until": lease_until, ":now": now_s}),
+                ExpressionAttributeValues=to_item({":until": lease_until, ":now": now_s}),
                 ReturnValues="ALL_NEW",
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             return None
-        return dynamo.from_item(resp["Attributes"])
+        return from_item(resp["Attributes"])
 
     def save_state(self, key: Key, values: dict[str, Any]) -> None:
         """The call's last write to the erasure's state: it releases the lease."""
-        self._client.put_item(TableName=self._table, Item=dynamo.key(*key) | dynamo.to_item(_stored(values)))
+        self._client.put_item(TableName=self._table, Item=dynamo.key(*key) | to_item(_stored(values)))
 
     def release(self, key: Key) -> None:
         """Give the lease up without a state to save (the call failed): the next call goes on from the last save."""
@@ -105,12 +106,12 @@ class DynamoErasures:
         self._client.delete_item(TableName=self._table, Key=dynamo.key(*key))
 
     def put_audit(self, erasure_id: str, values: dict[str, Any]) -> None:
-        item = dynamo.key(item_keys.ERASURES_PARTITION, erasure_id) | dynamo.to_item(values)
+        item = dynamo.key(item_keys.ERASURES_PARTITION, erasure_id) | to_item(values)
         self._client.put_item(TableName=self._table, Item=item)
 
     def audit(self, erasure_id: str) -> dict[str, Any] | None:
         resp = self._client.get_item(TableName=self._table, Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id))
-        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        return from_item(resp["Item"]) if "Item" in resp else None
 
     def drop_audit(self, erasure_id: str) -> None:
         self._client.delete_item(TableName=self._table, Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id))
@@ -122,11 +123,11 @@ class DynamoErasures:
             Key=dynamo.key(item_keys.ERASURES_PARTITION, erasure_id),
             UpdateExpression="SET " + ", ".join(f"#{k} = :{k}" for k in values),
             ExpressionAttributeNames=names,
-            ExpressionAttributeValues=dynamo.to_item({f":{k}": v for k, v in values.items()}),
+            ExpressionAttributeValues=to_item({f":{k}": v for k, v in values.items()}),
         )
 
     def register(self, key: Key, erasure_id: str, due: int) -> None:
-        item = dynamo.key(item_keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | dynamo.to_item(
+        item = dynamo.key(item_keys.FENCES_PARTITION, _due_sort(due, erasure_id)) | to_item(
             {"erasure_id": erasure_id, "erasing_key": list(key), "due": due}
         )
         self._client.put_item(TableName=self._table, Item=item)
@@ -135,11 +136,11 @@ class DynamoErasures:
         resp = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p AND {schema.SCORES_SORT_KEY} <= :due",
-            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
+            ExpressionAttributeValues=to_item({":p": item_keys.FENCES_PARTITION, ":due": f"{now_s:012d}~"}),
             ConsistentRead=True,
             Limit=limit,
         )
-        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+        return [from_item(i) for i in resp.get("Items", [])]
 
     def unregister(self, erasure_id: str, due: int) -> None:
         self._client.delete_item(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..shared import item_keys, schema
+from ..shared.attribute_values import to_item
 from . import dynamo, memory
 
 RecordKey = tuple[str, str]  # (partition, sort key) of a record in the scores table
@@ -50,7 +51,7 @@ class DynamoRecords:
             "KeyConditionExpression": f"{schema.SCORES_PARTITION_KEY} = :p",
             "FilterExpression": "contains(#data, :text)",
             "ExpressionAttributeNames": {"#data": "data"},
-            "ExpressionAttributeValues": dynamo.to_item({":p": item_keys.IDEMPOTENCY_PARTITION, ":text": text}),
+            "ExpressionAttributeValues": to_item({":p": item_keys.IDEMPOTENCY_PARTITION, ":text": text}),
             "Limit": limit,
         }
         if start:

@@ -10,12 +10,13 @@ import threading
 from typing import Any
 
 from ..shared import item_keys, schema
-from . import dynamo, memory
+from ..shared.attribute_values import from_item, to_item
+from . import memory
 
 
 def _key(board_id: str, period_id: str) -> dict:
     partition, sort = item_keys.live_sent_key(board_id, period_id)
-    return dynamo.to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort})
+    return to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort})
 
 
 class DynamoLiveState:
@@ -27,7 +28,7 @@ class DynamoLiveState:
     def last_sent(self, board_id: str, period_id: str) -> dict[str, Any] | None:
         """What was last published for a board period ({"sent_at_ms", "digest"}), read strongly consistent."""
         answer = self._client.get_item(TableName=self._table, Key=_key(board_id, period_id), ConsistentRead=True)
-        return dynamo.from_item(answer["Item"]) if "Item" in answer else None
+        return from_item(answer["Item"]) if "Item" in answer else None
 
     def claim_send(
         self, board_id: str, period_id: str, previous_ms: int | None, sent_at_ms: int, digest: str, expires_at: int
@@ -44,7 +45,7 @@ class DynamoLiveState:
                 Key=_key(board_id, period_id),
                 UpdateExpression=f"SET sent_at_ms = :now, digest = :digest, {schema.TTL_ATTRIBUTE} = :expires",
                 ConditionExpression=condition,
-                ExpressionAttributeValues=dynamo.to_item(values),
+                ExpressionAttributeValues=to_item(values),
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             return False
@@ -65,15 +66,15 @@ class DynamoLiveState:
         partition, sort = item_keys.live_switch_key()
         answer = self._client.get_item(
             TableName=self._table,
-            Key=dynamo.to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort}),
+            Key=to_item({schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort}),
         )
-        return bool(dynamo.from_item(answer["Item"]).get("off")) if "Item" in answer else False
+        return bool(from_item(answer["Item"]).get("off")) if "Item" in answer else False
 
     def set_switch(self, off: bool, at: int) -> None:
         """Turn live updates off (True) or on again (False), noting when (epoch s)."""
         partition, sort = item_keys.live_switch_key()
         item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "off": off, "changed_at": at}
-        self._client.put_item(TableName=self._table, Item=dynamo.to_item(item))
+        self._client.put_item(TableName=self._table, Item=to_item(item))
 
     def _update_if_claimed(self, board_id: str, period_id: str, claimed_ms: int, expression: str, values: dict) -> None:
         try:
@@ -82,7 +83,7 @@ class DynamoLiveState:
                 Key=_key(board_id, period_id),
                 UpdateExpression=expression,
                 ConditionExpression="sent_at_ms = :claimed",
-                ExpressionAttributeValues=dynamo.to_item({**values, ":claimed": claimed_ms}),
+                ExpressionAttributeValues=to_item({**values, ":claimed": claimed_ms}),
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             pass  # claimed again meanwhile (its own state counts)

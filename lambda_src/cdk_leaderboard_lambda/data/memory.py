@@ -10,7 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from . import dynamo
+from ..shared.attribute_values import from_item, to_item
 
 Key = tuple[str, str]
 _CONDITION_FAILED = "ConditionalCheckFailedException"
@@ -18,7 +18,7 @@ _CONDITION_FAILED = "ConditionalCheckFailedException"
 
 def stored(item: dict[str, Any]) -> dict[str, Any]:
     """A copy of `item` as a put and a read through DynamoDB would give it back."""
-    return dynamo.from_item(dynamo.to_item(item))
+    return from_item(to_item(item))
 
 
 def condition_failed(operation: str) -> ClientError:

@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 from ..shared import schema
-from . import dynamo
+from ..shared.attribute_values import to_item
 
 _PK, _SK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 SOURCE_ARN = "arn:aws:dynamodb:memory:000000000000:table/scores/stream/memory"  # eventSourceARN of every record
@@ -34,14 +34,14 @@ class MemoryStream:
         if old == new:
             return
         change: dict[str, Any] = {
-            "Keys": dynamo.to_item({_PK: key[0], _SK: key[1]}),
+            "Keys": to_item({_PK: key[0], _SK: key[1]}),
             "ApproximateCreationDateTime": time.time(),  # as a table's stream: the wall clock's, not the domain's
             "StreamViewType": "NEW_AND_OLD_IMAGES",
         }
         if new is not None:
-            change["NewImage"] = dynamo.to_item(new)
+            change["NewImage"] = to_item(new)
         if old is not None:
-            change["OldImage"] = dynamo.to_item(old)
+            change["OldImage"] = to_item(old)
         event = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
         with self._lock:
             change["SequenceNumber"] = f"{len(self._records) + 1:021d}"

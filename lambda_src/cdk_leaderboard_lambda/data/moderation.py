@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..shared import item_keys, schema
+from ..shared.attribute_values import to_item
 from . import dynamo, memory
 
 
@@ -31,7 +32,7 @@ class DynamoModeration:
 
     def hide(self, board_id: str, player_id: str, at: str) -> None:
         item = {schema.SCORES_PARTITION_KEY: item_keys.hidden_partition(board_id), schema.SCORES_SORT_KEY: player_id}
-        self._client.put_item(TableName=self._table, Item=dynamo.to_item({**item, "hidden_at": at}))
+        self._client.put_item(TableName=self._table, Item=to_item({**item, "hidden_at": at}))
 
     def show(self, board_id: str, player_id: str) -> None:
         self._client.delete_item(TableName=self._table, Key=dynamo.key(*item_key(board_id, player_id)))
@@ -48,7 +49,7 @@ class DynamoModeration:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{schema.SCORES_PARTITION_KEY} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": item_keys.hidden_partition(board_id)}),
+            ExpressionAttributeValues=to_item({":p": item_keys.hidden_partition(board_id)}),
             ProjectionExpression=f"{schema.SCORES_PARTITION_KEY}, {schema.SCORES_SORT_KEY}",
         )
         return [item[schema.SCORES_SORT_KEY] for item in found]

@@ -18,6 +18,7 @@ import threading
 from typing import Any
 
 from ..shared import invocation, item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
@@ -64,13 +65,13 @@ class DynamoPending:
     def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
         """Both items in one transaction; TransactionBusy (nothing written) if another write held one of them."""
         item, pointer = _items(board_id, pending_id, player_id, values)
-        puts = [{"Put": {"TableName": self._table, "Item": dynamo.to_item(i)}} for i in (item, pointer)]
+        puts = [{"Put": {"TableName": self._table, "Item": to_item(i)}} for i in (item, pointer)]
         self._transact(puts, "the player's pending submissions")
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
         key = dynamo.key(*item_keys.pending_key(board_id, pending_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
-        return dynamo.from_item(resp["Item"]) if "Item" in resp else None
+        return from_item(resp["Item"]) if "Item" in resp else None
 
     def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
         """Up to `limit` pending submissions of a board in pending-id order after `after`, and whether more
@@ -83,7 +84,7 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :b)",
-            ExpressionAttributeValues=dynamo.to_item(
+            ExpressionAttributeValues=to_item(
                 {
                     ":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id),
                     ":b": f"{board_id}#",
@@ -99,7 +100,7 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item(
+            ExpressionAttributeValues=to_item(
                 {":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)}
             ),
             ConsistentRead=True,
@@ -114,7 +115,7 @@ class DynamoPending:
                 Key=dynamo.key(*item_keys.pending_key(board_id, pending_id)),
                 UpdateExpression="SET deciding = :t",
                 ConditionExpression="attribute_exists(pending_player) AND attribute_not_exists(deciding)",
-                ExpressionAttributeValues=dynamo.to_item({":t": token}),
+                ExpressionAttributeValues=to_item({":t": token}),
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -128,7 +129,7 @@ class DynamoPending:
                 Key=dynamo.key(*item_keys.pending_key(board_id, pending_id)),
                 UpdateExpression="REMOVE deciding",
                 ConditionExpression="deciding = :t",
-                ExpressionAttributeValues=dynamo.to_item({":t": token}),
+                ExpressionAttributeValues=to_item({":t": token}),
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             pass
@@ -179,7 +180,7 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=dynamo.to_item({":p": partition}),
+            ExpressionAttributeValues=to_item({":p": partition}),
             ProjectionExpression=projection,
         )
 

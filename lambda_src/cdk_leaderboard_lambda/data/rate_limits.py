@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from ..shared import invocation, item_keys, schema
+from ..shared.attribute_values import to_item
 from . import dynamo
 
 
@@ -30,7 +31,7 @@ class DynamoRateLimits:
                 ),
                 UpdateExpression=f"ADD submissions :n SET {schema.TTL_ATTRIBUTE} = :expires",
                 ConditionExpression="attribute_not_exists(submissions) OR submissions <= :room",
-                ExpressionAttributeValues=dynamo.to_item({":n": count, ":room": most - count, ":expires": expires_at}),
+                ExpressionAttributeValues=to_item({":n": count, ":room": most - count, ":expires": expires_at}),
             )
             return True
         except self._client.exceptions.ConditionalCheckFailedException:
@@ -47,7 +48,7 @@ class DynamoRateLimits:
                 ),
                 UpdateExpression="ADD submissions :minus",
                 ConditionExpression="submissions >= :n",
-                ExpressionAttributeValues=dynamo.to_item({":minus": -count, ":n": count}),
+                ExpressionAttributeValues=to_item({":minus": -count, ":n": count}),
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             pass

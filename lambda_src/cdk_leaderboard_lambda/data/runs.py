@@ -19,6 +19,7 @@ import threading
 from typing import Any
 
 from ..shared import invocation, item_keys, schema
+from ..shared.attribute_values import from_item, to_item
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
 
@@ -73,7 +74,7 @@ class DynamoRuns:
         partition, sort = item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)
         self._client.put_item(
             TableName=self._table,
-            Item=dynamo.to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
+            Item=to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
             ConditionExpression=f"attribute_not_exists({_PARTITION})",
         )
 
@@ -99,7 +100,7 @@ class DynamoRuns:
                 on=self._client,
                 TableName=self._table,
                 KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :s)",
-                ExpressionAttributeValues=dynamo.to_item({":p": partition, ":s": prefix}),
+                ExpressionAttributeValues=to_item({":p": partition, ":s": prefix}),
                 ConsistentRead=True,
             )
             places = {int(i[_SORT][len(prefix) :]): str(i["run_id"]) for i in found}
@@ -117,10 +118,10 @@ class DynamoRuns:
             if seen is None:
                 condition, values = f"attribute_not_exists({_PARTITION})", None
             else:
-                condition, values = "run_id = :seen", dynamo.to_item({":seen": seen})
+                condition, values = "run_id = :seen", to_item({":seen": seen})
             take: dict[str, Any] = {
                 "TableName": self._table,
-                "Item": dynamo.to_item({_PARTITION: place_key[0], _SORT: place_key[1], "run_id": run_id}),
+                "Item": to_item({_PARTITION: place_key[0], _SORT: place_key[1], "run_id": run_id}),
                 "ConditionExpression": condition,
             }
             if values:
@@ -131,7 +132,7 @@ class DynamoRuns:
                 {
                     "Put": {
                         "TableName": self._table,
-                        "Item": dynamo.to_item(item),
+                        "Item": to_item(item),
                         "ConditionExpression": f"attribute_not_exists({_PARTITION})",
                     }
                 },
@@ -146,7 +147,7 @@ class DynamoRuns:
                             ),
                             "UpdateExpression": "SET ends_at = :now",
                             "ConditionExpression": "ends_at > :now",
-                            "ExpressionAttributeValues": dynamo.to_item({":now": now_s}),
+                            "ExpressionAttributeValues": to_item({":now": now_s}),
                         }
                     }
                 )
@@ -169,10 +170,10 @@ class DynamoRuns:
                 UpdateExpression="SET used_ms = :used",
                 ConditionExpression="attribute_exists(started_ms) AND attribute_not_exists(used_ms) "
                 "AND board_id = :board AND ends_at > :now",
-                ExpressionAttributeValues=dynamo.to_item({":used": used_ms, ":board": board_id, ":now": now_s}),
+                ExpressionAttributeValues=to_item({":used": used_ms, ":board": board_id, ":now": now_s}),
                 ReturnValues="ALL_NEW",
             )
-            return _run(dynamo.from_item(resp["Attributes"]))
+            return _run(from_item(resp["Attributes"]))
         except self._client.exceptions.ConditionalCheckFailedException:
             return None
 
@@ -184,7 +185,7 @@ class DynamoRuns:
                 Key=dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)),
                 UpdateExpression="REMOVE used_ms",
                 ConditionExpression="used_ms = :used",
-                ExpressionAttributeValues=dynamo.to_item({":used": used_ms}),
+                ExpressionAttributeValues=to_item({":used": used_ms}),
             )
         except self._client.exceptions.ConditionalCheckFailedException:
             pass
@@ -192,7 +193,7 @@ class DynamoRuns:
     def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
         key = dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
-        return _run(dynamo.from_item(resp["Item"])) if "Item" in resp else None
+        return _run(from_item(resp["Item"])) if "Item" in resp else None
 
     def forget_player(self, player_id: str) -> None:
         """Delete every run of the player (an erasure): one Query of the keys, then BatchWriteItem, 25 a request."""

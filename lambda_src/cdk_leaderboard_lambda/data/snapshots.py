@@ -11,7 +11,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..shared import schema
-from . import dynamo, memory
+from ..shared.attribute_values import from_item, to_item
+from . import memory
 
 _PARTITION, _SORT = schema.SNAPSHOTS_PARTITION_KEY, schema.SNAPSHOTS_SORT_KEY
 
@@ -26,7 +27,7 @@ class DynamoSnapshots:
         """Append-only: the condition refuses to overwrite an existing snapshot."""
         self._client.put_item(
             TableName=self._table,
-            Item=dynamo.to_item(snapshot),
+            Item=to_item(snapshot),
             ConditionExpression=f"attribute_not_exists({_SORT})",
         )
 
@@ -43,11 +44,11 @@ class DynamoSnapshots:
         resp = self._client.query(
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :b",
-            ExpressionAttributeValues=dynamo.to_item({":b": leaderboard_id}),
+            ExpressionAttributeValues=to_item({":b": leaderboard_id}),
             ScanIndexForward=False,
             Limit=limit,
         )
-        return [dynamo.from_item(i) for i in resp.get("Items", [])]
+        return [from_item(i) for i in resp.get("Items", [])]
 
     def scan_page(self, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
         """One page of the whole history (erasure only: its cost grows with the history, so it runs in steps)."""
@@ -55,16 +56,16 @@ class DynamoSnapshots:
         if start:
             args["ExclusiveStartKey"] = start
         resp = self._client.scan(**args)
-        return [dynamo.from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+        return [from_item(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
 
     def replace_entries(self, snapshot: dict[str, Any], new_entries: list[dict[str, Any]]) -> None:
         """Rewrite one snapshot's entries (erasure replaces a player by a placeholder; nothing else changes them)."""
         self._client.update_item(
             TableName=self._table,
-            Key=dynamo.to_item({k: snapshot[k] for k in (_PARTITION, _SORT)}),
+            Key=to_item({k: snapshot[k] for k in (_PARTITION, _SORT)}),
             UpdateExpression="SET entries = :e",
             ConditionExpression=f"attribute_exists({_SORT})",
-            ExpressionAttributeValues=dynamo.to_item({":e": new_entries}),
+            ExpressionAttributeValues=to_item({":e": new_entries}),
         )
 
 

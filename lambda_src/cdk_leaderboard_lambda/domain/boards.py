@@ -10,17 +10,14 @@ from typing import Any
 from ..shared import item_keys
 from ..shared.clock import iso
 from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
-from ..shared.limits import (  # noqa: F401  (ASC, LATEST, INCREMENT: boards.X is how the domain names them)
-    ASC,
+from ..shared.limits import (
     BEST,
     BOARD_ID_PATTERN,
     CLOSING_TOP,
     DEFAULT_OPEN_RUNS,
     DESC,
     FIRST_YEAR,
-    INCREMENT,
     LAST_YEAR,
-    LATEST,
     MAX_BOARD_ID_LENGTH,
     MAX_NAME_LENGTH,
     MAX_OPEN_RUNS,

@@ -30,7 +30,7 @@ from ..shared import item_keys, limits, metrics
 from ..shared.clock import ms
 from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
 from ..shared.model import Entry, EntryWrite
-from . import boards, entry_store, periods
+from . import entry_store, periods
 from .boards import BoardConfig
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def make_entry(
         player_id=player_id,
         player_name=name,
         score=score,
-        rank_key=item_keys.rank_key(score, reached_ms, player_id, config.order == boards.DESC),
+        rank_key=item_keys.rank_key(score, reached_ms, player_id, config.order == limits.DESC),
         reached_at=reached_ms,
         expires_at=periods.expires_at(period, retention_days),
         metadata=metadata,
@@ -113,15 +113,15 @@ def make_entry(
 
 def combine(config: BoardConfig, stored: int | None, submitted: int) -> int | None:
     """The board operator: the score to store, or None to leave the entry as it is."""
-    if config.operator == boards.INCREMENT:
+    if config.operator == limits.INCREMENT:
         return (stored or 0) + submitted
-    if config.operator == boards.LATEST or stored is None:
+    if config.operator == limits.LATEST or stored is None:
         return submitted
     return submitted if config.better(submitted, stored) else None
 
 
 def _check_range(config: BoardConfig, s: Submission) -> None:
-    if config.operator != boards.INCREMENT and not config.in_bounds(s.score):
+    if config.operator != limits.INCREMENT and not config.in_bounds(s.score):
         # the board's own bounds, which the document cannot know: 422, as for its other rules in words
         raise BrokenRule(f"score must be between {config.min_score} and {config.max_score} on this board")
 
@@ -204,7 +204,7 @@ def _read(
         and board is not None
         and board.get("generation", item_keys.LEGACY_GENERATION) != config.generation
     ):
-        # This instance's cached config is of a deleted generation (board_registry.BOARD_CACHE_SECONDS): writing
+        # This instance's cached config is of a deleted generation (board_catalog.BOARD_CACHE_SECONDS): writing
         # would change the deleted board's archived evidence. Nothing written; the next request reads the new one.
         runtime.board_cache.forget(config.board_id)
         raise Conflict(f"leaderboard {config.board_id} was deleted and created again: retry")
@@ -237,7 +237,7 @@ def submit(
         if open_at is None or not periods.ended(p, open_at)
     ]
     runtime.metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == boards.BEST and not config.stored and not also:
+    if config.operator == limits.BEST and not config.stored and not also:
         return _retry_on_change(
             runtime, config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
         )
@@ -259,7 +259,7 @@ def _consistent(config: BoardConfig, retry: bool) -> bool:
     read), and for operators whose writes expect exactly what was read. Keep-best's first read need not be: what
     it may miss is a score written in the last moment, which its conditional writes cannot lower, or an erasure
     begun in the last moment, whose entry-place fences its conditional writes refuse."""
-    return retry or config.operator != boards.BEST
+    return retry or config.operator != limits.BEST
 
 
 def _retry_on_change(runtime: Runtime, config: BoardConfig, attempt: Callable[[bool], T], what: str) -> T:
@@ -305,7 +305,7 @@ def _keep_best(runtime: Runtime, config: BoardConfig, s: Submission, current, re
         )
         hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
         changed, item, _ = runtime.entries.keep_best(
-            entry, config.order == boards.DESC, s.player_name is not None, hidden=hide
+            entry, config.order == limits.DESC, s.player_name is not None, hidden=hide
         )
         names.append(item.get("player_name"))
         outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entry_store.position(item)))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domain import boards, periods, rank_counters
 from ..domain.boards import BoardConfig
-from ..shared import item_keys, schema
+from ..shared import item_keys, limits, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTED, PERIOD_CLOSED_DETAIL_TYPE
@@ -104,7 +104,7 @@ def tier_cutoffs(
     player lookups show. A cut-off inside the closing's top is read from it; one further down is searched for
     between the top's last score and the board's last (rank_counters.score_at_rank: a rank read per probe)."""
     cutoffs: dict[str, int | None] = {}
-    descending = config.order == boards.DESC
+    descending = config.order == limits.DESC
     low, high = config.min_score, config.max_score
     if len(top) < total and top:
         last_entries = rank_counters.merged_page(

@@ -6,9 +6,9 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..domain import boards, cursors, entry_store, periods, rank_counters
+from ..domain import cursors, entry_store, periods, rank_counters
 from ..domain.boards import BoardConfig
-from ..shared import item_keys, metrics, schema
+from ..shared import item_keys, limits, metrics, schema
 from ..shared.errors import BadRequest, BrokenRule, NotFound
 from ..shared.limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
 
@@ -63,7 +63,7 @@ def competition_ranks(
         elif i or unique == 1 or starts_a_score:
             result.append(unique)
         else:
-            first_of_score = item_keys.first_key_of_score(int(item["score"]), config.order == boards.DESC)
+            first_of_score = item_keys.first_key_of_score(int(item["score"]), config.order == limits.DESC)
             # the counters may lag the live index by a moment: never show more than the unique rank
             result.append(min(unique, rank_counters.rank_and_total(runtime, parts, first_of_score)[0]))
     return result
@@ -102,7 +102,7 @@ def _paged(
     unique_ranks = list(range(last_rank + 1, last_rank + 1 + len(items)))
     shown = unique_ranks
     if mode == COMPETITION:
-        descending = config.order == boards.DESC
+        descending = config.order == limits.DESC
         # A range's first page starts at the best score in range, with all of its entries: a new score.
         starts_a_score = (cursor is None and between is not None) or (
             after is not None and bool(items) and item_keys.score_from_rank_key(after, descending) != items[0]["score"]
@@ -150,7 +150,7 @@ def score_range(
     if low > high:
         raise BrokenRule("min_score must not be greater than max_score")  # no schema compares two parameters
     p = config.resolve_period(period, now)
-    between = item_keys.score_range(low, high, config.order == boards.DESC)
+    between = item_keys.score_range(low, high, config.order == limits.DESC)
     return {
         **_period_view(config, p),
         "min_score": low,

@@ -1,4 +1,4 @@
-"""DynamoDB attribute values, both ways: what the data layer writes and reads (data/dynamo.py re-exports these),
+"""DynamoDB attribute values, both ways: what the data layer writes and reads,
 and what a stream record's images hold, which the stream consumers read (chain_appending.py). No client, no table:
 a leaf module, so that a consumer of stream records needs no data module."""
 

@@ -119,7 +119,7 @@ def is_default_board(leaderboard_id_: str) -> bool:
 
 
 # --- board generations ----------------------------------------------------------------------
-# Each creation of a stored board is a new generation (board_registry.create_board): a random id that qualifies the
+# Each creation of a stored board is a new generation (board_catalog.create_board): a random id that qualifies the
 # board id in every key of its entries and evidence (index partitions, logs, commitments, closings, snapshots), so a
 # board created again under a deleted one's id shares none of them. Boards stored before generations existed, and
 # built-in and declared boards, are LEGACY_GENERATION: their keys are as they always were. '.' is not in board ids.

@@ -65,7 +65,7 @@ class Settings:
     # Live updates through AWS AppSync Events (live_channels.py): the Event API's HTTP endpoint the broadcaster
     # publishes to (POST <url>/event, IAM-signed; https://<http domain> on AWS, the local stand-in's URL in local
     # runs), its real-time WebSocket URL (wss://<realtime domain>/event/realtime) and the API key AppSync made
-    # with the API (no longer handed out nor accepted for connect or subscribe: live_access.py).
+    # with the API (handed out to no one, accepted for neither connect nor subscribe: live_access.py).
     live_events_http_url: str | None = None
     live_events_realtime_url: str | None = None
     live_events_api_key: str | None = None

@@ -1,5 +1,6 @@
 """Integration test for people with an AWS account (`make integ`): aws-cdk's integ-runner deploys this stack, calls
-the API, checks the answers, and destroys it. The test suite only synthesizes it (tests/integ/test_integ.py)."""
+the API, checks the answers, and destroys it. The test suite only synthesizes it
+(tests/deploy_rehearsal/test_deploy_rehearsal.py)."""
 
 import aws_cdk as cdk
 from aws_cdk.assertions import Match
