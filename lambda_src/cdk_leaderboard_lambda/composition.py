@@ -39,6 +39,22 @@ from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
 from .domain.digest_key import DigestKey
+from .domain.ports import (
+    BoardStore,
+    ChainStore,
+    ClosingStore,
+    CounterStore,
+    EntryStore,
+    ErasureStore,
+    IdempotencyStore,
+    LiveState,
+    ModerationStore,
+    PendingStore,
+    RateLimitStore,
+    RunStore,
+    SecretStore,
+    SnapshotStore,
+)
 from .operations.board_catalog import BoardCache
 from .operations.live_access import LiveSwitch
 from .shared import invocation
@@ -46,21 +62,8 @@ from .shared.clock import Clock, SystemClock
 from .shared.metrics import MetricsSink
 from .shared.settings import Settings
 
-if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
-    from .domain.entry_store import EntryStore, ErasureStore
-    from .domain.hashchain import ChainStore
-    from .domain.keyring import SecretStore
-    from .domain.rank_counters import CounterStore
-    from .operations.board_catalog import BoardStore
-    from .operations.broadcasting import LiveState
-    from .operations.closing import ClosingStore
-    from .operations.idempotency import IdempotencyStore
-    from .operations.moderation import ModerationStore
-    from .operations.quarantine import PendingStore
-    from .operations.rate_limits import RateLimitStore
+if TYPE_CHECKING:
     from .operations.receipts import Replays
-    from .operations.runs import RunStore
-    from .operations.snapshots import SnapshotStore
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,9 @@ def in_memory_stores() -> dict[str, Any]:
     reads their items in the submission's request, and write their changes to a stream of their own (`.stream`,
     what the stream consumers read)."""
     stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
-    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"], MemoryStream())
+    stores["entries"] = MemoryEntries(
+        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), stores["pending"]
+    )
     return stores
 
 

@@ -6,6 +6,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 ENDS = 1_900_000_000  # epoch seconds
+NOW = ENDS - 1000  # epoch seconds, inside every run below
 
 
 @pytest.fixture
@@ -13,8 +14,13 @@ def store(runtime):
     return runtime.runs
 
 
+def put(store, run_id, board="race", seed=42, started_ms=0, player="ada"):
+    """A run started as the code starts one (RunStore.start), in one of enough places that it ends no other."""
+    assert store.start(run_id, player, board, seed, started_ms, ENDS, NOW, 50, None) is None
+
+
 def test_a_stored_run_reads_back_with_its_expiry(store):
-    store.put("r1", "ada", "race", 42, 1_899_999_000_000, ENDS)
+    put(store, "r1", started_ms=1_899_999_000_000)
     assert store.get("ada", "r1") == {
         "board_id": "race",
         "seed": 42,
@@ -26,15 +32,15 @@ def test_a_stored_run_reads_back_with_its_expiry(store):
 
 
 def test_a_run_id_is_never_stored_twice(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
+    put(store, "r1")
     with pytest.raises(ClientError) as refused:
-        store.put("r1", "ada", "lap", 7, 0, ENDS)
+        put(store, "r1", board="lap", seed=7)
     assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
     assert store.get("ada", "r1")["board_id"] == "race"
 
 
 def test_a_run_is_used_once_and_only_on_its_board_before_it_ends(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
+    put(store, "r1")
     assert store.use("r1", "ada", "lap", ENDS - 10, 5) is None  # another board
     assert store.use("r1", "ada", "race", ENDS, 5) is None  # over (ends_at is not after now)
     assert store.use("r1", "bo", "race", ENDS - 10, 5) is None  # another player's
@@ -47,7 +53,7 @@ def test_a_run_is_used_once_and_only_on_its_board_before_it_ends(store):
 
 
 def test_release_gives_back_only_the_use_it_names(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
+    put(store, "r1")
     store.use("r1", "ada", "race", ENDS - 10, 5)
     store.release("r1", "ada", 4)  # not this use: nothing
     assert store.get("ada", "r1")["used_ms"] == 5
@@ -60,15 +66,12 @@ def test_release_gives_back_only_the_use_it_names(store):
 def test_forgetting_a_player_deletes_all_their_runs_past_one_batch(store):
     """BatchWriteItem deletes 25 keys a request: 30 runs take two."""
     for n in range(30):
-        store.put(f"r{n:02}", "ada", "race", n, 0, ENDS)
-    store.put("r00", "bo", "race", 1, 0, ENDS)
+        put(store, f"r{n:02}", seed=n)
+    put(store, "r00", seed=1, player="bo")
     store.forget_player("ada")
     store.forget_player("nobody")
     assert all(store.get("ada", f"r{n:02}") is None for n in range(30))
     assert store.get("bo", "r00")["seed"] == 1
-
-
-NOW = ENDS - 1000  # epoch seconds, inside every run below
 
 
 def start(store, run_id, board="race", started_ms=0, most=1, player="ada", baseline=None):

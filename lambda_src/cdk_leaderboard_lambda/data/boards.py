@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from ..operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from ..domain.ports import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 from ..shared import item_keys, schema
 from . import dynamo, memory
 

@@ -23,7 +23,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from ..domain.hashchain import MAX_APPEND, Head
+from ..domain.hashchain import MAX_APPEND
+from ..domain.ports import Head
 from ..shared import item_keys, schema
 from . import dynamo
 
@@ -146,7 +147,7 @@ class DynamoChain:
         records = [json.loads(dynamo.from_item(i)["record"]) for i in found.get("Items", [])]
         return records[:limit], len(records) > limit
 
-    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+    def player_keys(self, player_ids: Iterable[str], now_s: int, *, create: bool = True) -> dict[str, bytes]:
         """Each player's commitment key, made (32 random bytes) for those who have none if `create`: a BatchGetItem
         per 100, and one conditional PutItem per new player (a concurrent maker's key wins: read back). A player
         whose key erasure forgot less than ERASED_KEY_SECONDS ago gets none, and none is made."""
@@ -234,7 +235,7 @@ class MemoryChain:
             found = [json.loads(held[seq]) for seq in sorted(held) if seq > after_seq]
         return found[:limit], len(found) > limit
 
-    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+    def player_keys(self, player_ids: Iterable[str], now_s: int, *, create: bool = True) -> dict[str, bytes]:
         with self._lock:
             held = {}
             for player_id in dict.fromkeys(player_ids):

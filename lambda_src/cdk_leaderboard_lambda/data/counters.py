@@ -63,7 +63,7 @@ class DynamoCounters:
         self._client, self._table = client, table
 
     def read(
-        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
+        self, partition: str, level: int, *, consistent: bool = False, lo: str | None = None, hi: str | None = None
     ) -> list[Counter]:
         """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi].
         One Query (a page per MB)."""
@@ -178,7 +178,7 @@ class MemoryCounters:
         self._lock = threading.Lock()
 
     def read(
-        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
+        self, partition: str, level: int, *, consistent: bool = False, lo: str | None = None, hi: str | None = None
     ) -> list[Counter]:
         if lo is not None and (hi is None or hi < lo):  # DynamoDB refuses such a BETWEEN as a ValidationException
             error = {"Code": "ValidationException", "Message": "BETWEEN: the upper bound is below the lower one"}

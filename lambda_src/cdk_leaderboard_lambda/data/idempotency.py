@@ -12,10 +12,9 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from ..domain.ports import RecordKey
 from ..shared import item_keys, schema
 from . import dynamo, memory
-
-RecordKey = tuple[str, str]  # (partition, sort key) of a record in the scores table
 
 
 class DynamoRecords:

@@ -69,7 +69,7 @@ class DynamoLiveState:
         )
         return bool(dynamo.from_item(answer["Item"]).get("off")) if "Item" in answer else False
 
-    def set_switch(self, off: bool, at: int) -> None:
+    def set_switch(self, *, off: bool, at: int) -> None:
         """Turn live updates off (True) or on again (False), noting when (epoch s)."""
         partition, sort = item_keys.live_switch_key()
         item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "off": off, "changed_at": at}
@@ -134,6 +134,6 @@ class MemoryLiveState:
         with self._lock:
             return bool(self._items.get(item_keys.live_switch_key(), {}).get("off"))
 
-    def set_switch(self, off: bool, at: int) -> None:
+    def set_switch(self, *, off: bool, at: int) -> None:
         with self._lock:
             self._items[item_keys.live_switch_key()] = {"off": off, "changed_at": at}

@@ -5,10 +5,12 @@ Each is two items written in one transaction: the submission under item_keys.pen
 partition per board (the review queue is one Query a page), and a pointer under the player's
 item_keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
 by one conditional write (`deciding`), so two decisions on one submission cannot both apply. An approval deletes
-both items in the same transaction as the entry writes (removal()); a transaction cancelled because another was in
-progress on one of its items (TransactionConflict) raises errors.TransactionBusy, nothing written.
+both items with the entry writes, atomically (EntryStore.write(approving=...): on DynamoDB in the entries' one
+transaction, approval_actions(); in memory under the entries' lock, MemoryPending.take), only while its claim
+holds; a transaction cancelled because another was in progress on one of its items (TransactionConflict) raises
+errors.TransactionBusy, nothing written.
 
-Two implementations of quarantine.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine).
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..domain.ports import Approval
 from ..shared import item_keys, schema
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
@@ -50,6 +53,22 @@ def _lookup(pointer: dict[str, Any]) -> dict[str, Any]:
 def _everywhere(pointer: dict[str, Any]) -> dict[str, Any]:
     """A pointer as the player's own view of every board shows it: its board too."""
     return {"board_id": pointer[_SORT].split("#", 1)[0], **_lookup(pointer)}
+
+
+def approval_actions(table: str, approval: Approval) -> list[dict[str, Any]]:
+    """The TransactWriteItems actions that remove an approved submission and its pointer, for the entries'
+    transaction (data/entries.py): the submission only while `approval.claim` is its decision's claim."""
+    submission = {
+        "TableName": table,
+        "Key": dynamo.key(*item_keys.pending_key(approval.board_id, approval.pending_id)),
+        "ConditionExpression": "deciding = :claim",
+        "ExpressionAttributeValues": dynamo.to_item({":claim": approval.claim}),
+    }
+    pointer = {
+        "TableName": table,
+        "Key": dynamo.key(*_pointer_key(approval.board_id, approval.player_id, approval.pending_id)),
+    }
+    return [{"Delete": submission}, {"Delete": pointer}]
 
 
 class DynamoPending:
@@ -129,13 +148,9 @@ class DynamoPending:
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         """Delete the submission and its pointer (a claimed one: only its claimer calls this): one transaction;
         TransactionBusy (nothing deleted) if another write held one of them."""
-        self._transact(self.removal(board_id, pending_id, player_id), "this pending submission")
-
-    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
-        """The TransactWriteItems actions that delete the submission and its pointer, for a caller's own
-        transaction (approve's, with the entry writes: one transaction, so a cancelled one applies nothing)."""
         both = (item_keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
-        return [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
+        deletes = [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
+        self._transact(deletes, "this pending submission")
 
     def _transact(self, actions: list[dict[str, Any]], what: str) -> None:
         try:
@@ -226,14 +241,22 @@ class MemoryPending:
             if item is not None and item.get("deciding") == token:
                 del item["deciding"]
 
-    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
-        """None for a DynamoDB transaction (these items are not in a table): the caller drops after it."""
-        return []
-
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         with self._lock:
             self._items.pop(item_keys.pending_key(board_id, pending_id), None)
             self._items.pop(_pointer_key(board_id, player_id, pending_id), None)
+
+    def take(self, approval: Approval) -> bool:
+        """Remove an approved submission and its pointer if `approval.claim` still holds it (else False, nothing
+        changed): MemoryEntries.write calls it under its own lock, between its checks and its writes."""
+        key = item_keys.pending_key(approval.board_id, approval.pending_id)
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or found.get("deciding") != approval.claim:
+                return False
+            del self._items[key]
+            self._items.pop(_pointer_key(approval.board_id, approval.player_id, approval.pending_id), None)
+            return True
 
     def forget_player(self, player_id: str) -> None:
         partition = item_keys.pending_of_partition(player_id)

@@ -68,15 +68,6 @@ class DynamoRuns:
     def __init__(self, client: Any, table: str) -> None:
         self._client, self._table = client, table
 
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        """Store a new run (never over another: run ids are random, 128 bits)."""
-        partition, sort = item_keys.run_key(player_id, run_id)
-        self._client.put_item(
-            TableName=self._table,
-            Item=dynamo.to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
-            ConditionExpression=f"attribute_not_exists({_PARTITION})",
-        )
-
     def start(
         self,
         run_id: str,
@@ -149,7 +140,7 @@ class DynamoRuns:
                 dynamo.transact(actions, on=self._client)
                 return ended
             except dynamo.Cancelled as cancelled:
-                if cancelled.reasons[1] == "ConditionalCheckFailed":  # this run id is stored already (as put)
+                if cancelled.reasons[1] == "ConditionalCheckFailed":  # this run id is stored already
                     raise memory.condition_failed("TransactWriteItems") from cancelled
                 continue  # another start (or a use) changed what was read: read again
         raise TransactionBusy("other runs of this player are starting at the same time; nothing started, retry")
@@ -226,12 +217,6 @@ class MemoryRuns:
             if ended is not None:
                 self._runs[(player_id, ended)]["ends_at"] = now_s
             return ended
-
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        with self._lock:
-            if (player_id, run_id) in self._runs:
-                raise memory.condition_failed("PutItem")
-            self._runs[(player_id, run_id)] = memory.stored(_new(board_id, seed, started_ms, ends_at))
 
     def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
         with self._lock:

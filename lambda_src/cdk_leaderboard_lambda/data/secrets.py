@@ -19,7 +19,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from ..domain.keyring import Version
+from ..domain.ports import Version
 
 CURRENT, PREVIOUS = "AWSCURRENT", "AWSPREVIOUS"  # the staging labels PutSecretValue moves
 

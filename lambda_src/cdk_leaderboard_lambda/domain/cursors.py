@@ -33,7 +33,7 @@ from ..shared.settings import Settings
 from . import keyring
 
 if TYPE_CHECKING:
-    from .keyring import SecretStore
+    from .ports import SecretStore
 
 _SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16

@@ -33,8 +33,8 @@ from typing import Any, cast
 
 from ..shared import invocation, item_keys, schema
 from ..shared.model import Counter
-from . import entry_store
-from .rank_counters import CounterStore, containing
+from .ports import CounterStore, EntryStore
+from .rank_counters import containing
 
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
 MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
@@ -164,7 +164,7 @@ def _buckets_of(partition: str, wanted: set[str]) -> list[tuple[Counter, set[str
             continue
         if segment.lo not in buckets_by_segment:
             buckets_by_segment[segment.lo] = _counters().read(
-                partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi)
+                partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
             )
         bucket = containing(buckets_by_segment[segment.lo], key)
         if bucket is not None:
@@ -188,7 +188,7 @@ def _recount_bucket(partition: str, bucket: Counter, expected: Callable, stats: 
             stored = _counters().store(partition, item_keys.BUCKETS, bucket, gen, len(found))
         if stored:
             return True
-        now = _counters().read(partition, item_keys.BUCKETS, True, bucket.lo, bucket.lo)
+        now = _counters().read(partition, item_keys.BUCKETS, consistent=True, lo=bucket.lo, hi=bucket.lo)
         if not now or now[0].hi != bucket.hi:
             return _RELOCATE
     return True  # a recount claimed after our check stored: it saw our writes
@@ -251,7 +251,9 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
         gen = _counters().claim(partition, item_keys.SEGMENTS, segment)
         if gen is None:
             continue  # split meanwhile: find it again
-        buckets = _counters().read(partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi))
+        buckets = _counters().read(
+            partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
+        )
         stats.add(recounts=1)
         if len(buckets) > capacity:
             n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
@@ -269,7 +271,7 @@ def _recount_segment(partition: str, key: str, stats: Stats) -> None:
             stored = _counters().store(partition, item_keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
         if stored:
             return
-        now = _counters().read(partition, item_keys.SEGMENTS, True, segment.lo, segment.lo)
+        now = _counters().read(partition, item_keys.SEGMENTS, consistent=True, lo=segment.lo, hi=segment.lo)
         if now and now[0].hi == segment.hi:
             return  # a recount claimed after ours stored: it read our bucket writes, which came before our claim
 
@@ -304,5 +306,5 @@ def rebuild(partition: str, expires_at: int | None = None) -> int:
     return len(found)
 
 
-def _entries() -> entry_store.EntryStore:
+def _entries() -> EntryStore:
     return invocation.runtime().entries

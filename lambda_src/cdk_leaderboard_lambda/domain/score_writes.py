@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -32,6 +32,7 @@ from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
 from ..shared.model import Entry, EntryWrite
 from . import boards, entry_store, periods
 from .boards import BoardConfig
+from .ports import Approval, EntryStore
 
 T = TypeVar("T")
 
@@ -183,7 +184,8 @@ def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodO
 def _read(config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True) -> tuple[dict, set[str]]:
     """The entries (fences in their place) and which of their players are hidden on the board, and for a board
     stored in the table its config (it may be being deleted): all in the same request."""
-    stored, hidden, board = _entries().get_for_submission(pairs, config.board_id, config.stored, consistent=consistent)
+    read = _entries().get_for_submission(pairs, config.board_id, stored_board=config.stored, consistent=consistent)
+    stored, hidden, board = read.entries, read.hidden, read.board
     if config.stored and (board is None or board.get("status") == "deleting"):
         raise NotFound(f"no leaderboard {config.board_id}")
     if (
@@ -202,14 +204,13 @@ def submit(
     config: BoardConfig,
     s: Submission,
     now: datetime | None = None,
-    also: Sequence[dict[str, Any]] = (),
+    approving: Approval | None = None,
     open_at: datetime | None = None,
 ) -> Outcome:
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
-    UpdateItem or one transaction). `also`: other TransactWriteItems actions to commit with the entry writes in
-    one transaction (an approval's removal of its pending submission), written even when no entry changes; such a
-    transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write).
+    UpdateItem or one transaction). `approving`: the pending submission this applies, removed atomically with the
+    entry writes, even when no entry changes (EntryStore.write: TransactionBusy or Conflict, nothing written).
     `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
     leaves those as they closed: docs/PROVING.md, "The closing rule")."""
     now = now or invocation.now()
@@ -221,14 +222,14 @@ def submit(
         if open_at is None or not periods.ended(p, open_at)
     ]
     metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == boards.BEST and not config.stored and not also:
+    if config.operator == boards.BEST and not config.stored and approving is None:
         return _retry_on_change(config, lambda retry: _keep_best(config, s, current, ms(now), retry), "this entry")
 
     def attempt(retry: bool) -> Outcome:
         stored, hidden = _read(config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
         writes, rows = _plan(config, current, s, stored, ms(now), s.player_id in hidden)
-        if writes or also:
-            _entries().write(writes, also)
+        if writes or approving is not None:
+            _entries().write(writes, approving=approving)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(config, attempt, "this entry")
@@ -275,9 +276,10 @@ def _keep_best(config: BoardConfig, s: Submission, current, reached_ms: int, ret
             continue
         entry = make_entry(config, period, s.player_id, s.player_name or s.player_id, s.score, reached_ms, meta)
         hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
-        changed, item, _ = _entries().keep_best(
-            entry, config.order == boards.DESC, s.player_name is not None, hidden=hide
+        kept = _entries().keep_best(
+            entry, descending=config.order == boards.DESC, name_given=s.player_name is not None, hidden=hide
         )
+        changed, item = kept.changed, kept.item
         names.append(item.get("player_name"))
         outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entry_store.position(item)))
     return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
@@ -354,5 +356,5 @@ def _apply_chunk(config, period_list, items: list[tuple[int, Submission]], resul
     _retry_on_change(config, attempt, "these entries")
 
 
-def _entries() -> entry_store.EntryStore:
+def _entries() -> EntryStore:
     return invocation.runtime().entries

@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from ..domain import entry_store
 from ..domain.boards import BoardConfig
+from ..domain.ports import EntryStore, ErasureKey, ErasureStore
 from ..shared import function_registry as functions
 from ..shared import invocation, item_keys
 from ..shared.clock import iso
@@ -83,9 +83,7 @@ def erase(player_id: str, now: datetime | None = None) -> tuple[bool, dict[str, 
         raise
 
 
-def _lease(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any] | None, now: datetime
-) -> dict[str, Any] | None:
+def _lease(player_id: str, key: ErasureKey, state: dict[str, Any] | None, now: datetime) -> dict[str, Any] | None:
     """The erasure's state, leased to this call (a new erasure if there is none); None if another call holds it."""
     now_s = int(now.timestamp())
     lease_until = now_s + LEASE_SECONDS
@@ -110,9 +108,7 @@ def _lease(
     return state
 
 
-def _go_on(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now: datetime
-) -> tuple[bool, dict[str, Any]]:
+def _go_on(player_id: str, key: ErasureKey, state: dict[str, Any], now: datetime) -> tuple[bool, dict[str, Any]]:
     """One call's work on a leased erasure, from where the last call left it."""
     now_s = int(now.timestamp())
     # The player's own partition: every entry on every board and period (even of boards since deleted) gives
@@ -154,9 +150,7 @@ def _go_on(
     return False, status_view(state["erasure_id"])
 
 
-def _finish(
-    player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now_s: int
-) -> tuple[bool, dict[str, Any]]:
+def _finish(player_id: str, key: ErasureKey, state: dict[str, Any], now_s: int) -> tuple[bool, dict[str, Any]]:
     """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
     lift the entry places' fences, leave only the hashed item (no id) and answer "erased"."""
@@ -288,9 +282,9 @@ def status_view(erasure_id: str) -> dict[str, Any]:
     return view
 
 
-def _entries() -> entry_store.EntryStore:
+def _entries() -> EntryStore:
     return invocation.runtime().entries
 
 
-def _erasures() -> entry_store.ErasureStore:
+def _erasures() -> ErasureStore:
     return invocation.runtime().erasures

@@ -18,59 +18,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from ..domain import plausibility, tokens
 from ..domain.boards import BoardConfig
+from ..domain.ports import RunStore
 from ..shared import invocation, limits
 from ..shared.clock import iso, ms
 from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
 from . import rate_limits, submissions
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
-
-
-class RunStore(Protocol):
-    """The runs, each {board_id, seed, started_ms, ends_at, expires_at, used_ms once used} (data/runs.py: DynamoDB,
-    or in memory)."""
-
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        """Store a new run of the player on the board, over at `ends_at` (epoch seconds)."""
-        ...
-
-    def start(
-        self,
-        run_id: str,
-        player_id: str,
-        board_id: str,
-        seed: int,
-        started_ms: int,
-        ends_at: int,
-        now_s: int,
-        most_open: int,
-        baseline: dict[str, Any] | None = None,
-    ) -> str | None:
-        """Store a new run (with `baseline`, the standing its relative rules judge against) in one of the player's
-        `most_open` places on the board: a place without an open run, else the oldest open run's, which is ended.
-        The id of the run ended (None: none); TransactionBusy when racing starts kept it from taking a place."""
-        ...
-
-    def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
-        """Mark the run used at `used_ms`, atomically, only if it is this player's on this board, unused and not
-        over at `now_s`: the run, or None (nothing changed; get() tells why)."""
-        ...
-
-    def release(self, run_id: str, player_id: str, used_ms: int) -> None:
-        """Undo the use at `used_ms` (not a later one)."""
-        ...
-
-    def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
-        """The run (read strongly consistent), or None."""
-        ...
-
-    def forget_player(self, player_id: str) -> None:
-        """Delete every run of the player (an erasure)."""
-        ...
 
 
 def _runs() -> RunStore:
