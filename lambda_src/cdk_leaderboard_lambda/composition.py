@@ -55,6 +55,7 @@ from .domain.ports import (
     SecretStore,
     SnapshotStore,
 )
+from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
 from .operations.live_access import LiveSwitch
 from .shared import invocation
@@ -185,6 +186,13 @@ class Runtime:
             if not isinstance(getattr(self, name), on_dynamodb)
         }
         return Runtime.build(settings or self.settings, clock or self.clock, self.dynamodb, **kept)
+
+
+def as_port(runtime: Runtime) -> port.Runtime:
+    """The runtime as what the code below the root may use of it (domain.ports.runtime.Runtime): mypy checks here
+    that this class satisfies that protocol, attribute by attribute (tests/unit/test_ports.py, that they list the
+    same ones)."""
+    return runtime
 
 
 # Each store of a runtime: its field, its DynamoDB implementation, its in-memory one (tests/contract runs the same
