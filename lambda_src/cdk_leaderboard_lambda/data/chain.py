@@ -195,7 +195,8 @@ class MemoryChain:
         self._heads: dict[str, Head] = {}
         self._records: dict[str, dict[int, str]] = {}
         self._sources: set[str] = set()
-        self._keys: dict[str, tuple[bytes | None, int]] = {}  # player -> (key, forgotten until)
+        # by the item's key, a keyed hash of the player's id as on DynamoDB: an erased player's place names nobody
+        self._keys: dict[tuple[str, str], tuple[bytes | None, int]] = {}  # -> (key, forgotten until)
         self._lock = threading.Lock()
 
     def log_head(self, board_id: str, period_id: str) -> Head | None:
@@ -239,14 +240,14 @@ class MemoryChain:
         with self._lock:
             held = {}
             for player_id in dict.fromkeys(player_ids):
-                key, until = self._keys.get(player_id, (None, 0))
+                key, until = self._keys.get(_key_key(player_id), (None, 0))
                 if key is None and create and until < now_s:
                     key = secrets.token_bytes(KEY_BYTES)
-                    self._keys[player_id] = (key, 0)
+                    self._keys[_key_key(player_id)] = (key, 0)
                 if key is not None:
                     held[player_id] = key
             return held
 
     def forget_player(self, player_id: str, now_s: int) -> None:
         with self._lock:
-            self._keys[player_id] = (None, now_s + ERASED_KEY_SECONDS)
+            self._keys[_key_key(player_id)] = (None, now_s + ERASED_KEY_SECONDS)
