@@ -1,4 +1,4 @@
-"""Stored boards (board_registry.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""Stored boards (ports.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 

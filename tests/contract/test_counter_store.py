@@ -1,4 +1,4 @@
-"""The rank counters (ranking.CounterStore): the same cases on DynamoDB Local and in memory (conftest.py).
+"""The rank counters (ports.CounterStore): the same cases on DynamoDB Local and in memory (conftest.py).
 
 What the rank and percentile math and the stream consumer rely on: ranges in key order, conditional recounts that
 a stale one cannot overwrite, a split that is all or nothing, and generations that concurrent claims never share."""

@@ -1,4 +1,4 @@
-"""The entries and the rank index (entry_store.EntryStore): the same cases on DynamoDB Local and in memory
+"""The entries and the rank index (ports.EntryStore): the same cases on DynamoDB Local and in memory
 (conftest.py). What the domain relies on: conditional writes and their refusals, keep_best never lowering a score,
 the rank index's order, pages, counts and projection, hidden entries kept out of it, an erasure's fences refusing
 every write, and batches past DynamoDB's per-request limits."""

@@ -1,4 +1,4 @@
-"""The live broadcaster's "last sent" state (broadcasting.LiveState): the same cases on DynamoDB Local and in
+"""The live broadcaster's "last sent" state (ports.LiveState): the same cases on DynamoDB Local and in
 memory (conftest.py)."""
 
 from __future__ import annotations

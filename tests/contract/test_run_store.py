@@ -1,4 +1,4 @@
-"""Client runs (runs.RunStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""Client runs (ports.RunStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The snapshot history (snapshots.SnapshotStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""The snapshot history (ports.SnapshotStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 

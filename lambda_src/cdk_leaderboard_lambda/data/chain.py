@@ -1,4 +1,4 @@
-"""The hash-chained log of each board period, and the players' commitment keys (hashchain.ChainStore).
+"""The hash-chained log of each board period, and the players' commitment keys (ports.ChainStore).
 
 Items of the scores table (none has a rank key, so the stream consumers' filters leave them out):
 

@@ -5,7 +5,7 @@ key, attributes hi (the range's end, exclusive), entries, gen, counted_gen and t
 Only the stream consumer (rank_counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
 transaction.
 
-Two implementations of ranking.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of ports.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses: `make bench` counts its requests) and an in-memory one (for domain tests that need no engine).
 """
 

@@ -1,5 +1,5 @@
 """Entries: a player's score on one index partition, and the rank index (GSI) over them, as items of the scores
-table (entry_store.EntryStore on DynamoDB; data/memory_entries.py holds the in-memory one, tests/contract both)."""
+table (ports.EntryStore on DynamoDB; data/memory_entries.py holds the in-memory one, tests/contract both)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Live updates: what was last published for a board period (when, and a digest of the top), items of the scores
 table (item_keys.live_sent_key). The conditional claim on it keeps parallel broadcasters to one publish per interval.
 
-Two implementations of broadcasting.LiveState, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of ports.LiveState, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations

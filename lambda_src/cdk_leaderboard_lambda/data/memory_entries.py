@@ -1,4 +1,4 @@
-"""The entries in memory (entry_store.EntryStore), behaving as DynamoEntries does on DynamoDB for what the domain
+"""The entries in memory (ports.EntryStore), behaving as DynamoEntries does on DynamoDB for what the domain
 relies on: conditional writes that refuse or pass as the same conditions would (all or none for a transaction),
 the rank index's order (rank keys by code point, which is DynamoDB's UTF-8 byte order), its pages, counts and
 projection, an erasure's fences in the entry places, and BatchWriteItem's refusal of one key twice in a batch.

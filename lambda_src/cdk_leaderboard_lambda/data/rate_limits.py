@@ -1,6 +1,6 @@
 """Per-player submission counters: one small item per player, board and minute, removed by TTL.
 
-Two implementations of rate_limits.RateLimitStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.RateLimitStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ used, over or gone; when none is, the place of the oldest open run is taken and 
 now), in one transaction with the new run, conditional on the place still naming what was read (a racing start
 cancels it, and start reads again). A used run whose place is taken is ended too, so a release cannot reopen it.
 
-Two implementations of runs.RunStore, held to the same behaviour by tests/contract: the DynamoDB one (what every
+Two implementations of ports.RunStore, held to the same behaviour by tests/contract: the DynamoDB one (what every
 function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations

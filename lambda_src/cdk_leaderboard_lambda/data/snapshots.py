@@ -1,6 +1,6 @@
 """The append-only snapshot history (its own table: one board period's snapshots are one partition).
 
-Two implementations of snapshots.SnapshotStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.SnapshotStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
