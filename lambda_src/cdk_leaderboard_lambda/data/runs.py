@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..domain.ports import Taken
 from ..shared import item_keys, schema
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
@@ -141,7 +142,7 @@ class DynamoRuns:
                 return ended
             except dynamo.Cancelled as cancelled:
                 if cancelled.reasons[1] == "ConditionalCheckFailed":  # this run id is stored already
-                    raise memory.condition_failed("TransactWriteItems") from cancelled
+                    raise Taken("a run of this id is stored already") from cancelled
                 continue  # another start (or a use) changed what was read: read again
         raise TransactionBusy("other runs of this player are starting at the same time; nothing started, retry")
 
@@ -208,7 +209,7 @@ class MemoryRuns:
     ) -> str | None:
         with self._lock:
             if (player_id, run_id) in self._runs:
-                raise memory.condition_failed("TransactWriteItems")
+                raise Taken("a run of this id is stored already")
             places = {n: r for (p, b, n), r in self._places.items() if (p, b) == (player_id, board_id)}
             runs = {r: self._runs[(player_id, r)] for r in places.values() if (player_id, r) in self._runs}
             place, _, ended = _choose(most_open, places, runs, now_s)

@@ -7,7 +7,19 @@ code may use of the composition root's runtime, is `domain.ports.runtime` (not i
 modules that import these ports).
 """
 
-from .boards import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING, BoardStore, ClosingStore, LiveState, SnapshotStore
+from .boards import (
+    BUSY,
+    CREATED,
+    DELETED,
+    EXISTS,
+    FULL,
+    MISSING,
+    BoardStore,
+    ClosingStore,
+    LiveState,
+    SnapshotStore,
+    Taken,
+)
 from .entries import (
     Approval,
     CounterStore,
@@ -51,5 +63,6 @@ __all__ = [
     "SecretStore",
     "SnapshotStore",
     "SubmissionRead",
+    "Taken",
     "Version",
 ]

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+
+class Taken(Exception):  # noqa: N818  (an outcome, as the domain names it)
+    """A store's new item whose key is taken already (a snapshot's, a run's): nothing was stored."""
+
+
 # BoardStore's outcomes (put_counted, delete_counted)
 CREATED, EXISTS, FULL, BUSY, DELETED, MISSING = "created", "exists", "full", "busy", "deleted", "missing"
 
@@ -66,8 +71,7 @@ class SnapshotStore(Protocol):
     `leaderboard_id` (its board period) and `taken_at` (its time, ordered)."""
 
     def put(self, snapshot: dict[str, Any]) -> None:
-        """Store a new snapshot; one with the same key exists already: raise botocore's ClientError with the code
-        ConditionalCheckFailedException (what the DynamoDB client raises), storing nothing."""
+        """Store a new snapshot; Taken (nothing stored) if one with the same key exists already."""
         ...
 
     def put_once(self, snapshot: dict[str, Any]) -> bool:

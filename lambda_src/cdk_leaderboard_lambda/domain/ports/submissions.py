@@ -43,7 +43,8 @@ class RunStore(Protocol):
     ) -> str | None:
         """Store a new run (with `baseline`, the standing its relative rules judge against) in one of the player's
         `most_open` places on the board: a place without an open run, else the oldest open run's, which is ended.
-        The id of the run ended (None: none); TransactionBusy when racing starts kept it from taking a place."""
+        The id of the run ended (None: none); TransactionBusy when racing starts kept it from taking a place; Taken
+        (nothing stored) if a run of this id is stored already."""
         ...
 
     def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
