@@ -53,7 +53,7 @@ def test_keep_best_on_an_ascending_board_keeps_the_lowest(store):
 
 def test_keep_best_follows_an_entry_hidden_meanwhile_and_keeps_it_hidden(store):
     store.keep_best(entry("cy", 5), descending=True, name_given=True)
-    store.set_hidden("cy", PART, store.one("cy", PART), True)
+    store.set_hidden("cy", PART, store.one("cy", PART), hidden=True)
     kept = store.keep_best(entry("cy", 9), descending=True, name_given=True, hidden=False)  # read as shown: 2 rounds
     assert kept.changed and entry_store.is_hidden(kept.item) and kept.item["score"] == 9
     assert ranked(store) == [] and entry_store.is_hidden(store.one("cy", PART))
@@ -127,14 +127,14 @@ def test_counts_and_keys_over_rank_key_ranges(store):
 def test_a_hidden_entry_leaves_the_index_and_comes_back(store):
     store.put_new([entry("ada", 5), entry("bo", 6)])
     read = store.one("ada", PART)
-    store.set_hidden("ada", PART, read, True)
+    store.set_hidden("ada", PART, read, hidden=True)
     assert ranked(store) == ["bo"] and store.count_range(PART, item_keys.FIRST_LO, item_keys.LAST_HI) == 1
     with pytest.raises(entry_store.Changed):
-        store.set_hidden("ada", PART, read, True)  # already hidden: not as read
-    store.set_hidden("ada", PART, store.one("ada", PART), False)
+        store.set_hidden("ada", PART, read, hidden=True)  # already hidden: not as read
+    store.set_hidden("ada", PART, store.one("ada", PART), hidden=False)
     assert ranked(store) == ["bo", "ada"]
     with pytest.raises(entry_store.Changed):
-        store.set_hidden("nobody", PART, read, True)
+        store.set_hidden("nobody", PART, read, hidden=True)
 
 
 def test_a_fence_refuses_every_write_and_reads_as_no_entry(store):

@@ -65,7 +65,7 @@ def test_a_write_that_changes_an_entry_is_one_record_and_a_refused_one_none(runt
 def test_a_hide_moves_the_rank_key_in_one_modify(runtime, reader):
     store = runtime.entries
     store.write([EntryWrite(entry("bo", 3), None)])
-    store.set_hidden("bo", PART, store.one("bo", PART), True)
+    store.set_hidden("bo", PART, store.one("bo", PART), hidden=True)
     (_, hidden) = changes(reader)
     event, key, new, old = hidden
     assert (event, key) == ("MODIFY", ("bo", PART))

@@ -17,7 +17,7 @@ def store(runtime):
 
 def put(store, run_id, board="race", seed=42, started_ms=0, player="ada"):
     """A run started as the code starts one (RunStore.start), in one of enough places that it ends no other."""
-    assert store.start(run_id, player, board, seed, started_ms, ENDS, NOW, 50, None) is None
+    assert store.start(run_id, player, board, seed, started_ms, ENDS, now_s=NOW, most_open=50) is None
 
 
 def test_a_stored_run_reads_back_with_its_expiry(store):
@@ -75,7 +75,7 @@ def test_forgetting_a_player_deletes_all_their_runs_past_one_batch(store):
 
 
 def start(store, run_id, board="race", started_ms=0, most=1, player="ada", baseline=None):
-    return store.start(run_id, player, board, 7, started_ms, ENDS, NOW, most, baseline)
+    return store.start(run_id, player, board, 7, started_ms, ENDS, now_s=NOW, most_open=most, baseline=baseline)
 
 
 def test_a_started_run_keeps_its_baseline_and_its_id_is_never_taken_again(store):
@@ -108,7 +108,7 @@ def test_more_places_keep_more_runs_open_and_the_oldest_is_ended_past_them(store
 
 
 def test_a_place_whose_run_is_over_or_forgotten_is_free(store):
-    store.start("old", "ada", "race", 7, 0, NOW, NOW, 1, None)  # over: ends_at is not after now
+    store.start("old", "ada", "race", 7, 0, NOW, now_s=NOW, most_open=1)  # over: ends_at is not after now
     assert start(store, "r1") is None and store.get("ada", "old")["ends_at"] == NOW
     store.forget_player("ada")
     assert start(store, "r2") is None and store.get("ada", "r1") is None

@@ -208,7 +208,7 @@ class DynamoEntries:
         except self._client.exceptions.ConditionalCheckFailedException as err:
             return False, dynamo.from_item(err.response.get("Item") or {})
 
-    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], *, hidden: bool) -> None:
         """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
         is still as read (else Changed: re-read). The stream then recounts the range, as for any other change."""
         source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)

@@ -155,7 +155,7 @@ class MemoryEntries:
             self._put(key, memory.stored({k: v for k, v in item.items() if v is not None}))
             return True, old
 
-    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], *, hidden: bool) -> None:
         source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
         with self._lock:
             stored = self._items.get((player_id, partition))

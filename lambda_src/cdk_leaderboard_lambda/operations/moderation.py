@@ -81,7 +81,7 @@ def _move_all(config: BoardConfig, player_id: str, hidden: bool) -> int:
             return moved
         for item in pending:
             with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
-                _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+                _entries().set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden=hidden)
                 moved += 1
     raise Conflict(f"player {player_id} keeps changing on {config.board_id}; retry")
 
@@ -110,7 +110,7 @@ def reconcile(records: Iterable[dict[str, Any]]) -> int:
             wanted = (item_keys.board_and_period(partition)[0], player) in decided
             if entry_store.is_hidden(item) != wanted:
                 try:
-                    _entries().set_hidden(player, partition, item, wanted)
+                    _entries().set_hidden(player, partition, item, hidden=wanted)
                     moved += 1
                 except entry_store.Changed:  # a submission got there first: read it again
                     changed.add((player, partition))

@@ -78,7 +78,15 @@ def start(config: BoardConfig, player_claims: dict[str, Any], now: datetime | No
     try:
         # Stored under the board's generation (item_keys.py): a run of a deleted board is no run of one made again.
         _runs().start(
-            run_id, player_id, config.evidence_id, seed, ms(now), ends, started, config.max_open_runs, baseline
+            run_id,
+            player_id,
+            config.evidence_id,
+            seed,
+            ms(now),
+            ends,
+            now_s=started,
+            most_open=config.max_open_runs,
+            baseline=baseline,
         )
     except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
         rate_limits.give_back(config, player_id, minute)

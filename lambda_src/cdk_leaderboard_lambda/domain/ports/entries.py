@@ -75,7 +75,7 @@ class EntryStore(Protocol):
         name replaces the stored one; hidden: the player is hidden on the board, the entry out of the index)."""
         ...
 
-    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], *, hidden: bool) -> None:
         """Move an entry's rank key out of the rank index (hidden) or back, if still as read (else Changed)."""
         ...
 

@@ -37,6 +37,7 @@ class RunStore(Protocol):
         seed: int,
         started_ms: int,
         ends_at: int,
+        *,
         now_s: int,
         most_open: int,
         baseline: dict[str, Any] | None = None,
