@@ -20,7 +20,7 @@ from .outputs import require, stack_outputs
 def switch(session: boto3.Session, stack: str, off: bool, now: float | None = None) -> None:
     """Turn live updates off (True) or on again (False) in the deployed stack."""
     (table,) = require(stack_outputs(session, stack), "ScoresTableName")
-    DynamoLiveState(session.client("dynamodb"), table).set_switch(off, int(time.time() if now is None else now))
+    DynamoLiveState(session.client("dynamodb"), table).set_switch(off=off, at=int(time.time() if now is None else now))
 
 
 def is_off(session: boto3.Session, stack: str) -> bool:

@@ -39,6 +39,23 @@ from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
 from .domain.digest_key import DigestKey
+from .domain.ports import (
+    BoardStore,
+    ChainStore,
+    ClosingStore,
+    CounterStore,
+    EntryStore,
+    ErasureStore,
+    IdempotencyStore,
+    LiveState,
+    ModerationStore,
+    PendingStore,
+    RateLimitStore,
+    RunStore,
+    SecretStore,
+    SnapshotStore,
+)
+from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
 from .operations.live_access import LiveSwitch
 from .shared import invocation
@@ -46,21 +63,8 @@ from .shared.clock import Clock, SystemClock
 from .shared.metrics import MetricsSink
 from .shared.settings import Settings
 
-if TYPE_CHECKING:  # the ports, for annotations only (the domain modules that declare them import much more)
-    from .domain.entry_store import EntryStore, ErasureStore
-    from .domain.hashchain import ChainStore
-    from .domain.keyring import SecretStore
-    from .domain.rank_counters import CounterStore
-    from .operations.board_catalog import BoardStore
-    from .operations.broadcasting import LiveState
-    from .operations.closing import ClosingStore
-    from .operations.idempotency import IdempotencyStore
-    from .operations.moderation import ModerationStore
-    from .operations.quarantine import PendingStore
-    from .operations.rate_limits import RateLimitStore
+if TYPE_CHECKING:
     from .operations.receipts import Replays
-    from .operations.runs import RunStore
-    from .operations.snapshots import SnapshotStore
 
 
 @dataclass(frozen=True)
@@ -154,15 +158,15 @@ class Runtime:
             board_cache=BoardCache(),
             live_switch=LiveSwitch(),
             metrics=MetricsSink(settings.function_name),
-            rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table),
+            rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table, digest),
             snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),
             closings=closings or DynamoClosings(dynamodb, settings.scores_table),
             live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
             moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
             boards=boards or DynamoBoards(dynamodb, settings.scores_table),
-            runs=runs or DynamoRuns(dynamodb, settings.scores_table),
-            pending=pending or DynamoPending(dynamodb, settings.scores_table),
-            chain=chain or DynamoChain(dynamodb, settings.scores_table),
+            runs=runs or DynamoRuns(dynamodb, settings.scores_table, digest),
+            pending=pending or DynamoPending(dynamodb, settings.scores_table, digest),
+            chain=chain or DynamoChain(dynamodb, settings.scores_table, digest),
             idempotency=idempotency or DynamoRecords(dynamodb, settings.scores_table),
             counters=counters or DynamoCounters(dynamodb, settings.scores_table),
             secrets=secret_store,
@@ -184,6 +188,13 @@ class Runtime:
             if not isinstance(getattr(self, name), on_dynamodb)
         }
         return Runtime.build(settings or self.settings, clock or self.clock, self.dynamodb, **kept)
+
+
+def as_port(runtime: Runtime) -> port.Runtime:
+    """The runtime as what the code below the root may use of it (domain.ports.runtime.Runtime): mypy checks here
+    that this class satisfies that protocol, attribute by attribute (tests/unit/test_ports.py, that they list the
+    same ones)."""
+    return runtime
 
 
 # Each store of a runtime: its field, its DynamoDB implementation, its in-memory one (tests/contract runs the same
@@ -212,7 +223,9 @@ def in_memory_stores() -> dict[str, Any]:
     reads their items in the submission's request, and write their changes to a stream of their own (`.stream`,
     what the stream consumers read)."""
     stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
-    stores["entries"] = MemoryEntries(stores["moderation"], stores["boards"], stores["erasures"], MemoryStream())
+    stores["entries"] = MemoryEntries(
+        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), stores["pending"]
+    )
     return stores
 
 

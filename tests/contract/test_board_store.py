@@ -1,4 +1,4 @@
-"""Stored boards (board_catalog.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""Stored boards (ports.BoardStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from cdk_leaderboard_lambda.data import boards as board_items
 from cdk_leaderboard_lambda.data import dynamo
-from cdk_leaderboard_lambda.operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from cdk_leaderboard_lambda.domain.ports import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 
 
 @pytest.fixture

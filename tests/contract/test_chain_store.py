@@ -1,4 +1,4 @@
-"""The hash-chained log's store (hashchain.ChainStore): the same cases on DynamoDB Local and in memory
+"""The hash-chained log's store (ports.ChainStore): the same cases on DynamoDB Local and in memory
 (conftest.py)."""
 
 from __future__ import annotations

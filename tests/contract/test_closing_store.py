@@ -1,4 +1,4 @@
-"""The closing summaries (closing.ClosingStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""The closing summaries (ports.ClosingStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 

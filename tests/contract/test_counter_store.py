@@ -1,4 +1,4 @@
-"""The rank counters (rank_counters.CounterStore): the same cases on DynamoDB Local and in memory (conftest.py).
+"""The rank counters (ports.CounterStore): the same cases on DynamoDB Local and in memory (conftest.py).
 
 What the rank and percentile math and the stream consumer rely on: ranges in key order, conditional recounts that
 a stale one cannot overwrite, a split that is all or nothing, and generations that concurrent claims never share."""
@@ -107,7 +107,7 @@ def test_a_read_between_two_keys_gives_the_ranges_that_start_there_both_ends_inc
     counters = [Counter(lo, hi, n) for lo, hi, n in [("0", "2000", 1), ("2000", "4000", 2), ("4000", "~", 3)]]
     store.replace_all(PART, B, counters)
     assert ranges(store.read(PART, B, lo="2000", hi="4000")) == [("2000", "4000", 2), ("4000", "~", 3)]
-    assert ranges(store.read(PART, B, True, "0", "1999")) == [("0", "2000", 1)]
+    assert ranges(store.read(PART, B, consistent=True, lo="0", hi="1999")) == [("0", "2000", 1)]
     assert store.read(PART, B, lo="2001", hi="3999") == []
     with pytest.raises(ClientError) as refused:  # DynamoDB refuses a BETWEEN whose bounds are the wrong way round
         store.read(PART, B, lo="4000", hi="2000")

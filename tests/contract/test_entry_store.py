@@ -1,4 +1,4 @@
-"""The entries and the rank index (entry_store.EntryStore): the same cases on DynamoDB Local and in memory
+"""The entries and the rank index (ports.EntryStore): the same cases on DynamoDB Local and in memory
 (conftest.py). What the domain relies on: conditional writes and their refusals, keep_best never lowering a score,
 the rank index's order, pages, counts and projection, hidden entries kept out of it, an erasure's fences refusing
 every write, and batches past DynamoDB's per-request limits."""
@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from cdk_leaderboard_lambda.domain import entry_store
+from cdk_leaderboard_lambda.domain.ports import Purged
 from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
@@ -33,28 +34,30 @@ def ranked(store, part: str = PART) -> list[str]:
 
 
 def test_keep_best_creates_then_keeps_only_a_better_score(store):
-    assert store.keep_best(entry("ada", 10), True, True)[0::2] == (True, True)
-    changed, item, created = store.keep_best(entry("ada", 7), True, True)
-    assert (changed, item["score"], created) == (False, 10, False)  # lower: refused, the stored item returned
-    assert store.keep_best(entry("ada", 10, reached=5), True, True)[0] is False  # equal: the first reached stays
-    changed, item, created = store.keep_best(entry("ada", 12, name="Ada"), True, True)
-    assert (changed, item["score"], item["player_name"], created) == (True, 12, "Ada", False)
-    store.keep_best(entry("ada", 15, name="ignored"), True, False)  # no name given: the stored one is kept
+    first = store.keep_best(entry("ada", 10), descending=True, name_given=True)
+    assert first.changed and first.created
+    lower = store.keep_best(entry("ada", 7), descending=True, name_given=True)
+    assert (lower.changed, lower.item["score"], lower.created) == (False, 10, False)  # refused, the stored item
+    equal = store.keep_best(entry("ada", 10, reached=5), descending=True, name_given=True)
+    assert not equal.changed  # the first reached stays
+    named = store.keep_best(entry("ada", 12, name="Ada"), descending=True, name_given=True)
+    assert (named.changed, named.item["score"], named.item["player_name"], named.created) == (True, 12, "Ada", False)
+    store.keep_best(entry("ada", 15, name="ignored"), descending=True, name_given=False)  # the stored name is kept
     assert store.one("ada", PART)["player_name"] == "Ada" and store.one("ada", PART)["score"] == 15
 
 
 def test_keep_best_on_an_ascending_board_keeps_the_lowest(store):
-    store.keep_best(entry("bo", 30), False, True)
-    assert store.keep_best(entry("bo", 40), False, True)[0] is False
-    assert store.keep_best(entry("bo", 20), False, True)[0] is True
+    store.keep_best(entry("bo", 30), descending=False, name_given=True)
+    assert store.keep_best(entry("bo", 40), descending=False, name_given=True).changed is False
+    assert store.keep_best(entry("bo", 20), descending=False, name_given=True).changed is True
     assert store.one("bo", PART)["score"] == 20
 
 
 def test_keep_best_follows_an_entry_hidden_meanwhile_and_keeps_it_hidden(store):
-    store.keep_best(entry("cy", 5), True, True)
-    store.set_hidden("cy", PART, store.one("cy", PART), True)
-    changed, item, _ = store.keep_best(entry("cy", 9), True, True, hidden=False)  # read as shown: one more round
-    assert changed and entry_store.is_hidden(item) and item["score"] == 9
+    store.keep_best(entry("cy", 5), descending=True, name_given=True)
+    store.set_hidden("cy", PART, store.one("cy", PART), hidden=True)
+    kept = store.keep_best(entry("cy", 9), descending=True, name_given=True, hidden=False)  # read as shown: 2 rounds
+    assert kept.changed and entry_store.is_hidden(kept.item) and kept.item["score"] == 9
     assert ranked(store) == [] and entry_store.is_hidden(store.one("cy", PART))
 
 
@@ -126,14 +129,14 @@ def test_counts_and_keys_over_rank_key_ranges(store):
 def test_a_hidden_entry_leaves_the_index_and_comes_back(store):
     store.put_new([entry("ada", 5), entry("bo", 6)])
     read = store.one("ada", PART)
-    store.set_hidden("ada", PART, read, True)
+    store.set_hidden("ada", PART, read, hidden=True)
     assert ranked(store) == ["bo"] and store.count_range(PART, item_keys.FIRST_LO, item_keys.LAST_HI) == 1
     with pytest.raises(entry_store.Changed):
-        store.set_hidden("ada", PART, read, True)  # already hidden: not as read
-    store.set_hidden("ada", PART, store.one("ada", PART), False)
+        store.set_hidden("ada", PART, read, hidden=True)  # already hidden: not as read
+    store.set_hidden("ada", PART, store.one("ada", PART), hidden=False)
     assert ranked(store) == ["bo", "ada"]
     with pytest.raises(entry_store.Changed):
-        store.set_hidden("nobody", PART, read, True)
+        store.set_hidden("nobody", PART, read, hidden=True)
 
 
 def test_a_fence_refuses_every_write_and_reads_as_no_entry(store):
@@ -144,13 +147,14 @@ def test_a_fence_refuses_every_write_and_reads_as_no_entry(store):
     assert [e[schema.SCORES_SORT_KEY] for e in store.of_player("ada")] == ["lap#all-time"]
     assert sorted(store.partitions_of("ada")) == ["lap#all-time", PART, "race#daily#2026-12-01"]
     with pytest.raises(entry_store.Erasing):
-        store.keep_best(entry("ada", 50), True, True)
+        store.keep_best(entry("ada", 50), descending=True, name_given=True)
     with pytest.raises(entry_store.Changed):
         store.write([EntryWrite(entry("ada", 50, "race#daily#2026-12-01"), None)])
-    stored, _, _ = store.get_for_submission([("ada", PART)], "race", False)
-    assert entry_store.is_fence(stored[("ada", PART)]) and ranked(store) == []
+    read = store.get_for_submission([("ada", PART)], "race", stored_board=False)
+    assert entry_store.is_fence(read.entries[("ada", PART)]) and ranked(store) == []
     store.lift_fence("ada")
-    assert store.partitions_of("ada") == [] and store.keep_best(entry("ada", 1), True, True)[0]
+    assert store.partitions_of("ada") == []
+    assert store.keep_best(entry("ada", 1), descending=True, name_given=True).changed
 
 
 def test_a_submission_s_read_finds_the_erasure_the_moderation_and_the_board(runtime, store):
@@ -159,17 +163,19 @@ def test_a_submission_s_read_finds_the_erasure_the_moderation_and_the_board(runt
     runtime.moderation.hide("lap", "ada", "2026-12-01T00:00:00Z")
     runtime.boards.put_counted({"board_id": "race", "order": "desc"}, 10)
     pairs = [("ada", PART), ("bo", PART), ("cy", PART)]
-    stored, hidden, board = store.get_for_submission(pairs, "race", True)
-    assert set(stored) == {("ada", PART), ("bo", PART)} and hidden == {"bo"} and board["order"] == "desc"
-    assert store.get_for_submission(pairs, "lap", False, consistent=False)[1:] == ({"ada"}, None)
+    read = store.get_for_submission(pairs, "race", stored_board=True)
+    assert set(read.entries) == {("ada", PART), ("bo", PART)} and read.hidden == {"bo"}
+    assert read.board is not None and read.board["order"] == "desc"
+    lap = store.get_for_submission(pairs, "lap", stored_board=False, consistent=False)
+    assert (lap.hidden, lap.board) == ({"ada"}, None)
     now = int(time.time())
     runtime.erasures.create(item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "erasing"}, now + 60)
-    stored, _, _ = store.get_for_submission(pairs, "race", True)
+    stored = store.get_for_submission(pairs, "race", stored_board=True).entries
     assert entry_store.is_fence(stored[("cy", PART)]) and not entry_store.is_fence(stored[("ada", PART)])
     runtime.erasures.save_state(
         item_keys.erasing_key(runtime.digest_key.value(), "cy"), {"phase": "fenced", "fence_until": now - 1}
     )
-    assert ("cy", PART) not in store.get_for_submission(pairs, "race", True)[0]  # its fence has gone by
+    assert ("cy", PART) not in store.get_for_submission(pairs, "race", stored_board=True).entries  # gone by
 
 
 def test_whether_an_erasure_stands_is_read_on_the_clock_of_the_store_s_own_runtime(runtime):
@@ -181,9 +187,11 @@ def test_whether_an_erasure_stands_is_read_on_the_clock_of_the_store_s_own_runti
     key = item_keys.erasing_key(later.digest_key.value(), "cy")
     later.erasures.save_state(key, {"phase": "fenced", "fence_until": int(clock.now().timestamp()) + 60})
     pairs = [("cy", PART)]
-    assert entry_store.is_fence(later.entries.get_for_submission(pairs, "race", False)[0][("cy", PART)])
+    assert entry_store.is_fence(
+        later.entries.get_for_submission(pairs, "race", stored_board=False).entries[("cy", PART)]
+    )
     clock.advance(120)
-    assert later.entries.get_for_submission(pairs, "race", False)[0] == {}
+    assert later.entries.get_for_submission(pairs, "race", stored_board=False).entries == {}
 
 
 def test_batches_past_dynamodb_s_limits_are_read_and_written_whole(store):
@@ -192,8 +200,8 @@ def test_batches_past_dynamodb_s_limits_are_read_and_written_whole(store):
     assert set(store.get(pairs)) == set(pairs[:130])
     assert store.delete(pairs[:60]) == 60  # BatchWriteItem: 25 a request
     assert len(store.get(pairs)) == 70
-    assert store.delete_partition(PART, 50) == (50, False)
-    assert store.delete_partition(PART, 50) == (20, True)
+    assert store.delete_partition(PART, 50) == Purged(50, done=False)
+    assert store.delete_partition(PART, 50) == Purged(20, done=True)
     assert ranked(store) == []
 
 

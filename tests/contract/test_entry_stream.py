@@ -53,9 +53,9 @@ def image(record: dict, which: str) -> dict | None:
 
 def test_a_write_that_changes_an_entry_is_one_record_and_a_refused_one_none(runtime, reader):
     store = runtime.entries
-    store.keep_best(entry("ada", 10), True, True)
-    store.keep_best(entry("ada", 7), True, True)  # not better: refused
-    store.keep_best(entry("ada", 12), True, True)
+    store.keep_best(entry("ada", 10), descending=True, name_given=True)
+    store.keep_best(entry("ada", 7), descending=True, name_given=True)  # not better: refused
+    store.keep_best(entry("ada", 12), descending=True, name_given=True)
     (created, improved) = changes(reader)
     assert created[:2] == ("INSERT", ("ada", PART)) and created[3] is None and created[2]["score"] == 10
     assert improved[:2] == ("MODIFY", ("ada", PART))
@@ -65,7 +65,7 @@ def test_a_write_that_changes_an_entry_is_one_record_and_a_refused_one_none(runt
 def test_a_hide_moves_the_rank_key_in_one_modify(runtime, reader):
     store = runtime.entries
     store.write([EntryWrite(entry("bo", 3), None)])
-    store.set_hidden("bo", PART, store.one("bo", PART), True)
+    store.set_hidden("bo", PART, store.one("bo", PART), hidden=True)
     (_, hidden) = changes(reader)
     event, key, new, old = hidden
     assert (event, key) == ("MODIFY", ("bo", PART))

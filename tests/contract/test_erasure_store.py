@@ -1,4 +1,4 @@
-"""The erasure records (entry_store.ErasureStore): the same cases on DynamoDB Local and in memory (conftest.py).
+"""The erasure records (ports.ErasureStore): the same cases on DynamoDB Local and in memory (conftest.py).
 What player_removal relies on: one call at a time holds an erasure (its lease), the last save releases it, the
 audit outlives the state, and the scheduled job's list gives the due erasures in due order."""
 

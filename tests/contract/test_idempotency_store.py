@@ -1,4 +1,4 @@
-"""The idempotency records (idempotency.IdempotencyStore): the same cases on DynamoDB Local and in memory
+"""The idempotency records (ports.IdempotencyStore): the same cases on DynamoDB Local and in memory
 (conftest.py). Powertools' own logic runs on both (its DynamoDB layer, and a persistence layer in memory), through
 idempotency.once as the functions call it; the erasure's search and delete of a player's records besides."""
 

@@ -1,4 +1,4 @@
-"""The live broadcaster's "last sent" state (broadcasting.LiveState): the same cases on DynamoDB Local and in
+"""The live broadcaster's "last sent" state (ports.LiveState): the same cases on DynamoDB Local and in
 memory (conftest.py)."""
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def test_concurrent_claims_from_one_read_have_one_winner(store):
 def test_the_kill_switch_is_on_until_turned_off_and_leaves_every_board_s_state_alone(store):
     store.claim_send("global", "all-time", None, 1000, "a", EXPIRES)
     assert store.switched_off() is False
-    store.set_switch(True, 100)
+    store.set_switch(off=True, at=100)
     assert store.switched_off() is True
-    store.set_switch(False, 200)
+    store.set_switch(off=False, at=200)
     assert store.switched_off() is False
     assert store.last_sent("global", "all-time")["digest"] == "a"

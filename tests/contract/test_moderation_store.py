@@ -1,4 +1,4 @@
-"""The moderation decisions (moderation.ModerationStore): the same cases on DynamoDB Local and in memory
+"""The moderation decisions (ports.ModerationStore): the same cases on DynamoDB Local and in memory
 (conftest.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Quarantined submissions (quarantine.PendingStore): the same cases on DynamoDB Local and in memory
+"""Quarantined submissions (ports.PendingStore): the same cases on DynamoDB Local and in memory
 (conftest.py)."""
 
 from __future__ import annotations

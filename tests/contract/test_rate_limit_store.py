@@ -1,4 +1,4 @@
-"""The rate limits (rate_limits.RateLimitStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""The rate limits (ports.RateLimitStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 

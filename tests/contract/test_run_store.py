@@ -1,11 +1,13 @@
-"""Client runs (runs.RunStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""Client runs (ports.RunStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
-from botocore.exceptions import ClientError
+
+from cdk_leaderboard_lambda.domain.ports import Taken
 
 ENDS = 1_900_000_000  # epoch seconds
+NOW = ENDS - 1000  # epoch seconds, inside every run below
 
 
 @pytest.fixture
@@ -13,8 +15,13 @@ def store(runtime):
     return runtime.runs
 
 
+def put(store, run_id, board="race", seed=42, started_ms=0, player="ada"):
+    """A run started as the code starts one (RunStore.start), in one of enough places that it ends no other."""
+    assert store.start(run_id, player, board, seed, started_ms, ENDS, now_s=NOW, most_open=50) is None
+
+
 def test_a_stored_run_reads_back_with_its_expiry(store):
-    store.put("r1", "ada", "race", 42, 1_899_999_000_000, ENDS)
+    put(store, "r1", started_ms=1_899_999_000_000)
     assert store.get("ada", "r1") == {
         "board_id": "race",
         "seed": 42,
@@ -26,15 +33,14 @@ def test_a_stored_run_reads_back_with_its_expiry(store):
 
 
 def test_a_run_id_is_never_stored_twice(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
-    with pytest.raises(ClientError) as refused:
-        store.put("r1", "ada", "lap", 7, 0, ENDS)
-    assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
+    put(store, "r1")
+    with pytest.raises(Taken):
+        put(store, "r1", board="lap", seed=7)
     assert store.get("ada", "r1")["board_id"] == "race"
 
 
 def test_a_run_is_used_once_and_only_on_its_board_before_it_ends(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
+    put(store, "r1")
     assert store.use("r1", "ada", "lap", ENDS - 10, 5) is None  # another board
     assert store.use("r1", "ada", "race", ENDS, 5) is None  # over (ends_at is not after now)
     assert store.use("r1", "bo", "race", ENDS - 10, 5) is None  # another player's
@@ -47,7 +53,7 @@ def test_a_run_is_used_once_and_only_on_its_board_before_it_ends(store):
 
 
 def test_release_gives_back_only_the_use_it_names(store):
-    store.put("r1", "ada", "race", 42, 0, ENDS)
+    put(store, "r1")
     store.use("r1", "ada", "race", ENDS - 10, 5)
     store.release("r1", "ada", 4)  # not this use: nothing
     assert store.get("ada", "r1")["used_ms"] == 5
@@ -60,30 +66,26 @@ def test_release_gives_back_only_the_use_it_names(store):
 def test_forgetting_a_player_deletes_all_their_runs_past_one_batch(store):
     """BatchWriteItem deletes 25 keys a request: 30 runs take two."""
     for n in range(30):
-        store.put(f"r{n:02}", "ada", "race", n, 0, ENDS)
-    store.put("r00", "bo", "race", 1, 0, ENDS)
+        put(store, f"r{n:02}", seed=n)
+    put(store, "r00", seed=1, player="bo")
     store.forget_player("ada")
     store.forget_player("nobody")
     assert all(store.get("ada", f"r{n:02}") is None for n in range(30))
     assert store.get("bo", "r00")["seed"] == 1
 
 
-NOW = ENDS - 1000  # epoch seconds, inside every run below
-
-
 def start(store, run_id, board="race", started_ms=0, most=1, player="ada", baseline=None):
-    return store.start(run_id, player, board, 7, started_ms, ENDS, NOW, most, baseline)
+    return store.start(run_id, player, board, 7, started_ms, ENDS, now_s=NOW, most_open=most, baseline=baseline)
 
 
-def test_a_started_run_keeps_its_baseline_and_is_used_as_a_put_one(store):
+def test_a_started_run_keeps_its_baseline_and_its_id_is_never_taken_again(store):
     assert start(store, "r1", baseline={"own": [10], "leaders": [10, 30]}) is None
     run = store.get("ada", "r1")
     assert run["baseline"] == {"own": [10], "leaders": [10, 30]} and run["ends_at"] == ENDS
     assert store.use("r1", "ada", "race", NOW, 5)["baseline"] == {"own": [10], "leaders": [10, 30]}
     assert start(store, "r2") == "r1" and "baseline" not in store.get("ada", "r2")  # r1 used: its place is free
-    with pytest.raises(ClientError) as refused:
+    with pytest.raises(Taken):
         start(store, "r2", board="lap")
-    assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
 
 
 def test_one_open_run_a_board_and_starting_another_ends_it(store):
@@ -106,7 +108,7 @@ def test_more_places_keep_more_runs_open_and_the_oldest_is_ended_past_them(store
 
 
 def test_a_place_whose_run_is_over_or_forgotten_is_free(store):
-    store.start("old", "ada", "race", 7, 0, NOW, NOW, 1, None)  # over: ends_at is not after now
+    store.start("old", "ada", "race", 7, 0, NOW, now_s=NOW, most_open=1)  # over: ends_at is not after now
     assert start(store, "r1") is None and store.get("ada", "old")["ends_at"] == NOW
     store.forget_player("ada")
     assert start(store, "r2") is None and store.get("ada", "r1") is None

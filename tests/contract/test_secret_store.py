@@ -1,4 +1,4 @@
-"""The secrets (keyring.SecretStore): the same cases on Secrets Manager and in memory (conftest.py).
+"""The secrets (ports.SecretStore): the same cases on Secrets Manager and in memory (conftest.py).
 
 DynamoDB Local has no Secrets Manager: on the "dynamodb" side of the contract the real implementation
 (SecretsManagerSecrets, the boto3 calls every function makes) runs on moto's Secrets Manager instead, in process."""
@@ -14,11 +14,12 @@ from moto import mock_aws
 
 from cdk_leaderboard_lambda.data.secrets import MemorySecrets, SecretsManagerSecrets
 from cdk_leaderboard_lambda.domain import keyring
+from cdk_leaderboard_lambda.domain.ports import SecretStore
 from local import moto_fidelity
 
 
 @pytest.fixture
-def store(runtime) -> Iterator[keyring.SecretStore]:
+def store(runtime) -> Iterator[SecretStore]:
     if isinstance(runtime.secrets, MemorySecrets):
         yield runtime.secrets
         return

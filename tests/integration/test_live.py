@@ -276,7 +276,7 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
     open_one = run(Subscriber(live, channel).open())
     _submit(api, "live-switch", "before", 1)
     run(open_one.wait_for(_leader_is("before"), timeout=10))
-    stack.runtime.live_state.set_switch(True, int(time.time()))
+    stack.runtime.live_state.set_switch(off=True, at=int(time.time()))
     stack.runtime.live_switch.forget()
     try:
         answer = _refused_connection(run, live, token_auth(live))
@@ -287,7 +287,7 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
         with pytest.raises(AssertionError, match="no such event"):
             run(open_one.wait_for(_leader_is("during"), timeout=3, after=mark))
     finally:
-        stack.runtime.live_state.set_switch(False, int(time.time()))
+        stack.runtime.live_state.set_switch(off=False, at=int(time.time()))
         stack.runtime.live_switch.forget()
         run(open_one.close())
     again = run(Subscriber(live, channel).open())  # live-on: admitted again

@@ -185,12 +185,12 @@ def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_
 def test_with_the_kill_switch_off_nothing_is_published_and_on_again_the_top_is(live_on):
     """`make live-off`: open subscriptions get no further event (the authorizer refuses new ones: test_live_access)."""
     runtime = invocation.runtime()
-    runtime.live_state.set_switch(True, 0)
+    runtime.live_state.set_switch(off=True, at=0)
     runtime.live_switch.forget()
     publisher = Publisher()
     broadcasting.apply(invocation.runtime(), submit("ann", 10), publish=publisher)
     assert publisher.published == []
-    runtime.live_state.set_switch(False, 1)
+    runtime.live_state.set_switch(off=False, at=1)
     runtime.live_switch.forget()
     broadcasting.apply(invocation.runtime(), submit("bob", 20), publish=publisher)
     assert publisher.published and all(

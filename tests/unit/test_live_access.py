@@ -86,11 +86,11 @@ def test_an_expired_token_is_refused(live_tokens_on):
 
 def test_the_kill_switch_refuses_new_connects_and_subscribes_and_the_switch_back_admits_them(live_tokens_on):
     token = live_token()
-    invocation.runtime().live_state.set_switch(True, 0)
+    invocation.runtime().live_state.set_switch(off=True, at=0)
     live_access.forget_switch(invocation.runtime())  # as an instance would after LIVE_SWITCH_CACHE_SECONDS
     assert authorize(token, live_access.CONNECT)["isAuthorized"] is False
     assert authorize(token, live_access.SUBSCRIBE, live_channels.channel("global", "daily"))["isAuthorized"] is False
-    invocation.runtime().live_state.set_switch(False, 1)
+    invocation.runtime().live_state.set_switch(off=False, at=1)
     live_access.forget_switch(invocation.runtime())
     assert authorize(token, live_access.CONNECT)["isAuthorized"] is True
 

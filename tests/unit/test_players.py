@@ -1,4 +1,6 @@
-"""Players across boards under moto: the friends view, every board of a player."""
+"""Players across boards under moto: the friends view, every board of a player; erasure, its main cases also with
+every store in memory (the `stores` fixture), each checked by scanning every store for the erased id
+(tests/support/store_oracle.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import random
 import pytest
 
 from cdk_leaderboard_lambda.shared import invocation, limits
+from tests.support import store_oracle
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 
@@ -239,14 +242,16 @@ def test_deleting_a_player_from_a_board_removes_every_period_and_keeps_counts_ex
 # --- erasure on request --------------------------------------------------------------------------------
 
 
-def _holding(ddb, text):
-    settings = invocation.settings()
-    return [
-        item
-        for table in (settings.scores_table, settings.snapshots_table)
-        for item in ddb.scan(TableName=table)["Items"]
-        if text in json.dumps(item)
-    ]
+@pytest.fixture(params=["ddb", "in_memory"])
+def stores(request):
+    """The runtime serving the test: its stores on moto, or every store in memory."""
+    request.getfixturevalue(request.param)
+    return invocation.runtime()
+
+
+def _holding(runtime_or_ddb, text):
+    """Where the runtime's stores still hold `text` (store_oracle.holding: every store scanned)."""
+    return store_oracle.holding(invocation.runtime(), text)
 
 
 def _lift_fences(after: float = 0) -> int:
@@ -263,14 +268,11 @@ def _later(clock, seconds: float) -> None:
 
 
 def _erasing_items(ddb) -> list[dict]:
-    return [
-        i
-        for i in ddb.scan(TableName=invocation.settings().scores_table)["Items"]
-        if i["player_id"]["S"].startswith("#erasing#")
-    ]
+    return store_oracle.erasure_items(invocation.runtime(), "#erasing#")
 
 
-def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, settle, monkeypatch, clock):
+def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(stores, settle, monkeypatch, clock):
+    ddb = stores
     from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     create("capped", periods=["all-time", "daily"], max_submissions_per_minute=5)
@@ -316,9 +318,7 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(ddb, 
     assert _erasing_items(ddb) == []
     status = call("GET", reply.body["status_url"])
     assert status.status == 200 and status.body["status"] == "erased" and "fence_lifted_at" in status.body
-    audit = [
-        i for i in ddb.scan(TableName=invocation.settings().scores_table)["Items"] if i["player_id"]["S"] == "#erasures"
-    ]
+    audit = store_oracle.erasure_items(invocation.runtime(), "#erasures")
     assert len(audit) == 1
     assert set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at", "fence_lifted_at"}
     assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
@@ -355,7 +355,8 @@ def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monk
     assert _holding(ddb, '"erin"') == []
 
 
-def test_the_scheduled_job_finishes_an_erasure_its_caller_left(ddb, settle):
+def test_the_scheduled_job_finishes_an_erasure_its_caller_left(stores, settle):
+    ddb = stores
     from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 
     call("POST", "/scores", body={"player_id": "left", "score": 5})
@@ -444,7 +445,8 @@ def test_rank_counter_ranges_name_no_player_so_erasure_leaves_none_behind(ddb, s
         assert call("GET", f"/leaderboards/many/players/{entry['player_id']}").body["rank"] == entry["rank"]
 
 
-def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(ddb, settle, monkeypatch, clock):
+def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(stores, settle, monkeypatch, clock):
+    ddb = stores
     """While the erasure runs: keep-best (no read), the read-then-write path and a bulk each meet a fence in their
     write's condition or their read. After it answered "erased": the read paths still meet the hashed item."""
     from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS

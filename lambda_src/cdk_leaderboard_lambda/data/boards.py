@@ -1,7 +1,7 @@
 """Board configurations: items of the scores table under the partition item_keys.BOARDS_PARTITION, and their count
 (one item, item_keys.BOARD_COUNT_KEY) that the deployment's cap (max_boards) is checked against.
 
-Two implementations of board_catalog.BoardStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.BoardStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine). The submission path reads
 a stored board's item along with the entries in one request (data.entries.get_for_submission)."""
 
@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from ..operations.board_catalog import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
+from ..domain.ports import BUSY, CREATED, DELETED, EXISTS, FULL, MISSING
 from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
 from . import dynamo, memory

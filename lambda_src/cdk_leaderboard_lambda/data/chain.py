@@ -1,4 +1,4 @@
-"""The hash-chained log of each board period, and the players' commitment keys (hashchain.ChainStore).
+"""The hash-chained log of each board period, and the players' commitment keys (ports.ChainStore).
 
 Items of the scores table (none has a rank key, so the stream consumers' filters leave them out):
 
@@ -21,12 +21,16 @@ import json
 import secrets
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..domain.hashchain import MAX_APPEND, Head
-from ..shared import invocation, item_keys, schema
+from ..domain.hashchain import MAX_APPEND
+from ..domain.ports import Head
+from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
 from . import dynamo
+
+if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
 
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 _LOG_PREFIX, _SOURCE_PREFIX = "#log#", "#logsrc#"
@@ -52,8 +56,8 @@ def _source_key(source: str) -> tuple[str, str]:
     return _SOURCE_PREFIX + source, "source"
 
 
-def _key_key(player_id: str) -> tuple[str, str]:
-    return item_keys.log_key_partition(invocation.runtime().digest_key.value(), player_id), "key"
+def _key_key(secret: bytes, player_id: str) -> tuple[str, str]:
+    return item_keys.log_key_partition(secret, player_id), "key"
 
 
 def _check(after: Head | None, records: list[dict[str, Any]], sources: list[str]) -> None:
@@ -71,8 +75,12 @@ def _text(record: dict[str, Any]) -> str:
 class DynamoChain:
     """The log, its heads, the appended sources and the players' keys as items of the scores table."""
 
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, digest_key: DigestKey) -> None:
         self._client, self._table = client, table
+        self._digest_key = digest_key  # the runtime's: it names the players' commitment keys
+
+    def _secret(self) -> bytes:
+        return self._digest_key.value()
 
     def log_head(self, board_id: str, period_id: str) -> Head | None:
         """The last record's (seq, hash); None before the first. One strongly consistent GetItem (~150 bytes)."""
@@ -143,11 +151,11 @@ class DynamoChain:
         records = [json.loads(from_item(i)["record"]) for i in found.get("Items", [])]
         return records[:limit], len(records) > limit
 
-    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+    def player_keys(self, player_ids: Iterable[str], now_s: int, *, create: bool = True) -> dict[str, bytes]:
         """Each player's commitment key, made (32 random bytes) for those who have none if `create`: a BatchGetItem
         per 100, and one conditional PutItem per new player (a concurrent maker's key wins: read back). A player
         whose key erasure forgot less than ERASED_KEY_SECONDS ago gets none, and none is made."""
-        wanted = {_key_key(p): p for p in dict.fromkeys(player_ids)}
+        wanted = {_key_key(self._secret(), p): p for p in dict.fromkeys(player_ids)}
         on = (self._client, self._table)
         found = dynamo.batch_get([dynamo.key(*k) for k in wanted], on=on) if wanted else []
         items = {wanted[(i[_PARTITION], i[_SORT])]: i for i in found}
@@ -175,7 +183,7 @@ class DynamoChain:
     def forget_player(self, player_id: str, now_s: int) -> None:
         """Delete the player's key (erasure): from then on no commitment can be linked back to them. What stays
         in its place for ERASED_KEY_SECONDS holds no key and no id (its partition is a keyed hash)."""
-        part, sort = _key_key(player_id)
+        part, sort = _key_key(self._secret(), player_id)
         item = {_PARTITION: part, _SORT: sort, schema.TTL_ATTRIBUTE: now_s + ERASED_KEY_SECONDS}
         self._client.put_item(TableName=self._table, Item=to_item(item))
 
@@ -187,11 +195,16 @@ def _forgotten(item: dict[str, Any] | None, now_s: int) -> bool:
 class MemoryChain:
     """The same in dicts of this instance."""
 
+    def _secret(self) -> bytes:
+        return self._key
+
     def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)  # in memory, the keys' hashes need only not name the player
         self._heads: dict[str, Head] = {}
         self._records: dict[str, dict[int, str]] = {}
         self._sources: set[str] = set()
-        self._keys: dict[str, tuple[bytes | None, int]] = {}  # player -> (key, forgotten until)
+        # by the item's key, a keyed hash of the player's id as on DynamoDB: an erased player's place names nobody
+        self._keys: dict[tuple[str, str], tuple[bytes | None, int]] = {}  # -> (key, forgotten until)
         self._lock = threading.Lock()
 
     def log_head(self, board_id: str, period_id: str) -> Head | None:
@@ -231,18 +244,18 @@ class MemoryChain:
             found = [json.loads(held[seq]) for seq in sorted(held) if seq > after_seq]
         return found[:limit], len(found) > limit
 
-    def player_keys(self, player_ids: Iterable[str], now_s: int, create: bool = True) -> dict[str, bytes]:
+    def player_keys(self, player_ids: Iterable[str], now_s: int, *, create: bool = True) -> dict[str, bytes]:
         with self._lock:
             held = {}
             for player_id in dict.fromkeys(player_ids):
-                key, until = self._keys.get(player_id, (None, 0))
+                key, until = self._keys.get(_key_key(self._secret(), player_id), (None, 0))
                 if key is None and create and until < now_s:
                     key = secrets.token_bytes(KEY_BYTES)
-                    self._keys[player_id] = (key, 0)
+                    self._keys[_key_key(self._secret(), player_id)] = (key, 0)
                 if key is not None:
                     held[player_id] = key
             return held
 
     def forget_player(self, player_id: str, now_s: int) -> None:
         with self._lock:
-            self._keys[player_id] = (None, now_s + ERASED_KEY_SECONDS)
+            self._keys[_key_key(self._secret(), player_id)] = (None, now_s + ERASED_KEY_SECONDS)

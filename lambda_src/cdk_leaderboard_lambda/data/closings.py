@@ -1,7 +1,7 @@
 """Closing summaries: one item per closed board period in the scores table, under item_keys.closings_partition, with
 no TTL attribute, so a summary outlives its period's entries.
 
-Two implementations of closing.ClosingStore, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of ports.ClosingStore, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ key, attributes hi (the range's end, exclusive), entries, gen, counted_gen and t
 Only the stream consumer (rank_counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
 transaction.
 
-Two implementations of rank_counters.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of ports.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses: `make bench` counts its requests) and an in-memory one (for domain tests that need no engine).
 """
 
@@ -64,7 +64,7 @@ class DynamoCounters:
         self._client, self._table = client, table
 
     def read(
-        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
+        self, partition: str, level: int, *, consistent: bool = False, lo: str | None = None, hi: str | None = None
     ) -> list[Counter]:
         """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi].
         One Query (a page per MB)."""
@@ -179,7 +179,7 @@ class MemoryCounters:
         self._lock = threading.Lock()
 
     def read(
-        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
+        self, partition: str, level: int, *, consistent: bool = False, lo: str | None = None, hi: str | None = None
     ) -> list[Counter]:
         if lo is not None and (hi is None or hi < lo):  # DynamoDB refuses such a BETWEEN as a ValidationException
             error = {"Code": "ValidationException", "Message": "BETWEEN: the upper bound is below the lower one"}

@@ -1,17 +1,19 @@
 """Entries: a player's score on one index partition, and the rank index (GSI) over them, as items of the scores
-table (entry_store.EntryStore on DynamoDB; data/memory_entries.py holds the in-memory one, tests/contract both)."""
+table (ports.EntryStore on DynamoDB; data/memory_entries.py holds the in-memory one, tests/contract both)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..domain.entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
+from ..domain.ports import Approval, KeptBest, Purged, SubmissionRead
 from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
-from ..shared.errors import TransactionBusy
+from ..shared.errors import Conflict, TransactionBusy
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, moderation
+from .pending import approval_actions
 
 if TYPE_CHECKING:
     from ..domain.digest_key import DigestKey
@@ -44,9 +46,7 @@ def stored_after_keep_best(entry: Entry, old: dict[str, Any], name_given: bool, 
     return stored
 
 
-def keep_best_loop(
-    once: Any, entry: Entry, descending: bool, name_given: bool, hidden: bool
-) -> tuple[bool, dict, bool]:
+def keep_best_loop(once: Any, entry: Entry, descending: bool, name_given: bool, hidden: bool) -> KeptBest:
     """keep_best's rounds over one conditional write `once(entry, descending, name_given, hidden)` -> (changed,
     the item before it): shared by both implementations, so they follow the same rules."""
     for _ in range(KEEP_BEST_ATTEMPTS):
@@ -56,11 +56,15 @@ def keep_best_loop(
         if is_fence(old):
             raise Erasing(entry.player_id)
         if is_hidden(old) == hidden or (old and not beats(entry.score, old["score"], descending)):
-            return False, old, False  # refused on the score alone: a better one is stored
+            # refused on the score alone: a better one is stored
+            return KeptBest(changed=False, item=old, created=False)
         hidden = is_hidden(old)  # hidden, shown or removed meanwhile: write it the way it now is
     else:
         raise Changed()
-    return True, stored_after_keep_best(entry, old, name_given, hidden), not old
+    return KeptBest(changed=True, item=stored_after_keep_best(entry, old, name_given, hidden), created=not old)
+
+
+CLAIM_LOST = "this pending submission is no longer held for this decision: nothing applied"
 
 
 class DynamoEntries:
@@ -82,8 +86,8 @@ class DynamoEntries:
         return {k: i for k, i in self._get_all(pairs).items() if not is_fence(i)}
 
     def get_for_submission(
-        self, pairs: Iterable[tuple[str, str]], board_id: str, stored_board: bool, consistent: bool = True
-    ) -> tuple[dict, set[str], dict | None]:
+        self, pairs: Iterable[tuple[str, str]], board_id: str, *, stored_board: bool, consistent: bool = True
+    ) -> SubmissionRead:
         """get(), plus which of their players are hidden on the board (their moderation items) and, for a board
         stored in the table, its item (None: gone), read in the same request; eventually consistent if asked (half
         the read units: for a writer whose writes' conditions guard what the read may miss). Fences are returned in
@@ -108,29 +112,33 @@ class DynamoEntries:
                 items.update({(p, part): fence(p, part, 0) for p, part in pairs if p == player})
         hidden_players = {p for k, p in hidden.items() if items.pop(k, None) is not None}
         board_item = items.pop(board[0], None) if board else None
-        return items, hidden_players, board_item
+        return SubmissionRead(items, hidden_players, board_item)
 
-    def write(self, writes: list[EntryWrite], also: Sequence[dict[str, Any]] = ()) -> None:
-        """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with `also`
-        (another store's actions to commit with them, such as an approval's removal of its pending submission)
-        always one transaction of both.
+    def write(self, writes: list[EntryWrite], *, approving: Approval | None = None) -> None:
+        """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with
+        `approving`, always one transaction that also deletes the approved submission and its pointer, the
+        submission only while the approval's claim holds (data/pending.approval_actions).
 
-        Raises Changed when another writer got there first (nothing is written then). A transaction with `also` that
-        DynamoDB cancels only because another one was in progress on one of its items (TransactionConflict) raises
-        TransactionBusy instead: nothing written, and the caller's whole request may be sent again.
+        Raises Changed when another writer got there first (nothing is written then), Conflict when the claim no
+        longer holds. A transaction of an approval that DynamoDB cancels only because another one was in progress
+        on one of its items (TransactionConflict) raises TransactionBusy instead: nothing written, and the caller's
+        whole request may be sent again.
         """
         updates = [self._update(w) for w in writes]
-        if len(updates) == 1 and not also:
+        if len(updates) == 1 and approving is None:
             try:
                 self._client.update_item(**updates[0])
             except self._client.exceptions.ConditionalCheckFailedException as err:
                 raise Changed() from err
             return
+        removal = approval_actions(self._table, approving, self._digest_key.value()) if approving is not None else []
         try:
-            dynamo.transact([{"Update": u} for u in updates] + list(also), on=self._client)
+            dynamo.transact([{"Update": u} for u in updates] + removal, on=self._client)
         except dynamo.Cancelled as err:
-            if also and err.conflict:
+            if approving is not None and err.conflict:
                 raise TransactionBusy("this pending submission or its player's entries") from err
+            if approving is not None and err.reasons[len(updates)] == "ConditionalCheckFailed":
+                raise Conflict(CLAIM_LOST) from err
             raise Changed() from err
 
     def _update(self, w: EntryWrite) -> dict:
@@ -167,9 +175,7 @@ class DynamoEntries:
             update["ExpressionAttributeNames"] = names
         return update
 
-    def keep_best(
-        self, entry: Entry, descending: bool, name_given: bool, hidden: bool = False
-    ) -> tuple[bool, dict[str, Any], bool]:
+    def keep_best(self, entry: Entry, *, descending: bool, name_given: bool, hidden: bool = False) -> KeptBest:
         """Store the entry only if it beats the stored one (or there is none): ONE conditional UpdateItem, no read.
 
         Returns (changed, the item as it now stands, whether it was created). Concurrent calls cannot lower a
@@ -209,7 +215,7 @@ class DynamoEntries:
         except self._client.exceptions.ConditionalCheckFailedException as err:
             return False, from_item(err.response.get("Item") or {})
 
-    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], *, hidden: bool) -> None:
         """Move an entry's rank key out of the rank index (hidden) or back into it, in its place; only if the entry
         is still as read (else Changed: re-read). The stream then recounts the range, as for any other change."""
         source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
@@ -343,16 +349,16 @@ class DynamoEntries:
                 return found[:at_most]
         return found
 
-    def delete_partition(self, partition: str, budget: int) -> tuple[int, bool]:
-        """Delete up to `budget` entries of one index partition; returns (deleted, done)."""
+    def delete_partition(self, partition: str, budget: int) -> Purged:
+        """Delete up to `budget` entries of one index partition."""
         deleted = 0
         while deleted < budget:
             resp = self._client.query(Limit=min(100, budget - deleted), **self._index_args(partition))
             found = [dynamo.key(i[schema.SCORES_PARTITION_KEY]["S"], partition) for i in resp.get("Items", [])]
             if not found:
-                return deleted, True
+                return Purged(deleted, done=True)
             deleted += dynamo.batch_write(({"DeleteRequest": {"Key": k}} for k in found), on=self._on)
-        return deleted, False
+        return Purged(deleted, done=False)
 
     def delete(self, pairs: Iterable[tuple[str, str]]) -> int:
         """Delete items of the scores table by (partition key, sort key); the stream recounts what they held."""

@@ -7,7 +7,7 @@
   caller left, or lift a fence): it holds the hashed key, not the id;
 - the audit record that stays: the erasure's id and times, never the player.
 
-Two implementations of entry_store.ErasureStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.ErasureStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (which MemoryEntries reads, as DynamoEntries reads the items).
 """
 

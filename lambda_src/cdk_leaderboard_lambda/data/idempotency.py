@@ -1,6 +1,6 @@
 """Idempotency records: Powertools' persistence layer on the scores table, under its own partition.
 
-Two implementations of idempotency.IdempotencyStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.IdempotencyStore, held to the same behaviour by tests/contract: the DynamoDB one
 (Powertools' DynamoDBPersistenceLayer: what every function uses) and an in-memory one (a Powertools persistence
 layer in memory, data/idempotency_memory.py, so that Powertools' own logic runs on both). Either builds its layer
 on the first request that carries an Idempotency-Key (importing Powertools costs cold-start time other requests
@@ -12,11 +12,10 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from ..domain.ports import RecordKey
 from ..shared import item_keys, schema
 from ..shared.attribute_values import to_item
 from . import dynamo, memory
-
-RecordKey = tuple[str, str]  # (partition, sort key) of a record in the scores table
 
 
 class DynamoRecords:

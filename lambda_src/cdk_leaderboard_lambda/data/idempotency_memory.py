@@ -18,7 +18,8 @@ from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import S
 from ..shared import item_keys
 
 if TYPE_CHECKING:
-    from .idempotency import MemoryRecords, RecordKey
+    from ..domain.ports import RecordKey
+    from .idempotency import MemoryRecords
 
 
 def _copy(record: DataRecord, **changes: object) -> DataRecord:

@@ -1,7 +1,7 @@
 """Live updates: what was last published for a board period (when, and a digest of the top), items of the scores
 table (item_keys.live_sent_key). The conditional claim on it keeps parallel broadcasters to one publish per interval.
 
-Two implementations of broadcasting.LiveState, held to the same behaviour by tests/contract: the DynamoDB one (what
+Two implementations of ports.LiveState, held to the same behaviour by tests/contract: the DynamoDB one (what
 every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class DynamoLiveState:
         )
         return bool(from_item(answer["Item"]).get("off")) if "Item" in answer else False
 
-    def set_switch(self, off: bool, at: int) -> None:
+    def set_switch(self, *, off: bool, at: int) -> None:
         """Turn live updates off (True) or on again (False), noting when (epoch s)."""
         partition, sort = item_keys.live_switch_key()
         item = {schema.SCORES_PARTITION_KEY: partition, schema.SCORES_SORT_KEY: sort, "off": off, "changed_at": at}
@@ -135,6 +135,6 @@ class MemoryLiveState:
         with self._lock:
             return bool(self._items.get(item_keys.live_switch_key(), {}).get("off"))
 
-    def set_switch(self, off: bool, at: int) -> None:
+    def set_switch(self, *, off: bool, at: int) -> None:
         with self._lock:
             self._items[item_keys.live_switch_key()] = {"off": off, "changed_at": at}

@@ -1,35 +1,38 @@
-"""The entries in memory (entry_store.EntryStore), behaving as DynamoEntries does on DynamoDB for what the domain
+"""The entries in memory (ports.EntryStore), behaving as DynamoEntries does on DynamoDB for what the domain
 relies on: conditional writes that refuse or pass as the same conditions would (all or none for a transaction),
 the rank index's order (rank keys by code point, which is DynamoDB's UTF-8 byte order), its pages, counts and
 projection, an erasure's fences in the entry places, and BatchWriteItem's refusal of one key twice in a batch.
 Reads are strongly consistent, even those a caller allows to be eventually consistent.
 
 get_for_submission reads the moderation, board and erasure stores of the same runtime (given when it builds the
-stores, composition.in_memory_stores), as DynamoDB reads those items in the same request. Each change of an item is
-written to `stream` (data/memory_stream.py), as a table's stream holds it."""
+stores, composition.in_memory_stores), as DynamoDB reads those items in the same request; an approval's write removes
+its submission from the same runtime's pending store under this store's lock, as DynamoDB does in the entries'
+transaction. Each change of an item is written to `stream` (data/memory_stream.py), as a table's stream holds it."""
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from ..domain.entry_store import Changed, erasure_stands, is_fence, position
+from ..domain.ports import Approval, KeptBest, Purged, SubmissionRead
 from ..shared import item_keys, schema
+from ..shared.errors import Conflict
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, memory
-from .entries import fence, forgotten_operations, keep_best_loop, new_item
+from .entries import CLAIM_LOST, fence, forgotten_operations, keep_best_loop, new_item
 
 if TYPE_CHECKING:
     from ..domain.digest_key import DigestKey
-    from ..operations.board_catalog import BoardStore
-    from ..operations.moderation import ModerationStore
+    from ..domain.ports import BoardStore, ModerationStore
     from ..shared.clock import Clock
     from .erasures import MemoryErasures
     from .memory_stream import MemoryStream
+    from .pending import MemoryPending
 
 _PK, _SK, _RANK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY, schema.RANK_INDEX_SORT_KEY
 # What the rank index holds of an item: its keys, the table's keys and the projected attributes (INCLUDE).
@@ -45,9 +48,15 @@ class MemoryEntries:
     """The entry items (and fences) in a dict of this instance, by their scores-table key."""
 
     def __init__(
-        self, moderation: ModerationStore, boards: BoardStore, erasures: MemoryErasures, stream: MemoryStream
+        self,
+        moderation: ModerationStore,
+        boards: BoardStore,
+        erasures: MemoryErasures,
+        stream: MemoryStream,
+        pending: MemoryPending,
     ) -> None:
         self._moderation, self._boards, self._erasures = moderation, boards, erasures
+        self._pending = pending  # an approval's write removes its submission here, atomically (write)
         self.stream = stream  # the scores table's stream, for the entries (what the stream consumers read)
         self._items: dict[memory.Key, dict[str, Any]] = {}
         self._lock = threading.RLock()
@@ -81,8 +90,8 @@ class MemoryEntries:
         return {k: i for k, i in found.items() if i is not None and not is_fence(i)}
 
     def get_for_submission(
-        self, pairs: Iterable[tuple[str, str]], board_id: str, stored_board: bool, consistent: bool = True
-    ) -> tuple[dict, set[str], dict | None]:
+        self, pairs: Iterable[tuple[str, str]], board_id: str, *, stored_board: bool, consistent: bool = True
+    ) -> SubmissionRead:
         pairs = list(dict.fromkeys(pairs))
         players = list(dict.fromkeys(p for p, _ in pairs))
         with self._lock:
@@ -96,7 +105,7 @@ class MemoryEntries:
                 items.update({(p, part): fence(p, part, 0) for p, part in pairs if p == player})
         hidden = {p for _, p in self._moderation.hidden_among((board_id, p) for p in players)}
         board_item = self._boards.get(board_id) if stored_board else None
-        return items, hidden, board_item
+        return SubmissionRead(items, hidden, board_item)
 
     def one(self, player_id: str, partition: str) -> dict[str, Any] | None:
         with self._lock:
@@ -105,13 +114,13 @@ class MemoryEntries:
 
     # --- conditional writes ---
 
-    def write(self, writes: list[EntryWrite], also: Sequence[dict[str, Any]] = ()) -> None:
-        # `also` is DynamoDB actions of a store in the same table; in memory none is (MemoryPending.removal: [])
-        if also:
-            raise ValueError("in memory, another store's DynamoDB actions cannot join an entries write")
+    def write(self, writes: list[EntryWrite], *, approving: Approval | None = None) -> None:
         with self._lock:  # all or none, as one UpdateItem or one transaction
             if not all(self._as_read(w) for w in writes):
                 raise Changed()
+            # the approved submission goes before any entry is written: a removal refused (or failing) writes nothing
+            if approving is not None and not self._pending.take(approving):
+                raise Conflict(CLAIM_LOST)
             for w in writes:
                 self._apply(w)
 
@@ -138,9 +147,7 @@ class MemoryEntries:
                 item["ops"] = ops
         self._put(key, memory.stored(item))
 
-    def keep_best(
-        self, entry: Entry, descending: bool, name_given: bool, hidden: bool = False
-    ) -> tuple[bool, dict[str, Any], bool]:
+    def keep_best(self, entry: Entry, *, descending: bool, name_given: bool, hidden: bool = False) -> KeptBest:
         return keep_best_loop(self._keep_best_once, entry, descending, name_given, hidden)
 
     def _keep_best_once(
@@ -163,7 +170,7 @@ class MemoryEntries:
             self._put(key, memory.stored({k: v for k, v in item.items() if v is not None}))
             return True, old
 
-    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], hidden: bool) -> None:
+    def set_hidden(self, player_id: str, partition: str, item: dict[str, Any], *, hidden: bool) -> None:
         source, target = rank_key_attribute(not hidden), rank_key_attribute(hidden)
         with self._lock:
             stored = self._items.get((player_id, partition))
@@ -269,11 +276,11 @@ class MemoryEntries:
         found = [i[_RANK] for i in self._range(partition, lo, hi_inclusive)]
         return found[:at_most] if at_most else found
 
-    def delete_partition(self, partition: str, budget: int) -> tuple[int, bool]:
+    def delete_partition(self, partition: str, budget: int) -> Purged:
         deleted = 0
         while deleted < budget:
             found = [(i[_PK], partition) for i in self._index(partition)[: min(100, budget - deleted)]]
             if not found:
-                return deleted, True
+                return Purged(deleted, done=True)
             deleted += self.delete(found)
-        return deleted, False
+        return Purged(deleted, done=False)

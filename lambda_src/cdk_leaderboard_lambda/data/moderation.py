@@ -4,7 +4,7 @@ The item is the moderation decision; the entries carry its effect (their rank ke
 see entries.set_hidden). Kept under the board, so a board's hidden players are one Query and deleting the board
 drops them.
 
-Two implementations of moderation.ModerationStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.ModerationStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine). The submission path reads
 the decision along with the entries in one request (data.entries.get_for_submission, through item_key)."""
 

@@ -5,42 +5,47 @@ Each is two items written in one transaction: the submission under item_keys.pen
 partition per board (the review queue is one Query a page), and a pointer under the player's
 item_keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
 by one conditional write (`deciding`), so two decisions on one submission cannot both apply. An approval deletes
-both items in the same transaction as the entry writes (removal()); a transaction cancelled because another was in
-progress on one of its items (TransactionConflict) raises errors.TransactionBusy, nothing written.
+both items with the entry writes, atomically (EntryStore.write(approving=...): on DynamoDB in the entries' one
+transaction, approval_actions(); in memory under the entries' lock, MemoryPending.take), only while its claim
+holds; a transaction cancelled because another was in progress on one of its items (TransactionConflict) raises
+errors.TransactionBusy, nothing written.
 
-Two implementations of quarantine.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine).
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..shared import invocation, item_keys, schema
+from ..domain.ports import Approval
+from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
+
+if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
 
 POINTER_FIELDS = ("score", "rule", "submitted_at")  # what a player's own lookup shows of theirs
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 
 
-def _pointer_key(board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
-    return item_keys.pending_of_partition(
-        invocation.runtime().digest_key.value(), player_id
-    ), f"{board_id}#{pending_id}"
+def _pointer_key(secret: bytes, board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
+    return item_keys.pending_of_partition(secret, player_id), f"{board_id}#{pending_id}"
 
 
 def _board_partition(board_id: str) -> str:
     return item_keys.pending_key(board_id, "")[0]
 
 
-def _items(board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> tuple[dict, dict]:
+def _items(secret: bytes, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> tuple[dict, dict]:
     """The submission's item and its pointer's."""
     partition, sort = item_keys.pending_key(board_id, pending_id)
     item = {_PARTITION: partition, _SORT: sort, "pending_player": player_id, **values}
-    pointer_partition, pointer_sort = _pointer_key(board_id, player_id, pending_id)
+    pointer_partition, pointer_sort = _pointer_key(secret, board_id, player_id, pending_id)
     pointer = {_PARTITION: pointer_partition, _SORT: pointer_sort, **{k: values[k] for k in POINTER_FIELDS}}
     return item, pointer
 
@@ -55,16 +60,36 @@ def _everywhere(pointer: dict[str, Any]) -> dict[str, Any]:
     return {"board_id": pointer[_SORT].split("#", 1)[0], **_lookup(pointer)}
 
 
+def approval_actions(table: str, approval: Approval, secret: bytes) -> list[dict[str, Any]]:
+    """The TransactWriteItems actions that remove an approved submission and its pointer, for the entries'
+    transaction (data/entries.py): the submission only while `approval.claim` is its decision's claim."""
+    submission = {
+        "TableName": table,
+        "Key": dynamo.key(*item_keys.pending_key(approval.board_id, approval.pending_id)),
+        "ConditionExpression": "deciding = :claim",
+        "ExpressionAttributeValues": to_item({":claim": approval.claim}),
+    }
+    pointer = {
+        "TableName": table,
+        "Key": dynamo.key(*_pointer_key(secret, approval.board_id, approval.player_id, approval.pending_id)),
+    }
+    return [{"Delete": submission}, {"Delete": pointer}]
+
+
 class DynamoPending:
     """The submissions and pointers as items of the scores table."""
 
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, digest_key: DigestKey) -> None:
         self._client, self._table = client, table
         self._on = (client, table)
+        self._digest_key = digest_key  # the runtime's: it names the pointers' partitions
+
+    def _secret(self) -> bytes:
+        return self._digest_key.value()
 
     def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
         """Both items in one transaction; TransactionBusy (nothing written) if another write held one of them."""
-        item, pointer = _items(board_id, pending_id, player_id, values)
+        item, pointer = _items(self._secret(), board_id, pending_id, player_id, values)
         puts = [{"Put": {"TableName": self._table, "Item": to_item(i)}} for i in (item, pointer)]
         self._transact(puts, "the player's pending submissions")
 
@@ -86,7 +111,7 @@ class DynamoPending:
             KeyConditionExpression=f"{_PARTITION} = :p AND begins_with({_SORT}, :b)",
             ExpressionAttributeValues=to_item(
                 {
-                    ":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id),
+                    ":p": item_keys.pending_of_partition(self._secret(), player_id),
                     ":b": f"{board_id}#",
                 }
             ),
@@ -100,9 +125,7 @@ class DynamoPending:
             on=self._client,
             TableName=self._table,
             KeyConditionExpression=f"{_PARTITION} = :p",
-            ExpressionAttributeValues=to_item(
-                {":p": item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)}
-            ),
+            ExpressionAttributeValues=to_item({":p": item_keys.pending_of_partition(self._secret(), player_id)}),
             ConsistentRead=True,
         )
         return [_everywhere(item) for item in found]
@@ -137,13 +160,12 @@ class DynamoPending:
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         """Delete the submission and its pointer (a claimed one: only its claimer calls this): one transaction;
         TransactionBusy (nothing deleted) if another write held one of them."""
-        self._transact(self.removal(board_id, pending_id, player_id), "this pending submission")
-
-    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
-        """The TransactWriteItems actions that delete the submission and its pointer, for a caller's own
-        transaction (approve's, with the entry writes: one transaction, so a cancelled one applies nothing)."""
-        both = (item_keys.pending_key(board_id, pending_id), _pointer_key(board_id, player_id, pending_id))
-        return [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
+        both = (
+            item_keys.pending_key(board_id, pending_id),
+            _pointer_key(self._secret(), board_id, player_id, pending_id),
+        )
+        deletes = [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
+        self._transact(deletes, "this pending submission")
 
     def _transact(self, actions: list[dict[str, Any]], what: str) -> None:
         try:
@@ -157,9 +179,7 @@ class DynamoPending:
         """Delete the player's submissions on every board, and their pointers (an erasure): one Query of the
         pointers' keys, then BatchWriteItem, 25 items a request."""
         found = []
-        for item in self._keys(
-            item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id), f"{_PARTITION}, {_SORT}"
-        ):
+        for item in self._keys(item_keys.pending_of_partition(self._secret(), player_id), f"{_PARTITION}, {_SORT}"):
             board_id, pending_id = item[_SORT].split("#", 1)
             found += [item_keys.pending_key(board_id, pending_id), (item[_PARTITION], item[_SORT])]
         self._delete(found)
@@ -171,7 +191,7 @@ class DynamoPending:
             pending_id = item[_SORT]
             found += [
                 item_keys.pending_key(board_id, pending_id),
-                _pointer_key(board_id, item["pending_player"], pending_id),
+                _pointer_key(self._secret(), board_id, item["pending_player"], pending_id),
             ]
         self._delete(found)
 
@@ -194,10 +214,14 @@ class MemoryPending:
     def __init__(self) -> None:
         self._items: dict[memory.Key, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._key = secrets.token_bytes(32)  # in memory, the pointers' hashes need only not name the player
+
+    def _secret(self) -> bytes:
+        return self._key
 
     def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
         with self._lock:
-            for item in _items(board_id, pending_id, player_id, values):
+            for item in _items(self._secret(), board_id, pending_id, player_id, values):
                 self._items[(item[_PARTITION], item[_SORT])] = memory.stored(item)
 
     def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
@@ -213,7 +237,7 @@ class MemoryPending:
 
     def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
         partition, prefix = (
-            item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id),
+            item_keys.pending_of_partition(self._secret(), player_id),
             f"{board_id}#",
         )
         with self._lock:
@@ -221,7 +245,7 @@ class MemoryPending:
             return [_lookup(self._items[k]) for k in found]
 
     def of_player(self, player_id: str) -> list[dict[str, Any]]:
-        partition = item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)
+        partition = item_keys.pending_of_partition(self._secret(), player_id)
         with self._lock:
             return [_everywhere(self._items[k]) for k in sorted(k for k in self._items if k[0] == partition)]
 
@@ -239,17 +263,27 @@ class MemoryPending:
             if item is not None and item.get("deciding") == token:
                 del item["deciding"]
 
-    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
-        """None for a DynamoDB transaction (these items are not in a table): the caller drops after it."""
-        return []
-
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         with self._lock:
             self._items.pop(item_keys.pending_key(board_id, pending_id), None)
-            self._items.pop(_pointer_key(board_id, player_id, pending_id), None)
+            self._items.pop(_pointer_key(self._secret(), board_id, player_id, pending_id), None)
+
+    def take(self, approval: Approval) -> bool:
+        """Remove an approved submission and its pointer if `approval.claim` still holds it (else False, nothing
+        changed): MemoryEntries.write calls it under its own lock, between its checks and its writes."""
+        key = item_keys.pending_key(approval.board_id, approval.pending_id)
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or found.get("deciding") != approval.claim:
+                return False
+            del self._items[key]
+            self._items.pop(
+                _pointer_key(self._secret(), approval.board_id, approval.player_id, approval.pending_id), None
+            )
+            return True
 
     def forget_player(self, player_id: str) -> None:
-        partition = item_keys.pending_of_partition(invocation.runtime().digest_key.value(), player_id)
+        partition = item_keys.pending_of_partition(self._secret(), player_id)
         with self._lock:
             for pointer in [k for k in self._items if k[0] == partition]:
                 board_id, pending_id = pointer[1].split("#", 1)
@@ -261,4 +295,4 @@ class MemoryPending:
         with self._lock:
             for key in [k for k in self._items if k[0] == partition]:
                 item = self._items.pop(key)
-                self._items.pop(_pointer_key(board_id, item["pending_player"], key[1]), None)
+                self._items.pop(_pointer_key(self._secret(), board_id, item["pending_player"], key[1]), None)

@@ -1,23 +1,27 @@
 """Per-player submission counters: one small item per player, board and minute, removed by TTL.
 
-Two implementations of rate_limits.RateLimitStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.RateLimitStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..shared import invocation, item_keys, schema
+from ..shared import item_keys, schema
 from ..shared.attribute_values import to_item
 from . import dynamo
+
+if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
 
 
 class DynamoRateLimits:
     """The counters as items of the scores table."""
 
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, digest_key: DigestKey) -> None:
         self._client, self._table = client, table
+        self._digest_key = digest_key  # the runtime's: it names the player's items
 
     def take(self, player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
         """Count `count` more submissions of the player on the board in this minute, unless that would pass
@@ -26,7 +30,7 @@ class DynamoRateLimits:
             self._client.update_item(
                 TableName=self._table,
                 Key=dynamo.key(
-                    item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id),
+                    item_keys.rate_partition(self._digest_key.value(), player_id),
                     item_keys.rate_window(board_id, minute),
                 ),
                 UpdateExpression=f"ADD submissions :n SET {schema.TTL_ATTRIBUTE} = :expires",
@@ -43,7 +47,7 @@ class DynamoRateLimits:
             self._client.update_item(
                 TableName=self._table,
                 Key=dynamo.key(
-                    item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id),
+                    item_keys.rate_partition(self._digest_key.value(), player_id),
                     item_keys.rate_window(board_id, minute),
                 ),
                 UpdateExpression="ADD submissions :minus",
@@ -58,9 +62,7 @@ class DynamoRateLimits:
         then BatchWriteItem, 25 keys a request."""
         on = (self._client, self._table)
         dynamo.delete_keys(
-            dynamo.keys_in_partition(
-                item_keys.rate_partition(invocation.runtime().digest_key.value(), player_id), on=on
-            ),
+            dynamo.keys_in_partition(item_keys.rate_partition(self._digest_key.value(), player_id), on=on),
             on=on,
         )
 

@@ -10,18 +10,22 @@ used, over or gone; when none is, the place of the oldest open run is taken and 
 now), in one transaction with the new run, conditional on the place still naming what was read (a racing start
 cancels it, and start reads again). A used run whose place is taken is ended too, so a release cannot reopen it.
 
-Two implementations of runs.RunStore, held to the same behaviour by tests/contract: the DynamoDB one (what every
+Two implementations of ports.RunStore, held to the same behaviour by tests/contract: the DynamoDB one (what every
 function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..shared import invocation, item_keys, schema
+from ..domain.ports import Taken
+from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
 from ..shared.errors import TransactionBusy
 from . import dynamo, memory
+
+if TYPE_CHECKING:
+    from ..domain.digest_key import DigestKey
 
 KEEP_SECONDS = 24 * 3600  # a run's item outlives the run by this (TTL deletes within days, not at once)
 START_ATTEMPTS = 4  # reads of the places before a start gives up on racing starts (503, nothing written)
@@ -66,17 +70,9 @@ def _run(item: dict[str, Any]) -> dict[str, Any]:
 class DynamoRuns:
     """The runs as items of the scores table."""
 
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, digest_key: DigestKey) -> None:
         self._client, self._table = client, table
-
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        """Store a new run (never over another: run ids are random, 128 bits)."""
-        partition, sort = item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)
-        self._client.put_item(
-            TableName=self._table,
-            Item=to_item({_PARTITION: partition, _SORT: sort, **_new(board_id, seed, started_ms, ends_at)}),
-            ConditionExpression=f"attribute_not_exists({_PARTITION})",
-        )
+        self._digest_key = digest_key  # the runtime's: it names the player's items
 
     def start(
         self,
@@ -86,6 +82,7 @@ class DynamoRuns:
         seed: int,
         started_ms: int,
         ends_at: int,
+        *,
         now_s: int,
         most_open: int,
         baseline: dict[str, Any] | None = None,
@@ -93,7 +90,7 @@ class DynamoRuns:
         """Store a new run in one of the player's `most_open` places on the board (see the module's docstring):
         the id of the run it ended, or None. One Query and one BatchGetItem, then one TransactWriteItems (2 or 3
         writes); TransactionBusy after START_ATTEMPTS racing starts (nothing written)."""
-        partition = item_keys.runs_partition(invocation.runtime().digest_key.value(), player_id)
+        partition = item_keys.runs_partition(self._digest_key.value(), player_id)
         prefix = item_keys.open_runs_prefix(board_id)
         for _ in range(START_ATTEMPTS):
             found = dynamo.query_items(
@@ -105,7 +102,7 @@ class DynamoRuns:
             )
             places = {int(i[_SORT][len(prefix) :]): str(i["run_id"]) for i in found}
             named = [
-                dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, r))
+                dynamo.key(*item_keys.run_key(self._digest_key.value(), player_id, r))
                 for r in sorted(set(places.values()))
             ]
             runs = (
@@ -114,7 +111,7 @@ class DynamoRuns:
                 else {}
             )
             place, seen, ended = _choose(most_open, places, runs, now_s)
-            place_key = item_keys.open_run_key(invocation.runtime().digest_key.value(), player_id, board_id, place)
+            place_key = item_keys.open_run_key(self._digest_key.value(), player_id, board_id, place)
             if seen is None:
                 condition, values = f"attribute_not_exists({_PARTITION})", None
             else:
@@ -142,9 +139,7 @@ class DynamoRuns:
                     {
                         "Update": {
                             "TableName": self._table,
-                            "Key": dynamo.key(
-                                *item_keys.run_key(invocation.runtime().digest_key.value(), player_id, ended)
-                            ),
+                            "Key": dynamo.key(*item_keys.run_key(self._digest_key.value(), player_id, ended)),
                             "UpdateExpression": "SET ends_at = :now",
                             "ConditionExpression": "ends_at > :now",
                             "ExpressionAttributeValues": to_item({":now": now_s}),
@@ -155,8 +150,8 @@ class DynamoRuns:
                 dynamo.transact(actions, on=self._client)
                 return ended
             except dynamo.Cancelled as cancelled:
-                if cancelled.reasons[1] == "ConditionalCheckFailed":  # this run id is stored already (as put)
-                    raise memory.condition_failed("TransactWriteItems") from cancelled
+                if cancelled.reasons[1] == "ConditionalCheckFailed":  # this run id is stored already
+                    raise Taken("a run of this id is stored already") from cancelled
                 continue  # another start (or a use) changed what was read: read again
         raise TransactionBusy("other runs of this player are starting at the same time; nothing started, retry")
 
@@ -166,7 +161,7 @@ class DynamoRuns:
         try:
             resp = self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(self._digest_key.value(), player_id, run_id)),
                 UpdateExpression="SET used_ms = :used",
                 ConditionExpression="attribute_exists(started_ms) AND attribute_not_exists(used_ms) "
                 "AND board_id = :board AND ends_at > :now",
@@ -182,7 +177,7 @@ class DynamoRuns:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id)),
+                Key=dynamo.key(*item_keys.run_key(self._digest_key.value(), player_id, run_id)),
                 UpdateExpression="REMOVE used_ms",
                 ConditionExpression="used_ms = :used",
                 ExpressionAttributeValues=to_item({":used": used_ms}),
@@ -191,7 +186,7 @@ class DynamoRuns:
             pass
 
     def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
-        key = dynamo.key(*item_keys.run_key(invocation.runtime().digest_key.value(), player_id, run_id))
+        key = dynamo.key(*item_keys.run_key(self._digest_key.value(), player_id, run_id))
         resp = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
         return _run(from_item(resp["Item"])) if "Item" in resp else None
 
@@ -199,9 +194,7 @@ class DynamoRuns:
         """Delete every run of the player (an erasure): one Query of the keys, then BatchWriteItem, 25 a request."""
         on = (self._client, self._table)
         dynamo.delete_keys(
-            dynamo.keys_in_partition(
-                item_keys.runs_partition(invocation.runtime().digest_key.value(), player_id), on=on
-            ),
+            dynamo.keys_in_partition(item_keys.runs_partition(self._digest_key.value(), player_id), on=on),
             on=on,
         )
 
@@ -222,13 +215,14 @@ class MemoryRuns:
         seed: int,
         started_ms: int,
         ends_at: int,
+        *,
         now_s: int,
         most_open: int,
         baseline: dict[str, Any] | None = None,
     ) -> str | None:
         with self._lock:
             if (player_id, run_id) in self._runs:
-                raise memory.condition_failed("TransactWriteItems")
+                raise Taken("a run of this id is stored already")
             places = {n: r for (p, b, n), r in self._places.items() if (p, b) == (player_id, board_id)}
             runs = {r: self._runs[(player_id, r)] for r in places.values() if (player_id, r) in self._runs}
             place, _, ended = _choose(most_open, places, runs, now_s)
@@ -237,12 +231,6 @@ class MemoryRuns:
             if ended is not None:
                 self._runs[(player_id, ended)]["ends_at"] = now_s
             return ended
-
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        with self._lock:
-            if (player_id, run_id) in self._runs:
-                raise memory.condition_failed("PutItem")
-            self._runs[(player_id, run_id)] = memory.stored(_new(board_id, seed, started_ms, ends_at))
 
     def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
         with self._lock:

@@ -1,7 +1,7 @@
 """Secrets Manager: a secret's current value (the key that signs page cursors, the receipt key set), and its current
 and previous versions (the token signing key, the game key), for rotation with a grace.
 
-Two implementations of keyring.SecretStore, held to the same behaviour by tests/contract: the Secrets Manager one
+Two implementations of ports.SecretStore, held to the same behaviour by tests/contract: the Secrets Manager one
 (what every function uses; its client made on the first read, so a function whose settings name no secret never
 makes one) and an in-memory one: a dict of secret id -> versions with their stages, failing as boto3 does for an
 unknown id. Both can also create a secret and put a new value (what a rotation does), for tests and tools."""
@@ -19,7 +19,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from ..domain.keyring import Version
+from ..domain.ports import Version
 
 CURRENT, PREVIOUS = "AWSCURRENT", "AWSPREVIOUS"  # the staging labels PutSecretValue moves
 

@@ -1,6 +1,6 @@
 """The append-only snapshot history (its own table: one board period's snapshots are one partition).
 
-Two implementations of snapshots.SnapshotStore, held to the same behaviour by tests/contract: the DynamoDB one
+Two implementations of ports.SnapshotStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine)."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from ..domain.ports import Taken
 from ..shared import schema
 from ..shared.attribute_values import from_item, to_item
 from . import memory
@@ -24,19 +23,22 @@ class DynamoSnapshots:
         self._client, self._table = client, table
 
     def put(self, snapshot: dict[str, Any]) -> None:
-        """Append-only: the condition refuses to overwrite an existing snapshot."""
-        self._client.put_item(
-            TableName=self._table,
-            Item=to_item(snapshot),
-            ConditionExpression=f"attribute_not_exists({_SORT})",
-        )
+        """Append-only: the condition refuses to overwrite an existing snapshot (Taken)."""
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=to_item(snapshot),
+                ConditionExpression=f"attribute_not_exists({_SORT})",
+            )
+        except self._client.exceptions.ConditionalCheckFailedException as err:
+            raise Taken("this snapshot is stored already") from err
 
     def put_once(self, snapshot: dict[str, Any]) -> bool:
         """put(), or False if that snapshot exists already (a closing retried after it was written)."""
         try:
             self.put(snapshot)
             return True
-        except self._client.exceptions.ConditionalCheckFailedException:
+        except Taken:
             return False
 
     def newest(self, leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
@@ -80,17 +82,15 @@ class MemorySnapshots:
         with self._lock:
             key = (snapshot[_PARTITION], snapshot[_SORT])
             if key in self._items:
-                raise memory.condition_failed("PutItem")
+                raise Taken("this snapshot is stored already")
             self._items[key] = memory.stored(snapshot)
 
     def put_once(self, snapshot: dict[str, Any]) -> bool:
         try:
             self.put(snapshot)
             return True
-        except ClientError as err:
-            if memory.is_condition_failed(err):
-                return False
-            raise
+        except Taken:
+            return False
 
     def newest(self, leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
         with self._lock:

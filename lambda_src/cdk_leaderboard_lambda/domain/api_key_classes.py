@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from ..shared.lru import LRU
 from ..shared.settings import Settings
 from . import keyring
+from .ports import SecretStore
 
 # routes.GAME and routes.ADMIN (web/routes/access.py is a layer above: tests/unit/test_key_classes.py holds them equal)
 GAME, ADMIN = "game", "admin"
@@ -32,7 +33,7 @@ UNKNOWN_KEPT = 64  # values found unknown after a read, remembered (an LRU: 64 d
 MIN_CHARS = 1  # compared, not signed with: any length (a length check answered test stacks' short keys 500)
 
 
-def load_ring(settings: Settings, secrets: keyring.SecretStore, access: str) -> keyring.Ring:
+def load_ring(settings: Settings, secrets: SecretStore, access: str) -> keyring.Ring:
     """The class's key as the settings give it (local runs, unit tests), or read from its secret: the current
     value, and the previous one while it keeps its AWSPREVIOUS label (no time bound: the rotation removes it)."""
     value, secret_arn = _source(settings, access)

@@ -33,7 +33,7 @@ from . import keyring
 
 if TYPE_CHECKING:
     from ..composition import Runtime
-    from .keyring import SecretStore
+    from .ports import SecretStore
 
 _SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16

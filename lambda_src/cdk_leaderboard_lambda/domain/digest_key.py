@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..shared.settings import Settings
 
 if TYPE_CHECKING:
-    from .keyring import SecretStore
+    from .ports import SecretStore
 
 MIN_KEY_CHARS = 16  # what the cursor secret needed when it was this key (deployments' values are 64 characters)
 

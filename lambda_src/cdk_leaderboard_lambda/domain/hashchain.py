@@ -14,12 +14,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..shared import item_keys
 from ..shared.errors import BrokenRule
 from ..shared.vendor import rfc8785
 from . import cursors
+from .ports import ChainStore, Head
 
 if TYPE_CHECKING:
     from ..composition import Runtime
@@ -29,49 +30,9 @@ GENESIS_HASH = "0" * 64
 KINDS = ("score", "approve", "remove", "hide", "show", "erase")
 FIELDS = ("seq", "at", "kind", "score", "player", "prev_hash", "hash")
 
-Head = tuple[int, str]  # (seq, hash) of a board period's last record
 # The most records one append takes: DynamoDB's transaction takes 100 items, the head and per record the record
 # and the mark of its stream record (data/chain.py).
 MAX_APPEND = 49
-
-
-class ChainStore(Protocol):
-    """Where the log, its heads and the players' commitment keys live (data/chain.py: DynamoDB, or in memory)."""
-
-    def log_head(self, board_id: str, period_id: str) -> Head | None:
-        """The last record's (seq, hash), None before the first: one small strongly consistent read."""
-        ...
-
-    def append(
-        self,
-        board_id: str,
-        period_id: str,
-        after: Head | None,
-        records: list[dict[str, Any]],
-        sources: list[str],
-        now_s: int,
-    ) -> bool:
-        """Append `records` (seq after.seq + 1 on, at most MAX_APPEND) and mark the stream records
-        `sources` appended, atomically, only if the head is still `after` and no source is marked; else False and
-        nothing written."""
-        ...
-
-    def appended(self, sources: list[str]) -> set[str]:
-        """The stream records among `sources` that an append has marked."""
-        ...
-
-    def page(self, board_id: str, period_id: str, after_seq: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Up to `limit` records after seq `after_seq`, in seq order, and whether more follow."""
-        ...
-
-    def player_keys(self, player_ids: list[str], now_s: int, create: bool = True) -> dict[str, bytes]:
-        """Each player's 32-byte commitment key, made for those who have none yet if `create`; none for a player
-        whose key erasure forgot lately (data.chain.ERASED_KEY_SECONDS)."""
-        ...
-
-    def forget_player(self, player_id: str, now_s: int) -> None:
-        """Delete the player's key (erasure)."""
-        ...
 
 
 def canonical(value: Any) -> bytes:

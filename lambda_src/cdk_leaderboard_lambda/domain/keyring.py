@@ -16,32 +16,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+
+from .ports import SecretStore
 
 REFRESH_SECONDS = 300
 MIN_REFRESH_SECONDS = 10
 MIN_KEY_CHARS = 32
-
-
-@dataclass(frozen=True)
-class Version:
-    """One version of a secret."""
-
-    version_id: str
-    value: str
-    created_at: float  # epoch seconds: when this version was put (a rotation's time, for the current one)
-
-
-class SecretStore(Protocol):
-    """Where the deployment's secrets live (data/secrets.py: Secrets Manager, or in memory)."""
-
-    def value(self, secret_id: str) -> str:
-        """The secret's current value (AWSCURRENT)."""
-        ...
-
-    def current_and_previous(self, secret_id: str) -> tuple[Version, Version | None]:
-        """Its AWSCURRENT version and the AWSPREVIOUS one (None before the first rotation)."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..shared import item_keys, schema
 from ..shared.model import Counter
-from . import entry_store
-from .rank_counters import CounterStore, containing
+from .ports import CounterStore, EntryStore
+from .rank_counters import containing
 
 if TYPE_CHECKING:
     from ..shared.settings import Settings
@@ -60,7 +60,7 @@ class _Upkeep:
     """What a recount works with: the stores (handed to every worker thread) and the capacities it splits at."""
 
     counters: CounterStore
-    entries: entry_store.EntryStore
+    entries: EntryStore
     bucket_capacity: int
     segment_capacity: int
 
@@ -87,7 +87,7 @@ class Stats:
 
 def apply(
     counters: CounterStore,
-    entries: entry_store.EntryStore,
+    entries: EntryStore,
     settings: Settings,
     records: list[dict[str, Any]],
     stats: Stats | None = None,
@@ -180,7 +180,7 @@ def _buckets_of(counters: CounterStore, partition: str, wanted: set[str]) -> lis
             continue
         if segment.lo not in buckets_by_segment:
             buckets_by_segment[segment.lo] = counters.read(
-                partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi)
+                partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
             )
         bucket = containing(buckets_by_segment[segment.lo], key)
         if bucket is not None:
@@ -204,13 +204,13 @@ def _recount_bucket(upkeep: _Upkeep, partition: str, bucket: Counter, expected: 
             stored = counters.store(partition, item_keys.BUCKETS, bucket, gen, len(found))
         if stored:
             return True
-        now = counters.read(partition, item_keys.BUCKETS, True, bucket.lo, bucket.lo)
+        now = counters.read(partition, item_keys.BUCKETS, consistent=True, lo=bucket.lo, hi=bucket.lo)
         if not now or now[0].hi != bucket.hi:
             return _RELOCATE
     return True  # a recount claimed after our check stored: it saw our writes
 
 
-def _visible_keys(entries: entry_store.EntryStore, partition: str, bucket: Counter, expected: Callable) -> list[str]:
+def _visible_keys(entries: EntryStore, partition: str, bucket: Counter, expected: Callable) -> list[str]:
     """The bucket's keys in the index, once the index shows the entries as the table held them.
 
     A key missing from the index because its player wrote again after the table was read is not lag: the table,
@@ -267,7 +267,9 @@ def _recount_segment(upkeep: _Upkeep, partition: str, key: str, stats: Stats) ->
         gen = counters.claim(partition, item_keys.SEGMENTS, segment)
         if gen is None:
             continue  # split meanwhile: find it again
-        buckets = counters.read(partition, item_keys.BUCKETS, True, segment.lo, item_keys.before(segment.hi))
+        buckets = counters.read(
+            partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
+        )
         stats.add(recounts=1)
         if len(buckets) > capacity:
             n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
@@ -285,14 +287,14 @@ def _recount_segment(upkeep: _Upkeep, partition: str, key: str, stats: Stats) ->
             stored = counters.store(partition, item_keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
         if stored:
             return
-        now = counters.read(partition, item_keys.SEGMENTS, True, segment.lo, segment.lo)
+        now = counters.read(partition, item_keys.SEGMENTS, consistent=True, lo=segment.lo, hi=segment.lo)
         if now and now[0].hi == segment.hi:
             return  # a recount claimed after ours stored: it read our bucket writes, which came before our claim
 
 
 def rebuild(
     counters: CounterStore,
-    entries: entry_store.EntryStore,
+    entries: EntryStore,
     settings: Settings,
     partition: str,
     expires_at: int | None = None,

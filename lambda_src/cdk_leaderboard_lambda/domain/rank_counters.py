@@ -28,7 +28,7 @@ import bisect
 import heapq
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..shared import item_keys
 from ..shared.errors import ServiceUnavailable
@@ -36,37 +36,6 @@ from ..shared.model import Counter
 
 if TYPE_CHECKING:
     from ..composition import Runtime
-
-
-class CounterStore(Protocol):
-    """Where the rank counters live (data/counters.py: DynamoDB, or in memory). Only the stream consumer
-    (rank_counter_upkeep.py) writes them; `level` is item_keys.BUCKETS or item_keys.SEGMENTS."""
-
-    def read(
-        self, partition: str, level: int, consistent: bool = False, lo: str | None = None, hi: str | None = None
-    ) -> list[Counter]:
-        """One level's counters of an index partition in key order: all, or those whose range starts in [lo, hi]."""
-        ...
-
-    def create_first(self, partition: str, expires_at: int | None) -> None:
-        """The first bucket and segment, each covering every key and counting nothing (unless made already)."""
-        ...
-
-    def claim(self, partition: str, level: int, counter: Counter) -> int | None:
-        """Start a recount: the counter's next generation, or None if its range changed (it was split)."""
-        ...
-
-    def store(self, partition: str, level: int, counter: Counter, gen: int, count: int) -> bool:
-        """Store a recount made under `gen`, unless the range changed or a later recount was stored already."""
-        ...
-
-    def split(self, partition: str, level: int, counter: Counter, gen: int, pieces: list[tuple[str, int]]) -> bool:
-        """Cut the range at the pieces' starts (the first at counter.lo), all or nothing; conditions as store()."""
-        ...
-
-    def replace_all(self, partition: str, level: int, counters: list[Counter]) -> None:
-        """Replace one level of a partition's counters wholesale (rebuilds after bulk loads; board purges)."""
-        ...
 
 
 def containing(found: list[Counter], key: str) -> Counter | None:

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..shared.settings import Settings
-from .keyring import REFRESH_SECONDS, SecretStore
+from .keyring import REFRESH_SECONDS
+from .ports import SecretStore
 
 ALGORITHM = "EdDSA"
 MIN_SEED_CHARS = 32

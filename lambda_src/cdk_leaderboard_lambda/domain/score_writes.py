@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -32,6 +32,7 @@ from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
 from ..shared.model import Entry, EntryWrite
 from . import entry_store, periods
 from .boards import BoardConfig
+from .ports import Approval
 
 if TYPE_CHECKING:
     from ..composition import Runtime
@@ -194,9 +195,8 @@ def _read(
 ) -> tuple[dict, set[str]]:
     """The entries (fences in their place) and which of their players are hidden on the board, and for a board
     stored in the table its config (it may be being deleted): all in the same request."""
-    stored, hidden, board = runtime.entries.get_for_submission(
-        pairs, config.board_id, config.stored, consistent=consistent
-    )
+    read = runtime.entries.get_for_submission(pairs, config.board_id, stored_board=config.stored, consistent=consistent)
+    stored, hidden, board = read.entries, read.hidden, read.board
     if config.stored and (board is None or board.get("status") == "deleting"):
         raise NotFound(f"no leaderboard {config.board_id}")
     if (
@@ -216,14 +216,13 @@ def submit(
     config: BoardConfig,
     s: Submission,
     now: datetime,
-    also: Sequence[dict[str, Any]] = (),
+    approving: Approval | None = None,
     open_at: datetime | None = None,
 ) -> Outcome:
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
-    UpdateItem or one transaction). `also`: other TransactWriteItems actions to commit with the entry writes in
-    one transaction (an approval's removal of its pending submission), written even when no entry changes; such a
-    transaction cancelled by another one in progress is TransactionBusy, nothing written (entries.write).
+    UpdateItem or one transaction). `approving`: the pending submission this applies, removed atomically with the
+    entry writes, even when no entry changes (EntryStore.write: TransactionBusy or Conflict, nothing written).
     `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
     leaves those as they closed: docs/PROVING.md, "The closing rule").
 
@@ -237,7 +236,7 @@ def submit(
         if open_at is None or not periods.ended(p, open_at)
     ]
     runtime.metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == limits.BEST and not config.stored and not also:
+    if config.operator == limits.BEST and not config.stored and approving is None:
         return _retry_on_change(
             runtime, config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
         )
@@ -247,8 +246,8 @@ def submit(
             runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry)
         )
         writes, rows = _plan(runtime, config, current, s, stored, ms(now), s.player_id in hidden)
-        if writes or also:
-            runtime.entries.write(writes, also)
+        if writes or approving is not None:
+            runtime.entries.write(writes, approving=approving)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(runtime, config, attempt, "this entry")
@@ -304,9 +303,10 @@ def _keep_best(runtime: Runtime, config: BoardConfig, s: Submission, current, re
             retention_days=runtime.settings.period_retention_days,
         )
         hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
-        changed, item, _ = runtime.entries.keep_best(
-            entry, config.order == limits.DESC, s.player_name is not None, hidden=hide
+        kept = runtime.entries.keep_best(
+            entry, descending=config.order == limits.DESC, name_given=s.player_name is not None, hidden=hide
         )
+        changed, item = kept.changed, kept.item
         names.append(item.get("player_name"))
         outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entry_store.position(item)))
     return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)

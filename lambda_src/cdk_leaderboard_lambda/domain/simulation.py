@@ -12,7 +12,7 @@ from ..shared.model import Entry
 from . import boards, periods, score_writes
 
 if TYPE_CHECKING:
-    from .entry_store import EntryStore
+    from .ports import EntryStore
 
 _FIRST = (
     "Ada",

@@ -25,6 +25,7 @@ from ..shared.errors import Forbidden, Unauthorized
 from ..shared.settings import Settings
 from ..shared.vendor import jwt
 from . import keyring
+from .ports import SecretStore
 
 ALGORITHM = "HS256"
 PLAYER_AUDIENCE = "leaderboard:player"
@@ -44,7 +45,7 @@ EXPIRED = "the bearer token has expired: get a new one"
 FUTURE = "the bearer token is issued in the future: check the issuer's clock"
 
 
-def load_ring(settings: Settings, secrets: keyring.SecretStore) -> keyring.Ring:
+def load_ring(settings: Settings, secrets: SecretStore) -> keyring.Ring:
     """The signing keys as the settings give them, or read from their secret (on AWS)."""
     if settings.token_signing_key:
         return keyring.Ring(keyring.Key(LOCAL_KID, settings.token_signing_key))

@@ -8,10 +8,11 @@ import secrets
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import boards, cursors, periods, plausibility
 from ..domain.boards import BoardConfig
+from ..domain.ports import BUSY, EXISTS, FULL, BoardStore
 from ..shared import item_keys
 from ..shared.clock import iso
 from ..shared.errors import BadRequest, Conflict, NotFound
@@ -27,60 +28,6 @@ BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config
 BOARD_CACHE_KEPT = 1024
 
 # What BoardStore's counted writes answer.
-CREATED, EXISTS, FULL, BUSY, DELETED, MISSING = "created", "exists", "full", "busy", "deleted", "missing"
-
-
-class BoardStore(Protocol):
-    """Stored boards' configs (their to_item() dicts) and how many there are (data/boards.py: DynamoDB, or in
-    memory)."""
-
-    def put_counted(self, config: dict[str, Any], cap: int) -> str:
-        """Store a new board and count it, atomically, unless its id is taken (EXISTS) or `cap` boards are counted
-        (FULL); CREATED, or BUSY (other writes on the count kept cancelling this one: nothing stored)."""
-        ...
-
-    def delete_counted(self, board_id: str) -> str:
-        """Delete a board and uncount it, atomically: DELETED, MISSING (no such board) or BUSY (nothing deleted)."""
-        ...
-
-    def counted(self) -> int | None:
-        """The count the cap is checked against; None until a create or delete first counted the boards."""
-        ...
-
-    def replace(self, config: dict[str, Any]) -> bool:
-        """Put a changed config over the board's, unless the board is missing or being deleted (then False)."""
-        ...
-
-    def get(self, board_id: str) -> dict[str, Any] | None:
-        """A board's item (its config, and `status: deleting` while it is deleted), or None."""
-        ...
-
-    def count(self) -> int:
-        """The stored boards, those being deleted included (strongly consistent)."""
-        ...
-
-    def page(self, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Up to `limit` items in board-id order after `after` (None: from the first), and whether more may follow
-        (True whenever the page is full)."""
-        ...
-
-    def all(self) -> list[dict[str, Any]]:
-        """Every board's item in board-id order."""
-        ...
-
-    def set_status(self, board_id: str, status: str) -> None:
-        """Set the board item's status (`deleting`: a tombstone while its entries go)."""
-        ...
-
-    def archive(self, record: dict[str, Any], expires_s: int) -> None:
-        """Keep a deleted board generation's record (its config, generation, deleted_at, keep_until) until
-        `expires_s` (epoch seconds; DynamoDB's TTL removes it some time after)."""
-        ...
-
-    def archived(self, board_id: str | None = None) -> list[dict[str, Any]]:
-        """Every archived generation's record of this board id (None: of every board), in key order, expired ones
-        the TTL has not removed yet included."""
-        ...
 
 
 class BoardCache:
@@ -309,9 +256,9 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
     retention_days = runtime.settings.period_retention_days
     for period_id in _period_ids_within_retention(config, runtime.clock.now(), retention_days):
         for part in config.partitions(period_id):
-            done_here, done = entries.delete_partition(part, budget - deleted)
-            deleted += done_here
-            if not done:
+            purged = entries.delete_partition(part, budget - deleted)
+            deleted += purged.deleted
+            if not purged.done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
             for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
                 runtime.counters.replace_all(part, level, [])

@@ -31,9 +31,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import boards
+from ..domain.ports import LiveState
 from ..shared import item_keys, live_channels, schema
 from ..shared.errors import NotFound
 from ..shared.limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
@@ -50,38 +51,6 @@ CLAIM_ROUNDS = 5  # lost claims in a row before giving up (each lost one means s
 SENT_STATE_DAYS = 2  # "last sent" items expire after this long without a publish
 
 Publisher = Callable[[str, list[dict[str, Any]]], None]  # LivePublisher.publish: (channel, events)
-
-
-class LiveState(Protocol):
-    """What was last published for each board period (data/live_state.py: DynamoDB, or in memory). Every write is
-    conditional on the publish time read, so that of broadcasters racing for a board period one wins."""
-
-    def last_sent(self, board_id: str, period_id: str) -> dict[str, Any] | None:
-        """The last publish ({"sent_at_ms", "digest", ...}), read strongly consistent; None before the first."""
-        ...
-
-    def claim_send(
-        self, board_id: str, period_id: str, previous_ms: int | None, sent_at_ms: int, digest: str, expires_at: int
-    ) -> bool:
-        """Record a publish at sent_at_ms of `digest`, only if the last publish is still at previous_ms (None: there
-        was none); False, nothing changed, otherwise."""
-        ...
-
-    def finish_send(self, board_id: str, period_id: str, claimed_ms: int, done_ms: int) -> None:
-        """Move the publish time from claimed_ms to done_ms; nothing if it is no longer claimed_ms."""
-        ...
-
-    def release(self, board_id: str, period_id: str, claimed_ms: int) -> None:
-        """Forget the digest (the time stays) if the publish time is still claimed_ms; else nothing."""
-        ...
-
-    def switched_off(self) -> bool:
-        """Whether the live kill switch is off (`make live-off`): no subscribe is authorized, nothing published."""
-        ...
-
-    def set_switch(self, off: bool, at: int) -> None:
-        """Turn the kill switch off (True) or on again (False) at `at` (epoch s)."""
-        ...
 
 
 @dataclass

@@ -40,7 +40,7 @@ from ..shared.clock import ms
 
 if TYPE_CHECKING:
     from ..composition import Runtime
-    from ..domain.hashchain import ChainStore
+    from ..domain.ports import ChainStore
 
 APPEND_ATTEMPTS = 12  # rounds of read head, append; past them the batch fails and Lambda retries it
 FENCE_COMMITMENT = "log_player"  # the attribute of an erasure's fence holding the player's commitment there

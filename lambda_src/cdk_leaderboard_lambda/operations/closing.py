@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import boards, periods, rank_counters
 from ..domain.boards import BoardConfig
@@ -28,49 +28,6 @@ if TYPE_CHECKING:
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)
-
-
-class ClosingStore(Protocol):
-    """Closed periods' summaries, one per (board, sort key: item_keys.closing_sort_key, in end order) (data/closings.py:
-    DynamoDB, or in memory)."""
-
-    def put_new(self, board_id: str, sort_key: str, summary: dict[str, Any]) -> bool:
-        """Store a summary unless there is one (the first closing wins): False, nothing changed, if there was."""
-        ...
-
-    def get(self, board_id: str, sort_key: str) -> dict[str, Any] | None:
-        """The summary as stored (read strongly consistent), None if there is none."""
-        ...
-
-    def newest(self, board_id: str, limit: int) -> list[dict[str, Any]]:
-        """Up to `limit` of the board's summaries, the latest sort key first, with only the listed fields
-        (period_id, kind, starts_at, ends_at, closed_at, total_players)."""
-        ...
-
-    def claim_event(self, board_id: str, sort_key: str, now_s: int, lease_s: int) -> bool:
-        """Claim the sending of the summary's event until now_s + lease_s, only if it is stored, not sent
-        (event_sent False) and nobody's claim runs past now_s. Atomic: of concurrent claims one wins."""
-        ...
-
-    def mark_event_sent(self, board_id: str, sort_key: str) -> None:
-        """Record that the event went out (event_sent True): claims are refused from now on."""
-        ...
-
-    def page_of_board(self, board_id: str, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
-        """Up to `limit` whole stored items of the board (summary fields and keys) after the cursor `start`, and
-        the cursor to the next page (None once every item was on a page)."""
-        ...
-
-    def replace_players(
-        self,
-        item: dict[str, Any],
-        top: list[dict[str, Any]],
-        rewards: list[dict[str, Any]],
-        signature: str | None = None,
-    ) -> None:
-        """Set a stored item's (one from page_of_board) `top` and `rewards`, and `signature` when given: nothing
-        else of it changes."""
-        ...
 
 
 SUMMARY_FIELDS = ("board_id", "leaderboard_id", "period_id", "kind", "status", "starts_at", "ends_at", "closed_at")

@@ -7,30 +7,12 @@ so other requests do not pay its import time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
+from ..domain.ports import IdempotencyStore
 from ..shared import limits
 from ..shared.errors import Conflict, Unprocessable
-
-RecordKey = tuple[str, str]  # a record's (partition, sort key) in the scores table
-
-
-class IdempotencyStore(Protocol):
-    """Where the records live (data/idempotency.py: DynamoDB, or in memory), each behind a Powertools layer."""
-
-    def persistence(self) -> Any:
-        """Powertools' persistence layer on these records (a BasePersistenceLayer), made on first use."""
-        ...
-
-    def records_holding(self, text: str, start: dict | None, limit: int) -> tuple[list[RecordKey], dict | None]:
-        """Keys of the records among `limit` more (after the cursor `start`) whose stored response holds `text`,
-        and the cursor to the next page (None after the last)."""
-        ...
-
-    def forget(self, records: Iterable[RecordKey]) -> int:
-        """Delete these records; returns how many."""
-        ...
 
 
 def once(

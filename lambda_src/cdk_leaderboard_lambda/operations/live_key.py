@@ -9,15 +9,11 @@ separate, deliberate act (the prop Live(api_key_generation=...)).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Protocol
 
+from ..domain.ports.runtime import ApiKey
 from ..shared import limits
 
 HOUR, DAY = 3600, 86400
-
-
-class ApiKey(Protocol):
-    def extend(self, expires: int) -> dict[str, int]: ...
 
 
 def target_expiry(now: datetime) -> int:

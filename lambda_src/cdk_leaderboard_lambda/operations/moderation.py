@@ -6,7 +6,7 @@ of the sparse rank index: pages, ranks, totals, snapshots and closings read the 
 the rank-counter consumer recounts the ranges they left as for any other change, so counters stay exact.
 Showing moves the key back: the player is where their score and time put them.
 
-The decision is an item per (board, player) (ModerationStore below). Writers follow it: the read-then-write path
+The decision is an item per (board, player) (domain/ports: ModerationStore). Writers follow it: the read-then-write path
 reads it with the entries; the no-read keep-best path follows the state of the entry it updates and asks once
 when it creates one. A hide or show racing a submission can leave an entry on the wrong side for a moment; the
 rank-counter consumer reconciles every entry written hidden, and every entry created, with the decision
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import suppress
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import cursors, entry_store
 from ..domain.boards import BoardConfig
@@ -30,39 +30,6 @@ if TYPE_CHECKING:
     from ..composition import Runtime
 
 ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
-
-
-class ModerationStore(Protocol):
-    """The decisions, one item per hidden (board, player) (data/moderation.py: DynamoDB, or in memory)."""
-
-    def hide(self, board_id: str, player_id: str, at: str) -> None:
-        """Record the player as hidden on the board since `at` (again: the new time)."""
-        ...
-
-    def show(self, board_id: str, player_id: str) -> None:
-        """Forget the decision (nothing if the player is not hidden)."""
-        ...
-
-    def forget(self, player_id: str, board_ids: Iterable[str]) -> None:
-        """Forget the player's decisions on these boards (erasure)."""
-        ...
-
-    def players_of_board(self, board_id: str) -> list[str]:
-        """Every player hidden on the board, in player-id order."""
-        ...
-
-    def forget_board(self, board_id: str, player_ids: Iterable[str]) -> None:
-        """Forget these players' decisions on the board (it is deleted)."""
-        ...
-
-    def hidden_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Those of these (board id, player id) pairs that are hidden (read strongly consistent)."""
-        ...
-
-    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Up to `limit` items ({player_id: the board's hidden partition, leaderboard_id: the player id,
-        hidden_at}) of the board's hidden players in player-id order after `after`, and whether more follow."""
-        ...
 
 
 def hide(runtime: Runtime, config: BoardConfig, player_id: str) -> dict[str, Any]:
@@ -112,7 +79,7 @@ def _move_all(runtime: Runtime, config: BoardConfig, player_id: str, hidden: boo
             return moved
         for item in pending:
             with suppress(entry_store.Changed):  # a submission got there first: the next round reads it again
-                entries.set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden)
+                entries.set_hidden(player_id, item[schema.SCORES_SORT_KEY], item, hidden=hidden)
                 moved += 1
     raise Conflict(f"player {player_id} keeps changing on {config.board_id}; retry")
 
@@ -142,7 +109,7 @@ def reconcile(runtime: Runtime, records: Iterable[dict[str, Any]]) -> int:
             wanted = (item_keys.board_and_period(partition)[0], player) in decided
             if entry_store.is_hidden(item) != wanted:
                 try:
-                    entries.set_hidden(player, partition, item, wanted)
+                    entries.set_hidden(player, partition, item, hidden=wanted)
                     moved += 1
                 except entry_store.Changed:  # a submission got there first: read it again
                     changed.add((player, partition))

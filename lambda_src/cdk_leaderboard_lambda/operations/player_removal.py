@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..domain import entry_store
 from ..domain.boards import BoardConfig
+from ..domain.ports import EntryStore, ErasureKey, ErasureStore
 from ..shared import function_registry as functions
 from ..shared import item_keys
 from ..shared.clock import iso
@@ -25,9 +25,7 @@ if TYPE_CHECKING:
     from ..composition import Runtime
 
 
-def remove_from_board(
-    entries: entry_store.EntryStore, config: BoardConfig, player_id: str, now: datetime
-) -> dict[str, Any]:
+def remove_from_board(entries: EntryStore, config: BoardConfig, player_id: str, now: datetime) -> dict[str, Any]:
     """Delete the player's entries on every period (and shard) of the board still open at `now`. Entries of ended
     periods stay as they closed (docs/PROVING.md, "The closing rule"): an erasure is what deletes those."""
     pairs = entries.keys_of_player_on(player_id, config.board_id)
@@ -88,9 +86,9 @@ def erase(runtime: Runtime, player_id: str, now: datetime) -> tuple[bool, dict[s
 
 
 def _lease(
-    erasures: entry_store.ErasureStore,
+    erasures: ErasureStore,
     player_id: str,
-    key: entry_store.ErasureKey,
+    key: ErasureKey,
     state: dict[str, Any] | None,
     now: datetime,
 ) -> dict[str, Any] | None:
@@ -119,7 +117,7 @@ def _lease(
 
 
 def _go_on(
-    runtime: Runtime, player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now: datetime
+    runtime: Runtime, player_id: str, key: ErasureKey, state: dict[str, Any], now: datetime
 ) -> tuple[bool, dict[str, Any]]:
     """One call's work on a leased erasure, from where the last call left it."""
     now_s = int(now.timestamp())
@@ -166,7 +164,7 @@ def _go_on(
 
 
 def _finish(
-    runtime: Runtime, player_id: str, key: entry_store.ErasureKey, state: dict[str, Any], now_s: int
+    runtime: Runtime, player_id: str, key: ErasureKey, state: dict[str, Any], now_s: int
 ) -> tuple[bool, dict[str, Any]]:
     """The fences have stood long enough: sweep once more what a submission that raced the erasure may have left
     beside its entry (its per-minute counter; the stored answer of one that wrote just before the fences rose),
@@ -289,7 +287,7 @@ def _placeholder(entry: dict[str, Any], player_id: str) -> dict[str, Any]:
     }
 
 
-def status_view(erasures: entry_store.ErasureStore, erasure_id: str) -> dict[str, Any]:
+def status_view(erasures: ErasureStore, erasure_id: str) -> dict[str, Any]:
     """An erasure's status as its audit record says (404 for an unknown id)."""
     record = erasures.audit(erasure_id)
     if record is None:

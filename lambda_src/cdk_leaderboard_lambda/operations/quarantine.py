@@ -4,10 +4,10 @@ a reviewer (or a game's validator, told by a `Leaderboard Score Pending` event) 
 A pending submission is no entry (data/pending.py): absent from every list, rank, total, snapshot, summary and
 live push, as hidden players are. Approving applies it exactly as the submission would have been applied when it
 was made: the periods current then, and its rank key (ties) from its submission time; the per-player limit
-counted it then, and the submission leaves the queue in the same transaction as its entries are written. Rejecting
-drops it without a trace. A decision claims the submission first: a second approve or reject of the same one is a
-404 (it is gone), one while another decision is in flight a 409. A decision whose transaction DynamoDB cancels
-because another transaction was in progress on one of its items is a 503 with Retry-After (TransactionBusy):
+counted it then, and the submission leaves the queue in the same atomic write as its entries (EntryStore.write).
+Rejecting drops it without a trace. A decision claims the submission first: a second approve or reject of the same
+one is a 404 (it is gone), one while another decision is in flight a 409. A decision whose transaction DynamoDB
+cancels because another transaction was in progress on one of its items is a 503 with Retry-After (TransactionBusy):
 nothing applied, the claim given back, so the same request sent again decides it once.
 """
 
@@ -17,10 +17,11 @@ import json
 import logging
 import secrets
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import cursors, periods, score_writes
 from ..domain.boards import BoardConfig
+from ..domain.ports import Approval, PendingStore
 from ..shared import item_keys
 from ..shared.clock import iso, ms
 from ..shared.errors import Conflict, NotFound
@@ -30,58 +31,6 @@ if TYPE_CHECKING:
     from ..composition import Runtime
 
 logger = logging.getLogger(__name__)
-
-
-class PendingStore(Protocol):
-    """The pending submissions, each with a pointer under its player (data/pending.py: DynamoDB, or in memory)."""
-
-    def put(self, board_id: str, pending_id: str, player_id: str, values: dict[str, Any]) -> None:
-        """Store a submission (`values`: its fields, score, rule and submitted_at among them) and its pointer
-        (TransactionBusy: nothing stored, try again)."""
-        ...
-
-    def get(self, board_id: str, pending_id: str) -> dict[str, Any] | None:
-        """The submission's item ({pending_player, its values, deciding while claimed}), strongly consistent."""
-        ...
-
-    def page_of_board(self, board_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Up to `limit` of the board's items in pending-id order (leaderboard_id: the pending id) after `after`,
-        and whether more follow."""
-        ...
-
-    def of_player_on(self, player_id: str, board_id: str) -> list[dict[str, Any]]:
-        """The player's submissions on the board as {pending_id, score, rule, submitted_at}, in pending-id order."""
-        ...
-
-    def of_player(self, player_id: str) -> list[dict[str, Any]]:
-        """The player's submissions on every board as {board_id, pending_id, score, rule, submitted_at}, by board
-        id, then in pending-id order."""
-        ...
-
-    def claim(self, board_id: str, pending_id: str, token: str) -> bool:
-        """Claim the submission for one decision, atomically: False if it is gone or claimed (get() tells which)."""
-        ...
-
-    def unclaim(self, board_id: str, pending_id: str, token: str) -> None:
-        """Give back the claim `token` took (not another's)."""
-        ...
-
-    def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
-        """Delete the submission and its pointer (TransactionBusy: nothing deleted, try again)."""
-        ...
-
-    def removal(self, board_id: str, pending_id: str, player_id: str) -> list[dict[str, Any]]:
-        """What deletes the submission and its pointer inside the entry writes' transaction (DynamoDB actions);
-        empty for a store outside the table, which the caller then drops after."""
-        ...
-
-    def forget_player(self, player_id: str) -> None:
-        """Delete the player's submissions on every board (an erasure)."""
-        ...
-
-    def forget_board(self, board_id: str) -> None:
-        """Delete a board's submissions (the board is deleted)."""
-        ...
 
 
 def new_pending_id(now: datetime) -> str:
@@ -220,13 +169,11 @@ def approve(runtime: Runtime, config: BoardConfig, pending_id: str) -> dict[str,
             operation=item_keys.APPROVAL_OPERATION_PREFIX
             + item_keys.operation_id(pending_id, f"{config.board_id}/pending"),
         )
-        removal = queue.removal(config.board_id, pending_id, submission.player_id)
-        outcome = score_writes.submit(runtime, config, submission, at, also=removal, open_at=now)
+        approval = Approval(config.board_id, pending_id, submission.player_id, claim=token)
+        outcome = score_writes.submit(runtime, config, submission, at, approving=approval, open_at=now)
     except BaseException:
         queue.unclaim(config.board_id, pending_id, token)
         raise
-    if not removal:
-        queue.drop(config.board_id, pending_id, submission.player_id)
     return {"pending_id": pending_id, "status": "approved", "result": outcome.view(), "closed_periods": closed}
 
 

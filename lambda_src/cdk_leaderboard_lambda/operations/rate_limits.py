@@ -10,27 +10,10 @@ A board with relative rules that declares no limit has limits.RELATIVE_RULES_PER
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
 
 from ..domain.boards import BoardConfig
+from ..domain.ports import RateLimitStore
 from ..shared.errors import TooManyRequests
-
-
-class RateLimitStore(Protocol):
-    """Where the per-minute counts live (data/rate_limits.py: DynamoDB, or in memory)."""
-
-    def take(self, player_id: str, board_id: str, minute: int, count: int, most: int, expires_at: int) -> bool:
-        """Count `count` more in this minute unless the count would pass `most` (then change nothing): atomic."""
-        ...
-
-    def give_back(self, player_id: str, board_id: str, minute: int, count: int) -> None:
-        """Uncount `count` of this minute's (nothing if fewer are counted, or the minute's count is gone)."""
-        ...
-
-    def forget_player(self, player_id: str) -> None:
-        """Drop every count of the player, on every board and minute (erasure)."""
-        ...
-
 
 WINDOW_SECONDS = 60
 KEEP_SECONDS = 3600  # TTL of a counter item: long past its minute (TTL deletes within days, not at once)

@@ -18,10 +18,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..domain import plausibility, tokens
 from ..domain.boards import BoardConfig
+from ..domain.ports import RunStore
 from ..shared import limits
 from ..shared.clock import iso, ms
 from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
@@ -31,49 +32,6 @@ if TYPE_CHECKING:
     from ..composition import Runtime
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
-
-
-class RunStore(Protocol):
-    """The runs, each {board_id, seed, started_ms, ends_at, expires_at, used_ms once used} (data/runs.py: DynamoDB,
-    or in memory)."""
-
-    def put(self, run_id: str, player_id: str, board_id: str, seed: int, started_ms: int, ends_at: int) -> None:
-        """Store a new run of the player on the board, over at `ends_at` (epoch seconds)."""
-        ...
-
-    def start(
-        self,
-        run_id: str,
-        player_id: str,
-        board_id: str,
-        seed: int,
-        started_ms: int,
-        ends_at: int,
-        now_s: int,
-        most_open: int,
-        baseline: dict[str, Any] | None = None,
-    ) -> str | None:
-        """Store a new run (with `baseline`, the standing its relative rules judge against) in one of the player's
-        `most_open` places on the board: a place without an open run, else the oldest open run's, which is ended.
-        The id of the run ended (None: none); TransactionBusy when racing starts kept it from taking a place."""
-        ...
-
-    def use(self, run_id: str, player_id: str, board_id: str, now_s: int, used_ms: int) -> dict[str, Any] | None:
-        """Mark the run used at `used_ms`, atomically, only if it is this player's on this board, unused and not
-        over at `now_s`: the run, or None (nothing changed; get() tells why)."""
-        ...
-
-    def release(self, run_id: str, player_id: str, used_ms: int) -> None:
-        """Undo the use at `used_ms` (not a later one)."""
-        ...
-
-    def get(self, player_id: str, run_id: str) -> dict[str, Any] | None:
-        """The run (read strongly consistent), or None."""
-        ...
-
-    def forget_player(self, player_id: str) -> None:
-        """Delete every run of the player (an erasure)."""
-        ...
 
 
 def _moment(epoch: int) -> str:
@@ -130,7 +88,15 @@ def start(runtime: Runtime, config: BoardConfig, player_claims: dict[str, Any], 
     try:
         # Stored under the board's generation (item_keys.py): a run of a deleted board is no run of one made again.
         runtime.runs.start(
-            run_id, player_id, config.evidence_id, seed, ms(now), ends, started, config.max_open_runs, baseline
+            run_id,
+            player_id,
+            config.evidence_id,
+            seed,
+            ms(now),
+            ends,
+            now_s=started,
+            most_open=config.max_open_runs,
+            baseline=baseline,
         )
     except TransactionBusy:  # racing starts of this player: nothing started, so nothing counted
         rate_limits.give_back(runtime.rate_limits, config, player_id, minute)

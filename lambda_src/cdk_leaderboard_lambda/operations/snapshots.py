@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ..domain import boards, periods
 from ..shared.clock import iso
@@ -11,33 +11,6 @@ from . import ranking_reads
 
 if TYPE_CHECKING:
     from ..composition import Runtime
-
-
-class SnapshotStore(Protocol):
-    """The append-only history (data/snapshots.py: DynamoDB, or in memory). A snapshot is keyed by its
-    `leaderboard_id` (its board period) and `taken_at` (its time, ordered)."""
-
-    def put(self, snapshot: dict[str, Any]) -> None:
-        """Store a new snapshot; one with the same key exists already: raise botocore's ClientError with the code
-        ConditionalCheckFailedException (what the DynamoDB client raises), storing nothing."""
-        ...
-
-    def put_once(self, snapshot: dict[str, Any]) -> bool:
-        """put(), or False (nothing changed) if that snapshot exists already."""
-        ...
-
-    def newest(self, leaderboard_id: str, limit: int) -> list[dict[str, Any]]:
-        """Up to `limit` snapshots of a board period, the latest `taken_at` first."""
-        ...
-
-    def scan_page(self, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
-        """Up to `limit` snapshots of the whole history after the cursor `start` (None: from the first), and the
-        cursor to the next page (None once every snapshot was on a page): each snapshot is on one page."""
-        ...
-
-    def replace_entries(self, snapshot: dict[str, Any], new_entries: list[dict[str, Any]]) -> None:
-        """Set an existing snapshot's entries (nothing else of it changes)."""
-        ...
 
 
 def take_snapshot(runtime: Runtime, period: str | None, limit: int) -> dict:
