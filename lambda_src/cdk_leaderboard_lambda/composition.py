@@ -1,8 +1,8 @@
 """The composition root: everything a function's code depends on, built once per cold start and handed to it.
 
 A handler module builds its runtime at import, from the function's environment (`Runtime.from_environment()`), and
-its entry point binds it to each invocation (invocation.serving). Tests and the local stack build their own (other
-settings, a settable clock, DynamoDB Local or moto) and get the handlers for it from the handler module's
+hands it down to the code it calls as an argument (a route's `call.runtime`). Tests and the local stack build their own
+(other settings, a settable clock, DynamoDB Local or moto) and get the handlers for it from the handler module's
 `handler_for(runtime)`: no module holds a client, a cache or a setting of its own, so nothing needs resetting.
 
 What a runtime holds that changes (the board cache, the key rings, the metrics not yet flushed, the clients'
@@ -58,7 +58,6 @@ from .domain.ports import (
 from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
 from .operations.live_access import LiveSwitch
-from .shared import invocation
 from .shared.clock import Clock, SystemClock
 from .shared.metrics import MetricsSink
 from .shared.settings import Settings
@@ -270,17 +269,14 @@ Handler = Callable[[Any, Any], Any]
 
 
 def entry_point(runtime: Runtime, work: Handler) -> Handler:
-    """A Lambda handler `(event, context)` running `work` with `runtime` bound (and Lambda's context object, for
-    Powertools), flushing the runtime's metrics after every invocation, failed or not."""
+    """A Lambda handler `(event, context)` running `work`, which has `runtime` from its handler module's
+    handler_for(runtime) and hands it down, flushing the runtime's metrics after every invocation, failed or not."""
 
     @functools.wraps(work)
     def handler(event: Any, context: Any = None) -> Any:
-        with invocation.serving(runtime):
-            bound = invocation.lambda_context.set(context)
-            try:
-                return work(event, context)
-            finally:
-                invocation.lambda_context.reset(bound)
-                runtime.metrics.flush(context)
+        try:
+            return work(event, context)
+        finally:
+            runtime.metrics.flush(context)
 
     return handler

@@ -37,18 +37,13 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path, source: str | None = None) -> set[str]:
-    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x); `source`:
-    other text than the file's, read as if it stood there."""
+    """The package's modules that `path` imports (relative imports resolved; `from . import x` names x), those for
+    annotations only (`if TYPE_CHECKING:`) too; `source`: other text than the file's, read as if it stood there."""
     here = module_name(path).split(".") if module_name(path) else []
     package = here if path.name == "__init__.py" else here[:-1]
     found = set()
     tree = ast.parse(path.read_text() if source is None else source)
-    typing_only = {  # `if TYPE_CHECKING:` imports: for annotations, never run
-        id(n) for block in ast.walk(tree) if _is_type_checking(block) for n in ast.walk(block)
-    }
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
+    for node in ast.walk(tree):  # `if TYPE_CHECKING:` imports too: an annotation's import is a dependency
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
             target = base + (node.module.split(".") if node.module else [])
@@ -328,3 +323,47 @@ def test_no_module_imports_a_layer_above_its_own(module):
 def test_the_layer_check_finds_an_upward_import_however_it_is_written(module, source, upward):
     """Guards the test above against passing on everything (and against refusing what the layers allow)."""
     assert upward_imports(module, source) == upward
+
+
+# --- dependencies handed down: only the root and the handlers bind a runtime; nothing falls back to a clock -------
+
+# Who may import shared/invocation.py (Lambda's context for Powertools, and the runtime's binding): the composition
+# root, whose entry point binds them, and the handlers' entry points.
+INVOCATION_IMPORTERS = {"composition"} | {m for m in MODULES if m.startswith("handlers.")}
+
+
+def test_only_the_root_and_the_handlers_import_invocation():
+    importers = {m for m in MODULES if "shared.invocation" in every_import(_source_of(m)[0], m, _source_of(m)[1])}
+    assert importers <= INVOCATION_IMPORTERS, sorted(importers - INVOCATION_IMPORTERS)
+
+
+def _ambient_clock_fallbacks(source: str) -> list[str]:
+    """Parameters named like a time (`now`, `at`, `when`, `today`) that default to None: a fallback to a clock."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
+            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+            for arg, default in pairs:
+                if (
+                    arg.arg in ("now", "at", "when", "today")
+                    and isinstance(default, ast.Constant)
+                    and default.value is None
+                ):
+                    found.append(f"{node.name}({arg.arg}=None) line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_function_falls_back_to_an_ambient_clock(module):
+    assert _ambient_clock_fallbacks(_source_of(module)[0]) == []
+
+
+def test_the_fallback_check_finds_one():
+    """Guards the test above against passing on everything."""
+    assert _ambient_clock_fallbacks("def f(a, now=None):\n    pass\ndef g(*, now: object = None): pass\n") == [
+        "f(now=None) line 1",
+        "g(now=None) line 3",
+    ]

@@ -66,12 +66,12 @@ class DynamoRecords:
         return dynamo.batch_write(requests, on=(self._client, self._table))
 
 
-class MemoryRecords:
-    """The same records in a dict of this instance, by their scores-table key (no TTL: a retry within a test)."""
+class MemoryRecords(memory.LockedItems):
+    """The same records in a dict of this instance, by their scores-table key (no TTL: a retry within a test):
+    Powertools' DataRecords, which the layer keeps in `items`."""
 
     def __init__(self) -> None:
-        self.items: dict[RecordKey, Any] = {}  # Powertools' DataRecords; the layer keeps them here
-        self.lock = threading.Lock()
+        super().__init__()
         self._layer: Any = None
 
     def persistence(self) -> Any:

@@ -16,10 +16,10 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
 
 from ..shared import item_keys
+from .memory import LockedItems
 
 if TYPE_CHECKING:
     from ..domain.ports import RecordKey
-    from .idempotency import MemoryRecords
 
 
 def _copy(record: DataRecord, **changes: object) -> DataRecord:
@@ -35,7 +35,7 @@ def _copy(record: DataRecord, **changes: object) -> DataRecord:
 
 
 class MemoryPersistenceLayer(BasePersistenceLayer):
-    def __init__(self, records: MemoryRecords) -> None:
+    def __init__(self, records: LockedItems) -> None:
         self._records = records
         super().__init__()
 

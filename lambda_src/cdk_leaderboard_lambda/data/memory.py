@@ -5,6 +5,7 @@ an opaque cursor (a page that fills its limit has one, as DynamoDB's LastEvaluat
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -44,3 +45,12 @@ def page(
     evaluated = ordered[:limit]
     cursor = {"after": list(evaluated[-1])} if len(evaluated) == limit and evaluated else None
     return [k for k in evaluated if accept(k)], cursor
+
+
+class LockedItems:
+    """Items by key and the lock that guards them: what an in-memory store and the layer that works on its items
+    (data/idempotency_memory.py, for MemoryRecords) share."""
+
+    def __init__(self) -> None:
+        self.items: dict[Any, Any] = {}
+        self.lock = threading.Lock()

@@ -32,8 +32,8 @@ from ..shared.settings import Settings
 from . import keyring
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
     from .ports import SecretStore
+    from .ports.runtime import Runtime
 
 _SHAPE = re.compile(CURSOR_PATTERN)
 TAG_BYTES = 16

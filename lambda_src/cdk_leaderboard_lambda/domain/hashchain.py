@@ -23,8 +23,8 @@ from . import cursors
 from .ports import ChainStore, Head
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
     from .boards import BoardConfig
+    from .ports.runtime import Runtime
 
 GENESIS_HASH = "0" * 64
 KINDS = ("score", "approve", "remove", "hide", "show", "erase")

@@ -35,7 +35,7 @@ from ..shared.errors import ServiceUnavailable
 from ..shared.model import Counter
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from .ports.runtime import Runtime
 
 
 def containing(found: list[Counter], key: str) -> Counter | None:

@@ -35,7 +35,7 @@ from .boards import BoardConfig
 from .ports import Approval
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from .ports.runtime import Runtime
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from ..shared.errors import BadRequest, Conflict, NotFound
 from ..shared.lru import LRU
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
     from ..shared.settings import Settings
 
 BOARD_CACHE_SECONDS = 30  # how long a function instance trusts a board's config before reading it again

@@ -22,7 +22,6 @@ channel now carries the next period).
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 import logging
@@ -41,7 +40,7 @@ from ..shared.limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 from . import board_catalog, live, live_access
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 logger = logging.getLogger("leaderboard")
 
@@ -89,10 +88,8 @@ def apply(
         return stats
     threads = max(1, min(runtime.settings.recount_threads, len(touched)))
     with ThreadPoolExecutor(threads, thread_name_prefix="live-broadcaster") as pool:
-        # Each push in a copy of this thread's context: board_catalog, live_access and ranking_reads (under
-        # live.read_top) still look the runtime up there (issue 42: this goes once they take it as an argument).
         pushes = [
-            pool.submit(contextvars.copy_context().run, push, runtime, board_id, period_id, changed, stats, publish)
+            pool.submit(push, runtime, board_id, period_id, changed, stats, publish)
             for (board_id, period_id), changed in touched.items()
         ]
         for pushed in pushes:

@@ -39,8 +39,8 @@ from ..shared.attribute_values import from_item
 from ..shared.clock import ms
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
     from ..domain.ports import ChainStore
+    from ..domain.ports.runtime import Runtime
 
 APPEND_ATTEMPTS = 12  # rounds of read head, append; past them the batch fails and Lambda retries it
 FENCE_COMMITMENT = "log_player"  # the attribute of an erasure's fence holding the player's commitment there

@@ -24,7 +24,7 @@ from ..shared.limits import CLOSED, CLOSING_TOP, EVENT_SOURCE, MAX_PERIODS_LISTE
 from . import board_catalog, ranking_reads, signed_summaries
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 EVENT_CLAIM_SECONDS = 300  # a sender that dies holding the claim is taken over by a run this much later
 logger = logging.getLogger(__name__)

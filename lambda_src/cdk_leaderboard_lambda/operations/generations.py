@@ -14,7 +14,7 @@ from ..shared.limits import CLOSED, GENERATION_PATTERN
 from . import board_catalog, closing
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 _GENERATION = re.compile(GENERATION_PATTERN)
 

@@ -19,7 +19,7 @@ from ..shared.limits import LIVE_TOP
 from . import ranking_reads
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 
 def top_message(config: boards.BoardConfig, kind: str, period_id: str, entries: list[dict]) -> dict[str, Any]:

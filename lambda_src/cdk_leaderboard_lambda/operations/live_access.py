@@ -29,7 +29,7 @@ from ..shared import item_keys, limits, live_channels
 from ..shared.errors import TooManyRequests, Unauthorized
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 LIVE_AUDIENCE = tokens.LIVE_AUDIENCE
 CONNECT, SUBSCRIBE = "EVENT_CONNECT", "EVENT_SUBSCRIBE"

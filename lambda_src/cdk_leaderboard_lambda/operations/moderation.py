@@ -27,7 +27,7 @@ from ..shared.clock import iso
 from ..shared.errors import Conflict
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 ATTEMPTS = 8  # an entry changed by a submission between our read and our move: read it again
 

@@ -12,7 +12,7 @@ from ..shared.errors import NotFound
 from . import ranking_reads
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 BOARD_PERIOD = schema.SCORES_SORT_KEY  # an entry's board period (its leaderboard_id)
 

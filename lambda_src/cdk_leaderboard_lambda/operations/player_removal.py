@@ -22,7 +22,7 @@ from ..shared.errors import NotFound
 from . import board_catalog, chain_appending, closing
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 
 def remove_from_board(entries: EntryStore, config: BoardConfig, player_id: str, now: datetime) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from ..shared.limits import MAX_FRIEND_IDS
 from . import board_catalog, ranking_reads
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 FRIENDS_BUDGET = limits.FRIENDS_BUDGET
 PLAYER_BOARDS_BUDGET = limits.PLAYER_BOARDS_BUDGET

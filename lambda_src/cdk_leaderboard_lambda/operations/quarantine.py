@@ -28,7 +28,7 @@ from ..shared.errors import Conflict, NotFound
 from ..shared.limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from ..shared.errors import BadRequest, BrokenRule, NotFound
 from ..shared.limits import COMPETITION, RANK_MODES, UNIQUE, UNSUPPORTED_RANK_MODES
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 
 def public_entry(item: dict, rank: int) -> dict[str, Any]:

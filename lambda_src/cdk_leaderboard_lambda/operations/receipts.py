@@ -32,8 +32,8 @@ from ..shared.limits import CLOSE_EVERY_MINUTES
 from ..shared.lru import LRU
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
     from ..domain.ports import ChainStore
+    from ..domain.ports.runtime import Runtime
 
 LOG_PAGE = 100  # records per read of the log store (its route's largest page)
 REPLAY_BUDGET_RECORDS = 20_000  # records one request may replay: 200 reads at most

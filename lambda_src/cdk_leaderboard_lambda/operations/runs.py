@@ -29,7 +29,7 @@ from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
 from . import rate_limits, submissions
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 SEED_BITS = 53  # a seed is exact in a double (JavaScript's numbers)
 

@@ -24,10 +24,10 @@ from ..domain import receipt_keys
 from ..domain.boards import DESC
 from ..shared import item_keys
 from ..shared.errors import Conflict
-from .receipts import GENESIS_HASH, CatchingUp, Standings
+from .receipts import GENESIS_HASH, CatchingUp
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Replayed, Runtime
 
 UNSIGNED = ("signature", "event_sent", "event_claimed_until")
 # How long after a period's end a closing waits for the log to give its standings (the log lags by seconds).
@@ -40,7 +40,7 @@ def log_head(runtime: Runtime, board_id: str, period_id: str) -> dict[str, Any]:
     return {"seq": 0, "hash": GENESIS_HASH} if head is None else {"seq": head[0], "hash": head[1]}
 
 
-def replayed(runtime: Runtime, board_id: str, period_id: str, head_seq: int) -> Standings:
+def replayed(runtime: Runtime, board_id: str, period_id: str, head_seq: int) -> Replayed:
     """The standings at head_seq, however long the log (the closing is off the request path)."""
     while True:
         try:

@@ -10,7 +10,7 @@ from ..shared.clock import iso
 from . import ranking_reads
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 
 def take_snapshot(runtime: Runtime, period: str | None, limit: int) -> dict:

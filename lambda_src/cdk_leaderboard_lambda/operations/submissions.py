@@ -22,7 +22,7 @@ from ..shared.errors import (
 from . import quarantine, rate_limits
 
 if TYPE_CHECKING:
-    from ..composition import Runtime
+    from ..domain.ports.runtime import Runtime
 
 
 def submit(

@@ -77,6 +77,8 @@ class Replayed(Protocol):
 
     def total(self) -> int: ...
 
+    def rank_of(self, player: str, order: str) -> int | None: ...
+
 
 class Replays(Protocol):
     """Each board period's log replayed so far by this instance (operations/receipts.Replays)."""
