@@ -31,7 +31,7 @@ class HandlerApi:
         from cdk_leaderboard_lambda.web import routes
 
         self._routes = routes
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         self._handlers = load_handlers(invocation.runtime())  # the benchmark's runtime (environment.connect)
         s = invocation.settings()

@@ -20,7 +20,7 @@ from bench.metering import CONSUMER_THREADS, ThreadMeter, attach
 
 def main(endpoint: str, commit_ms: float, throughput: bool) -> int:
     env = environment.connect(endpoint)
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     AwsModel(commit_ms, throughput).attach(invocation.runtime().dynamodb)
     meter = ThreadMeter(only=CONSUMER_THREADS)

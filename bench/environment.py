@@ -59,7 +59,7 @@ class BenchEnvironment:
         # the live broadcaster, the stream's other consumer, has no subscribers here: it would only read the top
         (consumer,) = [c for c in tpl.stream_consumers(self.template) if c.handler == routes.RANK_COUNTER.handler]
         poller: StreamPoller
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         counter = rank_counter.handler_for(invocation.runtime())
 
@@ -106,7 +106,7 @@ def connect(endpoint: str, template: dict | None = None, procs: ProcessGroup | N
     os.environ.update(env)  # before the handlers are imported: each builds its own runtime at import
 
     from cdk_leaderboard_lambda.composition import Runtime
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     # One runtime for the whole benchmark process (one deployment): the handlers it calls, the loads it writes
     # in-process and the meters on its DynamoDB client all use it. Bound here for the rest of the process's main

@@ -54,7 +54,7 @@ def players(count: int, seed: int, now_ms: int) -> Iterator[Player]:
 
 def _entries(config, period, people: Iterable[Player]) -> Iterator:
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     for p in people:
         yield make_entry(
@@ -78,7 +78,7 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     by record. The stream's records of the load are left for the caller to skip.
     """
     from cdk_leaderboard_lambda.domain import rank_counter_upkeep
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     runtime = invocation.runtime()
     entries = runtime.entries  # the threads' puts go to the caller's runtime's store
@@ -108,7 +108,7 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:
     """fn(config, chunk) on disjoint chunks from a pool, a bounded number in flight (flat memory at any N)."""
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     def chunks() -> Iterator[list]:
         chunk: list = []

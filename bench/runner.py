@@ -55,7 +55,7 @@ class Options:
 
 class Bench(Sampling):
     def __init__(self, opts: Options, env: environment.BenchEnvironment) -> None:
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         self.opts = opts
         self.env = env
@@ -76,7 +76,7 @@ class Bench(Sampling):
     def setup(self) -> None:
         from cdk_leaderboard_lambda.domain import periods
         from cdk_leaderboard_lambda.operations import board_catalog
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         created = self.api.create_board(BOARD)  # through the real admin handler
         if created.status != 201:
@@ -212,7 +212,7 @@ class Bench(Sampling):
         """Run the rank-counter function on the stream's new records, as Lambda does a moment after a write;
         its requests and capacity are metered on their own (consumer_meter)."""
         from cdk_leaderboard_lambda.handlers import rank_counter
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         handler_usage = self.handler_meter.take()
         drain(self.stream, rank_counter.handler_for(invocation.runtime()), 1000)
@@ -221,7 +221,7 @@ class Bench(Sampling):
 
     def submits(self) -> None:
         from cdk_leaderboard_lambda.domain.score_writes import make_entry
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         self.consumer_usage = Usage()
         consumer_submissions = 0

@@ -44,8 +44,8 @@ def original_submit(client, table: str) -> Callable[[str, str, int], int]:
     from datetime import UTC, datetime
 
     from cdk_leaderboard_lambda.domain import boards, periods, score_writes
-    from cdk_leaderboard_lambda.shared import invocation
     from cdk_leaderboard_lambda.shared.clock import ms
+    from local import invocation
 
     board = boards.DEFAULT_BOARD
 
@@ -93,7 +93,7 @@ def budgets(env: environment.BenchEnvironment, model: AwsModel) -> dict[str, Any
     (requests, write units by the documented rates), a top-N page read (requests), and a 500-entry bulk on a
     three-period board (requests, and time on the latency model: the handler's CPU time plus modelled latencies)."""
     from bench.api import HandlerApi
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)
@@ -134,7 +134,7 @@ def run_once(
     kind: str, writers: int, seconds: float, pool: int, seed: int, env: environment.BenchEnvironment, model: AwsModel
 ) -> dict[str, Any]:
     from cdk_leaderboard_lambda.domain.simulation import random_name
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
     from local.tables import reset_tables
 
     reset_tables(env.client, env.specs)
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = environment.start()
     model = AwsModel(a.commit_ms, a.throughput)
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     model.attach(invocation.runtime().dynamodb)
     results: dict[str, Any] = {"options": vars(a) | {"json_path": str(a.json_path)}, "runs": []}

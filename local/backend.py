@@ -190,7 +190,7 @@ class Backend:
     def serving(self) -> Iterator[Any]:
         """This stack's runtime bound to the block, for code a test runs in-process beside the handlers (a load
         written straight into the tables, a board created in-process)."""
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         with invocation.serving(self.runtime) as runtime:
             yield runtime

@@ -45,7 +45,7 @@ def measure(seeded: dict[str, int], samples: int = 20, seed: int = 1) -> dict:
     env = environment.start()
     try:
         from bench.api import HandlerApi
-        from cdk_leaderboard_lambda.shared import invocation
+        from local import invocation
 
         api = HandlerApi()
         ids = sorted(seeded)

@@ -13,9 +13,8 @@ import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime, in_memory_stores
 from cdk_leaderboard_lambda.data import dynamo
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.settings import Settings
-from local import dynamodb_local
+from local import dynamodb_local, invocation
 from local.processes import ProcessGroup
 from local.tables import create_tables
 from local.template import synthesized_template, table_specs

@@ -16,10 +16,11 @@ from cdk_leaderboard_lambda.data.memory_stream import MemoryStream
 from cdk_leaderboard_lambda.data.pending import MemoryPending
 from cdk_leaderboard_lambda.domain.ports import Approval
 from cdk_leaderboard_lambda.operations import board_catalog, quarantine
-from cdk_leaderboard_lambda.shared import invocation, item_keys, schema
+from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.clock import iso, ms
 from cdk_leaderboard_lambda.shared.errors import Conflict, TransactionBusy
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
+from local import invocation
 
 PART = "race#all-time"
 

@@ -10,7 +10,7 @@ import pytest
 from cdk_leaderboard_lambda.data.chain import ERASED_KEY_SECONDS
 from cdk_leaderboard_lambda.domain import hashchain
 from cdk_leaderboard_lambda.domain.hashchain import MAX_APPEND
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 
 NOW_S = 1_796_000_000
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 
 
 @pytest.fixture

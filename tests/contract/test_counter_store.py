@@ -10,8 +10,9 @@ import threading
 import pytest
 from botocore.exceptions import ClientError
 
-from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared import item_keys
 from cdk_leaderboard_lambda.shared.model import Counter
+from local import invocation
 
 PART, OTHER = "race#all-time", "race#2026-12"
 B, S = item_keys.BUCKETS, item_keys.SEGMENTS

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 
 EXPIRES = 2_000_000_000
 

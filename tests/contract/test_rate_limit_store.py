@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 
 MINUTE, EXPIRES = 29_000_000, 1_900_000_000
 

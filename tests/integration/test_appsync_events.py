@@ -138,7 +138,8 @@ def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(sta
     extends the stand-in's key to 90 days ahead of the stack's clock through the same boto3 client as on AWS (SigV4
     checked); the key's value is unchanged."""
     from cdk_leaderboard_lambda.handlers import period_closer
-    from cdk_leaderboard_lambda.shared import invocation, limits
+    from cdk_leaderboard_lambda.shared import limits
+    from local import invocation
 
     # The stack's own schedule ran it once at start (AppSync's 7 days would otherwise apply) ...
     assert (stack.live.key.expires - stack.clock.now().timestamp()) / 86400 > 80

@@ -15,7 +15,8 @@ import random
 import pytest
 
 from cdk_leaderboard_lambda.domain import boards, periods, rank_counter_upkeep, score_writes
-from cdk_leaderboard_lambda.shared import invocation, schema
+from cdk_leaderboard_lambda.shared import schema
+from local import invocation
 from local.streams import drain
 
 FILLER = 6000  # with 64-character ids and names (about 260 bytes in the index each): more than one 1 MB page

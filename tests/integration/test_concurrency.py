@@ -68,7 +68,7 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     from cdk_leaderboard_lambda.data.entries import (
         DynamoEntries,  # the class: the stack's handlers hold their own runtime
     )
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     path = "/scores" if board == "global" else f"/leaderboards/{board}/scores"
     if board != "global":

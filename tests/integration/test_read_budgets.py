@@ -57,7 +57,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     have, record by record), while the stream consumers wait."""
     from cdk_leaderboard_lambda.domain import rank_counter_upkeep
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     with stack.serving() as runtime:
         config = board_catalog.get_board(runtime, board)
@@ -167,7 +167,7 @@ def many_boards(api, stack):
     cap = stack.runtime.settings.max_boards
     boards = [f"mb{i:04d}" for i in range(cap)]
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     now, mine = stack.clock.now(), []  # the stack's time: its current periods
     now_ms = int(now.timestamp() * 1000)

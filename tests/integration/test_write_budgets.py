@@ -26,8 +26,8 @@ from bench.api import HandlerApi
 from bench.aws_model import AwsModel
 from bench.metering import CONSUMER_THREADS, ThreadMeter, attach, detach
 from bench.write_load import original_submit
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.web import routes
+from local import invocation
 
 
 @contextlib.contextmanager

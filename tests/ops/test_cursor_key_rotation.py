@@ -16,10 +16,10 @@ import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime
 from cdk_leaderboard_lambda.domain import cursors, keyring
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.errors import BadRequest
 from cdk_leaderboard_lambda.shared.settings import Settings
+from local import invocation
 from ops.__main__ import main
 from ops.cursor_key import DIGEST_REFUSAL, FUNCTIONS_GRACE_S, OUTPUT
 from tests.support.account import REGION

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 
 
 @contextmanager

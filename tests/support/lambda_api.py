@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.web.routes import ADMIN, match_route
+from local import invocation
 from local.events import LambdaContext, Request, build_event
 from local.gateway import load_handlers
 from tests.support.openapi_check import assert_matches_openapi

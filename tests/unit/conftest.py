@@ -17,10 +17,9 @@ from moto import mock_aws
 
 from cdk_leaderboard_lambda.composition import Runtime, in_memory_stores
 from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.settings import Settings
-from local import moto_fidelity
+from local import invocation, moto_fidelity
 from local.streams import StreamReader, drain
 from local.tables import create_tables
 from local.template import function_env, stream_consumers, synthesized_template, table_specs

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support.lambda_api import call
 
 JSON = {"Content-Type": "application/json"}

@@ -12,7 +12,7 @@ from bench.baseline import OriginalDesign
 from cdk_leaderboard_lambda.domain import periods
 from cdk_leaderboard_lambda.domain.score_writes import make_entry
 from cdk_leaderboard_lambda.operations import board_catalog
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 BOARD = "yardstick"

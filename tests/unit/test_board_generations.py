@@ -182,7 +182,7 @@ def test_erasure_reaches_a_deleted_boards_summary_and_it_still_verifies(deleted_
 
 
 def test_the_archive_ends_with_its_retention(deleted_cup, clock):
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     generation, *_ = deleted_cup
     clock.advance(invocation.settings().archive_retention_days * 86400 + 60)
@@ -196,8 +196,8 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
     from cdk_leaderboard_lambda.domain import score_writes
     from cdk_leaderboard_lambda.operations import board_catalog
-    from cdk_leaderboard_lambda.shared import invocation
     from cdk_leaderboard_lambda.shared.errors import Conflict
+    from local import invocation
 
     clock.set(T0)
     tournament("desc")

@@ -12,8 +12,8 @@ from cdk_leaderboard_lambda.data import dynamo
 from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, submissions
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.web.routes import ROUTES
+from local import invocation
 from tests.support.lambda_api import call, scan
 
 

@@ -17,8 +17,8 @@ import pytest
 from cdk_leaderboard_lambda.composition import Runtime
 from cdk_leaderboard_lambda.data.chain import MemoryChain
 from cdk_leaderboard_lambda.operations import chain_appending
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.attribute_values import to_item
+from local import invocation
 from tests.support.lambda_api import call, create_board, submit
 
 T0 = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)

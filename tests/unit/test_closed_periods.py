@@ -17,9 +17,9 @@ import pytest
 from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
 from cdk_leaderboard_lambda.domain import boards, periods
 from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.clock import iso
 from leaderboard_verify.cli import run as verify
+from local import invocation
 from tests.support import jws
 from tests.support.lambda_api import call, create_board, own_receipt, submit, top
 

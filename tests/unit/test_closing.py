@@ -17,8 +17,9 @@ from cdk_leaderboard_lambda.domain import periods, rank_counters
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, closing
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import limits
 from cdk_leaderboard_lambda.shared.clock import iso
+from local import invocation
 from tests.support.lambda_api import call
 from tests.support.season import REWARDS, TIERS
 

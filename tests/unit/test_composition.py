@@ -11,7 +11,7 @@ import pytest
 
 from cdk_leaderboard_lambda.composition import STORES, Runtime
 from cdk_leaderboard_lambda.operations import board_catalog
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support.lambda_api import create_board, submit, top
 
 

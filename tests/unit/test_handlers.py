@@ -8,8 +8,8 @@ import pytest
 
 from cdk_leaderboard_lambda.domain import periods
 from cdk_leaderboard_lambda.operations import original_api
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.web.routes import MAX_SCORE
+from local import invocation
 from tests.support.lambda_api import call, scan
 
 PERIOD_KINDS = ["all-time", "daily", "weekly"]  # the boards one submission updates

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support.lambda_api import call
 
 NOW = datetime.now(UTC)

@@ -13,10 +13,11 @@ from datetime import UTC, datetime, timedelta
 import boto3
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation, item_keys
+from cdk_leaderboard_lambda.shared import item_keys
 from cdk_leaderboard_lambda.shared.clock import iso
 from cdk_leaderboard_lambda.shared.limits import CURSOR_PATTERN
 from cdk_leaderboard_lambda.web import http
+from local import invocation
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 from tests.support.lambda_api import submit as post

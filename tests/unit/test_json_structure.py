@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import limits
+from local import invocation
 from tests.support.lambda_api import call, scan, top
 from tests.support.lambda_api import create_board as create
 

@@ -9,7 +9,8 @@ import pytest
 from cdk_leaderboard_lambda.data import live_events
 from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.operations import broadcasting
-from cdk_leaderboard_lambda.shared import invocation, item_keys, limits, live_channels
+from cdk_leaderboard_lambda.shared import item_keys, limits, live_channels
+from local import invocation
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint
 

@@ -10,7 +10,8 @@ import pytest
 
 from cdk_leaderboard_lambda.domain import tokens
 from cdk_leaderboard_lambda.operations import live_access
-from cdk_leaderboard_lambda.shared import invocation, limits, live_channels
+from cdk_leaderboard_lambda.shared import limits, live_channels
+from local import invocation
 from tests.support.lambda_api import call
 
 

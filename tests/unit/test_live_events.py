@@ -12,7 +12,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 from cdk_leaderboard_lambda.data import live_events
-from cdk_leaderboard_lambda.shared import invocation, live_channels
+from cdk_leaderboard_lambda.shared import live_channels
+from local import invocation
 from tests.support import openapi_check
 from tests.support.lambda_api import call
 from tests.support.live_endpoint import Endpoint

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bench.metering import Meter, attach, detach
 from cdk_leaderboard_lambda.operations import chain_appending
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support.lambda_api import create_board, submit
 
 

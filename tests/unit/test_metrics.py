@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from cdk_leaderboard_lambda.domain import entry_store
-from cdk_leaderboard_lambda.shared import invocation, metrics
+from cdk_leaderboard_lambda.shared import metrics
+from local import invocation
 from local.template import synthesized_template
 from tests.cloudwatch_dashboard import metric_rows
 from tests.support import lambda_api

@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import limits
+from local import invocation
 from tests.support import store_oracle
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
@@ -377,7 +378,7 @@ def test_two_calls_on_one_erasure_at_once_raise_no_fence_after_it_has_answered(d
     fences hold the id, so none may rise once the erasure has answered "erased": the call that began first holds
     the erasure, the other answers its status as it stands."""
     from cdk_leaderboard_lambda.operations import player_removal
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     call("POST", "/scores", body={"player_id": "twice", "score": 5})
     assert call("DELETE", "/players/twice").status == 202
@@ -513,7 +514,7 @@ def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
 
 
 def _entry(player: str, partition: str) -> dict:
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     return invocation.runtime().entries.one(player, partition)
 
@@ -539,7 +540,7 @@ def test_a_hide_racing_a_first_score_is_reconciled_by_the_stream_consumer(ddb, s
     player's entries: the rank-counter consumer moves it aside. And the other way round for a show."""
     from cdk_leaderboard_lambda.domain import entry_store, score_writes
     from cdk_leaderboard_lambda.operations import board_catalog
-    from cdk_leaderboard_lambda.shared import invocation
+    from local import invocation
 
     moderation_items = invocation.runtime().moderation
     from cdk_leaderboard_lambda.shared.model import EntryWrite

@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation, schema
+from cdk_leaderboard_lambda.shared import schema
+from local import invocation
 from tests.support.lambda_api import call, create_board, run_submit, scan, submit, top
 from tests.support.player_tokens import bearer
 

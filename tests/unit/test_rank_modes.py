@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation, limits
+from cdk_leaderboard_lambda.shared import limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest
+from local import invocation
 from tests.support.capacities import counter_capacities
 from tests.support.lambda_api import call
 

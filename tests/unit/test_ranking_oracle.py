@@ -21,8 +21,9 @@ from cdk_leaderboard_lambda.domain import periods, rank_counter_upkeep, rank_cou
 from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
-from cdk_leaderboard_lambda.shared import invocation, item_keys, limits
+from cdk_leaderboard_lambda.shared import item_keys, limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest, ServiceUnavailable
+from local import invocation
 from tests.support.capacities import counter_capacities
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)

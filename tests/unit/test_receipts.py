@@ -17,7 +17,7 @@ from cdk_leaderboard_lambda.domain.score_writes import Submission
 from cdk_leaderboard_lambda.operations import board_catalog, receipts
 from cdk_leaderboard_lambda.operations import submissions as scores_in
 from cdk_leaderboard_lambda.operations.receipts import Standings
-from cdk_leaderboard_lambda.shared import invocation
+from local import invocation
 from tests.support import jws
 from tests.support.lambda_api import call
 

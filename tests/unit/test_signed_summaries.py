@@ -17,8 +17,8 @@ from cdk_leaderboard_lambda.operations import board_catalog
 from cdk_leaderboard_lambda.operations import submissions as scores_in
 from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
 from cdk_leaderboard_lambda.operations.signed_summaries import LOG_DISAGREES, LOG_SETTLE_SECONDS
-from cdk_leaderboard_lambda.shared import invocation
 from leaderboard_verify.summary import SUMMARY_FIELDS
+from local import invocation
 from tests.support import jws
 from tests.support.lambda_api import call
 

@@ -314,7 +314,7 @@ def test_no_module_imports_a_layer_above_its_own(module):
         ("composition", "from .data import entries", set()),  # the root builds the stores
         ("data.chain", "from ..domain.hashchain import MAX_APPEND", set()),  # data implementing a port of the domain
         (
-            "shared.invocation",
+            "handlers.score_submit",
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..composition import Runtime",
             set(),
         ),
@@ -327,14 +327,31 @@ def test_the_layer_check_finds_an_upward_import_however_it_is_written(module, so
 
 # --- dependencies handed down: only the root and the handlers bind a runtime; nothing falls back to a clock -------
 
-# Who may import shared/invocation.py (Lambda's context for Powertools, and the runtime's binding): the composition
-# root, whose entry point binds them, and the handlers' entry points.
-INVOCATION_IMPORTERS = {"composition"} | {m for m in MODULES if m.startswith("handlers.")}
+# Nothing of the package reads its runtime from a context variable (the binding tests and local tools use lives
+# outside it, local/invocation.py): a handler hands the runtime its composition root built down as an argument.
 
 
-def test_only_the_root_and_the_handlers_import_invocation():
-    importers = {m for m in MODULES if "shared.invocation" in every_import(_source_of(m)[0], m, _source_of(m)[1])}
-    assert importers <= INVOCATION_IMPORTERS, sorted(importers - INVOCATION_IMPORTERS)
+def _reads_a_context_variable(source: str) -> bool:
+    """Whether `source` imports contextvars or the tools' binding (local.invocation), in any form."""
+    for node in ast.walk(ast.parse(source)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
+        if any(n == "contextvars" or n.startswith("local.invocation") or n == "invocation" for n in names):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith("shared.vendor")))
+def test_no_module_reads_its_runtime_from_a_context_variable(module):
+    assert not _reads_a_context_variable(_source_of(module)[0])
+
+
+def test_the_context_variable_check_finds_one():
+    """Guards the test above against passing on everything."""
+    for source in ("import contextvars", "from contextvars import ContextVar", "from local import invocation"):
+        assert _reads_a_context_variable(source), source
+    assert not _reads_a_context_variable("from ..shared import clock\nimport threading")
 
 
 def _ambient_clock_fallbacks(source: str) -> list[str]:

@@ -15,9 +15,9 @@ from moto import mock_aws
 
 from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
 from cdk_leaderboard_lambda.domain import keyring, tokens
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.errors import Unauthorized
 from cdk_leaderboard_lambda.shared.vendor import jwt
+from local import invocation
 
 KEY = "unit-test-token-signing-key-0123456789"
 T0 = 1_800_000_000  # a fixed issue time: every check takes `now`, so no test reads the wall clock

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import invocation
 from cdk_leaderboard_lambda.shared.clock import iso
+from local import invocation
 from tests.support.lambda_api import call, scan
 
 

@@ -1,9 +1,8 @@
-"""The invocation being handled: the runtime serving it (composition.py builds one per cold start and the handler
-entry point binds it here for the length of each invocation) and Lambda's context object (for code that needs the
-time it has left: Powertools' idempotency expires its in-progress records with the invocation).
-
-Context variables, not process state: each invocation (each thread of the local gateway, each worker a function
-starts through `carried`) sees the runtime its entry point bound, and nothing outside one sees any."""
+"""The runtime a test or a local tool (the benchmarks, the local stack's own calls) is serving with, for the code of
+theirs that fetches it: `serving(runtime)` binds it, `runtime()` gives it. The Lambda package never reads it: its
+handlers hand their runtime down as an argument (tests/unit/test_structure.py: no module of the package reads a
+context variable). A context variable, not process state: each thread sees what it bound, a worker thread what
+`carried` gives it."""
 
 from __future__ import annotations
 
@@ -14,12 +13,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from ..domain.ports.runtime import Runtime
-    from .settings import Settings
+    from cdk_leaderboard_lambda.composition import Runtime
+    from cdk_leaderboard_lambda.shared.settings import Settings
 
 R = TypeVar("R")
 
-lambda_context: contextvars.ContextVar[Any] = contextvars.ContextVar("lambda_context", default=None)
 _runtime: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("runtime", default=None)
 
 
