@@ -88,8 +88,8 @@ class Defaults:
 
         p = LeaderboardProps()
         return cls(
-            float(p.public_read_rate_limit),
-            float(p.game_key_rate_limit),
+            float(p.throttles.public_read_rate_limit),
+            float(p.throttles.game_key_rate_limit),
             dict(p.reserved_concurrency or {}),
             int(p.lambda_memory_mb),
         )

@@ -77,8 +77,8 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     real = DynamoEntries.get_for_submission
     snapshot = {}
 
-    def remember(store, pairs, board_id, stored_board, consistent=True):
-        snapshot["items"] = real(store, list(pairs), board_id, stored_board, consistent)
+    def remember(store, pairs, board_id, *, stored_board, consistent=True):
+        snapshot["items"] = real(store, list(pairs), board_id, stored_board=stored_board, consistent=consistent)
         return snapshot["items"]
 
     monkeypatch.setattr(DynamoEntries, "get_for_submission", remember)
@@ -87,9 +87,11 @@ def test_a_stale_read_never_lowers_a_better_score(api, clean, monkeypatch, board
     assert api.post(path, {"player_id": "lagged", "score": 300}).status_code == 200
     reads = []
 
-    def stale(store, pairs, board_id, stored_board, consistent=True):
+    def stale(store, pairs, board_id, *, stored_board, consistent=True):
         reads.append(consistent)
-        return snapshot["items"] if not consistent else real(store, list(pairs), board_id, stored_board, consistent)
+        if not consistent:
+            return snapshot["items"]
+        return real(store, list(pairs), board_id, stored_board=stored_board, consistent=consistent)
 
     monkeypatch.setattr(DynamoEntries, "get_for_submission", stale)
     resp = api.post(path, {"player_id": "lagged", "score": 200})
