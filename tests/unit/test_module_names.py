@@ -1,5 +1,5 @@
 """One name per module: the construct, the handlers and the local stack share the Lambda package's modules, loaded
-once each under its one name, top-level `leaderboard` (the name Lambda imports it by)."""
+once each under its one name, top-level `cdk_leaderboard_lambda` (the name Lambda imports it by)."""
 
 from __future__ import annotations
 
