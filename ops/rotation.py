@@ -1,13 +1,12 @@
 """Rotation of the two API keys and of the dashboard's admin password.
 
-A key's value cannot change in API Gateway, and CloudFormation does not re-read a secret it resolved, so a
-rotation makes a NEW key: it joins the key's usage plan, its value goes into the key's secret (AWSCURRENT; the
-old value becomes AWSPREVIOUS), the dashboard re-reads its secrets (SSM Run Command restarts
-leaderboard-secrets.service), and after a grace period (for game servers to fetch the new value) the old key
-leaves the plan, so API Gateway refuses it, and its value loses the AWSPREVIOUS label, so the functions refuse it
-where API Gateway checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py). A key this tool made is
-then deleted; the
-stack's own first key is disabled instead, since CloudFormation still owns it.
+A key's value cannot change in API Gateway, and CloudFormation does not re-read a secret it resolved, so a rotation
+makes a NEW key: it joins the key's usage plan, its value goes into the key's secret (AWSCURRENT; the old value becomes
+AWSPREVIOUS), the dashboard re-reads its secrets (SSM Run Command restarts leaderboard-secrets.service), and after a
+grace period (for game servers to fetch the new value) the old key leaves the plan, so API Gateway refuses it, and its
+value loses the AWSPREVIOUS label, so the functions refuse it where API Gateway checks no key
+(lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py). A key this tool made is then deleted; the stack's own
+first key is disabled instead, since CloudFormation still owns it.
 
 The clients, the stack's outputs and the dashboard refresh are given (`Rotator.for_stack` builds them for a
 deployed stage): the local stack rotates its keys through this same code, against its stand-ins (local/keys.py).
@@ -31,10 +30,10 @@ ROTATED_TAG = "leaderboard:rotated-key"  # on keys this tool creates: safe to de
 REFRESH_COMMAND = "systemctl restart leaderboard-secrets.service"
 KEY_CLASSES = {routes.GAME: "Game", routes.ADMIN: "Admin"}
 PREVIOUS = "AWSPREVIOUS"
-# A function instance re-reads a key class's secret for a value it does not know at most this often where API
-# Gateway checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py MIN_REFRESH_SECONDS): a rotation
-# with a shorter grace
-# returns only once that long has passed since the new value was put, so the new key works everywhere when it does.
+# A function instance re-reads a key class's secret for a value it does not know at most this often where API Gateway
+# checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py MIN_REFRESH_SECONDS): a rotation with a
+# shorter grace returns only once that long has passed since the new value was put, so the new key works everywhere when
+# it does.
 NEW_KEY_PICKUP_S = 1.0
 
 

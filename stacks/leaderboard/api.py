@@ -89,10 +89,10 @@ class LeaderboardApi(Construct):
             environment=environment,
             secrets=secrets,
         )
-        # Each key class's value (current and previous), which tells the classes apart on keyed routes: ids change
-        # at every rotation. Only to the
-        # functions that serve that class's routes, which alone may read it (function_access.py): a function told
-        # of the other class's secret would read it to tell that key apart (api_key_classes.KeyClasses.is_of).
+        # Each key class's value (current and previous), which tells the classes apart on keyed routes: ids change at
+        # every rotation. Only to the functions that serve that class's routes, which alone may read it
+        # (function_access.py): a function told of the other class's secret would read it to tell that key apart
+        # (api_key_classes.KeyClasses.is_of).
         self.functions_part.add_environment(
             {"GAME_KEY_SECRET_ARN": secrets.game_key_secret.secret_arn}, sorted(function_access.GAME_KEY_USERS)
         )

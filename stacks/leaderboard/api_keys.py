@@ -18,11 +18,10 @@ from .naming import pascal
 from .paths import routes
 from .props import LeaderboardProps
 
-# Each function refuses a key of the wrong class with 403, before any work, telling the classes apart by the value
-# API Gateway checked against each class's secret (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py), not by
-# the key's id,
-# which changes at every rotation. A usage plan's zero per-method throttle would refuse it too, but as a 429, which
-# tells a misconfigured client to retry forever.
+# Each function refuses a key of the wrong class with 403, before any work, telling the classes apart by the value API
+# Gateway checked against each class's secret (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py), not by the
+# key's id, which changes at every rotation. A usage plan's zero per-method throttle would refuse it too, but as a 429,
+# which tells a misconfigured client to retry forever.
 
 
 class Secrets:
@@ -68,12 +67,11 @@ class Secrets:
             if props.is_prod
             else None
         )
-        # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired
-        # keys' public halves added by `make rotate-receipt-key`
-        # (lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py). In production only: a secret is 0.40 USD a month
-        # and dev's budget is 10 at idle, so outside production the functions derive the key from the digest key, which
-        # never rotates (a bare seed: no retired keys; the same key as before the digest key had a name of its own;
-        # docs/PROVING.md).
+        # Signs receipts and closing summaries (Ed25519): {"seed", "retired"}, the seed generated here, retired keys'
+        # public halves added by `make rotate-receipt-key` (lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py).
+        # In production only: a secret is 0.40 USD a month and dev's budget is 10 at idle, so outside production the
+        # functions derive the key from the digest key, which never rotates (a bare seed: no retired keys; the same key
+        # as before the digest key had a name of its own; docs/PROVING.md).
         self.receipt_secret = (
             None
             if not props.is_prod

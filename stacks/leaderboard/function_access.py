@@ -42,11 +42,10 @@ ADMIN_KEY_USERS = serving(routes.ADMIN)
 CURSOR_KEY_USERS = frozenset(r.function.name for r in routes.ROUTES if "cursor" in r.query) | {
     routes.LIVE_BROADCASTER.name
 }
-# The receipt key: receipts (GET .../receipt with the player's token: score-submit), the JWKS
-# (its public halves are read from the secret that holds the seed:
-# lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py; served by
-# leaderboard-admin, which reads it anyway), closing summaries signed by a close on request or on schedule, and
-# signed again by an erasure (player_removal.py), which both of those run. No public read function reads it.
+# The receipt key: receipts (GET .../receipt with the player's token: score-submit), the JWKS (its public halves are
+# read from the secret that holds the seed: lambda_src/cdk_leaderboard_lambda/domain/receipt_keys.py; served by
+# leaderboard-admin, which reads it anyway), closing summaries signed by a close on request or on schedule, and signed
+# again by an erasure (player_removal.py), which both of those run. No public read function reads it.
 RECEIPT_KEY_USERS = frozenset(
     {r.function.name for r in routes.ROUTES if r.path.endswith(("/receipt", "/jwks.json"))}
     | {routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name}

@@ -20,7 +20,6 @@ from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.clock import iso, ms
 from cdk_leaderboard_lambda.shared.errors import Conflict, TransactionBusy
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
-from local import invocation
 
 PART = "race#all-time"
 
@@ -102,14 +101,13 @@ def test_an_approval_whose_submission_cannot_leave_the_queue_applies_nothing(run
     there left the score ranked AND pending (approvable again). Now nothing is written, and it waits, unclaimed."""
     config = board(runtime)
     held = busy(runtime)
-    with invocation.serving(held):
-        hold(held)
-        with pytest.raises(TransactionBusy):
-            quarantine.approve(held, config, "0001-a")
-        assert held.entries.of_player("cy") == []  # no score applied
-        item = held.pending.get("q", "0001-a")
-        assert item is not None and "deciding" not in item  # still pending, for a decision again
-        assert [p["pending_id"] for p in held.pending.of_player("cy")] == ["0001-a"]
+    hold(held)
+    with pytest.raises(TransactionBusy):
+        quarantine.approve(held, config, "0001-a")
+    assert held.entries.of_player("cy") == []  # no score applied
+    item = held.pending.get("q", "0001-a")
+    assert item is not None and "deciding" not in item  # still pending, for a decision again
+    assert [p["pending_id"] for p in held.pending.of_player("cy")] == ["0001-a"]
 
 
 def entry(player: str, score: int) -> Entry:

@@ -39,9 +39,8 @@ PROD_READERS = {
     "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
     "LeaderboardApiGameKeySecret": {SUBMIT},  # the game routes
     "LeaderboardApiAdminKeySecret": {ADMIN, SNAPSHOT, SIMULATOR},  # admin routes
-    # receipts (score-submit: a player token or the game key), the JWKS (leaderboard-admin: the public halves come
-    # from the seed's secret), closing summaries (on request: admin; on schedule: period-closer), signed again by an
-    # erasure
+    # receipts (score-submit: a player token or the game key), the JWKS (leaderboard-admin: the public halves come from
+    # the seed's secret), closing summaries (on request: admin; on schedule: period-closer), signed again by an erasure
     "LeaderboardApiReceiptSigningSecret": {SUBMIT, ADMIN, CLOSER},
 }
 

@@ -64,8 +64,7 @@ def big_board(api, stack):
     )
     # The simulator's own write, in the handlers' process; the rank counters then built in one pass (as `make bench`
     # loads: rank_counter_upkeep.rebuild) while the stream consumers wait, and the load's records skipped. Counting
-    # 6,000
-    # records one by one through the consumer was most of this module's time; tests/integration/test_counters.py
+    # 6,000 records one by one through the consumer was most of this module's time; tests/integration/test_counters.py
     # is where the consumer's counting and splits are checked against a brute force.
     with stack.serving(), stack.consumers_by_hand():
         assert invocation.runtime().entries.put_new(filler) == FILLER

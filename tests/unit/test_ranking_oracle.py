@@ -293,9 +293,8 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     def query_after_another_write(*args, **kwargs):
         score = next(rising)
         if score <= 120:  # then the writes stop, so that the stream runs dry
-            # the player's request: an invocation of its own (the recount's worker thread serves none)
-            with invocation.serving(runtime):
-                score_writes.submit(runtime, config, Submission("p0", None, score), runtime.clock.now())
+            # the player's request, with the runtime handed to it (the recount's worker thread binds none)
+            score_writes.submit(runtime, config, Submission("p0", None, score), runtime.clock.now())
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)

@@ -128,7 +128,7 @@ def _is_constant(value: object) -> bool:
         return False
     if isinstance(value, (enum.Enum, re.Pattern, logging.Logger, TypeVar, ParamSpec, typing._SpecialForm)):
         return True
-    if isinstance(value, contextvars.ContextVar):  # per invocation (invocation.py), not per process
+    if isinstance(value, contextvars.ContextVar):  # per thread (local/invocation.py), not per process
         return True
     if isinstance(value, (typing._GenericAlias, types.GenericAlias, types.UnionType)):  # type aliases
         return True

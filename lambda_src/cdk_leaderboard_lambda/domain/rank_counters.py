@@ -13,9 +13,8 @@ i.e. three small reads whatever the board's size: a few segment items, at most `
 and a COUNT over at most about `bucket_capacity` index entries.
 
 Writes never touch the counters: the stream consumer (rank_counter_upkeep.py) recounts the buckets that changed, a
-moment
-after the write, and splits them as they fill. So the COUNT part of a rank is live while the counters may lag
-the newest writes by the consumer's delay; ranks and totals are exact once writes settle.
+moment after the write, and splits them as they fill. So the COUNT part of a rank is live while the counters may lag the
+newest writes by the consumer's delay; ranks and totals are exact once writes settle.
 
 Write sharding: a board with `shards` > 1 spreads its entries over index partitions `<board period>!<k>`;
 each shard has its own counters, and reads scatter-gather over the shards, merged by rank key, so the order is
