@@ -71,7 +71,7 @@ synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
 lint: synth ## cfn-lint on the synthesized template
 	.venv/bin/cfn-lint --config-file .cfnlintrc.yaml cdk.out/*.template.json
 
-test: setup ## everything: code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
+test: setup clients ## everything: the SDKs built (clients/), then code lint (ruff), unit, infra (template, cdk-nag, cfn-lint, nginx -t), integration, browser, fuzzing
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	@$(MAKE) --no-print-directory typecheck
@@ -250,6 +250,16 @@ bench-launch: setup ## launch traffic with Locust on `make run`'s stack (USERS, 
 
 bench-live: setup ## live updates: SUBSCRIBERS (default 2000) on one board period through `make run`, a burst of new leaders
 	$(PY) -m bench.live_delivery --subscribers $(or $(SUBSCRIBERS),2000) --seconds $(or $(SECONDS),10) --json bench/results/live.json
+
+# The OpenAPI document the SDKs (clients/) are generated from: the route table's, as GET /openapi.json serves it
+OPENAPI_JSON := .local/openapi.json
+$(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -path '*/__pycache__/*')
+	@mkdir -p .local
+	cd lambda_src && ../$(PY) -c "import json, sys; from cdk_leaderboard_lambda.web import openapi; \
+	json.dump(openapi.document(), open('../$@', 'w'), indent=1, sort_keys=True)"
+
+.PHONY: clients
+clients: $(OPENAPI_JSON) ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
