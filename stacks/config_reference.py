@@ -52,6 +52,24 @@ This page is generated from the docstrings in `stacks/leaderboard/props.py` and 
 by `make docs-config`; a test fails when it is out of step. Edit the docstrings, not this page.
 """
 
+ATTRIBUTES = """## Attributes, grants and metrics
+
+Attributes: `api` (the `RestApi`), `live_api` (the AppSync `EventApi` of live updates), `live_url` (its
+`wss://.../event/realtime` URL; both `None` with `Live(enabled=False)`), `scores_table`, `snapshots_table`,
+`functions` (by name, e.g. `score-submit`), `role` (the functions' one role), `game_key_secret`,
+`admin_key_secret`, `dashboard`, `vpc`, `alarm_topic`, `operations_dashboard` (`None` where turned off).
+
+Grants (exact actions, the rank index by name): `grant_read_scores`, `grant_read_snapshots`, `grant_stream_read`
+(the API itself is keyed by API keys, not IAM). A DynamoDB stream takes at most two readers per shard (more may be
+throttled, AWS says), and the scores table's stream has two already, the rank counters and live updates (one with
+live off): a third reader, through `grant_stream_read` or on the stream of an `existing_scores_table`, may be
+throttled with them; give further consumers a Kinesis data stream of the table instead (on the stack's own table
+through `table_overrides`).
+
+Metrics: `metric_api_requests/server_errors/client_errors/latency`,
+`metric_function_errors/invocations/throttles/duration(name)`.
+"""
+
 
 def _field_docs(cls: type) -> dict[str, str]:
     """The docstring written under each field of a dataclass (the string statement right after its annotation)."""
@@ -116,6 +134,7 @@ def render() -> str:
     for field, cls in groups.items():
         lines += _section(f"{cls.__name__} (`{field}={cls.__name__}(...)`)", cls)
     lines += _section("Board (`boards=[Board(...)]`)", props.Board)
+    lines.append(ATTRIBUTES)
     return "\n".join(lines) + "\n"
 
 

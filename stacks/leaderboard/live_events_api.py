@@ -3,14 +3,14 @@ board and period kind, lambda_src/cdk_leaderboard_lambda/shared/live_channels.py
 on that namespace only, and the live-broadcaster function as a second consumer of the scores table's stream
 (lambda_src/cdk_leaderboard_lambda/operations/broadcasting.py).
 
-Auth: clients (browsers, game clients) connect and subscribe with an API key, which grants nothing else: the
-namespace takes publishes only signed with IAM, and only the shared role may sign them (appsync:EventPublish on
-this namespace). Discovery (GET /leaderboards/{board}) hands the key out, so a rotated key reaches clients without
-a release. AppSync API keys expire (1 to 365 days ahead, deleted 60 days later): the template gives the key no
-expiry (AppSync's 7 days from creation; synth reads no clock and writes no date), and a schedule of its own runs
-the period-closer function with {"task": "renew-live-key"}, which extends the SAME key to 90 days ahead every 6
-hours (lambda_src/cdk_leaderboard_lambda/operations/live_key.py, limits.LIVE_KEY_*). `Live(api_key_generation=...)`
-mints a new key (docs/API.md, "Live updates"; docs/OPERATIONS.md, "The live API key").
+Auth: clients (browsers, game clients) connect and subscribe with a live subscribe token of their own, one per
+connection (GET /leaderboards/{board}/scores), which the Event API's Lambda authorizer checks on connect and on each
+subscribe; it grants nothing else: the namespace takes publishes only signed with IAM, and only the shared role may
+sign them (appsync:EventPublish on this namespace). Discovery (GET /leaderboards/{board}) says where to connect and
+where to get a token (docs/API.md, "Live updates"). The API key AppSync made with the API is still there and still
+renewed (a schedule runs the period-closer function with {"task": "renew-live-key"}, extending the same key to 90
+days ahead every 6 hours: operations/live_key.py), because deployed stacks hold its id; no authorization mode names
+it, so it admits nothing (docs/OPERATIONS.md, "The live API key").
 """
 
 from __future__ import annotations
@@ -53,10 +53,11 @@ class LiveUpdates(Construct):
     ) -> None:
         super().__init__(scope, id)
         # Connect: a live subscribe token checked by the Lambda authorizer (subscribers) or IAM; subscribe: the
-        # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does
-        # not inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what
-        # stacks already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/cdk_leaderboard_lambda/
-        # live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is counted.
+        # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does not
+        # inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what stacks
+        # already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/cdk_leaderboard_lambda/
+        # operations/live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is
+        # counted.
         self.api = appsync.EventApi(
             self,
             "EventApi",
