@@ -301,12 +301,21 @@ def test_a_429_from_the_stack_is_retried_after_its_retry_after(sdks, sdk, stack,
         body=model("PostLeaderboardsBody").from_dict({"board_id": "sdk-limit", "max_submissions_per_minute": 1}),
     )
     retries: list[Any] = []
-    with sdk.Leaderboard(
-        stack.api_url, api_key=API_KEY, retry=sdk.Retry(on_retry=retries.append), event_hooks={"response": [calls.hook]}
-    ) as game:
+    with (
+        sdk.Leaderboard(
+            stack.api_url,
+            api_key=API_KEY,
+            retry=sdk.Retry(on_retry=retries.append),
+            event_hooks={"response": [calls.hook]},
+        ) as game,
+        sdk.Leaderboard(stack.api_url, api_key=API_KEY, retry=sdk.Retry(attempts=1)) as once,
+    ):
         clock.next_minute(stack, into=57.5)
         game.submit("sdk-limit", player_id="sdk-lim", score=1)
+        with pytest.raises(sdk.LeaderboardError) as refused:  # retries off: the 429 comes back, with its Retry-After
+            once.submit("sdk-limit", player_id="sdk-lim", score=2)
         second = game.submit("sdk-limit", player_id="sdk-lim", score=2)
+    assert refused.value.status == 429 and refused.value.retry_after in (1.0, 2.0, 3.0), refused.value
     assert isinstance(second, sdk.BoardSubmit)
     assert [(r.status, r.retry_after == r.delay) for r in retries] == [(429, True)], retries
     assert retries[0].retry_after in (1.0, 2.0, 3.0)
