@@ -260,6 +260,10 @@ $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -pat
 
 .PHONY: clients
 clients: $(OPENAPI_JSON) ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
+
+clean: ## remove build outputs (keeps the venv and node_modules)
+	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
+
 clients: clients-python
 
 # The Python SDK (clients/python/README.md): openapi-python-client writes leaderboard_client.generated from the document
@@ -280,6 +284,3 @@ $(PY_SDK_WHEEL): $(OPENAPI_JSON) $(PY_SDK)/generator.yaml $(PY_SDK)/pyproject.to
 	$(PY) -m uv build --quiet --offline --wheel --out-dir $(PY_SDK)/dist $(PY_SDK)
 # mypy reads the SDK's hand-written part against its generated half
 typecheck: clients-python
-
-clean: ## remove build outputs (keeps the venv and node_modules)
-	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
