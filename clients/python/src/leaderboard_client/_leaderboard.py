@@ -3,6 +3,7 @@ written by openapi-python-client from the API's OpenAPI document at build time).
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, overload
@@ -49,16 +50,14 @@ class LeaderboardError(Exception):
 
     @classmethod
     def of(cls, response: Response[Any]) -> LeaderboardError:
-        body: Any = None
         try:
-            body = httpx.Response(response.status_code, content=response.content).json()
-        except ValueError:  # not JSON (a proxy's page): the text is the message
-            pass
+            body: Any = json.loads(response.content)
+        except ValueError:  # not JSON (a proxy's page): the text is the message (UnicodeDecodeError is a ValueError)
+            body = None
         message = body.get("error") if isinstance(body, dict) else None
         if not isinstance(message, str):
             message = response.content.decode("utf-8", "replace")[:200] or response.status_code.phrase
-        retry_after = retry_after_seconds(httpx.Response(response.status_code, headers=response.headers))
-        return cls(int(response.status_code), message, body, retry_after)
+        return cls(int(response.status_code), message, body, retry_after_seconds(httpx.Headers(response.headers)))
 
 
 @overload

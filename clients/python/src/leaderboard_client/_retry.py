@@ -54,10 +54,10 @@ def retriable(request: httpx.Request) -> bool:
     return request.method.upper() in SAFE_METHODS or "idempotency-key" in request.headers
 
 
-def retry_after_seconds(response: httpx.Response, now: datetime | None = None) -> float | None:
+def retry_after_seconds(headers: httpx.Headers, now: datetime | None = None) -> float | None:
     """Retry-After in seconds: delta-seconds, or an HTTP date (RFC 9110 section 10.2.3); None when absent or
     unreadable."""
-    value = response.headers.get("retry-after", "").strip()
+    value = headers.get("retry-after", "").strip()
     if not value:
         return None
     if value.isdigit():
@@ -111,7 +111,7 @@ class RetryTransport(httpx.BaseTransport):
                 continue
             if last or not (response.status_code == 429 or response.status_code >= 500) or not retriable(request):
                 return response
-            told = retry_after_seconds(response)
+            told = retry_after_seconds(response.headers)
             if told is not None and told > policy.max_delay:
                 return response  # the server asks for longer than the caller waits
             response.read()  # frees the connection for the next attempt
