@@ -178,7 +178,8 @@ def test_every_operation_of_the_document_answers_through_the_sdk(sdks, sdk, stac
     assert ok("get_leaderboards_board", board, client=public.api).board_id == board
 
     # submissions: the game key (the SDK's flows), then a player's run on the client board
-    assert isinstance(game.submit(board, player_id="sdk-bob", score=50, player_name="Bob"), sdk.BoardSubmit)
+    submitted = game.submit(board, player_id="sdk-bob", score=50, player_name="Bob", metadata={"car": "red"})
+    assert isinstance(submitted, sdk.BoardSubmit) and submitted.player_name == "Bob"
     bulk = game.submit_bulk(board, [{"player_id": f"sdk-p{i}", "score": 10 + i} for i in range(5)])
     assert bulk.accepted == 5
     game.submit_bulk(cup, [{"player_id": "sdk-bob", "score": 3}, {"player_id": "sdk-cy", "score": 4}])
@@ -213,7 +214,8 @@ def test_every_operation_of_the_document_answers_through_the_sdk(sdks, sdk, stac
     ]
     page = ok("get_leaderboards_board_range", board, client=public.api, min_score=10, max_score=14)
     assert len(page.entries) == 5
-    assert ok("get_leaderboards_board_players_player_id", board, "sdk-bob", client=public.api).rank == 2
+    bob = ok("get_leaderboards_board_players_player_id", board, "sdk-bob", client=public.api)
+    assert (bob.rank, bob.metadata.to_dict()) == (2, {"car": "red"})
     friends = ok("get_leaderboards_board_players", board, client=public.api, ids="sdk-bob,sdk-cy")
     assert [e.player_id for e in friends.entries] == ["sdk-cy", "sdk-bob"]
     assert ok("get_players_player_id_boards", "sdk-bob", client=public.api).boards
