@@ -357,3 +357,43 @@ def test_the_retry_policy_retries_only_what_is_safe_to_send_twice(sdk):
     with closed_port, pytest.raises(httpx.ConnectError):
         closed_port.player_token("sdk-nobody")  # a POST with no Idempotency-Key: never reached the server
     assert [(r.attempt, r.status) for r in retries] == [(1, None), (2, None)]
+
+
+def test_the_async_client_does_the_same_flows(sdks, sdk, stack):
+    """AsyncLeaderboard against the stack: bulk submit, paging to the end, an Idempotency-Key twice storing once, a
+    player token, an error as LeaderboardError; and its retries follow the same rules (a MockTransport's 503s)."""
+    import asyncio
+
+    body = {"board_id": "sdk-async", "operator": "increment", "periods": ["all-time"]}
+    ok("post_leaderboards", client=sdks.admin.api, body=model("PostLeaderboardsBody").from_dict(body))
+    sent: list[str] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        sent.append(request.method + (" keyed" if "idempotency-key" in request.headers else ""))
+        return httpx.Response(503, json={"error": "busy"})
+
+    async def flows() -> None:
+        async with sdk.AsyncLeaderboard(stack.api_url, api_key=API_KEY) as lb:
+            bulk = await lb.submit_bulk(
+                "sdk-async", [{"player_id": f"sdk-a{i:03d}", "score": i + 1} for i in range(150)]
+            )
+            assert bulk.accepted == 150
+            for _ in range(2):
+                await lb.submit("sdk-async", player_id="sdk-a000", score=1000, idempotency_key="async-1")
+            walked = [(e.player_id, e.score) async for e in lb.entries("sdk-async", limit=100)]
+            assert len(walked) == 150 and walked[0] == ("sdk-a000", 1001)  # 1 + 1000 once, not twice
+            assert [s for _, s in walked[1:]] == list(range(150, 1, -1))
+            assert (await lb.player_token("sdk-a001")).token
+            with pytest.raises(sdk.LeaderboardError) as missing:
+                await lb.top("sdk-no-such-board")
+            assert missing.value.status == 404
+        retry = sdk.Retry(attempts=3, base_delay=0.001)
+        async with sdk.AsyncLeaderboard("http://sdk.invalid", transport=httpx.MockTransport(busy), retry=retry) as lb:
+            with pytest.raises(sdk.LeaderboardError) as refused:
+                await lb.player_token("sdk-a002")  # no Idempotency-Key: sent once
+            assert refused.value.status == 503
+            with pytest.raises(sdk.LeaderboardError):
+                await lb.submit("sdk-async", player_id="sdk-a002", score=1)  # keyed: every attempt
+        assert sent == ["POST"] + ["POST keyed"] * 3
+
+    asyncio.run(flows())

@@ -78,6 +78,41 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
+def submit_args(
+    board: str,
+    player_id: str,
+    score: int,
+    player_name: str | None,
+    metadata: Mapping[str, Any] | None,
+    evidence: Mapping[str, Any] | None,
+    idempotency_key: str | None,
+) -> dict[str, Any]:
+    """POST /leaderboards/{board}/scores's arguments (Leaderboard.submit and AsyncLeaderboard.submit)."""
+    fields = {"player_id": player_id, "score": score, "player_name": player_name, "metadata": metadata}
+    fields["evidence"] = evidence
+    body = PostLeaderboardsBoardScoresBody.from_dict({k: v for k, v in fields.items() if v is not None})
+    return {"board": board, "body": body, "idempotency_key": idempotency_key or new_idempotency_key()}
+
+
+def bulk_args(board: str, entries: Iterable[Mapping[str, Any]], idempotency_key: str | None) -> dict[str, Any]:
+    body = PostLeaderboardsBoardScoresBulkBody.from_dict({"entries": [dict(e) for e in entries]})
+    return {"board": board, "body": body, "idempotency_key": idempotency_key or new_idempotency_key()}
+
+
+def top_args(board: str, period: str | None, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    optional = {"period": period, "limit": limit, "cursor": cursor}
+    return {"board": board, **{k: UNSET if v is None else v for k, v in optional.items()}}
+
+
+def token_args(player_id: str, boards: Iterable[str] | None, ttl_seconds: int | None) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if boards is not None:
+        body["boards"] = list(boards)
+    if ttl_seconds is not None:
+        body["ttl_seconds"] = ttl_seconds
+    return {"player_id": player_id, "body": PostPlayersPlayerIdTokensBody.from_dict(body)}
+
+
 class Leaderboard:
     """A game server's client of one deployment.
 
@@ -143,15 +178,8 @@ class Leaderboard:
         """POST /leaderboards/{board}/scores (the game key). A PendingScore (`status` "pending") when a plausibility
         rule of the board held the score back for review. Sent with an Idempotency-Key (a fresh one unless given: pass
         your own, e.g. a match id, to make a resubmission after a crash store once too), so retries are safe."""
-        body = {"player_id": player_id, "score": score, "player_name": player_name, "metadata": metadata}
-        body["evidence"] = evidence
-        response = post_leaderboards_board_scores.sync_detailed(
-            board,
-            client=self.api,
-            body=PostLeaderboardsBoardScoresBody.from_dict({k: v for k, v in body.items() if v is not None}),
-            idempotency_key=idempotency_key or new_idempotency_key(),
-        )
-        return expect(response, BoardSubmit, PendingScore)
+        args = submit_args(board, player_id, score, player_name, metadata, evidence, idempotency_key)
+        return expect(post_leaderboards_board_scores.sync_detailed(client=self.api, **args), BoardSubmit, PendingScore)
 
     def submit_bulk(
         self, board: str, entries: Iterable[Mapping[str, Any]], *, idempotency_key: str | None = None
@@ -159,26 +187,15 @@ class Leaderboard:
         """POST /leaderboards/{board}/scores/bulk: up to 500 submissions (each `{"player_id", "score", "player_name"?,
         "metadata"?}`) in one request; the answer's `results` say each one's status in input order (a refused entry
         does not fail the others). With an Idempotency-Key, as submit."""
-        response = post_leaderboards_board_scores_bulk.sync_detailed(
-            board,
-            client=self.api,
-            body=PostLeaderboardsBoardScoresBulkBody.from_dict({"entries": [dict(e) for e in entries]}),
-            idempotency_key=idempotency_key or new_idempotency_key(),
-        )
-        return expect(response, Bulk)
+        args = bulk_args(board, entries, idempotency_key)
+        return expect(post_leaderboards_board_scores_bulk.sync_detailed(client=self.api, **args), Bulk)
 
     def top(
         self, board: str, *, period: str | None = None, limit: int | None = None, cursor: str | None = None
     ) -> Page:
         """GET /leaderboards/{board}/top: one page, best first (`next_cursor` absent on the last)."""
-        response = get_leaderboards_board_top.sync_detailed(
-            board,
-            client=self.api,
-            period=UNSET if period is None else period,
-            limit=UNSET if limit is None else limit,
-            cursor=UNSET if cursor is None else cursor,
-        )
-        return expect(response, Page)
+        args = top_args(board, period, limit, cursor)
+        return expect(get_leaderboards_board_top.sync_detailed(client=self.api, **args), Page)
 
     def entries(self, board: str, *, period: str | None = None, limit: int = 100) -> Iterator[Entry]:
         """Every entry of a board period, best first, following `next_cursor` to the last page (`limit` per request,
@@ -196,15 +213,8 @@ class Leaderboard:
     ) -> PlayerToken:
         """POST /players/{player_id}/tokens (the game key): a token the player's device starts runs with on a client
         board (`boards` limits it to those; `ttl_seconds` 60 to 86,400, 3,600 by default)."""
-        body: dict[str, Any] = {}
-        if boards is not None:
-            body["boards"] = list(boards)
-        if ttl_seconds is not None:
-            body["ttl_seconds"] = ttl_seconds
-        response = post_players_player_id_tokens.sync_detailed(
-            player_id, client=self.api, body=PostPlayersPlayerIdTokensBody.from_dict(body)
-        )
-        return expect(response, PlayerToken)
+        args = token_args(player_id, boards, ttl_seconds)
+        return expect(post_players_player_id_tokens.sync_detailed(client=self.api, **args), PlayerToken)
 
     def close(self) -> None:
         self.api.get_httpx_client().close()

@@ -12,7 +12,9 @@ retry sooner than the server said would be refused again. The same rules as the 
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
+import itertools
 import logging
 import random
 import time
@@ -77,6 +79,41 @@ def backoff(attempt: int, policy: Retry) -> float:
     return ceiling / 2 + random.random() * (ceiling / 2)
 
 
+def retry_info(
+    policy: Retry,
+    request: httpx.Request,
+    attempt: int,
+    response: httpx.Response | None = None,
+    error: Exception | None = None,
+) -> RetryInfo | None:
+    """The retry after an attempt's answer or transport error, or None: hand it back (or raise it). The one decision
+    of both transports, sync and async."""
+    if attempt >= max(1, policy.attempts):
+        return None
+    url = str(request.url)
+    if response is None:
+        # nothing sent (the connection never opened): safe for any method; else only a request safe to send twice
+        if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout) or retriable(request):
+            return RetryInfo(attempt, request.method, url, None, None, backoff(attempt, policy))
+        return None
+    if not (response.status_code == 429 or response.status_code >= 500) or not retriable(request):
+        return None
+    told = retry_after_seconds(response.headers)
+    if told is not None and told > policy.max_delay:
+        return None  # the server asks for longer than the caller waits
+    delay = told if told is not None else backoff(attempt, policy)
+    return RetryInfo(attempt, request.method, url, response.status_code, told, delay)
+
+
+def _tell(policy: Retry, request: httpx.Request, info: RetryInfo, error: Exception | None) -> None:
+    cause = type(error).__name__ if error is not None else info.status
+    log.info(
+        "retrying %s %s in %.2f s after %s (attempt %d)", info.method, request.url.path, info.delay, cause, info.attempt
+    )
+    if policy.on_retry is not None:
+        policy.on_retry(info)
+
+
 class RetryTransport(httpx.BaseTransport):
     """Wraps a transport (httpx.HTTPTransport by default) with the retry policy."""
 
@@ -91,59 +128,62 @@ class RetryTransport(httpx.BaseTransport):
         self._sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        policy = self.policy
-        attempts = max(1, policy.attempts)
-        if attempts > 1:
+        if self.policy.attempts > 1:
             request.read()  # the body in memory (it is already for JSON), so that each attempt can send it
-        for attempt in range(1, attempts + 1):
-            last = attempt == attempts
+        for attempt in itertools.count(1):
             try:
                 response = self._inner.handle_request(request)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as err:  # nothing sent: safe for any method
-                if last:
+            except httpx.TransportError as err:
+                info = retry_info(self.policy, request, attempt, error=err)
+                if info is None:
                     raise
-                self._wait(request, attempt, None, None, backoff(attempt, policy), err)
+                _tell(self.policy, request, info, err)
+                self._sleep(info.delay)
                 continue
-            except httpx.TransportError as err:  # sent, perhaps handled: only a request safe to send twice
-                if last or not retriable(request):
-                    raise
-                self._wait(request, attempt, None, None, backoff(attempt, policy), err)
-                continue
-            if last or not (response.status_code == 429 or response.status_code >= 500) or not retriable(request):
+            info = retry_info(self.policy, request, attempt, response=response)
+            if info is None:
                 return response
-            told = retry_after_seconds(response.headers)
-            if told is not None and told > policy.max_delay:
-                return response  # the server asks for longer than the caller waits
             response.read()  # frees the connection for the next attempt
             response.close()
-            delay = told if told is not None else backoff(attempt, policy)
-            self._wait(request, attempt, response.status_code, told, delay, None)
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _wait(
-        self,
-        request: httpx.Request,
-        attempt: int,
-        status: int | None,
-        told: float | None,
-        delay: float,
-        err: Exception | None,
-    ) -> None:
-        info = RetryInfo(attempt, request.method, str(request.url), status, told, delay)
-        log.info(
-            "retrying %s %s in %.2f s after %s (attempt %d)",
-            request.method,
-            request.url.path,
-            delay,
-            status if err is None else type(err).__name__,
-            attempt,
-        )
-        if self.policy.on_retry is not None:
-            self.policy.on_retry(info)
-        self._sleep(delay)
+            _tell(self.policy, request, info, None)
+            self._sleep(info.delay)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         self._inner.close()
+
+
+class AsyncRetryTransport(httpx.AsyncBaseTransport):
+    """The same for httpx.AsyncClient (httpx.AsyncHTTPTransport by default)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None, policy: Retry | None = None) -> None:
+        self._inner = inner or httpx.AsyncHTTPTransport()
+        self.policy = policy or Retry()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.policy.attempts > 1:
+            await request.aread()
+        for attempt in itertools.count(1):
+            try:
+                response = await self._inner.handle_async_request(request)
+            except httpx.TransportError as err:
+                info = retry_info(self.policy, request, attempt, error=err)
+                if info is None:
+                    raise
+                _tell(self.policy, request, info, err)
+                await asyncio.sleep(info.delay)
+                continue
+            info = retry_info(self.policy, request, attempt, response=response)
+            if info is None:
+                return response
+            await response.aread()
+            await response.aclose()
+            _tell(self.policy, request, info, None)
+            await asyncio.sleep(info.delay)
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 class BorrowedTransport(httpx.BaseTransport):
@@ -157,3 +197,16 @@ class BorrowedTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         pass  # the owner (the Leaderboard) closes it
+
+
+class AsyncBorrowedTransport(httpx.AsyncBaseTransport):
+    """The same for an async client's transport."""
+
+    def __init__(self, owner: httpx.AsyncBaseTransport) -> None:
+        self._owner = owner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._owner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pass  # the owner (the AsyncLeaderboard) closes it
