@@ -251,6 +251,12 @@ bench-launch: setup ## launch traffic with Locust on `make run`'s stack (USERS, 
 bench-live: setup ## live updates: SUBSCRIBERS (default 2000) on one board period through `make run`, a burst of new leaders
 	$(PY) -m bench.live_delivery --subscribers $(or $(SUBSCRIBERS),2000) --seconds $(or $(SECONDS),10) --json bench/results/live.json
 
+# The sample game (examples/web-game/) on `make run`'s stack (run in another terminal): its server reads the stack's
+# run.json, creates its client-submission board and mints player tokens with the game key
+.PHONY: web-game
+web-game: setup clients ## the sample browser game on the running `make run` stack (WEB_GAME_PORT, default 3004)
+	node examples/web-game/server.mjs
+
 # The OpenAPI document the SDKs (clients/) are generated from: the route table's, as GET /openapi.json serves it
 OPENAPI_JSON := .local/openapi.json
 $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -path '*/__pycache__/*')

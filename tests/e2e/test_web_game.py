@@ -1,0 +1,166 @@
+"""The sample game (examples/web-game/) played in Chromium against the local stack, through the TypeScript SDK's
+browser bundle: its server (node examples/web-game/server.mjs, reading a run.json as `make web-game` reads make
+run's) creates the client-submission board and mints player tokens with the game key; the page starts one run per
+play, submits the score with the run token, follows the live top 10 over AppSync Events and shows the rank and the
+signed receipt, which the shipped verifier accepts. A score too fast for a person is held for review, and said so.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import ADMIN_KEY, API_KEY
+from dashboard_support import DESKTOP, REPO, shoot
+from playwright.sync_api import expect
+from test_dashboard import no_problems
+
+from leaderboard_verify.cli import run as verify
+
+SERVER = REPO / "examples" / "web-game" / "server.mjs"
+SDK_BUNDLE = REPO / "clients" / "typescript" / "dist" / "browser" / "leaderboard-client.js"
+BOARD = "web-game"
+CLICKS = 12  # well under the board's 15 clicks a second over the 10 s round: accepted
+ROUND_MS = 10_000
+
+
+@dataclass
+class Game:
+    url: str
+    proc: subprocess.Popen
+    log: Path
+
+
+def _started(proc: subprocess.Popen, log: Path) -> str:
+    """The server's URL from its "Web game: <url>" line; a failure with its output if it exits or stalls first."""
+    timer = threading.Timer(30, proc.kill)  # a server that never says it is ready fails the test, not the suite
+    timer.start()
+    try:
+        for line in proc.stdout:
+            if line.startswith("Web game: "):
+                return line.split()[2]
+    finally:
+        timer.cancel()
+    proc.wait(10)
+    pytest.fail(f"the game's server did not start (exit {proc.returncode}):\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def game(stack, tmp_path):
+    """The game's server on a free port, for a stack with empty tables: it reads the stack's URL and keys from a
+    run.json as make run writes it (LEADERBOARD_RUN_DIR) and creates its board."""
+    node = shutil.which("node")
+    assert node, "node (20) is needed for the game's server"
+    if not SDK_BUNDLE.exists():
+        pytest.fail(f"the TypeScript SDK is not built ({SDK_BUNDLE.relative_to(REPO)} is missing): run `make clients`")
+    stack.reset()
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    # no edge in this stack's run.json ("none ..." as make run writes without nginx): the page reads the API
+    state = {"api": stack.api, "edge": "none", "api_key": API_KEY, "admin_key": ADMIN_KEY}
+    (run_dir / "run.json").write_text(json.dumps(state))
+    env = {**os.environ, "LEADERBOARD_RUN_DIR": str(run_dir), "WEB_GAME_PORT": "0", "WEB_GAME_BOARD": BOARD}
+    log = tmp_path / "web-game.log"
+    with open(log, "w") as stderr:
+        proc = subprocess.Popen(
+            [node, str(SERVER)], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1
+        )
+    try:
+        yield Game(_started(proc, log), proc, log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _received(socket, frames: list[dict]) -> None:
+    socket.on("framereceived", lambda payload: frames.append(json.loads(payload)))
+
+
+def _pushes_naming(frames: list[dict], player_id: str) -> list[dict]:
+    """The live events (AppSync Events `data` messages) whose top names the player."""
+    events = [json.loads(f["event"]) for f in frames if f.get("type") == "data"]
+    return [e for e in events if any(x["player_id"] == player_id for x in e.get("entries", []))]
+
+
+def _start(page, game: Game, name: str) -> str:
+    """Open the game, wait for its live top 10 to be live, press Start; the player's id (kept by the page)."""
+    page.goto(game.url)
+    expect(page.get_by_test_id("live-state")).to_have_attribute("data-state", "live")
+    expect(page.get_by_test_id("top-empty")).to_be_visible()
+    page.get_by_test_id("player-name").fill(name)
+    page.get_by_test_id("start").click()
+    expect(page.get_by_test_id("target")).to_be_visible()
+    return page.evaluate("JSON.parse(localStorage.getItem('web-game-player')).id")
+
+
+def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_verifier_accepts(
+    stack, new_page, game
+):
+    page = new_page(viewport=DESKTOP)
+    frames: list[dict] = []
+    page.on("websocket", lambda socket: _received(socket, frames))
+    player_id = _start(page, game, "Ada")
+    target = page.get_by_test_id("target")
+    for _ in range(CLICKS):
+        target.click()
+    expect(page.get_by_test_id("score")).to_have_text(str(CLICKS))
+    # the round ends on its own after 10 s; then the score goes up with the run's token
+    expect(page.get_by_test_id("status")).to_have_text("Score accepted.", timeout=ROUND_MS + 20_000)
+    expect(page.get_by_test_id("outcome")).to_have_text(f"Score {CLICKS} accepted.")
+    expect(page.get_by_test_id("rank")).to_contain_text("#1")
+
+    # The API has it: the board's top, read past the page.
+    top = stack.http.get(f"{stack.api}/leaderboards/{BOARD}/top", timeout=30).json()["entries"]
+    assert [(e["player_id"], e["player_name"], e["score"]) for e in top] == [(player_id, "Ada", CLICKS)]
+
+    # The live top 10 beside the game shows it, pushed over the WebSocket while the page said it was live.
+    row = page.locator(f"[data-testid=top-row][data-player='{player_id}']")
+    expect(row.get_by_test_id("row-name")).to_have_text("Ada")
+    expect(row.get_by_test_id("row-score")).to_have_text(str(CLICKS))
+    expect(page.get_by_test_id("live-state")).to_have_attribute("data-state", "live")
+    pushes = _pushes_naming(frames, player_id)
+    assert pushes and pushes[-1]["board"] == BOARD, f"no live push named {player_id}: {frames}"
+    assert [(e["player_id"], e["score"]) for e in pushes[-1]["entries"]] == [(player_id, CLICKS)]
+
+    # The signed receipt, shown with how to check it, verifies against the stack's log and keys.
+    expect(page.get_by_test_id("receipt-facts")).to_contain_text(f"rank 1 of 1 with {CLICKS} on {BOARD}")
+    expect(page.get_by_test_id("verify-command")).to_have_text(
+        f"python -m leaderboard_verify --url {stack.api} --receipt receipt.jws"
+    )
+    receipt = page.get_by_test_id("receipt").text_content().strip()
+    report = io.StringIO()
+    assert verify(["--url", stack.api, "--receipt", receipt], report) == 0, report.getvalue()
+    assert f"{player_id}: rank 1 of 1 with score {CLICKS}" in report.getvalue(), report.getvalue()
+    shoot(page, "web-game", DESKTOP, full_page=True)
+    no_problems(page)
+
+
+def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, new_page, game):
+    page = new_page(viewport=DESKTOP)
+    player_id = _start(page, game, "Bot")
+    # 200 hits at once (no person clicks that fast), then the page's clock past the round's end: the server
+    # times the run itself, about a second, so 200 is over the board's 15 a second and the rule holds it
+    page.evaluate("() => { const t = document.querySelector('[data-testid=target]'); for (let i = 0; i < 200; i++) t.click(); }")
+    expect(page.get_by_test_id("score")).to_have_text("200")
+    page.clock.fast_forward(ROUND_MS)
+    expect(page.get_by_test_id("status")).to_have_text("Held for review.")
+    expect(page.get_by_test_id("outcome")).to_contain_text("held for review (rule max_score_per_second)")
+    expect(page.get_by_test_id("rank")).to_have_text("pending review")
+    expect(page.get_by_test_id("receipt")).to_be_empty()
+    # on no board: the top stays empty, on the page and in the API
+    expect(page.get_by_test_id("top-empty")).to_be_visible()
+    top = stack.http.get(f"{stack.api}/leaderboards/{BOARD}/top", timeout=30).json()["entries"]
+    assert top == [], top
+    assert player_id.startswith("web-")
+    no_problems(page)
