@@ -266,6 +266,37 @@ $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -pat
 
 .PHONY: clients
 clients: $(OPENAPI_JSON) ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
+clients: clients-typescript
+
+# The TypeScript SDK (clients/typescript/README.md): npm ci when its lock changes, the types generated from the
+# document (openapi-typescript), tsc to dist/ (ESM + .d.ts; a type error fails it), its Node test suite to build/,
+# and one self-contained browser module (esbuild). Each step re-runs only when its inputs change
+TS_SDK := clients/typescript
+TS_SDK_SRC := $(wildcard $(TS_SDK)/src/*.ts)
+TS_SDK_TESTS := $(wildcard $(TS_SDK)/test/*.ts)
+.PHONY: clients-typescript
+clients-typescript: $(TS_SDK)/dist/browser/leaderboard-client.js $(TS_SDK)/build/.built
+
+$(TS_SDK)/node_modules/.installed: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TS_SDK)/src/generated/openapi.ts: $(OPENAPI_JSON) $(TS_SDK)/node_modules/.installed
+	cd $(TS_SDK) && node_modules/.bin/openapi-typescript ../../$(OPENAPI_JSON) --empty-objects-unknown \
+		-o src/generated/openapi.ts --silent
+
+$(TS_SDK)/dist/.built: $(TS_SDK)/src/generated/openapi.ts $(TS_SDK_SRC) $(TS_SDK)/tsconfig.json
+	rm -rf $(TS_SDK)/dist
+	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.json
+	touch $@
+
+$(TS_SDK)/dist/browser/leaderboard-client.js: $(TS_SDK)/dist/.built $(TS_SDK)/build.mjs
+	cd $(TS_SDK) && node build.mjs
+
+$(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig.test.json
+	rm -rf $(TS_SDK)/build
+	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.test.json
+	touch $@
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
