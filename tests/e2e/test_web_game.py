@@ -104,9 +104,7 @@ def _start(page, game: Game, name: str) -> str:
     return page.evaluate("JSON.parse(localStorage.getItem('web-game-player')).id")
 
 
-def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_verifier_accepts(
-    stack, new_page, game
-):
+def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_verifier_accepts(stack, new_page, game):
     page = new_page(viewport=DESKTOP)
     frames: list[dict] = []
     page.on("websocket", lambda socket: _received(socket, frames))
@@ -129,6 +127,7 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     expect(row.get_by_test_id("row-name")).to_have_text("Ada")
     expect(row.get_by_test_id("row-score")).to_have_text(str(CLICKS))
     expect(page.get_by_test_id("live-state")).to_have_attribute("data-state", "live")
+    expect(page.get_by_test_id("top-list")).to_have_attribute("data-source", "live")  # the SDK's TopEvent.source
     pushes = _pushes_naming(frames, player_id)
     assert pushes and pushes[-1]["board"] == BOARD, f"no live push named {player_id}: {frames}"
     assert [(e["player_id"], e["score"]) for e in pushes[-1]["entries"]] == [(player_id, CLICKS)]
@@ -151,7 +150,9 @@ def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, ne
     player_id = _start(page, game, "Bot")
     # 200 hits at once (no person clicks that fast), then the page's clock past the round's end: the server
     # times the run itself, about a second, so 200 is over the board's 15 a second and the rule holds it
-    page.evaluate("() => { const t = document.querySelector('[data-testid=target]'); for (let i = 0; i < 200; i++) t.click(); }")
+    page.evaluate(
+        "() => { const t = document.querySelector('[data-testid=target]'); for (let i = 0; i < 200; i++) t.click(); }"
+    )
     expect(page.get_by_test_id("score")).to_have_text("200")
     page.clock.fast_forward(ROUND_MS)
     expect(page.get_by_test_id("status")).to_have_text("Held for review.")

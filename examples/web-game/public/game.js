@@ -31,7 +31,7 @@ lb.follow(config.board, {
   period: config.period,
   edgeUrl: config.edge,
   pollMs: 3000,
-  onTop: (event) => renderTop(event.entries ?? []),
+  onTop: (event) => renderTop(event.entries ?? [], event.source),
   onState: (state) => {
     const badge = $('live-state');
     badge.dataset.state = state;
@@ -165,8 +165,10 @@ async function showReceipt() {
   }
 }
 
-function renderTop(entries) {
+/** The top 10 on screen; `source` (live: a push, poll: a read) is kept on the list for whoever looks. */
+function renderTop(entries, source) {
   const list = $('top-list');
+  list.dataset.source = source ?? '';
   const rows = entries.slice(0, 10).map((entry) => {
     const row = document.createElement('li');
     row.dataset.testid = 'top-row';
