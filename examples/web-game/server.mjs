@@ -87,8 +87,11 @@ function describe(err) {
 }
 
 /** The game's board on the stack: created with the admin key if absent; its discovery answer. */
-async function ensureBoard(admin, board) {
-  const read = () => admin.api.GET('/leaderboards/{board}', { params: { path: { board } } });
+async function ensureBoard(admin, board, apiUrl) {
+  const read = () =>
+    admin.api.GET('/leaderboards/{board}', { params: { path: { board } } }).catch((err) => {
+      fail(`cannot reach the API at ${apiUrl} (is \`make run\` still running?): ${describe(err)}`);
+    });
   let { data, response } = await read();
   if (response.status === 404) {
     const created = await admin.api.POST('/leaderboards', { body: { board_id: board, ...BOARD_SPEC } });
@@ -141,7 +144,7 @@ export async function startServer({ port = 3004, board = 'web-game', env = proce
   const { createLeaderboardClient } = await loadSdk();
   const game = createLeaderboardClient({ baseUrl: config.api, apiKey: config.gameKey });
   const admin = createLeaderboardClient({ baseUrl: config.api, apiKey: config.adminKey });
-  const discovery = await ensureBoard(admin, board);
+  const discovery = await ensureBoard(admin, board, config.api);
   const csp = contentSecurityPolicy(config, discovery);
   const pageConfig = { api: config.api, edge: config.edge, board, period: PERIOD, round_seconds: ROUND_SECONDS };
 
@@ -189,7 +192,7 @@ export async function startServer({ port = 3004, board = 'web-game', env = proce
       if (!file) return send(res, 404, { error: `no such page: ${pathname}` });
       return send(res, 200, await readFile(path.join(PUBLIC, file[0])), file[1]);
     } catch (err) {
-      console.error(`web-game: ${req.method} ${pathname}: ${err?.stack ?? err}`);
+      if (!err?.status) console.error(`web-game: ${req.method} ${pathname}: ${err?.stack ?? err}`);
       if (!res.headersSent) send(res, err?.status ?? 500, { error: err?.status ? err.message : 'internal error' });
     }
   });
@@ -207,7 +210,11 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   startServer({ port, board })
     .then(({ server, url }) => {
       console.log(`Web game: ${url}  (board ${board}; the game key stays in this process. Ctrl-C stops it.)`);
-      for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.close(() => process.exit(0)));
+      const stop = () => {
+        server.close(() => process.exit(0));
+        server.closeAllConnections(); // a browser's idle keep-alive connection would hold the close up
+      };
+      for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, stop);
     })
     .catch((err) => fail(err?.code === 'EADDRINUSE' ? `port ${port} is in use: choose one with WEB_GAME_PORT=...` : describe(err)));
 }

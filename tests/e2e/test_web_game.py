@@ -108,6 +108,8 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     page = new_page(viewport=DESKTOP)
     frames: list[dict] = []
     page.on("websocket", lambda socket: _received(socket, frames))
+    sent = []
+    page.on("request", lambda request: sent.append(request))
     player_id = _start(page, game, "Ada")
     target = page.get_by_test_id("target")
     for _ in range(CLICKS):
@@ -144,6 +146,22 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     shoot(page, "web-game", DESKTOP, full_page=True)
     no_problems(page)
 
+    # The keys stay in the game's server: the page sent none, and nothing it was served holds one.
+    assert [r.url for r in sent if "x-api-key" in r.headers] == []
+    assert [r.url for r in sent if r.method == "POST" and r.url.startswith(stack.api)] == [
+        f"{stack.api}/leaderboards/{BOARD}/runs",
+        f"{stack.api}/leaderboards/{BOARD}/runs/{_run_id(sent)}/score",
+    ]
+    for path in ("", "config.json", "game.js"):
+        served = stack.http.get(game.url + path, timeout=30).text
+        assert API_KEY not in served and ADMIN_KEY not in served, path
+
+
+def _run_id(sent) -> str:
+    """The run the page submitted its score to (the URL's run id)."""
+    (url,) = [r.url for r in sent if r.url.endswith("/score")]
+    return url.rsplit("/", 2)[1]
+
 
 def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, new_page, game):
     page = new_page(viewport=DESKTOP)
@@ -165,3 +183,9 @@ def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, ne
     assert top == [], top
     assert player_id.startswith("web-")
     no_problems(page)
+    # The game's server mints tokens only for ids the API takes, and says why it refuses one.
+    refused = stack.http.post(f"{game.url}token", json={"player_id": "../admin"}, timeout=30)
+    assert (refused.status_code, refused.json()["error"]) == (
+        400,
+        "player_id: 1-64 of A-Z a-z 0-9 _ . : @ - (not only dots)",
+    )
