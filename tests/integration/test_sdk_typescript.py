@@ -22,7 +22,8 @@ from .stack_config import ADMIN_KEY, API_KEY
 ROOT = Path(__file__).resolve().parents[2]
 SDK = ROOT / "clients" / "typescript"
 DOCUMENT = ROOT / ".local" / "openapi.json"
-BUILT = [SDK / "build" / "sdk.test.js", SDK / "build" / "retry.test.js", SDK / "dist" / "index.js", DOCUMENT]
+SUITES = ("unit", "sdk", "live", "retry")  # clients/typescript/test/<suite>.test.ts
+BUILT = [*(SDK / "build" / f"{suite}.test.js" for suite in SUITES), SDK / "dist" / "index.js", DOCUMENT]
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
 # The 429 test starts this many seconds before the minute ends on the stack's clock: the per-minute limit's
 # Retry-After is then at most this, and the retry lands in the next minute.
@@ -62,7 +63,8 @@ def runs(stack, tmp_path_factory) -> dict:
     _built()
     tmp = tmp_path_factory.mktemp("sdk-typescript")
     receipt = tmp / "receipt.jws"
-    results = {"sdk": _node(stack, "sdk", tmp, LEADERBOARD_SDK_RECEIPT=str(receipt))}
+    results = {suite: _node(stack, suite, tmp) for suite in ("unit", "live")}
+    results["sdk"] = _node(stack, "sdk", tmp, LEADERBOARD_SDK_RECEIPT=str(receipt))
     now = stack.clock.now()
     minute_end = now.replace(second=0, microsecond=0) + timedelta(minutes=1)
     if (minute_end - now).total_seconds() < BEFORE_MINUTE_ENDS + 1:
@@ -86,6 +88,16 @@ def _passed(result: subprocess.CompletedProcess) -> None:
 def test_the_sdk_suite_passes(runs):
     """The run flow, a held score, paging to the end, a live update arriving, and every other operation."""
     _passed(runs["sdk"])
+
+
+def test_the_sdk_unit_suite_passes(runs):
+    """Retry-After parsing, what may be retried, the subprotocol's encoding, the browser bundle self-contained."""
+    _passed(runs["unit"])
+
+
+def test_live_following_reconnects_and_falls_back_to_polling(runs):
+    """A dropped connection made again with pushes on the new one; no WebSocket: polling; the browser bundle."""
+    _passed(runs["live"])
 
 
 def test_a_429_is_retried_after_retry_after(runs):

@@ -25,8 +25,9 @@ export interface ClientOptions {
   apiKey?: string;
   /** Default globalThis.fetch. */
   fetch?: (input: Request) => Promise<Response>;
-  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket). */
-  WebSocket?: WebSocketConstructor;
+  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket);
+   * null: never live, follow() polls. */
+  WebSocket?: WebSocketConstructor | null;
   /** 429 (after Retry-After) and 5xx/network errors; POSTs only with an Idempotency-Key. */
   retry?: RetryOptions;
   /** More openapi-fetch middleware (logging, metrics): added after the SDK's own. */
@@ -217,7 +218,8 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
     follow(board, o) {
       return follow(board, o, {
         api,
-        WebSocket: options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
+        WebSocket: options.WebSocket === null ? undefined
+          : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
         edge: o.edgeUrl
           ? createClient<paths>({ baseUrl: o.edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry) })
           : api,
