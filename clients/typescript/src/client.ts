@@ -25,16 +25,22 @@ export interface ClientOptions {
   apiKey?: string;
   /** Default globalThis.fetch. */
   fetch?: (input: Request) => Promise<Response>;
-  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket). */
-  WebSocket?: WebSocketConstructor;
+  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket);
+   * null: never live, follow() polls. */
+  WebSocket?: WebSocketConstructor | null;
   /** 429 (after Retry-After) and 5xx/network errors; POSTs only with an Idempotency-Key. */
   retry?: RetryOptions;
   /** More openapi-fetch middleware (logging, metrics): added after the SDK's own. */
   middleware?: Middleware[];
 }
 
-/** What the SDK needs of a WebSocket class: the browser's, Node 22's global one and `ws` all fit. */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocket;
+/** What the SDK needs of a WebSocket: the browser's, Node 22's global one and the `ws` package's all fit. */
+export interface WebSocketLike {
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+}
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 /** A run: what POST /leaderboards/{board}/runs answered, and who and where it is for. */
 export interface Run {
@@ -83,7 +89,8 @@ export interface LeaderboardClient {
   /** GET /leaderboards/{board}: the board, with its `live` field (discovery). */
   board(board: string): Promise<Board>;
   /** GET /leaderboards/{board}/players/{player_id}/receipt with the player's token: a signed receipt. */
-  receipt(board: string, playerId: string, playerToken: string, options?: { period?: string }): Promise<Receipt>;
+  receipt(board: string, playerId: string, playerToken: string, options?: { period?: string; catchUpAttempts?: number }):
+    Promise<Receipt>;
   /** Follow a board period live (AppSync Events), polling the top while not live. */
   follow(board: string, options: FollowOptions): Follower;
 }
@@ -117,6 +124,13 @@ function bearer(token: string): { Authorization: string } {
 function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.response.ok && result.data !== undefined) return result.data;
   throw new LeaderboardError(result.response.status, result.error ?? null, retryAfterMs(result.response));
+}
+
+/** retry_after_seconds of a 409 "log catching up" (a receipt asked for before the log has the entry), else null. */
+function catchingUpSeconds(result: { error?: unknown; response: Response }): number | null {
+  if (result.response.status !== 409 || !result.error || typeof result.error !== 'object') return null;
+  const seconds = (result.error as { retry_after_seconds?: unknown }).retry_after_seconds;
+  return typeof seconds === 'number' && seconds > 0 && seconds <= 60 ? seconds : null;
 }
 
 function submitted(result: { data?: BoardSubmit | PendingScore; error?: unknown; response: Response }): SubmitResult {
@@ -189,15 +203,23 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
       return ok(await api.GET('/leaderboards/{board}', { params: { path: { board } } }));
     },
     async receipt(board, playerId, playerToken, o = {}) {
-      return ok(await api.GET('/leaderboards/{board}/players/{player_id}/receipt', {
-        params: { path: { board, player_id: playerId }, query: { period: o.period } },
-        headers: bearer(playerToken),
-      }));
+      // The log is appended from the table's stream, a moment after the score: until it has the player's entry
+      // the API answers 409 with retry_after_seconds ("log catching up"), which this waits out a few times.
+      for (let attempt = 1; ; attempt++) {
+        const result = await api.GET('/leaderboards/{board}/players/{player_id}/receipt', {
+          params: { path: { board, player_id: playerId }, query: { period: o.period } },
+          headers: bearer(playerToken),
+        });
+        const wait = catchingUpSeconds(result);
+        if (wait === null || attempt >= (o.catchUpAttempts ?? 10)) return ok(result);
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
     },
     follow(board, o) {
       return follow(board, o, {
         api,
-        WebSocket: options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
+        WebSocket: options.WebSocket === null ? undefined
+          : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
         edge: o.edgeUrl
           ? createClient<paths>({ baseUrl: o.edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry) })
           : api,

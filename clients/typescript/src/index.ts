@@ -20,6 +20,7 @@ export {
   type Submission,
   type SubmitResult,
   type WebSocketConstructor,
+  type WebSocketLike,
 } from './client.js';
 export { LeaderboardError } from './errors.js';
 export { base64url, type FollowOptions, type FollowState, type Follower, type TopEvent } from './live.js';

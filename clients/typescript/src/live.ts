@@ -13,7 +13,7 @@
 import type { Client } from 'openapi-fetch';
 
 import type { components, paths } from './generated/openapi.js';
-import type { WebSocketConstructor } from './client.js';
+import type { WebSocketConstructor, WebSocketLike } from './client.js';
 
 export type FollowState = 'connecting' | 'live' | 'polling' | 'closed';
 
@@ -77,7 +77,7 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   const pollMs = options.pollMs ?? 5000;
   let state: FollowState = 'connecting';
   let closed = false;
-  let socket: WebSocket | null = null;
+  let socket: WebSocketLike | null = null;
   let acked = false;
   let subscription: { id: string; ok: boolean } | null = null;
   let retryMs = FIRST_RETRY_MS;
@@ -264,7 +264,7 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
       return;
     }
     const auth = { host: discovery.http_host, Authorization: data.token };
-    let opened: WebSocket;
+    let opened: WebSocketLike;
     try {
       opened = new deps.WebSocket(discovery.realtime_url, [SUBPROTOCOL, `header-${base64url(auth)}`]);
     } catch {
@@ -278,7 +278,7 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
     opened.addEventListener('open', () => {
       if (socket === opened) send({ type: 'connection_init' });
     });
-    opened.addEventListener('message', (event: MessageEvent) => {
+    opened.addEventListener('message', (event: { data: unknown }) => {
       if (socket === opened) receive(event.data, channel, auth);
     });
     opened.addEventListener('close', () => {
