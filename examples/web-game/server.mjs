@@ -216,5 +216,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       };
       for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, stop);
     })
-    .catch((err) => fail(err?.code === 'EADDRINUSE' ? `port ${port} is in use: choose one with WEB_GAME_PORT=...` : describe(err)));
+    .catch((err) => {
+      fail(err?.code === 'EADDRINUSE' ? `port ${port} is in use: choose one with WEB_GAME_PORT=...` : describe(err));
+    });
 }

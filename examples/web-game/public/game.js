@@ -86,7 +86,9 @@ async function play() {
   const result = await lb.submitRun(run, { score, player_name: me.name });
   $('result').hidden = false;
   if (result.held) {
-    $('outcome').textContent = `Your score of ${score} is held for review (rule ${result.rule ?? '?'}): it shows on the board once a moderator approves it.`;
+    $('outcome').textContent =
+      `Your score of ${score} is held for review (rule ${result.rule ?? '?'}): ` +
+      'it shows on the board once a moderator approves it.';
     $('rank').textContent = 'pending review';
     $('receipt-facts').textContent = 'No receipt for a held score.';
     return finish('Held for review.', 'held');
