@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ADMIN_KEY, API_KEY
-from dashboard_support import DESKTOP, REPO, shoot
+from dashboard_support import DESKTOP, PHONE, REPO, shoot
 from playwright.sync_api import expect
 from test_dashboard import no_problems
 
@@ -27,8 +27,10 @@ from leaderboard_verify.cli import run as verify
 SERVER = REPO / "examples" / "web-game" / "server.mjs"
 SDK_BUNDLE = REPO / "clients" / "typescript" / "dist" / "browser" / "leaderboard-client.js"
 BOARD = "web-game"
-CLICKS = 12  # well under the board's 15 clicks a second over the 10 s round: accepted
+CLICKS = 8  # well under the board's 15 clicks a second over the 10 s round (accepted), and quick on a busy machine
 ROUND_MS = 10_000
+# The stream's lag: the live push and the log (the receipt's 409s until then), on 2 cores busy with other suites
+STREAM_WAIT_MS = 30_000
 
 
 @dataclass
@@ -126,7 +128,7 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
 
     # The live top 10 beside the game shows it, pushed over the WebSocket while the page said it was live.
     row = page.locator(f"[data-testid=top-row][data-player='{player_id}']")
-    expect(row.get_by_test_id("row-name")).to_have_text("Ada")
+    expect(row.get_by_test_id("row-name")).to_have_text("Ada", timeout=STREAM_WAIT_MS)
     expect(row.get_by_test_id("row-score")).to_have_text(str(CLICKS))
     expect(page.get_by_test_id("live-state")).to_have_attribute("data-state", "live")
     expect(page.get_by_test_id("top-list")).to_have_attribute("data-source", "live")  # the SDK's TopEvent.source
@@ -135,7 +137,9 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     assert [(e["player_id"], e["score"]) for e in pushes[-1]["entries"]] == [(player_id, CLICKS)]
 
     # The signed receipt, shown with how to check it, verifies against the stack's log and keys.
-    expect(page.get_by_test_id("receipt-facts")).to_contain_text(f"rank 1 of 1 with {CLICKS} on {BOARD}")
+    expect(page.get_by_test_id("receipt-facts")).to_contain_text(
+        f"rank 1 of 1 with {CLICKS} on {BOARD}", timeout=STREAM_WAIT_MS
+    )
     expect(page.get_by_test_id("verify-command")).to_have_text(
         f"python -m leaderboard_verify --url {stack.api} --receipt receipt.jws"
     )
@@ -164,7 +168,7 @@ def _run_id(sent) -> str:
 
 
 def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, new_page, game):
-    page = new_page(viewport=DESKTOP)
+    page = new_page(viewport=PHONE)  # the game on a phone's screen, too
     player_id = _start(page, game, "Bot")
     # 200 hits at once (no person clicks that fast), then the page's clock past the round's end: the server
     # times the run itself, about a second, so 200 is over the board's 15 a second and the rule holds it
@@ -182,6 +186,7 @@ def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, ne
     top = stack.http.get(f"{stack.api}/leaderboards/{BOARD}/top", timeout=30).json()["entries"]
     assert top == [], top
     assert player_id.startswith("web-")
+    shoot(page, "web-game-held", PHONE, full_page=True)
     no_problems(page)
     # The game's server mints tokens only for ids the API takes, and says why it refuses one.
     refused = stack.http.post(f"{game.url}token", json={"player_id": "../admin"}, timeout=30)
