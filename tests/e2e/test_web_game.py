@@ -136,7 +136,8 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     assert pushes and pushes[-1]["board"] == BOARD, f"no live push named {player_id}: {frames}"
     assert [(e["player_id"], e["score"]) for e in pushes[-1]["entries"]] == [(player_id, CLICKS)]
 
-    # The signed receipt, shown with how to check it, verifies against the stack's log and keys.
+    # The signed receipt, shown with how to check it and saved as the file the command names, verifies against the
+    # stack's log and keys.
     expect(page.get_by_test_id("receipt-facts")).to_contain_text(
         f"rank 1 of 1 with {CLICKS} on {BOARD}", timeout=STREAM_WAIT_MS
     )
@@ -144,6 +145,10 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
         f"python -m leaderboard_verify --url {stack.api} --receipt receipt.jws"
     )
     receipt = page.get_by_test_id("receipt").text_content().strip()
+    with page.expect_download() as saved:
+        page.get_by_test_id("receipt-download").click()
+    assert saved.value.suggested_filename == "receipt.jws"
+    assert Path(saved.value.path()).read_text() == receipt
     report = io.StringIO()
     assert verify(["--url", stack.api, "--receipt", receipt], report) == 0, report.getvalue()
     assert f"{player_id}: rank 1 of 1 with score {CLICKS}" in report.getvalue(), report.getvalue()

@@ -152,6 +152,9 @@ async function showReceipt() {
         `Signed: rank ${claims.rank} of ${claims.total_players} with ${claims.score} on ${claims.board_id} ` +
         `(${claims.period_id}), as of log record ${claims.seq}.`;
       $('rank').textContent = `#${claims.rank} of ${claims.total_players}`;
+      const download = $('receipt-download');
+      if (download.href) URL.revokeObjectURL(download.href);
+      download.href = URL.createObjectURL(new Blob([jws], { type: 'application/jose' }));
       $('verify-command').textContent = `python -m leaderboard_verify --url ${config.api} --receipt receipt.jws`;
       $('verify-hint').hidden = false;
       return;
