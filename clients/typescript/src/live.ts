@@ -8,7 +8,8 @@
  *     authorization, and read `data` messages, each a top event {type: "top", board, period, period_id, entries};
  *   - a connection that fails, drops or is refused is tried again with jittered backoff (1 s, 2 s ... 30 s), and
  *     the follower polls GET /leaderboards/{board}/top?period=..&limit=25 (the edge's URL when given) meanwhile.
- * AppSync sends no current state on subscribing: once live, the top is read once, then the events apply. */
+ * The top is read once at the start (something to show while connecting) and again once live (AppSync sends no
+ * current state on subscribing), then the events apply. */
 
 import type { Client } from 'openapi-fetch';
 
@@ -288,6 +289,7 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   }
 
   options.onState?.('connecting');
+  void readTop(); // something to show at once, while the connection is made (edge-cached)
   void connect();
 
   return {
