@@ -68,7 +68,8 @@ export function stackConfig(env = process.env) {
   const edge = /^https?:\/\//.test(edgeSetting) ? edgeSetting.replace(/\/+$/, '') : api;
   const gameKey = env.LEADERBOARD_API_KEY || state.api_key;
   const adminKey = env.LEADERBOARD_ADMIN_KEY || state.admin_key;
-  if (!api || !gameKey || !adminKey) fail(`the API's URL, the game key and the admin key are needed (${stateFile})`);
+  // the admin key only creates the board: a deployed game's server, whose board exists, need not hold it
+  if (!api || !gameKey) fail(`the API's URL and the game key are needed (${stateFile} or LEADERBOARD_API_*)`);
   return { api, edge, gameKey, adminKey };
 }
 
@@ -87,13 +88,14 @@ function describe(err) {
 }
 
 /** The game's board on the stack: created with the admin key if absent; its discovery answer. */
-async function ensureBoard(admin, board, apiUrl) {
+async function ensureBoard(game, admin, board, apiUrl) {
   const read = () =>
-    admin.api.GET('/leaderboards/{board}', { params: { path: { board } } }).catch((err) => {
+    game.api.GET('/leaderboards/{board}', { params: { path: { board } } }).catch((err) => {
       fail(`cannot reach the API at ${apiUrl} (is \`make run\` still running?): ${describe(err)}`);
     });
   let { data, response } = await read();
   if (response.status === 404) {
+    if (!admin) fail(`board ${board} does not exist: create it (BOARD_SPEC) or give the admin key once`);
     const created = await admin.api.POST('/leaderboards', { body: { board_id: board, ...BOARD_SPEC } });
     if (![201, 409].includes(created.response.status)) {
       fail(`creating board ${board}: ${created.response.status} ${JSON.stringify(created.error)}`);
@@ -143,8 +145,8 @@ export async function startServer({ port = 3004, board = 'web-game', env = proce
   const config = stackConfig(env);
   const { createLeaderboardClient } = await loadSdk();
   const game = createLeaderboardClient({ baseUrl: config.api, apiKey: config.gameKey });
-  const admin = createLeaderboardClient({ baseUrl: config.api, apiKey: config.adminKey });
-  const discovery = await ensureBoard(admin, board, config.api);
+  const admin = config.adminKey && createLeaderboardClient({ baseUrl: config.api, apiKey: config.adminKey });
+  const discovery = await ensureBoard(game, admin, board, config.api);
   const csp = contentSecurityPolicy(config, discovery);
   const pageConfig = { api: config.api, edge: config.edge, board, period: PERIOD, round_seconds: ROUND_SECONDS };
 

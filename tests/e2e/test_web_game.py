@@ -54,35 +54,44 @@ def _started(proc: subprocess.Popen, log: Path) -> str:
     pytest.fail(f"the game's server did not start (exit {proc.returncode}):\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def game(stack, tmp_path):
-    """The game's server on a free port, for a stack with empty tables: it reads the stack's URL and keys from a
-    run.json as make run writes it (LEADERBOARD_RUN_DIR) and creates its board."""
+def _launch(stack, run_dir: Path, board: str, keys: dict) -> tuple[subprocess.Popen, Path]:
+    """`node examples/web-game/server.mjs` on a free port, reading the stack's URL and `keys` from a run.json as
+    make run writes it (LEADERBOARD_RUN_DIR)."""
     node = shutil.which("node")
     assert node, "node (20) is needed for the game's server"
     if not SDK_BUNDLE.exists():
         pytest.fail(f"the TypeScript SDK is not built ({SDK_BUNDLE.relative_to(REPO)} is missing): run `make clients`")
-    stack.reset()
-    run_dir = tmp_path / "run"
     run_dir.mkdir()
     # no edge in this stack's run.json ("none ..." as make run writes without nginx): the page reads the API
-    state = {"api": stack.api, "edge": "none", "api_key": API_KEY, "admin_key": ADMIN_KEY}
-    (run_dir / "run.json").write_text(json.dumps(state))
-    env = {**os.environ, "LEADERBOARD_RUN_DIR": str(run_dir), "WEB_GAME_PORT": "0", "WEB_GAME_BOARD": BOARD}
-    log = tmp_path / "web-game.log"
+    (run_dir / "run.json").write_text(json.dumps({"api": stack.api, "edge": "none", **keys}))
+    env = {**os.environ, "LEADERBOARD_RUN_DIR": str(run_dir), "WEB_GAME_PORT": "0", "WEB_GAME_BOARD": board}
+    env.pop("LEADERBOARD_ADMIN_KEY", None)
+    log = run_dir / "web-game.log"
     with open(log, "w") as stderr:
         proc = subprocess.Popen(
             [node, str(SERVER)], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1
         )
+    return proc, log
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture
+def game(stack, tmp_path):
+    """The game's server for a stack with empty tables, with the game and admin keys: it creates its board."""
+    stack.reset()
+    proc, log = _launch(stack, tmp_path / "run", BOARD, {"api_key": API_KEY, "admin_key": ADMIN_KEY})
     try:
         yield Game(_started(proc, log), proc, log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 def _received(socket, frames: list[dict]) -> None:
@@ -199,3 +208,16 @@ def test_a_score_too_fast_for_a_person_is_held_for_review_and_shown_so(stack, ne
         400,
         "player_id: 1-64 of A-Z a-z 0-9 _ . : @ - (not only dots)",
     )
+
+
+def test_the_server_needs_no_admin_key_once_its_board_exists_and_says_so_when_it_does_not(stack, game, tmp_path):
+    proc, log = _launch(stack, tmp_path / "game-key-only", BOARD, {"api_key": API_KEY})
+    try:
+        url = _started(proc, log)
+        assert stack.http.post(f"{url}token", json={"player_id": "p-1"}, timeout=30).status_code == 201
+    finally:
+        _stop(proc)
+    proc, log = _launch(stack, tmp_path / "no-board", "web-game-absent", {"api_key": API_KEY})
+    assert proc.wait(30) == 1
+    assert "board web-game-absent does not exist" in log.read_text(), log.read_text()
+    assert stack.http.get(f"{stack.api}/leaderboards/web-game-absent", timeout=30).status_code == 404
