@@ -151,7 +151,9 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
   for (const middleware of options.middleware ?? []) api.use(middleware);
   /** A keyless client of the edge (the cached public reads), with the same retries and middleware. */
   const reader = (edgeUrl: string) => {
-    const edge = createClient<paths>({ baseUrl: edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry) });
+    const edge = createClient<paths>({
+      baseUrl: edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry),
+    });
     for (const middleware of options.middleware ?? []) edge.use(middleware);
     return edge;
   };
