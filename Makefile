@@ -285,9 +285,11 @@ $(TS_SDK)/src/generated/openapi.ts: $(OPENAPI_JSON) $(TS_SDK)/node_modules/.inst
 	cd $(TS_SDK) && node_modules/.bin/openapi-typescript ../../$(OPENAPI_JSON) --empty-objects-unknown \
 		-o src/generated/openapi.ts --silent
 
-$(TS_SDK)/dist/.built: $(TS_SDK)/src/generated/openapi.ts $(TS_SDK_SRC) $(TS_SDK)/tsconfig.json
+# Type-checked twice: with the browser's library and no Node types (the build), and with Node's types and no DOM
+# (`tsc --noEmit`): the SDK uses nothing that only one of the two has
+$(TS_SDK)/dist/.built: $(TS_SDK)/src/generated/openapi.ts $(TS_SDK_SRC) $(TS_SDK)/tsconfig.json $(TS_SDK)/tsconfig.node.json
 	rm -rf $(TS_SDK)/dist
-	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.json
+	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc --noEmit -p tsconfig.node.json
 	touch $@
 
 $(TS_SDK)/dist/browser/leaderboard-client.js: $(TS_SDK)/dist/.built $(TS_SDK)/build.mjs

@@ -149,6 +149,14 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
     headers: options.apiKey ? { 'x-api-key': options.apiKey } : {},
   });
   for (const middleware of options.middleware ?? []) api.use(middleware);
+  /** A keyless client of the edge (the cached public reads), with the same retries and middleware. */
+  const reader = (edgeUrl: string) => {
+    const edge = createClient<paths>({
+      baseUrl: edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry),
+    });
+    for (const middleware of options.middleware ?? []) edge.use(middleware);
+    return edge;
+  };
 
   const top = async (board: string, o: PageOptions & { cursor?: string } = {}) =>
     ok(await api.GET('/leaderboards/{board}/top', {
@@ -220,9 +228,7 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
         api,
         WebSocket: options.WebSocket === null ? undefined
           : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
-        edge: o.edgeUrl
-          ? createClient<paths>({ baseUrl: o.edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry) })
-          : api,
+        edge: o.edgeUrl ? reader(o.edgeUrl) : api,
       });
     },
   };

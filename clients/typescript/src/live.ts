@@ -1,6 +1,7 @@
 /* Following a board period live through AWS AppSync Events' WebSocket protocol, ported from the dashboard's
  * client (dashboard_ec2/site/js/live.js; docs/API.md, "Live updates"), one follower per call instead of one per page:
- *   - discovery: GET /leaderboards/{board}, its `live` field (realtime_url, http_host, channels); none: poll only;
+ *   - discovery: GET /leaderboards/{board} (through the edge when given), its `live` field (realtime_url,
+ *     http_host, channels); none: poll only;
  *   - a live subscribe token per connection: GET /leaderboards/{board}/scores (the `token_path`);
  *   - connect with the subprotocols `aws-appsync-event-ws` and `header-<base64url of {"host", "Authorization"}>`,
  *     send connection_init, wait for connection_ack (its connectionTimeoutMs arms the keep-alive watchdog: a
@@ -46,8 +47,8 @@ export interface Follower {
 }
 
 export interface FollowDeps {
-  api: Client<paths>;
-  edge: Client<paths>;
+  api: Client<paths>; // the live token (never cached)
+  edge: Client<paths>; // discovery and the top (cached reads): the edge's URL, or the API
   WebSocket: WebSocketConstructor | undefined;
 }
 
@@ -230,7 +231,7 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   };
 
   const discover = async (): Promise<LiveInfo | null> => {
-    const { data, response } = await deps.api.GET('/leaderboards/{board}', { params: { path: { board } } });
+    const { data, response } = await deps.edge.GET('/leaderboards/{board}', { params: { path: { board } } });
     if (data) {
       const live = data.live;
       if (!live || !/^wss?:\/\//.test(live.realtime_url) || typeof live.http_host !== 'string') return null;

@@ -52,6 +52,8 @@ function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
+const about = (request: Request, attempt: number) => ({ attempt, method: request.method, url: request.url });
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function retryingFetch(base: Fetch, options: RetryOptions = {}): Fetch {
@@ -70,7 +72,7 @@ export function retryingFetch(base: Fetch, options: RetryOptions = {}): Fetch {
       } catch (err) {
         if (last || request.signal?.aborted) throw err;
         const delayMs = backoffMs(attempt, baseDelayMs, maxDelayMs);
-        options.onRetry?.({ attempt, method: request.method, url: request.url, status: null, retryAfterMs: null, delayMs });
+        options.onRetry?.({ ...about(request, attempt), status: null, retryAfterMs: null, delayMs });
         await sleep(delayMs);
         continue;
       }
@@ -78,7 +80,7 @@ export function retryingFetch(base: Fetch, options: RetryOptions = {}): Fetch {
       const told = retryAfterMs(response);
       if (told !== null && told > maxDelayMs) return response; // the server asks for longer than the caller waits
       const delayMs = told ?? backoffMs(attempt, baseDelayMs, maxDelayMs);
-      options.onRetry?.({ attempt, method: request.method, url: request.url, status: response.status, retryAfterMs: told, delayMs });
+      options.onRetry?.({ ...about(request, attempt), status: response.status, retryAfterMs: told, delayMs });
       await response.body?.cancel().catch(() => undefined); // frees the connection
       await sleep(delayMs);
     }
