@@ -251,6 +251,12 @@ bench-launch: setup ## launch traffic with Locust on `make run`'s stack (USERS, 
 bench-live: setup ## live updates: SUBSCRIBERS (default 2000) on one board period through `make run`, a burst of new leaders
 	$(PY) -m bench.live_delivery --subscribers $(or $(SUBSCRIBERS),2000) --seconds $(or $(SECONDS),10) --json bench/results/live.json
 
+# The sample game (examples/web-game/) on `make run`'s stack (run in another terminal): its server reads the stack's
+# run.json, creates its client-submission board and mints player tokens with the game key
+.PHONY: web-game
+web-game: setup clients ## the sample browser game on the running `make run` stack (WEB_GAME_PORT, default 3004)
+	node examples/web-game/server.mjs
+
 # The OpenAPI document the SDKs (clients/) are generated from: the route table's, as GET /openapi.json serves it
 OPENAPI_JSON := .local/openapi.json
 $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -path '*/__pycache__/*')
@@ -260,6 +266,39 @@ $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -pat
 
 .PHONY: clients
 clients: $(OPENAPI_JSON) ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
+clients: clients-typescript
+
+# The TypeScript SDK (clients/typescript/README.md): npm ci when its lock changes, the types generated from the
+# document (openapi-typescript), tsc to dist/ (ESM + .d.ts; a type error fails it), its Node test suite to build/,
+# and one self-contained browser module (esbuild). Each step re-runs only when its inputs change
+TS_SDK := clients/typescript
+TS_SDK_SRC := $(wildcard $(TS_SDK)/src/*.ts)
+TS_SDK_TESTS := $(wildcard $(TS_SDK)/test/*.ts)
+.PHONY: clients-typescript
+clients-typescript: $(TS_SDK)/dist/browser/leaderboard-client.js $(TS_SDK)/build/.built
+
+$(TS_SDK)/node_modules/.installed: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TS_SDK)/src/generated/openapi.ts: $(OPENAPI_JSON) $(TS_SDK)/node_modules/.installed
+	cd $(TS_SDK) && node_modules/.bin/openapi-typescript ../../$(OPENAPI_JSON) --empty-objects-unknown \
+		-o src/generated/openapi.ts --silent
+
+# Type-checked twice: with the browser's library and no Node types (the build), and with Node's types and no DOM
+# (`tsc --noEmit`): the SDK uses nothing that only one of the two has
+$(TS_SDK)/dist/.built: $(TS_SDK)/src/generated/openapi.ts $(TS_SDK_SRC) $(TS_SDK)/tsconfig.json $(TS_SDK)/tsconfig.node.json
+	rm -rf $(TS_SDK)/dist
+	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc --noEmit -p tsconfig.node.json
+	touch $@
+
+$(TS_SDK)/dist/browser/leaderboard-client.js: $(TS_SDK)/dist/.built $(TS_SDK)/build.mjs
+	cd $(TS_SDK) && node build.mjs
+
+$(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig.test.json
+	rm -rf $(TS_SDK)/build
+	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.test.json
+	touch $@
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts

@@ -1,0 +1,236 @@
+/* The client: openapi-fetch over the generated `paths` (every operation, typed), and the flows a generator cannot
+ * write: the player-token and run flow, idempotent score submissions, cursor paging, live following. */
+
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+
+import type { components, paths } from './generated/openapi.js';
+import { LeaderboardError } from './errors.js';
+import { follow, type FollowOptions, type Follower } from './live.js';
+import { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js';
+
+export type Schemas = components['schemas'];
+export type Entry = Schemas['Entry'];
+export type Page = Schemas['Page'];
+export type Board = Schemas['Board'];
+export type PlayerToken = Schemas['PlayerToken'];
+export type BoardSubmit = Schemas['BoardSubmit'];
+export type PendingScore = Schemas['PendingScore'];
+export type Receipt = Schemas['Receipt'];
+export type ApiClient = Client<paths>;
+
+export interface ClientOptions {
+  /** The API's URL (the `API:` line of `make run`, the `ApiUrl` output on AWS); reads may use the edge's. */
+  baseUrl: string;
+  /** Sent as x-api-key: the game key or the admin key. Servers only: never ship a key to a browser. */
+  apiKey?: string;
+  /** Default globalThis.fetch. */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket);
+   * null: never live, follow() polls. */
+  WebSocket?: WebSocketConstructor | null;
+  /** 429 (after Retry-After) and 5xx/network errors; POSTs only with an Idempotency-Key. */
+  retry?: RetryOptions;
+  /** More openapi-fetch middleware (logging, metrics): added after the SDK's own. */
+  middleware?: Middleware[];
+}
+
+/** What the SDK needs of a WebSocket: the browser's, Node 22's global one and the `ws` package's all fit. */
+export interface WebSocketLike {
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+}
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
+
+/** A run: what POST /leaderboards/{board}/runs answered, and who and where it is for. */
+export interface Run {
+  board: string;
+  runId: string;
+  runToken: string;
+  playerId: string;
+  seed: number;
+  startedAt: string;
+  expiresAt: string;
+}
+
+export interface Submission {
+  score: number;
+  player_name?: string;
+  metadata?: Record<string, unknown>;
+  evidence?: Record<string, unknown>;
+}
+
+/** A submission's outcome: the board's answer (200), or `held` for review by a quarantine rule (202 pending). */
+export type SubmitResult =
+  | ({ held: false } & BoardSubmit)
+  | ({ held: true } & PendingScore);
+
+export interface PageOptions {
+  period?: string;
+  limit?: number;
+}
+
+export interface LeaderboardClient {
+  /** Every operation of the OpenAPI document, typed (openapi-fetch: `{data, error, response}`). */
+  readonly api: ApiClient;
+  /** POST /players/{player_id}/tokens with the game key (a game server's call). */
+  playerToken(playerId: string, options?: { boards?: string[]; ttlSeconds?: number }): Promise<PlayerToken>;
+  /** POST /leaderboards/{board}/runs with a player token. */
+  startRun(board: string, playerToken: string): Promise<Run>;
+  /** POST /leaderboards/{board}/runs/{run_id}/score with the run token (and an Idempotency-Key, so it is retried). */
+  submitRun(run: Run, submission: Submission, options?: { idempotencyKey?: string }): Promise<SubmitResult>;
+  /** POST /leaderboards/{board}/scores with the game key (a game server's), with an Idempotency-Key. */
+  submitScore(board: string, submission: Submission & { player_id: string }, options?: { idempotencyKey?: string }):
+    Promise<SubmitResult>;
+  /** Every entry of a board period, best first, following next_cursor to the end (GET /leaderboards/{board}/top). */
+  entries(board: string, options?: PageOptions): AsyncGenerator<Entry, void, undefined>;
+  /** GET /leaderboards/{board}/top: one page. */
+  top(board: string, options?: PageOptions & { cursor?: string }): Promise<Page>;
+  /** GET /leaderboards/{board}: the board, with its `live` field (discovery). */
+  board(board: string): Promise<Board>;
+  /** GET /leaderboards/{board}/players/{player_id}/receipt with the player's token: a signed receipt. */
+  receipt(board: string, playerId: string, playerToken: string, options?: { period?: string; catchUpAttempts?: number }):
+    Promise<Receipt>;
+  /** Follow a board period live (AppSync Events), polling the top while not live. */
+  follow(board: string, options: FollowOptions): Follower;
+}
+
+/** A fresh Idempotency-Key: a UUID where the platform has one (browsers in secure contexts, Node 20). */
+export function newIdempotencyKey(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** The `sub` (player id) of a JWT, read without checking it: the tokens are signed, not encrypted (docs/API.md). */
+export function tokenSubject(token: string): string {
+  const payload = token.split('.')[1] ?? '';
+  try {
+    const text = atob(payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '='));
+    const bytes = Uint8Array.from(text, (ch) => ch.charCodeAt(0));
+    const claims = JSON.parse(new TextDecoder().decode(bytes)) as { sub?: unknown };
+    if (typeof claims.sub === 'string') return claims.sub;
+  } catch {
+    // not a JWT: below
+  }
+  throw new TypeError('not a player token (a JWT with a `sub` claim)');
+}
+
+function bearer(token: string): { Authorization: string } {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** The body of a success, or a LeaderboardError with the API's answer. */
+function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.response.ok && result.data !== undefined) return result.data;
+  throw new LeaderboardError(result.response.status, result.error ?? null, retryAfterMs(result.response));
+}
+
+/** retry_after_seconds of a 409 "log catching up" (a receipt asked for before the log has the entry), else null. */
+function catchingUpSeconds(result: { error?: unknown; response: Response }): number | null {
+  if (result.response.status !== 409 || !result.error || typeof result.error !== 'object') return null;
+  const seconds = (result.error as { retry_after_seconds?: unknown }).retry_after_seconds;
+  return typeof seconds === 'number' && seconds > 0 && seconds <= 60 ? seconds : null;
+}
+
+function submitted(result: { data?: BoardSubmit | PendingScore; error?: unknown; response: Response }): SubmitResult {
+  const body = ok(result);
+  if (result.response.status === 202 || (body as PendingScore).status === 'pending') {
+    return { held: true, ...(body as PendingScore) };
+  }
+  return { held: false, ...(body as BoardSubmit) };
+}
+
+export function createLeaderboardClient(options: ClientOptions): LeaderboardClient {
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: retryingFetch(baseFetch, options.retry),
+    headers: options.apiKey ? { 'x-api-key': options.apiKey } : {},
+  });
+  for (const middleware of options.middleware ?? []) api.use(middleware);
+  /** A keyless client of the edge (the cached public reads), with the same retries and middleware. */
+  const reader = (edgeUrl: string) => {
+    const edge = createClient<paths>({
+      baseUrl: edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry),
+    });
+    for (const middleware of options.middleware ?? []) edge.use(middleware);
+    return edge;
+  };
+
+  const top = async (board: string, o: PageOptions & { cursor?: string } = {}) =>
+    ok(await api.GET('/leaderboards/{board}/top', {
+      params: { path: { board }, query: { period: o.period, limit: o.limit, cursor: o.cursor } },
+    }));
+
+  const client: LeaderboardClient = {
+    api,
+    async playerToken(playerId, o = {}) {
+      return ok(await api.POST('/players/{player_id}/tokens', {
+        params: { path: { player_id: playerId } },
+        body: { boards: o.boards, ttl_seconds: o.ttlSeconds },
+      }));
+    },
+    async startRun(board, playerToken) {
+      const playerId = tokenSubject(playerToken);
+      const run = ok(await api.POST('/leaderboards/{board}/runs', {
+        params: { path: { board } },
+        headers: bearer(playerToken),
+      }));
+      return {
+        board, playerId, runId: run.run_id, runToken: run.run_token, seed: run.seed, startedAt: run.started_at,
+        expiresAt: run.expires_at,
+      };
+    },
+    async submitRun(run, submission, o = {}) {
+      return submitted(await api.POST('/leaderboards/{board}/runs/{run_id}/score', {
+        params: {
+          path: { board: run.board, run_id: run.runId },
+          header: { 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() },
+        },
+        headers: bearer(run.runToken),
+        body: { ...submission, player_id: run.playerId },
+      }));
+    },
+    async submitScore(board, submission, o = {}) {
+      return submitted(await api.POST('/leaderboards/{board}/scores', {
+        params: { path: { board }, header: { 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() } },
+        body: submission,
+      }));
+    },
+    async *entries(board, o = {}) {
+      let cursor: string | undefined;
+      do {
+        const page = await top(board, { ...o, cursor });
+        yield* page.entries;
+        cursor = page.next_cursor;
+      } while (cursor);
+    },
+    top,
+    async board(board) {
+      return ok(await api.GET('/leaderboards/{board}', { params: { path: { board } } }));
+    },
+    async receipt(board, playerId, playerToken, o = {}) {
+      // The log is appended from the table's stream, a moment after the score: until it has the player's entry
+      // the API answers 409 with retry_after_seconds ("log catching up"), which this waits out a few times.
+      for (let attempt = 1; ; attempt++) {
+        const result = await api.GET('/leaderboards/{board}/players/{player_id}/receipt', {
+          params: { path: { board, player_id: playerId }, query: { period: o.period } },
+          headers: bearer(playerToken),
+        });
+        const wait = catchingUpSeconds(result);
+        if (wait === null || attempt >= (o.catchUpAttempts ?? 10)) return ok(result);
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
+    },
+    follow(board, o) {
+      return follow(board, o, {
+        api,
+        WebSocket: options.WebSocket === null ? undefined
+          : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
+        edge: o.edgeUrl ? reader(o.edgeUrl) : api,
+      });
+    },
+  };
+  return client;
+}

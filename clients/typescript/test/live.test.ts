@@ -1,0 +1,84 @@
+/* Following a board when the live connection is not there: a connection that drops is made again (a new token, a
+ * new socket) and pushes arrive on it; a client with no WebSocket polls the top instead. Both against the stack's
+ * AppSync Events stand-in and API, nothing faked: the drop is the socket's own terminate(). */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import WebSocket from 'ws';
+
+import type { FollowState, TopEvent } from '@cdk-leaderboard/client';
+
+import { admin, client, env, game, unique, waitFor } from './support.js';
+
+async function board(): Promise<string> {
+  const id = unique('ts-live');
+  const { response, error } = await admin().api.POST('/leaderboards', {
+    body: { board_id: id, order: 'desc', operator: 'best', periods: ['all-time'] },
+  });
+  assert.equal(response.status, 201, JSON.stringify(error));
+  return id;
+}
+
+test('a dropped connection is made again, and pushes arrive on the new one', async () => {
+  const id = await board();
+  const sockets: WebSocket[] = [];
+  class Recorded extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      sockets.push(this);
+    }
+  }
+  const tops: TopEvent[] = [];
+  const states: FollowState[] = [];
+  const follower = client(undefined, { WebSocket: Recorded }).follow(id, {
+    period: 'all-time', pollMs: 250, onTop: (t) => tops.push(t), onState: (s) => states.push(s),
+  });
+  try {
+    await waitFor('live', () => (follower.state === 'live' ? true : undefined));
+    sockets[0]!.terminate(); // the connection is gone, as after a network failure
+    await waitFor('polling after the drop', () => (states.includes('polling') ? true : undefined));
+    await waitFor('live again on a new connection', () => (follower.state === 'live' ? true : undefined));
+    assert.equal(sockets.length, 2);
+    assert.deepEqual(states, ['connecting', 'live', 'polling', 'live']);
+
+    await game().submitScore(id, { player_id: 'p-after', score: 99 });
+    await waitFor('the push on the new connection', () =>
+      tops.find((t) => t.source === 'live' && t.entries.some((e) => e.player_id === 'p-after')));
+  } finally {
+    follower.close();
+  }
+});
+
+test('with no WebSocket the follower polls the top (the edge when given) and sees new scores', async () => {
+  const id = await board();
+  const tops: TopEvent[] = [];
+  const states: FollowState[] = [];
+  const follower = client(undefined, { WebSocket: null }).follow(id, {
+    period: 'all-time', pollMs: 200, edgeUrl: env.edgeUrl, onTop: (t) => tops.push(t), onState: (s) => states.push(s),
+  });
+  try {
+    await waitFor('a first poll', () => (tops.length > 0 ? true : undefined));
+    assert.deepEqual(tops[0]?.entries, []);
+    await game().submitScore(id, { player_id: 'p-polled', score: 7 });
+    const polled = await waitFor('the new score polled', () =>
+      tops.find((t) => t.entries.some((e) => e.player_id === 'p-polled')));
+    assert.equal(polled.source, 'poll');
+    assert.deepEqual(states, ['connecting', 'polling']);
+  } finally {
+    follower.close();
+  }
+  const seen = tops.length;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(tops.length, seen, 'no poll after close()');
+});
+
+test('the browser bundle runs the same flows (imported as a page would, no bundler)', async () => {
+  const url = new URL('../dist/browser/leaderboard-client.js', import.meta.url).href;
+  const bundle = await import(url);
+  const lb = bundle.createLeaderboardClient({ baseUrl: env.apiUrl, apiKey: env.gameKey });
+  const id = await board();
+  const result = await lb.submitScore(id, { player_id: 'p-bundle', score: 3 });
+  assert.equal(result.held, false);
+  assert.deepEqual((await lb.top(id)).entries.map((e: { player_id: string }) => e.player_id), ['p-bundle']);
+});
