@@ -53,7 +53,8 @@ test('the run flow: a player token, a run, the score with the run token, a live 
       tops.find((t) => t.source === 'live' && t.entries.some((e) => e.player_id === player && e.score === 4321)));
     assert.equal(pushed.board, board);
     assert.equal(pushed.period, 'all-time');
-    assert.deepEqual(states.slice(0, 2), ['connecting', 'live']);
+    assert.equal(states[0], 'connecting');
+    assert.ok(states.includes('live'), JSON.stringify(states));
 
     // A run takes one score: a second use is refused, as a LeaderboardError with the API's text.
     await assert.rejects(device.submitRun(run, { score: 5000 }), (err: unknown) =>
