@@ -116,8 +116,10 @@ export function tokenSubject(token: string): string {
   throw new TypeError('not a player token (a JWT with a `sub` claim)');
 }
 
-function bearer(token: string): { Authorization: string } {
-  return { Authorization: `Bearer ${token}` };
+/** A token's call carries the token alone: a client made with the game key leaves its key out (the API refuses
+ * the game key and a run token together with a 400; the token is the credential on these routes). */
+function bearer(token: string): { Authorization: string; 'x-api-key': null } {
+  return { Authorization: `Bearer ${token}`, 'x-api-key': null };
 }
 
 /** The body of a success, or a LeaderboardError with the API's answer. */

@@ -235,3 +235,14 @@ test('the document and the signing keys', async () => {
   const jwks = await device.api.GET('/.well-known/jwks.json');
   assert.ok((jwks.data?.keys.length ?? 0) > 0);
 });
+
+test('a client with the game key sends only the token on the token routes (both at once is a 400)', async () => {
+  const board = await createBoard({ periods: ['all-time'], submissions: 'client' });
+  const player = unique('p');
+  const { token } = await gameClient.playerToken(player);
+  const run = await gameClient.startRun(board, token);
+  const result = await gameClient.submitRun(run, { score: 12 });
+  assert.equal(result.held, false);
+  const { receipt } = await gameClient.receipt(board, player, token);
+  assert.equal(receipt.split('.').length, 3);
+});
