@@ -22,7 +22,7 @@ from .stack_config import ADMIN_KEY, API_KEY
 ROOT = Path(__file__).resolve().parents[2]
 SDK = ROOT / "clients" / "typescript"
 DOCUMENT = ROOT / ".local" / "openapi.json"
-SUITES = ("unit", "sdk", "live", "retry")  # clients/typescript/test/<suite>.test.ts
+SUITES = ("unit", "sdk", "live", "native", "retry")  # clients/typescript/test/<suite>.test.ts
 BUILT = [*(SDK / "build" / f"{suite}.test.js" for suite in SUITES), SDK / "dist" / "index.js", DOCUMENT]
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
 # The 429 test starts this many seconds before the minute ends on the stack's clock: the per-minute limit's
@@ -36,7 +36,7 @@ def _built() -> None:
         pytest.fail(f"the TypeScript SDK is not built ({', '.join(missing)} missing): run `make clients`")
 
 
-def _node(stack, suite: str, tmp: Path, **extra: str) -> subprocess.CompletedProcess:
+def _node(stack, suite: str, tmp: Path, *flags: str, **extra: str) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "LEADERBOARD_API_URL": stack.api_url,
@@ -48,7 +48,7 @@ def _node(stack, suite: str, tmp: Path, **extra: str) -> subprocess.CompletedPro
         **extra,
     }
     return subprocess.run(
-        ["node", "--test", "--test-reporter=spec", f"build/{suite}.test.js"],
+        ["node", *flags, "--test", "--test-reporter=spec", f"build/{suite}.test.js"],
         cwd=SDK,
         env=env,
         capture_output=True,
@@ -64,6 +64,8 @@ def runs(stack, tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("sdk-typescript")
     receipt = tmp / "receipt.jws"
     results = {suite: _node(stack, suite, tmp) for suite in ("unit", "live")}
+    # Node 20's own WebSocket is behind a flag (global from Node 22 on)
+    results["native"] = _node(stack, "native", tmp, "--experimental-websocket")
     results["sdk"] = _node(stack, "sdk", tmp, LEADERBOARD_SDK_RECEIPT=str(receipt))
     now = stack.clock.now()
     minute_end = now.replace(second=0, microsecond=0) + timedelta(minutes=1)
@@ -98,6 +100,11 @@ def test_the_sdk_unit_suite_passes(runs):
 def test_live_following_reconnects_and_falls_back_to_polling(runs):
     """A dropped connection made again with pushes on the new one; no WebSocket: polling; the browser bundle."""
     _passed(runs["live"])
+
+
+def test_node_20s_own_websocket_goes_live(runs):
+    """The other path a Node 20 user may take: `node --experimental-websocket`, no WebSocket passed."""
+    _passed(runs["native"])
 
 
 def test_a_429_is_retried_after_retry_after(runs):

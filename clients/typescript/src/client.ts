@@ -116,8 +116,10 @@ export function tokenSubject(token: string): string {
   throw new TypeError('not a player token (a JWT with a `sub` claim)');
 }
 
-function bearer(token: string): { Authorization: string } {
-  return { Authorization: `Bearer ${token}` };
+/** A token's call carries the token alone: a client made with the game key leaves its key out (the API refuses
+ * the game key and a run token together with a 400; the token is the credential on these routes). */
+function bearer(token: string): { Authorization: string; 'x-api-key': null } {
+  return { Authorization: `Bearer ${token}`, 'x-api-key': null };
 }
 
 /** The body of a success, or a LeaderboardError with the API's answer. */
@@ -149,13 +151,12 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
     headers: options.apiKey ? { 'x-api-key': options.apiKey } : {},
   });
   for (const middleware of options.middleware ?? []) api.use(middleware);
-  /** A keyless client of the edge (the cached public reads), with the same retries and middleware. */
-  const reader = (edgeUrl: string) => {
-    const edge = createClient<paths>({
-      baseUrl: edgeUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, options.retry),
-    });
-    for (const middleware of options.middleware ?? []) edge.use(middleware);
-    return edge;
+  /** A keyless client with the caller's middleware: the edge's cached reads (retried), or the live token's read
+   * (not retried: a follower that gets no token polls and tries again with its own backoff, as the dashboard). */
+  const keyless = (baseUrl: string, retry: RetryOptions | undefined) => {
+    const plain = createClient<paths>({ baseUrl: baseUrl.replace(/\/+$/, ''), fetch: retryingFetch(baseFetch, retry) });
+    for (const middleware of options.middleware ?? []) plain.use(middleware);
+    return plain;
   };
 
   const top = async (board: string, o: PageOptions & { cursor?: string } = {}) =>
@@ -225,10 +226,10 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
     },
     follow(board, o) {
       return follow(board, o, {
-        api,
+        api: keyless(options.baseUrl, { attempts: 1 }),
         WebSocket: options.WebSocket === null ? undefined
           : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
-        edge: o.edgeUrl ? reader(o.edgeUrl) : api,
+        edge: o.edgeUrl ? keyless(o.edgeUrl, options.retry) : api,
       });
     },
   };

@@ -47,7 +47,7 @@ export interface Follower {
 }
 
 export interface FollowDeps {
-  api: Client<paths>; // the live token (never cached)
+  api: Client<paths>; // the live token (never cached; not retried: a follower without one polls, then tries again)
   edge: Client<paths>; // discovery and the top (cached reads): the edge's URL, or the API
   WebSocket: WebSocketConstructor | undefined;
 }

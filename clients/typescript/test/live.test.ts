@@ -36,11 +36,14 @@ test('a dropped connection is made again, and pushes arrive on the new one', asy
   });
   try {
     await waitFor('live', () => (follower.state === 'live' ? true : undefined));
-    sockets[0]!.terminate(); // the connection is gone, as after a network failure
-    await waitFor('polling after the drop', () => (states.includes('polling') ? true : undefined));
+    const before = states.length;
+    const dropped = sockets.length;
+    sockets.at(-1)!.terminate(); // the connection is gone, as after a network failure
+    await waitFor('polling after the drop', () => (states.length > before ? true : undefined));
     await waitFor('live again on a new connection', () => (follower.state === 'live' ? true : undefined));
-    assert.equal(sockets.length, 2);
-    assert.deepEqual(states, ['connecting', 'live', 'polling', 'live']);
+    assert.equal(states[before], 'polling');
+    assert.equal(states.at(-1), 'live');
+    assert.ok(sockets.length > dropped, 'a new socket');
 
     await game().submitScore(id, { player_id: 'p-after', score: 99 });
     await waitFor('the push on the new connection', () =>

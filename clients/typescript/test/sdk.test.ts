@@ -53,7 +53,8 @@ test('the run flow: a player token, a run, the score with the run token, a live 
       tops.find((t) => t.source === 'live' && t.entries.some((e) => e.player_id === player && e.score === 4321)));
     assert.equal(pushed.board, board);
     assert.equal(pushed.period, 'all-time');
-    assert.deepEqual(states.slice(0, 2), ['connecting', 'live']);
+    assert.equal(states[0], 'connecting');
+    assert.ok(states.includes('live'), JSON.stringify(states));
 
     // A run takes one score: a second use is refused, as a LeaderboardError with the API's text.
     await assert.rejects(device.submitRun(run, { score: 5000 }), (err: unknown) =>
@@ -233,4 +234,15 @@ test('the document and the signing keys', async () => {
   assert.equal(doc.response.status, 200);
   const jwks = await device.api.GET('/.well-known/jwks.json');
   assert.ok((jwks.data?.keys.length ?? 0) > 0);
+});
+
+test('a client with the game key sends only the token on the token routes (both at once is a 400)', async () => {
+  const board = await createBoard({ periods: ['all-time'], submissions: 'client' });
+  const player = unique('p');
+  const { token } = await gameClient.playerToken(player);
+  const run = await gameClient.startRun(board, token);
+  const result = await gameClient.submitRun(run, { score: 12 });
+  assert.equal(result.held, false);
+  const { receipt } = await gameClient.receipt(board, player, token);
+  assert.equal(receipt.split('.').length, 3);
 });

@@ -1,11 +1,11 @@
-/* The SDK's pure parts, with no stack: Retry-After parsing, which requests may be sent twice, the subprotocol's
- * encoding, reading a token's subject, and the browser bundle's self-containment. */
+/* The SDK's parts that need no stack: Retry-After parsing, which requests may be sent twice and how often (a
+ * scripted fetch: the real 429 is retry.test.ts's), the subprotocol's encoding, a token's subject, the bundle. */
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { base64url, isRetriable, retryAfterMs, tokenSubject } from '@cdk-leaderboard/client';
+import { base64url, isRetriable, retryAfterMs, retryingFetch, tokenSubject } from '@cdk-leaderboard/client';
 
 test('Retry-After in seconds or as an HTTP date; absent or unreadable is null', () => {
   const at = (value: string) => new Response(null, { headers: { 'Retry-After': value } });
@@ -42,4 +42,42 @@ test('the browser bundle is one self-contained module: no imports, no Node built
   assert.doesNotMatch(bundle, /^\s*import\s/m);
   assert.doesNotMatch(bundle, /\brequire\(|from ["']node:/);
   assert.match(bundle, /export\s*\{[^}]*createLeaderboardClient/);
+});
+
+/** A fetch that answers from a script, recording what each attempt sent (the body too: a retry must resend it). */
+function scripted(...answers: (number | Error)[]) {
+  const sent: { method: string; body: string }[] = [];
+  const fetch = async (request: Request) => {
+    sent.push({ method: request.method, body: await request.text() });
+    const answer = answers.shift() ?? 200;
+    if (answer instanceof Error) throw answer;
+    return new Response('{}', { status: answer, headers: answer === 429 ? { 'Retry-After': '0' } : {} });
+  };
+  return { sent, fetch };
+}
+
+test('a 5xx and a network error are retried with backoff, the body sent again whole', async () => {
+  const { sent, fetch } = scripted(503, new TypeError('fetch failed'), 200);
+  const retried = retryingFetch(fetch, { baseDelayMs: 1 });
+  const body = JSON.stringify({ player_id: 'p', score: 1 });
+  const response = await retried(new Request('http://127.0.0.1/x', {
+    method: 'POST', body, headers: { 'Idempotency-Key': 'k1' },
+  }));
+  assert.equal(response.status, 200);
+  assert.deepEqual(sent, Array(3).fill({ method: 'POST', body }));
+});
+
+test('a POST without an Idempotency-Key is sent once, whatever the answer', async () => {
+  const { sent, fetch } = scripted(503, 200);
+  const once = retryingFetch(fetch, { baseDelayMs: 1 });
+  const response = await once(new Request('http://127.0.0.1/x', { method: 'POST' }));
+  assert.equal(response.status, 503);
+  assert.equal(sent.length, 1);
+});
+
+test('attempts bound the retries; the last answer is handed back', async () => {
+  const { sent, fetch } = scripted(429, 429, 429, 200);
+  const response = await retryingFetch(fetch, { attempts: 3 })(new Request('http://127.0.0.1/x'));
+  assert.equal(response.status, 429);
+  assert.equal(sent.length, 3);
 });
