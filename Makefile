@@ -84,7 +84,7 @@ $(LAMBDA_DEPS)/requirements-lambda.txt: requirements-lambda.txt | .venv/.install
 lambda-lock: ## pin requirements-lambda.in's packages for the functions, every file's hash (then make setup)
 	UV_PYTHON_DOWNLOADS=never $(PY) -m uv pip compile --quiet requirements-lambda.in --generate-hashes \
 		--python-platform aarch64-manylinux_2_34 --python-version $(LAMBDA_PYTHON) \
-		--custom-compile-command "make lambda-lock" --output-file requirements-lambda.txt
+		--custom-compile-command "make lambda-lock" --output-file requirements-lambda.txt $(LOCK_FLAGS)
 
 setup: .venv/.installed node_modules/.installed .local/dynamodb-local/DynamoDBLocal.jar $(LAMBDA_DEPS)/requirements-lambda.txt ## venv, pinned CDK CLI, DynamoDB Local, the functions' packages
 
