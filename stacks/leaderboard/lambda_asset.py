@@ -81,7 +81,7 @@ def _install(wheel: Path, out: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         for member in sorted(archive.infolist(), key=lambda m: m.filename):
             path = PurePosixPath(member.filename)
-            if path.is_absolute() or ".." in path.parts or ".data" in path.parts[0]:
+            if path.is_absolute() or ".." in path.parts or path.parts[0].endswith(".data"):
                 raise LambdaDependenciesMissing(f"{wheel.name}: {member.filename} is not a file this build installs")
             if not member.is_dir():
                 target = out.joinpath(*path.parts)

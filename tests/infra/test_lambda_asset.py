@@ -131,3 +131,16 @@ def test_synth_without_the_fetched_packages_fails_and_says_make_setup(tmp_path, 
     pyjwt.unlink()
     with pytest.raises(lambda_asset.LambdaDependenciesMissing, match=r"no wheel fetched for pyjwt==.*make setup"):
         lambda_asset.wheels()
+
+
+@pytest.mark.parametrize("member", ["pkg-1.0.data/scripts/tool", "../outside.py", "/etc/passwd"])
+def test_a_wheel_member_outside_the_installed_tree_is_refused(tmp_path, member):
+    """Unpacking is the whole install only for wheels without a .data folder: anything else (scripts, headers, a
+    path out of the asset) stops the build rather than landing somewhere unexpected."""
+    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("pkg/__init__.py", "")
+        archive.writestr(member, "x")
+    with pytest.raises(lambda_asset.LambdaDependenciesMissing, match="is not a file this build installs"):
+        lambda_asset._install(wheel, tmp_path / "out")
+    assert not (tmp_path / "outside.py").exists()
