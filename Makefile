@@ -37,7 +37,7 @@ BROWSER_SUITES := tests/e2e tests/fuzz
 # past the local gateway's 29 s cut-off (502) and stream consumers past their 30 s (make test STACK_WORKERS=3 to try)
 STACK_WORKERS ?= 2
 
-.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy vendor rotate-key rotate-password verify run seed bench bench-load bench-launch bench-live clean docs-config
+.PHONY: help setup synth lint test test-unit test-infra test-integration test-e2e test-fuzz test-package integ snapshot-update preflight deploy diff destroy rotate-key rotate-password verify run seed bench bench-load bench-launch bench-live clean docs-config
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -48,7 +48,7 @@ help: ## list the targets
 UV_VERSION := 0.13.9
 UV := $(PY) -m uv pip install --quiet --python $(PY)
 
-.venv/.installed: requirements.txt requirements-dev.txt pyproject.toml
+.venv/.installed: requirements.txt requirements-dev.txt requirements-lambda.txt pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(UV) -r requirements-dev.txt
@@ -63,7 +63,30 @@ node_modules/.installed: package.json package-lock.json
 .local/dynamodb-local/DynamoDBLocal.jar: | .venv/.installed
 	$(PY) -m local fetch
 
-setup: .venv/.installed node_modules/.installed .local/dynamodb-local/DynamoDBLocal.jar ## venv, pinned CDK CLI, DynamoDB Local
+# The functions' third-party packages (requirements-lambda.txt, every file hashed) as wheels for THEIR platform, not
+# this machine's: Lambda's Python 3.14 on arm64 (stacks/leaderboard/functions.py's RUNTIME and ARCHITECTURE; the
+# Python 3.14 runtime runs on Amazon Linux 2023, glibc 2.34). Synth installs them into the code asset offline
+# (stacks/leaderboard/lambda_asset.py); the construct's wheel ships them. The lock's copy beside them says which
+# lock they were fetched for.
+LAMBDA_DEPS := stacks/leaderboard/lambda_deps
+LAMBDA_PYTHON := 3.14
+LAMBDA_PLATFORMS := manylinux_2_34_aarch64 manylinux_2_28_aarch64 manylinux_2_17_aarch64 manylinux2014_aarch64
+
+$(LAMBDA_DEPS)/requirements-lambda.txt: requirements-lambda.txt | .venv/.installed
+	rm -rf $(LAMBDA_DEPS).tmp
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes \
+		$(addprefix --platform ,$(LAMBDA_PLATFORMS)) --implementation cp --python-version $(LAMBDA_PYTHON) \
+		--dest $(LAMBDA_DEPS).tmp -r requirements-lambda.txt
+	cp requirements-lambda.txt $(LAMBDA_DEPS).tmp/
+	rm -rf $(LAMBDA_DEPS) && mv $(LAMBDA_DEPS).tmp $(LAMBDA_DEPS)
+
+.PHONY: lambda-lock
+lambda-lock: ## pin requirements-lambda.in's packages for the functions, every file's hash (then make setup)
+	UV_PYTHON_DOWNLOADS=never $(PY) -m uv pip compile --quiet requirements-lambda.in --generate-hashes \
+		--python-platform aarch64-manylinux_2_34 --python-version $(LAMBDA_PYTHON) \
+		--custom-compile-command "make lambda-lock" --output-file requirements-lambda.txt $(LOCK_FLAGS)
+
+setup: .venv/.installed node_modules/.installed .local/dynamodb-local/DynamoDBLocal.jar $(LAMBDA_DEPS)/requirements-lambda.txt ## venv, pinned CDK CLI, DynamoDB Local, the functions' packages
 
 synth: setup ## synthesize the stack (STAGE=dev|prod) into cdk.out with cdk-nag
 	$(CDK) synth -c stage=$(STAGE) --quiet
@@ -175,22 +198,6 @@ diff: setup ## what a deploy would change
 
 destroy: setup ## remove the stage (prod retains its tables)
 	$(CDK) destroy -c stage=$(STAGE)
-
-vendor: setup ## copy the pinned PyJWT and rfc8785 releases (requirements-dev.txt) into the Lambda asset, verbatim
-	@pin=$$(grep -i '^pyjwt==' requirements-dev.txt); rm -rf .local/vendor; \
-	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt && \
-	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/cdk_leaderboard_lambda/shared/vendor') for n in w.namelist() if n.startswith('jwt/')]; \
-	open('lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('licenses/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt"
-	@pin=$$(grep -i '^rfc8785==' requirements-dev.txt); rm -rf .local/vendor; \
-	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --dest .local/vendor "$$pin" && \
-	rm -rf lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785 && \
-	$(PY) -c "import glob, zipfile; w = zipfile.ZipFile(glob.glob('.local/vendor/*.whl')[0]); \
-	[w.extract(n, 'lambda_src/cdk_leaderboard_lambda/shared/vendor') for n in w.namelist() if n.startswith('rfc8785/')]; \
-	open('lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785/LICENSE', 'wb').write(w.read(next(n for n in w.namelist() if n.endswith('/LICENSE'))))" && \
-	echo "vendored $$pin into lambda_src/cdk_leaderboard_lambda/shared/vendor/rfc8785"
 
 rotate-key: setup ## new API key(s) (KEY=game|admin|both); old ones refused after GRACE seconds (default 300)
 	$(PY) -m ops rotate-key --stage $(STAGE) --key $(KEY) --grace-seconds $(GRACE)

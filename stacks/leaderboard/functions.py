@@ -1,4 +1,4 @@
-"""The functions of the route table's registry on one hand-written role, with their log groups and the layer.
+"""The functions of the route table's registry on one hand-written role, with their log groups, code and layer.
 
 `Functions` builds into the scope it is given (the construct `Api`) instead of being a construct of its own: a level
 more in the construct tree would change the logical id of every log group below it, which CloudFormation would
@@ -17,7 +17,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from . import function_access
+from . import function_access, lambda_asset
 from .api_keys import Secrets
 from .nag import acknowledge
 from .naming import pascal
@@ -28,7 +28,6 @@ from .tables import LeaderboardTables
 # Lambda defaults in one place.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
-CODE_EXCLUDES = ("**/__pycache__", "**/*.pyc")
 # Powertools (idempotency) comes from AWS's public layer, its ARN read from a public SSM parameter at
 # deploy time: nothing to bundle, no Docker. Same version as requirements-dev.txt (a test checks).
 POWERTOOLS_VERSION = "3.37.0"
@@ -68,7 +67,8 @@ class Functions:
             inline_policies={"leaderboard": self.role_policy},
         )
         acknowledge(self.role, "IAM5[Resource::*]", "Only the X-Ray statement: X-Ray has no resource-level permissions")
-        code = lambda_.Code.from_asset(str(LAMBDA_SRC), exclude=list(CODE_EXCLUDES))
+        # lambda_src and the locked third-party packages, for the functions' platform (lambda_asset.py)
+        code = lambda_asset.code(LAMBDA_SRC)
         # A pinned ARN (prop) skips the public parameter, e.g. when AWS has not published it in a region.
         powertools_arn = props.powertools_layer_arn or ssm.StringParameter.value_for_string_parameter(
             scope, POWERTOOLS_LAYER_PARAMETER

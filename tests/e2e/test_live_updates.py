@@ -9,12 +9,11 @@ import json
 import threading
 import time
 
+import jwt
 import pytest
 import requests
 from dashboard_support import DESKTOP, PHONE, shoot
 from playwright.sync_api import expect
-
-from cdk_leaderboard_lambda.shared.vendor import jwt
 
 ROW_NAMES = "[data-testid=board-row] [data-testid=row-name]"
 PLAYERS = [("p-ada", "Ada", 5000), ("p-grace", "Grace", 4800), ("p-alan", "Alan", 4100)]

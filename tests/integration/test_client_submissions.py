@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import threading
 
+import jwt
 import pytest
 import requests
 
 from cdk_leaderboard_lambda.domain import tokens
-from cdk_leaderboard_lambda.shared.vendor import jwt
 from tests.support import clock
 from tests.support.player_tokens import bearer, player_token
 

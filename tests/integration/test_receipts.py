@@ -1,9 +1,11 @@
-"""The proof routes over HTTP against the local stack: the JWKS, a receipt checked with `cryptography` against it,
-and the errors (unknown board, period or player: 404 JSON). Who may fetch a receipt: test_privacy.py."""
+"""The proof routes over HTTP against the local stack: the JWKS, a receipt checked against it with `cryptography` and
+with PyJWT, and the errors (unknown board, period or player: 404 JSON). Who may fetch a receipt: test_privacy.py."""
 
 from __future__ import annotations
 
 import time
+
+import jwt
 
 from tests.support import jws
 
@@ -43,8 +45,12 @@ def test_a_receipt_verifies_against_the_jwks_and_says_the_logs_standings(api):
         assert reply.status_code == 200, reply.text
     reply = _receipt_when_logged(api, board, "r3")
     assert reply.status_code == 200, reply.text
-    claims = jws.verify(reply.json()["receipt"], api.get("/.well-known/jwks.json").json())
+    published = api.get("/.well-known/jwks.json").json()
+    claims = jws.verify(reply.json()["receipt"], published)
     assert (claims["board_id"], claims["period_id"], claims["player_id"]) == (board, "all-time", "r3")
+    # a stranger's library agrees: PyJWT with the JWKS's key, EdDSA only (issue 43)
+    key = jwt.PyJWKSet.from_dict(published)[jwt.get_unverified_header(reply.json()["receipt"])["kid"]]
+    assert jwt.decode(reply.json()["receipt"], key, algorithms=["EdDSA"]) == claims
     assert claims["seq"] >= 1 and len(claims["head_hash"]) == 64 and len(claims["player"]) == 64
     if claims["total_players"] == 3:  # the log holds every submission: r3 is second
         assert (claims["rank"], claims["score"]) == (2, 40)

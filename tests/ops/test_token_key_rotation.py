@@ -13,6 +13,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import jwt
 import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime
@@ -20,7 +21,6 @@ from cdk_leaderboard_lambda.domain import tokens
 from cdk_leaderboard_lambda.shared.clock import SettableClock
 from cdk_leaderboard_lambda.shared.errors import Unauthorized
 from cdk_leaderboard_lambda.shared.settings import Settings
-from cdk_leaderboard_lambda.shared.vendor import jwt
 from ops.__main__ import main
 from ops.token_key import FUNCTIONS_GRACE_S, OUTPUT
 from tests.support.account import REGION

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from cdk_leaderboard import lambda_asset
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +80,10 @@ def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declar
         "leaderboard_verify/py.typed",
     ):
         assert needed in names, needed
+    # The functions' third-party wheels, the lock's files (lambda_asset.py installs them into the asset at synth)
+    fetched = sorted(p.name for p in lambda_asset.wheels())
+    shipped_deps = sorted(n.split("/")[-1] for n in names if n.startswith("cdk_leaderboard/lambda_deps/"))
+    assert fetched and shipped_deps == sorted([*fetched, "requirements-lambda.txt"])
     # Every file of the three source folders is shipped (a new subpackage must be listed in pyproject.toml).
     shipped = (
         ("stacks/leaderboard", "cdk_leaderboard/"),
@@ -107,7 +112,7 @@ def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declar
     assert verify_extra == 'extra == "verify"'
     verify = {r.name: r.specifier for r in extras}
     assert verify == {r.name: r.specifier for r in map(Requirement, project["optional-dependencies"]["verify"])}
-    pins = dict(line.split("==") for line in (ROOT / "requirements-dev.txt").read_text().splitlines() if "==" in line)
+    pins = dict(lambda_asset.locked((ROOT / "requirements-lambda.txt").read_text()).keys())
     assert set(verify) == {"rfc8785", "cryptography"} and all(pins[n] in verify[n] for n in verify)
     assert "0.2.0" not in verify["rfc8785"]
     version = next(line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Version:"))
@@ -148,11 +153,15 @@ def test_an_app_of_ones_own_synthesizes_with_the_installed_construct(user_env, t
     assert report["stacks"] == ["games", "tools"]
     assert len(set(report["rest_apis"])) == 3
 
-    # The Lambda asset is the installed package's runtime folder: `cdk_leaderboard_lambda` at its root, as Lambda
-    # imports it.
+    # The Lambda asset is the installed package's runtime folder, `cdk_leaderboard_lambda` at its root as Lambda
+    # imports it, with the third-party packages the wheel ships installed beside it (no network, no Docker).
     outdir = tmp_path / "cdk.out"
     handler_files = list(outdir.glob("asset.*/cdk_leaderboard_lambda/handlers/score_submit.py"))
     assert handler_files, sorted(p.name for p in outdir.iterdir())
+    asset = handler_files[0].parents[2]
+    for package in ("jwt", "rfc8785", "cryptography"):
+        assert (asset / package / "__init__.py").is_file(), package
+    assert list(asset.glob("cryptography/hazmat/bindings/_rust*.so"))
     assert list(outdir.glob("asset.*/site/index.html")), "the dashboard's site asset"
     template = json.loads((outdir / "games.template.json").read_text())
     handlers = {
@@ -213,8 +222,8 @@ def test_the_verifier_runs_from_the_installed_wheel_and_asks_for_its_extra_witho
     )
 
     pins = tmp_path / "verify-pins.txt"
-    lines = (ROOT / "requirements-dev.txt").read_text().splitlines()
-    pins.write_text("\n".join(line for line in lines if line.split("==")[0] in VERIFIER_PINS) + "\n")
+    locked = lambda_asset.locked((ROOT / "requirements-lambda.txt").read_text())
+    pins.write_text("".join(f"{name}=={version}\n" for name, version in locked if name in VERIFIER_PINS))
     install = [str(user_env), *PIP, "install", "--quiet", "--no-compile", "--no-index", "--find-links", str(WHEELHOUSE)]
     install += ["--constraint", str(pins), f"{wheel}[verify]"]
     if subprocess.run(install, cwd=ROOT, capture_output=True, timeout=600).returncode != 0:

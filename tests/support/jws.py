@@ -1,5 +1,5 @@
-"""Checking a compact JWS (EdDSA) against a JWKS with `cryptography`: an implementation independent of the one
-that signs (lambda_src/cdk_leaderboard_lambda/domain/ed25519.py), as a player's or auditor's tool would be."""
+"""Checking a compact JWS (EdDSA) against a JWKS with `cryptography`, from the published keys alone, as a player's or
+auditor's tool would (the functions sign with `cryptography` too; PyJWT checks a receipt in test_ed25519.py)."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def test_every_protocol_of_the_package_is_a_port_but_the_clock():
     elsewhere = {
         str(path.relative_to(PACKAGE)): found
         for path in sorted(PACKAGE.rglob("*.py"))
-        if PORTS not in path.parents and "vendor" not in path.parts and (found := _protocols(path))
+        if PORTS not in path.parents and (found := _protocols(path))
     }
     assert elsewhere == {"shared/clock.py": ["Clock"]}  # a leaf of shared/ that settings and the stores take
     assert {name for name, _, _ in composition.STORES} <= set(PORT_OF)

@@ -8,6 +8,7 @@ import base64
 import json
 
 import boto3
+import jwt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,6 @@ from moto import mock_aws
 from cdk_leaderboard_lambda.data.secrets import SecretsManagerSecrets
 from cdk_leaderboard_lambda.domain import keyring, tokens
 from cdk_leaderboard_lambda.shared.errors import Unauthorized
-from cdk_leaderboard_lambda.shared.vendor import jwt
 from local import invocation
 
 KEY = "unit-test-token-signing-key-0123456789"
@@ -194,31 +194,6 @@ def test_a_key_signed_after_a_rotation_is_found_by_a_warm_instance_rereading_the
     assert cached.refreshed() == first  # not re-read more often than MIN_REFRESH_SECONDS
     clock[0] = keyring.MIN_REFRESH_SECONDS
     assert cached.refreshed().previous.kid == first.current.kid
-
-
-def test_the_vendored_pyjwt_is_the_pinned_release_byte_for_byte():
-    """lambda_src/cdk_leaderboard_lambda/shared/vendor/jwt is what `make vendor` copies from the release
-    requirements-dev.txt pins (and `make setup` installs): a hand edit, or a pin moved without `make vendor`, fails
-    here."""
-    from importlib import metadata
-    from pathlib import Path
-
-    import cdk_leaderboard_lambda.shared.vendor
-
-    root = Path(__file__).resolve().parents[2]
-    (pin,) = [line for line in (root / "requirements-dev.txt").read_text().splitlines() if line.startswith("PyJWT==")]
-    installed = metadata.distribution("PyJWT")
-    assert pin == f"PyJWT=={installed.version}" and jwt.__version__ == installed.version
-    released = {str(f): f for f in installed.files if str(f).startswith("jwt/") and not str(f).endswith(".pyc")}
-    vendored_dir = Path(cdk_leaderboard_lambda.shared.vendor.__file__).parent
-    vendored = {
-        str(p.relative_to(vendored_dir)): p
-        for p in (vendored_dir / "jwt").rglob("*")
-        if p.is_file() and p.name != "LICENSE" and "__pycache__" not in p.parts
-    }
-    assert set(vendored) == set(released)
-    for name, path in vendored.items():
-        assert path.read_bytes() == released[name].locate().read_bytes(), name
 
 
 def test_the_game_key_is_compared_by_value_whatever_its_length(monkeypatch, reconfigure):

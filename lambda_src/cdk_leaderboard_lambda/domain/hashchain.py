@@ -16,9 +16,10 @@ import hmac
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import rfc8785
+
 from ..shared import item_keys
 from ..shared.errors import BrokenRule
-from ..shared.vendor import rfc8785
 from . import cursors
 from .ports import ChainStore, Head
 

@@ -23,17 +23,21 @@ may sign with the old key that long, so a rotation dates the old key's retiremen
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..shared.settings import Settings
 from .keyring import REFRESH_SECONDS
 from .ports import SecretStore
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 ALGORITHM = "EdDSA"
 MIN_SEED_CHARS = 32
@@ -62,24 +66,30 @@ def public_jwk(public: bytes, status: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class SigningKey:
-    seed: bytes  # the 32-byte Ed25519 private key
+    seed: bytes  # the 32-byte Ed25519 private key (RFC 8032's secret key)
     public: bytes
     kid: str
+    private: Ed25519PrivateKey = dataclasses.field(repr=False, compare=False)
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> SigningKey:
+        """The key whose 32-byte RFC 8032 secret is `seed` (cryptography refuses any other length)."""
+        # on first use: only the functions that sign pay the import, and only when they first sign
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        private = Ed25519PrivateKey.from_private_bytes(seed)
+        public = private.public_key().public_bytes_raw()
+        return cls(seed, public, kid_of(public), private)
 
     @classmethod
     def from_seed_text(cls, text: str) -> SigningKey:
         if len(text) < MIN_SEED_CHARS:
             raise RuntimeError(f"the receipt signing key's seed is shorter than {MIN_SEED_CHARS} characters")
-        from . import ed25519  # on first use: its table costs import time that other functions need not pay
-
-        seed = hashlib.sha256(text.encode()).digest()
-        public = ed25519.public_key(seed)
-        return cls(seed, public, kid_of(public))
+        return cls.from_seed(hashlib.sha256(text.encode()).digest())
 
     def sign(self, message: bytes) -> bytes:
-        from . import ed25519
-
-        return ed25519.sign(self.seed, message, self.public)
+        """Ed25519 (RFC 8032, deterministic: the same key and message give the same 64 bytes)."""
+        return self.private.sign(message)
 
 
 @dataclass(frozen=True)

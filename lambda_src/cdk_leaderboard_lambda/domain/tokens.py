@@ -1,4 +1,4 @@
-"""Player tokens and run tokens: JSON Web Tokens (PyJWT, vendored) signed HS256 with the deployment's token key.
+"""Player tokens and run tokens: JSON Web Tokens (PyJWT) signed HS256 with the deployment's token key.
 
 - A player token (POST /players/{player_id}/tokens, the game key) lets one player start runs: `aud`
   leaderboard:player, `sub` the player id, `boards` (optional) the boards it is limited to; it lives at most 24 h.
@@ -12,6 +12,10 @@ clocks that differ a little between machines: expired means `now >= exp + leeway
 `iat > now + leeway`.
 
 Keys rotate (keyring.py): the secret's current version signs, the previous one still verifies during its grace.
+
+PyJWT is imported on a function's first token, not with this module: where `cryptography` is installed (the asset
+ships it for the receipts' Ed25519), `import jwt` loads all of its algorithms, x509 included, which would add to every
+function's cold start (docs/PERFORMANCE.md, "Cold-start imports").
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ from typing import Any
 from ..shared import limits
 from ..shared.errors import Forbidden, Unauthorized
 from ..shared.settings import Settings
-from ..shared.vendor import jwt
 from . import keyring
 from .ports import SecretStore
 
@@ -66,6 +69,8 @@ def issue(
 ) -> tuple[str, int]:
     """A token for `subject` with `claims`, signed with the current key of `keys` (the runtime's token_keys) in the
     name of `issuer` (settings.token_issuer), issued at `now` (epoch seconds), and its expiry (epoch seconds)."""
+    import jwt  # on first use: see the module's docstring
+
     key = keys.get().current
     issued = int(now)
     payload = {
@@ -84,6 +89,8 @@ def verify(keys: keyring.CachedRing, issuer: str, token: object, audience: str, 
     else 401 with why."""
     if not isinstance(token, str) or len(token) > limits.MAX_TOKEN_CHARS or not _SHAPE.fullmatch(token):
         raise Unauthorized(MALFORMED)
+    import jwt  # on first use: see the module's docstring
+
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:

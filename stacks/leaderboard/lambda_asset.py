@@ -1,0 +1,130 @@
+"""The functions' one code asset: the Lambda package and its third-party packages, built on this machine.
+
+The third-party packages (PyJWT, rfc8785, cryptography and what they need) are pinned with the hash of every file in
+requirements-lambda.txt. `make setup` downloads their wheels for the functions' platform (Lambda's Python 3.14 on
+arm64: manylinux aarch64 builds) with pip's --require-hashes into LAMBDA_DEPS, with a copy of the lock beside them; the
+construct's wheel ships that folder as package data. Synth then needs no network and no Docker: CDK's local bundling
+(`LocalBundling`) copies the package and installs each wheel by unpacking it, which is all a wheel of these (no
+`.data` folder, no scripts) asks of an installer. One asset rather than a layer: one upload, no layer versions to
+keep or clean up, the same hash rules for everything the functions import.
+
+The asset hash is the output's (AssetHashType.OUTPUT): what is uploaded is what is hashed, so a new pin changes it
+even when no file of lambda_src did. CDK's directory fingerprint reads paths and contents, not times; the files are
+written from sorted lists and the wheels' RECORDs are theirs, so two synths and two clones give the same hash
+(tests/infra/test_lambda_asset.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import zipfile
+from pathlib import Path, PurePosixPath
+
+import jsii
+from aws_cdk import AssetHashType, BundlingOptions, DockerImage, ILocalBundling
+from aws_cdk import aws_lambda as lambda_
+
+LAMBDA_DEPS = Path(__file__).resolve().parent / "lambda_deps"  # gitignored in a checkout; package data in the wheel
+LOCK_NAME = "requirements-lambda.txt"
+FETCH_HINT = "run `make setup` (it downloads requirements-lambda.txt's wheels for the functions' platform)"
+
+
+class LambdaDependenciesMissing(RuntimeError):
+    """The functions' third-party wheels are not there or not the locked ones: synth would ship code that fails."""
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def locked(lock_text: str) -> dict[tuple[str, str], frozenset[str]]:
+    """(normalized name, version) -> the sha256 hashes a requirements file pins (`name==version --hash=...`)."""
+    pins: dict[tuple[str, str], frozenset[str]] = {}
+    for requirement in re.sub(r"\\\s*\n", " ", lock_text).splitlines():
+        words = requirement.split("#", 1)[0].split()
+        if not words:
+            continue
+        name, _, version = words[0].partition("==")
+        hashes = frozenset(w.removeprefix("--hash=sha256:") for w in words[1:] if w.startswith("--hash=sha256:"))
+        if not version or not hashes or ";" in requirement:
+            raise LambdaDependenciesMissing(f"{LOCK_NAME}: not a pinned, hashed requirement: {requirement.strip()}")
+        pins[(_normalized(name), version)] = hashes
+    return pins
+
+
+def wheels(deps: Path | None = None) -> list[Path]:
+    """The fetched wheels (in `deps`, default LAMBDA_DEPS), one per locked package, each with a hash the lock lists;
+    else a clear error."""
+    deps = deps or LAMBDA_DEPS
+    lock = deps / LOCK_NAME
+    if not lock.is_file():
+        raise LambdaDependenciesMissing(f"the functions' third-party packages are not fetched ({deps}): {FETCH_HINT}")
+    pins = locked(lock.read_text())
+    found: dict[tuple[str, str], Path] = {}
+    for wheel in sorted(deps.glob("*.whl")):
+        name, version = wheel.name.split("-")[:2]
+        key = (_normalized(name), version)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if key not in pins or digest not in pins[key] or key in found:
+            raise LambdaDependenciesMissing(f"{wheel} is not a file {LOCK_NAME} pins: {FETCH_HINT} again")
+        found[key] = wheel
+    missing = sorted(f"{n}=={v}" for n, v in pins.keys() - found.keys())
+    if missing:
+        raise LambdaDependenciesMissing(f"no wheel fetched for {', '.join(missing)} ({deps}): {FETCH_HINT}")
+    return [found[key] for key in sorted(found)]
+
+
+def _install(wheel: Path, out: Path) -> None:
+    """A wheel unpacked into `out` as an installer would (`pip install --target`) for a wheel with no .data folder."""
+    with zipfile.ZipFile(wheel) as archive:
+        for member in sorted(archive.infolist(), key=lambda m: m.filename):
+            path = PurePosixPath(member.filename)
+            if path.is_absolute() or ".." in path.parts or path.parts[0].endswith(".data"):
+                raise LambdaDependenciesMissing(f"{wheel.name}: {member.filename} is not a file this build installs")
+            if not member.is_dir():
+                target = out.joinpath(*path.parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.read(member))
+
+
+def build(out: Path, source: Path, deps: Path | None = None) -> None:
+    """The asset's content in `out`: `source` (lambda_src, less bytecode) and the locked wheels installed."""
+    fetched = wheels(deps)  # first: nothing is written when the deps are missing
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
+            target = out / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    for wheel in fetched:
+        _install(wheel, out)
+
+
+@jsii.implements(ILocalBundling)
+class LocalBundling:
+    """CDK's bundling hook, run at synth on this machine (never in Docker: it always succeeds or raises)."""
+
+    def __init__(self, source: Path, deps: Path) -> None:
+        self.source, self.deps = source, deps
+
+    def try_bundle(self, output_dir: str, *args: object, **kwargs: object) -> bool:
+        build(Path(output_dir), self.source, self.deps)
+        return True
+
+
+def code(source: Path, deps: Path | None = None) -> lambda_.AssetCode:
+    """The functions' code: `source` and the locked third-party packages (in `deps`, default LAMBDA_DEPS), hashed by
+    their content."""
+    deps = deps or LAMBDA_DEPS
+    wheels(deps)  # a clear error at construction, before CDK's bundling wraps it
+    return lambda_.Code.from_asset(
+        str(source),
+        asset_hash_type=AssetHashType.OUTPUT,
+        bundling=BundlingOptions(
+            # never used: local bundling returns True or raises (CDK requires an image all the same)
+            image=DockerImage.from_registry("public.ecr.aws/sam/build-python3.14"),
+            local=LocalBundling(source, deps),
+        ),
+    )
