@@ -308,7 +308,9 @@ $(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig
 	touch $@
 
 clean: ## remove build outputs (keeps the venv and node_modules)
-	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts
+	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts $(OPENAPI_JSON)
+	rm -rf clients/typescript/dist clients/typescript/build clients/typescript/src/generated
+	rm -rf clients/python/dist clients/python/src/leaderboard_client/generated
 
 clients: clients-python
 
