@@ -9,6 +9,8 @@ the handlers, end with the last test here, before other folders' tests run.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -56,8 +58,9 @@ class Api:
         return self.http.post(self.url + path, headers=headers, timeout=60, **kw)
 
 
-@pytest.fixture(scope="package")
-def stack(tmp_path_factory):
+@contextmanager
+def local_stack(tmp_path_factory) -> Iterator[Backend]:
+    """A local stack started, served, and stopped after."""
     backend = Backend(
         api_key=API_KEY,
         admin_key=ADMIN_KEY,
@@ -74,6 +77,12 @@ def stack(tmp_path_factory):
             yield backend
     finally:
         backend.stop()
+
+
+@pytest.fixture(scope="package")
+def stack(tmp_path_factory):
+    with local_stack(tmp_path_factory) as backend:
+        yield backend
 
 
 @pytest.fixture(autouse=True)

@@ -25,14 +25,33 @@ import sys
 from pathlib import Path
 
 import pytest
+import requests
 
 from ops.__main__ import main
+from tests.integration.conftest import Api, local_stack
+from tests.integration.stack_config import API_KEY
 from tests.integration.test_receipt_key_rotation import logged, operator_session, receipt_of
 from tests.support import jws
 from tests.support.erasure import erase
 from tests.support.player_tokens import bearer
 
 RULES = {"max_score": {"value": 1000, "action": "quarantine"}}
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """A stack of this file's own, its clock still the real one. A rotated key's grace runs from its new version's
+    CreatedDate, which the Secrets Manager stand-in dates by the real clock (on AWS, its clock and the functions'
+    agree), while the functions judge it by the stack's; on the package's shared stack, the other files' moves add
+    up (an erasure's fences alone move it 35 s), and past the cursor key's 20 minutes its grace had ended."""
+    with local_stack(tmp_path_factory) as backend:
+        yield backend
+
+
+@pytest.fixture(scope="module")
+def api(stack):
+    with requests.Session() as http:
+        yield Api(stack.api_url, API_KEY, http)
 
 
 @pytest.fixture(scope="module")
