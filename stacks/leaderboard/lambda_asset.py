@@ -4,9 +4,10 @@ The third-party packages (PyJWT, rfc8785, cryptography and what they need) are p
 requirements-lambda.txt. `make setup` downloads their wheels for the functions' platform (Lambda's Python 3.14 on
 arm64: manylinux aarch64 builds) with pip's --require-hashes into LAMBDA_DEPS, with a copy of the lock beside them; the
 construct's wheel ships that folder as package data. Synth then needs no network and no Docker: CDK's local bundling
-(`LocalBundling`) copies the package and installs each wheel by unpacking it, which is all a wheel of these (no
-`.data` folder, no scripts) asks of an installer. One asset rather than a layer: one upload, no layer versions to
-keep or clean up, the same hash rules for everything the functions import.
+(`LocalBundling`) copies the package and installs each wheel with PyPA's `installer` (the library pip's own wheel
+installation follows: RECORD checked against the files, nothing written outside the target, no bytecode), into one
+folder as `pip install --target` would. One asset rather than a layer: one upload, no layer versions to keep or clean
+up, the same hash rules for everything the functions import.
 
 The asset hash is the output's (AssetHashType.OUTPUT): what is uploaded is what is hashed, so a new pin changes it
 even when no file of lambda_src did. CDK's directory fingerprint reads paths and contents, not times; the files are
@@ -19,15 +20,20 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import jsii
 from aws_cdk import AssetHashType, BundlingOptions, DockerImage, ILocalBundling
 from aws_cdk import aws_lambda as lambda_
+from installer import install
+from installer.destinations import SchemeDictionaryDestination
+from installer.exceptions import InstallerError
+from installer.sources import WheelFile
 
 LAMBDA_DEPS = Path(__file__).resolve().parent / "lambda_deps"  # gitignored in a checkout; package data in the wheel
 LOCK_NAME = "requirements-lambda.txt"
+# Where Lambda's Python 3.14 lives: the interpreter a wheel's console scripts would name (none of ours has one)
+LAMBDA_INTERPRETER = "/var/lang/bin/python3.14"
 FETCH_HINT = "run `make setup` (it downloads requirements-lambda.txt's wheels for the functions' platform)"
 
 
@@ -77,16 +83,21 @@ def wheels(deps: Path | None = None) -> list[Path]:
 
 
 def _install(wheel: Path, out: Path) -> None:
-    """A wheel unpacked into `out` as an installer would (`pip install --target`) for a wheel with no .data folder."""
-    with zipfile.ZipFile(wheel) as archive:
-        for member in sorted(archive.infolist(), key=lambda m: m.filename):
-            path = PurePosixPath(member.filename)
-            if path.is_absolute() or ".." in path.parts or path.parts[0].endswith(".data"):
-                raise LambdaDependenciesMissing(f"{wheel.name}: {member.filename} is not a file this build installs")
-            if not member.is_dir():
-                target = out.joinpath(*path.parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(archive.read(member))
+    """`wheel` installed into `out`, every scheme of it there (as `pip install --target`), its RECORD checked first;
+    a wheel that does not match its RECORD or writes outside `out` stops the build."""
+    target = str(out)
+    schemes = {"purelib": target, "platlib": target, "data": target}
+    destination = SchemeDictionaryDestination(
+        {**schemes, "headers": str(out / "include"), "scripts": str(out / "bin")},
+        interpreter=LAMBDA_INTERPRETER,
+        script_kind="posix",
+    )
+    try:
+        with WheelFile.open(wheel) as source:
+            source.validate_record()
+            install(source, destination, additional_metadata={})
+    except (InstallerError, ValueError, OSError) as error:
+        raise LambdaDependenciesMissing(f"{wheel.name} is not a wheel this build installs: {error}") from error
 
 
 def build(out: Path, source: Path, deps: Path | None = None) -> None:

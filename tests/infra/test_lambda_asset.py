@@ -3,6 +3,8 @@ functions' platform (arm64, Python 3.14), built offline, with a hash that depend
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import shutil
 import zipfile
@@ -133,14 +135,50 @@ def test_synth_without_the_fetched_packages_fails_and_says_make_setup(tmp_path, 
         lambda_asset.wheels()
 
 
-@pytest.mark.parametrize("member", ["pkg-1.0.data/scripts/tool", "../outside.py", "/etc/passwd"])
-def test_a_wheel_member_outside_the_installed_tree_is_refused(tmp_path, member):
-    """Unpacking is the whole install only for wheels without a .data folder: anything else (scripts, headers, a
-    path out of the asset) stops the build rather than landing somewhere unexpected."""
-    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr("pkg/__init__.py", "")
-        archive.writestr(member, "x")
-    with pytest.raises(lambda_asset.LambdaDependenciesMissing, match="is not a file this build installs"):
-        lambda_asset._install(wheel, tmp_path / "out")
-    assert not (tmp_path / "outside.py").exists()
+def _wheel(path: Path, members: dict[str, str], record: dict[str, str] | None = None) -> Path:
+    """A wheel of `members` with its metadata and a RECORD of their hashes (`record` overrides a member's line)."""
+    info = "pkg-1.0.dist-info"
+    members = {
+        **members,
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    lines = []
+    for name, text in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        lines.append((record or {}).get(name, f"{name},sha256={digest},{len(text.encode())}"))
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+        archive.writestr(f"{info}/RECORD", "\n".join([*lines, f"{info}/RECORD,,"]) + "\n")
+    return path
+
+
+def test_a_wheel_is_installed_by_pypas_installer_every_scheme_into_the_asset(tmp_path):
+    """As `pip install --target`: the package at the root, a .data folder's scripts in bin/, a RECORD of what was
+    written, no bytecode."""
+    wheel = _wheel(tmp_path / "pkg-1.0-py3-none-any.whl", {"pkg/__init__.py": "", "pkg-1.0.data/scripts/tool": "x"})
+    lambda_asset._install(wheel, tmp_path / "out")
+    written = {str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert written == {
+        "pkg/__init__.py",
+        "bin/tool",
+        "pkg-1.0.dist-info/METADATA",
+        "pkg-1.0.dist-info/WHEEL",
+        "pkg-1.0.dist-info/RECORD",
+    }
+
+
+@pytest.mark.parametrize(
+    "members, record",
+    [
+        ({"../outside.py": "x"}, None),  # a path out of the asset
+        ({"/etc/passwd": "x"}, None),
+        ({"pkg/tampered.py": "x"}, {"pkg/tampered.py": "pkg/tampered.py,sha256=AAAA,1"}),  # not what RECORD says
+    ],
+)
+def test_a_wheel_that_writes_outside_the_asset_or_does_not_match_its_record_is_refused(tmp_path, members, record):
+    wheel = _wheel(tmp_path / "pkg-1.0-py3-none-any.whl", {"pkg/__init__.py": "", **members}, record)
+    with pytest.raises(lambda_asset.LambdaDependenciesMissing, match="is not a wheel this build installs"):
+        lambda_asset._install(wheel, tmp_path / "out" / "asset")
+    assert not (tmp_path / "outside.py").exists() and not (tmp_path / "out" / "outside.py").exists()

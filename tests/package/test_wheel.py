@@ -119,7 +119,8 @@ def test_wheel_holds_the_construct_and_the_verifier_with_their_assets_and_declar
     assert f'__version__ = "{version}"' in (ROOT / "stacks" / "leaderboard" / "__init__.py").read_text()
     assert f"## {version}" in (ROOT / "CHANGELOG.md").read_text()
     ranges = {r.name: r.specifier for r in requires}
-    assert set(ranges) == {"aws-cdk-lib", "constructs"}
+    assert set(ranges) == {"aws-cdk-lib", "constructs", "installer"}  # installer: the functions' wheels at synth
+    assert "1.9" in ranges["installer"] and "2.0.0" not in ranges["installer"]
     assert "2.999" in ranges["aws-cdk-lib"] and "3.0.0" not in ranges["aws-cdk-lib"]
     assert "10.99" in ranges["constructs"] and "11.0.0" not in ranges["constructs"]
 
