@@ -100,9 +100,8 @@ def _install(wheel: Path, out: Path) -> None:
         raise LambdaDependenciesMissing(f"{wheel.name} is not a wheel this build installs: {error}") from error
 
 
-def build(out: Path, source: Path, deps: Path | None = None) -> None:
-    """The asset's content in `out`: `source` (lambda_src, less bytecode) and the locked wheels installed."""
-    fetched = wheels(deps)  # first: nothing is written when the deps are missing
+def build(out: Path, source: Path, fetched: list[Path]) -> None:
+    """The asset's content in `out`: `source` (lambda_src, less bytecode) and the `fetched` wheels installed."""
     for path in sorted(source.rglob("*")):
         relative = path.relative_to(source)
         if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
@@ -117,25 +116,24 @@ def build(out: Path, source: Path, deps: Path | None = None) -> None:
 class LocalBundling:
     """CDK's bundling hook, run at synth on this machine (never in Docker: it always succeeds or raises)."""
 
-    def __init__(self, source: Path, deps: Path) -> None:
-        self.source, self.deps = source, deps
+    def __init__(self, source: Path, fetched: list[Path]) -> None:
+        self.source, self.fetched = source, fetched
 
     def try_bundle(self, output_dir: str, *args: object, **kwargs: object) -> bool:
-        build(Path(output_dir), self.source, self.deps)
+        build(Path(output_dir), self.source, self.fetched)
         return True
 
 
 def code(source: Path, deps: Path | None = None) -> lambda_.AssetCode:
     """The functions' code: `source` and the locked third-party packages (in `deps`, default LAMBDA_DEPS), hashed by
     their content."""
-    deps = deps or LAMBDA_DEPS
-    wheels(deps)  # a clear error at construction, before CDK's bundling wraps it
+    fetched = wheels(deps)  # checked once, here: a clear error at construction, before CDK's bundling wraps it
     return lambda_.Code.from_asset(
         str(source),
         asset_hash_type=AssetHashType.OUTPUT,
         bundling=BundlingOptions(
             # never used: local bundling returns True or raises (CDK requires an image all the same)
             image=DockerImage.from_registry("public.ecr.aws/sam/build-python3.14"),
-            local=LocalBundling(source, deps),
+            local=LocalBundling(source, fetched),
         ),
     )

@@ -92,10 +92,17 @@ def _clear_of_midnight(request):
         clock.clear_of_midnight(request.getfixturevalue("stack"))
 
 
-@pytest.fixture(scope="package")
-def api(stack) -> Api:
+@contextmanager
+def api_of(stack: Backend) -> Iterator[Api]:
+    """A client of `stack`'s API with the game key, its session closed after."""
     with requests.Session() as http:
         yield Api(stack.api_url, API_KEY, http)
+
+
+@pytest.fixture(scope="package")
+def api(stack) -> Api:
+    with api_of(stack) as client:
+        yield client
 
 
 @pytest.fixture

@@ -25,11 +25,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import requests
 
 from ops.__main__ import main
-from tests.integration.conftest import Api, local_stack
-from tests.integration.stack_config import API_KEY
+from tests.integration.conftest import api_of, local_stack
 from tests.integration.test_receipt_key_rotation import logged, operator_session, receipt_of
 from tests.support import jws
 from tests.support.erasure import erase
@@ -50,8 +48,8 @@ def stack(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def api(stack):
-    with requests.Session() as http:
-        yield Api(stack.api_url, API_KEY, http)
+    with api_of(stack) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")
