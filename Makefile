@@ -272,8 +272,7 @@ $(OPENAPI_JSON): .venv/.installed $(shell find lambda_src -name '*.py' -not -pat
 	json.dump(openapi.document(), open('../$@', 'w'), indent=1, sort_keys=True)"
 
 .PHONY: clients
-clients: $(OPENAPI_JSON) ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
-clients: clients-typescript
+clients: $(OPENAPI_JSON) clients-typescript clients-python ## build the TypeScript and Python SDKs (clients/) from the OpenAPI document
 
 # The TypeScript SDK (clients/typescript/README.md): npm ci when its lock changes, the types generated from the
 # document (openapi-typescript), tsc to dist/ (ESM + .d.ts; a type error fails it), its Node test suite to build/,
@@ -309,10 +308,8 @@ $(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts $(OPENAPI_JSON)
-	rm -rf clients/typescript/dist clients/typescript/build clients/typescript/src/generated
-	rm -rf clients/python/dist clients/python/src/leaderboard_client/generated
+	rm -rf $(TS_SDK)/dist $(TS_SDK)/build $(TS_SDK)/src/generated $(PY_SDK)/dist $(PY_SDK_GENERATED)
 
-clients: clients-python
 
 # The Python SDK (clients/python/README.md): openapi-python-client writes leaderboard_client.generated from the document
 # (gitignored, never committed), then uv's own build backend packs it with the hand-written part into a wheel, offline
