@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from ._leaderboard import EventHooks, bulk_args, expect, submit_args, token_args, top_args
+from ._leaderboard import EventHooks, _Settings, bulk_args, expect, submit_args, token_args, top_args
 from ._retry import AsyncBorrowedTransport, AsyncRetryTransport, Retry
 from .generated import AuthenticatedClient
 from .generated.api.default import (
@@ -20,7 +20,7 @@ from .generated.api.default import (
 from .generated.models import BoardSubmit, Bulk, Entry, Page, PendingScore, PlayerToken
 
 
-class AsyncLeaderboard:
+class AsyncLeaderboard(_Settings):
     """Leaderboard's twin for asyncio: the same arguments and answers, awaited. `lb.api` is the generated client for
     the operations' `asyncio` and `asyncio_detailed` functions; `event_hooks` must be async functions (httpx's rule
     for an AsyncClient). Close it with `await lb.aclose()` or `async with`."""
@@ -36,30 +36,20 @@ class AsyncLeaderboard:
         event_hooks: EventHooks | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        super().__init__(base_url, timeout, event_hooks, headers)
         self._transport = AsyncRetryTransport(transport, retry)
-        self._timeout = httpx.Timeout(timeout)
-        self._event_hooks = {name: list(hooks) for name, hooks in (event_hooks or {}).items()}
-        self._headers = dict(headers or {})
-        keyed = {**self._headers, **({"x-api-key": api_key} if api_key else {})}
         self.api = AuthenticatedClient(
             base_url=self.base_url, token=api_key or "", prefix="", auth_header_name="x-api-key"
-        ).set_async_httpx_client(self._http(keyed, self._transport))
+        ).set_async_httpx_client(self._http(self._keyed(api_key), self._transport))
 
     def _http(self, headers: Mapping[str, str], transport: httpx.AsyncBaseTransport) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=dict(headers),
-            timeout=self._timeout,
-            transport=transport,
-            event_hooks=self._event_hooks,
-        )
+        return httpx.AsyncClient(transport=transport, **self._options(headers))
 
     def as_player(self, token: str) -> AuthenticatedClient:
         """As Leaderboard.as_player, for the asyncio functions; close it with `async with` or its async client's
         aclose()."""
         return AuthenticatedClient(base_url=self.base_url, token=token).set_async_httpx_client(
-            self._http({**self._headers, "Authorization": f"Bearer {token}"}, AsyncBorrowedTransport(self._transport))
+            self._http(self._bearer(token), AsyncBorrowedTransport(self._transport))
         )
 
     async def submit(

@@ -113,7 +113,34 @@ def token_args(player_id: str, boards: Iterable[str] | None, ttl_seconds: int | 
     return {"player_id": player_id, "body": PostPlayersPlayerIdTokensBody.from_dict(body)}
 
 
-class Leaderboard:
+class _Settings:
+    """What Leaderboard and AsyncLeaderboard keep alike: the URL, and the timeout, hooks and headers of every call."""
+
+    def __init__(
+        self, base_url: str, timeout: float, event_hooks: EventHooks | None, headers: Mapping[str, str] | None
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._timeout = httpx.Timeout(timeout)
+        self._event_hooks = {name: list(hooks) for name, hooks in (event_hooks or {}).items()}
+        self._headers = dict(headers or {})
+
+    def _keyed(self, api_key: str | None) -> dict[str, str]:
+        return {**self._headers, **({"x-api-key": api_key} if api_key else {})}
+
+    def _bearer(self, token: str) -> dict[str, str]:
+        return {**self._headers, "Authorization": f"Bearer {token}"}
+
+    def _options(self, headers: Mapping[str, str]) -> dict[str, Any]:
+        """An httpx client's settings, the sync one's or the async one's, with `headers`."""
+        return {
+            "base_url": self.base_url,
+            "headers": dict(headers),
+            "timeout": self._timeout,
+            "event_hooks": self._event_hooks,
+        }
+
+
+class Leaderboard(_Settings):
     """A game server's client of one deployment.
 
     `base_url` is the API's URL (the `ApiUrl` output, or `make run`'s `API:` line); `api_key` is sent as `x-api-key`
@@ -135,33 +162,23 @@ class Leaderboard:
         event_hooks: EventHooks | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        super().__init__(base_url, timeout, event_hooks, headers)
         self._transport = RetryTransport(transport, retry)
-        self._timeout = httpx.Timeout(timeout)
-        self._event_hooks = {name: list(hooks) for name, hooks in (event_hooks or {}).items()}
-        self._headers = dict(headers or {})
-        keyed = {**self._headers, **({"x-api-key": api_key} if api_key else {})}
         # The generated AuthenticatedClient adds its header only to an httpx client it builds itself; this one is
         # built here (the retrying transport, the hooks), with the key among its headers, and handed to it.
         self.api = AuthenticatedClient(
             base_url=self.base_url, token=api_key or "", prefix="", auth_header_name="x-api-key"
-        ).set_httpx_client(self._http(keyed, self._transport))
+        ).set_httpx_client(self._http(self._keyed(api_key), self._transport))
 
     def _http(self, headers: Mapping[str, str], transport: httpx.BaseTransport) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.base_url,
-            headers=dict(headers),
-            timeout=self._timeout,
-            transport=transport,
-            event_hooks=self._event_hooks,
-        )
+        return httpx.Client(transport=transport, **self._options(headers))
 
     def as_player(self, token: str) -> AuthenticatedClient:
         """A generated client that sends `Authorization: Bearer <token>` (a player or run token) and no API key (the
         API refuses both credentials together): for the player-token routes (`GET /players/{player_id}`, a receipt,
         a run start and a run's score). It shares this client's connections and retries; close it when done."""
         return AuthenticatedClient(base_url=self.base_url, token=token).set_httpx_client(
-            self._http({**self._headers, "Authorization": f"Bearer {token}"}, BorrowedTransport(self._transport))
+            self._http(self._bearer(token), BorrowedTransport(self._transport))
         )
 
     def submit(
