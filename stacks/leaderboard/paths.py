@@ -76,6 +76,7 @@ import cdk_leaderboard_lambda.shared.limits as limits  # noqa: E402 (the package
 import cdk_leaderboard_lambda.shared.live_channels as live_channels  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.shared.metrics as metrics  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.shared.schema as schema  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.web.deployed_api as deployed_api  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.web.routes as routes  # noqa: E402 (the package is imported above)
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "LAMBDA_SRC",
     "RUNTIME_PACKAGE",
     "boards",
+    "deployed_api",
     "errors",
     "import_runtime",
     "limits",

@@ -1,6 +1,7 @@
-"""The REST API built from the route table: its stage with access logs and throttles, a method per route on the
-functions, request models and validation, API Gateway's own error answers, the 405 mocks, and the account's API
-Gateway logging role.
+"""The REST API: one OpenAPI document generated from the route table (web/deployed_api.py: a proxy integration per
+route, API keys, request models and validation, CORS preflight and 405 mocks, API Gateway's own error answers)
+imported as the API's body, its stage with access logs and per-method throttles, and the account's API Gateway
+logging role.
 
 `RestApi` builds into the scope it is given (the construct `Api`), keeping the logical ids deployments have (a
 construct of its own would be a level more in every path below it: tests/infra/test_stateful_ids.py).
@@ -8,8 +9,6 @@ construct of its own would be a level more in every path below it: tests/infra/t
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 
 from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack
@@ -20,11 +19,11 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from .nag import acknowledge, arn_prefix
-from .naming import pascal
-from .paths import routes
+from .paths import deployed_api, routes
 from .props import LeaderboardProps
 
 CORS_HEADERS = ("Content-Type", "X-Api-Key", "Authorization", "Idempotency-Key")
+CORS_MAX_AGE = Duration.hours(1)
 # What API Gateway needs to write access (and execution) logs, as in AWS's managed policy for this role,
 # minus its reads: the role is account-wide, every API of the region logs through it.
 API_GATEWAY_LOGGING_ACTIONS = (
@@ -36,25 +35,9 @@ API_GATEWAY_LOGGING_ACTIONS = (
 )
 
 
-def _json_schema(spec: dict) -> apigw.JsonSchema:
-    """A route table JSON Schema (plain dict, draft 4 keywords) as API Gateway's model schema."""
-    kwargs: dict = {}
-    for key, value in spec.items():
-        name = "not_" if key == "not" else re.sub(r"([A-Z])", r"_\1", key).lower()  # minLength -> min_length
-        if key == "type":
-            value = apigw.JsonSchemaType[value.upper()]
-        elif key == "properties":
-            value = {k: _json_schema(v) for k, v in value.items()}
-        elif key in ("items", "not"):
-            value = _json_schema(value)
-        elif key == "dependencies":  # each a list of names, or a schema
-            value = {k: v if isinstance(v, list) else _json_schema(v) for k, v in value.items()}
-        kwargs[name] = value
-    return apigw.JsonSchema(schema=apigw.JsonSchemaVersion.DRAFT4, **kwargs)
-
-
 class RestApi:
-    """`api` (apigw.RestApi) and `api_gateway_account` (None where the account has its logging role already).
+    """`api` (apigw.SpecRestApi), `definition` (the document it imports) and `api_gateway_account` (None where the
+    account has its logging role already).
 
     It receives the functions and grants API Gateway their invocation (one permission per function for the stage);
     the keys and the WAF are built on it afterwards (api_keys.py, waf.py).
@@ -95,9 +78,22 @@ class RestApi:
             if r.access in routes.BEARER
         }
         self.api_gateway_account: apigw.CfnAccount | None = None
-        api = self.api = apigw.RestApi(
+        # The whole API is one OpenAPI document generated from the route table (web/deployed_api.py): routes cost no
+        # CloudFormation resources (a Resource per path and a Method per verb did: 154 of a dev stack's 248).
+        definition = self.definition = deployed_api.definition(
+            title=api_name,
+            integration_uris={name: lambda_invocation_uri(fn) for name, fn in functions.items()},
+            cors_origins=cors_origins,
+            cors_headers=CORS_HEADERS,
+            cors_max_age_seconds=int(CORS_MAX_AGE.to_seconds()),
+        )
+        api = self.api = apigw.SpecRestApi(
             scope,
-            "RestApi",
+            "RestApi",  # the logical ids of the API, its stage, keys and plans stay those deployments have
+            api_definition=apigw.ApiDefinition.from_inline(definition),
+            # Overwrite, not the default merge (for APIs created after March 2021): a route taken out of the table
+            # leaves the API, and on the update from resources and methods the document replaces them all.
+            mode=apigw.RestApiMode.OVERWRITE,
             rest_api_name=api_name,
             description="Real-time leaderboard API",
             endpoint_types=[apigw.EndpointType.REGIONAL],
@@ -125,67 +121,21 @@ class RestApi:
                 metrics_enabled=True,  # per-method metrics (billed as custom metrics, only for methods in use)
             ),
         )
-        # The CORS preflight on each route's path only, not on every resource (the root, /players, /erasures, the
-        # {run_id} under runs ...: no route there, nothing to preflight; the local gateway answers them 404): fewer
-        # resources against CloudFormation's 500 per stack (tests/infra/conftest.py's users' app holds two APIs).
-        preflight = {
-            "allow_origins": list(cors_origins),
-            "allow_methods": sorted({r.method for r in routes.ROUTES} | {"OPTIONS"}),
-            "allow_headers": list(CORS_HEADERS),
-            "max_age": Duration.hours(1),
-        }
+        # A new deployment whenever the document changes (CDK's SpecRestApi does not hash an inline body): the stage
+        # moves to it after API Gateway has imported the document.
+        api.latest_deployment.add_to_logical_id(definition)
         stage = self.stage = api.deployment_stage
         if not props.account_has_api_gateway_logging_role:
             self.api_gateway_account = self._account_logging_role(stage)
         acknowledge(stage, "APIG6", "JSON access logs are on; execution logs would log request data of every call")
-        self._gateway_responses(api, cors_origins)
-        validator = api.add_request_validator(
-            "RequestValidator", validate_request_body=True, validate_request_parameters=True
+        acknowledge(
+            api,
+            "APIG2",
+            "Request validation is in the imported document (x-amazon-apigateway-request-validators, on every route)",
         )
-        integrations = {name: _lambda_proxy(fn) for name, fn in functions.items()}
-        body_models: dict[int, apigw.Model] = {}
-        for path in dict.fromkeys(r.path for r in routes.ROUTES):  # each path once, in the table's order
-            api.root.resource_for_path(path).add_cors_preflight(**preflight)
-        for route in routes.ROUTES:
-            resource = api.root.resource_for_path(route.path)
-            models = None
-            if route.body is not None:
-                # One model per body: the routes that share one (a game server's score, a run's) share it, named
-                # after the first of them (its logical id as before).
-                model = body_models.get(id(route.body))
-                if model is None:
-                    model = body_models[id(route.body)] = api.add_model(
-                        "".join(pascal(p.strip("{}")) for p in route.path.split("/")) + "Body",
-                        content_type="application/json",
-                        schema=_json_schema(routes.thaw(route.body.schema)),  # the frozen model as plain JSON
-                    )
-                models = {"application/json": model}
-            method = resource.add_method(
-                route.method,
-                integrations[route.function.name],
-                api_key_required=route.needs_key,
-                request_validator=validator,
-                # The bearer routes' Authorization, present and not blank, or API Gateway's 401 (its parameter check,
-                # BAD_REQUEST_PARAMETERS below) and no invocation: a request with no credential costs no Lambda.
-                # Required query parameters are the function's to check (a 400 naming them), so that response means
-                # "no credential" and nothing else.
-                request_parameters={f"method.request.header.{h}": True for h in route.required_headers} or None,
-                request_models=models,
-            )
-            why = (
-                f"Needs the {route.access} API key (usage plan)"
-                if route.needs_key
-                else "Public read by design"
-                if route.access == routes.PUBLIC
-                else "A bearer token (its header required by API Gateway), verified first: devices hold no key"
-            )
-            acknowledge(method, "APIG4", why)
-            acknowledge(method, "COG4", f"{why}; players have no Cognito identity here")
-        for path in sorted({r.path for r in routes.ROUTES}):
-            self._method_not_allowed(api.root.resource_for_path(path), cors_origins)
-        # One invoke permission per function, for this stage's methods, instead of CDK's one per method: the same
-        # reach in practice (API Gateway invokes a function only from the methods integrated with it) and 20 fewer
-        # resources per leaderboard against CloudFormation's 500 per stack.
+        # One invoke permission per function, for this stage's methods, instead of one per method: the same reach in
+        # practice (API Gateway invokes a function only from the methods integrated with it) and fewer resources
+        # against CloudFormation's 500 per stack.
         for name in sorted({r.function.name for r in routes.ROUTES}):
             functions[name].add_permission(
                 "RestApiInvoke",
@@ -233,71 +183,6 @@ class RestApi:
         stage.node.add_dependency(account)
         return account
 
-    @staticmethod
-    def _allow_origin(cors_origins: Sequence[str]) -> str:
-        # Gateway and mock responses carry one static origin: "*" or the first allowed one.
-        return "'*'" if "*" in cors_origins else f"'{cors_origins[0]}'"
-
-    def _gateway_responses(self, api: apigw.RestApi, cors_origins: Sequence[str]) -> None:
-        """Errors API Gateway answers itself: JSON {"error"}, with CORS headers, same as the handlers'."""
-        headers = {"Access-Control-Allow-Origin": self._allow_origin(cors_origins), "Vary": "'Origin'"}
-        fixed = {
-            apigw.ResponseType.INVALID_API_KEY: routes.INVALID_API_KEY,
-            apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN: routes.UNKNOWN_ROUTE,
-            apigw.ResponseType.BAD_REQUEST_PARAMETERS: routes.MISSING_CREDENTIALS,
-        }
-        challenge = {routes.BEARER_CHALLENGE[0]: f"'{routes.BEARER_CHALLENGE[1]}'"}  # RFC 6750's, on the 401
-        for response_type, error in fixed.items():
-            api.add_gateway_response(
-                f"{pascal(response_type.response_type.lower().replace('_', '-'))}Response",
-                type=response_type,
-                status_code=str(error.status),
-                response_headers={**headers, **(challenge if error is routes.MISSING_CREDENTIALS else {})},
-                templates={"application/json": json.dumps({"error": error.message})},
-            )
-        # $context.error.messageString is the message already quoted for JSON.
-        for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
-            api.add_gateway_response(
-                f"{pascal(response_type.response_type.lower().replace('_', '-'))}Response",
-                type=response_type,
-                response_headers=headers,
-                templates={"application/json": '{"error": $context.error.messageString}'},
-            )
-
-    def _method_not_allowed(self, resource: apigw.Resource, cors_origins: Sequence[str]) -> None:
-        """ANY on a route's path answers 405, with the path's methods in `Allow` (RFC 9110), for the methods the
-        route table does not define."""
-        body = json.dumps({"error": routes.METHOD_NOT_ALLOWED.message})
-        allowed = ", ".join(sorted({r.method for r in routes.ROUTES if r.path == resource.path} | {"OPTIONS"}))
-        status = str(routes.METHOD_NOT_ALLOWED.status)
-        method = resource.add_method(
-            "ANY",
-            apigw.MockIntegration(
-                request_templates={"application/json": json.dumps({"statusCode": routes.METHOD_NOT_ALLOWED.status})},
-                integration_responses=[
-                    apigw.IntegrationResponse(
-                        status_code=status,
-                        response_templates={"application/json": body},
-                        response_parameters={
-                            "method.response.header.Access-Control-Allow-Origin": self._allow_origin(cors_origins),
-                            "method.response.header.Allow": f"'{allowed}'",
-                        },
-                    )
-                ],
-            ),
-            method_responses=[
-                apigw.MethodResponse(
-                    status_code=status,
-                    response_parameters={
-                        "method.response.header.Access-Control-Allow-Origin": True,
-                        "method.response.header.Allow": True,
-                    },
-                )
-            ],
-        )
-        for rule in ("APIG4", "COG4"):
-            acknowledge(method, rule, "Mock 405 answer for undefined methods: no backend, no data")
-
 
 def lambda_invocation_uri(fn: lambda_.IFunction) -> str:
     """What API Gateway (REST or WebSocket) calls to invoke a function through a proxy integration."""
@@ -306,12 +191,4 @@ def lambda_invocation_uri(fn: lambda_.IFunction) -> str:
         account="lambda",
         resource="path/2015-03-31/functions",
         resource_name=f"{fn.function_arn}/invocations",
-    )
-
-
-def _lambda_proxy(fn: lambda_.IFunction) -> apigw.Integration:
-    """A Lambda proxy integration, as apigw.LambdaIntegration makes it, without its invoke permission per method
-    (RestApi adds one per function for the whole stage)."""
-    return apigw.Integration(
-        type=apigw.IntegrationType.AWS_PROXY, integration_http_method="POST", uri=lambda_invocation_uri(fn)
     )

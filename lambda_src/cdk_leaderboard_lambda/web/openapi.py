@@ -13,6 +13,7 @@ static document cannot know (a board's own periods and score bounds) its descrip
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ..shared import limits
@@ -22,6 +23,7 @@ from . import routes
 from .http import cache_control
 from .routes.responses import SCHEMAS, ref
 
+OPENAPI_VERSION = "3.0.3"
 ERROR_STATUSES = freeze(
     {
         400: "invalid input; on a score route, the game key and a run token together",
@@ -91,7 +93,15 @@ def _cache_header(route: routes.Route, status: int) -> dict:
     return {"Cache-Control": {"description": f"{value}: {why}", "schema": {"type": "string", "example": value}}}
 
 
-def _operation(route: routes.Route) -> dict:
+def route_operations() -> Iterator[tuple[str, str, routes.Route, dict]]:
+    """THE walk of the route table that both documents take, the served one (document) and the one API Gateway
+    deploys (deployed_api.definition): each route's path, OpenAPI method and identity, in the table's order."""
+    for route in routes.ROUTES:
+        identity = {"operationId": "_".join([route.method.lower(), *re.findall(r"[a-z]+", route.path)])}
+        yield route.path, route.method.lower(), route, identity
+
+
+def _operation(route: routes.Route, identity: dict) -> dict:
     status, schema = route.response
     params = [{"name": p, "in": "path", "required": True, "schema": routes.PATH_PARAMS[p]} for p in route.path_params]
     params += [
@@ -101,9 +111,8 @@ def _operation(route: routes.Route) -> dict:
     if route.idempotent:
         params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": routes.IDEMPOTENCY_KEY})
     json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
-    words = re.findall(r"[a-z]+", route.path)
     op: dict[str, Any] = {
-        "operationId": "_".join([route.method.lower(), *words]),
+        **identity,
         "summary": route.summary,
         "x-function": route.function.name,
         "responses": {
@@ -161,11 +170,11 @@ def document() -> dict:
     """The document, built anew (a few milliseconds) as plain JSON (the route table's frozen fragments thawed):
     whoever serves it may keep it; no module holds it."""
     paths: dict[str, dict] = {}
-    for route in routes.ROUTES:
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    for path, method, route, identity in route_operations():
+        paths.setdefault(path, {})[method] = _operation(route, identity)
     return thaw(
         {
-            "openapi": "3.0.3",
+            "openapi": OPENAPI_VERSION,
             "info": {
                 "title": "Leaderboard API",
                 "version": "1.0.0",
