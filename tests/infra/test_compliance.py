@@ -38,7 +38,7 @@ def test_cdk_nag_acknowledgements_are_what_make_it_pass(dev_app):
     not over HTTPS, is no longer among them: cdk-nag checks custom origins, and the dashboard's is a VPC origin.)"""
     report = AwsSolutionsChecks(dev_app).validate_scope(dev_app)
     found = {v.rule_name.split("[")[0] for v in report.violations}
-    assert {"AwsSolutions-APIG4", "AwsSolutions-SMG4", "AwsSolutions-CFR4"} <= found
+    assert {"AwsSolutions-APIG2", "AwsSolutions-SMG4", "AwsSolutions-CFR4"} <= found
     assert "AwsSolutions-CFR5" not in found
 
 

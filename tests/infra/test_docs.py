@@ -133,8 +133,8 @@ def test_the_readme_gives_a_leaderboards_resource_count_and_how_many_fit_in_a_st
     readme = _unwrapped(README)
     assert f"is {dev} CloudFormation resources with dev's settings and {prod} with prod's" in readme
     assert (
-        f"holds {WORDS[dev_fit]} dev-like leaderboards ({dev_fit * dev}) but {WORDS[prod_fit]} production one "
-        f"({WORDS[prod_fit + 1]} are {(prod_fit + 1) * prod})" in readme
+        f"holds {WORDS[dev_fit]} dev-like leaderboards ({dev_fit * dev}) or {WORDS[prod_fit]} production ones "
+        f"({prod_fit * prod}; {WORDS[prod_fit + 1]} are {(prod_fit + 1) * prod})" in readme
     )
 
 

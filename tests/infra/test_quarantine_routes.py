@@ -5,6 +5,7 @@ event on the stack's bus (its name in its environment, events:PutEvents on that 
 from __future__ import annotations
 
 from cdk_leaderboard_lambda.web import routes
+from tests.support import deployed_api
 
 NEW_ROUTES = {
     ("PATCH", "/leaderboards/{board}"),
@@ -18,36 +19,19 @@ def _of_type(template: dict, kind: str) -> dict[str, dict]:
     return {k: r for k, r in template["Resources"].items() if r["Type"] == kind}
 
 
-def _path(template: dict, resource_id: dict) -> str:
-    parts, ref = [], resource_id.get("Ref")
-    while ref is not None and ref in template["Resources"]:
-        props = template["Resources"][ref]["Properties"]
-        parts.append(props["PathPart"])
-        ref = props["ParentId"].get("Ref")
-    return "/" + "/".join(reversed(parts))
-
-
-def _methods(template: dict) -> dict[tuple[str, str], dict]:
-    found = {}
-    for method in _of_type(template, "AWS::ApiGateway::Method").values():
-        props = method["Properties"]
-        if props["HttpMethod"] != "OPTIONS":
-            found[(props["HttpMethod"], _path(template, props["ResourceId"]))] = props
-    return found
-
-
 def test_the_review_routes_and_the_board_change_are_admin_methods_with_a_key(dev_template_json):
-    methods = _methods(dev_template_json)
+    methods = deployed_api.methods(dev_template_json)
     for method, path in NEW_ROUTES:
         route, _, _ = routes.match_route(method, path)
         assert route is not None and route.access == routes.ADMIN and route.function is routes.LEADERBOARD_ADMIN
-        assert methods[(method, path)]["ApiKeyRequired"] is True, (method, path)
+        assert deployed_api.needs_key(methods[(path, method)]), (method, path)
 
 
 def test_the_board_change_has_its_request_model(dev_template_json):
-    patch = _methods(dev_template_json)[("PATCH", "/leaderboards/{board}")]
-    (model_ref,) = patch["RequestModels"].values()
-    model = dev_template_json["Resources"][model_ref["Ref"]]["Properties"]["Schema"]
+    patch = deployed_api.methods(dev_template_json)[("/leaderboards/{board}", "PATCH")]
+    ref = patch["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    schemas = deployed_api.definition(dev_template_json)["components"]["schemas"]
+    model = schemas[ref.removeprefix("#/components/schemas/")]
     assert (
         set(model["properties"]) == {"rules", "submissions", "max_open_runs"} and model["additionalProperties"] is False
     )

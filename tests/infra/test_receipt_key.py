@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from cdk_leaderboard_lambda.domain.receipt_keys import KeySet
+from tests.support import deployed_api
 
 
 def _resources(template_json: dict, type_: str) -> dict[str, dict]:
@@ -89,17 +90,6 @@ def test_outside_production_the_key_derives_from_the_digest_key(dev_template_jso
 
 def test_the_proof_routes_are_public_gets(dev_template_json):
     """GET /.well-known/jwks.json and GET .../players/{player_id}/receipt exist, need no API key."""
-    resources = _resources(dev_template_json, "AWS::ApiGateway::Resource")
-    parts = {k: r["Properties"]["PathPart"] for k, r in resources.items()}
-    jwks = next(k for k, p in parts.items() if p == "jwks.json")
-    receipt = next(k for k, p in parts.items() if p == "receipt")
-    assert parts[resources[jwks]["Properties"]["ParentId"]["Ref"]] == ".well-known"
-    assert parts[resources[receipt]["Properties"]["ParentId"]["Ref"]] == "{player_id}"
-    methods = [
-        m["Properties"]
-        for m in _resources(dev_template_json, "AWS::ApiGateway::Method").values()
-        if m["Properties"].get("ResourceId") in ({"Ref": jwks}, {"Ref": receipt})
-    ]
-    gets = [m for m in methods if m["HttpMethod"] == "GET"]
-    assert sorted(m["ResourceId"]["Ref"] for m in gets) == sorted([jwks, receipt])
-    assert all(not m.get("ApiKeyRequired") for m in gets)
+    methods = deployed_api.methods(dev_template_json)
+    for path in ("/.well-known/jwks.json", "/leaderboards/{board}/players/{player_id}/receipt"):
+        assert not deployed_api.needs_key(methods[(path, "GET")]), path

@@ -9,7 +9,7 @@ from aws_cdk.assertions import Match
 
 from cdk_leaderboard_lambda.shared import schema
 from cdk_leaderboard_lambda.web import routes
-from tests.support import role_access
+from tests.support import deployed_api, role_access
 
 
 def resources(template, type_: str) -> dict:
@@ -193,33 +193,30 @@ def test_snapshots_table_is_queryable_by_board_newest_first(template):
     )
 
 
-def _methods(template) -> list[tuple[str, str, dict]]:
-    """(path, http method, properties) for every API method."""
-    res = template.to_json()["Resources"]
-    parts = {lid: r["Properties"] for lid, r in res.items() if r["Type"] == "AWS::ApiGateway::Resource"}
+def _methods(template) -> dict[tuple[str, str], dict]:
+    """(path, METHOD) -> operation of the deployed definition (the RestApi's imported body)."""
+    return deployed_api.methods(template.to_json())
 
-    def full_path(lid: str | None) -> str:
-        if lid is None:
-            return ""
-        parent = parts[lid]["ParentId"].get("Ref")
-        return full_path(parent) + "/" + parts[lid]["PathPart"]
 
-    return [
-        (full_path(r["Properties"]["ResourceId"].get("Ref")) or "/", r["Properties"]["HttpMethod"], r["Properties"])
-        for r in res.values()
-        if r["Type"] == "AWS::ApiGateway::Method"
-    ]
+def test_the_api_is_one_imported_document_and_no_resource_per_route(template):
+    """The routes live in the REST API's body (mode overwrite: a route taken out leaves the API): no Resource,
+    Method, Model, RequestValidator or GatewayResponse resources, whatever the number of routes."""
+    (api,) = resources(template, "AWS::ApiGateway::RestApi").values()
+    assert api["Properties"]["Mode"] == "overwrite"
+    assert api["Properties"]["Body"]["openapi"].startswith("3.0")
+    for kind in ("Resource", "Method", "Model", "RequestValidator", "GatewayResponse"):
+        template.resource_count_is(f"AWS::ApiGateway::{kind}", 0)
 
 
 def test_every_route_has_method_and_options_preflight(template):
     """Each route of the table exists, and each path answers OPTIONS without a key."""
-    methods = {(p, m): props for p, m, props in _methods(template)}
+    methods = _methods(template)
     for route in routes.ROUTES:
         assert (route.path, route.method) in methods, route
         options = methods[(route.path, "OPTIONS")]
-        assert options.get("ApiKeyRequired", False) is False
-        assert options["Integration"]["Type"] == "MOCK"
-        headers = options["Integration"]["IntegrationResponses"][0]["ResponseParameters"]
+        assert not deployed_api.needs_key(options)
+        assert options["x-amazon-apigateway-integration"]["type"] == "mock"
+        headers = deployed_api.mock_answer(options)["responseParameters"]
         assert "method.response.header.Access-Control-Allow-Origin" in headers
 
 
@@ -239,89 +236,88 @@ def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(tem
     for arns in invokes.values():
         (arn,) = arns
         assert arn.endswith(f'"/", {{"Ref": "{next(iter(stage))}"}}, "/*/*"]]}}'), arn
-    for path, method, props in _methods(template):
-        if props["Integration"]["Type"] == "AWS_PROXY":
-            (target,) = [
-                p for p in props["Integration"]["Uri"]["Fn::Join"][1] if isinstance(p, dict) and "Fn::GetAtt" in p
-            ]
+    proxied = 0
+    for (path, method), op in _methods(template).items():
+        target = deployed_api.integration_target(op)
+        if target is not None:
             route = next(r for r in routes.ROUTES if (r.path, r.method) == (path, method))
-            assert functions[target["Fn::GetAtt"][0]] == route.function.handler, (path, method)
+            assert functions[target] == route.function.handler, (path, method)
+            proxied += 1
+    assert proxied == len(routes.ROUTES)
 
 
 def test_api_key_on_writes_and_admin_reads_only(template):
     """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
     preflights and 405 answers do not, nor the bearer routes (players' devices hold no key: the function checks
-    their bearer token). The game servers' score route does (issue 40): a run token has its own route."""
+    their bearer token). The game servers' score route does: a run token has its own route."""
     by_route = {(r.path, r.method): r for r in routes.ROUTES}
     token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in routes.BEARER}
     assert token_routes == {
         ("/leaderboards/{board}/runs", "POST"),
         ("/leaderboards/{board}/runs/{run_id}/score", "POST"),
-        ("/players/{player_id}", "GET"),  # a player's own held scores (issue 40)
-        ("/leaderboards/{board}/players/{player_id}/receipt", "GET"),  # a player's own receipt (issue 40)
+        ("/players/{player_id}", "GET"),  # a player's own held scores
+        ("/leaderboards/{board}/players/{player_id}/receipt", "GET"),  # a player's own receipt
     }
     assert by_route[("/leaderboards/{board}/scores", "POST")].needs_key
     seen = 0
-    for path, method, props in _methods(template):
-        needs_key = props.get("ApiKeyRequired", False)
+    for (path, method), op in _methods(template).items():
+        needs_key = deployed_api.needs_key(op)
         route = by_route.get((path, method))
         writes = method in ("POST", "PUT", "DELETE") and (path, method) not in token_routes
         assert needs_key == (route is not None and (writes or route.access == routes.ADMIN)), (path, method)
         seen += needs_key
     assert seen == sum(r.needs_key for r in routes.ROUTES)
+    schemes = deployed_api.definition(template.to_json())["components"]["securitySchemes"]
+    assert schemes == {"api_key": {"type": "apiKey", "name": "x-api-key", "in": "header"}}
 
 
 def test_request_validation_on_routes(template):
     """Bodies of POST routes are validated by a model; required query parameters (/player's player_id) are the
     function's to check (a 400 naming them), not API Gateway's: its parameter check answers 401 (below)."""
-    methods = {(p, m): props for p, m, props in _methods(template)}
+    body = deployed_api.definition(template.to_json())
+    (validator,) = body["x-amazon-apigateway-request-validators"].values()
+    assert validator == {"validateRequestBody": True, "validateRequestParameters": True}
+    methods = _methods(template)
     for route in routes.ROUTES:
-        props = methods[(route.path, route.method)]
-        assert "RequestValidatorId" in props
+        op = methods[(route.path, route.method)]
+        assert op["x-amazon-apigateway-request-validator"] in body["x-amazon-apigateway-request-validators"]
         if route.body_schema:
-            assert "application/json" in props["RequestModels"]
-    assert "RequestParameters" not in methods[("/player", "GET")]
+            ref = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            assert ref.removeprefix("#/components/schemas/") in body["components"]["schemas"]
+    assert not [p for p in methods[("/player", "GET")].get("parameters", []) if p["in"] == "query"]
     # one model per body: the two score routes (game key, run token) share theirs
-    template.resource_count_is("AWS::ApiGateway::Model", len({id(r.body) for r in routes.ROUTES if r.body}))
+    assert len(body["components"]["schemas"]) == len({id(r.body) for r in routes.ROUTES if r.body})
 
 
 def test_the_bearer_routes_require_the_authorization_header_at_api_gateway(template):
-    """Issue 40: a request to a bearer route (run start, run-token score, receipt, held scores) without
-    `Authorization` is API Gateway's 401 with `WWW-Authenticate: Bearer` (its parameter check's response) and
-    invokes nothing. That header is the only request parameter API Gateway requires anywhere, so its response to a
+    """A request to a bearer route (run start, run-token score, receipt, held scores) without `Authorization` is
+    API Gateway's 401 with `WWW-Authenticate: Bearer` (its parameter check's response) and invokes nothing. That
+    header is the only request parameter API Gateway requires anywhere, besides the path's own, so its response to a
     missing one always means "no credential"."""
-    methods = {(p, m): props for p, m, props in _methods(template)}
-    resources = template.to_json()["Resources"]
-    required = {k for _, _, props in _methods(template) for k, v in props.get("RequestParameters", {}).items() if v}
-    assert required == {"method.request.header.Authorization"}
-    (response,) = [
-        r["Properties"]
-        for r in resources.values()
-        if r["Type"] == "AWS::ApiGateway::GatewayResponse"
-        and r["Properties"]["ResponseType"] == "BAD_REQUEST_PARAMETERS"
+    methods = _methods(template)
+    required = {h for op in methods.values() for h in deployed_api.required_headers(op)}
+    assert required == {"Authorization"}
+    for op in methods.values():
+        assert {p["in"] for p in op.get("parameters", []) if p.get("required")} <= {"path", "header"}
+    response = deployed_api.definition(template.to_json())["x-amazon-apigateway-gateway-responses"][
+        "BAD_REQUEST_PARAMETERS"
     ]
-    assert response["StatusCode"] == "401"
-    assert response["ResponseParameters"]["gatewayresponse.header.WWW-Authenticate"] == "'Bearer'"
-    validators = {k: r for k, r in resources.items() if r["Type"] == "AWS::ApiGateway::RequestValidator"}
+    assert response["statusCode"] == 401
+    assert response["responseParameters"]["gatewayresponse.header.WWW-Authenticate"] == "'Bearer'"
     for route in routes.ROUTES:
-        props = methods[(route.path, route.method)]
-        headers = {k for k, v in props.get("RequestParameters", {}).items() if k.startswith("method.request.header.")}
-        bearer = route.access in routes.BEARER
-        assert headers == ({"method.request.header.Authorization"} if bearer else set()), route.path
-        assert all(props["RequestParameters"][h] is True for h in headers)
-        validator = validators[props["RequestValidatorId"]["Ref"]]["Properties"]
-        assert validator["ValidateRequestParameters"] is True
+        headers = deployed_api.required_headers(methods[(route.path, route.method)])
+        assert headers == ({"Authorization"} if route.access in routes.BEARER else set()), route.path
 
 
 def test_gateway_errors_are_json_with_cors(template):
     """Key, route and throttle errors are JSON {"error"} and carry CORS headers."""
-    responses = resources(template, "AWS::ApiGateway::GatewayResponse").values()
-    by_type = {r["Properties"]["ResponseType"]: r["Properties"] for r in responses}
-    assert by_type["INVALID_API_KEY"]["StatusCode"] == "403"
-    assert by_type["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == "404"
+    by_type = deployed_api.definition(template.to_json())["x-amazon-apigateway-gateway-responses"]
+    assert by_type["INVALID_API_KEY"]["statusCode"] == 403
+    assert by_type["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == 404
+    assert {"DEFAULT_4XX", "DEFAULT_5XX"} <= set(by_type)
     for props in by_type.values():
-        assert "gatewayresponse.header.Access-Control-Allow-Origin" in props["ResponseParameters"]
-        assert '"error"' in props["ResponseTemplates"]["application/json"]
+        assert "gatewayresponse.header.Access-Control-Allow-Origin" in props["responseParameters"]
+        assert '"error"' in props["responseTemplates"]["application/json"]
 
 
 def test_stage_has_access_logs_throttling_and_tracing(template):
@@ -488,16 +484,15 @@ def test_powertools_layer_comes_from_public_ssm_parameter_at_pinned_version(dev_
 
 def test_undeclared_methods_answer_405_with_the_allowed_methods(template):
     """ANY on each route's path is a mock 405 whose Allow header lists what the path does take (as locally)."""
-    methods = resources(template, "AWS::ApiGateway::Method").values()
-    mocks = [m["Properties"] for m in methods if m["Properties"]["HttpMethod"] == "ANY"]
+    mocks = [op for (_, method), op in _methods(template).items() if method == "ANY"]
     assert len(mocks) == len({r.path for r in routes.ROUTES})
     allows = set()
     for mock in mocks:
-        (answer,) = mock["Integration"]["IntegrationResponses"]
-        assert answer["StatusCode"] == "405"
-        allows.add(answer["ResponseParameters"]["method.response.header.Allow"])
-        (declared,) = mock["MethodResponses"]
-        assert declared["ResponseParameters"]["method.response.header.Allow"] is True
+        answer = deployed_api.mock_answer(mock)
+        assert answer["statusCode"] == "405"
+        allows.add(answer["responseParameters"]["method.response.header.Allow"])
+        (declared,) = mock["responses"].values()
+        assert "Allow" in declared["headers"]
     expected = {
         "'" + ", ".join(sorted({r.method for r in routes.ROUTES if r.path == path} | {"OPTIONS"})) + "'"
         for path in {r.path for r in routes.ROUTES}
