@@ -161,4 +161,4 @@ def test_turning_live_off_removes_exactly_what_serves_live_updates(off, dev_temp
         }
     )
     assert not after - before
-    assert (len(dev_template_json["Resources"]), len(off["Resources"])) == (247, 239)
+    assert (len(dev_template_json["Resources"]), len(off["Resources"])) == (93, 85)
