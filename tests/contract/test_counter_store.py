@@ -15,7 +15,7 @@ from cdk_leaderboard_lambda.shared.model import Counter
 from local import invocation
 
 PART, OTHER = "race#all-time", "race#2026-12"
-B, S = item_keys.BUCKETS, item_keys.SEGMENTS
+B, S = item_keys.BUCKETS, item_keys.BANDS
 
 
 @pytest.fixture

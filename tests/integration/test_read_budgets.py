@@ -55,8 +55,8 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     """Entries written straight into the tables with batched puts (as `make bench` loads), on every current period
     of the board; with `rebuild`, the rank counters are then built in one pass per partition (as the consumer would
     have, record by record), while the stream consumers wait."""
-    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.operations import counter_upkeep
     from local import invocation
 
     with stack.serving() as runtime:
@@ -80,7 +80,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
             )
             for part in config.partitions(period.period_id) if rebuild else ():
                 runtime = invocation.runtime()
-                rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, part)
+                counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, part)
         for poller in stack.pollers if rebuild else ():  # the load is counted already: skip its records, as the
             drain(poller.reader, lambda event, context: None, 10_000)  # benchmark does (bench/runner.py)
 
@@ -92,7 +92,7 @@ def crowded_board(api, stack):
     friend ids, expected ranks)."""
     stack.reset_tables()
     mp = pytest.MonkeyPatch()
-    with counter_capacities(stack, bucket=4, segment=3):
+    with counter_capacities(stack, bucket=4, band=3):
         started = time.perf_counter()
         board = "crowd"
         created = api.post("/leaderboards", {"board_id": board, "periods": ["all-time"], "shards": SHARDS})

@@ -27,7 +27,7 @@ _board_ids = itertools.count()
 @pytest.fixture
 def small_buckets(in_memory):
     """Tiny buckets and segments: ties straddle buckets, segments and pages."""
-    with counter_capacities(None, bucket=3, segment=2):
+    with counter_capacities(None, bucket=3, band=2):
         yield in_memory
 
 
