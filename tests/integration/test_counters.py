@@ -1,4 +1,4 @@
-"""Rank counters against the real engine: tiny capacities force bucket and segment splits, and every
+"""Rank counters against the real engine: tiny capacities force bucket and band splits, and every
 rank read (including a bucket's first key, which moto lets through but DynamoDB refuses to COUNT
 as an empty BETWEEN) must equal the brute force."""
 

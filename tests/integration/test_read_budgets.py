@@ -4,7 +4,7 @@ worst case the API accepts, and the pages together are the whole answer. Times a
 asserted only generously (a loaded 2-core machine): the figures are in docs/PERFORMANCE.md.
 
 The worst cases are built with bulk writes: 100 friends on a 16-shard board whose buckets are tiny, the first
-SPREAD_FRIENDS of them each in a bucket and segment of its own on every shard (so every page of theirs is a worst
+SPREAD_FRIENDS of them each in a bucket and band of its own on every shard (so every page of theirs is a worst
 case) and the rest side by side; a player on the most boards allowed (max_boards), each with 16 shards and every
 period kind.
 """
@@ -88,7 +88,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
 @pytest.fixture(scope="module")
 def crowded_board(api, stack):
     """A 16-shard board of CROWD entries (scores 0..CROWD-1, unique) with counters of 4-entry buckets and
-    3-bucket segments: SPREAD_FRIENDS friends a SPREAD apart, the other friends the top entries. Yields (board,
+    3-bucket bands: SPREAD_FRIENDS friends a SPREAD apart, the other friends the top entries. Yields (board,
     friend ids, expected ranks)."""
     stack.reset_tables()
     mp = pytest.MonkeyPatch()

@@ -32,7 +32,7 @@ def friends(board, ids, **query):
 
 @pytest.fixture
 def small_counters(served):
-    """Tiny buckets and segments, so ranks come from several counter levels."""
+    """Tiny buckets and counter bands, so ranks come from several counter levels."""
     with counter_capacities(None, bucket=4, band=3):
         yield
 
@@ -86,7 +86,7 @@ def test_friends_cost_one_batch_read_whatever_the_number_of_ids(ddb, settle):
     assert friends("duel", ["p1", "p3"] + [f"ghost{i}" for i in range(90)]).status == 200
     invocation.runtime().dynamodb.meta.events.unregister("before-call.dynamodb.*", unique_id="count-calls")
     assert calls.count("BatchGetItem") == 1 and "Scan" not in calls
-    # two players found: one segment read, one bucket read, one COUNT each
+    # two players found: one band read, one bucket read, one COUNT each
     assert 1 <= calls.count("Query") <= 2 + 2, calls
 
 

@@ -1,7 +1,7 @@
 """Ranks, totals and percentiles equal a brute-force oracle on random boards.
 
 Random submissions on boards of both orders, every operator, with and without write sharding, and a tiny bucket
-capacity so that bucket and segment splits happen all the time, on the in-memory stores. The rank counters come
+capacity so that bucket and band splits happen all the time, on the in-memory stores. The rank counters come
 from the entries' stream (in memory; tests/contract/test_entry_stream.py holds it to a table's), delivered to the
 consumer the way Lambda may deliver it: in random batches, the stream's shards interleaved in any order, batches
 redelivered and old batches replayed after newer ones.
@@ -120,18 +120,18 @@ delivery_strategy = st.builds(
 
 
 def assert_counters_exact(part: str) -> None:
-    """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
+    """Every bucket and band counts exactly the index entries in its range; the ranges tile the key space."""
     in_index = invocation.runtime().entries.index_keys(part, item_keys.FIRST_LO, item_keys.LAST_HI)
     buckets = invocation.runtime().counters.read(part, item_keys.BUCKETS, consistent=True)
-    segments = invocation.runtime().counters.read(part, item_keys.BANDS, consistent=True)
+    bands = invocation.runtime().counters.read(part, item_keys.BANDS, consistent=True)
     if not in_index and not buckets:
         return
-    for level in (buckets, segments):
+    for level in (buckets, bands):
         assert level[0].lo == item_keys.FIRST_LO and level[-1].hi == item_keys.LAST_HI
         assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
         for c in level:
             assert c.count == sum(c.lo <= k < c.hi for k in in_index)
-    assert {s.lo for s in segments} <= {b.lo for b in buckets}
+    assert {s.lo for s in bands} <= {b.lo for b in buckets}
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -199,7 +199,7 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
     assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BUCKETS)) > 3  # buckets split
-    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BANDS)) > 1  # and segments too
+    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BANDS)) > 1  # and bands too
     assert len(sharded.partitions("all-time")) == 4
     for part in plain.partitions("all-time") + sharded.partitions("all-time"):
         assert_counters_exact(part)
