@@ -91,10 +91,6 @@ def _scored(old: Standing | None, new: Standing) -> str:
     return "approve" if approved else "score"
 
 
-def _is_entry(standing: Standing | None) -> bool:
-    return standing is not None and standing.is_entry
-
-
 def change_of(change: EntryChange, now_ms: int) -> list[Change]:
     """The log's changes for one change of an entry (none, one, or a score change and a hide/show together)."""
     source = change.event_id
