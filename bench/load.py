@@ -1,7 +1,7 @@
 """Synthetic players, and loading them onto a board fast.
 
 Entries are built by the write path's own `make_entry` (so they have exactly the item shape the handlers
-write), written with batched puts, and counted once by `rank_counter_upkeep.rebuild`.
+write), written with batched puts, and counted once by `counter_upkeep.rebuild`.
 """
 
 from __future__ import annotations
@@ -73,11 +73,11 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
     """Write every player's entry onto one period of the board, then count it once.
 
     Entries go in with batched puts from `threads` threads over disjoint chunks; the rank counters are then
-    rebuilt from the index in one pass (rank_counter_upkeep.rebuild), as the stream consumer would have built them
+    rebuilt from the index in one pass (counter_upkeep.rebuild), as the stream consumer would have built them
     record
     by record. The stream's records of the load are left for the caller to skip.
     """
-    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.operations import counter_upkeep
     from local import invocation
 
     runtime = invocation.runtime()
@@ -102,8 +102,8 @@ def load(config, period, people: Iterable[Player], count: int, threads: int, pro
             lambda config, chunk: entries.put_new(chunk), config, counted(_entries(config, period, people)), threads
         )
     for part in config.partitions(period.period_id):
-        rank_counter_upkeep.rebuild(runtime.counters, entries, runtime.settings, part)
-    return {"loader": "entries.put_new + rank_counter_upkeep.rebuild", "threads": threads}
+        counter_upkeep.rebuild(runtime.counters, entries, runtime.settings, part)
+    return {"loader": "entries.put_new + counter_upkeep.rebuild", "threads": threads}
 
 
 def _threaded(fn: Callable, config, entries: Iterator, threads: int) -> None:

@@ -114,7 +114,7 @@ class ThreadMeter(Meter):
 
 
 CONSUMER_THREADS = ("stream-poller", "rank-counter", "live-", "schedule-")  # off the request path: the stream
-# consumers' threads (local/streams.py, rank_counter_upkeep.py, broadcasting.py) and the scheduled functions'
+# consumers' threads (local/streams.py, counter_upkeep.py, broadcasting.py) and the scheduled functions'
 # (local/schedules.py)
 
 

@@ -37,11 +37,13 @@ from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
+from .data.stream_changes import StreamChanges
 from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
 from .domain.digest_key import DigestKey
 from .domain.ports import (
     BoardStore,
     ChainStore,
+    ChangeFeed,
     ClosingStore,
     CounterStore,
     EntryStore,
@@ -96,10 +98,11 @@ class Runtime:
     chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
     idempotency: IdempotencyStore  # Idempotency-Key's records, behind Powertools' persistence layer
     secrets: SecretStore  # Secrets Manager's values of the secrets the settings name (read by the caches above)
-    counters: CounterStore  # the rank counters the rank and percentile math reads (rank_counter_upkeep.py keeps them)
+    counters: CounterStore  # the rank counters the rank and percentile math reads (counter_upkeep.py keeps them)
     erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
     entries: EntryStore  # the players' entries and the rank index over them
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
+    changes: ChangeFeed  # the stream's records decoded into entries' changes (the stream consumers read these)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -172,6 +175,7 @@ class Runtime:
             erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
             entries=_entries(entries, dynamodb, settings, clock, digest),
             replays=_replays(),
+            changes=StreamChanges(),
         )
 
     def with_settings(self, **changes: Any) -> Runtime:

@@ -15,7 +15,7 @@ from cdk_leaderboard_lambda.shared.model import Counter
 from local import invocation
 
 PART, OTHER = "race#all-time", "race#2026-12"
-B, S = item_keys.BUCKETS, item_keys.SEGMENTS
+B, S = item_keys.BUCKETS, item_keys.BANDS
 
 
 @pytest.fixture
@@ -95,8 +95,8 @@ def test_a_split_is_all_or_nothing(store):
     store.replace_all(
         PART, S, [Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 5), Counter("4000", item_keys.LAST_HI, 1)]
     )
-    (segment, _) = store.read(PART, S, consistent=True)
-    assert not store.split(PART, S, segment, store.claim(PART, S, segment), [(segment.lo, 2), ("4000", 3)])
+    (band, _) = store.read(PART, S, consistent=True)
+    assert not store.split(PART, S, band, store.claim(PART, S, band), [(band.lo, 2), ("4000", 3)])
     assert ranges(store.read(PART, B, consistent=True)) == [(item_keys.FIRST_LO, item_keys.LAST_HI, 5)]
     assert ranges(store.read(PART, S, consistent=True)) == [
         (item_keys.FIRST_LO, item_keys.LAST_HI, 5),

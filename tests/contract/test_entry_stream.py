@@ -1,16 +1,20 @@
 """The entries' changes as the scores table's stream holds them: the same records (kind, keys, new and old images)
-from DynamoDB Local's stream and from the in-memory stream (data/memory_stream.py) for the same writes. The stream
-consumers (the rank counters, the live broadcaster) read nothing else, so domain tests that settle the in-memory
+from DynamoDB Local's stream and from the in-memory stream (data/memory_stream.py) for the same writes, and the same
+typed changes decoded from them (data/stream_changes.py, the one decoder). The stream consumers (the rank counters,
+moderation, the period logs, the live broadcaster) read nothing else, so domain tests that settle the in-memory
 stream deliver them what the table's stream would."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
 from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
-from cdk_leaderboard_lambda.shared import item_keys
+from cdk_leaderboard_lambda.data.stream_changes import entry_change, entry_changes
+from cdk_leaderboard_lambda.domain.changes import INSERT, MODIFY, REMOVE, EntryChange, Standing
+from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.attribute_values import from_item
 from cdk_leaderboard_lambda.shared.model import EntryWrite
 from local import dynamodb_local
@@ -40,10 +44,28 @@ def changes(reader) -> list[tuple]:
     reader.forget_shards()
     records = reader.read(1000)
     return [
-        (r["eventName"], entry, image(r, "NewImage"), image(r, "OldImage"))
+        (r["eventName"], change.key, image(r, "NewImage"), image(r, "OldImage"))
         for r in records
-        if (entry := item_keys.entry_of_record(r))
+        if (change := entry_change(r))
     ]
+
+
+def decoded(reader) -> list[EntryChange]:
+    """The entries' changes written since the last call, as the change feed decodes them (without their ids, which
+    each stream makes its own)."""
+    reader.forget_shards()
+    return [replace(change, event_id="") for change in entry_changes(reader.read(1000))]
+
+
+def on_race(kind, player: str, old: Standing | None, new: Standing | None, part: str = PART) -> EntryChange:
+    """A change on the race board's all-time period (a board of one shard, older than generations)."""
+    period_id = item_keys.evidence_and_period(part)[1]
+    return EntryChange(kind, player, part, "race", item_keys.LEGACY_GENERATION, period_id, 0, old, new)
+
+
+def standing(player: str, score: int, reached: int = 1, hidden: bool = False) -> Standing:
+    key = f"{999_999 - score:06d}#{player}"  # test_entry_store.entry's
+    return Standing(score=score, reached_at_ms=reached, rank_key=None if hidden else key, hidden=hidden)
 
 
 def image(record: dict, which: str) -> dict | None:
@@ -98,3 +120,41 @@ def test_a_put_of_the_item_already_stored_is_no_record(runtime, reader):
     store.put_new([entry("eve", 5)])
     store.put_new([entry("eve", 5)])
     assert [(e, k) for e, k, _, _ in changes(reader)] == [("INSERT", ("eve", PART))]
+
+
+def test_an_insert_and_a_modify_decode_to_the_same_changes_from_either_stream(runtime, reader):
+    store = runtime.entries
+    store.keep_best(entry("ada", 10, reached=5), descending=True, name_given=True)
+    store.keep_best(entry("ada", 12, reached=7), descending=True, name_given=True)
+    created, improved = standing("ada", 10, 5), standing("ada", 12, 7)
+    assert decoded(reader) == [on_race(INSERT, "ada", None, created), on_race(MODIFY, "ada", created, improved)]
+
+
+def test_a_hide_decodes_to_a_modify_out_of_the_rank_index(runtime, reader):
+    store = runtime.entries
+    store.write([EntryWrite(entry("bo", 3), None)])
+    store.set_hidden("bo", PART, store.one("bo", PART), hidden=True)
+    listed, hidden = standing("bo", 3), standing("bo", 3, hidden=True)
+    assert decoded(reader) == [on_race(INSERT, "bo", None, listed), on_race(MODIFY, "bo", listed, hidden)]
+
+
+def test_a_remove_decodes_with_the_entry_before_and_nothing_after(runtime, reader):
+    store = runtime.entries
+    store.put_new([entry("cy", 6, OTHER)])
+    store.delete([("cy", OTHER)])
+    (_, removed) = decoded(reader)
+    assert removed == on_race(REMOVE, "cy", standing("cy", 6), None, part=OTHER)
+    assert (removed.period_id, removed.expired) == ("daily#2026-12-01", False)
+
+
+def test_a_fence_decodes_as_no_entry_with_its_commitment(runtime, reader):
+    store = runtime.entries
+    store.put_new([entry("dee", 5)])
+    until = int(time.time()) + 60
+    store.raise_fence("dee", [PART], until, {PART: {schema.FENCE_COMMITMENT: "c0ffee"}})
+    store.lift_fence("dee")
+    (_, fenced, lifted) = decoded(reader)
+    assert (fenced.kind, fenced.old, lifted.kind, lifted.new) == (MODIFY, standing("dee", 5), REMOVE, None)
+    assert fenced.new is not None and fenced.new.erasing and not fenced.new.is_entry
+    assert (fenced.new.score, fenced.new.rank_key, fenced.new.commitment) == (None, None, "c0ffee")
+    assert lifted.old == fenced.new

@@ -14,7 +14,8 @@ import random
 
 import pytest
 
-from cdk_leaderboard_lambda.domain import boards, periods, rank_counter_upkeep, score_writes
+from cdk_leaderboard_lambda.domain import boards, periods, score_writes
+from cdk_leaderboard_lambda.operations import counter_upkeep
 from cdk_leaderboard_lambda.shared import schema
 from local import invocation
 from local.streams import drain
@@ -63,14 +64,14 @@ def big_board(api, stack):
         for i, score in enumerate(rng.randint(0, 60_000) for _ in range(FILLER))
     )
     # The simulator's own write, in the handlers' process; the rank counters then built in one pass (as `make bench`
-    # loads: rank_counter_upkeep.rebuild) while the stream consumers wait, and the load's records skipped. Counting
+    # loads: counter_upkeep.rebuild) while the stream consumers wait, and the load's records skipped. Counting
     # 6,000 records one by one through the consumer was most of this module's time; tests/integration/test_counters.py
     # is where the consumer's counting and splits are checked against a brute force.
     with stack.serving(), stack.consumers_by_hand():
         assert invocation.runtime().entries.put_new(filler) == FILLER
         for partition in board.partitions(all_time.period_id):
             runtime = invocation.runtime()
-            rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, partition)
+            counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, partition)
         for poller in stack.pollers:
             drain(poller.reader, lambda event, context: None, 10_000)
     known = {f"{i:04d}-".ljust(MAX_LEN, "k"): rng.randint(0, 60_000) for i in range(KNOWN)}

@@ -1,4 +1,4 @@
-"""Rank counters against the real engine: tiny capacities force bucket and segment splits, and every
+"""Rank counters against the real engine: tiny capacities force bucket and band splits, and every
 rank read (including a bucket's first key, which moto lets through but DynamoDB refuses to COUNT
 as an empty BETWEEN) must equal the brute force."""
 
@@ -17,7 +17,7 @@ from tests.support.capacities import counter_capacities
 
 @pytest.fixture
 def tiny_counters(monkeypatch, stack):
-    with counter_capacities(stack, bucket=4, segment=3):
+    with counter_capacities(stack, bucket=4, band=3):
         yield
 
 
@@ -70,7 +70,7 @@ def _buckets(stack, partition: str) -> list[tuple[str, str, int]]:
 
 @pytest.fixture
 def capacity_64(monkeypatch, stack):
-    with counter_capacities(stack, bucket=64, segment=8) as capacity:
+    with counter_capacities(stack, bucket=64, band=8) as capacity:
         yield capacity
 
 

@@ -22,7 +22,7 @@ from tests.support.season import REWARDS, TIERS
 
 @pytest.fixture
 def small_counters(monkeypatch, stack):
-    with counter_capacities(stack, bucket=8, segment=4):
+    with counter_capacities(stack, bucket=8, band=4):
         yield
 
 

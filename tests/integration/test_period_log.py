@@ -102,19 +102,19 @@ def test_every_kind_of_change_is_one_record_and_the_route_pages(api):
 def test_a_stream_batch_retried_after_its_append_appends_nothing_twice(api, monkeypatch):
     """The rank-counter function fails after the batch's records were appended (its recount raises, as on an
     index lag): the stream poller retries the whole batch, as Lambda does, and the log holds each change once."""
-    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.operations import counter_upkeep
 
-    real, failed, retried = rank_counter_upkeep.apply, [], []
+    real, failed, retried = counter_upkeep.apply, [], []
 
-    def fail_once(counters, entries, settings, records, stats=None):
-        if any("log-retry" in json.dumps(r) for r in records):
+    def fail_once(counters, entries, clock, settings, changes, stats=None):
+        if any(change.board_id == "log-retry" for change in changes):
             if not failed:
-                failed.append(len(records))
-                raise rank_counter_upkeep.IndexLag("injected: the batch is retried")
-            retried.append(len(records))
-        return real(counters, entries, settings, records, stats)
+                failed.append(len(changes))
+                raise counter_upkeep.IndexLag("injected: the batch is retried")
+            retried.append(len(changes))
+        return real(counters, entries, clock, settings, changes, stats)
 
-    monkeypatch.setattr(rank_counter_upkeep, "apply", fail_once)
+    monkeypatch.setattr(counter_upkeep, "apply", fail_once)
     assert api.post("/leaderboards", {"board_id": "log-retry", "periods": ["all-time"]}).status_code == 201
     for n in range(5):
         assert api.post("/leaderboards/log-retry/scores", {"player_id": f"t{n}", "score": n}).status_code == 200

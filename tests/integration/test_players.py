@@ -16,7 +16,7 @@ from tests.support.erasure import erase, fence_lifted
 
 @pytest.fixture
 def tiny_counters(monkeypatch, stack):
-    with counter_capacities(stack, bucket=4, segment=3):
+    with counter_capacities(stack, bucket=4, band=3):
         yield
 
 

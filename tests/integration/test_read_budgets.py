@@ -4,7 +4,7 @@ worst case the API accepts, and the pages together are the whole answer. Times a
 asserted only generously (a loaded 2-core machine): the figures are in docs/PERFORMANCE.md.
 
 The worst cases are built with bulk writes: 100 friends on a 16-shard board whose buckets are tiny, the first
-SPREAD_FRIENDS of them each in a bucket and segment of its own on every shard (so every page of theirs is a worst
+SPREAD_FRIENDS of them each in a bucket and band of its own on every shard (so every page of theirs is a worst
 case) and the rest side by side; a player on the most boards allowed (max_boards), each with 16 shards and every
 period kind.
 """
@@ -55,8 +55,8 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
     """Entries written straight into the tables with batched puts (as `make bench` loads), on every current period
     of the board; with `rebuild`, the rank counters are then built in one pass per partition (as the consumer would
     have, record by record), while the stream consumers wait."""
-    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
     from cdk_leaderboard_lambda.domain.score_writes import make_entry
+    from cdk_leaderboard_lambda.operations import counter_upkeep
     from local import invocation
 
     with stack.serving() as runtime:
@@ -80,7 +80,7 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
             )
             for part in config.partitions(period.period_id) if rebuild else ():
                 runtime = invocation.runtime()
-                rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, part)
+                counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, part)
         for poller in stack.pollers if rebuild else ():  # the load is counted already: skip its records, as the
             drain(poller.reader, lambda event, context: None, 10_000)  # benchmark does (bench/runner.py)
 
@@ -88,11 +88,11 @@ def _load(stack, board: str, scores: dict[str, int], rebuild: bool) -> None:
 @pytest.fixture(scope="module")
 def crowded_board(api, stack):
     """A 16-shard board of CROWD entries (scores 0..CROWD-1, unique) with counters of 4-entry buckets and
-    3-bucket segments: SPREAD_FRIENDS friends a SPREAD apart, the other friends the top entries. Yields (board,
+    3-bucket bands: SPREAD_FRIENDS friends a SPREAD apart, the other friends the top entries. Yields (board,
     friend ids, expected ranks)."""
     stack.reset_tables()
     mp = pytest.MonkeyPatch()
-    with counter_capacities(stack, bucket=4, segment=3):
+    with counter_capacities(stack, bucket=4, band=3):
         started = time.perf_counter()
         board = "crowd"
         created = api.post("/leaderboards", {"board_id": board, "periods": ["all-time"], "shards": SHARDS})

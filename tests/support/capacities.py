@@ -10,10 +10,10 @@ from local import invocation
 
 
 @contextmanager
-def counter_capacities(stack: Any, bucket: int, segment: int) -> Iterator[int]:
-    """Buckets of at most `bucket` entries and segments of at most `segment` buckets, inside the block: for the
+def counter_capacities(stack: Any, bucket: int, band: int) -> Iterator[int]:
+    """Buckets of at most `bucket` entries and counter bands of at most `band` buckets, inside the block: for the
     local stack's functions (`stack`, integration tests) or, with None, for the runtime serving a unit test."""
-    changes = {"bucket_capacity": bucket, "segment_capacity": segment}
+    changes = {"bucket_capacity": bucket, "band_capacity": band}
     if stack is None:
         with invocation.serving(invocation.runtime().with_settings(**changes)):
             yield bucket

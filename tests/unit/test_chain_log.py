@@ -16,6 +16,7 @@ import pytest
 
 from cdk_leaderboard_lambda.composition import Runtime
 from cdk_leaderboard_lambda.data.chain import MemoryChain
+from cdk_leaderboard_lambda.data.stream_changes import entry_changes
 from cdk_leaderboard_lambda.operations import chain_appending
 from cdk_leaderboard_lambda.shared.attribute_values import to_item
 from local import invocation
@@ -227,13 +228,15 @@ def in_memory(clock):
 
 def test_a_retried_or_bisected_batch_appends_nothing_twice(in_memory):
     batch = [stream_record(f"e{i}", f"p{i}", "race#all-time", None, entry(100 + i, 1000 + i)) for i in range(5)]
-    first = chain_appending.append(in_memory, batch)
+    first = chain_appending.append(in_memory, entry_changes(batch))
     assert (first.appended, first.skipped) == (5, 0)
-    again = chain_appending.append(in_memory, batch)  # Lambda retries the whole batch
+    again = chain_appending.append(in_memory, entry_changes(batch))  # Lambda retries the whole batch
     assert (again.appended, again.skipped) == (0, 5)
     halves = (
-        chain_appending.append(in_memory, batch[:2]),
-        chain_appending.append(in_memory, batch[2:] + [stream_record("e9", "p9", "race#all-time", None, entry(1, 1))]),
+        chain_appending.append(in_memory, entry_changes(batch[:2])),
+        chain_appending.append(
+            in_memory, entry_changes(batch[2:] + [stream_record("e9", "p9", "race#all-time", None, entry(1, 1))])
+        ),
     )
     assert [h.appended for h in halves] == [0, 1]
     records, _ = in_memory.chain.page("race", "all-time", 0, 100)
@@ -250,7 +253,7 @@ def test_what_is_not_a_change_of_the_standings_appends_nothing(in_memory):
         stream_record("d", "p", "race#all-time", {"erasing": 9}, None),  # a fence lifted
         stream_record("e", "#buckets#race#all-time", "0", None, {"count": 3}),  # not an entry
     ]
-    assert chain_appending.append(in_memory, batch).changes == 0
+    assert chain_appending.append(in_memory, entry_changes(batch)).changes == 0
     assert in_memory.chain.log_head("race", "all-time") is None
 
 
@@ -261,7 +264,10 @@ def test_concurrent_batches_give_a_gap_free_chain_with_one_record_per_change(in_
         [stream_record(f"b{b}-{i}", f"p{b}-{i}", "race#all-time", None, entry(i, 1000 * b + i)) for i in range(10)]
         for b in range(8)
     ]
-    threads = [threading.Thread(target=chain_appending.append, args=(in_memory, batch)) for batch in batches + batches]
+    threads = [
+        threading.Thread(target=chain_appending.append, args=(in_memory, entry_changes(batch)))
+        for batch in batches + batches
+    ]
     for t in threads:
         t.start()
     for t in threads:

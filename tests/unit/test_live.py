@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cdk_leaderboard_lambda.data import live_events
+from cdk_leaderboard_lambda.data.stream_changes import entry_change, entry_changes
 from cdk_leaderboard_lambda.domain import boards
 from cdk_leaderboard_lambda.operations import broadcasting
 from cdk_leaderboard_lambda.shared import item_keys, limits, live_channels
@@ -62,7 +63,7 @@ def count_requests(monkeypatch) -> list[str]:
 
 def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
     publisher = Publisher()
-    stats = broadcasting.apply(invocation.runtime(), submit("ann", 300), publish=publisher)
+    stats = broadcasting.apply(invocation.runtime(), entry_changes(submit("ann", 300)), publish=publisher)
 
     current = boards.DEFAULT_BOARD.current_periods(invocation.now())
     assert stats.board_periods == stats.publishes == len(current) == 3
@@ -78,9 +79,9 @@ def test_a_changed_top_is_one_event_on_each_current_period_s_channel(live_on):
 def test_an_unchanged_top_is_not_published_again(live_on):
     publisher = Publisher()
     records = submit("ann", 300)
-    broadcasting.apply(invocation.runtime(), records, publish=publisher)
+    broadcasting.apply(invocation.runtime(), entry_changes(records), publish=publisher)
     # a retried batch, or a change below the top
-    stats = broadcasting.apply(invocation.runtime(), records, publish=publisher)
+    stats = broadcasting.apply(invocation.runtime(), entry_changes(records), publish=publisher)
     assert stats.publishes == 0 and stats.unchanged == 3 and len(publisher.published) == 3
 
 
@@ -90,7 +91,7 @@ def test_a_board_period_is_published_at_most_once_a_second_and_the_last_top_of_a
     previous = None
     for n in range(3):  # a burst: each batch changes the leader
         submit(f"p{n}", 100 + n)
-        broadcasting.apply(invocation.runtime(), [record(f"p{n}", daily.period_id)], publish=publisher)
+        broadcasting.apply(invocation.runtime(), entry_changes([record(f"p{n}", daily.period_id)]), publish=publisher)
         sent = invocation.runtime().live_state.last_sent("global", daily.period_id)
         if previous is not None:
             # the claim waited out the interval: a publish is a full second after the previous one ended
@@ -104,18 +105,22 @@ def test_a_failed_publish_fails_the_batch_and_its_retry_publishes_the_same_top(l
     records = submit("ann", 300)
     publisher = Publisher(failures=1)
     with pytest.raises(live_events.PublishFailed):
-        broadcasting.apply(invocation.runtime(), records[:1], publish=publisher)
+        broadcasting.apply(invocation.runtime(), entry_changes(records[:1]), publish=publisher)
     partition = records[0]["dynamodb"]["Keys"]["leaderboard_id"]["S"]
     released = invocation.runtime().live_state.last_sent(*item_keys.board_and_period(partition))
     assert "digest" not in released  # the claim released
-    stats = broadcasting.apply(invocation.runtime(), records[:1], publish=publisher)  # Lambda's retry of the batch
+    stats = broadcasting.apply(
+        invocation.runtime(), entry_changes(records[:1]), publish=publisher
+    )  # Lambda's retry of the batch
     assert stats.publishes == 1 and publisher.published[0][1][0]["entries"][0]["player_id"] == "ann"
 
 
 def test_a_change_to_a_period_no_longer_current_is_not_published(live_on, monkeypatch):
     calls = count_requests(monkeypatch)
     publisher = Publisher()
-    stats = broadcasting.apply(invocation.runtime(), [record("ann", "daily-2020-01-01")], publish=publisher)
+    stats = broadcasting.apply(
+        invocation.runtime(), entry_changes([record("ann", "daily-2020-01-01")]), publish=publisher
+    )
     assert stats.board_periods == 1 and publisher.published == []
     assert calls == []  # the board is built in: not even its config is read
 
@@ -138,10 +143,9 @@ def test_records_of_other_items_are_ignored(live_on):
         record(item_keys.pending_of_partition(invocation.runtime().digest_key.value(), "ann"), "race#p-1"),
     ]
     publisher = Publisher()
-    stats = broadcasting.apply(
-        invocation.runtime(), [record("#boards", "race"), {"dynamodb": {}}, *held], publish=publisher
-    )
-    assert stats.board_periods == 0 and publisher.published == []
+    changes = entry_changes([record("#boards", "race"), {"dynamodb": {}}, *held])
+    stats = broadcasting.apply(invocation.runtime(), changes, publish=publisher)
+    assert changes == [] and stats.board_periods == 0 and publisher.published == []
 
 
 def test_the_handler_publishes_through_the_signed_client_to_the_configured_endpoint(ddb, monkeypatch, reconfigure):
@@ -180,7 +184,7 @@ def test_the_last_sent_state_is_an_item_outside_the_rank_index_that_the_streams_
     ]
     assert (item["player_id"]["S"], item["leaderboard_id"]["S"]) == ("#live#cup_1", "tournament")
     assert "rank_key" not in item and "expires_at" in item
-    assert item_keys.entry_of_record(record(item["player_id"]["S"], "tournament")) is None
+    assert entry_change(record(item["player_id"]["S"], "tournament")) is None
 
 
 def test_with_the_kill_switch_off_nothing_is_published_and_on_again_the_top_is(live_on):
@@ -189,11 +193,11 @@ def test_with_the_kill_switch_off_nothing_is_published_and_on_again_the_top_is(l
     runtime.live_state.set_switch(off=True, at=0)
     runtime.live_switch.forget()
     publisher = Publisher()
-    broadcasting.apply(invocation.runtime(), submit("ann", 10), publish=publisher)
+    broadcasting.apply(invocation.runtime(), entry_changes(submit("ann", 10)), publish=publisher)
     assert publisher.published == []
     runtime.live_state.set_switch(off=False, at=1)
     runtime.live_switch.forget()
-    broadcasting.apply(invocation.runtime(), submit("bob", 20), publish=publisher)
+    broadcasting.apply(invocation.runtime(), entry_changes(submit("bob", 20)), publish=publisher)
     assert publisher.published and all(
         events[0]["entries"][0]["player_id"] == "bob" for _, events in publisher.published
     )

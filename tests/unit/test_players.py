@@ -32,8 +32,8 @@ def friends(board, ids, **query):
 
 @pytest.fixture
 def small_counters(served):
-    """Tiny buckets and segments, so ranks come from several counter levels."""
-    with counter_capacities(None, bucket=4, segment=3):
+    """Tiny buckets and counter bands, so ranks come from several counter levels."""
+    with counter_capacities(None, bucket=4, band=3):
         yield
 
 
@@ -86,7 +86,7 @@ def test_friends_cost_one_batch_read_whatever_the_number_of_ids(ddb, settle):
     assert friends("duel", ["p1", "p3"] + [f"ghost{i}" for i in range(90)]).status == 200
     invocation.runtime().dynamodb.meta.events.unregister("before-call.dynamodb.*", unique_id="count-calls")
     assert calls.count("BatchGetItem") == 1 and "Scan" not in calls
-    # two players found: one segment read, one bucket read, one COUNT each
+    # two players found: one band read, one bucket read, one COUNT each
     assert 1 <= calls.count("Query") <= 2 + 2, calls
 
 
@@ -486,7 +486,7 @@ def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(s
 
 
 def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
-    from cdk_leaderboard_lambda.domain import rank_counter_upkeep
+    from cdk_leaderboard_lambda.domain import rank_counters
     from cdk_leaderboard_lambda.shared import item_keys
 
     found = sorted(
@@ -494,7 +494,7 @@ def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
         + [item_keys.rank_key(400, 1000, f"b{i:03d}") for i in range(30)]
         + [item_keys.rank_key(300, 1001 + i, f"c{i}") for i in range(10)]
     )
-    pieces = rank_counter_upkeep._cut(item_keys.FIRST_LO, found, capacity=8, most=100)
+    pieces = rank_counters.bucket_pieces(item_keys.FIRST_LO, found, capacity=8, most=100)
     assert sum(n for _, n in pieces) == len(found)
     starts = [lo for lo, _ in pieces]
     assert starts == sorted(starts) and starts[0] == item_keys.FIRST_LO
@@ -505,7 +505,7 @@ def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():
     ]
     assert counts == [n for _, n in pieces]  # each range holds exactly what its piece counts
     assert counts[:2] == [30, 30]  # the tied runs stay whole, past the capacity
-    assert rank_counter_upkeep._cut(item_keys.FIRST_LO, found[:30], capacity=8) == [
+    assert rank_counters.bucket_pieces(item_keys.FIRST_LO, found[:30], capacity=8) == [
         (item_keys.FIRST_LO, 30)
     ]  # nowhere to cut
 

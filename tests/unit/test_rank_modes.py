@@ -26,8 +26,8 @@ _board_ids = itertools.count()
 
 @pytest.fixture
 def small_buckets(in_memory):
-    """Tiny buckets and segments: ties straddle buckets, segments and pages."""
-    with counter_capacities(None, bucket=3, segment=2):
+    """Tiny buckets and counter bands: ties straddle buckets, bands and pages."""
+    with counter_capacities(None, bucket=3, band=2):
         yield in_memory
 
 

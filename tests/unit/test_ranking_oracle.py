@@ -1,7 +1,7 @@
 """Ranks, totals and percentiles equal a brute-force oracle on random boards.
 
 Random submissions on boards of both orders, every operator, with and without write sharding, and a tiny bucket
-capacity so that bucket and segment splits happen all the time, on the in-memory stores. The rank counters come
+capacity so that bucket and band splits happen all the time, on the in-memory stores. The rank counters come
 from the entries' stream (in memory; tests/contract/test_entry_stream.py holds it to a table's), delivered to the
 consumer the way Lambda may deliver it: in random batches, the stream's shards interleaved in any order, batches
 redelivered and old batches replayed after newer ones.
@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cdk_leaderboard_lambda.domain import periods, rank_counter_upkeep, rank_counters, score_writes
+from cdk_leaderboard_lambda.data.stream_changes import entry_changes
+from cdk_leaderboard_lambda.domain import periods, rank_counters, score_writes
 from cdk_leaderboard_lambda.domain.score_writes import Submission
-from cdk_leaderboard_lambda.operations import board_catalog, ranking_reads
+from cdk_leaderboard_lambda.operations import board_catalog, counter_upkeep, ranking_reads
 from cdk_leaderboard_lambda.operations import submissions as scores_in
 from cdk_leaderboard_lambda.shared import item_keys, limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest, ServiceUnavailable
@@ -33,7 +34,7 @@ _board_ids = itertools.count()
 
 @pytest.fixture
 def small_buckets(in_memory):
-    with counter_capacities(None, bucket=3, segment=2):
+    with counter_capacities(None, bucket=3, band=2):
         yield in_memory
 
 
@@ -87,7 +88,7 @@ def deliver(records: list[dict], plan: dict) -> None:
 def _recount(batch: list[dict]) -> None:
     """The rank-counter function's recount of a batch, with the stores and capacities of the runtime serving now."""
     runtime = invocation.runtime()
-    rank_counter_upkeep.apply(runtime.counters, runtime.entries, runtime.settings, batch)
+    counter_upkeep.apply(runtime.counters, runtime.entries, runtime.clock, runtime.settings, entry_changes(batch))
 
 
 class Draws:
@@ -119,18 +120,18 @@ delivery_strategy = st.builds(
 
 
 def assert_counters_exact(part: str) -> None:
-    """Every bucket and segment counts exactly the index entries in its range; the ranges tile the key space."""
+    """Every bucket and band counts exactly the index entries in its range; the ranges tile the key space."""
     in_index = invocation.runtime().entries.index_keys(part, item_keys.FIRST_LO, item_keys.LAST_HI)
     buckets = invocation.runtime().counters.read(part, item_keys.BUCKETS, consistent=True)
-    segments = invocation.runtime().counters.read(part, item_keys.SEGMENTS, consistent=True)
+    bands = invocation.runtime().counters.read(part, item_keys.BANDS, consistent=True)
     if not in_index and not buckets:
         return
-    for level in (buckets, segments):
+    for level in (buckets, bands):
         assert level[0].lo == item_keys.FIRST_LO and level[-1].hi == item_keys.LAST_HI
         assert [c.hi for c in level[:-1]] == [c.lo for c in level[1:]]
         for c in level:
             assert c.count == sum(c.lo <= k < c.hi for k in in_index)
-    assert {s.lo for s in segments} <= {b.lo for b in buckets}
+    assert {s.lo for s in bands} <= {b.lo for b in buckets}
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -198,7 +199,7 @@ def test_buckets_split_and_pages_stay_exact_with_shards(small_buckets, settle):
     assert walk(sharded) == walk(plain)
     assert len(walk(plain)) == 23
     assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BUCKETS)) > 3  # buckets split
-    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.SEGMENTS)) > 1  # and segments too
+    assert len(invocation.runtime().counters.read(_all_time("flat"), item_keys.BANDS)) > 1  # and bands too
     assert len(sharded.partitions("all-time")) == 4
     for part in plain.partitions("all-time") + sharded.partitions("all-time"):
         assert_counters_exact(part)
@@ -226,7 +227,7 @@ def test_a_rebuild_counts_a_bulk_load_in_one_pass(small_buckets):
     ]
     assert invocation.runtime().entries.put_new(loaded) == 50
     runtime = invocation.runtime()
-    assert rank_counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, _all_time("seeded")) == 50
+    assert counter_upkeep.rebuild(runtime.counters, runtime.entries, runtime.settings, _all_time("seeded")) == 50
     assert_counters_exact(_all_time("seeded"))
     expected = sorted(
         invocation.runtime().entries.index_keys(_all_time("seeded"), item_keys.FIRST_LO, item_keys.LAST_HI)
@@ -241,7 +242,7 @@ def test_ranks_are_right_before_the_consumer_has_seen_a_new_partition(small_buck
     config = board_catalog.get_board(invocation.runtime(), "fresh")
     for i in range(5):
         scores_in.submit(invocation.runtime(), config, Submission(f"p{i}", None, i), T0 + timedelta(milliseconds=i))
-    assert invocation.runtime().counters.read("fresh#all-time", item_keys.SEGMENTS) == []
+    assert invocation.runtime().counters.read("fresh#all-time", item_keys.BANDS) == []
     me = ranking_reads.around(invocation.runtime(), config, "all-time", "p1", 0, invocation.now())
     assert (me["rank"], me["total_players"]) == (4, 5)
 
@@ -298,7 +299,7 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)
-    monkeypatch.setattr(rank_counter_upkeep, "VISIBILITY_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(counter_upkeep, "VISIBILITY_WAIT_SECONDS", 0.5)
     settle()  # raises IndexLag if a recount waits for the index to show a key its player has left
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query)
     settle()

@@ -382,3 +382,48 @@ def test_the_fallback_check_finds_one():
         "f(now=None) line 1",
         "g(now=None) line 3",
     ]
+
+
+# --- the change feed: stream records are read in one module -----------------------------------------------------------
+# Every consumer of the scores table's stream reads domain/changes' typed changes; one module of data/ decodes the
+# records Lambda hands over (and writes the in-memory stream's), so it alone knows their format.
+STREAM_RECORD_MODULE = "data.stream_changes"
+_RECORD_FIELDS = {"NewImage", "OldImage", "ApproximateCreationDateTime", "StreamViewType", "SequenceNumber"}
+_RECORD_FIELDS |= {"eventName", "eventSourceARN", "userIdentity"}
+
+
+def _stream_record_reads(source: str) -> list[str]:
+    """Where `source` names a stream record's field: one of _RECORD_FIELDS anywhere, or "dynamodb" as a key (a
+    subscript, a dict key, .get's argument), not as a boto3 client's name."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        keys: list[ast.expr] = []
+        if isinstance(node, ast.Subscript):
+            keys = [node.slice]
+        elif isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if k is not None]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            keys = node.args[:1]
+        elif isinstance(node, ast.Constant) and node.value in _RECORD_FIELDS:
+            found.append(f"{node.value} line {node.lineno}")
+        found += [f"dynamodb line {k.lineno}" for k in keys if isinstance(k, ast.Constant) and k.value == "dynamodb"]
+    return found
+
+
+def test_exactly_one_module_reads_stream_records():
+    """The decoder; every other module reads typed changes (the handlers ask the runtime's change feed for them)."""
+    readers = {module for module in MODULES if module and _stream_record_reads(_source_of(module)[0])}
+    assert readers == {STREAM_RECORD_MODULE}
+
+
+def test_the_stream_record_check_finds_every_way_of_reading_one():
+    """Guards the test above against passing on everything (and against refusing a boto3 client's name)."""
+    source = 'a = r["dynamodb"]\nb = r.get("dynamodb")\nc = {"dynamodb": 1}\nd = x["NewImage"]\ne = "eventName"\n'
+    assert sorted(_stream_record_reads(source)) == [
+        "NewImage line 4",
+        "dynamodb line 1",
+        "dynamodb line 2",
+        "dynamodb line 3",
+        "eventName line 5",
+    ]
+    assert _stream_record_reads('client = boto3.client("dynamodb")\n"""NewImage and OldImage"""\n') == []

@@ -1,8 +1,8 @@
-"""Rank counters: items that count the index entries of a key range (see rank_counters.py and rank_counter_upkeep.py).
+"""Rank counters: items that count the index entries of a key range (see rank_counters.py and counter_upkeep.py).
 
 One item per range: partition key item_keys.counter_partition(index partition, level), sort key = the range's first
 key, attributes hi (the range's end, exclusive), entries, gen, counted_gen and the period's expires_at.
-Only the stream consumer (rank_counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
+Only the stream consumer (counter_upkeep.py) writes them, with single-item conditional updates; a split is the one
 transaction.
 
 Two implementations of ports.CounterStore, held to the same behaviour by tests/contract: the DynamoDB one (what
@@ -83,9 +83,9 @@ class DynamoCounters:
         return [_counter(i) for i in items]
 
     def create_first(self, partition: str, expires_at: int | None) -> None:
-        """The first bucket and segment of an index partition, each covering every key, counting nothing yet."""
+        """The first bucket and band of an index partition, each covering every key, counting nothing yet."""
         whole = Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 0, expires_at=expires_at)
-        for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
+        for level in (item_keys.BUCKETS, item_keys.BANDS):
             try:
                 self._client.put_item(
                     TableName=self._table,
@@ -192,7 +192,7 @@ class MemoryCounters:
     def create_first(self, partition: str, expires_at: int | None) -> None:
         whole = Counter(item_keys.FIRST_LO, item_keys.LAST_HI, 0, expires_at=expires_at)
         with self._lock:
-            for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
+            for level in (item_keys.BUCKETS, item_keys.BANDS):
                 self._items.setdefault((item_keys.counter_partition(partition, level), whole.lo), whole)
 
     def claim(self, partition: str, level: int, counter: Counter) -> int | None:

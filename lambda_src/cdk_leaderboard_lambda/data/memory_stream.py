@@ -1,6 +1,7 @@
 """The scores table's stream in memory, for the entries kept in memory (data/memory_entries.py): each change of an
 entry item as the record DynamoDB Streams writes for it (NEW_AND_OLD_IMAGES, the scores table's view type), in the
-shape Lambda hands its consumers (local/streams.lambda_record's). So the stream consumers (the rank counters, the
+shape Lambda hands its consumers (local/streams.lambda_record's), written by data/stream_changes.py, whose decoder
+turns them into the same typed changes as a table's records. So the stream consumers (the rank counters, the
 live broadcaster) run on the in-memory stores as they run on a table's stream; tests/contract/test_entry_stream.py
 holds the records to DynamoDB Local's.
 
@@ -15,10 +16,8 @@ import time
 import uuid
 from typing import Any
 
-from ..shared import schema
-from ..shared.attribute_values import to_item
+from . import stream_changes
 
-_PK, _SK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
 SOURCE_ARN = "arn:aws:dynamodb:memory:000000000000:table/scores/stream/memory"  # eventSourceARN of every record
 
 
@@ -33,26 +32,11 @@ class MemoryStream:
         """Record the change of the item at `key` from `old` to `new` (None: no item), as stored."""
         if old == new:
             return
-        change: dict[str, Any] = {
-            "Keys": to_item({_PK: key[0], _SK: key[1]}),
-            "ApproximateCreationDateTime": time.time(),  # as a table's stream: the wall clock's, not the domain's
-            "StreamViewType": "NEW_AND_OLD_IMAGES",
-        }
-        if new is not None:
-            change["NewImage"] = to_item(new)
-        if old is not None:
-            change["OldImage"] = to_item(old)
-        event = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
         with self._lock:
-            change["SequenceNumber"] = f"{len(self._records) + 1:021d}"
+            sequence = f"{len(self._records) + 1:021d}"
+            # as a table's stream: the creation time is the wall clock's, not the domain's
             self._records.append(
-                {
-                    "eventID": uuid.uuid4().hex,
-                    "eventName": event,
-                    "eventSource": "aws:dynamodb",
-                    "dynamodb": change,
-                    "eventSourceARN": SOURCE_ARN,
-                }
+                stream_changes.record(key, old, new, uuid.uuid4().hex, sequence, time.time(), SOURCE_ARN)
             )
 
     def reader(self) -> MemoryStreamReader:

@@ -1,6 +1,6 @@
 """The scores table's stream -> changed tops published to AWS AppSync Events (broadcasting.py). Lambda polls the
-stream and calls this with batches; an exception (a failed publish) makes Lambda retry the batch (a retried publish
-is claimed again, so subscribers get no duplicate of an unchanged top)."""
+stream and calls this with batches, which the runtime's change feed decodes; an exception (a failed publish) makes
+Lambda retry the batch (a retried publish is claimed again, so subscribers get no duplicate of an unchanged top)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ logger.setLevel(logging.INFO)
 
 
 def broadcast(runtime: Runtime, event: dict, context: object = None) -> dict:
-    stats = broadcasting.apply(runtime, event.get("Records") or [])
+    stats = broadcasting.apply(runtime, runtime.changes.entry_changes(event.get("Records") or []))
     if stats.board_periods:
         logger.info("live tops published", extra=stats.summary())
     return {}

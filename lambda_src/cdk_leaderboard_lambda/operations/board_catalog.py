@@ -260,7 +260,7 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
             deleted += purged.deleted
             if not purged.done:
                 return False, {"board_id": board_id, "status": "deleting", "deleted_entries": deleted}
-            for level in (item_keys.BUCKETS, item_keys.SEGMENTS):
+            for level in (item_keys.BUCKETS, item_keys.BANDS):
                 runtime.counters.replace_all(part, level, [])
     # Archived before the item goes: a retry archives it again
     archived = _archive(stored, config, runtime.clock.now(), runtime.settings.archive_retention_days)

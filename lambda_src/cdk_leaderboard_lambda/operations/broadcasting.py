@@ -26,15 +26,17 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..domain import boards
+from ..domain.changes import EntryChange
 from ..domain.ports import LiveState
-from ..shared import item_keys, live_channels, schema
+from ..shared import live_channels, schema
+from ..shared.clock import Clock
 from ..shared.errors import NotFound
 from ..shared.limits import LIVE_MIN_INTERVAL_SECONDS, LIVE_TOP
 from . import board_catalog, live, live_access
@@ -69,9 +71,9 @@ class Stats:
 
 
 def apply(
-    runtime: Runtime, records: list[dict[str, Any]], stats: Stats | None = None, publish: Publisher | None = None
+    runtime: Runtime, changes: Iterable[EntryChange], stats: Stats | None = None, publish: Publisher | None = None
 ) -> Stats:
-    """Publish the changed tops of the board periods these stream records touched (publish: AppSync's client
+    """Publish the changed tops of the board periods these changes of entries touched (publish: AppSync's client
     unless given, tests give an in-memory one; without one and with no Event API configured, nothing happens)."""
     stats = stats or Stats()
     if publish is None:
@@ -79,10 +81,8 @@ def apply(
             return stats  # live updates off (no Event API configured): nothing to publish to, nothing to read
         publish = runtime.live.publish
     touched: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (board, period id) -> {(player, partition)}
-    for record in records:
-        entry = item_keys.entry_of_record(record)
-        if entry is not None:
-            touched.setdefault(item_keys.board_and_period(entry[1]), set()).add(entry)
+    for change in changes:
+        touched.setdefault((change.board_id, change.period_id), set()).add(change.key)
     stats.board_periods = len(touched)
     if not touched:
         return stats
@@ -113,11 +113,12 @@ def push(
     if kind is None or live_access.switched_off(runtime):  # `make live-off`: open subscriptions get nothing more
         return
     live_state: LiveState = runtime.live_state
+    clock = runtime.clock
     for _ in range(CLAIM_ROUNDS):
         sent = live_state.last_sent(config.board_id, period_id)
         previous_ms = int(sent["sent_at_ms"]) if sent else None
         if previous_ms is not None:
-            wait = min(LIVE_MIN_INTERVAL_SECONDS, previous_ms / 1000 + LIVE_MIN_INTERVAL_SECONDS - time.time())
+            wait = min(LIVE_MIN_INTERVAL_SECONDS, previous_ms / 1000 + LIVE_MIN_INTERVAL_SECONDS - _seconds(clock))
             if wait > 0:
                 time.sleep(wait)
                 stats.waited_seconds += wait
@@ -126,7 +127,7 @@ def push(
         if sent and sent.get("digest") == digest:
             stats.unchanged += 1
             return
-        now_s = time.time()
+        now_s = _seconds(clock)
         claimed_ms = int(now_s * 1000)
         expires_at = int(now_s) + SENT_STATE_DAYS * 86400
         if not live_state.claim_send(config.board_id, period_id, previous_ms, claimed_ms, digest, expires_at):
@@ -138,9 +139,14 @@ def push(
             live_state.release(config.board_id, period_id, claimed_ms)
             raise
         stats.publishes += 1
-        live_state.finish_send(config.board_id, period_id, claimed_ms, int(time.time() * 1000))
+        live_state.finish_send(config.board_id, period_id, claimed_ms, int(_seconds(clock) * 1000))
         return
     logger.warning("gave up publishing %s/%s: claims kept being taken", config.board_id, period_id)
+
+
+def _seconds(clock: Clock) -> float:
+    """Epoch seconds by the runtime's clock (the interval between publishes, and the sent state's times)."""
+    return clock.now().timestamp()
 
 
 def _visible_top(

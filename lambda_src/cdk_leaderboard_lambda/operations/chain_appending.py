@@ -12,7 +12,7 @@ Exactly once: each stream record's event id is marked in the same transaction as
 retried (or bisected) batch reads the marks first and appends only what is not marked; two appenders that read
 the same head race on its conditional write, and the loser reads the head (and the marks) again.
 
-What a stream record becomes (old image -> new image of an entry's place):
+What a change of an entry becomes (old -> new of an entry's place):
     none or fence -> entry             score   (the new score, at its reached time), or approve: the write
                                                remembers a quarantine approval's operation id (item_keys.py);
                                                an entry made hidden: hide first, then its score or approve
@@ -30,12 +30,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..domain import hashchain
+from ..domain.changes import REMOVE, EntryChange, Standing
 from ..domain.hashchain import MAX_APPEND
 from ..shared import item_keys, schema
-from ..shared.attribute_values import from_item
 from ..shared.clock import ms
 
 if TYPE_CHECKING:
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
 
 APPEND_ATTEMPTS = 12  # rounds of read head, append; past them the batch fails and Lambda retries it
-FENCE_COMMITMENT = "log_player"  # the attribute of an erasure's fence holding the player's commitment there
-_TTL_PRINCIPAL = "dynamodb.amazonaws.com"
 
 
 class Contention(Exception):
@@ -53,7 +51,7 @@ class Contention(Exception):
 
 @dataclass(frozen=True)
 class Change:
-    source: str  # the stream record's event id
+    source: str  # the feed's id of the entry's change
     board_id: str  # an evidence id: the board id of one generation (item_keys.py)
     period_id: str
     player_id: str
@@ -85,70 +83,52 @@ class Stats:
         }
 
 
-def _image(change: dict[str, Any], name: str) -> dict[str, Any] | None:
-    image = change.get(name)
-    return from_item(image) if image else None
-
-
-def _is_entry(image: dict[str, Any] | None) -> bool:
-    return image is not None and "score" in image and schema.ERASING_MARK not in image
-
-
-def _hidden(image: dict[str, Any]) -> bool:
-    return schema.HIDDEN_RANK_KEY in image
-
-
-def _num(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _approved(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+def _scored(old: Standing | None, new: Standing) -> str:
     """Whether this write was an approval of a quarantined score: it remembers an approval's operation id that the
     entry did not hold before (quarantine.approve)."""
-    before = set((old or {}).get("ops") or {})
-    return any(op.startswith(item_keys.APPROVAL_OPERATION_PREFIX) for op in set(new.get("ops") or {}) - before)
+    before = old.operations if old else frozenset()
+    approved = any(op.startswith(item_keys.APPROVAL_OPERATION_PREFIX) for op in new.operations - before)
+    return "approve" if approved else "score"
 
 
-def change_of(record: dict[str, Any], now_ms: int) -> list[Change]:
-    """The log's changes for one stream record (none, one, or a score change and a hide/show together)."""
-    entry = item_keys.entry_of_record(record)
-    source = record.get("eventID")
-    if entry is None or not source:
+def change_of(change: EntryChange, now_ms: int) -> list[Change]:
+    """The log's changes for one change of an entry (none, one, or a score change and a hide/show together)."""
+    source = change.event_id
+    if not source:
         return []
-    player_id, partition = entry
-    board_id, period_id = item_keys.evidence_and_period(partition)  # the entry's board generation (item_keys.py)
-    stream = record.get("dynamodb") or {}
-    old, new = _image(stream, "OldImage"), _image(stream, "NewImage")
+    player_id = change.player_id
+    board_id = item_keys.evidence_id(change.board_id, change.generation)  # the entry's board generation (item_keys.py)
+    period_id = change.period_id
+    old, new = change.old, change.new
     # The time of a removal, hide, show or erasure: the runtime's clock when the log takes it in (the change's own
-    # time plus the log's lag). The stream's ApproximateCreationDateTime would be the wall clock's, which is not
-    # the clock the domain reads (tests and the local stack move theirs), and whole seconds on AWS.
+    # time plus the log's lag). The change's written_at would be the stream's wall clock, which is not the clock the
+    # domain reads (tests and the local stack move theirs), and whole seconds on AWS.
     at_ms = now_ms
 
-    def made(kind: str, score: Any, when: int, commitment: str | None = None, suffix: str = "") -> Change:
-        return Change(source + suffix, board_id, period_id, player_id, kind, _num(score), when, commitment)
+    def made(kind: str, score: int | None, when: int, commitment: str | None = None, suffix: str = "") -> Change:
+        return Change(source + suffix, board_id, period_id, player_id, kind, score, when, commitment)
 
-    if record.get("eventName") == "REMOVE" or new is None:
-        identity = record.get("userIdentity") or {}
-        if not _is_entry(old) or identity.get("principalId") == _TTL_PRINCIPAL:
+    if change.kind == REMOVE or new is None:
+        if old is None or not old.is_entry or change.expired:
             return []  # a fence lifted, or a period's entries expiring (TTL): no change of the standings
-        return [made("remove", old["score"], at_ms)]  # type: ignore[index]
-    if schema.ERASING_MARK in new:
-        if not _is_entry(old):
+        return [made("remove", old.score, at_ms)]
+    if new.erasing:
+        if old is None or not old.is_entry:
             return []
-        return [made("erase", old["score"], at_ms, new.get(FENCE_COMMITMENT))]  # type: ignore[index]
-    if not _is_entry(new):
+        return [made("erase", old.score, at_ms, new.commitment)]
+    if not new.is_entry:
         return []
-    scored = "approve" if _approved(old, new) else "score"
-    if not _is_entry(old):  # a new entry; a player hidden before it was made gets it hidden, so the log says so
-        first = made(scored, new["score"], int(new["reached_at"]))
+    scored = _scored(old, new)
+    reached = int(new.reached_at_ms or 0)
+    if old is None or not old.is_entry:  # a new entry; a player hidden before it was made gets it hidden: logged
+        first = made(scored, new.score, reached)
         # the hide goes first: the entry is hidden from its first record, never counted in a replay between the two
-        return [made("hide", new["score"], at_ms, suffix="#moderation"), first] if _hidden(new) else [first]
-    assert old is not None
+        return [made("hide", new.score, at_ms, suffix="#moderation"), first] if new.hidden else [first]
     found = []
-    if (_num(old["score"]), _num(old.get("reached_at"))) != (_num(new["score"]), _num(new.get("reached_at"))):
-        found.append(made(scored, new["score"], int(new["reached_at"])))
-    if _hidden(old) != _hidden(new):
-        found.append(made("hide" if _hidden(new) else "show", new["score"], at_ms, suffix="#moderation"))
+    if (old.score, old.reached_at_ms) != (new.score, new.reached_at_ms):
+        found.append(made(scored, new.score, reached))
+    if old.hidden != new.hidden:
+        found.append(made("hide" if new.hidden else "show", new.score, at_ms, suffix="#moderation"))
     return found
 
 
@@ -159,16 +139,16 @@ def fences(runtime: Runtime, player_id: str, partitions: list[str]) -> dict[str,
     if key is None:  # erased lately (and back since): nothing of theirs is logged until the key may be made again
         return {}
     return {
-        part: {FENCE_COMMITMENT: hashchain.commitment(key, *item_keys.evidence_and_period(part), player_id)}
+        part: {schema.FENCE_COMMITMENT: hashchain.commitment(key, *item_keys.evidence_and_period(part), player_id)}
         for part in partitions
     }
 
 
-def append(runtime: Runtime, records: Iterable[dict[str, Any]], stats: Stats | None = None) -> Stats:
-    """Append the changes these stream records hold, each once, to their board periods' logs."""
+def append(runtime: Runtime, entry_changes: Iterable[EntryChange], stats: Stats | None = None) -> Stats:
+    """Append the log's changes these changes of entries make, each once, to their board periods' logs."""
     stats = stats or Stats()
     now = runtime.clock.now()
-    changes = [c for record in records for c in change_of(record, ms(now))]
+    changes = [c for change in entry_changes for c in change_of(change, ms(now))]
     stats.changes = len(changes)
     if not changes:
         return stats

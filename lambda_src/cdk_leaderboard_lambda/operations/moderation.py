@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain import cursors, entry_store
 from ..domain.boards import BoardConfig
+from ..domain.changes import EntryChange
 from ..shared import item_keys, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict
@@ -88,16 +89,11 @@ def _ended(config: BoardConfig, partition: str, now: datetime) -> bool:
     return config.ended(item_keys.board_and_period(partition)[1], now)
 
 
-def reconcile(runtime: Runtime, records: Iterable[dict[str, Any]]) -> int:
+def reconcile(runtime: Runtime, changes: Iterable[EntryChange]) -> int:
     """Bring entries in line with the decisions after a race (called by the rank-counter consumer with each
     stream batch). Suspects: entries written hidden, and entries created listed. One BatchGetItem reads the
     decisions and one the entries as they are now; only entries on the wrong side are moved. Returns how many."""
-    suspects: set[tuple[str, str]] = set()
-    for record in records:
-        change = record.get("dynamodb") or {}
-        new, entry = change.get("NewImage"), item_keys.entry_of_record(record)
-        if new and entry and (schema.HIDDEN_RANK_KEY in new or not change.get("OldImage")):
-            suspects.add(entry)
+    suspects = {change.key for change in changes if change.new and (change.new.hidden or change.old is None)}
     if not suspects:
         return 0
     entries = runtime.entries

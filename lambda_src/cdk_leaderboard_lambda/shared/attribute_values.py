@@ -1,5 +1,5 @@
 """DynamoDB attribute values, both ways: what the data layer writes and reads,
-and what a stream record's images hold, which the stream consumers read (chain_appending.py). No client, no table:
+and what a stream record's images hold, which the change feed decodes (stream_changes.py). No client, no table:
 a leaf module, so that a consumer of stream records needs no data module."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Items of the scores table (partition key `player_id`, sort key `leaderboard_id`)
 
     entry      (player id,                     index partition)   a player's score on one board period (shard)
     counter    ("#buckets#" + index partition,  range start)      entries in a key range, see rank_counters.py
-               ("#segments#" + index partition, range start)      entries in a run of buckets
+               ("#segments#" + index partition, range start)      entries in a run of buckets (a counter band)
     board      ("#boards",                      board id)         a board's configuration
     archive    ("#archives",                    board id "#" gen) a deleted board generation's config, kept a while
     hidden     ("#hidden#" + board id,          player id)        a player hidden on a board (moderation)
@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from . import schema
 from .limits import MAX_SCORE, SCORE_DIGITS
 
 _SCORE_WIDTH = SCORE_DIGITS
@@ -52,8 +51,8 @@ def board_key(board_id: str) -> tuple[str, str]:
 
 IDEMPOTENCY_PARTITION = "#idempotency"
 _CLOSINGS_PREFIX = "#closings#"
-BUCKETS, SEGMENTS = 0, 1
-_COUNTER_PREFIXES = ("#buckets#", "#segments#")
+BUCKETS, BANDS = 0, 1  # the counter levels: buckets of rank keys, and bands of buckets
+_COUNTER_PREFIXES = ("#buckets#", "#segments#")  # the stored names stay: bands are kept under "#segments#"
 
 
 # --- rank keys ----------------------------------------------------------------------------
@@ -154,12 +153,10 @@ def is_entry(player_id: str) -> bool:
     return not player_id.startswith("#")
 
 
-def entry_of_record(record: dict) -> tuple[str, str] | None:
-    """(player id, index partition) of a scores-table stream record about an entry; None for any other item."""
-    item_key = (record.get("dynamodb") or {}).get("Keys") or {}
-    player = (item_key.get(schema.SCORES_PARTITION_KEY) or {}).get("S")
-    partition = (item_key.get(schema.SCORES_SORT_KEY) or {}).get("S")
-    return (player, partition) if player and partition and is_entry(player) else None
+def shard_in(partition: str) -> int:
+    """The shard of an index partition: the inverse of shard_partition (0 on a board of one shard)."""
+    _, mark, shard = partition.partition("!")
+    return int(shard) if mark else 0
 
 
 # --- counters -----------------------------------------------------------------------------

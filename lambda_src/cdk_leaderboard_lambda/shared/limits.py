@@ -119,9 +119,9 @@ _ONE_ID = r"\.*[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]*"
 # 1 to MAX_FRIEND_IDS player ids, comma separated (an id longer than MAX_ID_LENGTH is on no board: left out)
 PLAYER_IDS_PATTERN = rf"^{_ONE_ID}(?:,{_ONE_ID}){{0,{MAX_FRIEND_IDS - 1}}}$"
 # Request budgets of the players' views: DynamoDB requests one call may make (docs/API.md; players.py spends them).
-# Friends: the board's config, 1 BatchGetItem, then per shard 1 read of its segments and, per player ranked, at
-# most 2 reads (their segment's buckets, their bucket's keys); sized so that a call stays well under 2 s locally.
-FRIENDS_AT_WORST = 5  # players a page ranks at least, on any board (each in its own segment and bucket everywhere)
+# Friends: the board's config, 1 BatchGetItem, then per shard 1 read of its counter bands and, per player ranked,
+# at most 2 reads (their band's buckets, their bucket's keys); sized so that a call stays well under 2 s locally.
+FRIENDS_AT_WORST = 5  # players a page ranks at least, on any board (each in its own band and bucket everywhere)
 FRIENDS_BUDGET = 2 + MAX_SHARDS * (1 + 2 * FRIENDS_AT_WORST)  # 178
 # Every board of a player: Queries of their partition, board configs, 3 reads per shard of each entry ranked.
 PLAYER_BOARDS_BUDGET = 200

@@ -36,7 +36,7 @@ FUNCTION_DIMENSION = "FunctionName"
 SUBMISSIONS = "Submissions"  # scores submitted and accepted, changed or not; each entry of a bulk request counts
 RANK_READS = "RankReads"  # rank-and-total computations: the counters query plus one bucket COUNT each
 WRITE_RETRIES = "WriteRetries"  # writes refused because another one changed the entries first, re-read and retried
-COUNTER_RECOUNTS = "CounterRecounts"  # buckets and segments the rank-counter function recounted
+COUNTER_RECOUNTS = "CounterRecounts"  # buckets and counter bands the rank-counter function recounted
 COUNTER_LAG = "CounterLagSeconds"  # how old (since written) the oldest record of a batch was when it was counted
 LIVE_KEY_DAYS_LEFT = "LiveKeyDaysLeft"  # days the live API key is valid for after a successful renewal
 

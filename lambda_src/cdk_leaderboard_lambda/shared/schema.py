@@ -17,6 +17,7 @@ TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
 # An erasure's fence: an item in an entry's place holding only this (no score, no name, no rank key), which every
 # entry write's condition refuses, so a submission racing the erasure cannot leave an entry behind.
 ERASING_MARK = "erasing"
+FENCE_COMMITMENT = "log_player"  # a fence's attribute holding the player's commitment on its board period's log
 
 # leaderboard-snapshots: append-only history; one board's snapshots are one partition.
 SNAPSHOTS_PARTITION_KEY = "leaderboard_id"

@@ -21,7 +21,7 @@ class Settings:
     enable_simulator: bool
     period_retention_days: int
     bucket_capacity: int  # a rank bucket splits past this many entries
-    segment_capacity: int  # a segment of buckets splits past this many buckets
+    band_capacity: int  # a counter band splits past this many buckets
     recount_threads: int  # the rank-counter function's recounts side by side (1 under moto: it is not thread-safe)
     declared_boards: tuple[dict, ...]  # boards from the stack's props: they exist as soon as it is deployed
     max_boards: int  # boards POST /leaderboards may store (the stack's max_boards prop); beyond: 409
@@ -104,7 +104,7 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         period_retention_days=int(env.get("PERIOD_RETENTION_DAYS", "35")),
         archive_retention_days=int(env.get("ARCHIVE_RETENTION_DAYS", "365")),
         bucket_capacity=int(env.get("BUCKET_CAPACITY", "512")),
-        segment_capacity=int(env.get("SEGMENT_CAPACITY", "64")),
+        band_capacity=int(env.get("SEGMENT_CAPACITY", "64")),  # the variable's older name stays (deployments set it)
         recount_threads=int(env.get("RECOUNT_THREADS", "8")),
         declared_boards=tuple(json.loads(env.get("DECLARED_BOARDS") or "[]")),
         max_boards=int(env.get("MAX_BOARDS", str(DEFAULT_MAX_BOARDS))),

@@ -20,6 +20,7 @@ from .boards import (
     SnapshotStore,
     Taken,
 )
+from .changes import ChangeFeed
 from .entries import (
     Approval,
     CounterStore,
@@ -44,6 +45,7 @@ __all__ = [
     "Approval",
     "BoardStore",
     "ChainStore",
+    "ChangeFeed",
     "ClosingStore",
     "CounterStore",
     "EntryStore",

@@ -16,6 +16,7 @@ from ..digest_key import DigestKey
 from . import (
     BoardStore,
     ChainStore,
+    ChangeFeed,
     ClosingStore,
     CounterStore,
     EntryStore,
@@ -147,3 +148,5 @@ class Runtime(Protocol):
     def entries(self) -> EntryStore: ...
     @property
     def replays(self) -> Replays: ...
+    @property
+    def changes(self) -> ChangeFeed: ...

@@ -1,11 +1,11 @@
 """Keeping the rank counters in step with the entries, off the request path (the `rank-counter` function).
 
-The scores table's stream delivers every change of an entry, with its old and new image. For each batch we
-RECOUNT, from the rank index, every bucket that one of the changed keys falls in, then the segments holding
-those buckets. A recount does not depend on which records it was told about, only on what the index holds, so
-batches that are replayed, redelivered or reordered across stream shards leave the counters exact once the
-last write into each range has been recounted. No submission waits for it and no item is touched by every
-submission: a board takes what its rank index partitions take.
+The scores table's change feed delivers every change of an entry, before and after (domain/changes.py). For each
+batch we RECOUNT, from the rank index, every bucket that one of the changed keys falls in, then the bands holding
+those buckets (the counting rules: domain/rank_counters.py). A recount does not depend on which changes it was told
+about, only on what the index holds, so batches that are replayed, redelivered or reordered across stream shards
+leave the counters exact once the last write into each range has been recounted. No submission waits for it and no
+item is touched by every submission: a board takes what its rank index partitions take.
 
 Recount of a bucket [lo, hi):
  1. claim: `ADD gen 1` on its counter item, the recount's place in line (None if the bucket was split).
@@ -17,30 +17,29 @@ Recount of a bucket [lo, hi):
     visible, so we claim once more (after our check) and recount again: a recount claimed after our check
     cannot miss them. Splits are counted from the same read as the rest of the count, so they cannot be
     starved by writers: the bucket grows at most by what one batch adds before it is split.
-Segments are recounted from their bucket items, read strongly consistent, under the same claim rule.
+Bands are recounted from their bucket items, read strongly consistent, under the same claim rule.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
+from ..domain.changes import EntryChange
+from ..domain.ports import CounterStore, EntryStore
+from ..domain.rank_counters import band_pieces, bucket_pieces, containing, rebuilt_levels
 from ..shared import item_keys, schema
+from ..shared.clock import Clock
 from ..shared.model import Counter
-from .ports import CounterStore, EntryStore
-from .rank_counters import containing
 
 if TYPE_CHECKING:
     from ..shared.settings import Settings
 
 VISIBILITY_WAIT_SECONDS = 5.0  # how long a recount waits for the index to show the batch's writes
-MAX_PIECES = 25  # a split is one transaction (at most 100 items): a bucket far past its capacity splits in rounds
 _RELOCATE = "relocate"  # the bucket was split meanwhile: find the keys' buckets again
 
 
@@ -50,7 +49,7 @@ class IndexLag(Exception):
 
 @dataclass
 class _Partition:
-    keys: set[str] = field(default_factory=set)  # rank keys the batch's records held (old and new)
+    keys: set[str] = field(default_factory=set)  # rank keys the batch's changes held (before and after)
     players: set[str] = field(default_factory=set)
     expires_at: int | None = None
 
@@ -62,7 +61,7 @@ class _Upkeep:
     counters: CounterStore
     entries: EntryStore
     bucket_capacity: int
-    segment_capacity: int
+    band_capacity: int
 
 
 @dataclass
@@ -88,39 +87,34 @@ class Stats:
 def apply(
     counters: CounterStore,
     entries: EntryStore,
+    clock: Clock,
     settings: Settings,
-    records: list[dict[str, Any]],
+    changes: Iterable[EntryChange],
     stats: Stats | None = None,
 ) -> Stats:
-    """Bring the counters of every index partition these stream records touched up to date (the capacities and
-    threads from `settings`)."""
+    """Bring the counters of every index partition these changes of entries touched up to date (the capacities and
+    threads from `settings`; the changes' age measured by `clock`)."""
     stats = stats or Stats()
     touched: dict[str, _Partition] = {}
-    now = time.time()
-    for record in records:
-        change = record.get("dynamodb") or {}
-        entry = item_keys.entry_of_record(record)
-        if entry is None:
-            continue  # counters, boards, idempotency records: not entries
-        player, partition = entry
+    now = clock.now().timestamp()
+    for change in changes:
         stats.records += 1
-        created = change.get("ApproximateCreationDateTime")
-        if isinstance(created, (int, float)):
-            stats.oldest_record_age_seconds = max(stats.oldest_record_age_seconds, now - created)
-        p = touched.setdefault(partition, _Partition())
-        p.players.add(player)
-        for image in (change.get("OldImage"), change.get("NewImage")):
-            if not image:
+        if change.written_at is not None:
+            stats.oldest_record_age_seconds = max(stats.oldest_record_age_seconds, now - change.written_at)
+        p = touched.setdefault(change.index_partition, _Partition())
+        p.players.add(change.player_id)
+        for standing in (change.old, change.new):
+            if standing is None:
                 continue
-            if schema.RANK_INDEX_SORT_KEY in image:
-                p.keys.add(image[schema.RANK_INDEX_SORT_KEY]["S"])
-            if schema.TTL_ATTRIBUTE in image:
-                p.expires_at = int(image[schema.TTL_ATTRIBUTE]["N"])
+            if standing.rank_key is not None:
+                p.keys.add(standing.rank_key)
+            if standing.expires_at is not None:
+                p.expires_at = standing.expires_at
     stats.partitions = len(touched)
     # Recounts are a few small requests each: side by side. Two pools: a partition's refresh waits for its
     # recounts, so they must not queue behind refreshes.
     threads = settings.recount_threads
-    upkeep = _Upkeep(counters, entries, settings.bucket_capacity, settings.segment_capacity)
+    upkeep = _Upkeep(counters, entries, settings.bucket_capacity, settings.band_capacity)
     with (
         ThreadPoolExecutor(max(1, threads // 2), thread_name_prefix="rank-counter") as outer,
         ThreadPoolExecutor(threads, thread_name_prefix="rank-counter") as inner,
@@ -132,7 +126,7 @@ def apply(
 def refresh(
     upkeep: _Upkeep, partition: str, touched: _Partition, stats: Stats, pool: ThreadPoolExecutor | None = None
 ) -> None:
-    """Recount the buckets holding the touched keys, then their segments (side by side on `pool` if given)."""
+    """Recount the buckets holding the touched keys, then their bands (side by side on `pool` if given)."""
     counters = upkeep.counters
     run = (lambda fn, items: list(pool.map(fn, items))) if pool else (lambda fn, items: [fn(i) for i in items])
 
@@ -148,12 +142,12 @@ def refresh(
         return current["present"], touched.keys - current["present"]
 
     present, _ = expected()
-    if not counters.read(partition, item_keys.SEGMENTS, consistent=True):
+    if not counters.read(partition, item_keys.BANDS, consistent=True):
         if not present:
             return  # a purged or expired partition: nothing to count, no counters to make
         counters.create_first(partition, touched.expires_at)
     pending = set(touched.keys)
-    segment_keys: set[str] = set()
+    band_keys: set[str] = set()
     for _ in range(20):  # each round re-locates only keys whose bucket was split meanwhile
         if not pending:
             break
@@ -164,25 +158,25 @@ def refresh(
             if outcome == _RELOCATE:
                 pending |= held
             else:
-                segment_keys.add(bucket.lo)
-    segments = counters.read(partition, item_keys.SEGMENTS, consistent=True)
-    touched_segments = {seg.lo: key for key in segment_keys if (seg := containing(segments, key))}
-    run(lambda key: _recount_segment(upkeep, partition, key, stats), list(touched_segments.values()))
+                band_keys.add(bucket.lo)
+    bands = counters.read(partition, item_keys.BANDS, consistent=True)
+    touched_bands = {band.lo: key for key in band_keys if (band := containing(bands, key))}
+    run(lambda key: _recount_band(upkeep, partition, key, stats), list(touched_bands.values()))
 
 
 def _buckets_of(counters: CounterStore, partition: str, wanted: set[str]) -> list[tuple[Counter, set[str]]]:
-    segments = counters.read(partition, item_keys.SEGMENTS, consistent=True)
+    bands = counters.read(partition, item_keys.BANDS, consistent=True)
     by_lo: dict[str, tuple[Counter, set[str]]] = {}
-    buckets_by_segment: dict[str, list[Counter]] = {}
+    buckets_by_band: dict[str, list[Counter]] = {}
     for key in sorted(wanted):
-        segment = containing(segments, key)
-        if segment is None:
+        band = containing(bands, key)
+        if band is None:
             continue
-        if segment.lo not in buckets_by_segment:
-            buckets_by_segment[segment.lo] = counters.read(
-                partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
+        if band.lo not in buckets_by_band:
+            buckets_by_band[band.lo] = counters.read(
+                partition, item_keys.BUCKETS, consistent=True, lo=band.lo, hi=item_keys.before(band.hi)
             )
-        bucket = containing(buckets_by_segment[segment.lo], key)
+        bucket = containing(buckets_by_band[band.lo], key)
         if bucket is not None:
             by_lo.setdefault(bucket.lo, (bucket, set()))[1].add(key)
     return list(by_lo.values())
@@ -195,7 +189,7 @@ def _recount_bucket(upkeep: _Upkeep, partition: str, bucket: Counter, expected: 
         if gen is None:
             return _RELOCATE
         found = _visible_keys(upkeep.entries, partition, bucket, expected)
-        pieces = _cut(bucket.lo, found, capacity) if len(found) > capacity else []
+        pieces = bucket_pieces(bucket.lo, found, capacity) if len(found) > capacity else []
         if len(pieces) > 1:
             stored = counters.split(partition, item_keys.BUCKETS, bucket, gen, pieces)
             stats.add(recounts=1, splits=int(stored))
@@ -235,60 +229,26 @@ def _visible_keys(entries: EntryStore, partition: str, bucket: Counter, expected
         delay = min(delay * 2, 0.5)
 
 
-def _cut(lo: str, found: list[str], capacity: int, most: int = MAX_PIECES) -> list[tuple[str, int]]:
-    """Pieces of at most half the capacity (or `most` equal pieces): [(start, count)], the first starting at lo.
-
-    Each later piece starts at the shortest string between its first key and the one before, cut in the score and
-    time only (item_keys.separator): no player id. Keys that tie on score and millisecond are never parted, so each
-    cut moves to the nearest place between two that do not tie; a run of ties larger than a piece stays whole
-    (its bucket counts it exactly, past its capacity). One piece back: there is nowhere to cut."""
-    n = min(most, max(2, math.ceil(2 * len(found) / max(capacity, 1))))
-    # the places where a range may start: between two keys that differ in score or millisecond
-    allowed = [i for i in range(1, len(found)) if item_keys.separator(found[i - 1], found[i]) is not None]
-    positions = [0]
-    for ideal in (round(i * len(found) / n) for i in range(1, n)):
-        at = bisect.bisect_left(allowed, ideal)
-        near = [allowed[j] for j in (at - 1, at) if 0 <= j < len(allowed) and allowed[j] > positions[-1]]
-        if near:
-            positions.append(min(near, key=lambda pos: (abs(pos - ideal), pos)))
-    ends = positions[1:] + [len(found)]
-    return [
-        (lo if begin == 0 else cast(str, item_keys.separator(found[begin - 1], found[begin])), end - begin)  # allowed
-        for begin, end in zip(positions, ends, strict=True)
-    ]
-
-
-def _recount_segment(upkeep: _Upkeep, partition: str, key: str, stats: Stats) -> None:
-    counters, capacity = upkeep.counters, upkeep.segment_capacity
+def _recount_band(upkeep: _Upkeep, partition: str, key: str, stats: Stats) -> None:
+    counters, capacity = upkeep.counters, upkeep.band_capacity
     for _ in range(20):
-        segment = containing(counters.read(partition, item_keys.SEGMENTS, consistent=True), key)
-        if segment is None:
+        band = containing(counters.read(partition, item_keys.BANDS, consistent=True), key)
+        if band is None:
             return
-        gen = counters.claim(partition, item_keys.SEGMENTS, segment)
+        gen = counters.claim(partition, item_keys.BANDS, band)
         if gen is None:
             continue  # split meanwhile: find it again
-        buckets = counters.read(
-            partition, item_keys.BUCKETS, consistent=True, lo=segment.lo, hi=item_keys.before(segment.hi)
-        )
+        buckets = counters.read(partition, item_keys.BUCKETS, consistent=True, lo=band.lo, hi=item_keys.before(band.hi))
         stats.add(recounts=1)
         if len(buckets) > capacity:
-            n = min(MAX_PIECES, max(2, math.ceil(2 * len(buckets) / max(capacity, 1))))
-            bounds = [round(i * len(buckets) / n) for i in range(n + 1)]
-            pieces = [
-                (
-                    segment.lo if i == 0 else buckets[bounds[i]].lo,
-                    sum(b.count for b in buckets[bounds[i] : bounds[i + 1]]),
-                )
-                for i in range(n)
-            ]
-            stored = counters.split(partition, item_keys.SEGMENTS, segment, gen, pieces)
+            stored = counters.split(partition, item_keys.BANDS, band, gen, band_pieces(band.lo, buckets, capacity))
             stats.add(splits=int(stored))
         else:
-            stored = counters.store(partition, item_keys.SEGMENTS, segment, gen, sum(b.count for b in buckets))
+            stored = counters.store(partition, item_keys.BANDS, band, gen, sum(b.count for b in buckets))
         if stored:
             return
-        now = counters.read(partition, item_keys.SEGMENTS, consistent=True, lo=segment.lo, hi=segment.lo)
-        if now and now[0].hi == segment.hi:
+        now = counters.read(partition, item_keys.BANDS, consistent=True, lo=band.lo, hi=band.lo)
+        if now and now[0].hi == band.hi:
             return  # a recount claimed after ours stored: it read our bucket writes, which came before our claim
 
 
@@ -304,24 +264,7 @@ def rebuild(
     For bulk loads (benchmarks) and repairs, while no consumer is working on the partition. Returns the total.
     """
     found = entries.index_keys(partition, item_keys.FIRST_LO, item_keys.LAST_HI)
-    pieces = _cut(item_keys.FIRST_LO, found, settings.bucket_capacity, most=len(found) + 2) if found else []
-    buckets = [Counter(lo, "", n, expires_at=expires_at) for lo, n in pieces or [(item_keys.FIRST_LO, 0)]]
-    buckets = [
-        Counter(
-            b.lo, (buckets[i + 1].lo if i + 1 < len(buckets) else item_keys.LAST_HI), b.count, expires_at=expires_at
-        )
-        for i, b in enumerate(buckets)
-    ]
-    per_segment = max(1, settings.segment_capacity // 2)
-    segments = [
-        Counter(
-            buckets[i].lo,
-            buckets[i + per_segment].lo if i + per_segment < len(buckets) else item_keys.LAST_HI,
-            sum(b.count for b in buckets[i : i + per_segment]),
-            expires_at=expires_at,
-        )
-        for i in range(0, len(buckets), per_segment)
-    ]
+    buckets, bands = rebuilt_levels(found, settings.bucket_capacity, settings.band_capacity, expires_at)
     counters.replace_all(partition, item_keys.BUCKETS, buckets)
-    counters.replace_all(partition, item_keys.SEGMENTS, segments)
+    counters.replace_all(partition, item_keys.BANDS, bands)
     return len(found)
