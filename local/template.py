@@ -293,17 +293,25 @@ class PreflightSettings(TypedDict, total=False):
     max_age: str
 
 
+def api_definition(template: dict) -> dict:
+    """The REST API's imported OpenAPI document (its Body): the deployed definition of every route."""
+    (body,) = [
+        r["Properties"]["Body"]
+        for r in template.get("Resources", {}).values()
+        if r.get("Type") == "AWS::ApiGateway::RestApi" and "Body" in r.get("Properties", {})
+    ]
+    return body
+
+
 def preflight_settings(template: dict) -> PreflightSettings:
-    """Allow-Headers and Max-Age of the API's CORS preflight (its OPTIONS mock integration)."""
-    for res in template.get("Resources", {}).values():
-        props = res.get("Properties", {})
-        if res.get("Type") == "AWS::ApiGateway::Method" and props.get("HttpMethod") == "OPTIONS":
-            for answer in props.get("Integration", {}).get("IntegrationResponses", []):
-                params = {k.rsplit(".", 1)[-1]: v.strip("'") for k, v in answer.get("ResponseParameters", {}).items()}
-                return {
-                    "allow_headers": params.get("Access-Control-Allow-Headers", "Content-Type,X-Api-Key,Authorization"),
-                    "max_age": params.get("Access-Control-Max-Age", "3600"),
-                }
+    """Allow-Headers and Max-Age of the API's CORS preflight (the document's OPTIONS mock integration)."""
+    for ops in api_definition(template)["paths"].values():
+        answer = ops["options"]["x-amazon-apigateway-integration"]["responses"]["default"]
+        params = {k.rsplit(".", 1)[-1]: v.strip("'") for k, v in answer.get("responseParameters", {}).items()}
+        return {
+            "allow_headers": params.get("Access-Control-Allow-Headers", "Content-Type,X-Api-Key,Authorization"),
+            "max_age": params.get("Access-Control-Max-Age", "3600"),
+        }
     return {}
 
 
@@ -318,13 +326,8 @@ def function_timeouts(template: dict) -> dict[str, int]:
 
 def gateway_response_origin(template: dict) -> str | None:
     """The static Access-Control-Allow-Origin of the API's gateway responses (its own error answers)."""
-    for res in template.get("Resources", {}).values():
-        if res.get("Type") == "AWS::ApiGateway::GatewayResponse":
-            value = (
-                res.get("Properties", {})
-                .get("ResponseParameters", {})
-                .get("gatewayresponse.header.Access-Control-Allow-Origin")
-            )
-            if isinstance(value, str):
-                return value.strip("'")
+    for answer in api_definition(template).get("x-amazon-apigateway-gateway-responses", {}).values():
+        value = answer.get("responseParameters", {}).get("gatewayresponse.header.Access-Control-Allow-Origin")
+        if isinstance(value, str):
+            return value.strip("'")
     return None

@@ -118,10 +118,6 @@ def test_gateway_answers_carry_the_origin_of_the_templates_gateway_responses(sta
 
     origin = tpl.gateway_response_origin(stack.template)
     assert origin is not None
-    resources = stack.template["Resources"].values()
-    values = {
-        r["Properties"]["ResponseParameters"]["gatewayresponse.header.Access-Control-Allow-Origin"]
-        for r in resources
-        if r["Type"] == "AWS::ApiGateway::GatewayResponse"
-    }
+    answers = tpl.api_definition(stack.template)["x-amazon-apigateway-gateway-responses"].values()
+    values = {r["responseParameters"]["gatewayresponse.header.Access-Control-Allow-Origin"] for r in answers}
     assert values == {f"'{origin}'"}
