@@ -99,6 +99,7 @@ class Backend:
             key_lookup=self.keys.key_id,
             key_class=self.keys.key_class,
             throttles=self.throttles if self.throttle else None,
+            deployed=tpl.deployed_methods(self.template),
             **tpl.preflight_settings(self.template),
         )
         self._rebuild_handlers()

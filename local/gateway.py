@@ -1,6 +1,7 @@
 """The local API gateway: the deployed REST API's behaviour, in-process.
 
-It dispatches with the same route table the CDK stack builds API Gateway from,
+It dispatches with the same route table the CDK stack builds API Gateway from, each method as the imported
+document in the synthesized template has it (key, required headers, the function it invokes),
 answers what API Gateway answers itself (CORS preflight, missing or wrong API key,
 a throttled method or key (429, with the template's buckets: throttles.py, when
 given them), a missing required query parameter or header, invalid application/json
@@ -21,7 +22,7 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +31,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from local import LAMBDA_SRC, schema
 from local.events import LambdaContext, Request, build_event, http_response
+from local.template import DeployedMethod
 from local.throttles import Throttle, Throttles
 
 # API Gateway's own payload cap: it answers 413 itself above this. Smaller bodies reach the handler,
@@ -99,6 +101,9 @@ class GatewayConfig:
     # The template's throttles (throttles.from_template): None, no 429 (the test stacks, which call the admin
     # routes faster than the admin plan's few requests per second).
     throttles: Throttles | None = None
+    # The imported document's methods (template.deployed_methods): which methods exist, take a key, require a
+    # header and invoke which function, as API Gateway reads them. None: the route table's own (unit tests).
+    deployed: Mapping[tuple[str, str], DeployedMethod] | None = None
 
     @property
     def static_origin(self) -> str:
@@ -156,6 +161,13 @@ class LocalGateway:
     def methods(self, path: str) -> list[str]:
         return sorted({r.method for r in self.routes.ROUTES if r.match(path) is not None} | {"OPTIONS"})
 
+    def deployed_method(self, route) -> DeployedMethod | None:
+        """The method as the deployed document has it (the route table's reading where no document was given);
+        None where the document lacks it (API Gateway's ANY mock then answers 405)."""
+        if self.config.deployed is None:
+            return DeployedMethod(route.needs_key, route.required_headers, route.function.handler)
+        return self.config.deployed.get((route.path, route.method))
+
     def preflight(self, path: str, origin: str | None) -> Response:
         methods = self.methods(path)
         headers = [
@@ -175,12 +187,15 @@ class LocalGateway:
             return self.preflight(req.path, req.header("origin"))
         if route is None:
             return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, [("Allow", ", ".join(self.methods(req.path)))])
+        method = self.deployed_method(route)
+        if method is None:
+            return self.gateway_error(self.routes.METHOD_NOT_ALLOWED, [("Allow", ", ".join(self.methods(req.path)))])
         key = req.header("x-api-key")
         # API Gateway takes a key of any usage plan of the stage on every keyed method and names it to the
         # function (requestContext.identity.apiKey and apiKeyId): the function refuses a key of the wrong class
         # itself (403), by its value.
-        checked_id = self.key_id(key) if route.needs_key else None
-        if route.needs_key and checked_id is None:
+        checked_id = self.key_id(key) if method.needs_key else None
+        if method.needs_key and checked_id is None:
             return self.gateway_error(self.routes.INVALID_API_KEY)
         # Its key's plan bucket, then the method's (API Gateway's order); a 429 invokes nothing.
         if self.throttle is not None and not self.throttle.admit(
@@ -189,12 +204,12 @@ class LocalGateway:
             return self.gateway_error(self.routes.THROTTLED)
         # Present and not blank, as API Gateway's parameter validation checks (it does not look at values): the
         # bearer routes' Authorization, the one parameter the stack makes it require (web/routes/gateway_errors.py).
-        if any(not (req.header(h) or "").strip() for h in route.required_headers):
+        if any(not (req.header(h) or "").strip() for h in method.required_headers):
             return self.gateway_error(self.routes.MISSING_CREDENTIALS, [self.routes.BEARER_CHALLENGE])
         problem = self._body_problem(route, req)
         if problem:
             return self.error(400, f"Invalid request body: {problem}")
-        return self._invoke(route, req, params, key if route.needs_key else None, checked_id)
+        return self._invoke(route, method.handler, req, params, key if method.needs_key else None, checked_id)
 
     @staticmethod
     def _body_problem(route, req: Request) -> str | None:
@@ -214,9 +229,9 @@ class LocalGateway:
         return "; ".join(errs) if errs else None
 
     def _invoke(
-        self, route, req: Request, params: dict[str, str], api_key: str | None, api_key_id: str | None
+        self, route, handler: str, req: Request, params: dict[str, str], api_key: str | None, api_key_id: str | None
     ) -> Response:
-        fn = route.function
+        fn = next(f for f in self.routes.FUNCTIONS if f.handler == handler)  # the function the integration names
         timeout = self.config.timeouts.get(fn.name, fn.timeout_seconds)
         event = build_event(req, route.path, params, self.config.stage, api_key, api_key_id)
         context = LambdaContext(fn.name, req.request_id, timeout)

@@ -303,6 +303,44 @@ def api_definition(template: dict) -> dict:
     return body
 
 
+@dataclass(frozen=True)
+class DeployedMethod:
+    """What the imported document tells API Gateway of one method: whether it takes an API key, the request headers
+    it requires (present and not blank), and the handler ("module.attr") its proxy integration invokes."""
+
+    needs_key: bool
+    required_headers: tuple[str, ...]
+    handler: str
+
+
+def deployed_methods(template: dict) -> dict[tuple[str, str], DeployedMethod]:
+    """(path, METHOD) -> DeployedMethod for every proxy-integrated method of the imported document."""
+    handlers = {
+        lid: r["Properties"]["Handler"]
+        for lid, r in template.get("Resources", {}).items()
+        if r.get("Type") == "AWS::Lambda::Function" and "Handler" in r.get("Properties", {})
+    }
+    methods = {}
+    for path, ops in api_definition(template)["paths"].items():
+        for verb, op in ops.items():
+            integration = op.get("x-amazon-apigateway-integration", {}) if isinstance(op, dict) else {}
+            if integration.get("type") != "aws_proxy":
+                continue
+            (target,) = [
+                part["Fn::GetAtt"][0]
+                for part in integration["uri"]["Fn::Join"][1]
+                if isinstance(part, dict) and "Fn::GetAtt" in part
+            ]
+            methods[(path, verb.upper())] = DeployedMethod(
+                needs_key=any("api_key" in requirement for requirement in op.get("security", [])),
+                required_headers=tuple(
+                    p["name"] for p in op.get("parameters", []) if p["in"] == "header" and p.get("required")
+                ),
+                handler=handlers[target],
+            )
+    return methods
+
+
 def preflight_settings(template: dict) -> PreflightSettings:
     """Allow-Headers and Max-Age of the API's CORS preflight (the document's OPTIONS mock integration)."""
     for ops in api_definition(template)["paths"].values():
