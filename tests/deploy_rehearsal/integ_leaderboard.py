@@ -36,4 +36,37 @@ keyless = integ.assertions.http_api_call(
 )
 keyless.expect(ExpectedResult.object_like({"status": 403}))
 
+
+def key_value(secret) -> str:
+    """An API key's value, read from its secret at assertion time (it is in no template)."""
+    call = integ.assertions.aws_api_call("SecretsManager", "getSecretValue", {"SecretId": secret.secret_arn})
+    return call.get_att_string("SecretString")
+
+
+score = {
+    "method": "POST",
+    "body": '{"player_id": "p1", "score": 10}',
+}
+# The game key takes the game servers' score route; the admin key is refused there (a key of the wrong class: the
+# function's 403, API Gateway takes any key of the stage's plans).
+keyed = integ.assertions.http_api_call(
+    f"{board.api.url}leaderboards/speedrun/scores",
+    **score,
+    headers={"Content-Type": "application/json", "x-api-key": key_value(board.game_key_secret)},
+)
+keyed.expect(ExpectedResult.object_like({"status": 200}))
+wrong_class = integ.assertions.http_api_call(
+    f"{board.api.url}leaderboards/speedrun/scores",
+    **score,
+    headers={"Content-Type": "application/json", "x-api-key": key_value(board.admin_key_secret)},
+)
+wrong_class.expect(ExpectedResult.object_like({"status": 403}))
+# The CORS preflight: the imported document's mock answers it, no key, no function.
+preflight = integ.assertions.http_api_call(
+    f"{board.api.url}leaderboards/speedrun/scores",
+    method="OPTIONS",
+    headers={"Origin": "https://game.example", "Access-Control-Request-Method": "POST"},
+)
+preflight.expect(ExpectedResult.object_like({"status": 204}))
+
 app.synth()

@@ -27,10 +27,13 @@ def test_integ_definition_synthesizes_its_stack_and_its_assertions():
             for r in json.loads(assert_file.read_text())["Resources"].values()
             if r["Type"].startswith("Custom::DeployAssert@HttpCall")
         ]
-        assert len(calls) == 2
-        expected = json.dumps([c["expected"] for c in calls])
-        assert '"status":200' in expected.replace(" ", "").replace("\\", "") and "speedrun" in expected
-        assert "403" in expected
+        # public 200, no key 403, game key 200, admin key on the game route 403, CORS preflight 204
+        assert len(calls) == 5
+        expected = [json.dumps(c["expected"]).replace(" ", "").replace("\\", "") for c in calls]
+        assert sorted(e.split('"status":')[1][:3] for e in expected) == ["200", "200", "204", "403", "403"]
+        assert any("speedrun" in e for e in expected)
+        keyed = [c for c in calls if "x-api-key" in json.dumps(c.get("parameters", c))]
+        assert len(keyed) == 2
         manifest = json.loads((out / "manifest.json").read_text())
         assert "leaderboard-integ" in manifest["artifacts"]
     finally:
