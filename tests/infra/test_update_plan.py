@@ -110,3 +110,21 @@ def test_an_updated_launch_template_replaces_the_instance_that_names_its_latest_
     update = plan(before, after)
     assert (update.changes["Template"].action, update.changes["Instance"].action) == ("update", "replace")
     assert _refused(before, after) == {"vpc-origin-updated-in-use"}
+
+
+def _api(body: dict | None, mode: str | None = None) -> dict:
+    properties: dict = {"Name": "api"}
+    if body is not None:
+        properties["Body"] = body
+    if mode is not None:
+        properties["Mode"] = mode
+    return {"Resources": {"Api": {"Type": "AWS::ApiGateway::RestApi", "Properties": properties}}}
+
+
+def test_a_rest_api_that_imports_a_document_without_overwrite_is_flagged():
+    """Merge (the default for APIs created after March 2021) keeps the methods the document does not define."""
+    document = {"openapi": "3.0.3", "paths": {"/a": {}}}
+    assert _refused(_api(None), _api(document)) == {"rest-api-body-merged"}
+    assert _refused(_api(None), _api(document, "merge")) == {"rest-api-body-merged"}
+    assert not _refused(_api(None), _api(document, "overwrite"))
+    assert not _refused(_api(document, "overwrite"), _api({"openapi": "3.0.3", "paths": {}}, "overwrite"))

@@ -120,7 +120,7 @@ class Plan:
 
     def refusals(self) -> list[tuple[str, str, str]]:
         """(refusal id, logical id, detail) for each step AWS documents as refused."""
-        return [*self._vpc_origins_in_use(), *self._custom_names(), *self._gsi_changes()]
+        return [*self._vpc_origins_in_use(), *self._custom_names(), *self._gsi_changes(), *self._rest_api_merges()]
 
     def _vpc_origins_in_use(self) -> Iterator[tuple[str, str, str]]:
         used = {
@@ -153,6 +153,15 @@ class Plan:
             ]
             if holders:
                 yield "custom-name-taken", change.logical_id, f"{new} is still {holders[0]}'s when it is created"
+
+    def _rest_api_merges(self) -> Iterator[tuple[str, str, str]]:
+        for change in self.changes.values():
+            if change.type != "AWS::ApiGateway::RestApi" or change.action not in ("create", "update"):
+                continue
+            properties = self.after["Resources"][change.logical_id].get("Properties", {})
+            body_changed = change.action == "create" or any(p[:1] == ("Body",) for p in change.paths)
+            if change.action == "update" and body_changed and properties.get("Mode") != "overwrite":
+                yield "rest-api-body-merged", change.logical_id, f"Mode is {properties.get('Mode', 'unset')}"
 
     def _gsi_changes(self) -> Iterator[tuple[str, str, str]]:
         for change in self.changes.values():
