@@ -134,7 +134,7 @@ class LiveUpdates(Construct):
             ),
         ]
         # The renewal: one more target of the season's schedule (the same function, so no rule or permission of its
-        # own: a stack of two dev-like leaderboards stays within CloudFormation's 500 resources), every
+        # own: fewer resources against CloudFormation's 500 a stack), every
         # CLOSE_EVERY_MINUTES rather than every LIVE_KEY_RENEW_HOURS; UpdateApiKey is a free control-plane call.
         # A failed run is not retried: the next one is minutes away and the key weeks from lapsing.
         self.renewal_target = targets.LambdaFunction(

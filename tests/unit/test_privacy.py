@@ -86,7 +86,7 @@ def test_no_one_else_gets_a_players_receipt(logged, credential, status):
 
 def test_a_game_server_gets_any_players_receipt_by_minting_that_players_token(logged):
     """The game key mints player tokens (POST /players/{player_id}/tokens): a game server can always act for a
-    player, so it needs no receipt route of its own (one more method of CloudFormation's 500 a stack)."""
+    player, so it needs no receipt route of its own."""
     token = player_token("bob")  # lambda_api sends the game key, as API Gateway vouched it
     reply = call("GET", f"/leaderboards/{BOARD}/players/bob/receipt", headers=bearer(token))
     assert reply.status == 200, reply.body

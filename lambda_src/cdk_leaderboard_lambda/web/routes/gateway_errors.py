@@ -16,8 +16,7 @@ class GatewayError:
 INVALID_API_KEY = GatewayError(403, "Forbidden: this route needs a valid x-api-key header")
 UNKNOWN_ROUTE = GatewayError(404, "Not found: no such route")
 METHOD_NOT_ALLOWED = GatewayError(405, "Method not allowed on this route")
-# API Gateway's own message for a throttled request, through the stack's DEFAULT_4XX response: no response of its
-# own, so that the 401 below fits a stack of two leaderboards in CloudFormation's 500 resources.
+# API Gateway's own message for a throttled request, through the deployed document's DEFAULT_4XX response.
 THROTTLED = GatewayError(429, "Too Many Requests")
 
 
