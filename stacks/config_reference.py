@@ -54,10 +54,11 @@ by `make docs-config`; a test fails when it is out of step. Edit the docstrings,
 
 ATTRIBUTES = """## Attributes, grants and metrics
 
-Attributes: `api` (the `RestApi`), `live_api` (the AppSync `EventApi` of live updates), `live_url` (its
-`wss://.../event/realtime` URL; both `None` with `Live(enabled=False)`), `scores_table`, `snapshots_table`,
-`functions` (by name, e.g. `score-submit`), `role` (the functions' one role), `game_key_secret`,
-`admin_key_secret`, `dashboard`, `vpc`, `alarm_topic`, `operations_dashboard` (`None` where turned off).
+Attributes: `api` (a `SpecRestApi`: the route table's routes are its imported OpenAPI document), `live_api` (the
+AppSync `EventApi` of live updates), `live_url` (its `wss://.../event/realtime` URL; both `None` with
+`Live(enabled=False)`), `scores_table`, `snapshots_table`, `functions` (by name, e.g. `score-submit`), `role` (the
+functions' one role), `game_key_secret`, `admin_key_secret`, `dashboard`, `vpc`, `alarm_topic`,
+`operations_dashboard` (`None` where turned off).
 
 Grants (exact actions, the rank index by name): `grant_read_scores`, `grant_read_snapshots`, `grant_stream_read`
 (the API itself is keyed by API keys, not IAM). A DynamoDB stream takes at most two readers per shard (more may be

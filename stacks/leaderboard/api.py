@@ -3,7 +3,7 @@ keys and the WAF, each part in its own module, handed what it needs:
 
 - functions.py: `Functions` (the shared role, the Powertools layer, every function of the registry)
 - api_keys.py: `Secrets` (signing keys, the API keys' values) and `ApiKeys` (keys, usage plans)
-- rest_api.py: `RestApi` (methods, models, gateway responses, 405 mocks, the account's logging role)
+- rest_api.py: `RestApi` (the imported OpenAPI document, the stage, the account's logging role)
 - waf.py: `Waf` (the per-client rate limit)
 
 The parts build into this one construct's scope rather than each being a construct: the logical ids of the

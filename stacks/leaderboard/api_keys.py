@@ -140,7 +140,7 @@ class ApiKeys:
     id: a rotation makes a new key, with a new id.
     """
 
-    def __init__(self, api: apigw.RestApi, *, props: LeaderboardProps, secrets: Secrets) -> None:
+    def __init__(self, api: apigw.SpecRestApi, *, props: LeaderboardProps, secrets: Secrets) -> None:
         self.usage_plans = {
             routes.GAME: self._key_and_plan(
                 api,
@@ -166,7 +166,7 @@ class ApiKeys:
 
     def _key_and_plan(
         self,
-        api: apigw.RestApi,
+        api: apigw.SpecRestApi,
         access: str,
         secret: secretsmanager.ISecret,
         *,

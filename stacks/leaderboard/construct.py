@@ -38,8 +38,8 @@ class Leaderboard(Construct):
     has a default, so `Leaderboard(self, "Leaderboard")` is a complete, working leaderboard. The reference:
     docs/CONFIGURATION.md.
 
-    Attributes: `api` (RestApi), `live_api` (the AppSync Event API of live updates) and `live_url` (its real-time
-    wss:// URL), both None with `live=Live(enabled=False)`,
+    Attributes: `api` (a SpecRestApi: the route table's imported OpenAPI document), `live_api` (the AppSync Event
+    API of live updates) and `live_url` (its real-time wss:// URL), both None with `live=Live(enabled=False)`,
     `edge` and `edge_url` (CloudFront in front of the API's public reads: the API's paths, cached),
     `scores_table` and `snapshots_table` (also `tables`; the `existing_*` ones where given), `functions` (by name, e.g.
     "score-submit"), `role` (the functions' one role), `game_key_secret` and `admin_key_secret`, `dashboard`,

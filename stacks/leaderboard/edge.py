@@ -66,7 +66,7 @@ class Edge(Construct):
         scope: Construct,
         id: str,
         *,
-        rest_api: apigw.RestApi,
+        rest_api: apigw.SpecRestApi,
         proof_secret: secretsmanager.ISecret | None = None,
     ) -> None:
         super().__init__(scope, id)

@@ -51,7 +51,7 @@ class LeaderboardMonitoring(Construct):
         props: LeaderboardProps,
         tables: LeaderboardTables,
         functions: Mapping[str, lambda_.IFunction],
-        api: apigw.RestApi,
+        api: apigw.SpecRestApi,
         live: LiveUpdates | None,
         failure_queues: Mapping[str, sqs.IQueue] = {},  # noqa: B006 (read only)
         instance: ec2.Instance | None = None,
