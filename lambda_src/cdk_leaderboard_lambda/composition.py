@@ -12,6 +12,7 @@ connections) belongs to it and lives as long as it: one function instance, one t
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from .data.rate_limits import DynamoRateLimits, MemoryRateLimits
 from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
+from .data.unit_of_work import DynamoUnitOfWork, MemoryUnitOfWork
 from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
 from .domain.digest_key import DigestKey
 from .domain.ports import (
@@ -54,6 +56,7 @@ from .domain.ports import (
     RunStore,
     SecretStore,
     SnapshotStore,
+    UnitOfWork,
 )
 from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
@@ -99,6 +102,7 @@ class Runtime:
     counters: CounterStore  # the rank counters the rank and percentile math reads (rank_counter_upkeep.py keeps them)
     erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
     entries: EntryStore  # the players' entries and the rank index over them
+    unit_of_work: UnitOfWork  # commits writes of several stores at once (on DynamoDB one transaction)
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
 
     @classmethod
@@ -127,11 +131,12 @@ class Runtime:
         secrets: SecretStore | None = None,
         erasures: ErasureStore | None = None,
         entries: EntryStore | None = None,
+        unit_of_work: UnitOfWork | None = None,
     ) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use (its client made
         then); the stores on DynamoDB (the secrets on Secrets Manager) unless given (in_memory_stores() gives an
-        in-memory one of each)."""
+        in-memory one of each, and the unit of work under the lock they share)."""
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
         secret_store = secrets or SecretsManagerSecrets(
             functools.partial(new_client, settings.secrets_manager_endpoint)
@@ -171,6 +176,7 @@ class Runtime:
             secrets=secret_store,
             erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
             entries=_entries(entries, dynamodb, settings, clock, digest),
+            unit_of_work=unit_of_work or DynamoUnitOfWork(dynamodb),
             replays=_replays(),
         )
 
@@ -186,6 +192,8 @@ class Runtime:
             for name, on_dynamodb, _ in STORES
             if not isinstance(getattr(self, name), on_dynamodb)
         }
+        if not isinstance(self.unit_of_work, DynamoUnitOfWork):  # in memory: the lock its stores share
+            kept["unit_of_work"] = self.unit_of_work
         return Runtime.build(settings or self.settings, clock or self.clock, self.dynamodb, **kept)
 
 
@@ -220,11 +228,16 @@ def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these). The entries read the same runtime's moderation, boards and erasures, as DynamoDB
     reads their items in the submission's request, and write their changes to a stream of their own (`.stream`,
-    what the stream consumers read)."""
-    stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
+    what the stream consumers read). The stores that commit together (an approval: the entries and the pending
+    submissions) share one lock with the unit of work, which holds it while it checks and applies their writes."""
+    shared = threading.RLock()
+    together = {"entries", "pending"}
+    stores: dict[str, Any] = {name: in_memory() for name, _, in_memory in STORES if name not in together}
+    stores["pending"] = MemoryPending(shared)
     stores["entries"] = MemoryEntries(
-        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), stores["pending"]
+        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), shared
     )
+    stores["unit_of_work"] = MemoryUnitOfWork(shared)
     return stores
 
 

@@ -1,7 +1,7 @@
 """An approval is atomic (issue 42): the held submission's entries are written and the submission leaves the queue
-in ONE write (EntryStore.write(approving=...)), on DynamoDB (one TransactWriteItems) and in memory (under the
-entries' lock) alike, so no reader ever meets a score both ranked and still pending, and a removal that cannot
-happen applies nothing. The same cases on DynamoDB Local and in memory (conftest.py)."""
+in ONE unit of work (PendingStore.approval_ops with EntryStore.write_ops), on DynamoDB (one TransactWriteItems) and in
+memory (under the lock the stores share) alike, so no reader ever meets a score both ranked and still pending, and a
+removal that cannot happen applies nothing. The same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from cdk_leaderboard_lambda.composition import STORES, Runtime
-from cdk_leaderboard_lambda.data.entries import DynamoEntries
-from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
-from cdk_leaderboard_lambda.data.memory_stream import MemoryStream
 from cdk_leaderboard_lambda.data.pending import MemoryPending
+from cdk_leaderboard_lambda.data.unit_of_work import DynamoUnitOfWork, MemoryUnitOfWork, MemoryWrites
 from cdk_leaderboard_lambda.domain.ports import Approval
 from cdk_leaderboard_lambda.operations import board_catalog, quarantine
 from cdk_leaderboard_lambda.shared import item_keys, schema
@@ -51,8 +49,8 @@ class BusyMemoryPending(MemoryPending):
     """The in-memory queue while another write holds its items: every removal is refused, as DynamoDB cancels a
     transaction on them (TransactionConflict)."""
 
-    def take(self, approval: Approval) -> bool:
-        raise TransactionBusy("this pending submission")
+    def approval_ops(self, approval: Approval) -> MemoryWrites:
+        return MemoryWrites(self._lock, (lambda: TransactionBusy("this pending submission"),), lambda: None, 2)
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         raise TransactionBusy("this pending submission")
@@ -82,17 +80,12 @@ class BusyClient:
 
 def busy(runtime: Runtime) -> Runtime:
     """The same runtime, with the pending submission's items held by another write in progress."""
-    stores = {name: getattr(runtime, name) for name, _, _ in STORES}
-    if isinstance(runtime.entries, MemoryEntries):
-        stores["pending"] = BusyMemoryPending()
-        stores["entries"] = MemoryEntries(
-            runtime.moderation, runtime.boards, runtime.erasures, MemoryStream(), stores["pending"]
-        )
+    stores: dict[str, Any] = {name: getattr(runtime, name) for name, _, _ in STORES}
+    if isinstance(runtime.unit_of_work, MemoryUnitOfWork):
+        stores["pending"] = BusyMemoryPending(runtime.unit_of_work.lock)
+        stores["unit_of_work"] = runtime.unit_of_work
     else:
-        settings = runtime.settings
-        stores["entries"] = DynamoEntries(
-            BusyClient(runtime.dynamodb), settings.scores_table, settings.rank_index, runtime.clock, runtime.digest_key
-        )
+        stores["unit_of_work"] = DynamoUnitOfWork(BusyClient(runtime.dynamodb))
     return Runtime.build(runtime.settings, runtime.clock, runtime.dynamodb, **stores)
 
 
@@ -118,10 +111,12 @@ def test_an_entries_write_removes_the_approved_submission_only_while_its_claim_h
     hold(runtime)
     assert runtime.pending.claim("q", "0001-a", "mine")
     lost = Approval("q", "0001-a", "cy", claim="another decision's")
+    writes = [EntryWrite(entry("cy", 5000), None)]
     with pytest.raises(Conflict):
-        runtime.entries.write([EntryWrite(entry("cy", 5000), None)], approving=lost)
+        runtime.unit_of_work.commit(runtime.pending.approval_ops(lost), runtime.entries.write_ops(writes))
     assert runtime.entries.of_player("cy") == []  # nothing written
     assert runtime.pending.get("q", "0001-a") is not None and runtime.pending.of_player("cy") != []
-    runtime.entries.write([EntryWrite(entry("cy", 5000), None)], approving=Approval("q", "0001-a", "cy", "mine"))
+    mine = runtime.pending.approval_ops(Approval("q", "0001-a", "cy", "mine"))
+    runtime.unit_of_work.commit(mine, runtime.entries.write_ops(writes))
     assert [e["score"] for e in runtime.entries.of_player("cy")] == [5000]
     assert runtime.pending.get("q", "0001-a") is None and runtime.pending.of_player("cy") == []

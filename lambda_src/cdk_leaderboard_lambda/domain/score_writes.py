@@ -32,7 +32,7 @@ from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
 from ..shared.model import Entry, EntryWrite
 from . import entry_store, periods
 from .boards import BoardConfig
-from .ports import Approval
+from .ports import StoreWrites
 
 if TYPE_CHECKING:
     from .ports.runtime import Runtime
@@ -216,13 +216,14 @@ def submit(
     config: BoardConfig,
     s: Submission,
     now: datetime,
-    approving: Approval | None = None,
+    together: tuple[StoreWrites, ...] = (),
     open_at: datetime | None = None,
 ) -> Outcome:
     """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
     (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
-    UpdateItem or one transaction). `approving`: the pending submission this applies, removed atomically with the
-    entry writes, even when no entry changes (EntryStore.write: TransactionBusy or Conflict, nothing written).
+    UpdateItem or one transaction). `together`: other stores' writes committed with the entry writes in one unit of
+    work, even when no entry changes (an approval: the pending submission it applies; TransactionBusy or their
+    store's refusal, nothing written).
     `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
     leaves those as they closed: docs/PROVING.md, "The closing rule").
 
@@ -236,7 +237,7 @@ def submit(
         if open_at is None or not periods.ended(p, open_at)
     ]
     runtime.metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == limits.BEST and not config.stored and approving is None:
+    if config.operator == limits.BEST and not config.stored and not together:
         return _retry_on_change(
             runtime, config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
         )
@@ -246,8 +247,10 @@ def submit(
             runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry)
         )
         writes, rows = _plan(runtime, config, current, s, stored, ms(now), s.player_id in hidden)
-        if writes or approving is not None:
-            runtime.entries.write(writes, approving=approving)
+        if together:  # all in one commit (the other stores' writes first: their refusal is told first)
+            runtime.unit_of_work.commit(*together, runtime.entries.write_ops(writes))
+        elif writes:
+            runtime.entries.write(writes)
         return _result(config, s, stored, rows)
 
     return _retry_on_change(runtime, config, attempt, "this entry")

@@ -21,7 +21,6 @@ from .boards import (
     Taken,
 )
 from .entries import (
-    Approval,
     CounterStore,
     EntryStore,
     ErasureKey,
@@ -32,7 +31,16 @@ from .entries import (
     SubmissionRead,
 )
 from .evidence import ChainStore, Head, SecretStore, Version
-from .submissions import IdempotencyStore, ModerationStore, PendingStore, RateLimitStore, RecordKey, RunStore
+from .submissions import (
+    Approval,
+    IdempotencyStore,
+    ModerationStore,
+    PendingStore,
+    RateLimitStore,
+    RecordKey,
+    RunStore,
+)
+from .unit_of_work import MAX_ACTIONS, StoreWrites, UnitOfWork
 
 __all__ = [
     "BUSY",
@@ -40,6 +48,7 @@ __all__ = [
     "DELETED",
     "EXISTS",
     "FULL",
+    "MAX_ACTIONS",
     "MISSING",
     "Approval",
     "BoardStore",
@@ -62,7 +71,9 @@ __all__ = [
     "RunStore",
     "SecretStore",
     "SnapshotStore",
+    "StoreWrites",
     "SubmissionRead",
     "Taken",
+    "UnitOfWork",
     "Version",
 ]

@@ -28,6 +28,7 @@ from . import (
     RunStore,
     SecretStore,
     SnapshotStore,
+    UnitOfWork,
 )
 
 
@@ -145,5 +146,7 @@ class Runtime(Protocol):
     def erasures(self) -> ErasureStore: ...
     @property
     def entries(self) -> EntryStore: ...
+    @property
+    def unit_of_work(self) -> UnitOfWork: ...
     @property
     def replays(self) -> Replays: ...
