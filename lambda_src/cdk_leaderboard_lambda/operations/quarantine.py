@@ -27,6 +27,7 @@ from ..shared import item_keys
 from ..shared.clock import iso, ms
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
+from . import score_submission
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -172,7 +173,8 @@ def approve(runtime: Runtime, config: BoardConfig, pending_id: str) -> dict[str,
         )
         approval = Approval(config.board_id, pending_id, submission.player_id, claim=token)
         removal = queue.approval_ops(approval)
-        outcome = score_writes.submit(runtime, config, submission, at, together=(removal,), open_at=now)
+        writer = score_submission.Writer.of(runtime)
+        outcome = score_submission.submit(writer, config, submission, at, together=(removal,), open_at=now)
     except BaseException:
         queue.unclaim(config.board_id, pending_id, token)
         raise
