@@ -5,6 +5,7 @@ removal that cannot happen applies nothing. The same cases on DynamoDB Local and
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -13,11 +14,13 @@ from cdk_leaderboard_lambda.composition import STORES, Runtime
 from cdk_leaderboard_lambda.data.pending import MemoryPending
 from cdk_leaderboard_lambda.data.unit_of_work import DynamoUnitOfWork, MemoryUnitOfWork, MemoryWrites
 from cdk_leaderboard_lambda.domain.ports import Approval
-from cdk_leaderboard_lambda.operations import board_catalog, quarantine
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, quarantine, score_submission
 from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.clock import iso, ms
 from cdk_leaderboard_lambda.shared.errors import Conflict, TransactionBusy
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
+from local import invocation
 
 PART = "race#all-time"
 
@@ -120,3 +123,47 @@ def test_an_entries_write_removes_the_approved_submission_only_while_its_claim_h
     runtime.unit_of_work.commit(mine, runtime.entries.write_ops(writes))
     assert [e["score"] for e in runtime.entries.of_player("cy")] == [5000]
     assert runtime.pending.get("q", "0001-a") is None and runtime.pending.of_player("cy") == []
+
+
+class CountingClient:
+    """A DynamoDB client that counts the requests made through it (by operation) and the transactions' sizes."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.calls, self.transactions = client, Counter(), []
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._client, name)
+        if name.startswith("_") or name in ("exceptions", "meta") or not callable(found):
+            return found
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            if name == "transact_write_items":
+                self.transactions.append(len(kwargs["TransactItems"]))
+            return found(*args, **kwargs)
+
+        return counted
+
+
+def test_an_approval_costs_the_requests_it_did_before_the_unit_of_work(runtime):
+    """Claim (UpdateItem), read the submission (GetItem), the submission's read (BatchGetItem) and ONE transaction of
+    the changed entries and the submission's two deletes; a submission of a board stored in the table is one read
+    and one UpdateItem for its one changed period (no transaction where there was none)."""
+    if not isinstance(runtime.unit_of_work, DynamoUnitOfWork):
+        pytest.skip("counts DynamoDB requests")
+    counting = CountingClient(runtime.dynamodb)
+    runtime = Runtime.build(runtime.settings, runtime.clock, counting)
+    with invocation.serving(runtime):
+        board_catalog.create_board(runtime, {"board_id": "q", "periods": ["all-time"]}, runtime.clock.now())
+        config = board_catalog.get_board(runtime, "q")
+        hold(runtime, player="budget")
+        counting.calls.clear()
+        counting.transactions.clear()
+        quarantine.approve(runtime, config, "0001-a")
+        assert counting.calls == Counter(update_item=1, get_item=1, batch_get_item=1, transact_write_items=1)
+        assert counting.transactions == [3]  # the entry's update, the submission's and its pointer's deletes
+        counting.calls.clear()
+        score_submission.submit(
+            score_submission.Writer.of(runtime), config, Submission("budget", None, 6000), runtime.clock.now()
+        )
+        assert counting.calls == Counter(batch_get_item=1, update_item=1)
