@@ -167,6 +167,7 @@ class Runtime:
         clock = clock or SystemClock()
         # First the secrets: the digest key, which other stores' DynamoDB implementations take, is read from them.
         secrets: SecretStore = stores.get("secrets") or _built("secrets", Wiring(settings, clock, dynamodb, None))
+        stores["secrets"] = secrets
         digest = DigestKey(lambda: digest_key.load(settings, secrets))
         wiring = Wiring(settings, clock, dynamodb, digest)
         built = {
@@ -192,7 +193,7 @@ class Runtime:
             live_switch=LiveSwitch(),
             metrics=MetricsSink(settings.function_name),
             replays=_replays(),
-            **{**built, "secrets": secrets},
+            **built,
         )
 
     def with_settings(self, **changes: Any) -> Runtime:

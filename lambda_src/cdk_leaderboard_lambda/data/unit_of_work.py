@@ -78,7 +78,7 @@ class DynamoUnitOfWork:
             if failed:
                 raise failed[0].refused() from err
             if err.conflict:  # another transaction on one of the items (DynamoDB Local never shows it)
-                raise TransactionBusy(" or ".join(dict.fromkeys(w.what for w in ours if w.actions))) from err
+                raise TransactionBusy(" or ".join(dict.fromkeys(w.what for w in ours))) from err
             raise
 
 
