@@ -12,8 +12,9 @@ connections) belongs to it and lives as long as it: one function instance, one t
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from .data import dynamo
@@ -38,6 +39,7 @@ from .data.runs import DynamoRuns, MemoryRuns
 from .data.secrets import MemorySecrets, SecretsManagerSecrets, new_client
 from .data.snapshots import DynamoSnapshots, MemorySnapshots
 from .data.stream_changes import StreamChanges
+from .data.unit_of_work import DynamoUnitOfWork, MemoryUnitOfWork
 from .domain import api_key_classes, cursors, digest_key, keyring, receipt_keys
 from .domain.digest_key import DigestKey
 from .domain.ports import (
@@ -56,6 +58,7 @@ from .domain.ports import (
     RunStore,
     SecretStore,
     SnapshotStore,
+    UnitOfWork,
 )
 from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
@@ -66,6 +69,35 @@ from .shared.settings import Settings
 
 if TYPE_CHECKING:
     from .operations.receipts import Replays
+
+
+_STORE = "store"  # a Runtime field's metadata key: the store's implementations and how it is built on DynamoDB
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What a store's DynamoDB implementation is built from (Runtime.build): the runtime's settings, clock, client
+    and digest key."""
+
+    settings: Settings
+    clock: Clock
+    dynamodb: Any
+    digest: DigestKey | None  # None only for the secrets, which the digest key is read from
+
+
+def _scores(w: Wiring) -> tuple[Any, ...]:
+    return w.dynamodb, w.settings.scores_table
+
+
+def _keyed_scores(w: Wiring) -> tuple[Any, ...]:  # the items' keys hash player ids with the digest key
+    return w.dynamodb, w.settings.scores_table, w.digest
+
+
+def store(on_dynamodb: type, in_memory: type, args: Callable[[Wiring], tuple[Any, ...]] = _scores) -> Any:
+    """A store of the runtime, registered where its field is declared: its DynamoDB implementation, built as
+    `on_dynamodb(*args(wiring))` unless Runtime.build is given one, and its in-memory one (in_memory_stores);
+    tests/contract holds both to one contract (test_every_store_has_a_contract.py checks there is one)."""
+    return field(metadata={_STORE: (on_dynamodb, in_memory, args)})
 
 
 @dataclass(frozen=True)
@@ -84,25 +116,39 @@ class Runtime:
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     live_switch: LiveSwitch  # the live kill switch as last read, trusted LIVE_SWITCH_CACHE_SECONDS
     metrics: MetricsSink  # this instance's metrics until the next flush
-    # The stores that are classes (the others are data/ modules on `dynamodb`): each has a DynamoDB (the
-    # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
-    # (STORES lists them).
-    rate_limits: RateLimitStore  # per-player submission counts per minute
-    snapshots: SnapshotStore  # the append-only snapshot history
-    closings: ClosingStore  # closed periods' summaries
-    live_state: LiveState  # what the live broadcaster last published for each board period
-    moderation: ModerationStore  # the hidden players' decisions
-    boards: BoardStore  # stored boards' configs and their count
-    runs: RunStore  # client runs, each used by one submission
-    pending: PendingStore  # quarantined submissions awaiting a decision
-    chain: ChainStore  # each board period's hash-chained log, and the players' commitment keys
-    idempotency: IdempotencyStore  # Idempotency-Key's records, behind Powertools' persistence layer
-    secrets: SecretStore  # Secrets Manager's values of the secrets the settings name (read by the caches above)
-    counters: CounterStore  # the rank counters the rank and percentile math reads (counter_upkeep.py keeps them)
-    erasures: ErasureStore  # erasures' items (their fences), audit records and the scheduled job's list
-    entries: EntryStore  # the players' entries and the rank index over them
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
     changes: ChangeFeed  # the stream's records decoded into entries' changes (the stream consumers read these)
+    # The stores that are classes (the others are data/ modules on `dynamodb`), each registered here and nowhere
+    # else (STORES lists them): a DynamoDB (the secrets: Secrets Manager) and an in-memory implementation that
+    # tests/contract holds to the same behaviour. Its port is a property of domain/ports/runtime.py's Runtime.
+    rate_limits: RateLimitStore = store(DynamoRateLimits, MemoryRateLimits, _keyed_scores)  # per player and minute
+    snapshots: SnapshotStore = store(
+        DynamoSnapshots, MemorySnapshots, lambda w: (w.dynamodb, w.settings.snapshots_table)
+    )  # the append-only snapshot history
+    closings: ClosingStore = store(DynamoClosings, MemoryClosings)  # closed periods' summaries
+    live_state: LiveState = store(DynamoLiveState, MemoryLiveState)  # what was last published live per board period
+    moderation: ModerationStore = store(DynamoModeration, MemoryModeration)  # the hidden players' decisions
+    boards: BoardStore = store(DynamoBoards, MemoryBoards)  # stored boards' configs and their count
+    runs: RunStore = store(DynamoRuns, MemoryRuns, _keyed_scores)  # client runs, each used by one submission
+    pending: PendingStore = store(DynamoPending, MemoryPending, _keyed_scores)  # quarantined submissions
+    chain: ChainStore = store(DynamoChain, MemoryChain, _keyed_scores)  # board periods' logs, commitment keys
+    idempotency: IdempotencyStore = store(DynamoRecords, MemoryRecords)  # Idempotency-Key's records (Powertools)
+    counters: CounterStore = store(DynamoCounters, MemoryCounters)  # the rank counters (counter_upkeep.py)
+    # Secrets Manager's values of the secrets the settings name (read by the key rings and the digest key above)
+    secrets: SecretStore = store(
+        SecretsManagerSecrets,
+        MemorySecrets,
+        lambda w: (functools.partial(new_client, w.settings.secrets_manager_endpoint),),
+    )
+    erasures: ErasureStore = store(DynamoErasures, MemoryErasures)  # erasures' items, audit records, schedule
+    # The players' entries and the rank index over them (they read the moderation, boards and erasures stores)
+    entries: EntryStore = store(
+        DynamoEntries,
+        MemoryEntries,
+        lambda w: (w.dynamodb, w.settings.scores_table, w.settings.rank_index, w.clock, w.digest),
+    )
+    # Commits writes of several stores at once: one transaction on DynamoDB, one lock the stores share in memory
+    unit_of_work: UnitOfWork = store(DynamoUnitOfWork, MemoryUnitOfWork, lambda w: (w.dynamodb,))
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, clock: Clock | None = None) -> Runtime:
@@ -110,72 +156,48 @@ class Runtime:
         return cls.build(Settings.from_environment(env), clock)
 
     @classmethod
-    def build(
-        cls,
-        settings: Settings,
-        clock: Clock | None = None,
-        dynamodb: Any = None,
-        *,
-        rate_limits: RateLimitStore | None = None,
-        snapshots: SnapshotStore | None = None,
-        closings: ClosingStore | None = None,
-        live_state: LiveState | None = None,
-        moderation: ModerationStore | None = None,
-        boards: BoardStore | None = None,
-        runs: RunStore | None = None,
-        pending: PendingStore | None = None,
-        chain: ChainStore | None = None,
-        idempotency: IdempotencyStore | None = None,
-        counters: CounterStore | None = None,
-        secrets: SecretStore | None = None,
-        erasures: ErasureStore | None = None,
-        entries: EntryStore | None = None,
-    ) -> Runtime:
+    def build(cls, settings: Settings, clock: Clock | None = None, dynamodb: Any = None, **stores: Any) -> Runtime:
         """A runtime for these settings: a new DynamoDB client unless one is given (tests: moto's; locally one for
         DynamoDB Local), Secrets Manager read only where the settings name a secret, on first use (its client made
-        then); the stores on DynamoDB (the secrets on Secrets Manager) unless given (in_memory_stores() gives an
-        in-memory one of each)."""
+        then); the stores (STORES, by name) on DynamoDB (the secrets on Secrets Manager) unless given
+        (in_memory_stores() gives an in-memory one of each, and the unit of work under the lock they share). A store
+        given that reads the runtime's clock and digest key (the in-memory entries) is bound to this runtime's."""
+        stores = {name: given for name, given in stores.items() if given is not None}  # None: the default one
+        unknown = set(stores) - {name for name, _, _ in STORES}
+        if unknown:
+            raise TypeError(f"no store of the runtime is named {', '.join(sorted(unknown))}")
         dynamodb = dynamo.new_client() if dynamodb is None else dynamodb
-        secret_store = secrets or SecretsManagerSecrets(
-            functools.partial(new_client, settings.secrets_manager_endpoint)
-        )
         clock = clock or SystemClock()
-        digest = DigestKey(lambda: digest_key.load(settings, secret_store))
+        # First the secrets: the digest key, which other stores' DynamoDB implementations take, is read from them.
+        secrets: SecretStore = stores.get("secrets") or _built("secrets", Wiring(settings, clock, dynamodb, None))
+        stores["secrets"] = secrets
+        digest = DigestKey(lambda: digest_key.load(settings, secrets))
+        wiring = Wiring(settings, clock, dynamodb, digest)
+        built = {
+            name: _bound(stores[name], wiring) if name in stores else _built(name, wiring) for name, _, _ in STORES
+        }
         return cls(
             settings=settings,
             clock=clock,
             dynamodb=dynamodb,
             events=EventSink(settings),
             live=LivePublisher(settings.live_events_http_url),
-            cursor_keys=cursors.keys(settings, secret_store),
+            cursor_keys=cursors.keys(settings, secrets),
             digest_key=digest,
             live_key=AppSyncApiKey(
                 settings.live_events_api_id,
                 settings.live_events_api_key_id,
                 functools.partial(new_appsync_client, settings.live_events_admin_endpoint),
             ),
-            token_keys=keyring.CachedRing(lambda: _token_ring(settings, secret_store)),
-            api_keys=_key_classes(settings, secret_store),
-            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secret_store)),
+            token_keys=keyring.CachedRing(lambda: _token_ring(settings, secrets)),
+            api_keys=_key_classes(settings, secrets),
+            receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets)),
             board_cache=BoardCache(),
             live_switch=LiveSwitch(),
             metrics=MetricsSink(settings.function_name),
-            rate_limits=rate_limits or DynamoRateLimits(dynamodb, settings.scores_table, digest),
-            snapshots=snapshots or DynamoSnapshots(dynamodb, settings.snapshots_table),
-            closings=closings or DynamoClosings(dynamodb, settings.scores_table),
-            live_state=live_state or DynamoLiveState(dynamodb, settings.scores_table),
-            moderation=moderation or DynamoModeration(dynamodb, settings.scores_table),
-            boards=boards or DynamoBoards(dynamodb, settings.scores_table),
-            runs=runs or DynamoRuns(dynamodb, settings.scores_table, digest),
-            pending=pending or DynamoPending(dynamodb, settings.scores_table, digest),
-            chain=chain or DynamoChain(dynamodb, settings.scores_table, digest),
-            idempotency=idempotency or DynamoRecords(dynamodb, settings.scores_table),
-            counters=counters or DynamoCounters(dynamodb, settings.scores_table),
-            secrets=secret_store,
-            erasures=erasures or DynamoErasures(dynamodb, settings.scores_table),
-            entries=_entries(entries, dynamodb, settings, clock, digest),
             replays=_replays(),
             changes=StreamChanges(),
+            **built,
         )
 
     def with_settings(self, **changes: Any) -> Runtime:
@@ -201,44 +223,41 @@ def as_port(runtime: Runtime) -> port.Runtime:
 
 
 # Each store of a runtime: its field, its DynamoDB implementation, its in-memory one (tests/contract runs the same
-# cases against both). A store added here is built by Runtime.build and kept by with_settings.
-STORES: tuple[tuple[str, type, type], ...] = (
-    ("rate_limits", DynamoRateLimits, MemoryRateLimits),
-    ("snapshots", DynamoSnapshots, MemorySnapshots),
-    ("closings", DynamoClosings, MemoryClosings),
-    ("live_state", DynamoLiveState, MemoryLiveState),
-    ("moderation", DynamoModeration, MemoryModeration),
-    ("boards", DynamoBoards, MemoryBoards),
-    ("runs", DynamoRuns, MemoryRuns),
-    ("pending", DynamoPending, MemoryPending),
-    ("chain", DynamoChain, MemoryChain),
-    ("idempotency", DynamoRecords, MemoryRecords),
-    ("counters", DynamoCounters, MemoryCounters),
-    ("secrets", SecretsManagerSecrets, MemorySecrets),  # not DynamoDB: Secrets Manager (its contract runs on moto)
-    ("erasures", DynamoErasures, MemoryErasures),
-    ("entries", DynamoEntries, MemoryEntries),  # reads the moderation, boards and erasures stores (in_memory_stores)
+# cases against both), as its field declares them (store()).
+STORES: tuple[tuple[str, type, type], ...] = tuple(
+    (f.name, *f.metadata[_STORE][:2]) for f in fields(Runtime) if _STORE in f.metadata
 )
+
+
+def _built(name: str, wiring: Wiring) -> Any:
+    """The store's DynamoDB (or Secrets Manager) implementation, as its field declares it."""
+    on_dynamodb, _, args = next(f.metadata[_STORE] for f in fields(Runtime) if f.name == name)
+    return on_dynamodb(*args(wiring))
+
+
+def _bound(given: Any, wiring: Wiring) -> Any:
+    """A store given to Runtime.build, bound to the runtime's clock and digest key if it reads them (the in-memory
+    entries, made by in_memory_stores() before any runtime exists)."""
+    if isinstance(given, MemoryEntries) and wiring.digest is not None:
+        return given.bound_to(wiring.clock, wiring.digest)
+    return given
 
 
 def in_memory_stores() -> dict[str, Any]:
     """A new in-memory implementation of every store, as keyword arguments of Runtime.build (domain tests that
     need no engine for these). The entries read the same runtime's moderation, boards and erasures, as DynamoDB
     reads their items in the submission's request, and write their changes to a stream of their own (`.stream`,
-    what the stream consumers read)."""
-    stores = {name: in_memory() for name, _, in_memory in STORES if in_memory is not MemoryEntries}
+    what the stream consumers read). The stores that commit together (an approval: the entries and the pending
+    submissions) share one lock with the unit of work, which holds it while it checks and applies their writes."""
+    shared = threading.RLock()
+    made_here = {"entries", "pending", "unit_of_work"}  # the others take nothing
+    stores: dict[str, Any] = {name: in_memory() for name, _, in_memory in STORES if name not in made_here}
+    stores["pending"] = MemoryPending(shared)
     stores["entries"] = MemoryEntries(
-        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), stores["pending"]
+        stores["moderation"], stores["boards"], stores["erasures"], MemoryStream(), shared
     )
+    stores["unit_of_work"] = MemoryUnitOfWork(shared)
     return stores
-
-
-def _entries(
-    given: EntryStore | None, dynamodb: Any, settings: Settings, clock: Clock, digest: DigestKey
-) -> EntryStore:
-    """The entries on DynamoDB, or the in-memory ones given, bound to this runtime's clock and digest key."""
-    if isinstance(given, MemoryEntries):
-        return given.bound_to(clock, digest)
-    return given or DynamoEntries(dynamodb, settings.scores_table, settings.rank_index, clock, digest)
 
 
 def _replays() -> Replays:

@@ -1,5 +1,5 @@
 """The stream of the scores table feeding the rank-counter function (see
-lambda_src/cdk_leaderboard_lambda/domain/rank_counter_upkeep.py)."""
+lambda_src/cdk_leaderboard_lambda/operations/counter_upkeep.py)."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ class LeaderboardTables(Construct):
             sort_key=_string(schema.SCORES_SORT_KEY),
             time_to_live_attribute=schema.TTL_ATTRIBUTE,
             # Old and new image of every change: the rank-counter function recounts from it
-            # (lambda_src/cdk_leaderboard_lambda/domain/rank_counter_upkeep.py).
+            # (lambda_src/cdk_leaderboard_lambda/operations/counter_upkeep.py).
             stream=ddb.StreamViewType.NEW_AND_OLD_IMAGES,
             **common,
         )

@@ -1,25 +1,26 @@
 """An approval is atomic (issue 42): the held submission's entries are written and the submission leaves the queue
-in ONE write (EntryStore.write(approving=...)), on DynamoDB (one TransactWriteItems) and in memory (under the
-entries' lock) alike, so no reader ever meets a score both ranked and still pending, and a removal that cannot
-happen applies nothing. The same cases on DynamoDB Local and in memory (conftest.py)."""
+in ONE unit of work (PendingStore.approval_ops with EntryStore.write_ops), on DynamoDB (one TransactWriteItems) and in
+memory (under the lock the stores share) alike, so no reader ever meets a score both ranked and still pending, and a
+removal that cannot happen applies nothing. The same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from cdk_leaderboard_lambda.composition import STORES, Runtime
-from cdk_leaderboard_lambda.data.entries import DynamoEntries
-from cdk_leaderboard_lambda.data.memory_entries import MemoryEntries
-from cdk_leaderboard_lambda.data.memory_stream import MemoryStream
 from cdk_leaderboard_lambda.data.pending import MemoryPending
+from cdk_leaderboard_lambda.data.unit_of_work import DynamoUnitOfWork, MemoryUnitOfWork, MemoryWrites
 from cdk_leaderboard_lambda.domain.ports import Approval
-from cdk_leaderboard_lambda.operations import board_catalog, quarantine
+from cdk_leaderboard_lambda.domain.score_writes import Submission
+from cdk_leaderboard_lambda.operations import board_catalog, quarantine, score_submission
 from cdk_leaderboard_lambda.shared import item_keys, schema
 from cdk_leaderboard_lambda.shared.clock import iso, ms
 from cdk_leaderboard_lambda.shared.errors import Conflict, TransactionBusy
 from cdk_leaderboard_lambda.shared.model import Entry, EntryWrite
+from local import invocation
 
 PART = "race#all-time"
 
@@ -51,8 +52,8 @@ class BusyMemoryPending(MemoryPending):
     """The in-memory queue while another write holds its items: every removal is refused, as DynamoDB cancels a
     transaction on them (TransactionConflict)."""
 
-    def take(self, approval: Approval) -> bool:
-        raise TransactionBusy("this pending submission")
+    def approval_ops(self, approval: Approval) -> MemoryWrites:
+        return MemoryWrites(self._lock, (lambda: TransactionBusy("this pending submission"),), lambda: None, 2)
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         raise TransactionBusy("this pending submission")
@@ -82,17 +83,12 @@ class BusyClient:
 
 def busy(runtime: Runtime) -> Runtime:
     """The same runtime, with the pending submission's items held by another write in progress."""
-    stores = {name: getattr(runtime, name) for name, _, _ in STORES}
-    if isinstance(runtime.entries, MemoryEntries):
-        stores["pending"] = BusyMemoryPending()
-        stores["entries"] = MemoryEntries(
-            runtime.moderation, runtime.boards, runtime.erasures, MemoryStream(), stores["pending"]
-        )
+    stores: dict[str, Any] = {name: getattr(runtime, name) for name, _, _ in STORES}
+    if isinstance(runtime.unit_of_work, MemoryUnitOfWork):
+        stores["pending"] = BusyMemoryPending(runtime.unit_of_work.lock)
+        stores["unit_of_work"] = runtime.unit_of_work
     else:
-        settings = runtime.settings
-        stores["entries"] = DynamoEntries(
-            BusyClient(runtime.dynamodb), settings.scores_table, settings.rank_index, runtime.clock, runtime.digest_key
-        )
+        stores["unit_of_work"] = DynamoUnitOfWork(BusyClient(runtime.dynamodb))
     return Runtime.build(runtime.settings, runtime.clock, runtime.dynamodb, **stores)
 
 
@@ -118,10 +114,56 @@ def test_an_entries_write_removes_the_approved_submission_only_while_its_claim_h
     hold(runtime)
     assert runtime.pending.claim("q", "0001-a", "mine")
     lost = Approval("q", "0001-a", "cy", claim="another decision's")
+    writes = [EntryWrite(entry("cy", 5000), None)]
     with pytest.raises(Conflict):
-        runtime.entries.write([EntryWrite(entry("cy", 5000), None)], approving=lost)
+        runtime.unit_of_work.commit(runtime.pending.approval_ops(lost), runtime.entries.write_ops(writes))
     assert runtime.entries.of_player("cy") == []  # nothing written
     assert runtime.pending.get("q", "0001-a") is not None and runtime.pending.of_player("cy") != []
-    runtime.entries.write([EntryWrite(entry("cy", 5000), None)], approving=Approval("q", "0001-a", "cy", "mine"))
+    mine = runtime.pending.approval_ops(Approval("q", "0001-a", "cy", "mine"))
+    runtime.unit_of_work.commit(mine, runtime.entries.write_ops(writes))
     assert [e["score"] for e in runtime.entries.of_player("cy")] == [5000]
     assert runtime.pending.get("q", "0001-a") is None and runtime.pending.of_player("cy") == []
+
+
+class CountingClient:
+    """A DynamoDB client that counts the requests made through it (by operation) and the transactions' sizes."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.calls, self.transactions = client, Counter(), []
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._client, name)
+        if name.startswith("_") or name in ("exceptions", "meta") or not callable(found):
+            return found
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            if name == "transact_write_items":
+                self.transactions.append(len(kwargs["TransactItems"]))
+            return found(*args, **kwargs)
+
+        return counted
+
+
+def test_an_approval_costs_the_requests_it_did_before_the_unit_of_work(runtime):
+    """Claim (UpdateItem), read the submission (GetItem), the submission's read (BatchGetItem) and ONE transaction of
+    the changed entries and the submission's two deletes; a submission of a board stored in the table is one read
+    and one UpdateItem for its one changed period (no transaction where there was none)."""
+    if not isinstance(runtime.unit_of_work, DynamoUnitOfWork):
+        pytest.skip("counts DynamoDB requests")
+    counting = CountingClient(runtime.dynamodb)
+    runtime = Runtime.build(runtime.settings, runtime.clock, counting)
+    with invocation.serving(runtime):
+        board_catalog.create_board(runtime, {"board_id": "q", "periods": ["all-time"]}, runtime.clock.now())
+        config = board_catalog.get_board(runtime, "q")
+        hold(runtime, player="budget")
+        counting.calls.clear()
+        counting.transactions.clear()
+        quarantine.approve(runtime, config, "0001-a")
+        assert counting.calls == Counter(update_item=1, get_item=1, batch_get_item=1, transact_write_items=1)
+        assert counting.transactions == [3]  # the entry's update, the submission's and its pointer's deletes
+        counting.calls.clear()
+        score_submission.submit(
+            score_submission.Writer.of(runtime), config, Submission("budget", None, 6000), runtime.clock.now()
+        )
+        assert counting.calls == Counter(batch_get_item=1, update_item=1)

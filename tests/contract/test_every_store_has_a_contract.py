@@ -23,9 +23,10 @@ def stores_used(source: str) -> set[str]:
 
 
 def contracts() -> dict[str, list[str]]:
-    """Store name -> the contract modules that use it (test_*_store.py, each asking for the `runtime` fixture)."""
+    """Store name -> the contract modules that use it (test_*_store.py, each asking for the `runtime` fixture; the
+    unit of work's: test_unit_of_work.py)."""
     found: dict[str, list[str]] = {}
-    for path in sorted(HERE.glob("test_*_store.py")):
+    for path in sorted([*HERE.glob("test_*_store.py"), HERE / "test_unit_of_work.py"]):
         for name in stores_used(path.read_text()):
             found.setdefault(name, []).append(path.name)
     return found

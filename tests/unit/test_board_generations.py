@@ -195,7 +195,7 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     """Another function instance may cache a board's config for BOARD_CACHE_SECONDS: a submission through the
     deleted generation's config is refused (409) rather than written into the deleted board's evidence."""
     from cdk_leaderboard_lambda.domain import score_writes
-    from cdk_leaderboard_lambda.operations import board_catalog
+    from cdk_leaderboard_lambda.operations import board_catalog, score_submission
     from cdk_leaderboard_lambda.shared.errors import Conflict
     from local import invocation
 
@@ -205,7 +205,8 @@ def test_an_instance_holding_the_deleted_boards_config_writes_nothing_on_the_new
     assert call("DELETE", "/leaderboards/cup").status == 200
     tournament("asc")
     with pytest.raises(Conflict, match="deleted and created again"):
-        score_writes.submit(invocation.runtime(), stale, score_writes.Submission("ada", "ada", 5), invocation.now())
+        writer = score_submission.Writer.of(invocation.runtime())
+        score_submission.submit(writer, stale, score_writes.Submission("ada", "ada", 5), invocation.now())
     settle()
     assert log("cup", stale.generation) == []  # the deleted board's log holds nothing of it
     assert submit("cup", "ada", 5).status == 200  # the new generation's config, read again

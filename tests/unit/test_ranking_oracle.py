@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdk_leaderboard_lambda.data.stream_changes import entry_changes
-from cdk_leaderboard_lambda.domain import periods, rank_counters, score_writes
+from cdk_leaderboard_lambda.domain import periods, rank_counters
 from cdk_leaderboard_lambda.domain.score_writes import Submission
-from cdk_leaderboard_lambda.operations import board_catalog, counter_upkeep, ranking_reads
+from cdk_leaderboard_lambda.operations import board_catalog, counter_upkeep, ranking_reads, score_submission
 from cdk_leaderboard_lambda.operations import submissions as scores_in
+from cdk_leaderboard_lambda.operations.score_submission import Writer
 from cdk_leaderboard_lambda.shared import item_keys, limits
 from cdk_leaderboard_lambda.shared.errors import BadRequest, ServiceUnavailable
 from local import invocation
@@ -285,9 +286,11 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
     board_catalog.create_board(invocation.runtime(), {"board_id": "busy", "periods": ["all-time"]}, invocation.now())
     config = board_catalog.get_board(invocation.runtime(), "busy")
     for i in range(4):
-        score_writes.submit(invocation.runtime(), config, Submission(f"p{i}", None, 10 + i), invocation.now())
+        score_submission.submit(
+            Writer.of(invocation.runtime()), config, Submission(f"p{i}", None, 10 + i), invocation.now()
+        )
     settle()
-    score_writes.submit(invocation.runtime(), config, Submission("p0", None, 100), invocation.now())
+    score_submission.submit(Writer.of(invocation.runtime()), config, Submission("p0", None, 100), invocation.now())
     runtime = invocation.runtime()
     query, rising = runtime.entries.index_keys, itertools.count(101)
 
@@ -295,7 +298,7 @@ def test_a_player_who_keeps_writing_does_not_hold_a_recount_back(small_buckets, 
         score = next(rising)
         if score <= 120:  # then the writes stop, so that the stream runs dry
             # the player's request, with the runtime handed to it (the recount's worker thread binds none)
-            score_writes.submit(runtime, config, Submission("p0", None, score), runtime.clock.now())
+            score_submission.submit(Writer.of(runtime), config, Submission("p0", None, score), runtime.clock.now())
         return query(*args, **kwargs)
 
     monkeypatch.setattr(invocation.runtime().entries, "index_keys", query_after_another_write)

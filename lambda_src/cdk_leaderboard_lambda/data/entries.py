@@ -7,13 +7,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..domain.entry_store import Changed, Erasing, erasure_stands, is_fence, is_hidden, position
-from ..domain.ports import Approval, KeptBest, Purged, SubmissionRead
+from ..domain.ports import KeptBest, Purged, SubmissionRead
 from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
-from ..shared.errors import Conflict, TransactionBusy
+from ..shared.errors import TransactionBusy
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, moderation
-from .pending import approval_actions
+from .unit_of_work import DynamoAction, DynamoUnitOfWork, DynamoWrites
 
 if TYPE_CHECKING:
     from ..domain.digest_key import DigestKey
@@ -64,9 +64,6 @@ def keep_best_loop(once: Any, entry: Entry, descending: bool, name_given: bool, 
     return KeptBest(changed=True, item=stored_after_keep_best(entry, old, name_given, hidden), created=not old)
 
 
-CLAIM_LOST = "this pending submission is no longer held for this decision: nothing applied"
-
-
 class DynamoEntries:
     """The entries as items of the scores table, ranked by its rank index."""
 
@@ -114,32 +111,19 @@ class DynamoEntries:
         board_item = items.pop(board[0], None) if board else None
         return SubmissionRead(items, hidden_players, board_item)
 
-    def write(self, writes: list[EntryWrite], *, approving: Approval | None = None) -> None:
-        """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction; with
-        `approving`, always one transaction that also deletes the approved submission and its pointer, the
-        submission only while the approval's claim holds (data/pending.approval_actions).
-
-        Raises Changed when another writer got there first (nothing is written then), Conflict when the claim no
-        longer holds. A transaction of an approval that DynamoDB cancels only because another one was in progress
-        on one of its items (TransactionConflict) raises TransactionBusy instead: nothing written, and the caller's
-        whole request may be sent again.
-        """
-        updates = [self._update(w) for w in writes]
-        if len(updates) == 1 and approving is None:
-            try:
-                self._client.update_item(**updates[0])
-            except self._client.exceptions.ConditionalCheckFailedException as err:
-                raise Changed() from err
-            return
-        removal = approval_actions(self._table, approving, self._digest_key.value()) if approving is not None else []
+    def write(self, writes: list[EntryWrite]) -> None:
+        """Each entry only if it is still as read: one UpdateItem for one entry, else one transaction (the entries'
+        own unit of work). Raises Changed when another writer got there first, or another transaction was in
+        progress on one of the items: nothing is written then, and the caller reads again."""
         try:
-            dynamo.transact([{"Update": u} for u in updates] + removal, on=self._client)
-        except dynamo.Cancelled as err:
-            if approving is not None and err.conflict:
-                raise TransactionBusy("this pending submission or its player's entries") from err
-            if approving is not None and err.reasons[len(updates)] == "ConditionalCheckFailed":
-                raise Conflict(CLAIM_LOST) from err
+            DynamoUnitOfWork(self._client).commit(self.write_ops(writes))
+        except (TransactionBusy, dynamo.Cancelled) as err:
             raise Changed() from err
+
+    def write_ops(self, writes: list[EntryWrite]) -> DynamoWrites:
+        """The writes for a unit of work: one conditional Update each, refused (Changed) unless still as read."""
+        updates = tuple(DynamoAction({"Update": self._update(w)}, Changed) for w in writes)
+        return DynamoWrites(updates, "its player's entries")
 
     def _update(self, w: EntryWrite) -> dict:
         names: dict[str, str] = {}

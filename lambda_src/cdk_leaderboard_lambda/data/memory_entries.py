@@ -5,9 +5,10 @@ projection, an erasure's fences in the entry places, and BatchWriteItem's refusa
 Reads are strongly consistent, even those a caller allows to be eventually consistent.
 
 get_for_submission reads the moderation, board and erasure stores of the same runtime (given when it builds the
-stores, composition.in_memory_stores), as DynamoDB reads those items in the same request; an approval's write removes
-its submission from the same runtime's pending store under this store's lock, as DynamoDB does in the entries'
-transaction. Each change of an item is written to `stream` (data/memory_stream.py), as a table's stream holds it."""
+stores, composition.in_memory_stores), as DynamoDB reads those items in the same request. Their writes take part in
+a unit of work (write_ops) under the lock they share with it and the other stores taking part (data/unit_of_work.py),
+as DynamoDB commits them in one transaction. Each change of an item is written to `stream` (data/memory_stream.py), as
+a table's stream holds it."""
 
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from ..domain.entry_store import Changed, erasure_stands, is_fence, position
-from ..domain.ports import Approval, KeptBest, Purged, SubmissionRead
+from ..domain.ports import KeptBest, Purged, SubmissionRead
 from ..shared import item_keys, schema
-from ..shared.errors import Conflict
 from ..shared.model import Entry, EntryWrite, rank_key_attribute
 from . import dynamo, memory
-from .entries import CLAIM_LOST, fence, forgotten_operations, keep_best_loop, new_item
+from .entries import fence, forgotten_operations, keep_best_loop, new_item
+from .unit_of_work import MemoryUnitOfWork, MemoryWrites
 
 if TYPE_CHECKING:
     from ..domain.digest_key import DigestKey
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from ..shared.clock import Clock
     from .erasures import MemoryErasures
     from .memory_stream import MemoryStream
-    from .pending import MemoryPending
 
 _PK, _SK, _RANK = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY, schema.RANK_INDEX_SORT_KEY
 # What the rank index holds of an item: its keys, the table's keys and the projected attributes (INCLUDE).
@@ -53,13 +53,13 @@ class MemoryEntries:
         boards: BoardStore,
         erasures: MemoryErasures,
         stream: MemoryStream,
-        pending: MemoryPending,
+        lock: Any | None = None,
     ) -> None:
         self._moderation, self._boards, self._erasures = moderation, boards, erasures
-        self._pending = pending  # an approval's write removes its submission here, atomically (write)
         self.stream = stream  # the scores table's stream, for the entries (what the stream consumers read)
         self._items: dict[memory.Key, dict[str, Any]] = {}
-        self._lock = threading.RLock()
+        # Reentrant, and shared with the unit of work and the other stores that commit with these (in_memory_stores).
+        self._lock = lock if lock is not None else threading.RLock()
         self._clock: Clock | None = None  # a runtime's (bound_to), as DynamoEntries gets them in its constructor
         self._digest_key: DigestKey | None = None
 
@@ -114,15 +114,20 @@ class MemoryEntries:
 
     # --- conditional writes ---
 
-    def write(self, writes: list[EntryWrite], *, approving: Approval | None = None) -> None:
-        with self._lock:  # all or none, as one UpdateItem or one transaction
-            if not all(self._as_read(w) for w in writes):
-                raise Changed()
-            # the approved submission goes before any entry is written: a removal refused (or failing) writes nothing
-            if approving is not None and not self._pending.take(approving):
-                raise Conflict(CLAIM_LOST)
+    def write(self, writes: list[EntryWrite]) -> None:
+        MemoryUnitOfWork(self._lock).commit(self.write_ops(writes))  # all or none, as one UpdateItem or transaction
+
+    def write_ops(self, writes: list[EntryWrite]) -> MemoryWrites:
+        writes = list(writes)
+
+        def as_read() -> Exception | None:
+            return None if all(self._as_read(w) for w in writes) else Changed()
+
+        def apply() -> None:
             for w in writes:
                 self._apply(w)
+
+        return MemoryWrites(self._lock, (as_read,), apply, len(writes))
 
     def _as_read(self, w: EntryWrite) -> bool:
         item = self._items.get((w.entry.player_id, w.entry.leaderboard_id)) or {}

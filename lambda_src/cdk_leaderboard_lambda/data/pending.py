@@ -5,10 +5,10 @@ Each is two items written in one transaction: the submission under item_keys.pen
 partition per board (the review queue is one Query a page), and a pointer under the player's
 item_keys.pending_of_partition (their own lookup and an erasure find theirs with one Query). A decision claims the item
 by one conditional write (`deciding`), so two decisions on one submission cannot both apply. An approval deletes
-both items with the entry writes, atomically (EntryStore.write(approving=...): on DynamoDB in the entries' one
-transaction, approval_actions(); in memory under the entries' lock, MemoryPending.take), only while its claim
-holds; a transaction cancelled because another was in progress on one of its items (TransactionConflict) raises
-errors.TransactionBusy, nothing written.
+both items with the entry writes, atomically, only while its claim holds: approval_ops() are its writes for the
+unit of work that commits them with the entries' (data/unit_of_work.py: on DynamoDB one transaction, in memory under
+the lock these stores share); a transaction cancelled because another was in progress on one of its items
+(TransactionConflict) raises errors.TransactionBusy, nothing written.
 
 Two implementations of ports.PendingStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine).
@@ -23,14 +23,20 @@ from typing import TYPE_CHECKING, Any
 from ..domain.ports import Approval
 from ..shared import item_keys, schema
 from ..shared.attribute_values import from_item, to_item
-from ..shared.errors import TransactionBusy
+from ..shared.errors import Conflict, TransactionBusy
 from . import dynamo, memory
+from .unit_of_work import DynamoAction, DynamoWrites, MemoryWrites
 
 if TYPE_CHECKING:
     from ..domain.digest_key import DigestKey
 
 POINTER_FIELDS = ("score", "rule", "submitted_at")  # what a player's own lookup shows of theirs
 _PARTITION, _SORT = schema.SCORES_PARTITION_KEY, schema.SCORES_SORT_KEY
+CLAIM_LOST = "this pending submission is no longer held for this decision: nothing applied"
+
+
+def _claim_lost() -> Conflict:
+    return Conflict(CLAIM_LOST)
 
 
 def _pointer_key(secret: bytes, board_id: str, player_id: str, pending_id: str) -> tuple[str, str]:
@@ -58,22 +64,6 @@ def _lookup(pointer: dict[str, Any]) -> dict[str, Any]:
 def _everywhere(pointer: dict[str, Any]) -> dict[str, Any]:
     """A pointer as the player's own view of every board shows it: its board too."""
     return {"board_id": pointer[_SORT].split("#", 1)[0], **_lookup(pointer)}
-
-
-def approval_actions(table: str, approval: Approval, secret: bytes) -> list[dict[str, Any]]:
-    """The TransactWriteItems actions that remove an approved submission and its pointer, for the entries'
-    transaction (data/entries.py): the submission only while `approval.claim` is its decision's claim."""
-    submission = {
-        "TableName": table,
-        "Key": dynamo.key(*item_keys.pending_key(approval.board_id, approval.pending_id)),
-        "ConditionExpression": "deciding = :claim",
-        "ExpressionAttributeValues": to_item({":claim": approval.claim}),
-    }
-    pointer = {
-        "TableName": table,
-        "Key": dynamo.key(*_pointer_key(secret, approval.board_id, approval.player_id, approval.pending_id)),
-    }
-    return [{"Delete": submission}, {"Delete": pointer}]
 
 
 class DynamoPending:
@@ -167,6 +157,20 @@ class DynamoPending:
         deletes = [{"Delete": {"TableName": self._table, "Key": dynamo.key(*k)}} for k in both]
         self._transact(deletes, "this pending submission")
 
+    def approval_ops(self, approval: Approval) -> DynamoWrites:
+        """The deletes of an approved submission and its pointer, for the unit of work that commits them with its
+        entries: the submission only while `approval.claim` is its decision's claim (else Conflict)."""
+        submission = {
+            "TableName": self._table,
+            "Key": dynamo.key(*item_keys.pending_key(approval.board_id, approval.pending_id)),
+            "ConditionExpression": "deciding = :claim",
+            "ExpressionAttributeValues": to_item({":claim": approval.claim}),
+        }
+        pointer_key = _pointer_key(self._secret(), approval.board_id, approval.player_id, approval.pending_id)
+        pointer = {"TableName": self._table, "Key": dynamo.key(*pointer_key)}
+        actions = (DynamoAction({"Delete": submission}, _claim_lost), DynamoAction({"Delete": pointer}, _claim_lost))
+        return DynamoWrites(actions, "this pending submission")
+
     def _transact(self, actions: list[dict[str, Any]], what: str) -> None:
         try:
             dynamo.transact(actions, on=self._client)
@@ -211,9 +215,10 @@ class DynamoPending:
 class MemoryPending:
     """The same items in a dict of this instance, by their scores-table key."""
 
-    def __init__(self) -> None:
+    def __init__(self, lock: Any | None = None) -> None:
         self._items: dict[memory.Key, dict[str, Any]] = {}
-        self._lock = threading.Lock()
+        # Shared with the unit of work and the other stores that commit with this one (in_memory_stores).
+        self._lock = lock if lock is not None else threading.RLock()
         self._key = secrets.token_bytes(32)  # in memory, the pointers' hashes need only not name the player
 
     def _secret(self) -> bytes:
@@ -268,19 +273,20 @@ class MemoryPending:
             self._items.pop(item_keys.pending_key(board_id, pending_id), None)
             self._items.pop(_pointer_key(self._secret(), board_id, player_id, pending_id), None)
 
-    def take(self, approval: Approval) -> bool:
-        """Remove an approved submission and its pointer if `approval.claim` still holds it (else False, nothing
-        changed): MemoryEntries.write calls it under its own lock, between its checks and its writes."""
+    def approval_ops(self, approval: Approval) -> MemoryWrites:
         key = item_keys.pending_key(approval.board_id, approval.pending_id)
-        with self._lock:
+
+        def claimed() -> Exception | None:
             found = self._items.get(key)
-            if found is None or found.get("deciding") != approval.claim:
-                return False
+            return None if found is not None and found.get("deciding") == approval.claim else _claim_lost()
+
+        def remove() -> None:
             del self._items[key]
             self._items.pop(
                 _pointer_key(self._secret(), approval.board_id, approval.player_id, approval.pending_id), None
             )
-            return True
+
+        return MemoryWrites(self._lock, (claimed,), remove, 2)
 
     def forget_player(self, player_id: str) -> None:
         partition = item_keys.pending_of_partition(self._secret(), player_id)

@@ -1,4 +1,7 @@
-"""Score submissions: the board's operator on every period it keeps, without lost or doubled updates.
+"""The rules of a score write: what a submission stores on each standing it takes a place in (the board's operator
+on the stored score, its bounds, an idempotent request's replay), as a plan of conditional entry writes and the rows
+of its answer. Pure: the use case that reads, writes and retries (operations/score_submission.py) hands in what it
+read and writes what the plan says.
 
 Every submission reads first: the player's entries of the current periods, whether the player is hidden on the
 board and (for a board stored in the table) the board's config, in ONE BatchGetItem; then it writes only the
@@ -8,9 +11,8 @@ A submission that changes nothing (the most common one: not the player's best) i
 Keep-best boards read eventually consistently (half the read units): a stale read can only show an older, lower
 best, and each write's condition (`score` still below ours) guards the race, so no better score is ever lowered.
 Other operators (latest, increment) read strongly consistently, as their writes expect exactly what was read;
-every retry after a conflict does too. The rank counters are not touched here (rank_counter_upkeep.py keeps them from
-the
-table's stream), so two submissions only ever meet on the same player's entries.
+every retry after a conflict does too. The rank counters are not touched here (operations/counter_upkeep.py keeps
+them from the table's stream), so two submissions only ever meet on the same player's entries.
 
 Idempotent requests (Idempotency-Key) remember an operation id on every entry they change, so a request retried
 after failing part-way (a bulk whose later chunks failed) skips what it applied already.
@@ -19,27 +21,17 @@ after failing part-way (a bulk whose later chunks failed) skips what it applied 
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any
 
-from ..shared import item_keys, limits, metrics
-from ..shared.clock import ms
-from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
+from ..shared import item_keys, limits
+from ..shared.errors import BadRequest, BrokenRule
+from ..shared.item_keys import Standing
 from ..shared.model import Entry, EntryWrite
 from . import entry_store, periods
 from .boards import BoardConfig
-from .ports import Approval
-
-if TYPE_CHECKING:
-    from .ports.runtime import Runtime
-
-T = TypeVar("T")
-
-WRITE_ATTEMPTS = 40  # one player's entries under many concurrent writers: each round one of them wins
+from .placement import Placed, standing_of
 
 
 @dataclass(frozen=True)
@@ -98,10 +90,13 @@ def make_entry(
     metadata: str | None,
     *,
     retention_days: int,
+    standing: Standing | None = None,
 ) -> Entry:
-    """The entry of a score on one period, kept `retention_days` (settings.period_retention_days) past its end."""
+    """The entry of a score on one period, kept `retention_days` (settings.period_retention_days) past its end, in
+    `standing` (default: the board's own on the period, in the player's shard)."""
+    standing = standing or standing_of(config, period.period_id, player_id)
     return Entry(
-        leaderboard_id=config.player_partition(period.period_id, player_id),
+        leaderboard_id=standing.index_partition,
         player_id=player_id,
         player_name=name,
         score=score,
@@ -121,7 +116,7 @@ def combine(config: BoardConfig, stored: int | None, submitted: int) -> int | No
     return submitted if config.better(submitted, stored) else None
 
 
-def _check_range(config: BoardConfig, s: Submission) -> None:
+def check_range(config: BoardConfig, s: Submission) -> None:
     if config.operator != limits.INCREMENT and not config.in_bounds(s.score):
         # the board's own bounds, which the document cannot know: 422, as for its other rules in words
         raise BrokenRule(f"score must be between {config.min_score} and {config.max_score} on this board")
@@ -131,7 +126,7 @@ def check(config: BoardConfig, s: Submission, now: datetime) -> None:
     """What refuses a submission without reading anything (a tournament's window, the board's bounds): checked
     before the per-player limit counts it, so a refused submission costs the player nothing."""
     config.check_open(now)
-    _check_range(config, s)
+    check_range(config, s)
 
 
 def checked(config: BoardConfig, s: Submission | BadRequest) -> Submission | BadRequest:
@@ -139,22 +134,32 @@ def checked(config: BoardConfig, s: Submission | BadRequest) -> Submission | Bad
     if isinstance(s, BadRequest):
         return s
     try:
-        _check_range(config, s)
+        check_range(config, s)
     except BadRequest as err:
         return err
     return s
 
 
-def _plan(
-    runtime: Runtime, config, current, s: Submission, stored: dict, reached_ms: int, hidden: bool = False
+def plan(
+    config: BoardConfig,
+    placed: Placed,
+    s: Submission,
+    stored: dict,
+    reached_ms: int,
+    *,
+    retention_days: int,
+    operation_expires: int,
+    hidden: bool = False,
 ) -> tuple[list[EntryWrite], list[PeriodOutcome]]:
-    """The writes one submission needs given what is stored, and its result rows (one per period). A hidden
-    player's entries are written outside the rank index."""
-    retention_days = runtime.settings.period_retention_days
+    """The writes one submission needs on the standings it takes a place in (placement.py), given what is stored
+    (by (player id, index partition)), and its result rows (one per standing). A hidden player's entries are
+    written outside the rank index. `operation_expires`: until when an idempotent request's operation id is kept
+    (while a retry may come)."""
     meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
     writes, rows = [], []
-    replay = any(entry_store.applied(stored.get((s.player_id, part)), s.operation) for _, part in current)
-    for period, part in current:
+    places = [(period, standing, standing.index_partition) for period, standing in placed]
+    replay = any(entry_store.applied(stored.get((s.player_id, part)), s.operation) for _, _, part in places)
+    for period, standing, part in places:
         old = stored.get((s.player_id, part))
         if entry_store.is_fence(old):
             raise entry_store.Erasing(s.player_id)
@@ -168,14 +173,21 @@ def _plan(
             # No name given: keep the one stored (or show the id for a newcomer).
             name = s.player_name or (old.get("player_name") if old else None) or s.player_id
             entry = make_entry(
-                config, period, s.player_id, name, new_score, reached_ms, meta, retention_days=retention_days
+                config,
+                period,
+                s.player_id,
+                name,
+                new_score,
+                reached_ms,
+                meta,
+                retention_days=retention_days,
+                standing=standing,
             )
-            expires = int(runtime.clock.now().timestamp()) + limits.IDEMPOTENCY_KEEP_SECONDS  # while a retry may come
-            writes.append(EntryWrite(entry, old, s.operation, expires, hidden))
+            writes.append(EntryWrite(entry, old, s.operation, operation_expires, hidden))
         rows.append(
             PeriodOutcome(
                 period=period,
-                leaderboard_id=config.leaderboard_id(period.period_id),
+                leaderboard_id=standing.board_period,
                 partition=part,
                 score=new_score if changed else (old["score"] if old else None),
                 changed=changed,
@@ -185,201 +197,14 @@ def _plan(
     return writes, rows
 
 
-def _result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodOutcome]) -> Outcome:
+def result(config: BoardConfig, s: Submission, stored: dict, rows: list[PeriodOutcome]) -> Outcome:
     names = [e.get("player_name") for (p, _), e in stored.items() if p == s.player_id and e.get("player_name")]
     return Outcome(config.board_id, s.player_id, s.player_name or (names[0] if names else s.player_id), rows)
 
 
-def _read(
-    runtime: Runtime, config: BoardConfig, pairs: list[tuple[str, str]], consistent: bool = True
-) -> tuple[dict, set[str]]:
-    """The entries (fences in their place) and which of their players are hidden on the board, and for a board
-    stored in the table its config (it may be being deleted): all in the same request."""
-    read = runtime.entries.get_for_submission(pairs, config.board_id, stored_board=config.stored, consistent=consistent)
-    stored, hidden, board = read.entries, read.hidden, read.board
-    if config.stored and (board is None or board.get("status") == "deleting"):
-        raise NotFound(f"no leaderboard {config.board_id}")
-    if (
-        config.stored
-        and board is not None
-        and board.get("generation", item_keys.LEGACY_GENERATION) != config.generation
-    ):
-        # This instance's cached config is of a deleted generation (board_catalog.BOARD_CACHE_SECONDS): writing
-        # would change the deleted board's archived evidence. Nothing written; the next request reads the new one.
-        runtime.board_cache.forget(config.board_id)
-        raise Conflict(f"leaderboard {config.board_id} was deleted and created again: retry")
-    return stored, hidden
-
-
-def submit(
-    runtime: Runtime,
-    config: BoardConfig,
-    s: Submission,
-    now: datetime,
-    approving: Approval | None = None,
-    open_at: datetime | None = None,
-) -> Outcome:
-    """One submission on every period the board keeps: 1 read request, and a write only where it changes an entry
-    (keep-best on a built-in or declared board: one conditional UpdateItem per improved period; otherwise one
-    UpdateItem or one transaction). `approving`: the pending submission this applies, removed atomically with the
-    entry writes, even when no entry changes (EntryStore.write: TransactionBusy or Conflict, nothing written).
-    `open_at`: only the periods still open at that time are written (an approval after some of its periods ended
-    leaves those as they closed: docs/PROVING.md, "The closing rule").
-
-    `runtime` gives the entries, the board cache, the retention setting and the clock (an Idempotency-Key's
-    record is kept from the time of writing, not `now`, which an approval sets to the submission's time)."""
-    config.check_open(now)
-    _check_range(config, s)
-    current = [
-        (p, config.player_partition(p.period_id, s.player_id))
-        for p in config.current_periods(now)
-        if open_at is None or not periods.ended(p, open_at)
-    ]
-    runtime.metrics.count(metrics.SUBMISSIONS, board=config.board_id)
-    if config.operator == limits.BEST and not config.stored and approving is None:
-        return _retry_on_change(
-            runtime, config, lambda retry: _keep_best(runtime, config, s, current, ms(now), retry), "this entry"
-        )
-
-    def attempt(retry: bool) -> Outcome:
-        stored, hidden = _read(
-            runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry)
-        )
-        writes, rows = _plan(runtime, config, current, s, stored, ms(now), s.player_id in hidden)
-        if writes or approving is not None:
-            runtime.entries.write(writes, approving=approving)
-        return _result(config, s, stored, rows)
-
-    return _retry_on_change(runtime, config, attempt, "this entry")
-
-
-def _consistent(config: BoardConfig, retry: bool) -> bool:
+def consistent(config: BoardConfig, retry: bool) -> bool:
     """Whether a submission's read must be strongly consistent: on a retry (a concurrent writer changed what we
     read), and for operators whose writes expect exactly what was read. Keep-best's first read need not be: what
     it may miss is a score written in the last moment, which its conditional writes cannot lower, or an erasure
     begun in the last moment, whose entry-place fences its conditional writes refuse."""
     return retry or config.operator != limits.BEST
-
-
-def _retry_on_change(runtime: Runtime, config: BoardConfig, attempt: Callable[[bool], T], what: str) -> T:
-    """attempt(retry) reads and writes; a concurrent writer that changed what it read makes it raise Changed."""
-    for n in range(WRITE_ATTEMPTS):
-        try:
-            return attempt(n > 0)
-        except entry_store.Changed:
-            runtime.metrics.count(metrics.WRITE_RETRIES, board=config.board_id)
-            time.sleep(random.uniform(0, 0.01 * (n + 1)))  # jitter: let the other writer finish
-    raise Conflict(f"too many concurrent writes to {what}; retry")
-
-
-def _keep_best(runtime: Runtime, config: BoardConfig, s: Submission, current, reached_ms: int, retry: bool) -> Outcome:
-    """Keep-best: read the entries (and whether the player is hidden on the board) in one request, then write only
-    the periods the score beats, each with one conditional UpdateItem (see EntryStore.keep_best: a better score
-    stored meanwhile refuses it, an equal one does not replace the one reached first). It is idempotent by nature,
-    so an idempotent request needs no operation id. Boards stored in the table take the general path instead.
-
-    A hidden player's entries stay hidden, and a created one is written hidden at once if the read says the player
-    is hidden on the board (the rank-counter consumer catches a hide that races this, see moderation.reconcile)."""
-    stored, hidden = _read(runtime, config, [(s.player_id, part) for _, part in current], _consistent(config, retry))
-    if any(entry_store.is_fence(stored.get((s.player_id, part))) for _, part in current):
-        raise entry_store.Erasing(s.player_id)  # nothing written; each write's condition refuses a fence too
-    meta = json.dumps(s.metadata, separators=(",", ":")) if s.metadata is not None else None
-    outcomes, names = [], []
-    for period, part in current:
-        old = stored.get((s.player_id, part))
-        board_period = config.leaderboard_id(period.period_id)
-        if old is not None and not config.better(s.score, old["score"]):
-            names.append(old.get("player_name"))  # not better: nothing to write
-            outcomes.append(PeriodOutcome(period, board_period, part, old["score"], False, entry_store.position(old)))
-            continue
-        entry = make_entry(
-            config,
-            period,
-            s.player_id,
-            s.player_name or s.player_id,
-            s.score,
-            reached_ms,
-            meta,
-            retention_days=runtime.settings.period_retention_days,
-        )
-        hide = entry_store.is_hidden(old) if old is not None else s.player_id in hidden
-        kept = runtime.entries.keep_best(
-            entry, descending=config.order == limits.DESC, name_given=s.player_name is not None, hidden=hide
-        )
-        changed, item = kept.changed, kept.item
-        names.append(item.get("player_name"))
-        outcomes.append(PeriodOutcome(period, board_period, part, item["score"], changed, entry_store.position(item)))
-    return Outcome(config.board_id, s.player_id, s.player_name or next((n for n in names if n), s.player_id), outcomes)
-
-
-def submit_many(
-    runtime: Runtime, config: BoardConfig, submissions: list[Submission | BadRequest], now: datetime
-) -> list[Outcome | BadRequest]:
-    """Many submissions, in input order, in chunks that each take one read request and, if any of its entries
-    changes, one transaction of the changed entries (a chunk that improves nothing writes nothing).
-
-    A chunk holds each player at most once (a later submission of the same player goes to a later chunk, so
-    they apply in order), and few enough players that its read (their entries, whether each is hidden, the
-    board's item) is at most 100 keys and its transaction at most 100 entries: DynamoDB's limits. Returns one result or
-    BadRequest per submission, in input order; a refused submission changes nothing and does not stop the others.
-    """
-    config.check_open(now)  # a whole bulk outside a tournament's window is refused, nothing written
-    period_list = config.current_periods(now)
-    # Each player: an entry per period, a hidden item and an erasure item (EntryStore.get_for_submission); one board
-    # item.
-    per_chunk = max(1, (100 - 1) // (len(period_list) + 2))
-    results: list[Outcome | BadRequest | None] = [None] * len(submissions)
-    chunk: list[int] = []
-    players_in_chunk: set[str] = set()
-
-    def flush() -> None:
-        if chunk:
-            chosen = [(i, cast(Submission, submissions[i])) for i in chunk]
-            _apply_chunk(runtime, config, period_list, chosen, results, now)
-            chunk.clear()
-            players_in_chunk.clear()
-
-    for i, s in enumerate(submissions):
-        if isinstance(s, BadRequest):
-            results[i] = s
-            continue
-        try:
-            _check_range(config, s)
-        except BadRequest as err:
-            results[i] = err
-            continue
-        if s.player_id in players_in_chunk or len(chunk) == per_chunk:
-            flush()
-        chunk.append(i)
-        players_in_chunk.add(s.player_id)
-    flush()
-    return cast("list[Outcome | BadRequest]", results)  # every slot is filled by now
-
-
-def _apply_chunk(
-    runtime: Runtime, config, period_list, items: list[tuple[int, Submission]], results: list, now: datetime
-) -> None:
-    currents = {
-        s.player_id: [(p, config.player_partition(p.period_id, s.player_id)) for p in period_list] for _, s in items
-    }
-
-    def attempt(retry: bool) -> None:
-        pairs = [(player, part) for player, cur in currents.items() for _, part in cur]
-        stored, hidden = _read(runtime, config, pairs, _consistent(config, retry))
-        writes: list[EntryWrite] = []
-        planned: list[tuple[int, Submission, list[PeriodOutcome]]] = []
-        for i, s in items:
-            try:
-                w, rows = _plan(runtime, config, currents[s.player_id], s, stored, ms(now), s.player_id in hidden)
-            except (BadRequest, entry_store.Erasing) as err:
-                results[i] = err
-                continue
-            writes += w
-            planned.append((i, s, rows))
-        if writes:
-            runtime.entries.write(writes)
-        runtime.metrics.count(metrics.SUBMISSIONS, len(planned), board=config.board_id)
-        for i, s, rows in planned:
-            results[i] = _result(config, s, stored, rows)
-
-    _retry_on_change(runtime, config, attempt, "these entries")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain import boards, entry_store, periods, rank_counters, score_writes
 from ..shared import item_keys, metrics, schema
 from ..shared.errors import NotFound
-from . import ranking_reads
+from . import ranking_reads, score_submission
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -19,8 +19,8 @@ BOARD_PERIOD = schema.SCORES_SORT_KEY  # an entry's board period (its leaderboar
 
 def submit(runtime: Runtime, player_id: str, name: str | None, score: int, now: datetime) -> dict[str, Any]:
     """POST /scores, the original route: the default board, keep-best, its original response shape (no ranks)."""
-    outcome = score_writes.submit(
-        runtime,
+    outcome = score_submission.submit(
+        score_submission.Writer.of(runtime),
         boards.DEFAULT_BOARD,
         score_writes.Submission(player_id, name, score),
         now,

@@ -4,7 +4,8 @@ a reviewer (or a game's validator, told by a `Leaderboard Score Pending` event) 
 A pending submission is no entry (data/pending.py): absent from every list, rank, total, snapshot, summary and
 live push, as hidden players are. Approving applies it exactly as the submission would have been applied when it
 was made: the periods current then, and its rank key (ties) from its submission time; the per-player limit
-counted it then, and the submission leaves the queue in the same atomic write as its entries (EntryStore.write).
+counted it then, and the submission leaves the queue in the same unit of work as its entries are written
+(PendingStore.approval_ops, committed with the entry writes).
 Rejecting drops it without a trace. A decision claims the submission first: a second approve or reject of the same
 one is a 404 (it is gone), one while another decision is in flight a 409. A decision whose transaction DynamoDB
 cancels because another transaction was in progress on one of its items is a 503 with Retry-After (TransactionBusy):
@@ -26,6 +27,7 @@ from ..shared import item_keys
 from ..shared.clock import iso, ms
 from ..shared.errors import Conflict, NotFound
 from ..shared.limits import EVENT_SOURCE, SCORE_PENDING_DETAIL_TYPE
+from . import score_submission
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -170,7 +172,9 @@ def approve(runtime: Runtime, config: BoardConfig, pending_id: str) -> dict[str,
             + item_keys.operation_id(pending_id, f"{config.board_id}/pending"),
         )
         approval = Approval(config.board_id, pending_id, submission.player_id, claim=token)
-        outcome = score_writes.submit(runtime, config, submission, at, approving=approval, open_at=now)
+        removal = queue.approval_ops(approval)
+        writer = score_submission.Writer.of(runtime)
+        outcome = score_submission.submit(writer, config, submission, at, together=(removal,), open_at=now)
     except BaseException:
         queue.unclaim(config.board_id, pending_id, token)
         raise

@@ -1,4 +1,4 @@
-"""Score submissions as the board routes answer them: the write (score_writes.py), then each period's rank."""
+"""Score submissions as the board routes answer them: the write (score_submission.py), then each period's rank."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..shared.errors import (
     TooManyRequests,
     TransactionBusy,
 )
-from . import quarantine, rate_limits
+from . import quarantine, rate_limits, score_submission
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -57,7 +57,7 @@ def submit(
             rate_limits.give_back(runtime.rate_limits, config, submission.player_id, minute)
             raise
     try:
-        outcome = score_writes.submit(runtime, config, submission, now)
+        outcome = score_submission.submit(score_submission.Writer.of(runtime), config, submission, now)
     except BadRequest:
         rate_limits.give_back(runtime.rate_limits, config, submission.player_id, minute)
         raise
@@ -131,7 +131,9 @@ def submit_bulk(
     refused, minutes = _past_limit(runtime, config, submissions, now)
     kept = [i for i in range(len(submissions)) if i not in refused]
     outcomes: dict[int, score_writes.Outcome | ApiError] = dict(refused)
-    written = score_writes.submit_many(runtime, config, [submissions[i] for i in kept], now)
+    written = score_submission.submit_many(
+        score_submission.Writer.of(runtime), config, [submissions[i] for i in kept], now
+    )
     outcomes.update(zip(kept, written, strict=True))
     _give_back_refused(runtime, config, [(submissions[i], outcomes[i]) for i in kept], minutes)
     results = []

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass, replace
 
 from .limits import MAX_SCORE, SCORE_DIGITS
 
@@ -101,6 +102,53 @@ def separator(previous: str, key: str) -> str | None:
     not remove it), so no range starts between them."""
     i = next((i for i, (a, b) in enumerate(zip(previous, key, strict=False)) if a != b), len(previous))
     return key[: i + 1] if i < _TIE_WIDTH - 1 else None
+
+
+# --- standings ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One standing a score can take a place in: a period of a generation of a board, one shard of it, and (later)
+    one partition of it, a segment value such as a country, a league group or a team. Every key of its items comes
+    from here (encoded by the functions below, byte for byte as stored data holds them): the board period's id (its
+    log, snapshots and closings), the rank index partition of its entries and the partitions of its counters."""
+
+    board_id: str
+    period_id: str
+    generation: str = "0"  # LEGACY_GENERATION: the keys as they were before generations
+    partition: str | None = None  # None: the whole board (no standing has a partition yet)
+    shard: int = 0  # which of `shards` rank index partitions (shard_of the player)
+    shards: int = 1
+
+    @classmethod
+    def of_player(cls, board_id: str, generation: str, period_id: str, player_id: str, shards: int = 1) -> Standing:
+        """The board's own standing (no partition) on a period, in the shard that holds the player's entry."""
+        return cls(board_id, period_id, generation, None, shard_of(player_id, shards), shards)
+
+    def shard_standings(self) -> list[Standing]:
+        """This standing in each of its shards (what a read of the whole standing reads)."""
+        return [replace(self, shard=k) for k in range(self.shards)]
+
+    @property
+    def evidence_id(self) -> str:
+        return evidence_id(self.board_id, self.generation)
+
+    @property
+    def board_period(self) -> str:
+        """The board period's id (leaderboard_id): `all-time`, `race#daily-2026-11-30`, `cup.k3f9a2mq#tournament`."""
+        if self.partition is not None:  # its encoding comes with the first feature that writes one (and reads it)
+            raise ValueError(f"no item key encodes partition {self.partition!r} of a standing yet")
+        return leaderboard_id(self.evidence_id, self.period_id)
+
+    @property
+    def index_partition(self) -> str:
+        """The rank index partition (an entry's sort key): the board period, `!<shard>` after it on a sharded board."""
+        return shard_partition(self.board_period, self.shard, self.shards)
+
+    def counter_partition(self, level: int) -> str:
+        """The scores-table partition of one level of this standing's rank counters (BUCKETS or SEGMENTS)."""
+        return counter_partition(self.index_partition, level)
 
 
 # --- index partitions ---------------------------------------------------------------------

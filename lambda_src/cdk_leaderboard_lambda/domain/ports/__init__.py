@@ -22,7 +22,6 @@ from .boards import (
 )
 from .changes import ChangeFeed
 from .entries import (
-    Approval,
     CounterStore,
     EntryStore,
     ErasureKey,
@@ -33,7 +32,16 @@ from .entries import (
     SubmissionRead,
 )
 from .evidence import ChainStore, Head, SecretStore, Version
-from .submissions import IdempotencyStore, ModerationStore, PendingStore, RateLimitStore, RecordKey, RunStore
+from .submissions import (
+    Approval,
+    IdempotencyStore,
+    ModerationStore,
+    PendingStore,
+    RateLimitStore,
+    RecordKey,
+    RunStore,
+)
+from .unit_of_work import MAX_ACTIONS, StoreWrites, UnitOfWork
 
 __all__ = [
     "BUSY",
@@ -41,6 +49,7 @@ __all__ = [
     "DELETED",
     "EXISTS",
     "FULL",
+    "MAX_ACTIONS",
     "MISSING",
     "Approval",
     "BoardStore",
@@ -64,7 +73,9 @@ __all__ = [
     "RunStore",
     "SecretStore",
     "SnapshotStore",
+    "StoreWrites",
     "SubmissionRead",
     "Taken",
+    "UnitOfWork",
     "Version",
 ]

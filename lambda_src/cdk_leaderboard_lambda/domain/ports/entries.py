@@ -7,20 +7,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ...shared.model import Counter, Entry, EntryWrite
+from .unit_of_work import StoreWrites
 
 ErasureKey = tuple[str, str]  # item_keys.erasing_key(player_id)
 Pairs = Iterable[tuple[str, str]]  # (player id, index partition): an entry's table key
-
-
-@dataclass(frozen=True)
-class Approval:
-    """A pending submission that an entry write applies: removed with the write, all or nothing, only while the
-    decision that claimed it (`claim`: its token) still holds it."""
-
-    board_id: str
-    pending_id: str
-    player_id: str
-    claim: str
 
 
 @dataclass(frozen=True)
@@ -63,11 +53,14 @@ class EntryStore(Protocol):
         players among them hidden on the board, and the board's stored item (None: gone, or not a stored board)."""
         ...
 
-    def write(self, writes: list[EntryWrite], *, approving: Approval | None = None) -> None:
-        """Each entry only if it is still as read, all or none (Changed: nothing written). `approving`: the pending
-        submission these writes apply, removed (with its player's pointer) in the same atomic write, only while
-        its decision's claim holds (else Changed, nothing written); TransactionBusy (nothing written) when another
-        write in progress on one of the items keeps it from committing."""
+    def write(self, writes: list[EntryWrite]) -> None:
+        """Each entry only if it is still as read, all or none (Changed: nothing written, also when another write
+        in progress on one of the items kept them from committing)."""
+        ...
+
+    def write_ops(self, writes: list[EntryWrite]) -> StoreWrites:
+        """The same writes for a unit of work that commits them with other stores' (each refused with Changed
+        unless its entry is still as read)."""
         ...
 
     def keep_best(self, entry: Entry, *, descending: bool, name_given: bool, hidden: bool = False) -> KeptBest:
@@ -163,7 +156,7 @@ class ErasureStore(Protocol):
 
 class CounterStore(Protocol):
     """Where the rank counters live (data/counters.py: DynamoDB, or in memory). Only the stream consumer
-    (rank_counter_upkeep.py) writes them; `level` is item_keys.BUCKETS or item_keys.SEGMENTS."""
+    (operations/counter_upkeep.py) writes them; `level` is item_keys.BUCKETS or item_keys.BANDS."""
 
     def read(
         self, partition: str, level: int, *, consistent: bool = False, lo: str | None = None, hi: str | None = None
@@ -172,7 +165,7 @@ class CounterStore(Protocol):
         ...
 
     def create_first(self, partition: str, expires_at: int | None) -> None:
-        """The first bucket and segment, each covering every key and counting nothing (unless made already)."""
+        """The first bucket and band, each covering every key and counting nothing (unless made already)."""
         ...
 
     def claim(self, partition: str, level: int, counter: Counter) -> int | None:

@@ -29,6 +29,7 @@ from . import (
     RunStore,
     SecretStore,
     SnapshotStore,
+    UnitOfWork,
 )
 
 
@@ -146,6 +147,8 @@ class Runtime(Protocol):
     def erasures(self) -> ErasureStore: ...
     @property
     def entries(self) -> EntryStore: ...
+    @property
+    def unit_of_work(self) -> UnitOfWork: ...
     @property
     def replays(self) -> Replays: ...
     @property

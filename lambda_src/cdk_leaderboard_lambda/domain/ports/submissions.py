@@ -4,9 +4,24 @@ Idempotency-Key's records."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .unit_of_work import StoreWrites
+
 RecordKey = tuple[str, str]  # an Idempotency-Key record's (partition, sort key) in the scores table
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A pending submission that an entry write applies: removed with the write in one unit of work
+    (PendingStore.approval_ops), all or nothing, only while the decision that claimed it (`claim`: its token) still
+    holds it."""
+
+    board_id: str
+    pending_id: str
+    player_id: str
+    claim: str
 
 
 class RateLimitStore(Protocol):
@@ -102,7 +117,12 @@ class PendingStore(Protocol):
 
     def drop(self, board_id: str, pending_id: str, player_id: str) -> None:
         """Delete the submission and its pointer (a reject; an approval removes them with its entry writes:
-        EntryStore.write(approving=...)). TransactionBusy: nothing deleted, try again."""
+        approval_ops). TransactionBusy: nothing deleted, try again."""
+        ...
+
+    def approval_ops(self, approval: Approval) -> StoreWrites:
+        """The removal of an approved submission and its pointer, for the unit of work that commits it with the
+        entry writes applying it: refused (Conflict) unless the approval's claim still holds the submission."""
         ...
 
     def forget_player(self, player_id: str) -> None:
