@@ -60,7 +60,7 @@ def test_a_standing_encodes_exactly_the_strings_the_old_functions_did(board_id, 
                 assert standing.evidence_id == evidence
                 assert standing.board_period == board_period
                 assert standing.index_partition == partition
-                assert [standing.counter_partition(level) for level in (item_keys.BUCKETS, item_keys.SEGMENTS)] == [
+                assert [standing.counter_partition(level) for level in (item_keys.BUCKETS, item_keys.BANDS)] == [
                     old_counter_partition(partition, 0),
                     old_counter_partition(partition, 1),
                 ]
@@ -82,7 +82,7 @@ def test_the_keys_stored_data_holds():
         Standing("race", "all-time", shard=0, shards=2).counter_partition(item_keys.BUCKETS)
         == "#buckets#race#all-time!0"
     )
-    assert Standing("race", "all-time").counter_partition(item_keys.SEGMENTS) == "#segments#race#all-time"
+    assert Standing("race", "all-time").counter_partition(item_keys.BANDS) == "#segments#race#all-time"
     assert Standing("b", "p").generation == item_keys.LEGACY_GENERATION
 
 

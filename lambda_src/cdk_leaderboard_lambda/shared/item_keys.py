@@ -147,7 +147,7 @@ class Standing:
         return shard_partition(self.board_period, self.shard, self.shards)
 
     def counter_partition(self, level: int) -> str:
-        """The scores-table partition of one level of this standing's rank counters (BUCKETS or SEGMENTS)."""
+        """The scores-table partition of one level of this standing's rank counters (BUCKETS or BANDS)."""
         return counter_partition(self.index_partition, level)
 
 

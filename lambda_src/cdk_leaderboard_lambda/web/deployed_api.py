@@ -28,13 +28,13 @@ VALIDATOR = "body-and-parameters"
 # than trust an importer to drop it; the function checks those rules on every body (web/validation.py) regardless.
 UNSUPPORTED_SCHEMA_KEYWORDS = ("dependencies",)
 # The gateway responses: the errors API Gateway answers itself, JSON {"error"} with CORS headers as the handlers'.
-FIXED_GATEWAY_ERRORS = {
-    "INVALID_API_KEY": routes.INVALID_API_KEY,
-    "MISSING_AUTHENTICATION_TOKEN": routes.UNKNOWN_ROUTE,
+FIXED_GATEWAY_ERRORS = (
+    ("INVALID_API_KEY", routes.INVALID_API_KEY),
+    ("MISSING_AUTHENTICATION_TOKEN", routes.UNKNOWN_ROUTE),
     # API Gateway's request validator on a required header that is absent or blank: only the bearer routes'
     # Authorization is required anywhere, so this always means "no credential" (RFC 6750's 401 with a challenge).
-    "BAD_REQUEST_PARAMETERS": routes.MISSING_CREDENTIALS,
-}
+    ("BAD_REQUEST_PARAMETERS", routes.MISSING_CREDENTIALS),
+)
 PASSED_ON_GATEWAY_ERRORS = ("DEFAULT_4XX", "DEFAULT_5XX")  # $context.error.messageString is already quoted for JSON
 
 
@@ -143,7 +143,7 @@ def _gateway_responses(cors_origins: Sequence[str]) -> dict:
             "responseParameters": {**headers, **(challenge if error is routes.MISSING_CREDENTIALS else {})},
             "responseTemplates": {"application/json": json.dumps({"error": error.message})},
         }
-        for kind, error in FIXED_GATEWAY_ERRORS.items()
+        for kind, error in FIXED_GATEWAY_ERRORS
     }
     for kind in PASSED_ON_GATEWAY_ERRORS:
         answers[kind] = {
