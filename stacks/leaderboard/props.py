@@ -18,8 +18,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_events as events
 from aws_cdk import aws_logs as logs
 
-from .paths import boards as board_rules
-from .paths import errors, limits, routes
+from .paths import board_validation, errors, limits, routes
 from .props_groups import (
     DEFAULT_WAF_READS_PER_5_MINUTES,
     GROUPS,
@@ -75,7 +74,7 @@ class Board:
 
     def __post_init__(self) -> None:
         try:
-            board_rules.parse_new_board(self.as_body(), created_at=None)
+            board_validation.parse_new_board(self.as_body(), created_at=None)
         except errors.BadRequest as error:
             raise ValueError(f"board {self.board_id!r}: {error}") from None
 

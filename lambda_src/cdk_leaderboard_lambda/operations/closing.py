@@ -15,8 +15,9 @@ import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..domain import boards, periods, rank_counters
+from ..domain import periods, rank_counters
 from ..domain.boards import BoardConfig
+from ..domain.timestamps import parse_time
 from ..shared import item_keys, limits, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict, NotFound
@@ -190,7 +191,7 @@ def resigned(
 
 def _open_view(runtime: Runtime, config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
     """A period with no closing summary: open only while `now` is inside it (else upcoming, or ended)."""
-    starts = boards.parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
+    starts = parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
     return {
         "period_id": p.period_id,
         "kind": p.kind,
