@@ -117,7 +117,7 @@ def test_a_body_changed_after_signing_is_refused(stack):
         ("/leaderboard/global/all-time", [{"not": "a string"}], "stringified"),
         ("/leaderboard/global/all-time", ["not json"], "stringified"),
         ("/leaderboard/global/all-time", [json.dumps("x" * (240 * 1024))], "240 kb"),
-        ("/leaderboard/bad_segment", ["{}"], "channel"),
+        ("/leaderboard/bad_part", ["{}"], "channel"),
     ],
     ids=["unknown-namespace", "six-events", "no-events", "not-a-string", "not-json", "over-240-KB", "bad-channel"],
 )
