@@ -86,7 +86,7 @@ class Runtime:
     # secrets: Secrets Manager) and an in-memory implementation that tests/contract holds to the same behaviour
     # (STORES lists them).
     rate_limits: RateLimitStore  # per-player submission counts per minute
-    snapshots: SnapshotStore  # the append-only snapshot history
+    snapshots: SnapshotStore  # the append-only snapshot archive
     closings: ClosingStore  # closed periods' summaries
     live_state: LiveState  # what the live broadcaster last published for each board period
     moderation: ModerationStore  # the hidden players' decisions

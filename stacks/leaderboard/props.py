@@ -122,7 +122,7 @@ class LeaderboardProps:
     takes at most two readers per shard (more may be throttled): it must have no reader of its own. None: a table
     of the stack's own (output ScoresTableName either way)."""
     existing_snapshots_table: ddb.ITable | None = None
-    """A snapshot history table of your own, used as it is, as `existing_scores_table` (the functions' role gets
+    """A snapshot archive table of your own, used as it is, as `existing_scores_table` (the functions' role gets
     the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);
     no index, stream or TTL. A `Table` of the same app is checked at synth. None: a table of the stack's own."""
     cors_origins: Sequence[str] | None = None

@@ -1,5 +1,5 @@
 """Closing a period once it has ended: a summary kept after the entries expire (the top, the total, each tier's
-score cut-off, the reward winners), the final top frozen into the snapshot history, and an event for the game's
+score cut-off, the reward winners), the final top frozen into the snapshot archive, and an event for the game's
 backend. Run by the scheduled closer a few minutes after each end, or by an admin through the API; both are
 idempotent: the first closing's summary is stored once and returned ever after.
 

@@ -18,6 +18,6 @@ TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
 # entry write's condition refuses, so a submission racing the erasure cannot leave an entry behind.
 ERASING_MARK = "erasing"
 
-# leaderboard-snapshots: append-only history; one board's snapshots are one partition.
+# leaderboard-snapshots: the append-only snapshot archive; one board's snapshots are one partition.
 SNAPSHOTS_PARTITION_KEY = "leaderboard_id"
 SNAPSHOTS_SORT_KEY = "taken_at"  # ISO-8601 UTC, so the sort key order is time order
