@@ -1,4 +1,4 @@
-"""Least privilege per function on the one shared role (issue 40): the role's statements evaluated WITH their
+"""Least privilege per function on the one shared role: the role's statements evaluated WITH their
 `lambda:SourceFunctionArn` conditions for each function (tests/support/role_access.py), so that a public read
 function cannot read a token or API key, and only the erasure path can rewrite the snapshot archive.
 

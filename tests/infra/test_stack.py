@@ -251,14 +251,14 @@ def test_each_function_behind_the_rest_api_may_be_invoked_by_its_stage_alone(tem
 def test_api_key_on_writes_and_admin_reads_only(template):
     """Write routes (POST, PUT, DELETE) need a key, and so do the reads for operators (admin key); public reads,
     preflights and 405 answers do not, nor the bearer routes (players' devices hold no key: the function checks
-    their bearer token). The game servers' score route does (issue 40): a run token has its own route."""
+    their bearer token). The game servers' score route does: a run token has its own route."""
     by_route = {(r.path, r.method): r for r in routes.ROUTES}
     token_routes = {(r.path, r.method) for r in routes.ROUTES if r.access in routes.BEARER}
     assert token_routes == {
         ("/leaderboards/{board}/runs", "POST"),
         ("/leaderboards/{board}/runs/{run_id}/score", "POST"),
-        ("/players/{player_id}", "GET"),  # a player's own held scores (issue 40)
-        ("/leaderboards/{board}/players/{player_id}/receipt", "GET"),  # a player's own receipt (issue 40)
+        ("/players/{player_id}", "GET"),  # a player's own held scores
+        ("/leaderboards/{board}/players/{player_id}/receipt", "GET"),  # a player's own receipt
     }
     assert by_route[("/leaderboards/{board}/scores", "POST")].needs_key
     seen = 0
@@ -286,7 +286,7 @@ def test_request_validation_on_routes(template):
 
 
 def test_the_bearer_routes_require_the_authorization_header_at_api_gateway(template):
-    """Issue 40: a request to a bearer route (run start, run-token score, receipt, held scores) without
+    """A request to a bearer route (run start, run-token score, receipt, held scores) without
     `Authorization` is API Gateway's 401 with `WWW-Authenticate: Bearer` (its parameter check's response) and
     invokes nothing. That header is the only request parameter API Gateway requires anywhere, so its response to a
     missing one always means "no credential"."""

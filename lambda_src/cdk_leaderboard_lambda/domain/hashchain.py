@@ -1,4 +1,4 @@
-"""The hash-chained log of every accepted change to a board period's entries (issue 25; docs/PROVING.md).
+"""The hash-chained log of every accepted change to a board period's entries (docs/PROVING.md).
 
 A record is a JSON object with exactly `seq`, `at`, `kind`, `score`, `player`, `prev_hash` and `hash`: `hash` is
 the lowercase hex SHA-256 of the record without `hash` in RFC 8785 canonical JSON, `prev_hash` the previous
