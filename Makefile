@@ -19,7 +19,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # `make test` runs tests/unit beside TEMPLATE_SUITES and PACKAGE_SUITES, then the other two groups side by side;
 # together they are every test directory (tests/infra/test_workflows.py checks). Each group is its own pytest
 # process: the browser and fuzz tests never share a process with the integration tests (in one process, a dashboard
-# lookup test failed after the integration tests and passed on its own: shared process state, issue 23's subject)
+# lookup test failed after the integration tests and passed on its own: shared process state, now gone)
 TEMPLATE_SUITES := tests/infra
 # The wheel, the operators' scripts and the integ app synthesize in processes of their own, apart from tests/infra's
 # session apps: a pytest process of their own beside it, so that tests/infra is not left alone on one core at the end

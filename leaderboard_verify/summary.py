@@ -15,7 +15,7 @@ from .standings import ORDERS, Standings, replay
 NULL = type(None)
 SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "board_id": ((str,), True),
-    "generation": ((str,), False),  # signed since board generations (issue 41): which creation of the board id
+    "generation": ((str,), False),  # signed since board generations: which creation of the board id
     "period_id": ((str,), True),
     "leaderboard_id": ((str,), False),
     "kind": ((str,), False),
@@ -23,8 +23,8 @@ SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "starts_at": ((str, NULL), False),
     "ends_at": ((str, NULL), False),
     "closed_at": ((str,), True),
-    "order": ((str,), False),  # signed since issue 41; older summaries take --order (or the board's today)
-    "top_size": ((int,), False),  # signed since issue 41; older summaries kept LEGACY_TOP_SIZE
+    "order": ((str,), False),  # older summaries sign none: they take --order (or the board's today)
+    "top_size": ((int,), False),  # older summaries sign none: they kept LEGACY_TOP_SIZE
     "total_players": ((int,), True),
     "top": ((list,), True),
     "tier_cutoffs": ((dict,), False),

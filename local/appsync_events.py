@@ -35,7 +35,7 @@ the wrong kind of auth HTTP 401 `UnauthorizedException`.
 
 Modelled limits (AppSync Events quotas, https://docs.aws.amazon.com/general/latest/gr/appsync.html): 5 events per
 publish, 240 KB per event, 1.2 MB per publish request, 200 subscriptions per connection, channel paths of at most
-5 segments of at most 50 letters, digits or `-`; connectionTimeoutMs 300000 with a keep-alive a minute.
+5 parts of at most 50 letters, digits or `-`; connectionTimeoutMs 300000 with a keep-alive a minute.
 Not modelled: the 24-hour connection limit and the per-API rates (connections, inbound and outbound messages per
 second), wildcard subscriptions (`/leaderboard/*`; nothing here subscribes to them), auth modes other than
 the Lambda authorizer (or, without one, the API key) on connect and subscribe and IAM publishing, and channel

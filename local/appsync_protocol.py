@@ -25,8 +25,8 @@ MAX_EVENT_BYTES = 240 * 1024
 MAX_PUBLISH_BYTES = 1_200_000  # 1.2 MB per publish request
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 200
 MAX_FRAME_BYTES = 1_200_000  # what a client may send in one WebSocket message
-_SEGMENT = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,48}[A-Za-z0-9])?"
-CHANNEL_PATTERN = re.compile(rf"/?{_SEGMENT}(?:/{_SEGMENT}){{0,4}}/?")
+_PATH_PART = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,48}[A-Za-z0-9])?"  # one part of a channel's path
+CHANNEL_PATTERN = re.compile(rf"/?{_PATH_PART}(?:/{_PATH_PART}){{0,4}}/?")
 NOT_AUTHORIZED = "You are not authorized to make this call."
 
 

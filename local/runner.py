@@ -104,7 +104,7 @@ def run_stack(
 
 
 def _seed_demo(api_url: str, admin_key: str) -> None:
-    """A little demo data through the real simulator handler, and one snapshot for the history."""
+    """A little demo data through the real simulator handler, and one snapshot to list."""
     simulate(api_url, admin_key, DEMO_PLAYERS, progress=False)
     requests.post(f"{api_url}/snapshot", json={}, headers={"x-api-key": admin_key}, timeout=30).raise_for_status()
 

@@ -127,7 +127,7 @@ class LiveFollower(User):
             # Events' protocol: the subprotocols, connection_init -> connection_ack, subscribe -> subscribe_success
             api = _env("LAUNCH_API_URL")
             live = requests.get(f"{api}/leaderboards/{BOARD}", timeout=10).json()["live"]
-            auth = token_auth({**live, "api_url": api})  # a live subscribe token of its own (issue 40)
+            auth = token_auth({**live, "api_url": api})  # a live subscribe token of its own
             self.ws = websocket.create_connection(
                 live["realtime_url"], timeout=10, subprotocols=[SUBPROTOCOL, auth_subprotocol(auth)]
             )

@@ -11,7 +11,7 @@ import * as state from './js/state.js';
 import { checkAdmin, initAdmin } from './js/views/admin.js';
 import { initFriends } from './js/views/friends.js';
 import { initHidden, loadHidden } from './js/views/hidden.js';
-import { addSnapshot, initHistory, loadHistory } from './js/views/history.js';
+import { addSnapshot, initSnapshots, loadSnapshots } from './js/views/snapshots.js';
 import { initLookup, lookupFromTable, noteModeration } from './js/views/lookup.js';
 import { initPending } from './js/views/pending.js';
 import { initPeriods } from './js/views/periods.js';
@@ -19,7 +19,7 @@ import { initPicker, openFromHash } from './js/views/picker.js';
 import { initRequestLog } from './js/views/request-log.js';
 import { initTable, loadTable, refreshAfterChange } from './js/views/table.js';
 
-const HISTORY_EVERY_TICKS = 10; // the history is read again every 10th auto-refresh of the table (~30 s)
+const SNAPSHOTS_EVERY_TICKS = 10; // the snapshots are read again every 10th auto-refresh of the table (~30 s)
 
 /** config.json at the site root (written at boot on EC2 and by the local stack); absent: the defaults. */
 async function loadConfig() {
@@ -55,11 +55,11 @@ async function start() {
   await loadConfig();
   startFromMarkup();
   initRequestLog();
-  // Views react to the view shown in this order: table, history, lookup, friends, periods, admin.
+  // Views react to the view shown in this order: table, snapshots, lookup, friends, periods, admin.
   initTable({
     onLookup: lookupFromTable,
     onTick: (tick) => {
-      if (tick % HISTORY_EVERY_TICKS === 0) loadHistory({ background: true });
+      if (tick % SNAPSHOTS_EVERY_TICKS === 0) loadSnapshots({ background: true });
     },
     onAnswer: () => {
       // The API answers: what it could not give earlier (it was down at start), read now.
@@ -67,9 +67,9 @@ async function start() {
       loadLimits();
     },
   });
-  initHistory();
+  initSnapshots();
   // After an admin action the page knows of a change before the edge's answers show it: the views say so at once
-  // and read again once the edge's lag has passed (js/views/table.js, history.js, lookup.js).
+  // and read again once the edge's lag has passed (js/views/table.js, snapshots.js, lookup.js).
   initLookup({
     afterModeration: () => {
       loadHidden();
@@ -89,7 +89,7 @@ async function start() {
   initPicker();
   $('#refresh-now').addEventListener('click', () => {
     loadTable();
-    loadHistory();
+    loadSnapshots();
   });
 
   // The default board is known without the list: it shows at once and the picker fills alongside;

@@ -124,7 +124,7 @@ class Runtime:
     rate_limits: RateLimitStore = store(DynamoRateLimits, MemoryRateLimits, _keyed_scores)  # per player and minute
     snapshots: SnapshotStore = store(
         DynamoSnapshots, MemorySnapshots, lambda w: (w.dynamodb, w.settings.snapshots_table)
-    )  # the append-only snapshot history
+    )  # the append-only snapshot archive
     closings: ClosingStore = store(DynamoClosings, MemoryClosings)  # closed periods' summaries
     live_state: LiveState = store(DynamoLiveState, MemoryLiveState)  # what was last published live per board period
     moderation: ModerationStore = store(DynamoModeration, MemoryModeration)  # the hidden players' decisions

@@ -172,7 +172,7 @@ class Leaderboard(Construct):
         )
 
     def grant_read_snapshots(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Read the snapshot history (GetItem, Query)."""
+        """Read the snapshot archive (GetItem, Query)."""
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=["dynamodb:GetItem", "dynamodb:Query"],

@@ -62,7 +62,13 @@ class Dashboard(Construct):
         super().__init__(scope, id)
         existing_vpc = props.existing_vpc
         # The zone ID of the own VPC's subnet and the prefix list of the region (regions.py: VPC origins' regions).
-        region = DashboardRegion(self, "Region", props=props, own_vpc=existing_vpc is None)
+        region = DashboardRegion(
+            self,
+            "Region",
+            availability_zone_id=props.availability_zone_id,
+            cloudfront_prefix_list_id=props.cloudfront_prefix_list_id,
+            own_vpc=existing_vpc is None,
+        )
         self.vpc = self._own_vpc(region.zone_id) if region.zone_id else cast(ec2.IVpc, existing_vpc)
         self.security_group = ec2.SecurityGroup(
             self,

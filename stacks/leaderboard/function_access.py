@@ -1,7 +1,7 @@
-"""Which function of the one shared role may read which key and rewrite the snapshot history (issue 40).
+"""Which function of the one shared role may read which key and rewrite the snapshot archive.
 
 The role stays one (the design asks for one); its statements that grant a signing or key secret, or a change to the
-snapshot history, carry the condition `ArnEquals {lambda:SourceFunctionArn: [the functions' ARNs]}`. Lambda puts the
+snapshot archive, carry the condition `ArnEquals {lambda:SourceFunctionArn: [the functions' ARNs]}`. Lambda puts the
 calling function's ARN in the request context of every AWS call made from inside its execution environment (and
 of the log and trace calls it makes for it), so such a statement allows the call for those functions only. It
 allows nothing where the key is absent: calls Lambda makes on the role's behalf outside the environment (a stream
@@ -10,7 +10,7 @@ but inside a function. IAM's DynamoDB condition keys cannot require a ConditionE
 overwrites a snapshot is the code's (data/snapshots.py: attribute_not_exists), not IAM's, to keep.
 
 The readers come from the route table where it says who needs a key (the access class of the routes a function
-serves, the routes that take a page cursor or issue tokens); the signers and the history's writers are named.
+serves, the routes that take a page cursor or issue tokens); the signers and the snapshot archive's writers are named.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ RECEIPT_KEY_USERS = frozenset(
     {r.function.name for r in routes.ROUTES if r.path.endswith(("/receipt", "/jwks.json"))}
     | {routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name}
 )
-# The history: POST /snapshot appends, a close (on request or on schedule) appends the final snapshot, once.
+# The snapshot archive: POST /snapshot appends, a close (on request or on schedule) appends the final snapshot, once.
 SNAPSHOT_APPENDERS = frozenset(
     {routes.LEADERBOARD_SNAPSHOT.name, routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name}
 )
 SNAPSHOT_READERS = frozenset({routes.LEADERBOARD_SNAPSHOT.name})  # GET /snapshots
-# The one change the history gets: erasure (DELETE /players/{id}, and the scheduled job that goes on with an
+# The one change the archive gets: erasure (DELETE /players/{id}, and the scheduled job that goes on with an
 # erasure its caller left: period-closer) scans it in steps and rewrites the snapshots naming the erased player.
 SNAPSHOT_REWRITERS = frozenset({routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name})
 

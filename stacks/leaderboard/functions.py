@@ -100,9 +100,9 @@ class Functions:
         for function in self.by_name.values():
             for name, value in props.function_overrides.items():
                 cast(CfnResource, function.node.default_child).add_property_override(name, value)
-        # The keys and the history's changes, each for the functions that need it (function_access.py). A policy of
-        # its own, attached once the functions exist: their ARNs in the role's inline policy would be a cycle (a
-        # function depends on its role). What starts calling the functions waits for it (`scoped_policy`).
+        # The keys and the snapshot archive's changes, each for the functions that need it (function_access.py). A
+        # policy of its own, attached once the functions exist: their ARNs in the role's inline policy would be a
+        # cycle (a function depends on its role). What starts calling the functions waits for it (`scoped_policy`).
         self.scoped_policy = iam.Policy(
             scope,
             "FunctionScopedPolicy",

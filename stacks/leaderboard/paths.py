@@ -70,7 +70,7 @@ def import_runtime() -> ModuleType:
 import_runtime()
 
 # The modules the construct reads (pure data and parsing: no boto3), under the runtime's one name.
-import cdk_leaderboard_lambda.domain.boards as boards  # noqa: E402 (the package is imported above)
+import cdk_leaderboard_lambda.domain.board_validation as board_validation  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.shared.errors as errors  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.shared.limits as limits  # noqa: E402 (the package is imported above)
 import cdk_leaderboard_lambda.shared.live_channels as live_channels  # noqa: E402 (the package is imported above)
@@ -83,7 +83,7 @@ __all__ = [
     "DASHBOARD_DIR",
     "LAMBDA_SRC",
     "RUNTIME_PACKAGE",
-    "boards",
+    "board_validation",
     "deployed_api",
     "errors",
     "import_runtime",

@@ -18,8 +18,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_events as events
 from aws_cdk import aws_logs as logs
 
-from .paths import boards as board_rules
-from .paths import errors, limits, routes
+from .paths import board_validation, errors, limits, routes
 from .props_groups import (
     DEFAULT_WAF_READS_PER_5_MINUTES,
     GROUPS,
@@ -75,7 +74,7 @@ class Board:
 
     def __post_init__(self) -> None:
         try:
-            board_rules.parse_new_board(self.as_body(), created_at=None)
+            board_validation.parse_new_board(self.as_body(), created_at=None)
         except errors.BadRequest as error:
             raise ValueError(f"board {self.board_id!r}: {error}") from None
 
@@ -123,7 +122,7 @@ class LeaderboardProps:
     takes at most two readers per shard (more may be throttled): it must have no reader of its own. None: a table
     of the stack's own (output ScoresTableName either way)."""
     existing_snapshots_table: ddb.ITable | None = None
-    """A snapshot history table of your own, used as it is, as `existing_scores_table` (the functions' role gets
+    """A snapshot archive table of your own, used as it is, as `existing_scores_table` (the functions' role gets
     the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);
     no index, stream or TTL. A `Table` of the same app is checked at synth. None: a table of the stack's own."""
     cors_origins: Sequence[str] | None = None

@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from aws_cdk import Aws, CfnMapping, CfnRule, Fn, Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from constructs import Construct
-
-if TYPE_CHECKING:  # props.py checks availability_zone_id with zone_id_problem below
-    from .props import LeaderboardProps
 
 # Each region's zone az1 (AWS's "AWS Availability Zones" table lists an az1 in every one of them); none of them is
 # an excepted zone.
@@ -126,23 +122,32 @@ def zone_id_problem(zone_id: str) -> str | None:
 class DashboardRegion(Construct):
     """The zone ID of the own VPC's subnet (`zone_id`, None with `existing_vpc`) and the prefix list id of the
     dashboard's security group, for this stack's region: literals where the region is concrete, a mapping and Rules
-    assertions where it is a token."""
+    assertions where it is a token. It takes the two props it reads, not the props type: props.py imports this
+    module (zone_id_problem), and imports go one way."""
 
-    def __init__(self, scope: Construct, id: str, *, props: LeaderboardProps, own_vpc: bool) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        availability_zone_id: str | None,
+        cloudfront_prefix_list_id: str | None,
+        own_vpc: bool,
+    ) -> None:
         super().__init__(scope, id)
         # What the props leave to the region's table.
-        self._zone_from_table = own_vpc and not props.availability_zone_id
-        self._prefix_from_table = not props.cloudfront_prefix_list_id
+        self._zone_from_table = own_vpc and not availability_zone_id
+        self._prefix_from_table = not cloudfront_prefix_list_id
         region = Stack.of(self).region
         if Token.is_unresolved(region):
             zone, prefix = self._from_mapping()
         else:
             zone, prefix = self._from_region(region)
-            chosen = props.availability_zone_id
+            chosen = availability_zone_id
             if chosen and chosen.split("-az")[0] != zone.split("-az")[0]:
                 raise ValueError(f"availability_zone_id {chosen} is not a zone of {region}")
-        self.zone_id: str | None = (props.availability_zone_id or zone) if own_vpc else None
-        self.prefix_list_id: str = props.cloudfront_prefix_list_id or prefix
+        self.zone_id: str | None = (availability_zone_id or zone) if own_vpc else None
+        self.prefix_list_id: str = cloudfront_prefix_list_id or prefix
 
     def _from_region(self, region: str) -> tuple[str, str]:
         if region not in VPC_ORIGIN_ZONE_IDS:

@@ -1,4 +1,4 @@
-"""The two tables: live scores with the rank index, and the append-only snapshot history; or the user's own
+"""The two tables: live scores with the rank index, and the append-only snapshot archive; or the user's own
 (`existing_scores_table`, `existing_snapshots_table`), used as they are and, where the app made them, checked."""
 
 from __future__ import annotations

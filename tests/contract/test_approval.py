@@ -1,4 +1,4 @@
-"""An approval is atomic (issue 42): the held submission's entries are written and the submission leaves the queue
+"""An approval is atomic: the held submission's entries are written and the submission leaves the queue
 in ONE unit of work (PendingStore.approval_ops with EntryStore.write_ops), on DynamoDB (one TransactWriteItems) and in
 memory (under the lock the stores share) alike, so no reader ever meets a score both ranked and still pending, and a
 removal that cannot happen applies nothing. The same cases on DynamoDB Local and in memory (conftest.py)."""

@@ -1,4 +1,4 @@
-"""The snapshot history (ports.SnapshotStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
+"""The snapshot archive (ports.SnapshotStore): the same cases on DynamoDB Local and in memory (conftest.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_a_period_s_snapshots_come_newest_first_up_to_the_limit_and_apart_from_o
     assert store.newest("nobody#all-time", 5) == []
 
 
-def test_the_history_is_append_only_a_second_put_is_refused_and_changes_nothing(store):
+def test_the_archive_is_append_only_a_second_put_is_refused_and_changes_nothing(store):
     store.put(snapshot("race#all-time", "2026-11-30T10:00:00Z#a", "ada"))
     with pytest.raises(Taken):
         store.put(snapshot("race#all-time", "2026-11-30T10:00:00Z#a", "bo"))

@@ -233,8 +233,8 @@ def test_admin_controls_are_disabled_until_signed_in(stack, new_page):
     expect(page.get_by_test_id("snapshot-button")).to_be_disabled()
 
 
-def test_admin_snapshot_shows_in_the_history_and_the_chart(stack, new_page):
-    """Signed in, "Take snapshot" freezes the current tab's board; history and chart show it."""
+def test_admin_snapshot_shows_in_the_snapshots_list_and_the_chart(stack, new_page):
+    """Signed in, "Take snapshot" freezes the current tab's board; the snapshots list and the chart show it."""
     stack.reset()
     seed_players(stack, FIVE)
     page = open_dashboard(new_page, stack, admin=True)
@@ -269,7 +269,7 @@ def test_admin_snapshot_shows_in_the_history_and_the_chart(stack, new_page):
     expect(ken.locator(".marker title").last).to_contain_text("rank #1")
     expect(ken.locator(".marker title").first).to_contain_text("rank #5")
 
-    # The All-Time board has its own (empty) history.
+    # The All-Time board has its own (empty) snapshots list.
     page.get_by_role("tab", name="All-Time").click()
     expect(page.get_by_test_id("history-item")).to_have_count(0)
     no_problems(page)
@@ -696,7 +696,7 @@ def held_still(pages):
 
 
 def test_screenshots_of_each_view(stack, new_page):
-    """Board, leader change, lookup, admin, history with chart, another board picked, empty and error states, at
+    """Board, leader change, lookup, admin, snapshots with chart, another board picked, empty and error states, at
     desktop and phone width: one set of data, a page per width, each view shot on both in one pass."""
     stack.reset()
     seed_players(stack, DEMO)

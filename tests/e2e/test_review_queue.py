@@ -219,7 +219,7 @@ def _look_up(page, player_id: str) -> None:
 
 
 def test_a_players_held_scores_show_in_the_lookup_to_a_signed_in_admin_only(stack, new_page):
-    """A score the board's rule holds back is in no public read (issue 40): signed out, the lookup shows none. A
+    """A score the board's rule holds back is in no public read: signed out, the lookup shows none. A
     signed-in admin sees it in the player's lookup as "pending review", with the score and the rule, beside their
     ranked score; a player whose only score is held is found by it; once approved it is a rank."""
     stack.reset()

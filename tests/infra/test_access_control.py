@@ -81,7 +81,7 @@ def test_each_key_value_comes_from_its_own_secret(dev_template_json):
 def test_each_function_knows_each_key_class_by_its_secret_not_its_id(dev_template_json):
     """API Gateway accepts any plan's key on every keyed method; each function is given the secret each of its
     routes' plan's key takes its value from and answers a key of the wrong class with 403 (http._check_key, by
-    value): no key id, which a rotation changes (issue 39)."""
+    value): no key id, which a rotation changes."""
     resources, outputs = dev_template_json["Resources"], dev_template_json["Outputs"]
     keys = _plan_keys(dev_template_json)
     expected = {}
@@ -186,9 +186,10 @@ def test_dashboard_is_served_over_https_by_cloudfront(dev_template_json):
 
 
 def test_cloudfront_reaches_the_instance_through_a_vpc_origin_never_the_internet(dev_template_json, prod_template_json):
-    """The admin's password never crosses the internet in clear text (issue 20's review): the distribution's one
-    origin is a VPC origin (no custom origin over http-only to a public name, as before), the VPC origin is the
-    dashboard instance itself on the dashboard port, and no Elastic IP or public name is left for CloudFront."""
+    """The admin's password never crosses the internet in clear text (an outside review's finding): the
+    distribution's one origin is a VPC origin (no custom origin over http-only to a public name, as before), the VPC
+    origin is the dashboard instance itself on the dashboard port, and no Elastic IP or public name is left for
+    CloudFront."""
     for template in (dev_template_json, prod_template_json):
         ((_, distribution),) = dashboard_only(_of_type(template, "AWS::CloudFront::Distribution")).items()
         (origin,) = distribution["Properties"]["DistributionConfig"]["Origins"]

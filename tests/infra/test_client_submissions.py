@@ -1,4 +1,4 @@
-"""Client submissions in the template (issue 24): the token signing secret and who reads it, the token routes
+"""Client submissions in the template: the token signing secret and who reads it, the token routes
 without an API key at API Gateway and with their own method throttle. (Which methods require a key: test_stack.py;
 the WAF's per-client count of bearer requests: test_launch_defaults.py; cdk-nag and cfn-lint: test_compliance.py.)"""
 
@@ -66,13 +66,13 @@ def test_the_functions_read_both_versions_of_the_rotating_secrets_and_nothing_el
 def test_the_token_routes_have_their_own_method_throttle_as_large_as_the_game_keys_plan(dev_template_json):
     """No usage plan meters a method without a key: each token route gets its own bucket (a flood of bad tokens
     cannot take the stage's share of the other methods), as large as the game key's plan. The game servers' score
-    route is another method (keyed: issue 40), so run-token scores never take its tokens."""
+    route is another method (keyed), so run-token scores never take its tokens."""
     defaults = LeaderboardProps()
     ((stage,),) = [list(_of_type(dev_template_json, "AWS::ApiGateway::Stage").values())]
     settings = {(s["ResourcePath"], s["HttpMethod"]): s for s in stage["Properties"]["MethodSettings"]}
     assert sorted((r.method, r.path) for r in TOKEN_ROUTES) == [
-        ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),  # a player's own receipt (issue 40)
-        ("GET", "/players/{player_id}"),  # a player's own held scores (issue 40)
+        ("GET", "/leaderboards/{board}/players/{player_id}/receipt"),  # a player's own receipt
+        ("GET", "/players/{player_id}"),  # a player's own held scores
         ("POST", "/leaderboards/{board}/runs"),
         ("POST", "/leaderboards/{board}/runs/{run_id}/score"),
     ]

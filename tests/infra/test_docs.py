@@ -1,4 +1,4 @@
-"""The README is a front door and the docs/ pages hold the rest (issue 23): the README stays small, and no relative
+"""The README is a front door and the docs/ pages hold the rest: the README stays small, and no relative
 link in it or in docs/ points at a file or a heading that is not there (a page moved or a heading renamed breaks
 a test here, not a reader's click)."""
 
@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*/*.md"))]
-README_MAX_BYTES = 15_000  # issue 23: "README ≤ 15 KB"
+README_MAX_BYTES = 15_000  # the README's budget: at most 15 KB
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -107,7 +107,7 @@ def test_the_readme_links_every_page_under_docs():
     assert not unlinked, f"README.md links no {unlinked}"
 
 
-# --- Figures the docs give, held to the synthesized templates (issue 39) ------------------------------------------
+# --- Figures the docs give, held to the synthesized templates ------------------------------------------
 
 CLOUDFORMATION_MAX_RESOURCES = 500  # per stack
 WORDS = dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve".split()))

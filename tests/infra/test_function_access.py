@@ -1,6 +1,6 @@
-"""Least privilege per function on the one shared role (issue 40): the role's statements evaluated WITH their
+"""Least privilege per function on the one shared role: the role's statements evaluated WITH their
 `lambda:SourceFunctionArn` conditions for each function (tests/support/role_access.py), so that a public read
-function cannot read a token or API key, and only the erasure path can rewrite the snapshot history.
+function cannot read a token or API key, and only the erasure path can rewrite the snapshot archive.
 
 The local stack has no IAM: these template tests are the only check of it (docs/SECURITY.md)."""
 
@@ -93,19 +93,19 @@ def test_outside_production_the_token_secret_is_also_the_cursor_users_seed(dev_t
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
-def test_only_the_erasure_path_rewrites_the_snapshot_history(stage, dev_template_json, prod_template_json):
+def test_only_the_erasure_path_rewrites_the_snapshot_archive(stage, dev_template_json, prod_template_json):
     """Erasure (DELETE /players/{id} on leaderboard-admin, and period-closer going on with an erasure its caller
-    left) scans the history and rewrites the snapshots naming the player; nobody deletes one; appends are
+    left) scans the archive and rewrites the snapshots naming the player; nobody deletes one; appends are
     the snapshot route's and the closings' (PutItem: that they never overwrite is the code's attribute_not_exists,
     which IAM cannot require)."""
     template = _template(stage, dev_template_json, prod_template_json)
-    history = access.table_arn(template, "LeaderboardTablesSnapshots")
-    assert access.allowed_functions(template, "dynamodb:UpdateItem", history) == {ADMIN, CLOSER}
-    assert access.allowed_functions(template, "dynamodb:Scan", history) == {ADMIN, CLOSER}
-    assert access.allowed_functions(template, "dynamodb:DeleteItem", history) == set()
-    assert access.allowed_functions(template, "dynamodb:BatchWriteItem", history) == set()
-    assert access.allowed_functions(template, "dynamodb:PutItem", history) == {SNAPSHOT, ADMIN, CLOSER}
-    assert access.allowed_functions(template, "dynamodb:Query", history) == {SNAPSHOT}
+    archive = access.table_arn(template, "LeaderboardTablesSnapshots")
+    assert access.allowed_functions(template, "dynamodb:UpdateItem", archive) == {ADMIN, CLOSER}
+    assert access.allowed_functions(template, "dynamodb:Scan", archive) == {ADMIN, CLOSER}
+    assert access.allowed_functions(template, "dynamodb:DeleteItem", archive) == set()
+    assert access.allowed_functions(template, "dynamodb:BatchWriteItem", archive) == set()
+    assert access.allowed_functions(template, "dynamodb:PutItem", archive) == {SNAPSHOT, ADMIN, CLOSER}
+    assert access.allowed_functions(template, "dynamodb:Query", archive) == {SNAPSHOT}
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])

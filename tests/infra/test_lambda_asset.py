@@ -1,5 +1,5 @@
 """The functions' code asset: the Lambda package with its third-party packages installed from a hashed lock for the
-functions' platform (arm64, Python 3.14), built offline, with a hash that depends on the content only (issue 43)."""
+functions' platform (arm64, Python 3.14), built offline, with a hash that depends on the content only."""
 
 from __future__ import annotations
 

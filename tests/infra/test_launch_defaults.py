@@ -1,4 +1,4 @@
-"""The defaults a launch meets (issue 21): no reserved concurrency, throttles sized from the benchmark's model,
+"""The defaults a launch meets: no reserved concurrency, throttles sized from the benchmark's model,
 and a per-client limit in production. The figures are the ones docs/OPERATIONS.md's table "What one
 stack takes with default settings" states; a test below holds the table to the template."""
 

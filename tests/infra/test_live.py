@@ -31,7 +31,7 @@ def _auth(modes: list[dict]) -> list[str]:
 
 def test_one_event_api_subscribes_with_a_live_token_checked_by_a_lambda_authorizer_and_publishes_with_iam(template):
     """Connect: the Lambda authorizer (subscribers' live tokens) or IAM; subscribe: the authorizer only; publish:
-    IAM only. The API key AppSync made with the API is in no mode: it admits nothing (issue 40)."""
+    IAM only. The API key AppSync made with the API is in no mode: it admits nothing."""
     (api_id, api) = next(iter(resources(template, "AWS::AppSync::Api").items()))
     config = api["Properties"]["EventConfig"]
     assert sorted(_auth(config["AuthProviders"])) == ["API_KEY", "AWS_IAM", "AWS_LAMBDA"]
@@ -117,7 +117,7 @@ def _function_id(template, handler: str) -> str:
 
 def test_the_season_s_schedule_also_sends_the_renewal_task_to_the_period_closer(template):
     """Every CLOSE_EVERY_MINUTES, {"task": "renew-live-key"} to the period closer: a second target of the season's
-    schedule (no rule or permission of its own, issue 40's resource budget), not retried (the next run is minutes
+    schedule (no rule or permission of its own: the stack's resource budget), not retried (the next run is minutes
     away, the key weeks from lapsing)."""
     closer = _function_id(template, routes.PERIOD_CLOSER.handler)
     (rule,) = [r["Properties"] for r in resources(template, "AWS::Events::Rule").values()]
@@ -180,7 +180,7 @@ def _spend_alarms(tpl: dict) -> list[dict]:
 
 
 def test_the_spend_alarm_models_the_event_api_s_hourly_bill_against_the_budget(prod_template_json, dev_template_json):
-    """LiveSpend (issue 40): 12 x (deliveries + connects) x 1e-6 + open connections x 5 x 0.08e-6 per 5 minutes, from
+    """LiveSpend: 12 x (deliveries + connects) x 1e-6 + open connections x 5 x 0.08e-6 per 5 minutes, from
     the Event API's own metrics, above Live(hourly_budget_usd) (2 USD/hour) for 3 periods in a row, notifying the
     alarm topic; "full" monitoring only (three more alarm metrics would take dev past 10 USD a month)."""
     assert _spend_alarms(dev_template_json) == []

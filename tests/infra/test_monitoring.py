@@ -185,7 +185,7 @@ def test_every_alarm_notifies_the_topic_when_it_fires_and_when_it_clears(stage, 
     # API 5xx and latency, errors and throttles per function, 4 DynamoDB throttles, conflicts, the rank
     # counters' lag, the live publishes' lag, the live Event API's publish errors, delivery errors and refused
     # connections, the instance, the two stream consumers' dead-letter queues, the live key's renewal, the live
-    # spend (issue 40).
+    # spend.
     assert len(found) == 2 + 2 * len(routes.FUNCTIONS) + 4 + 1 + 1 + 1 + 3 + 1 + 2 + 1 + 1
     for logical_id, alarm in found.items():
         assert alarm["AlarmActions"] == [topic] and alarm["OKActions"] == [topic], logical_id

@@ -1,4 +1,4 @@
-"""The quarantine's routes and event in the template (issue 24): the review queue and board changes are admin
+"""The quarantine's routes and event in the template: the review queue and board changes are admin
 methods that require an API key at API Gateway; the submitting function may put the Leaderboard Score Pending
 event on the stack's bus (its name in its environment, events:PutEvents on that bus in the shared role)."""
 

@@ -1,4 +1,4 @@
-"""Regions and zones (issue 39): the dashboard's subnet is placed by zone ID in a zone with CloudFront VPC origins,
+"""Regions and zones: the dashboard's subnet is placed by zone ID in a zone with CloudFront VPC origins,
 and the origin-facing prefix list works in every region with VPC origins or fails with a message that says what to
 set: at synth where the region is concrete, through the template's Rules where it is a token."""
 

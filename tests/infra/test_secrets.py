@@ -1,4 +1,4 @@
-"""The deployment's keys, one purpose each (issue 39): the digest key (never rotated) keeps CursorSecret's logical id
+"""The deployment's keys, one purpose each: the digest key (never rotated) keeps CursorSecret's logical id
 and generated value, the page-cursor keys have a secret of their own in production and derive from the token secret
 elsewhere (dev's idle budget: tests/infra/test_idle_cost.py), and the one role reads each as it needs."""
 

@@ -49,7 +49,7 @@ def test_functions_are_arm64_python314_json_logs_with_own_log_groups(template):
 
 def test_shared_role_is_least_privilege(template):
     """Exactly the actions used, on the tables and the rank index by ARN; '*' only for X-Ray. The keys and the
-    snapshot history's changes are granted per function (a scoped policy: tests/infra/test_function_access.py)."""
+    snapshot archive's changes are granted per function (a scoped policy: tests/infra/test_function_access.py)."""
     statements = role_access.by_sid(template.to_json())
     assert set(statements) == {
         "ScoresReadWrite",
@@ -88,7 +88,7 @@ def test_shared_role_is_least_privilege(template):
         "dynamodb:PutItem",
         "dynamodb:Query",
     )
-    # erasure: scan the history in steps and rewrite the snapshots naming the erased player
+    # erasure: scan the snapshot archive in steps and rewrite the snapshots naming the erased player
     assert sorted(statements["SnapshotsErasure"]["Action"]) == ["dynamodb:Scan", "dynamodb:UpdateItem"]
     assert statements["SnapshotsErasure"]["Resource"] == statements["SnapshotsAppend"]["Resource"]
     stream = statements["ScoresStreamRead"]

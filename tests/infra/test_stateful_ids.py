@@ -22,7 +22,7 @@ RECORD = Path(__file__).with_name("stateful_ids.json")
 # Resources that hold data or something users built on them: replacing one loses it.
 STATEFUL_TYPES = frozenset(
     {
-        "AWS::DynamoDB::Table",  # the scores and the snapshot history
+        "AWS::DynamoDB::Table",  # the scores and the snapshot archive
         "AWS::SecretsManager::Secret",  # API keys, signing keys, the dashboard password
         "AWS::KMS::Key",  # what the alarm topic's messages are encrypted with
         "AWS::Logs::LogGroup",  # the functions', the API's access and the dashboard's logs

@@ -1,4 +1,4 @@
-"""The type check (issue 23): mypy, pinned, over lambda_src, stacks, local and ops, in `make test`. These tests read
+"""The type check: mypy, pinned, over lambda_src, stacks, local and ops, in `make test`. These tests read
 the settings instead of running mypy (a first run takes minutes: `make typecheck` is the run); they fail when a
 module would silently fall out of the check or the check out of `make test`."""
 

@@ -1,4 +1,4 @@
-"""Typical changes deploy as updates that AWS does not refuse (issue 39).
+"""Typical changes deploy as updates that AWS does not refuse.
 
 Each change is synthesized BEFORE and AFTER (one synth per variant for the module, cdk-nag off: it adds no
 properties), the resources are paired by logical id, update_plan says what CloudFormation will do with each

@@ -1,4 +1,4 @@
-"""Issue 40: the per-client WAF limit is keyed on what a client cannot forge. A client is its connecting address, or
+"""The per-client WAF limit is keyed on what a client cannot forge. A client is its connecting address, or
 through this stack's edge the viewer's address the edge wrote, trusted only with the edge's secret proof; never the
 first address of X-Forwarded-For (WAF's forwarded-IP key takes the first address, which the client writes)."""
 
@@ -101,7 +101,7 @@ def test_the_proof_is_a_secret_never_text_in_the_template(prod_template_json):
 
 
 def test_the_client_routes_are_counted_whatever_the_method(prod_template_json):
-    """Run starts, run-token scores (issue 40: their own route, counted also without an Authorization header) and
+    """Run starts, run-token scores (their own route, counted also without an Authorization header) and
     player-token mints count per client for any method (POST included), not only GETs or requests that happen to
     carry Authorization; score submissions with the game key do not."""
     counted = _rules(prod_template_json)["RateLimitPerIp"]["ScopeDownStatement"]["AndStatement"]["Statements"][0]

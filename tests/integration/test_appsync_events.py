@@ -117,7 +117,7 @@ def test_a_body_changed_after_signing_is_refused(stack):
         ("/leaderboard/global/all-time", [{"not": "a string"}], "stringified"),
         ("/leaderboard/global/all-time", ["not json"], "stringified"),
         ("/leaderboard/global/all-time", [json.dumps("x" * (240 * 1024))], "240 kb"),
-        ("/leaderboard/bad_segment", ["{}"], "channel"),
+        ("/leaderboard/bad_part", ["{}"], "channel"),
     ],
     ids=["unknown-namespace", "six-events", "no-events", "not-a-string", "not-json", "over-240-KB", "bad-channel"],
 )
@@ -147,4 +147,4 @@ def test_the_period_closer_renews_the_stand_in_s_key_through_the_local_stack(sta
     answer = period_closer.handler_for(invocation.runtime())({"task": limits.RENEW_LIVE_KEY_TASK})
     assert stack.live.key.expires == answer["live_key_expires"]
     assert 89 < (answer["live_key_expires"] - stack.clock.now().timestamp()) / 86400 <= 90
-    # (The key admits no subscriber since issue 40: test_live.py's connection test shows it refused.)
+    # (The key admits no subscriber: test_live.py's connection test shows it refused.)

@@ -136,7 +136,7 @@ def test_the_stack_still_answers_after_the_bad_requests(api, seeded):
     assert api.get("/leaderboard").json()["entries"][0]["player_id"] == "b"
 
 
-# --- text every client can read, numbers a double holds, dates (issue 20) ---------------------------------
+# --- text every client can read, numbers a double holds, dates ---------------------------------
 # Each body is sent as raw JSON text, so "\\ud800" reaches the API as the JSON escape a careless client writes.
 
 BOARD_SCORES = "/leaderboards/global/scores"

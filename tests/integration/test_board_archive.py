@@ -1,5 +1,5 @@
-"""Deleted boards keep their evidence, and a board created again under the same id is a new board (issue 41;
-docs/PROVING.md, "Deleted boards and generations"), over HTTP against the local stack: a tournament played (a
+"""Deleted boards keep their evidence, and a board created again under the same id is a new board
+(docs/PROVING.md, "Deleted boards and generations"), over HTTP against the local stack: a tournament played (a
 hidden player included), receipts taken, closed, then the board deleted; its log, closing summary and receipts still
 verify with `python -m leaderboard_verify --url` from the URLs the deleted board's 404 points to. The board is
 created again with the same id and the other order: a new log from seq 1, its own summary and receipts, and old and

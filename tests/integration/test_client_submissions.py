@@ -1,4 +1,4 @@
-"""Client submissions over HTTP (issue 24): a player token from the game key, a run from the player token, one score
+"""Client submissions over HTTP: a player token from the game key, a run from the player token, one score
 from the run token, for its own player and board only. Every bad token gets its status and writes nothing (every
 table compared before and after); a replay is refused, and of concurrent uses of one run exactly one is taken."""
 

@@ -1,4 +1,4 @@
-"""Closed means closed (issue 41) over HTTP against the local stack: a score held before a period's end and
+"""Closed means closed over HTTP against the local stack: a score held before a period's end and
 approved after its closing, then moderation of the closed period; the closed period's `/top`, its receipts and its
 signed summary agree, and the verifier (`python -m leaderboard_verify`, reading the log and keys from the API)
 accepts all of them together. A tournament: its one period has ended, so the approval is refused. (An approval

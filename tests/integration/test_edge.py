@@ -176,7 +176,7 @@ def test_an_admin_answer_is_never_served_from_the_cache(api, edge, board):
 
 
 def test_a_players_own_reads_are_never_answered_or_kept_at_the_edge(api, edge, board):
-    """A receipt and a player's held scores need their player token (issue 40), which the edge does not forward (nor
+    """A receipt and a player's held scores need their player token, which the edge does not forward (nor
     does CloudFront): through it they are API Gateway's 401 (the header is required) each time, every one reaching
     the origin, so the edge never holds a player's answer for the next viewer."""
     token = api.post("/players/p3/tokens", {}).json()["token"]

@@ -83,8 +83,8 @@ def test_an_erased_player_leaves_a_closed_tournaments_summary(api, stack):
     assert api.post("/leaderboards/er-cup/scores", {"player_id": "victim-1", "score": 1}).status_code == 409  # ended
     assert api.post("/leaderboards", {"board_id": "er-after", "periods": ["all-time"]}).status_code == 201
     assert api.post("/leaderboards/er-after/scores", {"player_id": "victim-1", "score": 1}).status_code == 200  # new
-    history = api.get("/leaderboards/er-cup/periods").text
-    assert "victim-1" not in history
+    periods = api.get("/leaderboards/er-cup/periods").text
+    assert "victim-1" not in periods
 
 
 def test_rank_counters_cut_among_tied_entries_name_no_player(api, stack, small_counters):

@@ -1,4 +1,4 @@
-"""Keys by class through rotation (issue 39): the local stack rotates its keys through ops/rotation.py's Rotator (the
+"""Keys by class through rotation: the local stack rotates its keys through ops/rotation.py's Rotator (the
 code `make rotate-key` runs) against its API Gateway and Secrets Manager stand-ins. A rotated key works on every
 route of its class at once (the FULL route table), and the old one is refused after exactly the grace asked for on
 every keyed route (API Gateway: out of its plan), and within api_key_classes.REFRESH_SECONDS more where API Gateway
@@ -65,7 +65,7 @@ def _refusals(stack, access: str, key: str) -> dict[str, str]:
 
 
 def _assert_old_refused_everywhere(stack, access: str, old: str, retired_at: float) -> None:
-    """Every route that takes a key is keyed at API Gateway, the score route too (issue 40): API Gateway's 403 at
+    """Every route that takes a key is keyed at API Gateway, the score route too: API Gateway's 403 at
     once, on every one (no function's cached ring can keep the old value alive past the grace)."""
     for route in CLASS_ROUTES[access]:
         reply = _request(stack, route, old)

@@ -298,11 +298,11 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
     ("channel", "says"),
     [
         ("/no-such-namespace/global/all-time", "namespace"),
-        ("/leaderboard/bad_segment/all-time", "channel"),
-        ("/leaderboard/" + "/".join(["a"] * 5), "channel"),  # six segments: AppSync takes five
+        ("/leaderboard/bad_part/all-time", "channel"),
+        ("/leaderboard/" + "/".join(["a"] * 5), "channel"),  # six parts: AppSync takes five
         ("", "channel"),
     ],
-    ids=["unknown-namespace", "bad-segment", "too-many-segments", "empty"],
+    ids=["unknown-namespace", "bad-part", "too-many-parts", "empty"],
 )
 def test_a_subscription_to_an_unknown_channel_gets_subscribe_error(api, stack, run, channel, says):
     live = _live(api, "global")

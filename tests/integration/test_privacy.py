@@ -1,4 +1,4 @@
-"""Privacy as promised (issue 40), over HTTP against the local stack (the local gateway answers keyed routes as API
+"""Privacy as promised, over HTTP against the local stack (the local gateway answers keyed routes as API
 Gateway does; the functions compare key values with the key classes' secrets): receipts and pending scores need
 the right credential, and a board's rule thresholds the admin key. Each of these was public before."""
 

@@ -1,4 +1,4 @@
-"""Proving the standings end to end (issue 25), over HTTP against the local stack: a tournament with submissions, a
+"""Proving the standings end to end, over HTTP against the local stack: a tournament with submissions, a
 quarantined score approved, a hidden and shown player, a removal and erasures; then the verifier, run as a user
 runs it (`python -m leaderboard_verify` in a subprocess), accepts the exported log, the signed closing summary and
 the receipts, from files and from the API itself; a tampered export, a summary edited after signing and a receipt

@@ -1,4 +1,4 @@
-"""Plausibility rules and the quarantine over HTTP (issue 24): each rule rejects (422, nothing written) or holds the
+"""Plausibility rules and the quarantine over HTTP: each rule rejects (422, nothing written) or holds the
 score back (202) as declared, on client and server boards; a held score is on no list, rank, total, friends list or
 every-board answer, shows as pending to its player and in the admin queue; approve puts it in its place with exact
 ranks and totals, reject leaves no trace; the pending event reaches the bus (the local events file); a board
@@ -74,7 +74,7 @@ def test_rules_reject_or_hold_back_and_approve_and_reject_decide(api, stack, boa
     assert names(friends["entries"]) == ["ada"]
     assert api.get("/players/dan/boards").status_code == 404
     public = api.get(f"/leaderboards/{BOARD}/players/dan")
-    assert public.status_code == 404 and "pending" not in public.json()  # a public read (issue 40)
+    assert public.status_code == 404 and "pending" not in public.json()  # a public read
     token = api.post("/players/dan/tokens", {}).json()["token"]
     own = api.get("/players/dan", headers={"Authorization": f"Bearer {token}"})
     assert own.status_code == 200 and [p["pending_id"] for p in own.json()["pending"]] == [pending_id]

@@ -1,4 +1,4 @@
-"""Rules a cheater cannot ratchet (issue 40), over HTTP on the local stack: one player token opens 30 runs at once
+"""Rules a cheater cannot ratchet, over HTTP on the local stack: one player token opens 30 runs at once
 (concurrently) and submits on each twice the best so far. With the defaults (a client board with relative rules:
 one open run, 6 a minute) and with a board that raises both as far as they go (only the standing stored at each
 run's start then stops it), nothing past one step is taken; run after run, the climb is the one
@@ -67,7 +67,7 @@ def ratchet(api, board: str, player: str, token: str) -> tuple[int, list[int], l
 def test_thirty_runs_at_once_climb_one_step_at_most_with_the_defaults(api, stack, boards):
     token = honest_start(api, stack, DEFAULTS, "mallory")
     best, starts, sent = ratchet(api, DEFAULTS, "mallory", token)
-    assert best <= 2 * HONEST_START, (starts, sent)  # before issue 40: 10 x 2^30
+    assert best <= 2 * HONEST_START, (starts, sent)  # before these rules: 10 x 2^30
     assert set(starts) <= {201, 429, 503} and starts.count(201) <= 4, starts  # 6 a minute, 2 were the honest run
     assert sent.count(200) <= 1 and set(sent) <= {200, 403, 422, 429}, sent
     on_board = {e["player_id"]: e["score"] for e in api.get(f"/leaderboards/{DEFAULTS}/top").json()["entries"]}

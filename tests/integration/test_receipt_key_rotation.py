@@ -1,11 +1,11 @@
-"""A retired receipt key against the local stack (issue 25): the functions read their receipt key set from a
+"""A retired receipt key against the local stack: the functions read their receipt key set from a
 Secrets Manager stand-in that speaks AWS's protocol (moto's server, `settings.secrets_manager_endpoint`), as a
 production stage's functions read the secret `ReceiptSigningSecretArn`. A receipt and a closing summary are signed,
 the key is rotated with the ops command's own function (`python -m ops rotate-receipt-key --stage prod`, against
 the stand-in), and then, over HTTP: the JWKS lists the old key as retired (with its retired_at) and the new one as
 current, and the verifier, run as a user runs it (`python -m leaderboard_verify --url ...`), accepts what the
 retired key signed and what the new one signs, and refuses a receipt re-signed with a key it does not know, one whose
-kid is not published, and one a thief holding the old seed signs after its retired_at (issue 39), saying so. Last,
+kid is not published, and one a thief holding the old seed signs after its retired_at, saying so. Last,
 the old key is revoked (`python -m ops revoke-receipt-key --kid`): the JWKS lists it as revoked and the verifier
 refuses everything it signed, while what the new key signs still verifies, and the closing summary, read again, is
 served signed by the new key.
@@ -233,7 +233,7 @@ def test_receipts_signed_by_a_key_the_jwks_does_not_list_are_refused(stack, rota
 
 
 def test_a_receipt_the_old_seed_signs_after_its_retirement_is_refused(stack, rotation, evidence):
-    """Issue 39: a thief holding the retired key's seed signs a receipt dated after the rotation (true in every
+    """A thief holding the retired key's seed signs a receipt dated after the rotation (true in every
     other respect); the verifier refuses it, naming the field, the key and its retired_at."""
     _, payload = jws.header_and_payload(rotation["old_receipt"])
     (_, retired) = rotation["after"]["keys"]

@@ -48,7 +48,7 @@ def test_a_receipt_verifies_against_the_jwks_and_says_the_logs_standings(api):
     published = api.get("/.well-known/jwks.json").json()
     claims = jws.verify(reply.json()["receipt"], published)
     assert (claims["board_id"], claims["period_id"], claims["player_id"]) == (board, "all-time", "r3")
-    # a stranger's library agrees: PyJWT with the JWKS's key, EdDSA only (issue 43). Its check of `iat` against this
+    # a stranger's library agrees: PyJWT with the JWKS's key, EdDSA only. Its check of `iat` against this
     # machine's clock is off: the stack's clock is the tests', which other tests on this worker's stack move ahead.
     key = jwt.PyJWKSet.from_dict(published)[jwt.get_unverified_header(reply.json()["receipt"])["kid"]]
     stranger = jwt.decode(reply.json()["receipt"], key, algorithms=["EdDSA"], options={"verify_iat": False})

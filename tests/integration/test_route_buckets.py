@@ -1,4 +1,4 @@
-"""Issue 40, a route and a bucket per caller class, on the local stack over HTTP: a score request without its
+"""A route and a bucket per caller class, on the local stack over HTTP: a score request without its
 credential is answered by the gateway and never reaches the score function (the gateway's invocation count and the
 tables unchanged); run-token and game-key submissions are throttled separately, with the local gateway's buckets
 the template's own (stage method settings and usage plans)."""

@@ -125,11 +125,11 @@ def test_post_snapshot_and_get_snapshots_newest_first(api, clean):
     assert second["period"] == "weekly" and second["entries"][0]["player_id"] == "w"
     api.post("/snapshot", {})
 
-    history = api.get("/snapshots").json()
-    assert history["period"] == "all-time"
-    taken = [s["taken_at"] for s in history["snapshots"]]
+    listed = api.get("/snapshots").json()
+    assert listed["period"] == "all-time"
+    taken = [s["taken_at"] for s in listed["snapshots"]]
     assert len(taken) == 2 and taken == sorted(taken, reverse=True)
-    assert history["snapshots"][-1]["snapshot_id"] == snap["snapshot_id"]
+    assert listed["snapshots"][-1]["snapshot_id"] == snap["snapshot_id"]
     assert len(api.get("/snapshots", params={"period": "weekly", "limit": 1}).json()["snapshots"]) == 1
 
 

@@ -81,7 +81,7 @@ def test_a_short_tournament_takes_scores_then_closes_on_its_own(api, stack):
     assert [(p["period_id"], p["status"], p["total_players"]) for p in listing["periods"]] == [
         ("tournament", "closed", total)
     ]
-    # the final top went into the append-only history, and the event once (the scheduled closing and the close call
+    # the final top went into the append-only archive, and the event once (the scheduled closing and the close call
     # above both found the summary; the sending is claimed on it)
     snapshots = stack.ddb.query(
         TableName=_snapshots_table(stack),

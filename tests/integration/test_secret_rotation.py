@@ -1,4 +1,4 @@
-"""Rotating a signing key breaks nothing that is stored (issue 39), against the local stack: the functions read their
+"""Rotating a signing key breaks nothing that is stored, against the local stack: the functions read their
 keys from a Secrets Manager stand-in that speaks AWS's protocol (moto's server, `settings.secrets_manager_endpoint`)
 as a deployment's functions read them, and each key is rotated with the ops command's own function against it.
 
@@ -9,9 +9,8 @@ commitment (the receipt counts each player once) and rate-counter partition, the
 an erasure finds and removes every item of the player (their id is nowhere, their commitment key is gone), and the
 verifier, run as a user runs it, accepts a receipt against the log.
 
-- cursor: production's CursorSigningSecret (`rotate-cursor-key --stage prod`). Before issue 39 this secret was also
-  the key of the hashed partitions: a new value moved all of them (the same steps fail there; the report of
-  issue 39 shows it).
+- cursor: production's CursorSigningSecret (`rotate-cursor-key --stage prod`). This secret was once also the key
+  of the hashed partitions: a new value moved all of them (the same steps failed there).
 - token: the token signing secret (`rotate-token-key --stage dev`), from which, outside production, the cursor keys
   derive too.
 The digest key is never rotated (its command refuses: tests/ops/test_cursor_key_rotation.py)."""

@@ -1,6 +1,6 @@
 """Every public route's answer stays readable by a strict reader with a depth limit of 64 (.NET's readers' default;
 serde_json stops at 128, jq 1.6 lower still on deep input) after a player submits the deepest metadata the API
-accepts (issue 41: before, about 500 levels fitted in 1,024 bytes and came back from /top and the lookups).
+accepts (before, about 500 levels fitted in 1,024 bytes and came back from /top and the lookups).
 
 The reader is written here, over the raw text (as a streaming reader counts): Python's json has no depth limit. The
 routes are every public GET of the route table, so a new one is read too."""

@@ -1,4 +1,4 @@
-"""`make rotate-cursor-key` and `make rotate-digest-key` (python -m ops ...) against moto (issue 39): the cursor
+"""`make rotate-cursor-key` and `make rotate-digest-key` (python -m ops ...) against moto: the cursor
 signing secret as a production stack leaves it, the command, then the functions' own cursor checks (cursors.py, a
 runtime reading that secret through Secrets Manager) at moments set on their clock, relative to the new version's
 creation as Secrets Manager records it. The digest key's command refuses, says why, and changes nothing. (Against

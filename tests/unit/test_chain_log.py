@@ -111,7 +111,7 @@ def test_every_kind_of_accepted_change_appends_one_record(ddb, clock, settle):
 
 def test_a_player_hidden_before_their_first_score_is_logged_hidden(ddb, clock, settle):
     """Their entry is made hidden: without a hide record a replay of the log would count them, and a closing summary
-    (which leaves them out) could never be signed against it. The hide comes first (issue 41): before, the score
+    (which leaves them out) could never be signed against it. The hide comes first: before, the score
     came first, and a replay up to it counted the hidden player for one record."""
     clock.set(T0)
     assert create_board("veiled", periods=["all-time"]).status == 201

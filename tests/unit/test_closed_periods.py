@@ -1,4 +1,4 @@
-"""Closed means closed (issue 41), on the in-memory stores (and moto where a day's approval meets its closing)
+"""Closed means closed, on the in-memory stores (and moto where a day's approval meets its closing)
 through the handlers: after a period's ends_at nothing changes its standings. A score held before the end and
 approved after it is written only to the periods still open (all-time, the week) and refused where none is (a
 tournament); hiding, showing and removing a player leave an ended period as it closed; a closed period's receipts

@@ -99,7 +99,7 @@ def test_a_closing_summary_matches_brute_force(in_memory, settle, events_file, o
     assert summary["rewards"] == won
     assert summary["ends_at"] == f"{(YESTERDAY + timedelta(days=1)).date().isoformat()}T00:00:00Z"
     assert summary["starts_at"] == f"{YESTERDAY.date().isoformat()}T00:00:00.000Z"
-    # the final top is in the snapshot history, the event carries the summary, once
+    # the final top is in the snapshot archive, the event carries the summary, once
     snapshot = invocation.runtime().snapshots.newest(config.leaderboard_id(period_id), 5)
     assert [s["entries"] for s in snapshot] == [top]
     sent = [e for e in events_file() if e["detail"]["board_id"] == board_id]

@@ -2,7 +2,7 @@
 wire format of the signer it replaced (a hand-written module, removed): a key set already in Secrets Manager gives
 the same key id, public key and, Ed25519 being deterministic, the same signatures byte for byte.
 
-Checked against RFC 8032's vectors, against vectors the removed signer produced (issue 43), and by a stranger's
+Checked against RFC 8032's vectors, against vectors the removed signer produced, and by a stranger's
 tool: PyJWT verifying a receipt with the key the JWKS publishes."""
 
 from __future__ import annotations

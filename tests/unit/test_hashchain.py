@@ -1,4 +1,4 @@
-"""The log's record format (hashchain.py): fixed by issue 25, so these check it against the spec's own words (and
+"""The log's record format (hashchain.py): fixed by its spec, so these check it against the spec's own words (and
 hashlib, hmac, json by hand), not against the code's helpers."""
 
 from __future__ import annotations

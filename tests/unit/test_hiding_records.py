@@ -1,4 +1,4 @@
-"""What hiding a player removes and what it cannot (issue 41; docs/API.md "Hiding a player"): every list, rank,
+"""What hiding a player removes and what it cannot (docs/API.md "Hiding a player"): every list, rank,
 total, snapshot and closing made from then on leaves them out; a snapshot taken and a period closed before the
 hide keep them as they were, signed summary and all (they record what was shown then; only erasure rewrites
 them). The log records the hide as its own record, so receipts and replays after it leave the player out."""

@@ -271,7 +271,7 @@ def test_admin_actions_are_logged_with_the_key_id(ddb, caplog):
     assert lines[2]["target"]["players"] == 2 and lines[3]["target"]["board_id"] == "audited"
 
 
-# --- text every client can read, numbers a double holds (issue 20) ----------------------------------------
+# --- text every client can read, numbers a double holds ----------------------------------------
 
 # (id, the name as JSON text, the rule the 400 must name)
 BAD_NAMES = [
@@ -381,7 +381,7 @@ def test_metadata_numbers_a_double_holds_are_kept(ddb):
     assert top("meta").body["entries"][0]["metadata"] == meta
 
 
-# --- dates: the years periods name, and a period's status (issue 20) ----------------------------------------
+# --- dates: the years periods name, and a period's status ----------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -444,7 +444,7 @@ def test_a_tournament_before_its_start_and_after_its_end_is_not_open(ddb):
         assert [p["status"] for p in call("GET", f"/leaderboards/{board}/periods").body["periods"]] == [status]
 
 
-# --- the per-player limit counts only what is taken (issue 20) ------------------------------------------
+# --- the per-player limit counts only what is taken ------------------------------------------
 
 
 def _submissions_counted(ddb, player_id: str) -> int:

@@ -1,4 +1,4 @@
-"""metadata and evidence are bounded in structure as well as size (issue 41): at most limits.MAX_JSON_DEPTH (16)
+"""metadata and evidence are bounded in structure as well as size: at most limits.MAX_JSON_DEPTH (16)
 levels and a key count, so every answer that serves them back stays within the nesting limits of strict readers.
 Before, about 500 levels fitted in 1,024 bytes. A refusal is a 400 that names the limit and writes nothing."""
 

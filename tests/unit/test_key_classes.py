@@ -1,4 +1,4 @@
-"""Key classes through rotation (issue 39): the functions tell the game key from the admin key by the value API
+"""Key classes through rotation: the functions tell the game key from the admin key by the value API
 Gateway checked, against each class's secret (moto's Secrets Manager here), so a key `make rotate-key` made, with
 its new id, opens its class's routes at once; the old value ends when the rotation removes its AWSPREVIOUS label."""
 
@@ -49,7 +49,7 @@ def _score(key: str, key_id: str | None = None):
 
 
 def _board_scores(key: str):
-    """The board score route: keyed at API Gateway since issue 40, which names the key it checked to the function."""
+    """The board score route: keyed at API Gateway, which names the key it checked to the function."""
     body = {"player_id": "p", "score": 1}
     return call("POST", "/leaderboards/global/scores", body=body, api_key=key, key_id="some-key-id")
 
@@ -118,7 +118,7 @@ def test_the_classes_are_the_routes_access_levels():
 
 
 def test_a_function_told_only_its_own_class_refuses_the_other_key_without_reading_its_secret():
-    """As deployed (issue 40), score-submit is told the game key's secret only, and may read no other: the admin
+    """As deployed, score-submit is told the game key's secret only, and may read no other: the admin
     key on a game route is refused (403) after at most one re-read of the game ring, never a read of the admin
     secret (which IAM would deny: a 500)."""
     now = [1000.0]

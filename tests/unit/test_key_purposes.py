@@ -1,4 +1,4 @@
-"""One key, one purpose (issue 39): the keyed hashes that name players' items depend on the digest key only, never
+"""One key, one purpose: the keyed hashes that name players' items depend on the digest key only, never
 on the page-cursor key, which rotates; cursor tags use a key derived from the secret's value, never the value (outside
 production that value is the token signing key); a missing digest key is a clear error; a local stack kept across
 runs (`--persist`) keeps its digest key."""

@@ -165,7 +165,7 @@ def test_discovery_tells_how_to_follow_each_period_of_the_board(live_on):
     assert set(board["live"]["channels"]) == {"all-time", "daily", "weekly"}
 
 
-def test_discovery_encodes_board_ids_into_channel_segments_and_names_a_tournament_s_one_period(live_on):
+def test_discovery_encodes_board_ids_into_channel_paths_and_names_a_tournament_s_one_period(live_on):
     window = {"starts_at": "2026-01-01T00:00:00Z", "ends_at": "2099-01-01T00:00:00Z"}
     created = call("POST", "/leaderboards", body={"board_id": "cup_2026-", **window})
     assert created.status == 201, created.body

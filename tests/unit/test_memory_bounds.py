@@ -1,4 +1,4 @@
-"""Bounded memory on public routes (issue 40): a million distinct (board, period, player) keys fed through the
+"""Bounded memory on public routes: a million distinct (board, period, player) keys fed through the
 receipts' replay cache, and a million board ids through the board cache, leave the instance under each cache's
 stated budget: the replay cache measured with tracemalloc (what Python allocated and still holds) and its own count,
 the board cache by its count.

@@ -1,4 +1,4 @@
-"""The ports (issue 42, "Ports in one place"): every store protocol lives in domain/ports/, each implementation of a
+"""The ports ("Ports in one place"): every store protocol lives in domain/ports/, each implementation of a
 store has its port's methods with the same parameters (the in-memory ones reach the runtime untyped, through
 in_memory_stores, so mypy alone does not hold them), the Runtime protocol lists exactly composition.Runtime's
 attributes, and no port, operation or domain module speaks DynamoDB."""

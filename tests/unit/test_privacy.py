@@ -1,4 +1,4 @@
-"""Privacy as promised (issue 40), through the handlers (moto): a receipt goes to its player's token (which a game
+"""Privacy as promised, through the handlers (moto): a receipt goes to its player's token (which a game
 server mints with the game key), never to anyone; a player's held (pending) scores are in no public read, only in
 their own token's route (GET /players/{player_id}) and the admin's queue; a board's rule thresholds only with the
 admin key. Who may call

@@ -1,4 +1,4 @@
-"""Rules a cheater cannot ratchet (issue 40): one player token opens many runs at once and doubles the score on each.
+"""Rules a cheater cannot ratchet: one player token opens many runs at once and doubles the score on each.
 The relative rules judge a run against the standing at its start, a player holds max_open_runs open runs (default
 1, one more ends the oldest), and a client board with relative rules has a default per-player limit: the climb is
 the one docs/FAKE_SCORES.md states, and an honest player is never refused."""

@@ -131,7 +131,7 @@ def test_settings_give_the_key_or_its_secret():
 
 
 def test_revocation_lists_a_retired_key_as_revoked_and_rotation_keeps_it_so():
-    """Issue 39: revoked(...) adds revoked_at to a retired key's entry; the JWKS lists it as revoked with both times;
+    """revoked(...) adds revoked_at to a retired key's entry; the JWKS lists it as revoked with both times;
     a second revocation keeps the first time; a later rotation carries the entry over unchanged."""
     second = receipt_keys.rotated(SEED, SEED_TWO, "2026-12-02T03:00:00.000Z")
     old = KeySet.parse(SEED).current.kid

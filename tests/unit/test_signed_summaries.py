@@ -80,7 +80,7 @@ def test_a_summary_carries_the_log_head_and_a_signature_over_itself(chain):
     assert summary["log_head"] == {"seq": head[0], "hash": head[1]} == {"seq": 3, "hash": head[1]}
     claims = jws.verify(summary["signature"], call("GET", "/.well-known/jwks.json").body)
     assert claims == {k: v for k, v in summary.items() if k != "signature"}
-    # the order the log is replayed in and the top's length are signed: a verifier needs both (issue 41)
+    # the order the log is replayed in and the top's length are signed: a verifier needs both
     assert (claims["order"], claims["top_size"], len(claims["top"])) == ("desc", 100, 3)
     # the verifier's one statement of the summary's format holds every field the server signs: a field added here
     # must be added there (leaderboard_verify/summary.py), or every summary fails verification
@@ -134,7 +134,7 @@ def test_erasure_signs_the_rewritten_summary_again(chain, clock):
 
 
 def test_a_summary_whose_key_is_revoked_is_served_signed_by_the_current_key(chain):
-    """Issue 39: after its key is rotated out the summary keeps its signature (the retired key verifies it); once
+    """After its key is rotated out the summary keeps its signature (the retired key verifies it); once
     that key is revoked, a read answers it signed by the current key, which verifies, with the same content."""
     _log(chain, [("ada", 10, _ms(0)), ("bob", 30, _ms(1)), ("cy", 20, _ms(2))])
     before = _close().body

@@ -1,4 +1,4 @@
-"""The verifier refuses what a summary or receipt leaves out or bends (issue 41), each time naming the field: a
+"""The verifier refuses what a summary or receipt leaves out or bends, each time naming the field: a
 `top` cut short or empty, a reward missing a winner, a field outside the signature or outside the format, a number
 of another JSON type than the log's (200.0 for 200, rank 1.0), a signed order the log contradicts. Summaries are
 signed with a test key listed in the keys file, as an operator's own key would be: the signature holds, the

@@ -1,4 +1,4 @@
-"""The verifier and a key's status in the JWKS (issue 39): a retired key verifies only what it signed before its
+"""The verifier and a key's status in the JWKS: a retired key verifies only what it signed before its
 `retired_at` (a receipt's signed `at` and `iat`, a summary's `closed_at`), a revoked key verifies nothing, whatever
 date its payload carries; each refusal names the key, the field and the times. Spec vectors:
 tests/support/proof_vectors.py."""
@@ -37,7 +37,7 @@ def receipt(key: SigningKey, when: tuple[str, int]) -> str:
 
 
 def test_a_receipt_dated_after_its_keys_retired_at_is_refused(verify):
-    """The leaked-key forgery of issue 39: true in every other respect, signed after the rotation. Before the fix
+    """The leaked-key forgery: true in every other respect, signed after the rotation. Before the fix
     the verifier never compared the signed time with retired_at and printed VERIFIED."""
     current, old = SigningKey(), SigningKey()
     status, lines = verify(jwks(current, old, retired_at=RETIRED_AT), receipts=[receipt(old, AFTER)])

@@ -5,7 +5,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 
 import type { components, paths } from './generated/openapi.js';
 import { LeaderboardError } from './errors.js';
-import { follow, type FollowOptions, type Follower } from './live.js';
+import { follow, type FollowOptions, type Follower, type WebSocketConstructor } from './live.js';
 import { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js';
 
 export type Schemas = components['schemas'];
@@ -33,14 +33,6 @@ export interface ClientOptions {
   /** More openapi-fetch middleware (logging, metrics): added after the SDK's own. */
   middleware?: Middleware[];
 }
-
-/** What the SDK needs of a WebSocket: the browser's, Node 22's global one and the `ws` package's all fit. */
-export interface WebSocketLike {
-  send(data: string): void;
-  close(): void;
-  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
-}
-export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 /** A run: what POST /leaderboards/{board}/runs answered, and who and where it is for. */
 export interface Run {

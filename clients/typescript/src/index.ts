@@ -19,10 +19,16 @@ export {
   type Schemas,
   type Submission,
   type SubmitResult,
-  type WebSocketConstructor,
-  type WebSocketLike,
 } from './client.js';
 export { LeaderboardError } from './errors.js';
-export { base64url, type FollowOptions, type FollowState, type Follower, type TopEvent } from './live.js';
+export {
+  base64url,
+  type FollowOptions,
+  type FollowState,
+  type Follower,
+  type TopEvent,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './live.js';
 export { isRetriable, retryAfterMs, retryingFetch, type RetryInfo, type RetryOptions } from './retry.js';
 export type { components, operations, paths } from './generated/openapi.js';

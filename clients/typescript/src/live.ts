@@ -15,7 +15,14 @@
 import type { Client } from 'openapi-fetch';
 
 import type { components, paths } from './generated/openapi.js';
-import type { WebSocketConstructor, WebSocketLike } from './client.js';
+
+/** What the SDK needs of a WebSocket: the browser's, Node 22's global one and the `ws` package's all fit. */
+export interface WebSocketLike {
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+}
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 export type FollowState = 'connecting' | 'live' | 'polling' | 'closed';
 

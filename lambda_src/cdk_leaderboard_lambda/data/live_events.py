@@ -2,7 +2,7 @@
 
 AppSync's documented form (https://docs.aws.amazon.com/appsync/latest/eventapi/publish-http.html):
 `POST https://<http domain>/event`, `content-type: application/json`, body
-`{"channel": "/<namespace>/<segment>...", "events": ["<JSON string>", ...]}` with at most 5 events, each a
+`{"channel": "/<namespace>/<part>...", "events": ["<JSON string>", ...]}` with at most 5 events, each a
 stringified JSON value; authorized here with AWS IAM, a SigV4 signature for the service `appsync` in the function's
 region (https://docs.aws.amazon.com/appsync/latest/eventapi/configure-event-api-auth.html). A 200 answer lists
 the events AppSync took (`successful`) and refused (`failed`): a refused one is an error here too. Locally the

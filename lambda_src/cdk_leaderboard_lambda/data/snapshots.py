@@ -1,4 +1,4 @@
-"""The append-only snapshot history (its own table: one board period's snapshots are one partition).
+"""The append-only snapshot archive (its own table: one board period's snapshots are one partition).
 
 Two implementations of ports.SnapshotStore, held to the same behaviour by tests/contract: the DynamoDB one
 (what every function uses) and an in-memory one (for domain tests that need no engine)."""
@@ -17,7 +17,7 @@ _PARTITION, _SORT = schema.SNAPSHOTS_PARTITION_KEY, schema.SNAPSHOTS_SORT_KEY
 
 
 class DynamoSnapshots:
-    """The history as items of the snapshots table."""
+    """The archive as items of the snapshots table."""
 
     def __init__(self, client: Any, table: str) -> None:
         self._client, self._table = client, table
@@ -53,7 +53,7 @@ class DynamoSnapshots:
         return [from_item(i) for i in resp.get("Items", [])]
 
     def scan_page(self, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
-        """One page of the whole history (erasure only: its cost grows with the history, so it runs in steps)."""
+        """One page of the whole archive (erasure only: its cost grows with the archive, so it runs in steps)."""
         args: dict[str, Any] = {"TableName": self._table, "Limit": limit}
         if start:
             args["ExclusiveStartKey"] = start
@@ -72,7 +72,7 @@ class DynamoSnapshots:
 
 
 class MemorySnapshots:
-    """The same history in a dict of this instance, by (leaderboard id, taken_at)."""
+    """The same archive in a dict of this instance, by (leaderboard id, taken_at)."""
 
     def __init__(self) -> None:
         self._items: dict[memory.Key, dict[str, Any]] = {}

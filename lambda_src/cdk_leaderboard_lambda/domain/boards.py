@@ -1,59 +1,26 @@
-"""Boards: how a leaderboard orders and combines scores, and which periods it keeps."""
+"""Boards: how a leaderboard orders and combines scores, and which periods it keeps (BoardConfig), and its stored
+form. What a new board must be is board_validation.py's; rewards and tiers are rewards_tiers.py's."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from ..shared import item_keys
-from ..shared.clock import iso
-from ..shared.errors import BadRequest, BrokenRule, Conflict, NotFound
+from ..shared.errors import BadRequest, Conflict, NotFound
 from ..shared.limits import (
     BEST,
-    BOARD_ID_PATTERN,
-    CLOSING_TOP,
     DEFAULT_OPEN_RUNS,
     DESC,
-    FIRST_YEAR,
-    LAST_YEAR,
-    MAX_BOARD_ID_LENGTH,
-    MAX_NAME_LENGTH,
-    MAX_OPEN_RUNS,
-    MAX_REWARDS,
     MAX_SCORE,
-    MAX_SHARDS,
-    MAX_SUBMISSIONS_PER_MINUTE,
-    MAX_TIERS,
-    OPERATORS,
-    ORDERS,
     RELATIVE_RULES_PER_MINUTE,
     SERVER_SUBMISSIONS,
-    SUBMISSION_MODES,
-    TIMESTAMP_PATTERN,
 )
-from ..shared.text import display_name
-from . import periods, plausibility
+from . import periods, plausibility, rewards_tiers, timestamps
 from .periods import Period
 
 DEFAULT_BOARD_ID = item_keys.DEFAULT_BOARD_ID
-_BOARD_ID = re.compile(BOARD_ID_PATTERN)
-_TIMESTAMP = re.compile(TIMESTAMP_PATTERN)
-
-
-def parse_time(value: object, field_name: str) -> datetime:
-    """An ISO 8601 UTC timestamp as the API takes it: 2026-12-01T18:00:00Z (fractions of a second allowed)."""
-    rule = (
-        f"{field_name} must be an ISO 8601 UTC time like 2026-12-01T18:00:00Z: a real date and time of the years "
-        f"{FIRST_YEAR}-{LAST_YEAR} (the years period ids name)"
-    )
-    if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
-        raise BadRequest(rule)
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
-    except ValueError:  # the document's pattern, not a day of the calendar (2030-02-30): a rule it says in words
-        raise BrokenRule(rule) from None
 
 
 @dataclass(frozen=True)
@@ -114,7 +81,7 @@ class BoardConfig:
     def current_periods(self, now: datetime) -> list[Period]:
         """The periods a submission at `now` updates (a tournament's one period, whether open or not)."""
         if self.is_tournament:
-            return [periods.tournament(parse_time(self.ends_at, "ends_at"))]
+            return [periods.tournament(timestamps.parse_time(self.ends_at, "ends_at"))]
         return periods.current(now, self.periods)
 
     def resolve_period(self, period: object, now: datetime) -> Period:
@@ -141,9 +108,9 @@ class BoardConfig:
         """A tournament takes scores only inside its window: 409 before the start and after the end."""
         if not self.is_tournament:
             return
-        if now < parse_time(self.starts_at, "starts_at"):
+        if now < timestamps.parse_time(self.starts_at, "starts_at"):
             raise Conflict(f"tournament {self.board_id} has not started: it starts at {self.starts_at}")
-        if now >= parse_time(self.ends_at, "ends_at"):
+        if now >= timestamps.parse_time(self.ends_at, "ends_at"):
             raise Conflict(f"tournament {self.board_id} has ended: it ended at {self.ends_at}")
 
     def leaderboard_id(self, period_id: str) -> str:
@@ -208,8 +175,8 @@ class BoardConfig:
             stored=True,
             starts_at=item.get("starts_at"),
             ends_at=item.get("ends_at"),
-            rewards=tuple(_reward(r) for r in item.get("rewards", ())),
-            tiers=tuple(_tier(t) for t in item.get("tiers", ())),
+            rewards=tuple(rewards_tiers.reward_from_item(r) for r in item.get("rewards", ())),
+            tiers=tuple(rewards_tiers.tier_from_item(t) for t in item.get("tiers", ())),
             submissions=item.get("submissions", SERVER_SUBMISSIONS),
             rules=plausibility.from_item(item.get("rules")),
             max_open_runs=int(item.get("max_open_runs", DEFAULT_OPEN_RUNS)),
@@ -222,190 +189,3 @@ def _optional_int(value: Any) -> int | None:
 
 
 DEFAULT_BOARD = BoardConfig(DEFAULT_BOARD_ID, "Global")
-
-
-def board_id(value: Any) -> str:
-    if not isinstance(value, str) or not _BOARD_ID.fullmatch(value):
-        raise BadRequest(
-            f"board_id must be 1-{MAX_BOARD_ID_LENGTH} characters: lowercase letters, digits, _ or -, starting with "
-            "a letter or digit"
-        )
-    return value
-
-
-def parse_new_board(body: dict[str, Any], created_at: str | None) -> BoardConfig:
-    """A board from a POST /leaderboards body; every check says why it failed."""
-    allowed = {
-        "board_id",
-        "name",
-        "order",
-        "operator",
-        "periods",
-        "min_score",
-        "max_score",
-        "shards",
-        "max_submissions_per_minute",
-    }
-    allowed |= {"starts_at", "ends_at", "rewards", "tiers", "submissions", "rules", "max_open_runs"}
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
-    bid = board_id(body.get("board_id"))
-    name = display_name(body.get("name", bid), "name")
-    order = body.get("order", DESC)
-    if order not in ORDERS:
-        raise BadRequest(f"order must be one of {', '.join(ORDERS)}")
-    operator = body.get("operator", BEST)
-    if operator not in OPERATORS:
-        raise BadRequest(f"operator must be one of {', '.join(OPERATORS)}")
-    kinds = body.get("periods", [periods.ALL_TIME])
-    if (
-        not isinstance(kinds, list)
-        or not kinds
-        or any(k not in periods.KINDS for k in kinds)
-        or len(set(kinds)) != len(kinds)
-    ):
-        raise BadRequest(f"periods must be a non-empty list of distinct values from {', '.join(periods.KINDS)}")
-    bounds = []
-    for bound, default in (("min_score", 0), ("max_score", MAX_SCORE)):
-        value = body.get(bound, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORE:
-            raise BadRequest(f"{bound} must be an integer from 0 to {MAX_SCORE}")
-        bounds.append(value)
-    if bounds[0] > bounds[1]:
-        raise BrokenRule("min_score must not be greater than max_score")
-    shards = body.get("shards", 1)
-    if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
-        raise BadRequest(f"shards must be an integer from 1 to {MAX_SHARDS}")
-    per_minute = body.get("max_submissions_per_minute")
-    if per_minute is not None and (
-        isinstance(per_minute, bool)
-        or not isinstance(per_minute, int)
-        or not 1 <= per_minute <= MAX_SUBMISSIONS_PER_MINUTE
-    ):
-        raise BadRequest(f"max_submissions_per_minute must be an integer from 1 to {MAX_SUBMISSIONS_PER_MINUTE}")
-    submissions = submission_mode(body.get("submissions", SERVER_SUBMISSIONS))
-    open_runs = max_open_runs(body.get("max_open_runs", DEFAULT_OPEN_RUNS))
-    ordered_kinds = tuple(k for k in periods.KINDS if k in kinds)
-    window = _tournament_window(body)
-    if window is not None:
-        ordered_kinds = (periods.TOURNAMENT,)
-    starts_at, ends_at = window or (None, None)
-    return BoardConfig(
-        bid,
-        name,
-        order,
-        operator,
-        ordered_kinds,
-        bounds[0],
-        bounds[1],
-        created_at,
-        shards,
-        max_submissions_per_minute=per_minute,
-        starts_at=starts_at,
-        ends_at=ends_at,
-        rewards=parse_rewards(body.get("rewards", [])),
-        tiers=parse_tiers(body.get("tiers", [])),
-        submissions=submissions,
-        rules=plausibility.parse(body.get("rules", {}), order, operator),
-        max_open_runs=open_runs,
-    )
-
-
-def max_open_runs(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_OPEN_RUNS:
-        raise BadRequest(f"max_open_runs must be an integer from 1 to {MAX_OPEN_RUNS}")
-    return value
-
-
-def submission_mode(value: object) -> str:
-    if value not in SUBMISSION_MODES:
-        raise BadRequest(
-            f"submissions must be one of {', '.join(SUBMISSION_MODES)}: server (the game key only) or client "
-            "(also players' devices, with a run token)"
-        )
-    return str(value)
-
-
-def _reward(r: dict) -> dict:
-    return {"reward": r["reward"], "ranks": [int(r["ranks"][0]), int(r["ranks"][1])]}
-
-
-def _tier(t: dict) -> dict:
-    return {"name": t["name"], "min_percentile": int(t["min_percentile"])}
-
-
-def _label(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_NAME_LENGTH
-
-
-def _check_labels(value: list, field_name: str, label: str) -> None:
-    """Reward and tier names are shown like player names: the same text rules, each with its own message."""
-    for index, item in enumerate(value):
-        if isinstance(item, dict) and _label(item.get(label)):
-            display_name(item[label], f"{field_name}[{index}].{label}")
-
-
-def _rank(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= CLOSING_TOP
-
-
-def parse_rewards(value: object) -> tuple[dict, ...]:
-    rule = (
-        f"rewards must be a list of at most {MAX_REWARDS} objects {{reward: a name, ranks: [first, last]}} with "
-        f"1 <= first <= last <= {CLOSING_TOP} (the closing keeps the top {CLOSING_TOP})"
-    )
-    if not isinstance(value, list) or len(value) > MAX_REWARDS:
-        raise BadRequest(rule)
-    for r in value:
-        ranks = r.get("ranks") if isinstance(r, dict) else None
-        if (
-            not isinstance(r, dict)
-            or set(r) != {"reward", "ranks"}
-            or not _label(r["reward"])
-            or not isinstance(ranks, list)
-            or len(ranks) != 2
-            or not all(_rank(n) for n in ranks)
-        ):
-            raise BadRequest(rule)
-        if ranks[0] > ranks[1]:  # of the document's shape: a rule between two items it says in words
-            raise BrokenRule(rule)
-    _check_labels(value, "rewards", "reward")
-    return tuple(_reward(r) for r in value)
-
-
-def parse_tiers(value: object) -> tuple[dict, ...]:
-    rule = (
-        f"tiers must be a list of at most {MAX_TIERS} objects {{name, min_percentile: an integer 0-100}} with "
-        "distinct names and distinct minimums"
-    )
-    if not isinstance(value, list) or len(value) > MAX_TIERS:
-        raise BadRequest(rule)
-    for t in value:
-        if (
-            not isinstance(t, dict)
-            or set(t) != {"name", "min_percentile"}
-            or not _label(t["name"])
-            or isinstance(t["min_percentile"], bool)
-            or not isinstance(t["min_percentile"], int)
-            or not 0 <= t["min_percentile"] <= 100
-        ):
-            raise BadRequest(rule)
-    if len({t["name"] for t in value}) != len(value) or len({t["min_percentile"] for t in value}) != len(value):
-        raise BrokenRule(rule)  # JSON Schema's uniqueItems compares whole items, not one field of them
-    _check_labels(value, "tiers", "name")
-    return tuple(sorted((_tier(t) for t in value), key=lambda t: -t["min_percentile"]))
-
-
-def _tournament_window(body: dict[str, Any]) -> tuple[str, str] | None:
-    """starts_at and ends_at, both or neither, instead of periods; normalized to milliseconds and Z."""
-    if "starts_at" not in body and "ends_at" not in body:
-        return None
-    if "starts_at" not in body or "ends_at" not in body:
-        raise BadRequest("a tournament needs both starts_at and ends_at")
-    if "periods" in body:
-        raise BadRequest("a tournament has starts_at and ends_at instead of periods: give one or the other")
-    start, end = parse_time(body["starts_at"], "starts_at"), parse_time(body["ends_at"], "ends_at")
-    if end <= start:
-        raise BrokenRule("ends_at must be after starts_at")
-    return iso(start), iso(end)

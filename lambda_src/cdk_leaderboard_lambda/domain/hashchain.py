@@ -1,4 +1,4 @@
-"""The hash-chained log of every accepted change to a board period's entries (issue 25; docs/PROVING.md).
+"""The hash-chained log of every accepted change to a board period's entries (docs/PROVING.md).
 
 A record is a JSON object with exactly `seq`, `at`, `kind`, `score`, `player`, `prev_hash` and `hash`: `hash` is
 the lowercase hex SHA-256 of the record without `hash` in RFC 8785 canonical JSON, `prev_hash` the previous
@@ -6,26 +6,19 @@ record's `hash` (64 zeros for seq 1), `player` the player's commitment: HMAC-SHA
 key over "{board_id}\\n{period_id}\\n{player_id}". Erasure deletes the key: the records stay as they are (the chain
 still verifies) and nothing links their commitments back to the player.
 
-Records are appended off the request path, from the scores table's stream (chain_appending.py); this module is
-the format and the port to the store (data/chain.py)."""
+Records are appended off the request path, from the scores table's stream (operations/chain_appending.py) and read
+a page at a time (operations/log_pages.py); this module is the format: pure rules, no store."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import rfc8785
 
-from ..shared import item_keys
-from ..shared.errors import BrokenRule
-from . import cursors
-from .ports import ChainStore, Head
-
-if TYPE_CHECKING:
-    from .boards import BoardConfig
-    from .ports.runtime import Runtime
+from .ports import Head
 
 GENESIS_HASH = "0" * 64
 KINDS = ("score", "approve", "remove", "hide", "show", "erase")
@@ -81,30 +74,3 @@ def chain(head: Head | None, changes: list[tuple[int, str, int | None, str]]) ->
         records.append(record)
         prev = record["hash"]
     return records
-
-
-def commitment_of(chain: ChainStore, board_id: str, period_id: str, player_id: str, now: datetime) -> str | None:
-    """The player's commitment in a board period's log, if they have a key (a receipt names it): one read, nothing
-    made."""
-    found = chain.player_keys([player_id], int(now.timestamp()), create=False)
-    return commitment(found[player_id], board_id, period_id, player_id) if player_id in found else None
-
-
-def page(runtime: Runtime, config: BoardConfig, period_ref: str, limit: int, cursor: str | None) -> dict:
-    """A page of a board period's log in seq order (GET .../periods/{period_id}/log): one Query of the store. The
-    cursor is bound to the board period and issued afresh with each page (records never change, so an export of
-    any length may take as long as it needs, a cursor lifetime per page). It takes the runtime: the log's store,
-    the clock and the cursor keys."""
-    p = config.resolve_period(period_ref, runtime.clock.now())
-    binding = "log\n" + item_keys.leaderboard_id(config.evidence_id, p.period_id)
-    after = 0
-    if cursor is not None:
-        position = cursors.read(runtime, cursor, binding)
-        if not position.last_key.isdigit():
-            raise BrokenRule(cursors.INVALID)
-        after = int(position.last_key)
-    records, more = runtime.chain.page(config.evidence_id, p.period_id, after, limit)
-    answer: dict[str, Any] = {"records": records}
-    if more:
-        answer["next_cursor"] = cursors.issue(runtime, binding, str(records[-1]["seq"]), records[-1]["seq"])
-    return answer

@@ -1,5 +1,5 @@
 """Periods (UTC): all-time, daily-YYYY-MM-DD, weekly-YYYY-Www (ISO week), monthly-YYYY-MM; and a tournament
-board's one period, `tournament`, whose window is the board's own (boards.py)."""
+board's one period, `tournament`, whose window is the board's own (boards.py, timestamps.py)."""
 
 from __future__ import annotations
 

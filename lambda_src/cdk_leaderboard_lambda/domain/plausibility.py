@@ -110,7 +110,7 @@ def parse(value: object, order: str, operator: str) -> tuple[Rule, ...]:
         number = _decimal(spec["value"])
         if number is None or not low <= number <= high or (integral and number != number.to_integral_value()):
             raise BadRequest(f"rules.{name}.value must be {meaning}")
-        if name in STORED_SCORE_RULES and operator not in (BEST, LATEST):  # two fields: 422, as boards.py says
+        if name in STORED_SCORE_RULES and operator not in (BEST, LATEST):  # two fields: 422, as board_validation says
             raise BrokenRule(
                 f"rules.{name} compares a score with a stored score: an increment board stores totals, not scores"
             )

@@ -2,8 +2,7 @@
 of a deleted or earlier generation of the board (?generation=)."""
 
 from ..composition import Handler, Runtime
-from ..domain import hashchain
-from ..operations import board_catalog, generations, original_api, ranking_reads
+from ..operations import board_catalog, generations, log_pages, original_api, ranking_reads
 from ..web import routes
 from ..web.http import Call, function_handler
 
@@ -35,7 +34,7 @@ def score_range(call: Call):
 def period_log(call: Call):
     runtime = call.runtime
     board = generations.board(runtime, call.params["board"], call.query["generation"])
-    return 200, hashchain.page(runtime, board, call.params["period_id"], call.query["limit"], call.query["cursor"])
+    return 200, log_pages.page(runtime, board, call.params["period_id"], call.query["limit"], call.query["cursor"])
 
 
 def handler_for(runtime: Runtime) -> Handler:

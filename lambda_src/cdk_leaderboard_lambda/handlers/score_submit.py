@@ -5,7 +5,7 @@ receipts and their held scores; live subscribe tokens, and the Event API's Lambd
 
 from ..composition import Handler, Runtime, entry_point
 from ..domain import score_writes, tokens
-from ..domain.boards import board_id
+from ..domain.board_validation import board_id
 from ..operations import board_catalog, idempotency, live_access, original_api, quarantine, receipts, runs, submissions
 from ..shared import item_keys, limits
 from ..shared.errors import BadRequest, Forbidden, NotFound, Unauthorized

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..domain import boards, cursors, periods, plausibility
+from ..domain import board_validation, boards, cursors, periods, plausibility
 from ..domain.boards import BoardConfig
 from ..domain.ports import BUSY, EXISTS, FULL, BoardStore
 from ..shared import item_keys
@@ -49,7 +49,7 @@ class BoardCache:
 
 def declared_boards(settings: Settings) -> dict[str, BoardConfig]:
     """The built-in board and the boards declared in the stack's props (no table item: nothing to create)."""
-    declared = [boards.parse_new_board(b, created_at=None) for b in settings.declared_boards]
+    declared = [board_validation.parse_new_board(b, created_at=None) for b in settings.declared_boards]
     return {b.board_id: b for b in [boards.DEFAULT_BOARD, *declared]}
 
 
@@ -60,7 +60,7 @@ def get_board(runtime: Runtime, board_id: str) -> BoardConfig:
     cache = runtime.board_cache
     if (cached := cache.get(board_id)) is not None:
         return cached
-    item = runtime.boards.get(boards.board_id(board_id))
+    item = runtime.boards.get(board_validation.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         cache.forget(board_id)
         raise NotFound(f"no leaderboard {board_id}")
@@ -142,7 +142,7 @@ def create_board(runtime: Runtime, body: dict[str, Any], now: datetime) -> dict[
     transaction. Creates racing on the count item are retried a few times; if every attempt was cancelled, 409
     (nothing stored: retry), as for a submission that meets too many concurrent writes. `now` is its created_at."""
     # A new generation each time: nothing of a deleted board's (entries, logs, summaries, runs) is this board's.
-    config = replace(boards.parse_new_board(body, created_at=iso(now)), generation=new_generation())
+    config = replace(board_validation.parse_new_board(body, created_at=iso(now)), generation=new_generation())
     if config.board_id in declared_boards(runtime.settings):
         raise Conflict(f"leaderboard {config.board_id} already exists")
     cap = runtime.settings.max_boards
@@ -178,7 +178,7 @@ def update_board(runtime: Runtime, board_id: str, body: dict[str, Any]) -> dict[
         raise BadRequest(f"unknown field(s): {', '.join(unknown)}; a board's {', '.join(CHANGEABLE)} can change")
     if board_id in declared_boards(runtime.settings):
         raise BadRequest(f"{board_id} is built in or declared in the stack: change it in the stack's props instead")
-    item = runtime.boards.get(boards.board_id(board_id))
+    item = runtime.boards.get(board_validation.board_id(board_id))
     if item is None or item.get("status") == "deleting":
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)
@@ -186,9 +186,9 @@ def update_board(runtime: Runtime, board_id: str, body: dict[str, Any]) -> dict[
     if "rules" in body:
         changes["rules"] = plausibility.parse(body["rules"], config.order, config.operator)
     if "submissions" in body:
-        changes["submissions"] = boards.submission_mode(body["submissions"])
+        changes["submissions"] = board_validation.submission_mode(body["submissions"])
     if "max_open_runs" in body:
-        changes["max_open_runs"] = boards.max_open_runs(body["max_open_runs"])
+        changes["max_open_runs"] = board_validation.max_open_runs(body["max_open_runs"])
     changed = replace(config, **changes)
     if not runtime.boards.replace(changed.to_item()):
         raise NotFound(f"no leaderboard {board_id}")
@@ -241,7 +241,7 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
     if board_id in declared_boards(runtime.settings):
         raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
     stored, entries = runtime.boards, runtime.entries
-    item = stored.get(boards.board_id(board_id))
+    item = stored.get(board_validation.board_id(board_id))
     if item is None:
         raise NotFound(f"no leaderboard {board_id}")
     config = BoardConfig.from_item(item)

@@ -1,5 +1,5 @@
 """Closing a period once it has ended: a summary kept after the entries expire (the top, the total, each tier's
-score cut-off, the reward winners), the final top frozen into the snapshot history, and an event for the game's
+score cut-off, the reward winners), the final top frozen into the snapshot archive, and an event for the game's
 backend. Run by the scheduled closer a few minutes after each end, or by an admin through the API; both are
 idempotent: the first closing's summary is stored once and returned ever after.
 
@@ -15,8 +15,9 @@ import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..domain import boards, periods, rank_counters
+from ..domain import periods, rank_counters
 from ..domain.boards import BoardConfig
+from ..domain.timestamps import parse_time
 from ..shared import item_keys, limits, schema
 from ..shared.clock import iso
 from ..shared.errors import Conflict, NotFound
@@ -190,7 +191,7 @@ def resigned(
 
 def _open_view(runtime: Runtime, config: BoardConfig, p: periods.Period, now: datetime) -> dict[str, Any]:
     """A period with no closing summary: open only while `now` is inside it (else upcoming, or ended)."""
-    starts = boards.parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
+    starts = parse_time(config.starts_at, "starts_at") if p.kind == periods.TOURNAMENT else periods.starts_at(p)
     return {
         "period_id": p.period_id,
         "kind": p.kind,

@@ -1,4 +1,4 @@
-"""Who may follow a board live, and the kill switch (issue 40, "Live with a ceiling").
+"""Who may follow a board live, and the kill switch ("Live with a ceiling").
 
 A subscriber needs a live subscribe token: a JWT signed with the deployment's token key (tokens.py) for the audience
 `leaderboard:live` (a player or run token is refused here, and a live token is refused everywhere else: the audience

@@ -147,11 +147,11 @@ def _go_on(
             found, state_cursor = records.records_holding(quoted, state.get("cursor"), PAGE_SIZE)
             records.forget(found)
         elif phase == "snapshots":
-            history = runtime.snapshots
-            page, state_cursor = history.scan_page(state.get("cursor"), PAGE_SIZE)
+            archive = runtime.snapshots
+            page, state_cursor = archive.scan_page(state.get("cursor"), PAGE_SIZE)
             for snapshot in page:
                 if _names(snapshot.get("entries", []), player_id):
-                    history.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
+                    archive.replace_entries(snapshot, [_placeholder(e, player_id) for e in snapshot["entries"]])
         else:
             state_cursor = _erase_from_closings(runtime, player_id, state)
         state["cursor"] = state_cursor

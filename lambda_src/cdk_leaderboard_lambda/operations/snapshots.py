@@ -1,4 +1,4 @@
-"""Snapshots: a period's top N frozen into the append-only history, and the history listed newest first."""
+"""Snapshots: a period's top N frozen into the append-only archive, and the archive listed newest first."""
 
 from __future__ import annotations
 

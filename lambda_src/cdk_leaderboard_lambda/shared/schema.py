@@ -19,6 +19,6 @@ TTL_ATTRIBUTE = "expires_at"  # daily/weekly entries expire after the retention
 ERASING_MARK = "erasing"
 FENCE_COMMITMENT = "log_player"  # a fence's attribute holding the player's commitment on its board period's log
 
-# leaderboard-snapshots: append-only history; one board's snapshots are one partition.
+# leaderboard-snapshots: the append-only snapshot archive; one board's snapshots are one partition.
 SNAPSHOTS_PARTITION_KEY = "leaderboard_id"
 SNAPSHOTS_SORT_KEY = "taken_at"  # ISO-8601 UTC, so the sort key order is time order

@@ -1,4 +1,4 @@
-/* The trend chart of the snapshot history: an SVG line chart of the newest snapshot's top players across
+/* The trend chart of the snapshots: an SVG line chart of the newest snapshot's top players across
  * snapshots, oldest to newest, by score or by rank. Drawn in the element's own pixel size, so labels stay
  * legible on a phone; a marker shape per series, so colour is not the only cue; title and desc for screen
  * readers. */

@@ -222,7 +222,7 @@ function schedule() {
     return;
   }
   table.timer = setTimeout(() => {
-    // Each safety re-read stands for the polls it replaces, so the history keeps its pace (every ~30 s).
+    // Each safety re-read stands for the polls it replaces, so the snapshots' reads keep their pace (every ~30 s).
     const step = LIVE_SAFETY_MS / REFRESH_MS;
     table.tick += live ? step - (table.tick % step) : 1;
     loadTable({ background: true });

@@ -67,7 +67,7 @@ class BoardStore(Protocol):
 
 
 class SnapshotStore(Protocol):
-    """The append-only history (data/snapshots.py: DynamoDB, or in memory). A snapshot is keyed by its
+    """The append-only snapshot archive (data/snapshots.py: DynamoDB, or in memory). A snapshot is keyed by its
     `leaderboard_id` (its board period) and `taken_at` (its time, ordered)."""
 
     def put(self, snapshot: dict[str, Any]) -> None:
@@ -83,7 +83,7 @@ class SnapshotStore(Protocol):
         ...
 
     def scan_page(self, start: dict | None, limit: int) -> tuple[list[dict[str, Any]], dict | None]:
-        """Up to `limit` snapshots of the whole history after the cursor `start` (None: from the first), and the
+        """Up to `limit` snapshots of the whole archive after the cursor `start` (None: from the first), and the
         cursor to the next page (None once every snapshot was on a page): each snapshot is on one page."""
         ...
 

@@ -35,5 +35,5 @@ SETTLED = Caching(max_age=SETTLED_SECONDS)
 PERIOD = Caching(max_age=LIVE.max_age, settled_max_age=SETTLED_SECONDS, settled_when=("status", "closed"))
 # The public keys (JWKS): a rotation's new key shows within a minute (the functions re-read the key set every 5).
 KEYS = Caching(max_age=60)
-# The snapshot history only grows (POST /snapshot, the period closer): a new snapshot shows within a minute.
+# The snapshot archive only grows (POST /snapshot, the period closer): a new snapshot shows within a minute.
 SNAPSHOTS = Caching(max_age=60)

@@ -1,4 +1,4 @@
-/* The snapshot history of the period on screen, newest first, and its trend chart. The API keeps
+/* The snapshots of the period on screen, newest first, and its trend chart. The API keeps
  * snapshots of the default board only: on another board this section says so.
  *
  * The list is read through the edge, which keeps it up to its max-age + stale-while-revalidate (a minute): a
@@ -13,7 +13,7 @@ import { latestOnly, Superseded } from '../request.js';
 import * as state from '../state.js';
 import { drawChart } from './chart.js';
 
-const HISTORY_LIMIT = 20; // snapshots listed
+const SNAPSHOTS_LISTED = 20; // snapshots listed
 const LISTED_ENTRIES = 10; // players shown in each snapshot
 const RESIZE_SETTLE_MS = 150;
 
@@ -22,11 +22,11 @@ const shown = { snapshots: [], mode: 'score' }; // newest first, as the API list
 const taken = []; // {snapshot, until}: taken from this page, shown until a read started at `until` has answered
 let lagMs = 0; // how old the list's answer may be (its Cache-Control)
 
-/** A snapshot the admin panel just took (POST /snapshot's answer): in the history at once, then read again. */
+/** A snapshot the admin panel just took (POST /snapshot's answer): in the list at once, then read again. */
 export function addSnapshot(snapshot) {
   if (!snapshot || !snapshot.snapshot_id) return;
   taken.push({ snapshot, until: performance.now() + lagMs });
-  loadHistory();
+  loadSnapshots();
 }
 
 /** The list as read, with the snapshots taken here that a read may not show yet; newest first, as the API's. */
@@ -39,10 +39,10 @@ function withTaken(data, startedAt) {
     .filter((snap) => snap.leaderboard_id === data.leaderboard_id && !ids.has(snap.snapshot_id));
   if (!missing.length) return listed;
   const time = (snap) => parseTime(snap.taken_at)?.getTime() || 0;
-  return [...listed, ...missing].sort((a, b) => time(b) - time(a)).slice(0, HISTORY_LIMIT);
+  return [...listed, ...missing].sort((a, b) => time(b) - time(a)).slice(0, SNAPSHOTS_LISTED);
 }
 
-export function initHistory() {
+export function initSnapshots() {
   for (const radio of $$('input[name="chart-mode"]')) {
     radio.addEventListener('change', () => {
       shown.mode = radio.value;
@@ -62,14 +62,14 @@ export function initHistory() {
   state.on('view', () => {
     $('#history-board').textContent = viewLabel();
     $('#chart-mode').hidden = !isDefault(); // only the default board has snapshots to chart
-    loadHistory();
+    loadSnapshots();
   });
 }
 
 const redraw = () => drawChart($('#history-chart'), $('#history-legend'), [...shown.snapshots].reverse(), shown.mode);
 
 /** GET /snapshots of the period on screen. background: an auto-refresh (no loading message). */
-export async function loadHistory({ background = false } = {}) {
+export async function loadSnapshots({ background = false } = {}) {
   const turn = reads.begin();
   const { board, period } = state.view();
   const status = $('#history-status');
@@ -81,7 +81,7 @@ export async function loadHistory({ background = false } = {}) {
   if (!background) setStatus(status, 'loading', `Loading the ${periodLabel(period)} snapshots…`);
   try {
     const startedAt = performance.now();
-    const answer = await turn.request(api.snapshots(period, HISTORY_LIMIT));
+    const answer = await turn.request(api.snapshots(period, SNAPSHOTS_LISTED));
     const { data, ms } = answer;
     lagMs = answer.lagMs;
     const snapshots = withTaken(data || {}, startedAt);
