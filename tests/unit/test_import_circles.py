@@ -10,6 +10,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from tests.support.import_graph import circle
+
 ROOT = Path(__file__).resolve().parents[2]
 # `import ... from './x.js'`, `export ... from './x.js'`, `import './x.js'` and `import('./x.js')`: relative only.
 JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}/[^'"]+)['"]""")
@@ -46,19 +48,6 @@ def script_graph(folder: Path, pattern: str) -> dict[str, set[str]]:
             found.add(path if path in files else re.sub(r"\.js$", ".ts", path))
         graph[name] = found & files
     return graph
-
-
-def circle(graph: dict[str, set[str]], start: str) -> list[str] | None:
-    stack, seen = [(start, [start])], set()
-    while stack:
-        node, path = stack.pop()
-        for nxt in sorted(graph.get(node, ())):
-            if nxt == start:
-                return [*path, start]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, [*path, nxt]))
-    return None
 
 
 GRAPHS = {

@@ -26,6 +26,7 @@ from typing import ParamSpec, TypeVar
 import pytest
 
 from cdk_leaderboard_lambda.shared.frozen import freeze
+from tests.support.import_graph import circle
 
 PACKAGE_NAME = "cdk_leaderboard_lambda"
 PACKAGE = Path(__file__).resolve().parents[2] / "lambda_src" / PACKAGE_NAME
@@ -62,20 +63,6 @@ MODULES = {module_name(p) for p in FILES}
 GRAPH = {module_name(p): imports(p) for p in FILES}
 
 
-def cycle_from(start: str) -> list[str] | None:
-    """A path start -> ... -> start through imports, if there is one."""
-    stack, seen = [(start, [start])], set()
-    while stack:
-        node, path = stack.pop()
-        for nxt in GRAPH.get(node, ()):
-            if nxt == start:
-                return [*path, start]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, [*path, nxt]))
-    return None
-
-
 def test_the_graph_sees_the_imports_it_should():
     """Guards the two tests below against reading nothing: known edges are found."""
     assert "domain.entry_store" in GRAPH["domain.score_writes"]
@@ -85,7 +72,7 @@ def test_the_graph_sees_the_imports_it_should():
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_itself_through_others(module):
-    assert cycle_from(module) is None, " -> ".join(cycle_from(module))
+    assert circle(GRAPH, module) is None, " -> ".join(circle(GRAPH, module) or [])
 
 
 # --- no process state: what a module keeps lives in a runtime (composition.py) ------------------------------
