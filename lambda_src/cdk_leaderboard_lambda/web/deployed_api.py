@@ -1,5 +1,6 @@
 """The API Gateway definition of the REST API: the OpenAPI 3.0 document API Gateway imports as the REST API's body
-(the stack's SpecRestApi), generated from the route table by the same walk as the served document (openapi.py).
+(the stack's SpecRestApi), generated from the route table by the same walk as the served document (openapi.py):
+routes.route_operations. It imports nothing but the route table, so the construct can build it without boto3.
 
 It holds what API Gateway acts on and nothing for readers: a Lambda proxy integration per route, the API key on the
 keyed routes (the `api_key` scheme API Gateway recognises; which key class a route takes is the usage plans' and the
@@ -20,7 +21,7 @@ from typing import Any
 
 from ..shared.frozen import thaw
 from . import routes
-from .openapi import OPENAPI_VERSION, route_operations
+from .routes import OPENAPI_VERSION, route_operations
 
 API_KEY_SCHEME = "api_key"  # the name API Gateway's importer reads as "API key required"
 VALIDATOR = "body-and-parameters"

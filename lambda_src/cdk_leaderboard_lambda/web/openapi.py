@@ -12,8 +12,6 @@ static document cannot know (a board's own periods and score bounds) its descrip
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from typing import Any
 
 from ..shared import limits
@@ -23,7 +21,6 @@ from . import routes
 from .http import cache_control
 from .routes.responses import SCHEMAS, ref
 
-OPENAPI_VERSION = "3.0.3"
 ERROR_STATUSES = freeze(
     {
         400: "invalid input; on a score route, the game key and a run token together",
@@ -91,14 +88,6 @@ def _cache_header(route: routes.Route, status: int) -> dict:
     else:
         why = "kept this long at the edge, then served stale for the extra seconds while one request refreshes it"
     return {"Cache-Control": {"description": f"{value}: {why}", "schema": {"type": "string", "example": value}}}
-
-
-def route_operations() -> Iterator[tuple[str, str, routes.Route, dict]]:
-    """THE walk of the route table that both documents take, the served one (document) and the one API Gateway
-    deploys (deployed_api.definition): each route's path, OpenAPI method and identity, in the table's order."""
-    for route in routes.ROUTES:
-        identity = {"operationId": "_".join([route.method.lower(), *re.findall(r"[a-z]+", route.path)])}
-        yield route.path, route.method.lower(), route, identity
 
 
 def _operation(route: routes.Route, identity: dict) -> dict:
@@ -170,11 +159,11 @@ def document() -> dict:
     """The document, built anew (a few milliseconds) as plain JSON (the route table's frozen fragments thawed):
     whoever serves it may keep it; no module holds it."""
     paths: dict[str, dict] = {}
-    for path, method, route, identity in route_operations():
+    for path, method, route, identity in routes.route_operations():
         paths.setdefault(path, {})[method] = _operation(route, identity)
     return thaw(
         {
-            "openapi": OPENAPI_VERSION,
+            "openapi": routes.OPENAPI_VERSION,
             "info": {
                 "title": "Leaderboard API",
                 "version": "1.0.0",

@@ -62,7 +62,7 @@ from .gateway_errors import (
     GatewayError,
 )
 from .route import Route
-from .table import ROUTES, edge_query_names, match_route
+from .table import OPENAPI_VERSION, ROUTES, edge_query_names, match_route, route_operations
 
 __all__ = [
     "ADMIN", "BEARER", "BEARER_CHALLENGE", "BOARD_BODY", "BOARD_ID", "BOARD_PERIOD", "BOARD_SCORE_BODY",
@@ -73,5 +73,6 @@ __all__ = [
     "PATH_PARAMS", "PERIOD", "PERIOD_CLOSER", "PLAYER", "PLAYER_ID", "PLAYER_NAME", "PLAYER_STATS", "PUBLIC",
     "RANK_COUNTER", "RANK_MODE", "ROUTES", "RUN", "Route", "SCORE", "SCORE_BODY", "SCORE_SIMULATOR", "SCORE_SUBMIT",
     "SETTLED", "SETTLED_SECONDS", "SIMULATE_BODY", "SNAPSHOTS", "SNAPSHOT_BODY", "THROTTLED", "TOKEN_BODY",
-    "TOURNAMENT_TIME", "UNKNOWN_ROUTE", "edge_query_names", "freeze", "match_route", "thaw",
+    "TOURNAMENT_TIME", "UNKNOWN_ROUTE", "edge_query_names", "freeze", "match_route", "thaw", "OPENAPI_VERSION",
+    "route_operations",
 ]  # fmt: skip
