@@ -276,12 +276,15 @@ clients: $(OPENAPI_JSON) clients-typescript clients-python ## build the TypeScri
 
 # The TypeScript SDK (clients/typescript/README.md): npm ci when its lock changes, the types generated from the
 # document (openapi-typescript), tsc to dist/ (ESM + .d.ts; a type error fails it), its Node test suite to build/,
-# and one self-contained browser module (esbuild). Each step re-runs only when its inputs change
+# one self-contained browser module and the CommonJS entry (esbuild), and the npm package (npm pack: the tarball
+# its README installs). Each step re-runs only when its inputs change
 TS_SDK := clients/typescript
 TS_SDK_SRC := $(wildcard $(TS_SDK)/src/*.ts)
 TS_SDK_TESTS := $(wildcard $(TS_SDK)/test/*.ts)
+TS_SDK_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TS_SDK)/package.json)
+TS_SDK_TARBALL := $(TS_SDK)/pack/cdk-leaderboard-client-$(TS_SDK_VERSION).tgz
 .PHONY: clients-typescript
-clients-typescript: $(TS_SDK)/dist/browser/leaderboard-client.js $(TS_SDK)/build/.built
+clients-typescript: $(TS_SDK)/dist/browser/leaderboard-client.js $(TS_SDK)/build/.built $(TS_SDK_TARBALL)
 
 $(TS_SDK)/node_modules/.installed: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
 	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error
@@ -301,6 +304,10 @@ $(TS_SDK)/dist/.built: $(TS_SDK)/src/generated/openapi.ts $(TS_SDK_SRC) $(TS_SDK
 $(TS_SDK)/dist/browser/leaderboard-client.js: $(TS_SDK)/dist/.built $(TS_SDK)/build.mjs
 	cd $(TS_SDK) && node build.mjs
 
+$(TS_SDK_TARBALL): $(TS_SDK)/dist/browser/leaderboard-client.js $(TS_SDK)/package.json $(TS_SDK)/README.md
+	rm -rf $(TS_SDK)/pack && mkdir -p $(TS_SDK)/pack
+	cd $(TS_SDK) && npm pack --pack-destination pack --silent > /dev/null
+
 $(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig.test.json
 	rm -rf $(TS_SDK)/build
 	cd $(TS_SDK) && node_modules/.bin/tsc -p tsconfig.test.json
@@ -308,7 +315,7 @@ $(TS_SDK)/build/.built: $(TS_SDK)/dist/.built $(TS_SDK_TESTS) $(TS_SDK)/tsconfig
 
 clean: ## remove build outputs (keeps the venv and node_modules)
 	rm -rf cdk.out .local/templates .pytest_cache tests/e2e/artifacts $(OPENAPI_JSON)
-	rm -rf $(TS_SDK)/dist $(TS_SDK)/build $(TS_SDK)/src/generated $(PY_SDK)/dist $(PY_SDK_GENERATED)
+	rm -rf $(TS_SDK)/dist $(TS_SDK)/build $(TS_SDK)/pack $(TS_SDK)/src/generated $(PY_SDK)/dist $(PY_SDK_GENERATED)
 
 
 # The Python SDK (clients/python/README.md): openapi-python-client writes leaderboard_client.generated from the document

@@ -2,7 +2,8 @@
 browser bundle: its server (node examples/web-game/server.mjs, reading a run.json as `make web-game` reads make
 run's) creates the client-submission board and mints player tokens with the game key; the page starts one run per
 play, submits the score with the run token, follows the live top 10 over AppSync Events and shows the rank and the
-signed receipt, which the shipped verifier accepts. A score too fast for a person is held for review, and said so.
+signed receipt, "verified" in the browser by the SDK's verifier and accepted by the shipped one. A score too fast
+for a person is held for review, and said so.
 """
 
 from __future__ import annotations
@@ -153,6 +154,12 @@ def test_a_play_is_a_run_whose_score_reaches_the_live_top_10_and_a_receipt_the_v
     expect(page.get_by_test_id("verify-command")).to_have_text(
         f"python -m leaderboard_verify --url {stack.api} --receipt receipt.jws"
     )
+    # Checked in the browser too, by the SDK's verifyReceipt against the API's published keys
+    verified = page.get_by_test_id("receipt-verified")
+    expect(verified).to_have_attribute("data-verified", "true")
+    expect(verified).to_contain_text("verified: signed by key ")
+    jwks = stack.http.get(f"{stack.api}/.well-known/jwks.json", timeout=30).json()
+    expect(verified).to_contain_text(f"{jwks['keys'][0]['kid']} (current)")
     receipt = page.get_by_test_id("receipt").text_content().strip()
     with page.expect_download() as saved:
         page.get_by_test_id("receipt-download").click()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +27,8 @@ DOCUMENT = ROOT / ".local" / "openapi.json"
 SUITES = ("unit", "sdk", "live", "native", "retry")  # clients/typescript/test/<suite>.test.ts
 BUILT = [*(SDK / "build" / f"{suite}.test.js" for suite in SUITES), SDK / "dist" / "index.js", DOCUMENT]
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
+README = SDK / "README.md"
+PLACEHOLDER = "/path/to/this/repository"  # the README's name for this checkout
 # The 429 test starts this many seconds before the minute ends on the stack's clock: the per-minute limit's
 # Retry-After is then at most this, and the retry lands in the next minute.
 BEFORE_MINUTE_ENDS = 8.0
@@ -128,3 +132,73 @@ def test_every_operation_of_the_document_is_called_through_the_sdk(runs):
     missing = sorted(f"{m} {p}" for m, p in operations - answered)
     assert len(operations) == 39
     assert not missing, f"{len(missing)} operation(s) never answered a 2xx through the SDK: {missing}"
+
+
+def _blocks(text: str, heading: str) -> list[tuple[str, str]]:
+    """The fenced blocks (language, body) of the README's section `heading`, in order."""
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^```(\w*)\n(.*?)^```$", section, flags=re.M | re.S)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A new project outside the repository with the package installed as the README's Install section says (the
+    tarball `make clients` packs, and `ws`; from npm's cache when it has them)."""
+    _built()
+    (_, install), *_ = _blocks(README.read_text(), "Install")
+    (line,) = [cmd for cmd in install.splitlines() if cmd.startswith("npm install")]
+    argv = shlex.split(line.split("#", 1)[0].replace(PLACEHOLDER, str(ROOT)))
+    tarball = Path(argv[2])
+    if not tarball.exists():
+        pytest.fail(f"the README installs {tarball}, which `make clients` did not pack")
+    project = tmp_path_factory.mktemp("ts-user-project")
+    assert ROOT not in project.parents
+    done = subprocess.run(
+        [*argv, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return project
+
+
+def test_the_readme_quickstart_runs_as_written_in_a_new_project(stack, installed, tmp_path):
+    """The Quickstart's file and command, verbatim (the repository's path put in), against a stack's run.json as
+    `make run` writes it: it exits 0 and prints the README's block."""
+    blocks = _blocks(README.read_text(), "Quickstart")
+    code = next(body for lang, body in blocks if lang == "js")
+    command = next(body for lang, body in blocks if lang == "bash").strip()
+    shown = next(body for lang, body in blocks if lang == "")
+    (installed / "quickstart.mjs").write_text(code)
+    repo = tmp_path / "repository"
+    (repo / ".local" / "run").mkdir(parents=True)
+    state = {"api": stack.api_url, "edge": "none", "api_key": API_KEY, "admin_key": ADMIN_KEY}
+    (repo / ".local" / "run" / "run.json").write_text(json.dumps(state))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    done = subprocess.run(
+        command.replace(PLACEHOLDER, str(repo)),
+        shell=True,
+        cwd=installed,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == shown, done.stdout + done.stderr
+
+
+def test_the_installed_package_loads_with_require_and_has_types(installed):
+    """The CommonJS entry (exports' `require`) and the declarations the package ships."""
+    script = (
+        "const c = require('@cdk-leaderboard/client'); console.log(typeof c.createLeaderboardClient, "
+        "typeof c.verifyReceipt)"
+    )
+    done = subprocess.run(["node", "-e", script], cwd=installed, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "function function\n"), done.stderr
+    package = installed / "node_modules" / "@cdk-leaderboard" / "client"
+    manifest = json.loads((package / "package.json").read_text())
+    assert (package / manifest["types"]).exists()
+    assert manifest["version"] and "private" not in manifest

@@ -6,6 +6,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
 import { LeaderboardError } from './errors.js';
 import { follow, type FollowOptions, type Follower, type WebSocketConstructor } from './live.js';
+import { verifyReceipt, type Jwks, type VerifiedReceipt } from './receipts.js';
 import { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js';
 
 export type Schemas = components['schemas'];
@@ -16,6 +17,12 @@ export type PlayerToken = Schemas['PlayerToken'];
 export type BoardSubmit = Schemas['BoardSubmit'];
 export type PendingScore = Schemas['PendingScore'];
 export type Receipt = Schemas['Receipt'];
+export type Around = Schemas['Around'];
+export type PlayerBoards = Schemas['PlayerBoards'];
+/** The body of POST /leaderboards: a board's id and settings (docs/API.md, "Many boards"). */
+export type BoardSpec = NonNullable<paths['/leaderboards']['post']['requestBody']>['content']['application/json'];
+/** A player's standing on a board period: rank, score, total_players, percentile (and tier where the board has). */
+export type Standing = Omit<Around, 'above' | 'below'>;
 export type ApiClient = Client<paths>;
 
 export interface ClientOptions {
@@ -25,8 +32,9 @@ export interface ClientOptions {
   apiKey?: string;
   /** Default globalThis.fetch. */
   fetch?: (input: Request) => Promise<Response>;
-  /** Default globalThis.WebSocket (Node 20: pass the `ws` package's, or run node --experimental-websocket);
-   * null: never live, follow() polls. */
+  /** Default: globalThis.WebSocket, else on Node the `ws` package when it is installed (an optional peer
+   * dependency: Node 20 has no global WebSocket without --experimental-websocket); null: never live, follow() polls
+   * (and says so: FollowOptions.onFallback). */
   WebSocket?: WebSocketConstructor | null;
   /** 429 (after Retry-After) and 5xx/network errors; POSTs only with an Idempotency-Key. */
   retry?: RetryOptions;
@@ -62,6 +70,14 @@ export interface PageOptions {
   limit?: number;
 }
 
+export interface ReceiptOptions {
+  period?: string;
+  /** Tries in all while the API answers 409 "log catching up" (default 10). */
+  catchUpAttempts?: number;
+  /** The longest total wait for the log to catch up, in ms (default 30 000): then the 409 is thrown. */
+  maxWaitMs?: number;
+}
+
 export interface LeaderboardClient {
   /** Every operation of the OpenAPI document, typed (openapi-fetch: `{data, error, response}`). */
   readonly api: ApiClient;
@@ -80,9 +96,27 @@ export interface LeaderboardClient {
   top(board: string, options?: PageOptions & { cursor?: string }): Promise<Page>;
   /** GET /leaderboards/{board}: the board, with its `live` field (discovery). */
   board(board: string): Promise<Board>;
-  /** GET /leaderboards/{board}/players/{player_id}/receipt with the player's token: a signed receipt. */
-  receipt(board: string, playerId: string, playerToken: string, options?: { period?: string; catchUpAttempts?: number }):
-    Promise<Receipt>;
+  /** GET /leaderboards/{board}/players/{player_id}/receipt with the player's token: a signed receipt; a 409 "log
+   * catching up" is waited out (its Retry-After, or `retry_after_seconds`), within `maxWaitMs`. */
+  receipt(board: string, playerId: string, playerToken: string, options?: ReceiptOptions): Promise<Receipt>;
+  /** A receipt checked against the API's JWKS (GET /.well-known/jwks.json, or the `jwks` given): its claims, or a
+   * ReceiptError (tampered, unknown or revoked key, signed by a retired key after its retired_at). */
+  verifyReceipt(receipt: string | Receipt, options?: { jwks?: Jwks }): Promise<VerifiedReceipt>;
+  /** GET /.well-known/jwks.json: the keys receipts and closing summaries are signed with. */
+  jwks(): Promise<Jwks>;
+  /** POST /leaderboards with the admin key: a new board (409 if it exists). */
+  createBoard(spec: BoardSpec): Promise<Board>;
+  /** The board `spec.board_id`: read, or created (admin key) when absent. Its settings are not compared. */
+  ensureBoard(spec: BoardSpec): Promise<Board>;
+  /** GET /leaderboards/{board}/players/{player_id}: the player's rank, score, total and percentile, with `window`
+   * entries above and below (default 5). */
+  around(board: string, playerId: string, options?: { period?: string; window?: number;
+    rankMode?: 'unique' | 'competition' }): Promise<Around>;
+  /** The player's rank, score, total_players and percentile on a board period (the same route, no neighbours). */
+  rank(board: string, playerId: string, options?: { period?: string; rankMode?: 'unique' | 'competition' }):
+    Promise<Standing>;
+  /** GET /players/{player_id}/boards: one page of the boards (current periods) the player is on, with ranks. */
+  playerBoards(playerId: string, options?: { limit?: number; cursor?: string }): Promise<PlayerBoards>;
   /** Follow a board period live (AppSync Events), polling the top while not live. */
   follow(board: string, options: FollowOptions): Follower;
 }
@@ -120,11 +154,29 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
   throw new LeaderboardError(result.response.status, result.error ?? null, retryAfterMs(result.response));
 }
 
-/** retry_after_seconds of a 409 "log catching up" (a receipt asked for before the log has the entry), else null. */
-function catchingUpSeconds(result: { error?: unknown; response: Response }): number | null {
-  if (result.response.status !== 409 || !result.error || typeof result.error !== 'object') return null;
-  const seconds = (result.error as { retry_after_seconds?: unknown }).retry_after_seconds;
-  return typeof seconds === 'number' && seconds > 0 && seconds <= 60 ? seconds : null;
+/** The wait a 409 "log catching up" asks for (a receipt asked for before the log has the entry), in ms: its
+ * Retry-After header, else its body's retry_after_seconds; null for any other answer. */
+function catchingUpMs(result: { error?: unknown; response: Response }): number | null {
+  if (result.response.status !== 409) return null;
+  const header = retryAfterMs(result.response);
+  if (header !== null) return header;
+  const body = result.error && typeof result.error === 'object' ? result.error as { retry_after_seconds?: unknown } : {};
+  const seconds = body.retry_after_seconds;
+  return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : null;
+}
+
+/** The `ws` package on Node, when the project installed it (an optional peer dependency); undefined elsewhere. */
+async function nodeWebSocket(): Promise<WebSocketConstructor | undefined> {
+  const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+  if (typeof node !== 'string') return undefined;
+  const name = 'ws'; // a variable, so that bundlers leave this optional dependency alone
+  try {
+    const mod = (await import(name)) as { default?: unknown; WebSocket?: unknown };
+    const found = mod.WebSocket ?? mod.default;
+    return typeof found === 'function' ? found as WebSocketConstructor : undefined;
+  } catch {
+    return undefined; // not installed: follow() polls and says so
+  }
 }
 
 function submitted(result: { data?: BoardSubmit | PendingScore; error?: unknown; response: Response }): SubmitResult {
@@ -205,22 +257,57 @@ export function createLeaderboardClient(options: ClientOptions): LeaderboardClie
     },
     async receipt(board, playerId, playerToken, o = {}) {
       // The log is appended from the table's stream, a moment after the score: until it has the player's entry
-      // the API answers 409 with retry_after_seconds ("log catching up"), which this waits out a few times.
+      // the API answers 409 "log catching up" with the wait it asks for, which this waits out, within a bound.
+      const deadline = Date.now() + (o.maxWaitMs ?? 30_000);
       for (let attempt = 1; ; attempt++) {
         const result = await api.GET('/leaderboards/{board}/players/{player_id}/receipt', {
           params: { path: { board, player_id: playerId }, query: { period: o.period } },
           headers: bearer(playerToken),
         });
-        const wait = catchingUpSeconds(result);
-        if (wait === null || attempt >= (o.catchUpAttempts ?? 10)) return ok(result);
-        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        const wait = catchingUpMs(result);
+        if (wait === null || attempt >= (o.catchUpAttempts ?? 10) || Date.now() + wait > deadline) return ok(result);
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
+    },
+    async jwks() {
+      return ok(await api.GET('/.well-known/jwks.json'));
+    },
+    async verifyReceipt(receipt, o = {}) {
+      return verifyReceipt(typeof receipt === 'string' ? receipt : receipt.receipt, o.jwks ?? await client.jwks());
+    },
+    async createBoard(spec) {
+      return ok(await api.POST('/leaderboards', { body: spec }));
+    },
+    async ensureBoard(spec) {
+      const board = spec.board_id;
+      const read = await api.GET('/leaderboards/{board}', { params: { path: { board } } });
+      if (read.response.status !== 404) return ok(read);
+      const created = await api.POST('/leaderboards', { body: spec });
+      if (created.response.status !== 409) return ok(created);
+      return ok(await api.GET('/leaderboards/{board}', { params: { path: { board } } })); // created meanwhile
+    },
+    async around(board, playerId, o = {}) {
+      return ok(await api.GET('/leaderboards/{board}/players/{player_id}', {
+        params: { path: { board, player_id: playerId }, query: { period: o.period, window: o.window, rank_mode: o.rankMode } },
+      }));
+    },
+    async rank(board, playerId, o = {}) {
+      const { above: _above, below: _below, ...standing } = await client.around(board, playerId, { ...o, window: 0 });
+      return standing;
+    },
+    async playerBoards(playerId, o = {}) {
+      return ok(await api.GET('/players/{player_id}/boards', {
+        params: { path: { player_id: playerId }, query: { limit: o.limit, cursor: o.cursor } },
+      }));
     },
     follow(board, o) {
       return follow(board, o, {
         api: keyless(options.baseUrl, { attempts: 1 }),
-        WebSocket: options.WebSocket === null ? undefined
-          : options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
+        loadWebSocket: async () => {
+          if (options.WebSocket === null) return undefined;
+          return options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
+            ?? nodeWebSocket();
+        },
         edge: o.edgeUrl ? keyless(o.edgeUrl, options.retry) : api,
       });
     },

@@ -5,7 +5,9 @@ export {
   newIdempotencyKey,
   tokenSubject,
   type ApiClient,
+  type Around,
   type Board,
+  type BoardSpec,
   type BoardSubmit,
   type ClientOptions,
   type Entry,
@@ -13,16 +15,21 @@ export {
   type Page,
   type PageOptions,
   type PendingScore,
+  type PlayerBoards,
   type PlayerToken,
   type Receipt,
+  type ReceiptOptions,
   type Run,
   type Schemas,
+  type Standing,
   type Submission,
   type SubmitResult,
 } from './client.js';
-export { LeaderboardError } from './errors.js';
+export { errorCode, LeaderboardError, ReceiptError } from './errors.js';
 export {
   base64url,
+  type Fallback,
+  type FallbackReason,
   type FollowOptions,
   type FollowState,
   type Follower,
@@ -30,5 +37,6 @@ export {
   type WebSocketConstructor,
   type WebSocketLike,
 } from './live.js';
+export { verifyReceipt, type Jwks, type JwksKey, type ReceiptClaims, type VerifiedReceipt } from './receipts.js';
 export { isRetriable, retryAfterMs, retryingFetch, type RetryInfo, type RetryOptions } from './retry.js';
 export type { components, operations, paths } from './generated/openapi.js';

@@ -9,6 +9,8 @@
  *     authorization, and read `data` messages, each a top event {type: "top", board, period, period_id, entries};
  *   - a connection that fails, drops or is refused is tried again with jittered backoff (1 s, 2 s ... 30 s), and
  *     the follower polls GET /leaderboards/{board}/top?period=..&limit=25 (the edge's URL when given) meanwhile.
+ * Polling is never silent: the state says `polling`, `fallback` says why, and `onFallback` is told each time (with
+ * no handler, a fallback for good, such as no WebSocket in this runtime, is written once to console.warn).
  * The top is read once at the start (something to show while connecting) and again once live (AppSync sends no
  * current state on subscribing), then the events apply. */
 
@@ -26,6 +28,18 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 
 export type FollowState = 'connecting' | 'live' | 'polling' | 'closed';
 
+/** Why a follower polls: no WebSocket in this runtime (Node 20 without the `ws` package, or `WebSocket: null`),
+ * live updates off for the board (no `live` field), no channel for the period, or a connection that failed or
+ * dropped (tried again with backoff: the follower goes live again by itself). */
+export type FallbackReason = 'no-websocket' | 'live-off' | 'no-channel' | 'disconnected';
+
+export interface Fallback {
+  reason: FallbackReason;
+  message: string;
+  /** true: the follower polls for good (it tries no more connections); false: it will try to go live again. */
+  final: boolean;
+}
+
 /** A board period's top: a pushed event, or the same shape read by a poll (`source` tells which). */
 export interface TopEvent {
   type: 'top';
@@ -42,6 +56,8 @@ export interface FollowOptions {
   /** Each top: every pushed event, the read when the subscription starts, and each poll while not live. */
   onTop(event: TopEvent): void;
   onState?(state: FollowState): void;
+  /** Each fall back to polling, and why (also `follower.fallback`). */
+  onFallback?(fallback: Fallback): void;
   /** The poll interval while not live, in ms (default 5000: the edge keeps the top 5 s). */
   pollMs?: number;
   /** Poll through the edge (the cached reads) at this URL instead of the API. */
@@ -50,13 +66,16 @@ export interface FollowOptions {
 
 export interface Follower {
   readonly state: FollowState;
+  /** Why the follower polls (null while connecting or live, or once closed). */
+  readonly fallback: Fallback | null;
   close(): void;
 }
 
 export interface FollowDeps {
   api: Client<paths>; // the live token (never cached; not retried: a follower without one polls, then tries again)
   edge: Client<paths>; // discovery and the top (cached reads): the edge's URL, or the API
-  WebSocket: WebSocketConstructor | undefined;
+  /** The WebSocket to connect with: the one given, the platform's, or the `ws` package's on Node; undefined: none. */
+  loadWebSocket: () => Promise<WebSocketConstructor | undefined>;
 }
 
 const SUBPROTOCOL = 'aws-appsync-event-ws';
@@ -95,8 +114,11 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   let watchdog: ReturnType<typeof setTimeout> | undefined;
   let subscribeTimer: ReturnType<typeof setTimeout> | undefined;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  let fallback: Fallback | null = null;
+  let warned = false;
 
   const report = (next: FollowState) => {
+    if (next !== 'polling') fallback = null;
     if (next === state) return;
     state = next;
     options.onState?.(next);
@@ -126,9 +148,17 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
     });
   };
 
-  const startPolling = () => {
+  const startPolling = (reason: FallbackReason, message: string, final: boolean) => {
     const was = state;
     report('polling');
+    if (!fallback || fallback.reason !== reason || fallback.final !== final) {
+      fallback = { reason, message, final };
+      if (options.onFallback) options.onFallback(fallback);
+      else if (final && !warned) {
+        warned = true; // never silent: whoever did not ask to be told still sees it once
+        console.warn(`leaderboard follow(${board}): ${message}`);
+      }
+    }
     if (was !== 'polling') poll();
   };
 
@@ -149,10 +179,10 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   };
 
   /** This connection is given up: poll, and try a new one after a jittered backoff ("equal jitter"). */
-  const failed = () => {
+  const failed = (why = 'the live connection failed or dropped') => {
     if (closed) return;
     closeSocket();
-    startPolling();
+    startPolling('disconnected', `${why}: polling every ${pollMs} ms until a new connection is live`, false);
     clearTimeout(retryTimer);
     const delay = retryMs / 2 + Math.random() * (retryMs / 2);
     retryTimer = setTimeout(() => void connect(), delay);
@@ -256,28 +286,40 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
     try {
       if (discovery === undefined) discovery = await discover();
     } catch {
-      failed(); // the API did not answer: poll, and ask again later
+      failed('the board could not be read for discovery'); // the API did not answer: poll, and ask again later
       return;
     }
     const channel = discovery?.channels[options.period];
+    const WebSocketClass = await deps.loadWebSocket();
     if (closed) return;
-    if (!discovery || typeof channel !== 'string' || !deps.WebSocket) {
-      startPolling(); // live updates off, no channel for this period, or no WebSocket here: polling for good
+    // Live updates off, no channel for this period, or no WebSocket here: polling for good
+    if (!discovery) {
+      startPolling('live-off', `board ${board} has no live updates: polling every ${pollMs} ms`, true);
+      return;
+    }
+    if (typeof channel !== 'string') {
+      startPolling('no-channel', `board ${board} has no live channel for ${options.period}: polling every ${pollMs} ms`,
+        true);
+      return;
+    }
+    if (!WebSocketClass) {
+      startPolling('no-websocket', 'no WebSocket in this runtime (on Node 20: npm install ws, or pass WebSocket): '
+        + `polling every ${pollMs} ms`, true);
       return;
     }
     const { data } = await deps.api.GET('/leaderboards/{board}/scores', { params: { path: { board } } })
       .catch(() => ({ data: undefined }));
     if (closed) return;
     if (!data || typeof data.token !== 'string' || !data.token) {
-      failed(); // none handed out now (429, live off): poll, and ask again later
+      failed('no live token was handed out'); // none now (429, live off): poll, and ask again later
       return;
     }
     const auth = { host: discovery.http_host, Authorization: data.token };
     let opened: WebSocketLike;
     try {
-      opened = new deps.WebSocket(discovery.realtime_url, [SUBPROTOCOL, `header-${base64url(auth)}`]);
+      opened = new WebSocketClass(discovery.realtime_url, [SUBPROTOCOL, `header-${base64url(auth)}`]);
     } catch {
-      failed(); // e.g. refused by a page's CSP
+      failed('the WebSocket could not be opened'); // e.g. refused by a page's CSP
       return;
     }
     socket = opened;
@@ -303,6 +345,9 @@ export function follow(board: string, options: FollowOptions, deps: FollowDeps):
   return {
     get state() {
       return state;
+    },
+    get fallback() {
+      return fallback;
     },
     close() {
       if (closed) return;

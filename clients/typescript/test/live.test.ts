@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 
 import WebSocket from 'ws';
 
-import type { FollowState, TopEvent } from '@cdk-leaderboard/client';
+import type { Fallback, FollowState, TopEvent } from '@cdk-leaderboard/client';
 
 import { admin, client, env, game, unique, waitFor } from './support.js';
 
@@ -53,15 +53,43 @@ test('a dropped connection is made again, and pushes arrive on the new one', asy
   }
 });
 
-test('with no WebSocket the follower polls the top (the edge when given) and sees new scores', async () => {
+test("on Node 20 with no WebSocket passed, follow() goes live on the installed `ws` package", async () => {
+  assert.equal(typeof (globalThis as { WebSocket?: unknown }).WebSocket, 'undefined', 'Node 20, no flag');
   const id = await board();
   const tops: TopEvent[] = [];
   const states: FollowState[] = [];
+  const fallbacks: Fallback[] = [];
+  const follower = client(undefined, { WebSocket: undefined }).follow(id, {
+    period: 'all-time', onTop: (t) => tops.push(t), onState: (s) => states.push(s), onFallback: (f) => fallbacks.push(f),
+  });
+  try {
+    await waitFor('live', () => (follower.state === 'live' ? true : undefined));
+    await game().submitScore(id, { player_id: 'p-ws', score: 5 });
+    await waitFor('the push over the WebSocket', () =>
+      tops.find((t) => t.source === 'live' && t.entries.some((e) => e.player_id === 'p-ws')));
+    assert.deepEqual(states, ['connecting', 'live']);
+    assert.deepEqual(fallbacks, []);
+    assert.equal(follower.fallback, null);
+  } finally {
+    follower.close();
+  }
+});
+
+test('with no WebSocket the follower polls the top (the edge when given), says why, and sees new scores', async () => {
+  const id = await board();
+  const tops: TopEvent[] = [];
+  const states: FollowState[] = [];
+  const fallbacks: Fallback[] = [];
   const follower = client(undefined, { WebSocket: null }).follow(id, {
     period: 'all-time', pollMs: 200, edgeUrl: env.edgeUrl, onTop: (t) => tops.push(t), onState: (s) => states.push(s),
+    onFallback: (f) => fallbacks.push(f),
   });
   try {
     await waitFor('a first poll', () => (tops.length > 0 ? true : undefined));
+    await waitFor('the fallback reported', () => (fallbacks.length > 0 ? true : undefined));
+    assert.deepEqual(fallbacks.map((f) => [f.reason, f.final]), [['no-websocket', true]]);
+    assert.match(fallbacks[0]!.message, /npm install ws/);
+    assert.equal(follower.fallback?.reason, 'no-websocket');
     assert.deepEqual(tops[0]?.entries, []);
     await game().submitScore(id, { player_id: 'p-polled', score: 7 });
     const polled = await waitFor('the new score polled', () =>

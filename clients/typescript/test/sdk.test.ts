@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 
-import { LeaderboardError, type FollowState, type TopEvent } from '@cdk-leaderboard/client';
+import { LeaderboardError, ReceiptError, type FollowState, type Jwks, type TopEvent } from '@cdk-leaderboard/client';
 
 import { admin, anonymous, env, game, unique, waitFor } from './support.js';
 
@@ -68,10 +68,79 @@ test('the run flow: a player token, a run, the score with the run token, a live 
     assert.equal(claims.score, 4321);
     assert.equal(claims.rank, 1);
     if (process.env.LEADERBOARD_SDK_RECEIPT) writeFileSync(process.env.LEADERBOARD_SDK_RECEIPT, receipt);
+    await receiptsVerify(receipt, player);
   } finally {
     follower.close();
   }
   assert.equal(follower.state, 'closed');
+});
+
+/** The receipt against the served JWKS: accepted as it is; refused tampered, under another key, and when its key is
+ * listed as retired before the receipt's date (the JWKS as served, then changed in those ways). */
+async function receiptsVerify(receipt: string, player: string): Promise<void> {
+  const jwks = await device.jwks();
+  const verified = await device.verifyReceipt(receipt);
+  assert.equal(verified.claims.player_id, player);
+  assert.equal(verified.claims.rank, 1);
+  assert.equal(verified.keyStatus, 'current');
+  assert.equal(verified.kid, jwks.keys[0]?.kid);
+
+  const refused = (reason: string) => (err: unknown) => err instanceof ReceiptError && err.reason === reason;
+  const [header, payload, signature] = receipt.split('.') as [string, string, string];
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  const better = Buffer.from(JSON.stringify({ ...claims, rank: 0 })).toString('base64url');
+  await assert.rejects(device.verifyReceipt(`${header}.${better}.${signature}`), refused('signature'));
+  const flipped = signature.slice(0, 10) + (signature[10] === 'A' ? 'B' : 'A') + signature.slice(11);
+  await assert.rejects(device.verifyReceipt(`${header}.${payload}.${flipped}`), refused('signature'));
+
+  const key = jwks.keys.find((k) => k.kid === verified.kid)!;
+  const other = 'Jd8lU6n3Fq7hWbYv0cS2xJ9rT4kP1mN5eA8gZ3oQ6wI'; // an Ed25519 public key not the stack's
+  const withKey = (change: Partial<typeof key>): Jwks => ({ keys: [{ ...key, ...change }] });
+  await assert.rejects(device.verifyReceipt(receipt, { jwks: withKey({ x: other }) }), refused('signature'));
+  await assert.rejects(device.verifyReceipt(receipt, { jwks: withKey({ kid: 'someone-else' }) }), refused('unknown_key'));
+  const before = new Date(Date.parse(claims.at) - 1000).toISOString();
+  await assert.rejects(device.verifyReceipt(receipt, { jwks: withKey({ status: 'retired', retired_at: before }) }),
+    refused('retired'));
+  const after = new Date(Date.parse(claims.at) + 2000).toISOString();
+  const old = await device.verifyReceipt(receipt, { jwks: withKey({ status: 'retired', retired_at: after }) });
+  assert.equal(old.keyStatus, 'retired');
+  await assert.rejects(device.verifyReceipt(receipt, { jwks: withKey({ status: 'revoked', revoked_at: after }) }),
+    refused('revoked'));
+}
+
+test('ensureBoard creates a board once; rank, around, a player\'s boards; errors carry status and code', async () => {
+  const board = unique('ts-ensure');
+  const spec = { board_id: board, order: 'desc', operator: 'best', periods: ['all-time'] } as const;
+  const created = await adminClient.ensureBoard({ ...spec, periods: [...spec.periods] });
+  assert.equal(created.board_id, board);
+  const again = await adminClient.ensureBoard({ ...spec, periods: ['all-time'], name: 'ignored: it exists' });
+  assert.equal(again.created_at, created.created_at);
+  await assert.rejects(adminClient.createBoard({ ...spec, periods: ['all-time'] }), (err: unknown) =>
+    err instanceof LeaderboardError && err.status === 409 && err.code === 'conflict'
+    && err.message === `409 conflict: ${err.detail}` && /exists/.test(err.detail));
+  await assert.rejects(gameClient.createBoard({ ...spec, periods: ['all-time'], board_id: unique('ts-nokey') }),
+    (err: unknown) => err instanceof LeaderboardError && err.status === 403 && err.code === 'forbidden');
+
+  const player = unique('p');
+  for (const [id, score] of [['p-a', 300], [player, 200], ['p-c', 100], ['p-d', 50]] as const) {
+    await gameClient.submitScore(board, { player_id: id, score, player_name: id });
+  }
+  // totals follow the writes through the table's stream, a moment later
+  const rank = await waitFor('the four counted', async () => {
+    const standing = await device.rank(board, player);
+    return standing.total_players === 4 ? standing : undefined;
+  });
+  assert.deepEqual([rank.rank, rank.score, rank.total_players, rank.percentile], [2, 200, 4, 50]);
+  assert.equal('above' in rank, false);
+  const around = await device.around(board, player, { window: 1 });
+  assert.deepEqual(around.above.map((e) => e.player_id), ['p-a']);
+  assert.deepEqual(around.below.map((e) => e.player_id), ['p-c']);
+  const boards = await device.playerBoards(player);
+  assert.deepEqual(boards.boards.map((b) => [b.board_id, b.period, b.rank]), [[board, 'all-time', 2]]);
+
+  await assert.rejects(device.rank(unique('ts-none'), player), (err: unknown) =>
+    err instanceof LeaderboardError && err.status === 404 && err.code === 'not_found'
+    && err.message.startsWith('404 not_found: '));
 });
 
 test('a score a quarantine rule holds comes back held, and the admin decides it', async () => {

@@ -5,7 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { base64url, isRetriable, retryAfterMs, retryingFetch, tokenSubject } from '@cdk-leaderboard/client';
+import { CompactSign, exportJWK, generateKeyPair } from 'jose';
+
+import {
+  base64url, errorCode, isRetriable, LeaderboardError, ReceiptError, retryAfterMs, retryingFetch, tokenSubject,
+  verifyReceipt,
+} from '@cdk-leaderboard/client';
 
 test('Retry-After in seconds or as an HTTP date; absent or unreadable is null', () => {
   const at = (value: string) => new Response(null, { headers: { 'Retry-After': value } });
@@ -80,4 +85,66 @@ test('attempts bound the retries; the last answer is handed back', async () => {
   const response = await retryingFetch(fetch, { attempts: 3 })(new Request('http://127.0.0.1/x'));
   assert.equal(response.status, 429);
   assert.equal(sent.length, 3);
+});
+
+/** A receipt as the API signs one (docs/PROVING.md), with a key of this test's own, and its JWKS entry. */
+async function signed(claims: Record<string, unknown> = {}) {
+  const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const jwk = await exportJWK(publicKey);
+  const at = '2026-12-02T04:00:00.000Z';
+  const payload = {
+    board_id: 'race', generation: '0', period_id: 'all-time', player_id: 'p-ada', player: 'c0ffee', order: 'desc',
+    rank: 1, score: 4200, total_players: 2, seq: 7, head_hash: 'ab'.repeat(32), at, iat: Date.parse(at) / 1000,
+    ...claims,
+  };
+  const kid = 'k-test';
+  const receipt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' })
+    .sign(privateKey);
+  const key = { kty: 'OKP', crv: 'Ed25519', x: jwk.x!, kid, alg: 'EdDSA', use: 'sig', status: 'current' } as const;
+  return { receipt, key, payload };
+}
+
+const refusedFor = (reason: string) => (err: unknown) => err instanceof ReceiptError && err.reason === reason;
+
+test('verifyReceipt: accepted as signed; refused tampered, under another key, unknown kid, malformed', async () => {
+  const { receipt, key } = await signed();
+  const ok = await verifyReceipt(receipt, { keys: [key] });
+  assert.deepEqual([ok.claims.rank, ok.claims.score, ok.kid, ok.keyStatus], [1, 4200, 'k-test', 'current']);
+
+  const [header, payload, signature] = receipt.split('.') as [string, string, string];
+  const raised = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), rank: 0 }))
+    .toString('base64url');
+  await assert.rejects(verifyReceipt(`${header}.${raised}.${signature}`, { keys: [key] }), refusedFor('signature'));
+  const other = await signed();
+  await assert.rejects(verifyReceipt(receipt, { keys: [{ ...key, x: other.key.x }] }), refusedFor('signature'));
+  await assert.rejects(verifyReceipt(other.receipt, { keys: [key] }), refusedFor('signature')); // same kid, other key
+  await assert.rejects(verifyReceipt(receipt, { keys: [{ ...key, kid: 'k-other' }] }), refusedFor('unknown_key'));
+  await assert.rejects(verifyReceipt('not.a-receipt', { keys: [key] }), refusedFor('malformed'));
+  await assert.rejects(verifyReceipt(`${header}.${payload}`, { keys: [key] }), refusedFor('malformed'));
+});
+
+test('verifyReceipt: a retired key verifies only what is dated before its retired_at; a revoked one nothing', async () => {
+  const { receipt, key } = await signed();
+  const retired = (retired_at?: string) => ({ keys: [{ ...key, status: 'retired' as const, retired_at }] });
+  assert.equal((await verifyReceipt(receipt, retired('2026-12-02T05:00:00.000Z'))).keyStatus, 'retired');
+  await assert.rejects(verifyReceipt(receipt, retired('2026-12-02T04:00:00.000Z')), refusedFor('retired')); // at it
+  await assert.rejects(verifyReceipt(receipt, retired('2026-12-01T00:00:00.000Z')), refusedFor('retired'));
+  await assert.rejects(verifyReceipt(receipt, retired(undefined)), refusedFor('retired'));
+  // `iat` counts too: a receipt whose at is before retired_at but iat after it is refused
+  const late = await signed({ iat: Date.parse('2026-12-02T06:00:00.000Z') / 1000 });
+  await assert.rejects(verifyReceipt(late.receipt, {
+    keys: [{ ...late.key, status: 'retired', retired_at: '2026-12-02T05:00:00.000Z' }],
+  }), refusedFor('retired'));
+  await assert.rejects(verifyReceipt(receipt, {
+    keys: [{ ...key, status: 'revoked', retired_at: '2026-12-03T00:00:00.000Z', revoked_at: '2026-12-03T00:00:00.000Z' }],
+  }), refusedFor('revoked'));
+});
+
+test('LeaderboardError: "<status> <code>: <the API\'s error>", with status, code, detail and body', () => {
+  const err = new LeaderboardError(404, { error: 'no leaderboard race' });
+  assert.equal(err.message, '404 not_found: no leaderboard race');
+  assert.deepEqual([err.status, err.code, err.detail], [404, 'not_found', 'no leaderboard race']);
+  assert.equal(new LeaderboardError(418, null).message, '418 http_418: HTTP 418');
+  assert.equal(errorCode(429), 'too_many_requests');
 });
