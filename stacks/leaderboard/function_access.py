@@ -11,6 +11,10 @@ overwrites a snapshot is the code's (data/snapshots.py: attribute_not_exists), n
 
 The readers come from the route table where it says who needs a key (the access class of the routes a function
 serves, the routes that take a page cursor or issue tokens); the signers and the snapshot archive's writers are named.
+
+The scores table's writes stay in the role's own policy (every other function writes it) and are denied to the public
+read functions by a statement here. A Deny, not writes moved here as an Allow per function: the role's policy is
+updated before this one, which waits for the functions, so an upgrade would refuse every write in between.
 """
 
 from __future__ import annotations
@@ -60,14 +64,28 @@ SNAPSHOT_READERS = frozenset({routes.LEADERBOARD_SNAPSHOT.name})  # GET /snapsho
 SNAPSHOT_REWRITERS = frozenset({routes.LEADERBOARD_ADMIN.name, routes.PERIOD_CLOSER.name})
 
 
+# The public read functions: every route they serve is a GET that anyone may call (leaderboard-query, player-stats).
+# They write nothing, no cache, counter, idempotency record or closing: tests/integration/
+# test_public_reads_write_nothing.py meters each of their routes on DynamoDB Local.
+PUBLIC_READERS = frozenset(
+    f.name
+    for f in routes.FUNCTIONS
+    if (served := [r for r in routes.ROUTES if r.function.name == f.name])
+    and all(r.access == routes.PUBLIC and r.method == "GET" for r in served)
+)
+# What the role's own policy allows on the scores table beyond reading it (functions.py: ScoresReadWrite).
+SCORES_WRITES = ("dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+
+
 @dataclass(frozen=True)
 class Grant:
-    """Actions on resources, for the functions named only."""
+    """Actions on resources, for the functions named only (`deny`: refused to them, whatever else allows it)."""
 
     sid: str
     actions: tuple[str, ...]
     resources: tuple[str, ...]
     functions: frozenset[str]
+    deny: bool = False
 
 
 def secret_grants(
@@ -101,11 +119,18 @@ def snapshot_grants(snapshots_arn: str) -> list[Grant]:
     ]
 
 
+def scores_grants(scores_arn: str) -> list[Grant]:
+    """No write to the scores table from a public read function: what a request reaches without a key or a token
+    can then change nothing in it, even through a flaw in the code."""
+    return [Grant("ScoresNoWriteByPublicReads", SCORES_WRITES, (scores_arn,), PUBLIC_READERS, deny=True)]
+
+
 def statements(grants: Iterable[Grant], function_arns: Mapping[str, str]) -> list[iam.PolicyStatement]:
-    """Each grant as a statement that allows only the functions it names (by their ARNs)."""
+    """Each grant as a statement that allows (or denies) only the functions it names (by their ARNs)."""
     return [
         iam.PolicyStatement(
             sid=g.sid,
+            effect=iam.Effect.DENY if g.deny else iam.Effect.ALLOW,
             actions=list(g.actions),
             resources=list(g.resources),
             conditions={"ArnEquals": {SOURCE_FUNCTION_ARN: [function_arns[name] for name in sorted(g.functions)]}},

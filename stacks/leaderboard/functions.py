@@ -100,9 +100,10 @@ class Functions:
         for function in self.by_name.values():
             for name, value in props.function_overrides.items():
                 cast(CfnResource, function.node.default_child).add_property_override(name, value)
-        # The keys and the snapshot archive's changes, each for the functions that need it (function_access.py). A
-        # policy of its own, attached once the functions exist: their ARNs in the role's inline policy would be a
-        # cycle (a function depends on its role). What starts calling the functions waits for it (`scoped_policy`).
+        # The keys and the snapshot archive's changes, each for the functions that need it, and the scores table's
+        # writes denied to the public read functions (function_access.py). A policy of its own, attached once the
+        # functions exist: their ARNs in the role's inline policy would be a cycle (a function depends on its role).
+        # What starts calling the functions waits for it (`scoped_policy`).
         self.scoped_policy = iam.Policy(
             scope,
             "FunctionScopedPolicy",
@@ -117,6 +118,7 @@ class Functions:
                         receipt=None if secrets.receipt_secret is None else secrets.receipt_secret.secret_arn,
                     ),
                     *function_access.snapshot_grants(tables.snapshots.table_arn),
+                    *function_access.scores_grants(tables.scores.table_arn),
                 ],
                 {name: function.function_arn for name, function in self.by_name.items()},
             ),
@@ -143,7 +145,8 @@ def _shared_statements(
             sid="ScoresReadWrite",
             # UpdateItem: keep-best/latest/increment (also inside TransactWriteItems); Query: a player's
             # boards and the board list; GetItem/BatchGetItem: a board, an entry, increment's read;
-            # PutItem/DeleteItem: board configs and idempotency records; BatchWriteItem: seeding, purges.
+            # PutItem/DeleteItem: board configs and idempotency records; BatchWriteItem: seeding, purges. Its writes
+            # are denied to the public read functions (function_access.scores_grants).
             actions=[
                 "dynamodb:BatchGetItem",
                 "dynamodb:BatchWriteItem",

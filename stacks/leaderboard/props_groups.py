@@ -111,10 +111,11 @@ class Waf:
     enabled: bool | None = None
     """None: on in production, off outside it (a dev stage's cost), unless `requests_per_5_minutes_per_ip` is set."""
     requests_per_5_minutes_per_ip: int | None = None
-    """Counted requests (GETs, bearer-token requests, any request to the token and run routes) one client may send
-    in 5 minutes before WAF blocks it; a client is its connecting address, or through the edge the viewer's address
-    the edge wrote (trusted only with the edge's secret proof header; never X-Forwarded-For). None: 3,000
-    (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on unless `enabled` is False."""
+    """Counted requests (GETs, bearer-token requests, requests without an API key, any request to the token and run
+    routes) one client may send in 5 minutes before WAF blocks it; a client is its connecting address, or through
+    the edge the viewer's address the edge wrote (trusted only with the edge's secret proof header; never
+    X-Forwarded-For). None: 3,000 (DEFAULT_WAF_READS_PER_5_MINUTES) where the WAF is on. A number turns the WAF on
+    unless `enabled` is False."""
 
     def __post_init__(self) -> None:
         if self.requests_per_5_minutes_per_ip is not None and not (

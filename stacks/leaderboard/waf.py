@@ -36,6 +36,8 @@ VIEWER_IP_HEADER = "x-leaderboard-viewer-ip"
 # method (a run-token score without its header too: API Gateway's 401 costs no invocation, but it is a request).
 # The token route takes the game key, but a leaked or replayed mint is what a limit per client is for.
 CLIENT_ROUTE_HANDLERS = ("issue_token", "start_run", "run_score")
+# The header API Gateway reads a REST API key from (the API's apiKeySource HEADER).
+API_KEY_HEADER = "x-api-key"
 
 
 def client_route_pattern() -> str:
@@ -61,10 +63,13 @@ class Waf:
     def _web_acl(
         self, scope: Construct, props: LeaderboardProps, stage: apigw.Stage, metric_prefix: str
     ) -> wafv2.CfnWebACL | None:
-        """Per client, a rate limit on reads (GET), on requests with a bearer token (run starts, run-token scores)
-        and on every request to the client routes (any method), so that one caller cannot take a method's whole
-        throttle bucket (which all callers share). Keyed writes are left to their key's usage plan (a game server
-        sends many from one address)."""
+        """Per client, a rate limit on reads (GET), on requests with a bearer token (run starts, run-token scores),
+        on every request to the client routes (any method) and on every request without an API key, so that one
+        caller cannot take a method's whole throttle bucket (which all callers share). Keyed writes are left to
+        their key's usage plan (a game server sends many from one address). The keyless ones are a keyed route's
+        flood as much as anyone's: API Gateway refuses them (403) before any function, but AWS documents neither that
+        such a request is free nor that the key is checked before the method's shared throttle; a condition more in
+        the rules' scope, not a rule more, so the web ACL's monthly price stays the same."""
         limit = props.effective_waf_limit
         if limit is None:
             acknowledge(
@@ -124,7 +129,21 @@ class Waf:
                 text_transformations=transforms("URL_DECODE", "NORMALIZE_PATH"),
             )
         )
-        counted = statement(or_statement=wafv2.CfnWebACL.OrStatementProperty(statements=[gets, bearer, client_routes]))
+        keyless = statement(  # no x-api-key at all (a wrong one is API Gateway's to refuse: WAF cannot know the keys)
+            not_statement=wafv2.CfnWebACL.NotStatementProperty(
+                statement=statement(
+                    size_constraint_statement=wafv2.CfnWebACL.SizeConstraintStatementProperty(
+                        field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(single_header={"Name": API_KEY_HEADER}),
+                        comparison_operator="GT",
+                        size=0,
+                        text_transformations=transforms("NONE"),
+                    )
+                )
+            )
+        )
+        counted = statement(
+            or_statement=wafv2.CfnWebACL.OrStatementProperty(statements=[gets, bearer, client_routes, keyless])
+        )
         from_edge = statement(
             byte_match_statement=wafv2.CfnWebACL.ByteMatchStatementProperty(
                 field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(single_header={"Name": EDGE_PROOF_HEADER}),

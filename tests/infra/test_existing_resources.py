@@ -33,6 +33,7 @@ TABLE_STATEMENTS = {
     "SnapshotsAppend",
     "SnapshotsRead",
     "SnapshotsErasure",
+    "ScoresNoWriteByPublicReads",
 }
 
 
@@ -145,6 +146,7 @@ def test_the_role_has_the_same_statements_on_the_given_tables(brought, dev_templ
         "SnapshotsAppend": SNAPSHOTS_ARN,
         "SnapshotsRead": SNAPSHOTS_ARN,
         "SnapshotsErasure": SNAPSHOTS_ARN,
+        "ScoresNoWriteByPublicReads": SCORES_ARN,
     }
 
 

@@ -128,3 +128,59 @@ def test_a_rest_api_that_imports_a_document_without_overwrite_is_flagged():
     assert _refused(_api(None), _api(document, "merge")) == {"rest-api-body-merged"}
     assert not _refused(_api(None), _api(document, "overwrite"))
     assert not _refused(_api(document, "overwrite"), _api({"openapi": "3.0.3", "paths": {}}, "overwrite"))
+
+
+def _in_subnet(stack: dict, zone: str = "use1-az1", cidr: str = "10.80.0.64/26", subnet_id: str = "Subnet") -> dict:
+    """The stack's instance in a subnet of the template's own VPC (as the dashboard's), the subnet's zone and range
+    given (both create-only: a change replaces the subnet)."""
+    stack = copy.deepcopy(stack)
+    stack["Resources"]["Vpc"] = {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.80.0.0/24"}}
+    stack["Resources"][subnet_id] = {
+        "Type": "AWS::EC2::Subnet",
+        "Properties": {"VpcId": {"Ref": "Vpc"}, "AvailabilityZoneId": zone, "CidrBlock": cidr},
+    }
+    stack["Resources"]["Instance"]["Properties"]["SubnetId"] = {"Ref": subnet_id}
+    return stack
+
+
+def test_a_subnet_moved_in_the_update_that_replaces_its_vpc_origin_is_refused():
+    """The upgrade the zone-ID placement brought: the subnet gets a new zone and range (replaced), so the instance
+    and its VPC origin (a new id and name) are replaced too. The old origin's interface is still in the old subnet
+    when the cleanup phase deletes it: that delete fails and is skipped, leaving the subnet outside the stack."""
+    before = _in_subnet(_stack(), zone=None, cidr="10.80.0.0/26")  # type: ignore[arg-type]
+    after = _in_subnet(_stack(origin_id="Origin2", origin_name="dash-b"))
+    update = plan(before, after)
+    assert (update.changes["Subnet"].action, update.changes["Instance"].action) == ("replace", "replace")
+    assert update.changes["Origin"].action == "delete" and update.changes["Origin2"].action == "create"
+    assert _refused(before, after) == {"subnet-deleted-under-vpc-origin"}
+    ((_, subnet, detail),) = update.refusals()
+    assert subnet == "Subnet" and "Origin" in detail
+
+
+def test_a_subnet_deleted_under_a_vpc_origin_is_refused_under_a_new_logical_id_too():
+    """A subnet under a new logical id (the old one deleted in the cleanup) is the same step; so is a subnet deleted
+    with its instance and origin (a dashboard turned off: every one of them deleted in one update)."""
+    before = _in_subnet(_stack())
+    after = _in_subnet(_stack(image="ami-2", origin_id="Origin2", origin_name="dash-b"), subnet_id="Subnet2")
+    assert _refused(before, after) == {"subnet-deleted-under-vpc-origin"}
+    gone = {"Resources": {}}
+    assert _refused(before, gone) == {"subnet-deleted-under-vpc-origin"}
+
+
+def test_a_kept_subnet_lets_the_vpc_origin_be_replaced():
+    """The release's way: the subnet keeps its logical id and properties, the instance and origin are replaced in
+    it (the new origin's interface joins the old one's in the same subnet, which is not deleted)."""
+    before = _in_subnet(_stack())
+    after = _in_subnet(_stack(image="ami-2", origin_id="Origin2", origin_name="dash-b"))
+    update = plan(before, after)
+    assert "Subnet" not in update.changes and update.changes["Origin"].action == "delete"
+    assert not update.refusals()
+
+
+def test_a_subnet_no_vpc_origin_used_may_go():
+    """Without a VPC origin in it, a subnet's replacement is none of this refusal's business."""
+    before, after = _in_subnet(_stack(), cidr="10.80.0.0/26"), _in_subnet(_stack())
+    for stack in (before, after):
+        del stack["Resources"]["Origin"], stack["Resources"]["Distribution"]
+    assert plan(before, after).changes["Subnet"].action == "replace"
+    assert not _refused(before, after)

@@ -53,6 +53,14 @@ CHANGES = [
 ]
 
 
+# Changes with a documented step AWS does not take, and what the operator does instead (docs/OPERATIONS.md, "What an
+# update does"). Turning the dashboard off deletes its VPC origin, subnet and VPC in one update: CloudFront removes
+# the origin's interface only later, so the subnet's and the VPC's deletes fail in the cleanup phase and are skipped
+# (the update completes). No template can split that in two steps (it cannot know the stack had a dashboard): the
+# operator deletes the empty subnet and VPC once the interface is gone.
+EXPECTED: dict[str, set[str]] = {"the dashboard turned off": {"subnet-deleted-under-vpc-origin"}}
+
+
 def _changed_copy(source: Path, relative: str, tmp: Path) -> Path:
     copy = tmp / source.name
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -90,9 +98,11 @@ def _summary(update) -> str:
 
 @pytest.mark.parametrize(("change", "before", "after"), CHANGES, ids=[c[0] for c in CHANGES])
 def test_typical_change_deploys_without_a_documented_refusal(templates, change, before, after):
-    """No step of the update is one that AWS documents as refused (a refusal rolls the whole stack back)."""
+    """No step of the update is one that AWS documents as refused (a refusal rolls the whole stack back) or as
+    failing in the cleanup phase, but the ones EXPECTED names, which the operations guide covers."""
     update = plan(templates[before], templates[after])
-    refused = update.refusals()
+    refused = [r for r in update.refusals() if r[0] not in EXPECTED.get(change, set())]
+    assert {r[0] for r in update.refusals()} >= EXPECTED.get(change, set()), "an expected step no longer happens"
     assert not refused, (
         f"{change}: CloudFormation would be refused: "
         + "; ".join(f"{lid}: {REFUSALS[rid]['what'][:90]}... ({detail})" for rid, lid, detail in refused)

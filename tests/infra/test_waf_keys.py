@@ -142,3 +142,26 @@ def test_the_viewer_function_overwrites_a_viewer_address_the_client_sent():
     script = SORT_QUERY_FUNCTION + f"console.log(JSON.stringify(handler({json.dumps(event)}).headers));\n"
     out = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == {VIEWER_IP_HEADER: {"value": "203.0.113.7"}}
+
+
+def test_a_keyless_request_is_counted_whatever_its_route(prod_template_json):
+    """A flood without x-api-key on the game servers' score route (or any keyed route) counts per client: API
+    Gateway refuses it before any function (403), but AWS documents neither that such a request is unbilled nor
+    that the key is checked before the method's throttle, which all callers share. Keyed writes stay uncounted (a
+    game server sends many from one address). Both rules count the same requests, and no rule is added (the web
+    ACL's price: test_idle_cost.py)."""
+    rules = _rules(prod_template_json)
+    assert len(rules) == 2
+    for rule in rules.values():
+        counted = rule["ScopeDownStatement"]["AndStatement"]["Statements"][0]["OrStatement"]["Statements"]
+        keyless = [s["NotStatement"]["Statement"] for s in counted if "NotStatement" in s]
+        assert keyless == [
+            {
+                "SizeConstraintStatement": {
+                    "FieldToMatch": {"SingleHeader": {"Name": "x-api-key"}},
+                    "ComparisonOperator": "GT",
+                    "Size": 0,
+                    "TextTransformations": [{"Priority": 0, "Type": "NONE"}],
+                }
+            }
+        ]

@@ -120,7 +120,13 @@ class Plan:
 
     def refusals(self) -> list[tuple[str, str, str]]:
         """(refusal id, logical id, detail) for each step AWS documents as refused."""
-        return [*self._vpc_origins_in_use(), *self._custom_names(), *self._gsi_changes(), *self._rest_api_merges()]
+        return [
+            *self._vpc_origins_in_use(),
+            *self._subnets_under_vpc_origins(),
+            *self._custom_names(),
+            *self._gsi_changes(),
+            *self._rest_api_merges(),
+        ]
 
     def _vpc_origins_in_use(self) -> Iterator[tuple[str, str, str]]:
         used = {
@@ -132,6 +138,27 @@ class Plan:
         for change in self.changes.values():
             if change.type == "AWS::CloudFront::VpcOrigin" and change.action == "update" and change.logical_id in used:
                 yield "vpc-origin-updated-in-use", change.logical_id, f"changes {['/'.join(p) for p in change.paths]}"
+
+    def _subnets_under_vpc_origins(self) -> Iterator[tuple[str, str, str]]:
+        """A subnet deleted (or replaced: its old one deleted) while a VPC origin of the stack before had its network
+        interface in it: the subnet of the origin's target (the resource its endpoint ARN names, an instance or a
+        load balancer), whatever the update does to the origin."""
+        old = self.before["Resources"]
+        for origin_id, origin in sorted(old.items()):
+            if origin["Type"] != "AWS::CloudFront::VpcOrigin":
+                continue
+            targets = {t for _, t, _ in references(origin.get("Properties", {})) if t in old}
+            subnets = {
+                s
+                for t in targets
+                for _, s, _ in references(old[t].get("Properties", {}))
+                if s in old and old[s]["Type"] == "AWS::EC2::Subnet"
+            }
+            for subnet in sorted(subnets):
+                change = self.changes.get(subnet)
+                if change is not None and change.action in ("delete", "replace"):
+                    detail = f"{change.action}: the interface of VPC origin {origin_id} is in it"
+                    yield "subnet-deleted-under-vpc-origin", subnet, detail
 
     def _custom_names(self) -> Iterator[tuple[str, str, str]]:
         def name(template: dict, logical_id: str) -> str | None:

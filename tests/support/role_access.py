@@ -2,10 +2,10 @@
 conditions: a small evaluator of the role's policies for a request whose `lambda:SourceFunctionArn` is the
 function's ARN (what Lambda puts in the request context of every call from the function's code).
 
-It knows only what the role's policies use: Allow statements, an action list with `*` patterns, resources compared
-as template expressions (a Ref, a GetAtt, an ARN string) or "*", and no condition or `ArnEquals` on
-`lambda:SourceFunctionArn` listing `{"Fn::GetAtt": [function, "Arn"]}`. Anything else fails loudly (UnknownPolicy)
-instead of being guessed at.
+It knows only what the role's policies use: Allow and Deny statements (a call is allowed when an Allow applies and no
+Deny does, as IAM decides), an action list with `*` patterns, resources compared as template expressions (a Ref, a
+GetAtt, an ARN string) or "*", and no condition or `ArnEquals` on `lambda:SourceFunctionArn` listing
+`{"Fn::GetAtt": [function, "Arn"]}`. Anything else fails loudly (UnknownPolicy) instead of being guessed at.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ def _listed(value: object) -> list:
 
 def applies_to(statement: dict, function_id: str) -> bool:
     """Whether the statement's condition holds for a call from this function's code."""
-    if statement.get("Effect") != "Allow" or "NotAction" in statement or "NotResource" in statement:
-        raise UnknownPolicy(f"not a plain Allow: {statement.get('Sid')}")
+    if statement.get("Effect") not in ("Allow", "Deny") or "NotAction" in statement or "NotResource" in statement:
+        raise UnknownPolicy(f"not a plain Allow or Deny: {statement.get('Sid')}")
     condition = statement.get("Condition")
     if condition is None:
         return True
@@ -88,14 +88,19 @@ def _grants(statement: dict) -> Iterator[tuple[str, str]]:
 
 
 def allows(template: dict, function_id: str, action: str, resource: object) -> bool:
-    """Whether a call of `action` on `resource` (a template expression) from this function's code is allowed."""
+    """Whether a call of `action` on `resource` (a template expression) from this function's code is allowed: an
+    Allow statement covers it and no Deny statement does."""
     wanted = json.dumps(resource, sort_keys=True)
-    return any(
-        fnmatch.fnmatchcase(action, pattern) and granted in ("*", wanted)
-        for s in statements(template)
-        if applies_to(s, function_id)
-        for pattern, granted in _grants(s)
-    )
+
+    def covered(effect: str) -> bool:
+        return any(
+            fnmatch.fnmatchcase(action, pattern) and granted in ("*", wanted)
+            for s in statements(template)
+            if applies_to(s, function_id) and s["Effect"] == effect
+            for pattern, granted in _grants(s)
+        )
+
+    return covered("Allow") and not covered("Deny")
 
 
 def allowed_functions(template: dict, action: str, resource: object) -> set[str]:
