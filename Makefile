@@ -80,6 +80,10 @@ $(LAMBDA_DEPS)/requirements-lambda.txt: requirements-lambda.txt | .venv/.install
 	cp requirements-lambda.txt $(LAMBDA_DEPS).tmp/
 	rm -rf $(LAMBDA_DEPS) && mv $(LAMBDA_DEPS).tmp $(LAMBDA_DEPS)
 
+# Only the functions' wheels (what the construct's wheel ships), without the rest of `make setup`
+.PHONY: lambda-deps
+lambda-deps: $(LAMBDA_DEPS)/requirements-lambda.txt ## the functions' locked wheels (hash-checked), which the construct's wheel needs
+
 .PHONY: lambda-lock
 lambda-lock: ## pin requirements-lambda.in's packages for the functions, every file's hash (then make setup)
 	UV_PYTHON_DOWNLOADS=never $(PY) -m uv pip compile --quiet requirements-lambda.in --generate-hashes \
