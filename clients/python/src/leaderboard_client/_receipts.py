@@ -121,4 +121,4 @@ def verify_receipt(receipt: Any, jwks: Any) -> VerifiedReceipt:
                 "retired",
                 f"at {claims['at']} (iat {claims['iat']}) is at or after key {kid}'s retired_at {key['retired_at']}",
             )
-    return VerifiedReceipt(claims=claims, kid=kid, key_status=status)
+    return VerifiedReceipt(claims=claims, kid=str(kid), key_status=str(status))
