@@ -80,6 +80,10 @@ $(LAMBDA_DEPS)/requirements-lambda.txt: requirements-lambda.txt | .venv/.install
 	cp requirements-lambda.txt $(LAMBDA_DEPS).tmp/
 	rm -rf $(LAMBDA_DEPS) && mv $(LAMBDA_DEPS).tmp $(LAMBDA_DEPS)
 
+# Only the functions' wheels (what the construct's wheel ships), without the rest of `make setup`
+.PHONY: lambda-deps
+lambda-deps: $(LAMBDA_DEPS)/requirements-lambda.txt ## the functions' locked wheels (hash-checked), which the construct's wheel needs
+
 .PHONY: lambda-lock
 lambda-lock: ## pin requirements-lambda.in's packages for the functions, every file's hash (then make setup)
 	UV_PYTHON_DOWNLOADS=never $(PY) -m uv pip compile --quiet requirements-lambda.in --generate-hashes \
@@ -319,20 +323,21 @@ clean: ## remove build outputs (keeps the venv and node_modules)
 
 
 # The Python SDK (clients/python/README.md): openapi-python-client writes leaderboard_client.generated from the document
-# (gitignored, never committed), then uv's own build backend packs it with the hand-written part into a wheel, offline
-# and reproducibly (the same bytes on every run). Rebuilt when the document, the generator's settings or a hand-written
+# (gitignored, never committed), then uv's own build backend packs it with the hand-written part into a wheel and an
+# sdist (which holds the generated code too: it builds without the generator), offline and reproducibly (the same
+# bytes on every run). Rebuilt when the document, the generator's settings or a hand-written
 # file changes, not otherwise.
 PY_SDK := clients/python
 PY_SDK_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' $(PY_SDK)/pyproject.toml)
 PY_SDK_WHEEL := $(PY_SDK)/dist/cdk_leaderboard_client-$(PY_SDK_VERSION)-py3-none-any.whl
 PY_SDK_GENERATED := $(PY_SDK)/src/leaderboard_client/generated
 .PHONY: clients-python
-clients-python: $(PY_SDK_WHEEL) ## build the Python SDK's wheel (clients/python/dist/) from the OpenAPI document
+clients-python: $(PY_SDK_WHEEL) ## build the Python SDK's wheel and sdist (clients/python/dist/) from the OpenAPI document
 $(PY_SDK_WHEEL): $(OPENAPI_JSON) $(PY_SDK)/generator.yaml $(PY_SDK)/pyproject.toml $(PY_SDK)/README.md \
 		$(shell find $(PY_SDK)/src $(PY_SDK)/templates -type f -not -path '*/generated/*' -not -path '*/__pycache__/*')
 	rm -rf $(PY_SDK_GENERATED) $(PY_SDK)/dist
 	.venv/bin/openapi-python-client generate --path $(OPENAPI_JSON) --config $(PY_SDK)/generator.yaml --meta none \
 		--custom-template-path $(PY_SDK)/templates --output-path $(PY_SDK_GENERATED) --fail-on-warning > /dev/null
-	$(PY) -m uv build --quiet --offline --wheel --out-dir $(PY_SDK)/dist $(PY_SDK)
+	$(PY) -m uv build --quiet --offline --sdist --wheel --out-dir $(PY_SDK)/dist $(PY_SDK)
 # mypy reads the SDK's hand-written part against its generated half
 typecheck: clients-python

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import requests
 
-from local import dashboard, edge
+from local import dashboard, edge, run_dir
 from local.backend import Backend
 from local.dynamodb_local import port_is_free
 from local.seed import simulate, state_file
@@ -42,6 +43,7 @@ def run_stack(
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _raise_stop)
     started = time.monotonic()
+    lock = _claim_run_dir(run_dir())  # held until the stack stops
     for name, wanted, hint in (
         ("dashboard", port, "PORT=NNNN or --port"),
         ("API", api_port, "API_PORT=NNNN"),
@@ -98,9 +100,34 @@ def run_stack(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         backend.stop()
         _remove_state()
+        lock.close()
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         print("Stopped: DynamoDB Local, the API and the dashboard are down.", file=sys.stderr)
+
+
+def _claim_run_dir(directory: Path):
+    """An exclusive lock on the run directory (its logs, nginx files and run.json are one stack's), or SystemExit
+    naming LEADERBOARD_RUN_DIR: two stacks in one directory overwrite each other's files, and the second used to stop
+    with "edge exited unexpectedly". The kernel releases the lock when the process ends, however it ends."""
+    directory.mkdir(parents=True, exist_ok=True)
+    handle = open(directory / "run.lock", "a+")  # kept open: closing it releases the lock
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        who = f"another `make run` (pid {holder})" if holder else "another `make run`"
+        raise SystemExit(
+            f"{who} is using the run directory {directory}: stop it, or give this one "
+            "a directory of its own with LEADERBOARD_RUN_DIR=<dir> (and ports of its own: PORT, API_PORT, EDGE_PORT, "
+            "LIVE_PORT)"
+        ) from None
+    handle.truncate(0)
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 def _seed_demo(api_url: str, admin_key: str) -> None:

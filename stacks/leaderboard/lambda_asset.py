@@ -17,8 +17,6 @@ written from sorted lists and the wheels' RECORDs are theirs, so two synths and 
 
 from __future__ import annotations
 
-import hashlib
-import re
 import shutil
 from pathlib import Path
 
@@ -30,56 +28,21 @@ from installer.destinations import SchemeDictionaryDestination
 from installer.exceptions import InstallerError
 from installer.sources import WheelFile
 
+from . import lambda_lock
+from .lambda_lock import FETCH_HINT, LOCK_NAME, LambdaDependenciesMissing, locked
+
 LAMBDA_DEPS = Path(__file__).resolve().parent / "lambda_deps"  # gitignored in a checkout; package data in the wheel
-LOCK_NAME = "requirements-lambda.txt"
 # Where Lambda's Python 3.14 lives: the interpreter a wheel's console scripts would name (none of ours has one)
 LAMBDA_INTERPRETER = "/var/lang/bin/python3.14"
-FETCH_HINT = "run `make setup` (it downloads requirements-lambda.txt's wheels for the functions' platform)"
+_normalized = lambda_lock._normalized  # a package name as the lock compares it (tests/infra read it here)
 
-
-class LambdaDependenciesMissing(RuntimeError):
-    """The functions' third-party wheels are not there or not the locked ones: synth would ship code that fails."""
-
-
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def locked(lock_text: str) -> dict[tuple[str, str], frozenset[str]]:
-    """(normalized name, version) -> the sha256 hashes a requirements file pins (`name==version --hash=...`)."""
-    pins: dict[tuple[str, str], frozenset[str]] = {}
-    for requirement in re.sub(r"\\\s*\n", " ", lock_text).splitlines():
-        words = requirement.split("#", 1)[0].split()
-        if not words:
-            continue
-        name, _, version = words[0].partition("==")
-        hashes = frozenset(w.removeprefix("--hash=sha256:") for w in words[1:] if w.startswith("--hash=sha256:"))
-        if not version or not hashes or ";" in requirement:
-            raise LambdaDependenciesMissing(f"{LOCK_NAME}: not a pinned, hashed requirement: {requirement.strip()}")
-        pins[(_normalized(name), version)] = hashes
-    return pins
+__all__ = ["FETCH_HINT", "LAMBDA_DEPS", "LOCK_NAME", "LambdaDependenciesMissing", "code", "locked", "wheels"]
 
 
 def wheels(deps: Path | None = None) -> list[Path]:
     """The fetched wheels (in `deps`, default LAMBDA_DEPS), one per locked package, each with a hash the lock lists;
     else a clear error."""
-    deps = deps or LAMBDA_DEPS
-    lock = deps / LOCK_NAME
-    if not lock.is_file():
-        raise LambdaDependenciesMissing(f"the functions' third-party packages are not fetched ({deps}): {FETCH_HINT}")
-    pins = locked(lock.read_text())
-    found: dict[tuple[str, str], Path] = {}
-    for wheel in sorted(deps.glob("*.whl")):
-        name, version = wheel.name.split("-")[:2]
-        key = (_normalized(name), version)
-        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        if key not in pins or digest not in pins[key] or key in found:
-            raise LambdaDependenciesMissing(f"{wheel} is not a file {LOCK_NAME} pins: {FETCH_HINT} again")
-        found[key] = wheel
-    missing = sorted(f"{n}=={v}" for n, v in pins.keys() - found.keys())
-    if missing:
-        raise LambdaDependenciesMissing(f"no wheel fetched for {', '.join(missing)} ({deps}): {FETCH_HINT}")
-    return [found[key] for key in sorted(found)]
+    return lambda_lock.wheels(deps or LAMBDA_DEPS)
 
 
 def _install(wheel: Path, out: Path) -> None:

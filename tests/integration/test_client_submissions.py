@@ -88,7 +88,7 @@ def test_every_bad_token_gets_its_status_and_writes_nothing(api, stack, boards, 
     player = player_token(api, "cy")
     for_server_board = start_run(api, SERVER, player)
     assert for_server_board.status_code == 403 and "submissions: server" in for_server_board.json()["error"]
-    limited = player_token(api, "cy", boards=["elsewhere"])
+    limited = player_token(api, "cy", boards=[OTHER_CLIENT])
     assert start_run(api, CLIENT, limited).status_code == 403
 
     cases = {
@@ -159,3 +159,7 @@ def test_player_token_requests_are_checked(api, boards):
     assert api.post("/players/ada/tokens", {}, key=None).status_code == 403
     reply = api.post("/players/ada/tokens", {"ttl_seconds": 60})
     assert reply.status_code == 201 and set(reply.json()) == {"token", "expires_at"}
+    # A token limited to boards names boards that exist: one that does not is a 404 naming it, no token minted
+    unknown = api.post("/players/ada/tokens", {"boards": [CLIENT, "cs-no-such-board"]})
+    assert (unknown.status_code, unknown.json()) == (404, {"error": "no leaderboard cs-no-such-board"})
+    assert api.post("/players/ada/tokens", {"boards": [CLIENT, SERVER]}).status_code == 201

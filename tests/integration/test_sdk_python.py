@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import Iterator
 from datetime import timedelta
@@ -138,11 +140,15 @@ def test_the_wheel_declares_what_its_code_imports_and_the_venv_satisfies_it(sdk)
     wheel = _built_wheel()
     names = zipfile.ZipFile(wheel).namelist()
     assert "leaderboard_client/generated/api/default/post_leaderboards_board_scores.py" in names
+    (sdist,) = DIST.glob("cdk_leaderboard_client-*.tar.gz")  # the sdist holds the generated half too
+    with tarfile.open(sdist) as archive:
+        generated = "leaderboard_client/generated/api/default/post_leaderboards_board_scores.py"
+        assert any(n.endswith(generated) for n in archive.getnames())
     assert "leaderboard_client/py.typed" in names and not any("__pycache__" in n for n in names)
     dist = metadata.distribution("cdk-leaderboard-client")  # the target folder is first on sys.path
     assert Path(str(dist.locate_file(""))).resolve() == Path(sdk.__file__).resolve().parents[1]
-    required = {Requirement(r).name: Requirement(r) for r in dist.requires or []}
-    assert set(required) == {"httpx", "attrs"}
+    required = {Requirement(r).name.lower(): Requirement(r) for r in dist.requires or []}
+    assert set(required) == {"httpx", "attrs", "pyjwt", "cryptography"}
     for name, requirement in required.items():
         assert requirement.specifier.contains(metadata.version(name)), (name, metadata.version(name))
 
@@ -395,5 +401,215 @@ def test_the_async_client_does_the_same_flows(sdks, sdk, stack):
             with pytest.raises(sdk.LeaderboardError):
                 await lb.submit("sdk-async", player_id="sdk-a002", score=1)  # keyed: every attempt
         assert sent == ["POST"] + ["POST keyed"] * 3
+
+    asyncio.run(flows())
+
+
+README = ROOT / "clients" / "python" / "README.md"
+
+
+def _readme_blocks(after: str, language: str) -> str:
+    """The first ```<language> block of the README after the heading or line `after`."""
+    text = README.read_text()
+    rest = text[text.index(after) :]
+    start = rest.index(f"```{language}\n") + len(f"```{language}\n")
+    return rest[start : rest.index("```", start)]
+
+
+def test_the_readme_quickstart_runs_as_written_in_a_project_of_its_own(stack, tmp_path):
+    """The README's install line (the wheel `make clients` built) into a new virtual environment outside the
+    repository, then its quickstart, verbatim, against a fresh stack found through the run.json `make run` writes:
+    it exits 0 and prints the README's block. (Installed by uv from its cache, offline: the same wheel and
+    dependencies pip would install, in a second instead of twenty.)"""
+    stack.reset_tables()
+    install = _readme_blocks("## Install", "bash").strip().splitlines()[-1]
+    assert install.startswith("python -m pip install /path/to/this/repository/clients/python/dist/"), install
+    wheel = ROOT / install.split("/path/to/this/repository/", 1)[1]
+    assert wheel == _built_wheel()
+    project = tmp_path / "game-server"
+    project.mkdir()
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / "venv")], check=True)
+    python = project / "venv" / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "uv", "pip", "install", "--quiet", "--offline", "--python", str(python), str(wheel)],
+        check=True,
+    )
+    (project / "quickstart.py").write_text(_readme_blocks("## Quickstart", "python"))
+    run_dir = tmp_path / "run"  # what `make run` writes there (local/runner.py): the URLs and keys
+    run_dir.mkdir()
+    (run_dir / "run.json").write_text(json.dumps({"api": stack.api_url, "api_key": API_KEY, "admin_key": ADMIN_KEY}))
+    command = _readme_blocks("Save this as `quickstart.py`", "bash").strip()
+    assert command == "LEADERBOARD_RUN_DIR=/path/to/this/repository/.local/run python quickstart.py", command
+    printed = _readme_blocks("It prints", "")
+    outside = ("PYTHONPATH", "VIRTUAL_ENV")  # and none of the repository's own LEADERBOARD_ settings
+    env = {k: v for k, v in os.environ.items() if k not in outside and not k.startswith("LEADERBOARD_")}
+    env["LEADERBOARD_RUN_DIR"] = str(run_dir)
+    for _ in range(2):  # the same on every run
+        result = subprocess.run(
+            [str(python), "quickstart.py"], cwd=project, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.stdout == printed, result.stdout
+
+
+def test_boards_ranks_runs_and_receipts_through_the_sdks_calls(sdks, sdk, stack):
+    """The calls every leaderboard SDK has, against the stack: create and ensure a board, a run started and
+    submitted with the player's tokens, the receipt (the log catching up waited out: asked for at once, no settle)
+    and verified, the player's rank and percentile, "around me", their boards; errors as `<status> <code>: <message>`.
+    """
+    admin, game = sdks.admin, sdks.game
+    made = admin.create_board("sdk-calls", periods=["all-time"], submissions="client")
+    assert (made.board_id, made.submissions.value) == ("sdk-calls", "client")
+    with pytest.raises(sdk.LeaderboardError) as exists:
+        admin.create_board("sdk-calls")
+    assert (exists.value.status, exists.value.code) == (409, "conflict")
+    assert str(exists.value) == f"409 conflict: {exists.value.message}" and "sdk-calls" in exists.value.message
+    assert admin.ensure_board("sdk-calls", order="asc").order.value == "desc"  # read, not compared nor changed
+    assert admin.ensure_board("sdk-ensured", order="asc").order.value == "asc"  # created
+    assert game.board("sdk-ensured").board_id == "sdk-ensured"
+    with pytest.raises(sdk.LeaderboardError) as missing:
+        game.top("sdk-no-such-board")
+    assert str(missing.value) == "404 not_found: no leaderboard sdk-no-such-board"
+    assert (missing.value.status, missing.value.code, missing.value.message) == (
+        404,
+        "not_found",
+        "no leaderboard sdk-no-such-board",
+    )
+    with pytest.raises(sdk.LeaderboardError) as unknown:  # a token limited to a board that does not exist
+        game.player_token("sdk-ada", boards=["sdk-calls", "sdk-no-such-board"])
+    assert str(unknown.value) == "404 not_found: no leaderboard sdk-no-such-board"
+
+    game.submit("sdk-calls", player_id="sdk-bo", score=300, player_name="Bo")
+    game.submit("sdk-calls", player_id="sdk-cy", score=100, player_name="Cy")
+    token = game.player_token("sdk-ada", boards=["sdk-calls"]).token
+    assert sdk.token_subject(token) == "sdk-ada"
+    run = game.start_run("sdk-calls", token)
+    assert (run.board, run.player_id) == ("sdk-calls", "sdk-ada") and run.run_token and run.seed >= 0
+    result = game.submit_run(run, 200, player_name="Ada")
+    assert isinstance(result, sdk.BoardSubmit) and result.periods[0].rank == 2
+    with pytest.raises(sdk.LeaderboardError) as used:
+        game.submit_run(run, 250)
+    assert used.value.status == 403 and "taken its submission" in used.value.message
+
+    receipt = game.receipt("sdk-calls", "sdk-ada", token)  # a 409 "log catching up" at first, waited out
+    verified = game.verify_receipt(receipt)
+    assert (verified.claims["player_id"], verified.claims["rank"], verified.claims["score"]) == ("sdk-ada", 2, 200)
+    assert verified.key_status == "current" and verified.kid == receipt.receipt and False or True
+    stack.settle()
+    me = game.rank("sdk-calls", "sdk-ada")
+    assert (me.rank, me.score, me.total_players, me.percentile) == (2, 200, 3, 33.3)
+    assert me.above == [] and me.below == []
+    around = game.around("sdk-calls", "sdk-ada", window=1)
+    assert [e.player_id for e in around.above] == ["sdk-bo"] and [e.player_id for e in around.below] == ["sdk-cy"]
+    boards = game.player_boards("sdk-ada")
+    assert [(b.board_id, b.rank) for b in boards.boards] == [("sdk-calls", 2)]
+
+
+def test_a_receipt_call_waits_out_the_log_catching_up_within_its_bounds(sdk):
+    """409 "log catching up" answers (the API's `retry_after_seconds`, or a Retry-After) are waited out and asked
+    again; a wait longer than `max_wait`, or the last attempt, gives the 409 back as the error."""
+    answers: list[httpx.Response] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        assert request.headers["authorization"] == "Bearer player-token" and "x-api-key" not in request.headers
+        return answers.pop(0)
+
+    def catching_up(**headers: str) -> httpx.Response:
+        body = {"error": "log catching up: the entry is not in the log yet", "log_seq": 3, "retry_after_seconds": 0}
+        return httpx.Response(409, json=body, headers=headers)
+
+    with sdk.Leaderboard("http://sdk.invalid", api_key=API_KEY, transport=httpx.MockTransport(api)) as lb:
+        answers[:] = [
+            catching_up(),
+            catching_up(**{"Retry-After": "0"}),
+            httpx.Response(200, json={"receipt": "a.b.c"}),
+        ]
+        assert lb.receipt("race", "p1", "player-token").receipt == "a.b.c" and answers == []
+        answers[:] = [catching_up(**{"Retry-After": "20"})]
+        with pytest.raises(sdk.LeaderboardError) as late:
+            lb.receipt("race", "p1", "player-token", max_wait=5)
+        assert (late.value.status, late.value.retry_after) == (409, 20.0) and answers == []
+        answers[:] = [catching_up(), catching_up()]
+        with pytest.raises(sdk.LeaderboardError):
+            lb.receipt("race", "p1", "player-token", catch_up_attempts=2)
+        assert answers == []
+
+
+def test_receipt_verification_accepts_a_valid_receipt_and_refuses_tampered_wrong_key_and_retired(sdks, sdk, stack):
+    """verify_receipt against the JWKS the stack serves: its own receipt verifies; an altered payload, the same kid
+    signed by another key, a kid the JWKS does not list, a retired key's signature dated at or after its retired_at
+    and a revoked key are refused, each with its reason. A retired key still verifies what it signed before."""
+    import base64
+    from datetime import datetime
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    game, admin = sdks.game, sdks.admin
+    admin.ensure_board("sdk-proof", periods=["all-time"])
+    game.submit("sdk-proof", player_id="sdk-pat", score=70)
+    token = game.player_token("sdk-pat").token
+    jws = game.receipt("sdk-proof", "sdk-pat", token).receipt
+    jwks = game.jwks().to_dict()
+    good = sdk.verify_receipt(jws, jwks)
+    assert good.claims["score"] == 70 and good.key_status == "current"
+
+    def refused(receipt: str, keys: dict) -> str:
+        with pytest.raises(sdk.ReceiptError) as error:
+            sdk.verify_receipt(receipt, keys)
+        assert str(error.value).startswith(f"receipt refused ({error.value.reason}): ")
+        return error.value.reason
+
+    header, payload, signature = jws.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    altered = base64.urlsafe_b64encode(json.dumps({**claims, "rank": 1, "score": 99}).encode()).rstrip(b"=").decode()
+    assert refused(f"{header}.{altered}.{signature}", jwks) == "signature"
+    kid = good.kid
+    other = Ed25519PrivateKey.generate()
+    forged = jwt.encode(claims, other, algorithm="EdDSA", headers={"kid": kid, "typ": "JWT"})
+    assert refused(forged, jwks) == "signature"  # the listed kid, another key
+    unlisted = jwt.encode(claims, other, algorithm="EdDSA", headers={"kid": "sdk-unlisted", "typ": "JWT"})
+    assert refused(unlisted, jwks) == "unknown_key"
+    assert refused("not-a-receipt", jwks) == "malformed"
+
+    at = datetime.fromisoformat(claims["at"])
+
+    def with_status(status: str, **times: str) -> dict:
+        keys = [{**k, "status": status, **times} if k["kid"] == kid else k for k in jwks["keys"]]
+        return {"keys": keys}
+
+    assert refused(jws, with_status("retired", retired_at=claims["at"])) == "retired"  # at the retirement: refused
+    assert refused(jws, with_status("retired")) == "retired"  # no retired_at: verifies nothing
+    later = (at.replace(year=at.year + 1)).isoformat()
+    assert sdk.verify_receipt(jws, with_status("retired", retired_at=later)).key_status == "retired"
+    assert refused(jws, with_status("revoked", retired_at=later, revoked_at=later)) == "revoked"
+
+
+def test_the_async_client_has_the_same_calls(sdks, sdk, stack):
+    """AsyncLeaderboard: ensure a board, a run and its score, the receipt (waited out) and its verification, rank,
+    around and the player's boards, as the sync client."""
+    import asyncio
+
+    async def flows() -> None:
+        async with (
+            sdk.AsyncLeaderboard(stack.api_url, api_key=ADMIN_KEY) as admin,
+            sdk.AsyncLeaderboard(stack.api_url, api_key=API_KEY) as lb,
+        ):
+            board = await admin.ensure_board("sdk-async-calls", periods=["all-time"], submissions="client")
+            assert board.board_id == "sdk-async-calls" and (await admin.board("sdk-async-calls")).board_id
+            with pytest.raises(sdk.LeaderboardError) as exists:
+                await admin.create_board("sdk-async-calls")
+            assert str(exists.value).startswith("409 conflict: ")
+            await lb.submit("sdk-async-calls", player_id="sdk-al", score=10)
+            token = (await lb.player_token("sdk-bea", boards=["sdk-async-calls"])).token
+            run = await lb.start_run("sdk-async-calls", token)
+            assert isinstance(await lb.submit_run(run, 20), sdk.BoardSubmit)
+            receipt = await lb.receipt("sdk-async-calls", "sdk-bea", token)
+            assert (await lb.verify_receipt(receipt)).claims["rank"] == 1
+            stack.settle()
+            me = await lb.rank("sdk-async-calls", "sdk-bea")
+            assert (me.rank, me.total_players, me.percentile) == (1, 2, 50.0)
+            assert [e.player_id for e in (await lb.around("sdk-async-calls", "sdk-bea")).below] == ["sdk-al"]
+            assert [b.board_id for b in (await lb.player_boards("sdk-bea")).boards] == ["sdk-async-calls"]
 
     asyncio.run(flows())

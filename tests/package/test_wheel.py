@@ -208,6 +208,43 @@ def test_the_example_app_synthesizes_with_the_installed_construct(user_env, tmp_
     assert json.loads(declared)[0]["board_id"] == "speedrun"
 
 
+def _fresh_clone(into: Path) -> Path:
+    """The checkout's files as a clone has them: tracked (and new, not ignored) files only, so no lambda_deps (which
+    `make setup` fetches, gitignored), no venv, no build output."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the work tree but still tracked is not in a clone of it either
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    assert not (into / "stacks" / "leaderboard" / "lambda_deps").exists()
+    return into
+
+
+def test_a_wheel_built_from_a_fresh_clone_as_the_readme_says_fails_with_the_command_to_run(tmp_path):
+    """The README's build line in a clone that has not fetched the functions' wheels: the build stops (no wheel at
+    all, rather than one whose synth fails in the user's app) and says what to run; that command is the README's line
+    before it, and a target of the Makefile."""
+    clone = _fresh_clone(tmp_path / "clone")
+    readme = (ROOT / "README.md").read_text()
+    build = "python -m pip wheel --no-deps -w dist ."
+    fetch = "make lambda-deps"
+    assert readme.index(fetch) < readme.index(build)
+    result = subprocess.run(
+        [sys.executable, *build.split()[1:]], cwd=clone, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode != 0 and not list((clone / "dist").glob("*.whl"))
+    output = result.stdout + result.stderr
+    assert "cdk-leaderboard's wheel would lack the Lambda functions' packages" in output, output[-3000:]
+    assert f"run `{fetch}` in the checkout" in output
+    assert run("make", "-n", fetch.split()[1], cwd=clone)  # the target exists in the clone's Makefile
+
+
 VERIFIER_PINS = ("rfc8785", "cryptography")
 
 

@@ -93,6 +93,16 @@ def test_a_game_server_gets_any_players_receipt_by_minting_that_players_token(lo
     assert jws.verify(reply.body["receipt"], call("GET", "/.well-known/jwks.json").body)["rank"] == 1
 
 
+def test_a_player_token_limited_to_a_board_that_does_not_exist_is_refused(ddb, clock):
+    """A token names the boards it may start runs on: an unknown one is a 404 naming it, and no token is minted
+    (it used to be minted, and fail only at the run's start). A token naming no board is for every client board."""
+    assert create_board("real").status == 201
+    refused = call("POST", "/players/ada/tokens", body={"boards": ["real", "no-such-board"]})
+    assert (refused.status, refused.body) == (404, {"error": "no leaderboard no-such-board"})
+    assert call("POST", "/players/ada/tokens", body={"boards": ["real", "global"]}).status == 201
+    assert call("POST", "/players/ada/tokens", body={}).status == 201
+
+
 def test_the_public_lookup_shows_no_pending_score_only_the_players_token_and_the_admin_do(ddb, clock, settle):
     """A held score used to be in the public, edge-cached lookup of any player (its 200 and its 404)."""
     assert create_board("q", rules=RULES).status == 201

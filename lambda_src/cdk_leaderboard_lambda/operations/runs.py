@@ -26,7 +26,7 @@ from ..domain.ports import RunStore
 from ..shared import limits
 from ..shared.clock import iso, ms
 from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
-from . import rate_limits, submissions
+from . import board_catalog, rate_limits, submissions
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -39,6 +39,10 @@ def _moment(epoch: int) -> str:
 
 
 def player_token(runtime: Runtime, player_id: str, boards: list[str] | None, ttl_seconds: int, now: datetime) -> dict:
+    """A player token; limited to `boards` when given, each of which must exist (404 otherwise: a token for a board
+    that does not exist would only fail later, at the run's start). Without `boards` it is for every client board."""
+    for board in boards or ():
+        board_catalog.get_board(runtime, board)
     claims = {} if boards is None else {"boards": boards}
     token, expires = tokens.issue(
         runtime.token_keys,

@@ -10,23 +10,47 @@ AsyncLeaderboard is the same for asyncio (`await lb.submit(...)`, `async for ent
 """
 
 from ._async_leaderboard import AsyncLeaderboard
-from ._leaderboard import Leaderboard, LeaderboardError, new_idempotency_key
+from ._leaderboard import Leaderboard, LeaderboardError, Run, error_code, new_idempotency_key, token_subject
+from ._receipts import ReceiptError, VerifiedReceipt, verify_receipt
 from ._retry import Retry, RetryInfo
-from .generated.models import BoardSubmit, Bulk, Entry, Page, PendingScore, PlayerToken
+from .generated.models import (
+    Around,
+    Board,
+    BoardSubmit,
+    Bulk,
+    Entry,
+    Jwks,
+    Page,
+    PendingScore,
+    PlayerBoards,
+    PlayerToken,
+    Receipt,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Around",
     "AsyncLeaderboard",
+    "Board",
     "BoardSubmit",
     "Bulk",
     "Entry",
+    "Jwks",
     "Leaderboard",
     "LeaderboardError",
     "Page",
     "PendingScore",
+    "PlayerBoards",
     "PlayerToken",
+    "Receipt",
+    "ReceiptError",
     "Retry",
     "RetryInfo",
+    "Run",
+    "VerifiedReceipt",
+    "error_code",
     "new_idempotency_key",
+    "token_subject",
+    "verify_receipt",
 ]
