@@ -356,6 +356,15 @@ def erasing_key(secret: bytes, player_id: str) -> tuple[str, str]:
     return ERASING_PREFIX + _keyed_digest(secret, "erasure-subject", player_id), ERASING_SORT
 
 
+TOKEN_FLOOR_SORT = "tokens"
+
+
+def token_floor_key(secret: bytes, player_id: str) -> tuple[str, str]:
+    """The scores-table key of the player's token floor (tokens issued up to an erasure's answer are refused):
+    beside the erasure's item, under the same keyed hash, so it names no one either."""
+    return erasing_key(secret, player_id)[0], TOKEN_FLOOR_SORT
+
+
 # --- live updates ----------------------------------------------------------------------------
 
 _LIVE_PREFIX = "#live#"

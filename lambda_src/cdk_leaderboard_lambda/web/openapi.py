@@ -26,7 +26,8 @@ from .routes.responses import SCHEMAS, ref
 OPENAPI_VERSION = "3.0.3"
 ERROR_STATUSES = freeze(
     {
-        400: "invalid input; on a score route, the game key and a run token together",
+        400: "invalid input; a body that is not strict JSON (an object naming one member twice, named in the "
+        "answer, or NaN/Infinity), which writes nothing; on a score route, the game key and a run token together",
         401: "a bearer token that is missing or blank (API Gateway's answer: nothing invoked), malformed, altered, "
         "expired, signed by a key no longer accepted, or of the wrong kind (with WWW-Authenticate: Bearer) - token "
         "routes only",
