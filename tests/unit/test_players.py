@@ -532,10 +532,32 @@ def test_tokens_issued_before_an_erasure_answered_are_refused_and_nothing_is_wri
     assert _holding(stores, 'tk"') == []
     for board in ("erase-runs", "erase-other"):
         assert call("GET", f"/leaderboards/{board}/top").body["entries"] == []
-    _later(clock, 1)  # a token issued after the answer: a new player of that id
     fresh = call("POST", "/leaderboards/erase-runs/runs", headers=bearer(player_token("tk"))).body
     assert run_submit("erase-runs", "tk", 7, fresh).status == 200
     assert [e["score"] for e in call("GET", "/leaderboards/erase-runs/top").body["entries"]] == [7]
+
+
+def test_a_token_issued_in_the_second_the_erasure_answered_but_after_it_is_not_refused(in_memory, clock):
+    """Tokens carry whole seconds: one issued just after the answer (the same second by the clock) is issued at the
+    next second, and a run started with it gives a run token that is not refused either; one issued just before
+    the answer (that second too) is refused."""
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
+
+    create("same-second", submissions="client")
+    post("same-second", "ss", 1)
+    assert call("DELETE", "/players/ss").body["status"] == "erasing"
+    _later(clock, FENCE_SECONDS)
+    clock.set(clock.now().replace(microsecond=0))  # the answer and both tokens in one second
+    before = player_token("ss")
+    assert call("DELETE", "/players/ss").body["status"] == "erased"
+    after = player_token("ss")
+    assert call("POST", "/leaderboards/same-second/runs", headers=bearer(before)).status == 401
+    run = call("POST", "/leaderboards/same-second/runs", headers=bearer(after))
+    assert run.status == 201, run.body
+    assert call("GET", "/leaderboards/same-second/players/ss/receipt", headers=bearer(after)).status == 404
+    _lift_fences(2 * FENCE_SECONDS + 1)
+    _later(clock, 2 * FENCE_SECONDS + 1)
+    assert run_submit("same-second", "ss", 3, run.body).status == 200
 
 
 def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():

@@ -11,11 +11,11 @@ from ..operations import (
     idempotency,
     live_access,
     original_api,
-    player_removal,
     quarantine,
     receipts,
     runs,
     submissions,
+    token_floors,
 )
 from ..shared import item_keys, limits
 from ..shared.errors import BadRequest, Forbidden, NotFound, Unauthorized
@@ -71,7 +71,7 @@ def _verified(call: Call, token: str, audience: str) -> dict:
     before an erasure of its player answered."""
     rt = call.runtime
     claims = tokens.verify(rt.token_keys, rt.settings.token_issuer, token, audience, now=rt.clock.now().timestamp())
-    player_removal.refuse_erased_tokens(rt, claims)
+    token_floors.refuse_issued_before(rt, claims)
     return claims
 
 
@@ -85,7 +85,7 @@ def _player_claims(call: Call, player_id: str, board: str | None = None) -> dict
         board,
         now=rt.clock.now().timestamp(),
     )
-    player_removal.refuse_erased_tokens(rt, claims)
+    token_floors.refuse_issued_before(rt, claims)
     return claims
 
 

@@ -13,14 +13,13 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..domain import tokens
 from ..domain.boards import BoardConfig
 from ..domain.ports import EntryStore, ErasureKey, ErasureStore
 from ..shared import function_registry as functions
-from ..shared import item_keys, limits
+from ..shared import item_keys
 from ..shared.clock import iso
-from ..shared.errors import NotFound, Unauthorized
-from . import board_catalog, chain_appending, closing
+from ..shared.errors import NotFound
+from . import board_catalog, chain_appending, closing, token_floors
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -46,9 +45,6 @@ PAGE_SIZE = 100
 # "erased"; its hashed item this long after: a submission in flight at either moment is refused.
 FENCE_SECONDS = functions.SCORE_SUBMIT.timeout_seconds + 5
 # A call's lease on the erasure outlasts the longest function that calls erase (then Lambda has stopped it).
-# How long an erasure's token floor stands: past the expiry of any token issued before it (player tokens live
-# longest; run tokens are issued with one).
-TOKEN_FLOOR_SECONDS = limits.MAX_PLAYER_TOKEN_SECONDS + tokens.LEEWAY_SECONDS
 LEASE_SECONDS = max(functions.LEADERBOARD_ADMIN.timeout_seconds, functions.PERIOD_CLOSER.timeout_seconds) + 5
 _WAITING = "waiting"  # every phase done: the entry places' fences stand until FENCE_SECONDS after they rose
 _FENCED = "fenced"  # answered "erased": only the hashed item stands, until lift_fences takes it down
@@ -189,10 +185,7 @@ def _finish(
     runtime.chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
     answered = runtime.clock.now()  # the clock's time, not the call's `now` (the job passes its own)
     # Before the answer: from it on, a token issued to the player until now (a run started with one) is refused.
-    floor = int(answered.timestamp())
-    erasures.put_token_floor(
-        item_keys.token_floor_key(runtime.digest_key.value(), player_id), floor, floor + TOKEN_FLOOR_SECONDS
-    )
+    token_floors.raise_floor(runtime, player_id, int(answered.timestamp()))
     finished_at = iso(answered)
     erasures.put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
@@ -202,18 +195,6 @@ def _finish(
     erasures.register(key, state["erasure_id"], fence_until)
     erasures.unregister(state["erasure_id"], state["due"])
     return True, status_view(erasures, state["erasure_id"])
-
-
-ERASED_TOKEN = "the bearer token was issued before this player's data was erased: get a new one"
-
-
-def refuse_erased_tokens(runtime: Runtime, claims: dict[str, Any]) -> None:
-    """401 for a verified player or run token issued at or before the answer of an erasure of its player (a token
-    issued in the same second as the answer is refused too: get one a second later). One strongly consistent
-    GetItem of a small item (1 read unit), keyed by the hashed id."""
-    floor = runtime.erasures.token_floor(item_keys.token_floor_key(runtime.digest_key.value(), claims["sub"]))
-    if floor is not None and int(claims["iat"]) <= floor:
-        raise Unauthorized(ERASED_TOKEN)
 
 
 def _erase_client_items(runtime: Runtime, player_id: str) -> None:
