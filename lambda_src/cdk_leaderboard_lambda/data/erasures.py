@@ -6,7 +6,7 @@
 - one `#fences` item per erasure, sorted by when the scheduled job should look at it (go on with an erasure its
   caller left, or lift a fence): it holds the hashed key, not the id;
 - the token floor, beside the erasure's item under the same hashed key: tokens issued to the player until the
-  erasure answered are refused (operations.player_removal.refuse_erased_tokens), until every such token expired;
+  erasure answered are refused (operations/token_floors.py), until every such token has expired (table TTL);
 - the audit record that stays: the erasure's id and times, never the player.
 
 Two implementations of ports.ErasureStore, held to the same behaviour by tests/contract: the DynamoDB one

@@ -343,7 +343,7 @@ def rate_window(board_id: str, minute: int) -> str:
 # --- erasure on request ---------------------------------------------------------------------
 
 ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
-ERASING_PREFIX = "#erasing#"  # an erasure's state and fence, by a keyed hash of the id (deleted when lifted)
+ERASING_PREFIX = "#erasing#"  # an erasure's state and fence (deleted when lifted) and token floor, by a keyed hash
 ERASING_SORT = "state"
 FENCES_PARTITION = "#fences"  # erasures to go on with or whose fence is still up, by when (never whose)
 ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player

@@ -36,8 +36,11 @@ _ASCII_INT = re.compile(rf"-?[0-9]{{1,{SCORE_DIGITS}}}")  # no bound here is lon
 class DuplicateMember(ValueError):
     """An object of the text names one member twice (`name`)."""
 
+    NAMED = 64  # characters of the name the message quotes (escaped): a name may be as long as the body
+
     def __init__(self, name: str) -> None:
-        super().__init__(f"the member {json.dumps(name)} appears twice in one object")
+        shown = json.dumps(name[: self.NAMED]) + ("..." if len(name) > self.NAMED else "")
+        super().__init__(f"the member {shown} appears twice in one object")
         self.name = name
 
 
