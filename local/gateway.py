@@ -214,7 +214,11 @@ class LocalGateway:
     @staticmethod
     def _body_problem(route, req: Request) -> str | None:
         """API Gateway validates a body against the route's model only for the model's content type,
-        application/json (also assumed when Content-Type is absent); any other type reaches the handler as is."""
+        application/json (also assumed when Content-Type is absent); any other type reaches the handler as is.
+
+        An object naming a member twice is checked as json.loads reads it (the last one wins) and, if that passes,
+        reaches the function, which refuses it (400 naming the member: web/validation.strict_json): API Gateway's
+        model validation does not refuse duplicates either, so the function's answer is the one AWS gives."""
         body = req.body
         if not route.body_schema or not body or not body.strip():
             return None  # no body: the handler applies its defaults or rejects it

@@ -66,3 +66,17 @@ def test_the_scheduled_list_gives_the_due_erasures_first_due_first(store):
     store.unregister("early", 100)
     store.unregister("early", 100)  # again: nothing there
     assert [d["erasure_id"] for d in store.due(1_000, 10)] == ["same", "soon", "late"]
+
+
+def test_a_token_floor_sits_beside_the_erasure_and_a_later_one_replaces_it(store):
+    floor_key = ("#erasing#abc", item_keys.TOKEN_FLOOR_SORT)
+    assert store.token_floor(floor_key) is None
+    store.create(KEY, {"erasure_id": "e1", "phase": "erasing"}, 100)
+    store.put_token_floor(floor_key, 1000, 90_000)
+    assert store.token_floor(floor_key) == 1000
+    assert store.state(KEY)["erasure_id"] == "e1"  # the erasure's own item is untouched
+    store.drop_state(KEY)  # the erasure's item goes when its fence is lifted: the floor stays
+    assert store.token_floor(floor_key) == 1000
+    store.put_token_floor(floor_key, 2000, 92_000)  # the same player erased again
+    assert store.token_floor(floor_key) == 2000
+    assert store.token_floor(("#erasing#other", item_keys.TOKEN_FLOOR_SORT)) is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 import requests
 
+from cdk_leaderboard_lambda.web import routes
+
 from .stack_config import ADMIN_KEY, API_KEY
 
 KEY = {"x-api-key": API_KEY}  # the game key
@@ -206,3 +208,26 @@ def test_bulk_entries_with_hostile_names_are_refused_one_by_one_and_nothing_is_w
 
 # Names in any script, past and future periods' status, and refused submissions leaving the per-player counter
 # unchanged: tests/unit/test_hostile_input.py (under moto; nothing in them needs a real engine).
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"player_id":"d1","score":1,"score":900000}',  # the model sees the last one (valid), the function refuses
+        b'{"player_id":"d1","score":900000,"score":"x"}',  # the model sees the last one (invalid): its own 400
+    ],
+)
+def test_a_member_named_twice_is_400_and_changes_nothing(api, stack, seeded, table_state, raw):
+    """Strict JSON: a body naming a member twice is refused, whichever of the two a reader would keep. The local
+    gateway checks its body model on the last one, as API Gateway lets duplicates through, and the function
+    refuses the rest naming the member (on AWS too): one invocation for the first body, none for the second."""
+    before, top = table_state(settle=False), api.get("/leaderboards/global/top").json()["entries"]
+    invoked = stack.gateway.invocations[routes.SCORE_SUBMIT.name]
+    resp = requests.post(api.url + "/leaderboards/global/scores", data=raw, headers={**KEY, **JSON}, timeout=60)
+    assert resp.status_code == 400, resp.text
+    by_function = raw.endswith(b"900000}")
+    if by_function:
+        assert '"score" appears twice' in resp.json()["error"], resp.text
+    assert stack.gateway.invocations[routes.SCORE_SUBMIT.name] == invoked + by_function
+    assert table_state() == before
+    assert api.get("/leaderboards/global/top").json()["entries"] == top

@@ -17,6 +17,7 @@ from cdk_leaderboard_lambda.shared.clock import iso
 from tests.support import clock
 from tests.support.capacities import counter_capacities
 from tests.support.erasure import erase, fence_lifted
+from tests.support.player_tokens import bearer, player_token
 from tests.support.season import REWARDS, TIERS
 
 
@@ -180,3 +181,41 @@ def test_a_submission_after_the_answer_leaves_no_counter_naming_the_player(api, 
     late = api.post("/leaderboards/er-rated/scores", {"player_id": "rated-victim", "score": 4})
     assert late.status_code == 409, late.text  # the hashed fence still stands
     assert _items_naming(stack, "rated-victim") == []
+
+
+def test_a_token_minted_before_the_erasure_is_refused_after_it_and_nothing_reappears(api, stack):
+    """A player token minted before the erasure, and a run it started: once the erasure has answered and its
+    hashed fence is lifted, each is refused (401 with WWW-Authenticate: Bearer), nothing is stored under the id and
+    `/top` does not show it again; a token minted after the answer is a new player of that id."""
+    body = {"board_id": "er-runs", "submissions": "client", "max_open_runs": 2}
+    assert api.post("/leaderboards", body).status_code == 201
+    old = player_token(api, "tok-victim", ttl_seconds=86400)
+    first = api.post("/leaderboards/er-runs/runs", key=None, headers=bearer(old)).json()
+    scored = api.post(
+        f"/leaderboards/er-runs/runs/{first['run_id']}/score",
+        {"player_id": "tok-victim", "score": 5},
+        key=None,
+        headers=bearer(first["run_token"]),
+    )
+    assert scored.status_code == 200, scored.text
+    opened = api.post("/leaderboards/er-runs/runs", key=None, headers=bearer(old)).json()  # not used yet
+    stack.settle()
+    fence_lifted(api, _erase(api, stack, "tok-victim"), stack)  # only the tokens' floor refuses from here
+    replies = [
+        api.post("/leaderboards/er-runs/runs", key=None, headers=bearer(old)),
+        api.post(
+            f"/leaderboards/er-runs/runs/{opened['run_id']}/score",
+            {"player_id": "tok-victim", "score": 900},
+            key=None,
+            headers=bearer(opened["run_token"]),
+        ),
+        api.get("/leaderboards/er-runs/players/tok-victim/receipt", headers=bearer(old)),
+    ]
+    for reply in replies:
+        assert reply.status_code == 401 and "erased" in reply.json()["error"], reply.text
+        assert reply.headers["WWW-Authenticate"].startswith("Bearer"), reply.headers
+    stack.settle()
+    assert _items_naming(stack, "tok-victim") == []
+    assert api.get("/leaderboards/er-runs/top").json()["entries"] == []
+    fresh = player_token(api, "tok-victim")  # after the answer: accepted at once
+    assert api.post("/leaderboards/er-runs/runs", key=None, headers=bearer(fresh)).status_code == 201

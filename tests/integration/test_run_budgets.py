@@ -40,11 +40,15 @@ def started(api, board: str, token: str):
 # The limit's counter is one UpdateItem (boards without a per-player limit: none); the open places one Query, and a
 # BatchGetItem of their runs when any is open; the standing (relative rules) one BatchGetItem of the player's entries
 # and one Query of the leader; then the transaction: the place and the run, and the run it ends when none is free.
+# Before all of it, the player token's floor (tokens issued before an erasure of the player): one GetItem.
 EXPECTED = {
-    PLAIN: ({"Query": 1, "TransactWriteItems": 1}, {"Query": 1, "BatchGetItem": 1, "TransactWriteItems": 1}),
+    PLAIN: (
+        {"GetItem": 1, "Query": 1, "TransactWriteItems": 1},
+        {"GetItem": 1, "Query": 1, "BatchGetItem": 1, "TransactWriteItems": 1},
+    ),
     RULED: (
-        {"UpdateItem": 1, "BatchGetItem": 1, "Query": 2, "TransactWriteItems": 1},
-        {"UpdateItem": 1, "BatchGetItem": 2, "Query": 2, "TransactWriteItems": 1},
+        {"GetItem": 1, "UpdateItem": 1, "BatchGetItem": 1, "Query": 2, "TransactWriteItems": 1},
+        {"GetItem": 1, "UpdateItem": 1, "BatchGetItem": 2, "Query": 2, "TransactWriteItems": 1},
     ),
 }
 

@@ -82,7 +82,7 @@ def deleted_cup(in_memory, clock, settle):
     deletion = call("DELETE", "/leaderboards/cup")
     assert deletion.status == 200 and deletion.body["status"] == "deleted", deletion.body
     assert deletion.body["archived"]["generation"] == first["generation"]
-    settle()  # the purge's removals reach the stream after the deletion
+    settle()  # anything the purge changed reaches the stream after the deletion
     return first["generation"], records, summary, kept
 
 
@@ -98,10 +98,10 @@ def test_a_deleted_boards_log_summary_and_receipts_stay_served_and_verify(delete
     served = call("GET", "/leaderboards/cup/periods/tournament", query={"generation": generation})
     assert served.status == 200 and served.body == summary
     archived_log = log("cup", generation)
-    # The deletion's purge is logged as it always was (a remove per entry), after what the summary signed.
-    assert archived_log[: len(records)] == records
+    # Sealed: the deletion appended nothing to the closed tournament's log, whose replay ends where the summary does.
+    assert archived_log == records
     assert [r["kind"] for r in records] == ["score", "score", "score", "hide"]
-    assert [r["kind"] for r in archived_log[len(records) :]] == ["remove"] * 3
+    assert archived_log[-1]["seq"] == summary["log_head"]["seq"]
     report = verified(tmp_path, archived_log, served.body, [kept], "desc")
     assert "NOT VERIFIED" not in report
     assert call("GET", "/leaderboards/cup/periods/tournament/log").status == 404  # no current board
@@ -141,7 +141,7 @@ def test_a_board_created_again_is_a_new_board_for_every_piece_of_evidence(delete
     verified(tmp_path / "new", fresh, second, [cy], "asc")
     # The deleted generation's evidence is unchanged, and still verifies on its own.
     records = log("cup", generation)
-    assert [r["kind"] for r in records] == ["score", "score", "score", "hide", "remove", "remove", "remove"]
+    assert [r["kind"] for r in records] == ["score", "score", "score", "hide"]
     old = call("GET", "/leaderboards/cup/periods/tournament", query={"generation": generation}).body
     assert old == summary
     verified(tmp_path / "old", records, old, [kept], "desc")

@@ -76,10 +76,10 @@ def receipt(board: str, player: str, period: str) -> tuple[int, dict]:
     }
 
 
-def log_of(board: str, period: str) -> list[dict]:
+def log_of(board: str, period: str, **extra) -> list[dict]:
     records, cursor = [], None
     while True:
-        query = {"limit": 100, **({"cursor": cursor} if cursor else {})}
+        query = {"limit": 100, **extra, **({"cursor": cursor} if cursor else {})}
         page = call("GET", f"/leaderboards/{board}/periods/{period}/log", query=query).body
         records += page["records"]
         cursor = page.get("next_cursor")
@@ -179,6 +179,26 @@ def test_moderation_after_the_close_leaves_the_closed_period_as_it_closed(day, c
     assert log_of("cup", DAILY) == logged
     status, ada = receipt("cup", "ada", DAILY)
     assert status == 200 and (ada["rank"], ada["total_players"], ada["seq"]) == (1, 2, summary["log_head"]["seq"])
+
+
+def test_deleting_the_board_leaves_its_closed_periods_logs_ending_where_their_summaries_do(day, clock, settle):
+    """The deletion purges the periods still open (their logs take a remove per entry) and leaves the ended ones as
+    they closed: the archived day's and month's logs end at their summaries' heads and replay to their tops."""
+    clock.set(AFTER)
+    summaries = {period: close("cup", period) for period in (DAILY, MONTH)}
+    logged = {period: log_of("cup", period) for period in (DAILY, MONTH, "all-time")}
+    generation = call("GET", "/leaderboards/cup").body["generation"]
+    deleted = call("DELETE", "/leaderboards/cup")
+    assert deleted.status == 200 and deleted.body["status"] == "deleted", deleted.body
+    settle()
+    for period, summary in summaries.items():
+        archived = log_of("cup", period, generation=generation)
+        assert archived == logged[period] and archived[-1]["seq"] == summary["log_head"]["seq"], period
+        assert [(r["kind"], r["score"]) for r in archived] == [("score", 500), ("score", 400)]
+        assert [(e["player_id"], e["score"]) for e in summary["top"]] == [("ada", 500), ("bob", 400)]
+    all_time = log_of("cup", "all-time", generation=generation)  # open: purged, and the purge is logged
+    assert all_time[: len(logged["all-time"])] == logged["all-time"]
+    assert sorted(r["kind"] for r in all_time[len(logged["all-time"]) :]) == ["remove", "remove"]
 
 
 def test_a_closed_period_s_receipts_stay_at_its_summary_s_head_after_an_erasure(day, clock, settle, tmp_path):

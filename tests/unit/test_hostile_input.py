@@ -177,6 +177,37 @@ def test_non_json_numbers_are_refused_in_every_body(ddb, number):
     assert status == 200 and page["entries"] == []
 
 
+@pytest.mark.parametrize(
+    ("path", "raw", "member"),
+    [
+        ("/scores", '{"player_id":"d1","score":1,"score":900000}', "score"),
+        ("/leaderboards/dup/scores", '{"player_id":"d1","score":1,"score":900000}', "score"),
+        ("/leaderboards/dup/scores", '{"player_id":"d2","player_id":"d1","score":5}', "player_id"),
+        ("/leaderboards/dup/scores", '{"player_id":"d1","score":5,"metadata":{"a":1,"a":2}}', "a"),
+        ("/leaderboards/dup/scores/bulk", '{"entries":[{"player_id":"d1","score":1,"score":900000}]}', "score"),
+    ],
+)
+def test_a_member_named_twice_is_400_naming_it_and_writes_nothing(ddb, path, raw, member):
+    """Python keeps the last of duplicate members, another reader of the same body (a validator, an audit) may keep
+    the first: the body is refused, whichever one a route would have read."""
+    create("dup")
+    status, body, _ = call("POST", path, body=raw)
+    assert status == 400 and f'"{member}" appears twice' in body["error"], body
+    assert [i for i in scan(ddb, invocation.settings().scores_table) if i["player_id"]["S"].startswith("d")] == []
+    for board in ("dup", "global"):
+        assert top(board)[1]["entries"] == []
+
+
+def test_strict_json_names_the_duplicate_member_at_any_depth():
+    from cdk_leaderboard_lambda.web import validation
+
+    assert validation.strict_json('{"a": {"b": 1}, "c": [{"b": 2}]}') == {"a": {"b": 1}, "c": [{"b": 2}]}
+    for text, name in (('{"a": 1, "a": 1}', "a"), ('{"x": [{"k": 1, "k": 2}]}', "k"), ('{"": 1, "": 2}', "")):
+        with pytest.raises(validation.DuplicateMember) as raised:
+            validation.strict_json(text)
+        assert raised.value.name == name
+
+
 def test_a_response_is_always_valid_json(ddb):
     def broken(event, context):
         return 200, {"x": float("nan")}

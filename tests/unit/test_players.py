@@ -9,11 +9,12 @@ import random
 
 import pytest
 
-from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.shared import item_keys, limits
 from local import invocation
 from tests.support import store_oracle
 from tests.support.capacities import counter_capacities
-from tests.support.lambda_api import call
+from tests.support.lambda_api import call, player_token, run_submit
+from tests.support.player_tokens import bearer
 
 
 def create(board_id, **fields):
@@ -269,7 +270,17 @@ def _later(clock, seconds: float) -> None:
 
 
 def _erasing_items(ddb) -> list[dict]:
-    return store_oracle.erasure_items(invocation.runtime(), "#erasing#")
+    """The erasures' own items (their token floors, which stand a day longer, left out)."""
+    return [i for i in store_oracle.erasure_items(invocation.runtime(), "#erasing#") if not _is_floor(i)]
+
+
+def _token_floors() -> list[dict]:
+    return [i for i in store_oracle.erasure_items(invocation.runtime(), "#erasing#") if _is_floor(i)]
+
+
+def _is_floor(item: dict) -> bool:
+    sort = item["leaderboard_id"]
+    return (sort.get("S") if isinstance(sort, dict) else sort) == item_keys.TOKEN_FLOOR_SORT
 
 
 def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(stores, settle, monkeypatch, clock):
@@ -324,6 +335,8 @@ def test_erasure_removes_the_player_from_every_item_and_keeps_counts_exact(store
     assert set(audit[0]) == {"player_id", "leaderboard_id", "status", "requested_at", "finished_at", "fence_lifted_at"}
     assert call("GET", "/erasures/AAAAAAAAAAAAAAAA").status == 404
     assert call("GET", "/erasures/bad").status == 400
+    (floor,) = _token_floors()  # what stays a day: a hashed key, a time and its expiry, no id
+    assert set(floor) == {"player_id", "leaderboard_id", "tokens_not_after", "expires_at"}
 
 
 def test_an_erasure_that_cannot_finish_at_once_answers_202_and_goes_on(ddb, monkeypatch, clock):
@@ -483,6 +496,68 @@ def test_an_erasures_fence_refuses_every_kind_of_submission_until_it_is_lifted(s
     assert _lift_fences(2 * FENCE_SECONDS + 1) == 1
     post("fence-latest", "fp", 3)  # after the fence: a new player of that id
     assert call("GET", "/leaderboards/fence-latest/players/fp").body["score"] == 3
+
+
+def test_tokens_issued_before_an_erasure_answered_are_refused_and_nothing_is_written(stores, settle, clock):
+    """A player token and a run started before the erasure answered: each refused (401) at every route that takes
+    them, once the fence that refuses submissions is lifted too, and nothing reappears under the id; a token issued
+    after the answer works (a new player of that id)."""
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
+
+    create("erase-runs", submissions="client", max_open_runs=2)
+    create("erase-other", submissions="client")
+    old = player_token("tk", ttl_seconds=limits.MAX_PLAYER_TOKEN_SECONDS)
+    early = call("POST", "/leaderboards/erase-runs/runs", headers=bearer(old)).body
+    assert run_submit("erase-runs", "tk", 5, early).status == 200
+    started = call("POST", "/leaderboards/erase-runs/runs", headers=bearer(old)).body  # opened, not yet used
+    settle()
+    assert call("DELETE", "/players/tk").body["status"] == "erasing"
+    late = call("POST", "/leaderboards/erase-other/runs", headers=bearer(old)).body  # while the erasure runs
+    _later(clock, FENCE_SECONDS)
+    assert call("DELETE", "/players/tk").body["status"] == "erased"
+    assert _lift_fences(2 * FENCE_SECONDS + 1) == 1  # the hashed fence is gone: only the tokens' floor refuses
+    _later(clock, 2 * FENCE_SECONDS + 1)
+    replies = [
+        call("POST", "/leaderboards/erase-runs/runs", headers=bearer(old)),
+        call("POST", "/leaderboards/erase-other/runs", headers=bearer(old)),
+        run_submit("erase-runs", "tk", 900, started),
+        run_submit("erase-other", "tk", 900, late),
+        call("GET", "/leaderboards/erase-runs/players/tk/receipt", headers=bearer(old)),
+        call("GET", "/players/tk", headers=bearer(old)),
+    ]
+    for reply in replies:
+        assert reply.status == 401 and "erased" in reply.body["error"], reply.body
+        assert reply.headers.get("WWW-Authenticate", "").startswith("Bearer"), reply.headers
+    settle()
+    assert _holding(stores, 'tk"') == []
+    for board in ("erase-runs", "erase-other"):
+        assert call("GET", f"/leaderboards/{board}/top").body["entries"] == []
+    fresh = call("POST", "/leaderboards/erase-runs/runs", headers=bearer(player_token("tk"))).body
+    assert run_submit("erase-runs", "tk", 7, fresh).status == 200
+    assert [e["score"] for e in call("GET", "/leaderboards/erase-runs/top").body["entries"]] == [7]
+
+
+def test_a_token_issued_in_the_second_the_erasure_answered_but_after_it_is_not_refused(in_memory, clock):
+    """Tokens carry whole seconds: one issued just after the answer (the same second by the clock) is issued at the
+    next second, and a run started with it gives a run token that is not refused either; one issued just before
+    the answer (that second too) is refused."""
+    from cdk_leaderboard_lambda.operations.player_removal import FENCE_SECONDS
+
+    create("same-second", submissions="client")
+    post("same-second", "ss", 1)
+    assert call("DELETE", "/players/ss").body["status"] == "erasing"
+    _later(clock, FENCE_SECONDS)
+    clock.set(clock.now().replace(microsecond=0))  # the answer and both tokens in one second
+    before = player_token("ss")
+    assert call("DELETE", "/players/ss").body["status"] == "erased"
+    after = player_token("ss")
+    assert call("POST", "/leaderboards/same-second/runs", headers=bearer(before)).status == 401
+    run = call("POST", "/leaderboards/same-second/runs", headers=bearer(after))
+    assert run.status == 201, run.body
+    assert call("GET", "/leaderboards/same-second/players/ss/receipt", headers=bearer(after)).status == 404
+    _lift_fences(2 * FENCE_SECONDS + 1)
+    _later(clock, 2 * FENCE_SECONDS + 1)
+    assert run_submit("same-second", "ss", 3, run.body).status == 200
 
 
 def test_counter_cuts_never_part_entries_that_tie_on_score_and_millisecond():

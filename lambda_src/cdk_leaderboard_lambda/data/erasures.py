@@ -5,6 +5,8 @@
   finds it in the same request as the entries (EntryStore.get_for_submission) and refuses while it stands;
 - one `#fences` item per erasure, sorted by when the scheduled job should look at it (go on with an erasure its
   caller left, or lift a fence): it holds the hashed key, not the id;
+- the token floor, beside the erasure's item under the same hashed key: tokens issued to the player until the
+  erasure answered are refused (operations/token_floors.py), until every such token has expired (table TTL);
 - the audit record that stays: the erasure's id and times, never the player.
 
 Two implementations of ports.ErasureStore, held to the same behaviour by tests/contract: the DynamoDB one
@@ -26,6 +28,10 @@ Key = tuple[str, str]  # item_keys.erasing_key(digest key, player_id)
 # raised the entry places' fences again after another had lifted them and answered "erased" left them holding
 # the id. A call holds the erasure's lease from its first write (create or claim) to its last (save_state).
 LEASE = "lease_until"
+
+# An erasure's answer refuses the player's tokens issued until then (player and run tokens live at most a day): a
+# small item beside the erasure's, under the same hashed key, that the table's TTL takes away once they expired.
+TOKEN_FLOOR = "tokens_not_after"
 
 
 def _stored(values: dict[str, Any]) -> dict[str, Any]:
@@ -147,6 +153,17 @@ class DynamoErasures:
             TableName=self._table, Key=dynamo.key(item_keys.FENCES_PARTITION, _due_sort(int(due), erasure_id))
         )
 
+    def put_token_floor(self, key: Key, not_before: int, until: int) -> None:
+        item = dynamo.key(*key) | to_item({TOKEN_FLOOR: not_before, schema.TTL_ATTRIBUTE: until})
+        self._client.put_item(TableName=self._table, Item=item)
+
+    def token_floor(self, key: Key) -> int | None:
+        resp = self._client.get_item(
+            TableName=self._table, Key=dynamo.key(*key), ConsistentRead=True, ProjectionExpression=TOKEN_FLOOR
+        )
+        found = resp.get("Item", {}).get(TOKEN_FLOOR)
+        return int(found["N"]) if found is not None else None
+
 
 class MemoryErasures:
     """The same items in a dict of this instance, by their scores-table key."""
@@ -221,6 +238,13 @@ class MemoryErasures:
 
     def unregister(self, erasure_id: str, due: int) -> None:
         self.drop_state((item_keys.FENCES_PARTITION, _due_sort(int(due), erasure_id)))
+
+    def put_token_floor(self, key: Key, not_before: int, until: int) -> None:
+        self._put(key, {TOKEN_FLOOR: not_before, schema.TTL_ATTRIBUTE: until})
+
+    def token_floor(self, key: Key) -> int | None:
+        found = self._get(key)
+        return int(found[TOKEN_FLOOR]) if found is not None and TOKEN_FLOOR in found else None
 
     def item(self, key: Key) -> dict[str, Any] | None:
         """The erasure's item as a read along with entries finds it (MemoryEntries.get_for_submission)."""

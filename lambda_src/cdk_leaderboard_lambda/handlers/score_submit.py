@@ -6,7 +6,17 @@ receipts and their held scores; live subscribe tokens, and the Event API's Lambd
 from ..composition import Handler, Runtime, entry_point
 from ..domain import score_writes, tokens
 from ..domain.board_validation import board_id
-from ..operations import board_catalog, idempotency, live_access, original_api, quarantine, receipts, runs, submissions
+from ..operations import (
+    board_catalog,
+    idempotency,
+    live_access,
+    original_api,
+    quarantine,
+    receipts,
+    runs,
+    submissions,
+    token_floors,
+)
 from ..shared import item_keys, limits
 from ..shared.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..web import routes
@@ -57,14 +67,17 @@ def _scored(call: Call, scope: str, submit) -> tuple[int, dict]:
 
 
 def _verified(call: Call, token: str, audience: str) -> dict:
-    """The claims of a bearer token for `audience`, checked with the runtime's token keys and clock."""
+    """The claims of a bearer token for `audience`, checked with the runtime's token keys and clock, and not issued
+    before an erasure of its player answered."""
     rt = call.runtime
-    return tokens.verify(rt.token_keys, rt.settings.token_issuer, token, audience, now=rt.clock.now().timestamp())
+    claims = tokens.verify(rt.token_keys, rt.settings.token_issuer, token, audience, now=rt.clock.now().timestamp())
+    token_floors.refuse_issued_before(rt, claims)
+    return claims
 
 
 def _player_claims(call: Call, player_id: str, board: str | None = None) -> dict:
     rt = call.runtime
-    return tokens.player_claims(
+    claims = tokens.player_claims(
         rt.token_keys,
         rt.settings.token_issuer,
         call.header("Authorization"),
@@ -72,6 +85,8 @@ def _player_claims(call: Call, player_id: str, board: str | None = None) -> dict
         board,
         now=rt.clock.now().timestamp(),
     )
+    token_floors.refuse_issued_before(rt, claims)
+    return claims
 
 
 def board_score(call: Call):

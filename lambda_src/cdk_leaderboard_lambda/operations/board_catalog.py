@@ -237,6 +237,11 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
 
     The config stays as a 'deleting' tombstone until the last entry is gone, so the board
     vanishes at once for readers and its id cannot be reused mid-purge.
+
+    Entries of periods that have ended stay as they closed, as for a live board (docs/PROVING.md, "The closing
+    rule"): deleting one would append a `remove` to a closed period's log after its closing signed it, and the
+    archived log would replay to an empty board. They go with their period's TTL (which the log does not record);
+    all-time never ends and is deleted.
     """
     if board_id in declared_boards(runtime.settings):
         raise BadRequest(f"{board_id} is built in or declared in the stack: remove it from the stack's props instead")
@@ -250,11 +255,19 @@ def delete_board(runtime: Runtime, board_id: str, budget: int = 5000) -> tuple[b
     runtime.board_cache.forget(board_id)
     # Hidden players' entries are outside the rank index the purge below walks: found from the board's decisions.
     hidden = runtime.moderation.players_of_board(board_id)
-    deleted = entries.delete(key for player in hidden for key in entries.keys_of_player_on(player, board_id))
+    now = runtime.clock.now()
+    deleted = entries.delete(
+        key
+        for player in hidden
+        for key in entries.keys_of_player_on(player, board_id)
+        if not config.ended(item_keys.board_and_period(key[1])[1], now)
+    )
     runtime.moderation.forget_board(board_id, hidden)
     runtime.pending.forget_board(board_id)  # its quarantined scores (and their pointers)
     retention_days = runtime.settings.period_retention_days
-    for period_id in _period_ids_within_retention(config, runtime.clock.now(), retention_days):
+    for period_id in _period_ids_within_retention(config, now, retention_days):
+        if config.ended(period_id, now):  # sealed: see above
+            continue
         for part in config.partitions(period_id):
             purged = entries.delete_partition(part, budget - deleted)
             deleted += purged.deleted

@@ -19,7 +19,7 @@ from ..shared import function_registry as functions
 from ..shared import item_keys
 from ..shared.clock import iso
 from ..shared.errors import NotFound
-from . import board_catalog, chain_appending, closing
+from . import board_catalog, chain_appending, closing, token_floors
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -183,7 +183,10 @@ def _finish(
         return False, status_view(erasures, state["erasure_id"])
     runtime.entries.lift_fence(player_id)
     runtime.chain.forget_player(player_id, now_s)  # the log's commitments link to no one from now on
-    finished_at = iso(runtime.clock.now())  # the clock's time, not the call's `now` (the job passes its own)
+    answered = runtime.clock.now()  # the clock's time, not the call's `now` (the job passes its own)
+    # Before the answer: from it on, a token issued to the player until now (a run started with one) is refused.
+    token_floors.raise_floor(runtime, player_id, int(answered.timestamp()))
+    finished_at = iso(answered)
     erasures.put_audit(
         state["erasure_id"], {"status": "erased", "requested_at": state["requested_at"], "finished_at": finished_at}
     )

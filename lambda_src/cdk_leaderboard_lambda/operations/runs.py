@@ -26,7 +26,7 @@ from ..domain.ports import RunStore
 from ..shared import limits
 from ..shared.clock import iso, ms
 from ..shared.errors import ApiError, Forbidden, Implausible, TransactionBusy
-from . import board_catalog, rate_limits, submissions
+from . import board_catalog, rate_limits, submissions, token_floors
 
 if TYPE_CHECKING:
     from ..domain.ports.runtime import Runtime
@@ -51,7 +51,7 @@ def player_token(runtime: Runtime, player_id: str, boards: list[str] | None, ttl
         player_id,
         ttl_seconds,
         claims,
-        now=now.timestamp(),
+        now=token_floors.issue_time(runtime, player_id, now.timestamp()),  # after an erasure's second (its floor)
     )
     return {"token": token, "expires_at": _moment(expires)}
 
@@ -83,7 +83,8 @@ def start(runtime: Runtime, config: BoardConfig, player_claims: dict[str, Any], 
         player_id,
         limits.RUN_SECONDS,
         {"board": config.board_id, "run": run_id},
-        now=now.timestamp(),
+        # not before the player token: one issued just after an erasure's floor gives a run token above it too
+        now=max(now.timestamp(), float(player_claims["iat"])),
     )
     baseline = None
     if plausibility.needs(config.rules) & plausibility.STORED_SCORE_RULES:  # the standing the run is judged against

@@ -343,7 +343,7 @@ def rate_window(board_id: str, minute: int) -> str:
 # --- erasure on request ---------------------------------------------------------------------
 
 ERASURES_PARTITION = "#erasures"  # audit records: that an erasure happened and when, never whose
-ERASING_PREFIX = "#erasing#"  # an erasure's state and fence, by a keyed hash of the id (deleted when lifted)
+ERASING_PREFIX = "#erasing#"  # an erasure's state and fence (deleted when lifted) and token floor, by a keyed hash
 ERASING_SORT = "state"
 FENCES_PARTITION = "#fences"  # erasures to go on with or whose fence is still up, by when (never whose)
 ERASED_PLAYER_ID = "erased"  # what snapshots show in place of an erased player
@@ -354,6 +354,15 @@ def erasing_key(secret: bytes, player_id: str) -> tuple[str, str]:
     """The scores-table key of the player's erasure item: a keyed hash (HMAC-SHA256 with the digest key)
     of the id, never the id, so the item may outlive the erasure's answer and still be found from the id."""
     return ERASING_PREFIX + _keyed_digest(secret, "erasure-subject", player_id), ERASING_SORT
+
+
+TOKEN_FLOOR_SORT = "tokens"
+
+
+def token_floor_key(secret: bytes, player_id: str) -> tuple[str, str]:
+    """The scores-table key of the player's token floor (tokens issued up to an erasure's answer are refused):
+    beside the erasure's item, under the same keyed hash, so it names no one either."""
+    return erasing_key(secret, player_id)[0], TOKEN_FLOOR_SORT
 
 
 # --- live updates ----------------------------------------------------------------------------

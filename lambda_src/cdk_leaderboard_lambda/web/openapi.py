@@ -23,10 +23,11 @@ from .routes.responses import SCHEMAS, ref
 
 ERROR_STATUSES = freeze(
     {
-        400: "invalid input; on a score route, the game key and a run token together",
+        400: "invalid input; a body that is not strict JSON (an object naming one member twice, named in the "
+        "answer, or NaN/Infinity), which writes nothing; on a score route, the game key and a run token together",
         401: "a bearer token that is missing or blank (API Gateway's answer: nothing invoked), malformed, altered, "
-        "expired, signed by a key no longer accepted, or of the wrong kind (with WWW-Authenticate: Bearer) - token "
-        "routes only",
+        "expired, signed by a key no longer accepted, of the wrong kind, or issued to a player before an erasure of "
+        "that player answered (with WWW-Authenticate: Bearer) - token routes only",
         403: "missing or wrong API key (each route takes one of the two keys)",
         404: "not found",
         409: "conflict",

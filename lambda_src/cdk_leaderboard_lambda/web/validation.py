@@ -33,9 +33,31 @@ _PLAYER_IDS = re.compile(PLAYER_IDS_PATTERN)
 _ASCII_INT = re.compile(rf"-?[0-9]{{1,{SCORE_DIGITS}}}")  # no bound here is longer than the largest score
 
 
+class DuplicateMember(ValueError):
+    """An object of the text names one member twice (`name`)."""
+
+    NAMED = 64  # characters of the name the message quotes (escaped): a name may be as long as the body
+
+    def __init__(self, name: str) -> None:
+        shown = json.dumps(name[: self.NAMED]) + ("..." if len(name) > self.NAMED else "")
+        super().__init__(f"the member {shown} appears twice in one object")
+        self.name = name
+
+
 def strict_json(text: str | bytes):
-    """JSON as RFC 8259 defines it: no NaN, Infinity or -Infinity (Python's json accepts them)."""
-    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    """JSON as RFC 8259 defines it: no NaN, Infinity or -Infinity (Python's json accepts them), and no object that
+    names a member twice (Python's json keeps the last, another reader of the same body may keep the first):
+    DuplicateMember."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float, object_pairs_hook=_unique)
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise DuplicateMember(name)
+        found[name] = value
+    return found
 
 
 def _refuse_constant(name: str):
@@ -60,6 +82,8 @@ def json_body(event: dict) -> dict:
         return {}
     try:
         body = strict_json(raw)
+    except DuplicateMember as err:
+        raise BadRequest(f"body is not strict JSON: {err}") from None
     except (ValueError, RecursionError):
         raise BadRequest("body is not valid JSON") from None
     if not isinstance(body, dict):

@@ -153,6 +153,15 @@ class ErasureStore(Protocol):
 
     def unregister(self, erasure_id: str, due: int) -> None: ...
 
+    def put_token_floor(self, key: ErasureKey, not_before: int, until: int) -> None:
+        """Tokens of the key's player issued at or before `not_before` (epoch seconds) are refused; the item may go
+        (table TTL) at `until`, once every such token has expired. A later floor replaces an earlier one."""
+        ...
+
+    def token_floor(self, key: ErasureKey) -> int | None:
+        """The player's token floor (strongly consistent), None if there is none."""
+        ...
+
 
 class CounterStore(Protocol):
     """Where the rank counters live (data/counters.py: DynamoDB, or in memory). Only the stream consumer

@@ -44,7 +44,8 @@ class Route:
     @property
     def required_headers(self) -> tuple[str, ...]:
         """Headers API Gateway's request validator requires (present and not blank) before it invokes anything:
-        the bearer routes' Authorization, so a request with no credential costs no invocation (a 400)."""
+        the bearer routes' Authorization, so a request with no credential costs no invocation (API Gateway's 401
+        with WWW-Authenticate: Bearer, gateway_errors.MISSING_CREDENTIALS)."""
         return ("Authorization",) if self.access in BEARER else ()
 
     @property

@@ -66,12 +66,12 @@ SUBMISSION_ROUTES: tuple[Route, ...] = (
         idempotent=True,
         summary="Submit a run's score on a client board: its one score, from the player's device",
         description="`Authorization: Bearer <run token>` of this run (run_id of the run start's answer): API Gateway "
-        "answers 400 without the header and invokes nothing. Only for the run's own player and board, once per run "
-        "(a second use, also a concurrent one, is a 403), before the run expires; a bad token is a 401 or 403 and "
-        "writes nothing, a token of another run a 403. An x-api-key header as well is a 400 (the game key and a run "
-        "token are mutually exclusive: game servers use POST /leaderboards/{board}/scores) and writes nothing. The "
-        "body and the rules are those of POST /leaderboards/{board}/scores. A submission refused with a 4xx leaves "
-        "the run unused.",
+        "answers 401 (WWW-Authenticate: Bearer) without the header and invokes nothing. Only for the run's own "
+        "player and board, once per run (a second use, also a concurrent one, is a 403), before the run expires; a "
+        "bad token is a 401 or 403 and writes nothing, a token of another run a 403. An x-api-key header as well "
+        "is a 400 (the game key and a run token are mutually exclusive: game servers use POST "
+        "/leaderboards/{board}/scores) and writes nothing. The body and the rules are those of POST "
+        "/leaderboards/{board}/scores. A submission refused with a 4xx leaves the run unused.",
         busy=f"{_HELD_BUSY}, the run unused and the per-player limit not counted: send the same request again after "
         "Retry-After seconds",
     ),
