@@ -136,6 +136,7 @@ class Rotator:
         dashboard refresh failed, or a new key never answered) leaves both keys valid, and running it again
         finishes the job. Whatever the grace, no old key goes before its new one answers a keyed read.
         """
+        require(self.outputs, "ApiUrl")  # where the new keys must answer: known before anything changes
         added = {access: self._add_key(access) for access in accesses}
         new_keys = {access: key_id for access, (key_id, _) in added.items()}
         put_at = time.monotonic()
