@@ -65,8 +65,8 @@ class KeyRead:
 
 # The keyed read of each class. The admin key: the default board's hidden players (a GET; the default board always
 # exists). No route of the game key reads: a player-token request for a player id the function refuses (400, its
-# first check, after the key's class) is taken by API Gateway by the key alone (its body model holds no path
-# parameter) and neither reads nor writes anything, nor mints a token.
+# first check, after the key's class) passes API Gateway on the key alone (its validator checks the body, `{}`, not
+# the path parameter's form) and neither reads nor writes anything, nor mints a token.
 KEY_READS = {
     routes.ADMIN: KeyRead("GET", f"/leaderboards/{DEFAULT_BOARD_ID}/hidden?limit=1", None, frozenset({200})),
     routes.GAME: KeyRead("POST", "/players/key-check!/tokens", b"{}", frozenset({400})),
