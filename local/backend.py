@@ -137,7 +137,7 @@ class Backend:
         dashboard re-reads the admin key, if one runs). The new values become this stack's keys; returns the new
         keys' ids."""
         out = (lambda _: None) if self.quiet else (lambda line: print(f"keys {line}", file=sys.stderr))
-        new = self.keys.rotator(refresh=refresh, out=out, wait=wait).rotate_keys(accesses, grace_s)
+        new = self.keys.rotator(self.api_url, refresh=refresh, out=out, wait=wait).rotate_keys(accesses, grace_s)
         routes = routes_module()
         self.api_key, self.admin_key = self.keys.current(routes.GAME), self.keys.current(routes.ADMIN)
         return new

@@ -2,7 +2,8 @@
 Secrets Manager, on moto's server (AWS's protocol: the same boto3 calls as on AWS), in a process of its own.
 
 `make rotate-key` rotates through ops/rotation.py's Rotator; so does the local stack (`LocalKeys.rotator`), against
-these stand-ins: a new key with a random id joins its plan and its value goes into the secret, the old one leaves
+these stand-ins: a new key with a random id joins its plan and its value goes into the secret (it is honoured
+`honour_after_s` after it joined: API Gateway may take seconds; 0 here unless a test asks), the old one leaves
 the plan (the local gateway then refuses it, as API Gateway does) and loses its AWSPREVIOUS label (the functions
 then refuse it where API Gateway checks no key). The local gateway asks `key_id` for each keyed request, as API
 Gateway checks the key against the stage's usage plans.
@@ -47,6 +48,9 @@ class LocalKeys:
         self._view: dict[str, str] | None = None  # value -> id of each enabled key of the plans
         self._classes: dict[str, str] = {}  # value -> access class of its plan, as last read with the view
         self._view_at = 0.0
+        # A key that joined a plan through `rotator()` is honoured only this long after (API Gateway takes seconds).
+        self.honour_after_s = 0.0
+        self._joined: dict[str, float] = {}  # key id -> when it joined a plan
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._port = 0
@@ -75,12 +79,17 @@ class LocalKeys:
         # The control plane's client, as an operator's: whatever it changes, the gateway's view is read again.
         self.control = self.client("apigateway")
         self.control.meta.events.register("after-call.apigateway", self._changed)
+        self.control.meta.events.register("before-parameter-build.apigateway.CreateUsagePlanKey", self._joining)
         self._deploy()
         return self
 
     def _changed(self, **_: Any) -> None:
         with self._lock:
             self._view = None
+
+    def _joining(self, params: dict, **_: Any) -> None:
+        with self._lock:
+            self._joined[params["keyId"]] = time.monotonic()
 
     def client(self, service: str) -> Any:
         creds = dynamodb_local.FAKE_CREDENTIALS
@@ -127,7 +136,11 @@ class LocalKeys:
             if self._view is None or time.monotonic() - self._view_at >= VIEW_SECONDS:
                 self._view, self._classes = self._read_view()
                 self._view_at = time.monotonic()
-            return self._view.get(value)
+            key_id = self._view.get(value)
+            joined = self._joined.get(key_id or "")
+            if joined is not None and time.monotonic() - joined < self.honour_after_s:
+                return None  # in its plan, not honoured yet
+            return key_id
 
     def key_class(self, value: str) -> str | None:
         """The access class of the plan of a key `key_id` accepted (whose per-key throttle meters it)."""
@@ -171,14 +184,17 @@ class LocalKeys:
 
     def rotator(
         self,
+        api_url: str,
         refresh: Callable[[], None] | None = None,
         out: Callable[[str], None] = print,
         wait: Callable[[float], None] = time.sleep,
     ) -> rotation.Rotator:
-        """ops/rotation.py's Rotator on these stand-ins; `refresh`: how the local dashboard re-reads the admin key
-        (None: there is none to refresh)."""
+        """ops/rotation.py's Rotator on these stand-ins; `api_url`: the local gateway's, where a new key must answer
+        before an old one goes; `refresh`: how the local dashboard re-reads the admin key (None: there is none to
+        refresh)."""
+        outputs = {**self.outputs, "ApiUrl": api_url}
         return rotation.Rotator(
-            self.control, self.secrets, dict(self.outputs), self.name, out=out, wait=wait, refresh=refresh or _nothing
+            self.control, self.secrets, outputs, self.name, out=out, wait=wait, refresh=refresh or _nothing
         )
 
 

@@ -17,7 +17,7 @@ from . import cursor_key, live_key, live_switch
 from .outputs import StackNotReady
 from .preflight import preflight
 from .receipt_key import NothingToRotate, ReceiptKeyRotator, RevocationRefused, require_own_secret
-from .rotation import RefreshFailed, Rotator
+from .rotation import KeyNotHonoured, RefreshFailed, Rotator
 from .settings import stack_name, stage_props
 from .token_key import RotationRefused, TokenKeyRotator
 
@@ -122,6 +122,7 @@ def main(
     except (
         StackNotReady,
         RefreshFailed,
+        KeyNotHonoured,
         RotationRefused,
         NothingToRotate,
         RevocationRefused,

@@ -22,7 +22,7 @@ from cdk_leaderboard.regions import (
 )
 
 from . import live_key
-from .outputs import StackNotReady
+from .outputs import StackNotReady, stack_outputs
 from .settings import bootstrap_qualifier, stack_name
 
 # The synthesized template's CheckBootstrapVersion rule refuses older bootstrap stacks (a test keeps this in step).
@@ -33,19 +33,20 @@ LAMBDA_CONCURRENCY_QUOTA_CODE = "L-B99A9384"
 # Small instance types to suggest when the chosen one is not offered in the subnet's zone.
 SMALL_INSTANCE_TYPES = ("t4g.nano", "t4g.micro", "t3.nano", "t3.micro", "t3a.nano", "t3a.micro", "t2.nano", "t2.micro")
 
-OK, NOTE, FAIL = "ok", "note", "FAIL"
+# WARN passes (a deploy goes ahead) but says what is missing and how to fix it.
+OK, NOTE, WARN, FAIL = "ok", "note", "WARN", "FAIL"
 
 
 @dataclass(frozen=True)
 class Check:
-    status: str  # OK, NOTE (passes, but worth knowing) or FAIL
+    status: str  # OK, NOTE (passes, but worth knowing), WARN (passes, with a fix) or FAIL
     name: str
     detail: str
     fix: str = ""
 
     def line(self) -> str:
         text = f"{self.status:<4} {self.name}: {self.detail}"
-        return f"{text} -> fix: {self.fix}" if self.status == FAIL else text
+        return f"{text} -> fix: {self.fix}" if self.status in (WARN, FAIL) and self.fix else text
 
 
 def _error_code(err: Exception) -> str:
@@ -78,6 +79,7 @@ class Preflight:
             self.powertools_layer,
             self.lambda_concurrency,
             self.live_api_key,
+            self.alarm_subscriber,
         ]
         if self.props.dashboard:
             steps += [self.ami_parameter, self.dashboard_zone, self.instance_type_offered, self.cloudfront_prefix_list]
@@ -327,6 +329,47 @@ class Preflight:
                 f"renew now with `{renew}`, then read the period-closer function's log for why",
             )
         return Check(OK, name, f"expires in {left:.0f} days")
+
+    def alarm_subscriber(self) -> Check:
+        """A production stage whose alarms reach nobody: no alarm_email, and (once deployed) no confirmed
+        subscription made to the alarm topic outside the stack. A warning, not a failure: the deploy is fine."""
+        name = "alarm subscriber"
+        monitoring, stage = self.props.monitoring, self.props.stage
+        if not monitoring.enabled:
+            if not self.props.is_prod:
+                return Check(OK, name, "monitoring is off for this stage: no alarms")
+            return Check(
+                WARN,
+                name,
+                "monitoring is off in a production stage: no alarm fires, nobody hears of an outage",
+                f'set "monitoring": {{"enabled": true, "alarm_email": "you@example.com"}} for stage {stage} '
+                "in cdk.json",
+            )
+        if monitoring.alarm_email:
+            return Check(OK, name, f"alarms e-mail {monitoring.alarm_email} (once the address confirms AWS's e-mail)")
+        if not self.props.is_prod:
+            return Check(OK, name, "none (not a production stage); the alarms notify the topic AlarmTopicArn")
+        topic, confirmed = None, 0
+        try:
+            topic = stack_outputs(self.session, stack_name(stage)).get("AlarmTopicArn")
+        except StackNotReady:
+            pass  # not deployed yet: only alarm_email can subscribe anyone
+        if topic:
+            pages = self.client("sns").get_paginator("list_subscriptions_by_topic").paginate(TopicArn=topic)
+            subscriptions = [s for page in pages for s in page.get("Subscriptions", [])]
+            confirmed = sum(1 for s in subscriptions if s.get("SubscriptionArn", "").startswith("arn:"))
+        if confirmed:
+            return Check(OK, name, f"the alarm topic {topic} has {confirmed} confirmed subscription(s)")
+        return Check(
+            WARN,
+            name,
+            "a production stage with no alarm subscriber: its alarms notify the topic AlarmTopicArn, "
+            "which nobody reads",
+            f'set "monitoring": {{"alarm_email": "you@example.com"}} for stage {stage} in cdk.json and deploy '
+            "(confirm AWS's e-mail), or subscribe an endpoint to the topic: "
+            f"aws sns subscribe --topic-arn {topic or '<AlarmTopicArn>'} --protocol email "
+            "--notification-endpoint you@example.com",
+        )
 
 
 def preflight(session: boto3.Session, props: LeaderboardProps, out: Callable[[str], None] = print) -> bool:

@@ -2,11 +2,12 @@
 
 A key's value cannot change in API Gateway, and CloudFormation does not re-read a secret it resolved, so a rotation
 makes a NEW key: it joins the key's usage plan, its value goes into the key's secret (AWSCURRENT; the old value becomes
-AWSPREVIOUS), the dashboard re-reads its secrets (SSM Run Command restarts leaderboard-secrets.service), and after a
-grace period (for game servers to fetch the new value) the old key leaves the plan, so API Gateway refuses it, and its
-value loses the AWSPREVIOUS label, so the functions refuse it where API Gateway checks no key
-(lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py). A key this tool made is then deleted; the stack's own
-first key is disabled instead, since CloudFormation still owns it.
+AWSPREVIOUS), the rotation waits until the new key answers a keyed read through the API (API Gateway may take seconds
+to honour a key just added to a usage plan), the dashboard re-reads its secrets (SSM Run Command restarts
+leaderboard-secrets.service), and after a grace period (for game servers to fetch the new value) the old key leaves the
+plan, so API Gateway refuses it, and its value loses the AWSPREVIOUS label, so the functions refuse it where API Gateway
+checks no key (lambda_src/cdk_leaderboard_lambda/domain/api_key_classes.py). A key this tool made is then deleted; the
+stack's own first key is disabled instead, since CloudFormation still owns it.
 
 The clients, the stack's outputs and the dashboard refresh are given (`Rotator.for_stack` builds them for a
 deployed stage): the local stack rotates its keys through this same code, against its stand-ins (local/keys.py).
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,6 +26,8 @@ from typing import Any
 
 import boto3
 from cdk_leaderboard.paths import routes
+
+from cdk_leaderboard_lambda.shared.item_keys import DEFAULT_BOARD_ID
 
 from .outputs import require, stack_outputs
 
@@ -35,6 +40,52 @@ PREVIOUS = "AWSPREVIOUS"
 # shorter grace returns only once that long has passed since the new value was put, so the new key works everywhere when
 # it does.
 NEW_KEY_PICKUP_S = 1.0
+# How long a new key may take to answer before the rotation gives up (retiring nothing): API Gateway honours a key
+# just added to a usage plan within seconds; the checks back off from the first delay to the longest.
+NEW_KEY_TIMEOUT_S = 120.0
+NEW_KEY_FIRST_DELAY_S, NEW_KEY_LONGEST_DELAY_S = 0.5, 10.0
+
+
+@dataclass(frozen=True)
+class KeyRead:
+    """A request through the API that a key of one class opens and that changes nothing, with the answers that only
+    come once API Gateway took the key (and the function knew its class): anything else (API Gateway's 403 for a key
+    it does not honour yet, the function's 403 for a value it has not read yet) is asked again."""
+
+    method: str
+    path: str  # under the API's URL, query included
+    body: bytes | None
+    answers: frozenset[int]
+
+    def route(self) -> routes.Route | None:
+        """The route of the table this request matches (None: no route takes it)."""
+        path = self.path.split("?")[0]
+        return next((r for r in routes.ROUTES if r.method == self.method and r.match(path) is not None), None)
+
+
+# The keyed read of each class. The admin key: the default board's hidden players (a GET; the default board always
+# exists). No route of the game key reads: a player-token request for a player id the function refuses (400, its
+# first check, after the key's class) passes API Gateway on the key alone (its validator checks the body, `{}`, not
+# the path parameter's form) and neither reads nor writes anything, nor mints a token.
+KEY_READS = {
+    routes.ADMIN: KeyRead("GET", f"/leaderboards/{DEFAULT_BOARD_ID}/hidden?limit=1", None, frozenset({200})),
+    routes.GAME: KeyRead("POST", "/players/key-check!/tokens", b"{}", frozenset({400})),
+}
+
+
+class KeyNotHonoured(Exception):
+    """A new key did not answer within the time allowed: nothing was retired."""
+
+
+def send_request(url: str, method: str, key: str, body: bytes | None) -> int:
+    """The HTTP status of one request with `key` as its x-api-key."""
+    headers = {"x-api-key": key, **({"content-type": "application/json"} if body is not None else {})}
+    request = urllib.request.Request(url, data=body, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:  # noqa: S310 (the stack's own https URL)
+            return reply.status
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def plan_keys(apigw, plan_id: str) -> list[dict]:
@@ -59,6 +110,9 @@ class Rotator:
     ssm: Any = None  # for the dashboard refresh on EC2 (SSM Run Command)
     # How the dashboard re-reads its secrets; None: SSM Run Command on the stack's dashboard instance.
     refresh: Callable[[], None] | None = field(default=None)
+    # How a keyed read goes through the API (url, method, key, body) -> status; None: send_request, over HTTPS.
+    send: Callable[[str, str, str, bytes | None], int] | None = None
+    new_key_timeout_s: float | None = None  # None: NEW_KEY_TIMEOUT_S
 
     @classmethod
     def for_stack(cls, session: boto3.Session, stack: str, **kwargs: Any) -> Rotator:
@@ -79,10 +133,15 @@ class Rotator:
 
         Each plan holds exactly the key its secret names: once the new keys are live (and the dashboard has
         the new admin key), every other key of the plan is retired. A run that stopped half-way (the
-        dashboard refresh failed) leaves both keys valid, and running it again finishes the job.
+        dashboard refresh failed, or a new key never answered) leaves both keys valid, and running it again
+        finishes the job. Whatever the grace, no old key goes before its new one answers a keyed read.
         """
-        new_keys = {access: self._add_key(access) for access in accesses}
+        require(self.outputs, "ApiUrl")  # where the new keys must answer: known before anything changes
+        added = {access: self._add_key(access) for access in accesses}
+        new_keys = {access: key_id for access, (key_id, _) in added.items()}
         put_at = time.monotonic()
+        for access, (_, value) in added.items():
+            self._await_answer(access, value)
         if routes.ADMIN in accesses:
             self.refresh_dashboard()  # Nginx adds the admin key: it must send the new one before the old goes
         plans = {access: self.outputs[f"{KEY_CLASSES[access]}UsagePlanId"] for access in accesses}
@@ -99,8 +158,8 @@ class Rotator:
             self.wait(pickup)
         return new_keys
 
-    def _add_key(self, access: str) -> str:
-        """A new key in the class's usage plan, its value in the class's secret."""
+    def _add_key(self, access: str) -> tuple[str, str]:
+        """A new key in the class's usage plan, its value in the class's secret: its id and value."""
         title = KEY_CLASSES[access]
         plan_id, secret_arn = require(self.outputs, f"{title}UsagePlanId", f"{title}KeySecretArn")
         value = self.secrets.get_random_password(PasswordLength=40, ExcludePunctuation=True)["RandomPassword"]
@@ -115,7 +174,36 @@ class Rotator:
         self.apigw.create_usage_plan_key(usagePlanId=plan_id, keyId=key["id"], keyType="API_KEY")
         self.secrets.put_secret_value(SecretId=secret_arn, SecretString=value)
         self.out(f"{access} key: new key {key['id']} is in usage plan {plan_id}; its value is in {secret_arn}")
-        return key["id"]
+        return key["id"], value
+
+    def _await_answer(self, access: str, value: str) -> None:
+        """Until the new key answers its class's keyed read (KEY_READS) through the API, asked again with a growing
+        delay; KeyNotHonoured once new_key_timeout_s of waiting has passed without an answer."""
+        (api_url,) = require(self.outputs, "ApiUrl")
+        read = KEY_READS[access]
+        url = api_url.rstrip("/") + read.path
+        send = self.send or send_request
+        timeout = NEW_KEY_TIMEOUT_S if self.new_key_timeout_s is None else self.new_key_timeout_s
+        delay, waited, last = NEW_KEY_FIRST_DELAY_S, 0.0, ""
+        while True:
+            try:
+                status = send(url, read.method, value, read.body)
+            except OSError as err:  # no answer at all (a network error): asked again, like a refusal
+                last = f"no answer: {err}"
+            else:
+                if status in read.answers:
+                    self.out(f"{access} key: the new key answers through the API ({read.method} {url}: {status})")
+                    return
+                last = f"HTTP {status}"
+            if waited >= timeout:
+                raise KeyNotHonoured(
+                    f"the new {access} key did not answer {read.method} {url} within {waited:.0f} s (last: {last}) "
+                    "-- no old key was retired, both stay valid; run the rotation again once the API takes the new key"
+                )
+            pause = min(delay, timeout - waited)
+            self.wait(pause)
+            waited += pause
+            delay = min(delay * 2, NEW_KEY_LONGEST_DELAY_S)
 
     def _end_previous(self, access: str) -> None:
         """The old value loses its AWSPREVIOUS label: the functions refuse it where API Gateway checks no key (the

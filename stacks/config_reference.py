@@ -43,7 +43,8 @@ Leaderboard(
 Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table` and `existing_event_bus` take
 a resource of your app (made there or imported) instead of one of the stack's own; it is used as it is, nothing is
 made for it or changed on it, and the functions' role gets the same statements on its ARNs. What each must have is
-in its row below; they cannot come from cdk.json.
+in its row below; they cannot come from cdk.json. `existing_digest_key_secret` adopts a secret by its ARN or name, a
+string, so it can.
 
 In cdk.json's `stages.<stage>` context block the same names take JSON values, a group as an object:
 `{"production": true, "throttles": {"game_key_rate_limit": 1000}}`.

@@ -77,9 +77,11 @@ class LeaderboardApi(Construct):
             # Outside production the cursor keys derive from the token secret's versions (cursors.py), and the
             # receipt key from the digest key (Secrets: a secret each would take dev past its idle budget).
             "CURSOR_SECRET_ARN": (secrets.cursor_secret or secrets.token_secret).secret_arn,
-            "DIGEST_KEY_SECRET_ARN": secrets.digest_secret.secret_arn,
+            "DIGEST_KEY_SECRET_ARN": secrets.digest_key_id,  # an adopted secret's name, if given by name
             "TOKEN_SIGNING_SECRET_ARN": secrets.token_secret.secret_arn,
-            "RECEIPT_SIGNING_SECRET_ARN": (secrets.receipt_secret or secrets.digest_secret).secret_arn,
+            "RECEIPT_SIGNING_SECRET_ARN": (
+                secrets.receipt_secret.secret_arn if secrets.receipt_secret else secrets.digest_key_id
+            ),
             "TOKEN_ISSUER": self.unique_name,  # a token of another deployment is refused even if keys were shared
         }
         self.functions_part = Functions(

@@ -36,14 +36,23 @@ class Secrets:
         # id is CursorSecret's, from when it signed page cursors too: its value keyed every item a deployment has, so it
         # stays this key and nothing moves on upgrade. Only the description changes (CloudFormation generates a new
         # value only when GenerateSecretString changes: tests/infra/test_secrets.py pins it).
-        self.digest_secret = _signing_secret(
-            scope,
-            "CursorSecret",
-            f"Leaderboard {props.stage}: digest key of hashed player partitions. NEVER put a new value: it would lose "
-            "every player's runs, counters and erasure items",
-            "Never rotated: a new value would move the partitions it keys (a data migration, docs/DESIGN.md)",
-            removal,
-        )
+        # existing_digest_key_secret: an earlier deployment's (a stack re-created over its retained tables), adopted.
+        # `digest_key_id`: what the functions read it by; `digest_key_grant_arn`: what their role may read.
+        self.digest_secret: secretsmanager.ISecret
+        if props.existing_digest_key_secret is None:
+            self.digest_secret = _signing_secret(
+                scope,
+                "CursorSecret",
+                f"Leaderboard {props.stage}: digest key of hashed player partitions. NEVER put a new value: it would "
+                "lose every player's runs, counters and erasure items",
+                "Never rotated: a new value would move the partitions it keys (a data migration, docs/DESIGN.md)",
+                removal,
+            )
+            self.digest_key_id = self.digest_key_grant_arn = self.digest_secret.secret_arn
+        else:
+            self.digest_secret, self.digest_key_id, self.digest_key_grant_arn = _adopted_secret(
+                scope, "AdoptedDigestKeySecret", props.existing_digest_key_secret
+            )
         # Signs player and run tokens (HS256); rotated by putting a new value: the previous version (AWSPREVIOUS)
         # still verifies for TOKEN_KEY_GRACE_SECONDS (longer than a player token lives).
         self.token_secret = _signing_secret(
@@ -118,6 +127,15 @@ def _signing_secret(
     )
     acknowledge(secret, "SMG4", rotation)
     return secret
+
+
+def _adopted_secret(scope: Construct, id: str, arn_or_name: str) -> tuple[secretsmanager.ISecret, str, str]:
+    """A secret the stack does not own: the secret, what a function reads it by (GetSecretValue takes its complete
+    ARN or its name), and the resource a grant names (by name: any of the six characters Secrets Manager appends)."""
+    if arn_or_name.startswith("arn:"):
+        return secretsmanager.Secret.from_secret_complete_arn(scope, id, arn_or_name), arn_or_name, arn_or_name
+    secret = secretsmanager.Secret.from_secret_name_v2(scope, id, arn_or_name)
+    return secret, arn_or_name, f"{secret.secret_arn}-??????"
 
 
 def _key_secret(scope: Construct, id: str, description: str, removal: RemovalPolicy) -> secretsmanager.Secret:

@@ -57,7 +57,7 @@ class Functions:
             for f in routes.FUNCTIONS
         }
         self.role_policy = iam.PolicyDocument(
-            statements=_shared_statements(tables, list(self.log_groups.values()), secrets.digest_secret.secret_arn)
+            statements=_shared_statements(tables, list(self.log_groups.values()), secrets.digest_key_grant_arn)
         )
         self.role = iam.Role(
             scope,

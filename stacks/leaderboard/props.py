@@ -43,6 +43,11 @@ __all__ = [
 
 _DOMAIN = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 _US_EAST_1_CERTIFICATE = re.compile(r"arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate/[0-9a-f-]{36}")
+# Secrets Manager's names, and a secret's complete ARN: its name and the hyphen and six characters it appends.
+_SECRET_NAME = re.compile(r"[A-Za-z0-9/_+=.@-]{1,512}")
+_SECRET_COMPLETE_ARN = re.compile(
+    r"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,6 +130,16 @@ class LeaderboardProps:
     """A snapshot archive table of your own, used as it is, as `existing_scores_table` (the functions' role gets
     the same statements on its ARN). It must have partition key `leaderboard_id` and sort key `taken_at` (strings);
     no index, stream or TTL. A `Table` of the same app is checked at synth. None: a table of the stack's own."""
+    existing_digest_key_secret: str | None = None
+    """The digest-key secret of an earlier deployment, by its complete ARN (ending in the hyphen and six characters
+    Secrets Manager adds to the name) or its name, used instead of a new one: the stack makes no digest key, changes
+    nothing on this secret, and the functions may read its current value (GetSecretValue on it alone). The digest key
+    names every hashed partition (runs, commitments, rate counters, erasure records): a stack re-created over its
+    retained tables with a new one finds none of them (docs/OPERATIONS.md, "Re-creating a stack over retained
+    tables"). Only for a stack that does not hold its own digest key yet: set on a deployed stack, it takes that
+    stack's secret out of it (retained in production, deleted elsewhere). A secret encrypted with a customer managed
+    KMS key needs that key's policy to let the functions' role decrypt. None: a secret of the stack's own (logical id
+    CursorSecret, retained in production)."""
     cors_origins: Sequence[str] | None = None
     """None: any origin ("*"), but in production with a `domain_name` only https://<domain_name>. (The dashboard
     calls the API through its own same-origin proxy; the API's protection is its keys, not CORS.)"""
@@ -212,6 +227,14 @@ class LeaderboardProps:
         ):
             raise ValueError(f"max_boards must be an integer from 1 to {limits.MAX_MAX_BOARDS:,}")
         self._check_existing_resources()
+        adopted = self.existing_digest_key_secret
+        if adopted is not None and not (
+            _SECRET_COMPLETE_ARN.fullmatch(adopted) if adopted.startswith("arn:") else _SECRET_NAME.fullmatch(adopted)
+        ):
+            raise ValueError(
+                "existing_digest_key_secret must be a secret's complete ARN (arn:aws:secretsmanager:REGION:ACCOUNT:"
+                f"secret:NAME-AbCdEf, as describe-secret shows it) or its name: {adopted!r}"
+            )
         if (self.domain_name is None) != (self.certificate_arn is None):
             raise ValueError("domain_name and certificate_arn go together: set both or neither")
         if self.domain_name is not None and not _DOMAIN.fullmatch(self.domain_name):

@@ -1,7 +1,9 @@
-"""Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table`.
+"""Bring your own: `existing_vpc`, `existing_scores_table`, `existing_snapshots_table`, `existing_digest_key_secret`.
 
-One app, synthesized once with cdk-nag on and a concrete env, as a user's: stack `games` brings a VPC and both tables
-(imported by ARN, as from another account's or team's stack), stack `partial` a VPC and the scores table only. The
+One app, synthesized once with cdk-nag on and a concrete env, as a user's: stack `games` brings a VPC, both tables
+(imported by ARN, as from another account's or team's stack) and the digest key by its complete ARN (a stack
+re-created over its retained tables and secret), stack `partial` a VPC, the scores table only and the digest key by
+its name. The
 default stages' templates (snapshots, stateful ids) are the other tests' business: without `existing_*` nothing
 changes (tests/infra/test_snapshot.py, test_stateful_ids.py).
 """
@@ -25,6 +27,8 @@ ACCOUNT, REGION = "111111111111", "us-east-1"
 SCORES_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/game-scores"
 SCORES_STREAM_ARN = f"{SCORES_ARN}/stream/2026-01-01T00:00:00.000"
 SNAPSHOTS_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/game-snapshots"
+DIGEST_NAME = "LeaderboardApiCursorSecret18C-x7PqR2sTuV9w"  # as CloudFormation names a stack's secret
+DIGEST_ARN = f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:{DIGEST_NAME}-AbCdEf"
 VPC_ID, SUBNET_ID = "vpc-0123456789abcdef0", "subnet-0123456789abcdef0"
 TABLE_STATEMENTS = {
     "ScoresReadWrite",
@@ -95,6 +99,7 @@ def brought():
             existing_vpc=_team_vpc(games),
             existing_scores_table=_scores(games),
             existing_snapshots_table=snapshots,
+            existing_digest_key_secret=DIGEST_ARN,
             monitoring=Monitoring(level="full"),  # every alarm, the table's too
         ),
     }
@@ -104,6 +109,7 @@ def brought():
         "Leaderboard",
         existing_vpc=_team_vpc(partial),
         existing_scores_table=_scores(partial),
+        existing_digest_key_secret=DIGEST_NAME,
         monitoring=Monitoring(),
     )
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
@@ -184,6 +190,61 @@ def test_a_table_not_brought_is_made_with_its_usual_logical_id(brought, dev_temp
     made = _resources(template, "AWS::DynamoDB::Table")
     default = {lid for lid in _resources(dev_template_json, "AWS::DynamoDB::Table") if "Snapshots" in lid}
     assert set(made) == default and len(made) == 1
+
+
+def _function_variables(template: dict) -> list[dict]:
+    functions = _resources(template, "AWS::Lambda::Function").values()
+    return [f["Properties"]["Environment"]["Variables"] for f in functions if "SCORES_TABLE" in str(f)]
+
+
+def test_an_adopted_digest_key_is_read_by_every_function_and_none_is_made(brought, dev_template_json):
+    """existing_digest_key_secret by its complete ARN: no digest-key secret of the stack's own (the other secrets
+    stay); every function reads the adopted one (outside production the receipt key derives from it too), and the
+    role may read its current value and nothing else of it."""
+    _, template = brought["games"]
+    secrets = _resources(template, "AWS::SecretsManager::Secret")
+    assert not [lid for lid in secrets if "CursorSecret" in lid]
+    default = {lid for lid in _resources(dev_template_json, "AWS::SecretsManager::Secret") if "CursorSecret" not in lid}
+    assert {lid[:-8] for lid in secrets} >= {lid[:-8] for lid in default if "Dashboard" not in lid}
+    variables = _function_variables(template)
+    assert variables and all(v["DIGEST_KEY_SECRET_ARN"] == DIGEST_ARN for v in variables)
+    assert all(v["RECEIPT_SIGNING_SECRET_ARN"] == DIGEST_ARN for v in variables)
+    statements = _role_statements(template)
+    read = statements["DigestKeyRead"]
+    assert (read["Action"], read["Resource"]) == ("secretsmanager:GetSecretValue", DIGEST_ARN)
+    assert "Condition" not in read  # every function hashes player ids under it
+    others = [s for sid, s in statements.items() if sid != "DigestKeyRead"]
+    assert DIGEST_NAME not in str(others)  # no other statement names it
+
+
+def test_an_adopted_digest_key_given_by_name_is_granted_with_its_suffix_wildcard(brought):
+    """By name: the functions read it by name (GetSecretValue takes one), and the grant matches the six characters
+    Secrets Manager appends to the name, no more."""
+    _, template = brought["partial"]
+    assert all(v["DIGEST_KEY_SECRET_ARN"] == DIGEST_NAME for v in _function_variables(template))
+    resource = _role_statements(template)["DigestKeyRead"]["Resource"]
+    assert resource == f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:{DIGEST_NAME}-??????", resource
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:{DIGEST_NAME}",  # partial: no suffix
+        f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:",
+        "a name with spaces",
+        "",
+    ],
+)
+def test_an_adopted_digest_key_must_be_a_complete_arn_or_a_name(given):
+    with pytest.raises(ValueError, match="existing_digest_key_secret must be a secret's complete ARN"):
+        LeaderboardProps(existing_digest_key_secret=given)
+
+
+def test_an_adopted_digest_key_comes_from_the_stage_context():
+    """A string, so cdk.json can hold it (unlike a table or a VPC)."""
+    props = LeaderboardProps.from_context("prod", {"production": True, "existing_digest_key_secret": DIGEST_ARN})
+    assert props.existing_digest_key_secret == DIGEST_ARN
+    assert LeaderboardProps().existing_digest_key_secret is None
 
 
 def test_an_existing_vpc_without_the_dashboard_is_an_error():

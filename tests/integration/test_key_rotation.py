@@ -112,6 +112,31 @@ def test_a_rotated_key_opens_every_route_of_its_class_and_the_old_one_ends_with_
         assert "needs the game key" in _request(stack, route, new_admin).json()["error"]
 
 
+def test_with_no_grace_the_old_key_goes_only_once_the_new_one_answers(rotating):
+    """The API Gateway stand-in honours a key only HONOUR_S after it joined its plan (API Gateway may take seconds):
+    the rotation with no grace waits until the new key answers through the gateway, and at the moment the old key
+    leaves its plan the new one already opens every route of its class."""
+    stack = rotating
+    honour_s = 1.5
+    at_retirement: list[dict[str, str]] = []
+
+    def retiring(**_) -> None:
+        at_retirement.append(_refusals(stack, routes.GAME, stack.keys.current(routes.GAME)))
+
+    stack.keys.honour_after_s = honour_s
+    stack.keys.control.meta.events.register("before-parameter-build.apigateway.DeleteUsagePlanKey", retiring)
+    try:
+        started = time.monotonic()
+        stack.rotate_keys([routes.GAME], 0.0)
+        took = time.monotonic() - started
+    finally:
+        stack.keys.control.meta.events.unregister("before-parameter-build.apigateway.DeleteUsagePlanKey", retiring)
+        stack.keys.honour_after_s = 0.0
+    assert at_retirement == [{}]  # the old game key left its plan once the new one opened every game route
+    assert took >= honour_s
+    _assert_old_refused_everywhere(stack, routes.GAME, API_KEY, time.monotonic())
+
+
 def test_a_redeploy_after_a_rotation_keeps_the_new_keys(rotating):
     """New function instances (what a redeploy starts: the stack's environment names the secrets, not keys) read
     the rotated values: nothing to mend."""

@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cdk_leaderboard.props import LeaderboardProps
+from cdk_leaderboard.props import LeaderboardProps, Monitoring
 
-from ops.preflight import FAIL, NOTE, OK, Preflight, preflight
+from ops.preflight import FAIL, NOTE, OK, WARN, Preflight, preflight
 from tests.support.account import REGION, cloudfront_prefix_list_id, lambda_function, prepare_account
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,7 @@ def test_a_prepared_account_passes_every_check(ready):
         "instance type",
         "CloudFront prefix list",
         "live API key",
+        "alarm subscriber",
     }
     assert {c.status for c in checks.values()} == {OK}
     assert lines[-1] == "Ready to deploy."
@@ -259,3 +260,66 @@ def test_cli_exit_status_follows_the_checks(ready, capsys):
     assert main(["preflight", "--stage", "dev"], session=session) == 1  # cdk.json's dev uses the real prefix list
     out = capsys.readouterr().out
     assert "FAIL CloudFront prefix list" in out and "-> fix: set cloudfront_prefix_list_id" in out
+
+
+def deployed_alarm_topic(session, stage: str = "prod") -> str:
+    """A deployed stage as far as its alarms go: the alarm topic, named by the stack's AlarmTopicArn output."""
+    topic = session.client("sns").create_topic(Name="alarms")["TopicArn"]
+    template = {
+        "Resources": {
+            "Marker": {
+                "Type": "AWS::SSM::Parameter",
+                "Properties": {"Name": f"/leaderboard-{stage}/marker", "Type": "String", "Value": "x"},
+            }
+        },
+        "Outputs": {"AlarmTopicArn": {"Value": topic}},
+    }
+    session.client("cloudformation").create_stack(StackName=f"leaderboard-{stage}", TemplateBody=json.dumps(template))
+    return topic
+
+
+def test_a_production_stage_without_an_alarm_subscriber_is_warned_with_the_fix(ready):
+    """Warned, not failed: the deploy goes ahead, and the line says how alarms would reach someone."""
+    session, props = ready
+    prod = replace(props, stage="prod", production=True)
+    lines: list[str] = []
+    assert preflight(session, prod, out=lines.append) is True  # a warning blocks nothing
+    check = results(session, prod)["alarm subscriber"]
+    assert check.status == WARN and "no alarm subscriber" in check.detail
+    assert '"monitoring": {"alarm_email": "you@example.com"}' in check.fix and "aws sns subscribe" in check.fix
+    (line,) = [line for line in lines if "alarm subscriber" in line]
+    assert line.startswith("WARN alarm subscriber: ") and " -> fix: set " in line
+    assert lines[-1] == "Ready to deploy."
+
+
+def test_a_production_stage_with_an_alarm_email_or_a_confirmed_subscription_passes(ready):
+    session, props = ready
+    prod = replace(props, stage="prod", production=True)
+    with_email = replace(prod, monitoring=Monitoring(alarm_email="ops@example.com"))
+    check = results(session, with_email)["alarm subscriber"]
+    assert check.status == OK and "ops@example.com" in check.detail
+    # Deployed without one, then a subscription made outside the stack (e.g. a paging service's queue).
+    topic = deployed_alarm_topic(session)
+    assert results(session, prod)["alarm subscriber"].status == WARN  # the topic exists, nobody subscribed
+    sqs = session.client("sqs")
+    queue = sqs.get_queue_attributes(QueueUrl=sqs.create_queue(QueueName="pager")["QueueUrl"], AttributeNames=["All"])
+    session.client("sns").subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue["Attributes"]["QueueArn"])
+    check = results(session, prod)["alarm subscriber"]
+    assert check.status == OK and "1 confirmed subscription" in check.detail
+
+
+def test_a_production_stage_with_monitoring_off_is_warned(ready):
+    session, props = ready
+    prod = replace(props, stage="prod", production=True, monitoring=Monitoring(enabled=False))
+    check = results(session, prod)["alarm subscriber"]
+    assert check.status == WARN and "monitoring is off" in check.detail and '"enabled": true' in check.fix
+    assert results(session, replace(prod, production=False))["alarm subscriber"].status == OK
+
+
+def test_the_cli_warns_about_prod_in_cdk_json(ready, capsys):
+    """cdk.json's prod stage sets no alarm subscriber: `make preflight STAGE=prod` says so."""
+    from ops.__main__ import main
+
+    session, _ = ready
+    main(["preflight", "--stage", "prod"], session=session)
+    assert "WARN alarm subscriber: a production stage with no alarm subscriber" in capsys.readouterr().out
