@@ -272,12 +272,13 @@ class Backend:
         )
 
     def _authorizer(self) -> LambdaAuthorizer | None:
-        """The Event API's Lambda authorizer as the template names it (the score-submit function), or None."""
+        """The Event API's Lambda authorizer as the template names it (the live-authorizer function, its result
+        cache and its token-shape expression), or None."""
         found = getattr(self, "_live_authorizer", None)
         if found is None:
             return None
-        handler, ttl = found
-        return LambdaAuthorizer(self._dispatcher(handler), ttl)
+        handler, ttl, expression = found
+        return LambdaAuthorizer(self._dispatcher(handler), ttl, validation=expression)
 
     def stop_live(self) -> None:
         """The AppSync Events stand-in down (its connections closed, as when the Event API is unreachable)."""
