@@ -8,6 +8,7 @@ import os
 import secrets
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -81,6 +82,7 @@ class Backend:
         # the stack replaces when asked to (reconfigured, reset_tables): nothing of an earlier stack is shared.
         self.runtime = self._new_runtime()
         self._built: dict[str, Callable] = {}
+        self.invocations: Counter[str] = Counter()  # by handler: how often the stack invoked each function
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
         timeouts = tpl.function_timeouts(self.template)
         # The template's buckets: usage plans by their construct ids (stacks/leaderboard/api_keys.py: "GamePlan").
@@ -165,6 +167,7 @@ class Backend:
         for the runtime the stack has at the time of the call."""
 
         def invoke(event: Any, context: Any = None) -> Any:
+            self.invocations[name] += 1
             try:
                 return self._built[name](event, context)
             finally:  # whatever it wrote is on the streams now: the consumers look at once
