@@ -3,13 +3,15 @@
 A subscriber needs a live subscribe token: a JWT signed with the deployment's token key (tokens.py) for the audience
 `leaderboard:live` (a player or run token is refused here, and a live token is refused everywhere else: the audience
 is checked strictly), naming one board, living limits.LIVE_TOKEN_SECONDS. GET /leaderboards/{board}/scores hands
-one out to anyone, at most limits.LIVE_TOKENS_PER_BOARD_MINUTE a board a minute (one conditional write each), so the
-bound is in what one token buys and how many are handed out: the Event API's Lambda
-authorizer (`authorize`, AWS AppSync Events' AWS_LAMBDA mode on connect and subscribe) admits a token for
+one out to any client, at most limits.LIVE_TOKENS_PER_CLIENT to one client (client_of: what it cannot forge) per
+token life, and at most limits.LIVE_TOKENS_PER_BOARD_MINUTE a board a minute in all (one conditional write each), so
+the bound is in what one token buys and how many are handed out: the Event API's Lambda authorizer (`authorize`, the
+live-authorizer function: AWS AppSync Events' AWS_LAMBDA mode on connect and subscribe) admits a token for
 limits.LIVE_TOKEN_OPERATIONS connects and subscribes in all (each one counted by one conditional write, in the
-per-player counter store under item_keys.live_token_counter), subscribes only to its own board's channels, and nothing
-while the kill switch is off. Its answer is never cached by AppSync (ttlOverride 0), or a cached "yes" would let a
-token's copies connect uncounted. docs/SECURITY.md ("Live updates") states the bound per client and its cost.
+per-player counter store under item_keys.live_token_counter), subscribes only to the channels its board publishes,
+and nothing while the kill switch is off. An admission is never cached by AppSync (ttlOverride 0), or a cached "yes"
+would let a token's copies connect uncounted; a refusal is. docs/SECURITY.md ("Live updates") states the bound per
+client and its cost.
 
 The kill switch is an item of the scores table (item_keys.live_switch_key), written by `make live-off` / `make live-on`
 (ops/live_switch.py), read here at most every limits.LIVE_SWITCH_CACHE_SECONDS per instance.
