@@ -52,6 +52,9 @@ class Backend:
     # API Gateway's throttles from the template (429s): `make run --throttle`. Off for the test stacks, which call
     # the admin routes faster than the admin plan's few requests per second (a test turns them on: gateway.throttle).
     throttle: bool = False
+    # Live tokens one client gets of a board per token life (None: the stack's figure, limits.LIVE_TOKENS_PER_CLIENT).
+    # `make run` raises it: every viewer of a local stack is one address, 127.0.0.1 (tests keep the stack's figure).
+    live_tokens_per_client: int | None = None
 
     def start(self) -> Backend:
         self.admin_key = self.admin_key or secrets.token_urlsafe(24)
@@ -215,6 +218,8 @@ class Backend:
             env.pop(given, None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
+        if self.live_tokens_per_client is not None:
+            env["LIVE_TOKENS_PER_CLIENT"] = str(self.live_tokens_per_client)
         # No EventBridge locally: closed periods' events are appended here (and logged).
         env.pop("EVENT_BUS_NAME", None)
         env["LOCAL_EVENTS_FILE"] = str(self.events_file)

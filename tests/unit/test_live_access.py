@@ -175,9 +175,10 @@ def test_a_client_is_what_it_cannot_write(live_tokens_on, monkeypatch, reconfigu
     assert live_access.client_of(without_proof, _request(proven), None) == "a:203.0.113.5"  # no WAF, no proof
 
 
-def test_a_board_hands_out_a_bounded_number_of_tokens_a_minute(live_tokens_on, monkeypatch):
+def test_a_board_hands_out_a_bounded_number_of_tokens_a_minute(live_tokens_on, monkeypatch, reconfigure):
     monkeypatch.setattr(limits, "LIVE_TOKENS_PER_BOARD_MINUTE", 3)
-    monkeypatch.setattr(limits, "LIVE_TOKENS_PER_CLIENT", 10)  # the board's ceiling, not the client's, refuses
+    monkeypatch.setenv("LIVE_TOKENS_PER_CLIENT", "10")  # the board's ceiling, not the client's, refuses
+    reconfigure()
     minute_left = 60 - int(invocation.seconds()) % 60
     if minute_left < 5:  # not across a minute's boundary (the test's clock is the system's)
         time.sleep(minute_left)

@@ -99,23 +99,23 @@ def issue(runtime: Runtime, config: boards.BoardConfig, client: str) -> dict[str
     """A subscribe token for this board's channels: {"token", "expires_at" (epoch s), "operations"}. Handed out
     while the kill switch is off too (the authorizer refuses it): the client then keeps polling, as without live.
 
-    `client` (client_of) gets at most limits.LIVE_TOKENS_PER_CLIENT tokens of a board per token life, counted
+    `client` (client_of) gets at most settings.live_tokens_per_client (limits.LIVE_TOKENS_PER_CLIENT) tokens of a
+    board per token life, counted
     first, so a client past its own few never takes a token of the board's ceiling
     (limits.LIVE_TOKENS_PER_BOARD_MINUTE, whoever asks): one client cannot lock the others out."""
     now = runtime.clock.now().timestamp()
-    life = int(now) // limits.LIVE_TOKEN_SECONDS
+    life, few = int(now) // limits.LIVE_TOKEN_SECONDS, runtime.settings.live_tokens_per_client
     own = runtime.rate_limits.take(
         item_keys.live_token_counter(CLIENT + client),
         config.board_id,
         life,
         1,
-        limits.LIVE_TOKENS_PER_CLIENT,
+        few,
         (life + 1) * limits.LIVE_TOKEN_SECONDS + 3600,
     )
     if not own:
         raise TooManyRequests(
-            f"a client gets {limits.LIVE_TOKENS_PER_CLIENT} live tokens of a board every"
-            f" {limits.LIVE_TOKEN_SECONDS} s: poll, and ask again",
+            f"a client gets {few} live tokens of a board every {limits.LIVE_TOKEN_SECONDS} s: poll, and ask again",
             retry_after=(life + 1) * limits.LIVE_TOKEN_SECONDS - int(now),
         )
     minute = int(now) // 60
