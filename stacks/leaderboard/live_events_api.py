@@ -110,8 +110,8 @@ class LiveUpdates(Construct):
             "LIVE_EVENTS_HTTP_URL": self.http_url,
             "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
         }
-        # The function that hands out tokens (score-submit) and the authorizer: a flag only (the API names the
-        # authorizer, so it cannot name the API).
+        # The function that hands out tokens (score-submit): a flag, not the API's URL (the functions share one
+        # role, and the API names one of them as its authorizer).
         self.authorizer_environment = {"LIVE_TOKENS": "1"}
         self.web_acl = self._web_acl(props)
         # The renewal (the period closer, on its own schedule) names the key to extend.
