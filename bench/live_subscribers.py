@@ -8,20 +8,26 @@ given), connects to `live["realtime_url"]` with the subprotocols `aws-appsync-ev
 that authorization>`, sends `connection_init`, waits for `connection_ack`, subscribes to
 `live["channels"][kind]` with the same authorization, and records every `data` event with the time it arrived
 (the frame is parsed later, so the arrival time is not held up by the parsing of a thousand others that came with
-it).
+it). A board hands a client only a few tokens (live_access.client_of: its connecting address): against a local
+stack each token is asked for from an address of its own on the loopback network (127.0.0.0/8), as the viewers of a
+real audience each have theirs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import http.client
+import itertools
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -30,10 +36,35 @@ OPEN_TIMEOUT_SECONDS = 30
 TOKEN_ATTEMPTS = 10  # a board hands out so many tokens a minute: a crowd past it waits for the next minute
 
 
-def token_auth(live: dict) -> dict:
-    """A fresh live subscribe token from the API, as the authorization AppSync's Lambda mode takes (blocking)."""
+_VIEWERS = itertools.count(1)  # the next loopback address a token is asked for from
+_VIEWERS_LOCK = threading.Lock()
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
+
+
+def viewer_address() -> str:
+    """A loopback address no earlier call gave (127.1.0.1, 127.1.0.2, ...): one viewer of a local stack."""
+    with _VIEWERS_LOCK:
+        n = next(_VIEWERS)
+    return f"127.{1 + n // 65536 % 254}.{n // 256 % 256}.{n % 256}"
+
+
+def token_auth(live: dict, source: str | None = None) -> dict:
+    """A fresh live subscribe token from the API, as the authorization AppSync's Lambda mode takes (blocking). On a
+    local stack it is asked for from `source` (default: a loopback address of its own, a viewer of its own)."""
     url = live["api_url"] + live["token_path"]
+    parts = urlsplit(url)
+    local = parts.hostname in LOOPBACK_HOSTS
+    if local and source is None:
+        source = viewer_address()
     for _ in range(TOKEN_ATTEMPTS):
+        if local:
+            status, headers, body = _get_from(parts, source)
+            if status == 200:
+                return {"host": live["http_host"], "Authorization": json.loads(body)["token"]}
+            if status != 429:
+                raise RuntimeError(f"GET {url} answered {status}: {body[:200]!r}")
+            time.sleep(float(headers.get("Retry-After") or 1))
+            continue
         try:
             with urllib.request.urlopen(url, timeout=30) as answer:
                 token = json.load(answer)["token"]
@@ -43,6 +74,20 @@ def token_auth(live: dict) -> dict:
                 raise
             time.sleep(float(err.headers.get("Retry-After") or 1))
     raise RuntimeError(f"no live token from {url} after {TOKEN_ATTEMPTS} attempts")
+
+
+def _get_from(parts, source: str | None) -> tuple[int, dict, bytes]:
+    """GET the URL over a connection from `source` (a local address; None: the system's choice)."""
+    connection = http.client.HTTPConnection(
+        parts.hostname, parts.port or 80, timeout=30, source_address=None if source is None else (source, 0)
+    )
+    try:
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request("GET", path)
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
 
 
 def auth_subprotocol(auth: dict) -> str:

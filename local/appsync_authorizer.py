@@ -9,12 +9,15 @@ the function with `{"authorizationToken", "requestContext": {"apiId", "accountId
 (EVENT_CONNECT, EVENT_SUBSCRIBE, EVENT_PUBLISH), "channelNamespaceName", "channel"}, "requestHeaders"}` and takes
 `{"isAuthorized", "ttlOverride", "handlerContext"}`. A false `isAuthorized`, a function error or a missing token is
 refused as any unauthorized call (UnauthorizedException). An answer is cached for `ttlOverride` seconds, else the
-API's AuthorizerResultTtlInSeconds (0: not cached), per token, operation and channel.
+API's AuthorizerResultTtlInSeconds (0: not cached), per token, operation and channel. A token that does not match
+the API's IdentityValidationExpression is refused before the function is called ("A regular expression for
+validation of tokens before the Lambda function is called"); `calls` counts the function's invocations.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -32,12 +35,18 @@ class LambdaAuthorizer:
     """The function (a Lambda handler `event -> answer`), with AppSync's result cache."""
 
     def __init__(
-        self, function: Callable[[dict], dict], ttl_seconds: int, clock: Callable[[], float] = time.monotonic
+        self,
+        function: Callable[[dict], dict],
+        ttl_seconds: int,
+        clock: Callable[[], float] = time.monotonic,
+        validation: str | None = None,
     ) -> None:
         self.function, self.ttl_seconds, self.clock = function, ttl_seconds, clock
+        self.validation = None if validation is None else re.compile(validation)
         self._cache: dict[tuple, tuple[float, bool]] = {}
         self._lock = threading.Lock()
         self.calls = 0  # how often the function was called (tests)
+        self.refused_by_expression = 0  # tokens the expression refused, with no call
 
     def allows(self, authorization: object, operation: str, channel: str | None = None) -> bool:
         if not isinstance(authorization, dict):
@@ -45,6 +54,9 @@ class LambdaAuthorizer:
         token = authorization.get("Authorization")
         if not isinstance(token, str) or not token:
             return False  # AWS_LAMBDA needs a token: no call
+        if self.validation is not None and not self.validation.fullmatch(token):
+            self.refused_by_expression += 1
+            return False  # not shaped like a token: no call
         key = (token, operation, channel)
         now = self.clock()
         with self._lock:

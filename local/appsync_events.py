@@ -366,10 +366,11 @@ class AppSyncEventsServer:
         # The channel and its namespace first: the namespace says which auth modes subscribe to it
         if not isinstance(channel, str) or not CHANNEL_PATTERN.fullmatch(channel):
             return await refuse("BadRequestException", "Invalid channel path")
-        channel = "/" + channel.strip("/")
+        asked, channel = channel, "/" + channel.strip("/")
         if channel.split("/")[1] not in NAMESPACES:
             return await refuse("BadRequestException", f"Channel namespace {channel.split('/')[1]} not found")
-        if not await self._admitted(message.get("authorization"), EVENT_SUBSCRIBE, channel):
+        # the authorizer judges the channel as the client wrote it (a trailing slash is not the board's channel)
+        if not await self._admitted(message.get("authorization"), EVENT_SUBSCRIBE, asked):
             return await refuse("UnauthorizedException", NOT_AUTHORIZED)
         if subscription_id in client.subscriptions:
             return await refuse("BadRequestException", f"Subscription id {subscription_id} is already in use")

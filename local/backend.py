@@ -8,6 +8,7 @@ import os
 import secrets
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,9 @@ class Backend:
     # API Gateway's throttles from the template (429s): `make run --throttle`. Off for the test stacks, which call
     # the admin routes faster than the admin plan's few requests per second (a test turns them on: gateway.throttle).
     throttle: bool = False
+    # Live tokens one client gets of a board per token life (None: the stack's figure, limits.LIVE_TOKENS_PER_CLIENT).
+    # `make run` raises it: every viewer of a local stack is one address, 127.0.0.1 (tests keep the stack's figure).
+    live_tokens_per_client: int | None = None
 
     def start(self) -> Backend:
         self.admin_key = self.admin_key or secrets.token_urlsafe(24)
@@ -81,6 +85,7 @@ class Backend:
         # the stack replaces when asked to (reconfigured, reset_tables): nothing of an earlier stack is shared.
         self.runtime = self._new_runtime()
         self._built: dict[str, Callable] = {}
+        self.invocations: Counter[str] = Counter()  # by handler: how often the stack invoked each function
         origins = tuple(o.strip() for o in self.env["CORS_ALLOWED_ORIGINS"].split(",") if o.strip()) or ("*",)
         timeouts = tpl.function_timeouts(self.template)
         # The template's buckets: usage plans by their construct ids (stacks/leaderboard/api_keys.py: "GamePlan").
@@ -165,6 +170,7 @@ class Backend:
         for the runtime the stack has at the time of the call."""
 
         def invoke(event: Any, context: Any = None) -> Any:
+            self.invocations[name] += 1
             try:
                 return self._built[name](event, context)
             finally:  # whatever it wrote is on the streams now: the consumers look at once
@@ -212,6 +218,8 @@ class Backend:
             env.pop(given, None)
         env.update(dynamodb_local.handler_env(self.ddb_endpoint))
         env["ENABLE_SIMULATOR"] = "true"  # seeding goes through the simulator
+        if self.live_tokens_per_client is not None:
+            env["LIVE_TOKENS_PER_CLIENT"] = str(self.live_tokens_per_client)
         # No EventBridge locally: closed periods' events are appended here (and logged).
         env.pop("EVENT_BUS_NAME", None)
         env["LOCAL_EVENTS_FILE"] = str(self.events_file)
@@ -272,12 +280,13 @@ class Backend:
         )
 
     def _authorizer(self) -> LambdaAuthorizer | None:
-        """The Event API's Lambda authorizer as the template names it (the score-submit function), or None."""
+        """The Event API's Lambda authorizer as the template names it (the live-authorizer function, its result
+        cache and its token-shape expression), or None."""
         found = getattr(self, "_live_authorizer", None)
         if found is None:
             return None
-        handler, ttl = found
-        return LambdaAuthorizer(self._dispatcher(handler), ttl)
+        handler, ttl, expression = found
+        return LambdaAuthorizer(self._dispatcher(handler), ttl, validation=expression)
 
     def stop_live(self) -> None:
         """The AppSync Events stand-in down (its connections closed, as when the Event API is unreachable)."""

@@ -25,6 +25,11 @@ class _Stop(Exception):
     pass
 
 
+# Every viewer of a local stack (browsers, the e2e tests, the SDKs' tests) comes from 127.0.0.1: one client to the live
+# token budget (live_access.client_of), which on AWS tells viewers apart by their addresses.
+LOCAL_LIVE_TOKENS_PER_CLIENT = 600
+
+
 def _raise_stop(signum, frame) -> None:
     raise _Stop(signal.Signals(signum).name)
 
@@ -63,6 +68,7 @@ def run_stack(
         quiet=quiet,
         live_port=live_port,
         throttle=throttle,
+        live_tokens_per_client=LOCAL_LIVE_TOKENS_PER_CLIENT,
     )
     try:
         backend.start()

@@ -199,9 +199,9 @@ def scheduled_tasks(template: dict) -> list[tuple[str, dict]]:
     return found
 
 
-def live_authorizer(template: dict) -> tuple[str, int] | None:
-    """(Handler, AuthorizerResultTtlInSeconds) of the Event API's Lambda authorizer, or None without one (live off,
-    or an Event API that admits subscribers by API key)."""
+def live_authorizer(template: dict) -> tuple[str, int, str | None] | None:
+    """(Handler, AuthorizerResultTtlInSeconds, IdentityValidationExpression) of the Event API's Lambda authorizer,
+    or None without one (live off, or an Event API that admits subscribers by API key)."""
     resources = template.get("Resources", {})
     for res in resources.values():
         if res.get("Type") != "AWS::AppSync::Api":
@@ -210,7 +210,11 @@ def live_authorizer(template: dict) -> tuple[str, int] | None:
             config = provider.get("LambdaAuthorizerConfig")
             if provider.get("AuthType") == "AWS_LAMBDA" and config:
                 function = resources[config["AuthorizerUri"]["Fn::GetAtt"][0]]
-                return function["Properties"]["Handler"], int(config.get("AuthorizerResultTtlInSeconds", 0))
+                return (
+                    function["Properties"]["Handler"],
+                    int(config.get("AuthorizerResultTtlInSeconds", 0)),
+                    config.get("IdentityValidationExpression"),
+                )
     return None
 
 
@@ -238,6 +242,7 @@ GIVEN_LOCALLY = frozenset(
         "TOKEN_SIGNING_SECRET_ARN",
         "GAME_KEY_SECRET_ARN",
         "RECEIPT_SIGNING_SECRET_ARN",
+        "EDGE_PROOF_SECRET_ARN",
     }
 )
 

@@ -1,4 +1,4 @@
-"""The Lambda code of cdk-leaderboard: the nine leaderboard functions (shared/function_registry.FUNCTIONS) in layers,
+"""The Lambda code of cdk-leaderboard: the ten leaderboard functions (shared/function_registry.FUNCTIONS) in layers,
 each a folder: handlers/ (one module per function), web/ (HTTP, validation, the route table, the OpenAPI document), the
 composition root (composition.py), data/ (the stores on DynamoDB and in memory), operations/ (what a handler calls),
 domain/ (the rules, the formats, the stores' ports) and shared/ (leaves every layer reads)."""

@@ -62,7 +62,7 @@ from .domain.ports import (
 )
 from .domain.ports import runtime as port
 from .operations.board_catalog import BoardCache
-from .operations.live_access import LiveSwitch
+from .operations.live_access import EdgeProof, LiveSwitch
 from .shared.clock import Clock, SystemClock
 from .shared.metrics import MetricsSink
 from .shared.settings import Settings
@@ -115,6 +115,7 @@ class Runtime:
     receipt_keys: receipt_keys.CachedKeySet  # signs receipts and closing summaries (Ed25519), lists the JWKS
     board_cache: BoardCache  # stored boards' configs, trusted BOARD_CACHE_SECONDS
     live_switch: LiveSwitch  # the live kill switch as last read, trusted LIVE_SWITCH_CACHE_SECONDS
+    edge_proof: EdgeProof  # the edge's proof value as last read (live tokens: who the client is)
     metrics: MetricsSink  # this instance's metrics until the next flush
     replays: Replays  # each board period's log replayed so far, for receipts and closings (receipts.py)
     changes: ChangeFeed  # the stream's records decoded into entries' changes (the stream consumers read these)
@@ -194,6 +195,7 @@ class Runtime:
             receipt_keys=receipt_keys.CachedKeySet(lambda: receipt_keys.load(settings, secrets)),
             board_cache=BoardCache(),
             live_switch=LiveSwitch(),
+            edge_proof=EdgeProof(),
             metrics=MetricsSink(settings.function_name),
             replays=_replays(),
             changes=StreamChanges(),

@@ -14,11 +14,13 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from . import function_access
 from .api import LeaderboardApi
 from .dashboard import Dashboard
 from .edge import Edge
 from .live_events_api import LiveUpdates
 from .monitoring import LeaderboardMonitoring
+from .nag import acknowledge
 from .paths import routes
 from .props import LeaderboardProps
 from .rank_counter_stream import RankCounterSource
@@ -96,16 +98,35 @@ class Leaderboard(Construct):
                 tables=self.tables,
                 broadcaster=self.functions[routes.LIVE_BROADCASTER.name],
                 renewer=self.functions[routes.PERIOD_CLOSER.name],  # the live key's renewal: a scheduled job
-                authorizer=self.functions[routes.SCORE_SUBMIT.name],  # holds the token key live tokens are signed with
+                authorizer=self.functions[routes.LIVE_AUTHORIZER.name],  # its own door: not a function of the REST API
             )
             # In the role's scoped policy, not its inline one: the Event API names the authorizer function, so its
             # ARN in the inline policy would be a cycle (function -> role -> API -> function).
             functions.scoped_policy.add_statements(*self.live.role_statements)
+            acknowledge(
+                functions.scoped_policy,
+                "IAM5[Resource::*]",
+                "appsync:UpdateApiKey has no resource type in the Service Authorization Reference: '*', for the "
+                "period-closer function only (lambda:SourceFunctionArn)",
+            )
             self.live.mapping.node.add_dependency(functions.scoped_policy)  # its failure queue's send
             functions.add_environment(self.live.broadcaster_environment, [routes.LIVE_BROADCASTER.name])
             functions.add_environment(self.live.discovery_environment, [routes.LEADERBOARD_ADMIN.name])
             functions.add_environment(self.live.renewal_environment, [routes.PERIOD_CLOSER.name])
             functions.add_environment(self.live.authorizer_environment, [routes.SCORE_SUBMIT.name])
+            # Live tokens a client: with the REST API's WAF, the viewer address the edge wrote, trusted on the edge's
+            # proof, which the token route's function reads (operations/live_access.client_of).
+            proof = self.api_construct.edge_proof_secret
+            if proof is not None:
+                functions.scoped_policy.add_statements(
+                    *function_access.statements(
+                        [function_access.edge_proof_grant(proof.secret_arn)],
+                        {name: function.function_arn for name, function in self.functions.items()},
+                    )
+                )
+                functions.add_environment(
+                    {"EDGE_PROOF_SECRET_ARN": proof.secret_arn}, sorted(function_access.LIVE_TOKEN_ISSUERS)
+                )
         self.live_api: appsync.EventApi | None = self.live.api if self.live else None
         self.live_url: str | None = self.live.realtime_url if self.live else None
         self.season = SeasonClosing(

@@ -36,8 +36,16 @@ def serving(*accesses: str) -> frozenset[str]:
     return frozenset(r.function.name for r in routes.ROUTES if r.access in accesses)
 
 
-# Verify player and run tokens (the bearer routes: PLAYER, RUN) or issue them (the token route's body).
-TOKEN_KEY_USERS = serving(*routes.BEARER) | {r.function.name for r in routes.ROUTES if r.body is routes.TOKEN_BODY}
+# Verify player and run tokens (the bearer routes: PLAYER, RUN) or issue them (the token route's body); verify live
+# tokens (the Event API's authorizer).
+TOKEN_KEY_USERS = (
+    serving(*routes.BEARER)
+    | {r.function.name for r in routes.ROUTES if r.body is routes.TOKEN_BODY}
+    | {routes.LIVE_AUTHORIZER.name}
+)
+# Hand out live tokens (GET /leaderboards/{board}/scores): who asks is, through the edge, the viewer address the
+# edge wrote, trusted only with the edge's proof, which these read.
+LIVE_TOKEN_ISSUERS = frozenset(r.function.name for r in routes.ROUTES if r.operation == "live_token")
 # Compare the key given with the class's value (http._check_key: a route reads only its own class's ring).
 GAME_KEY_USERS = serving(routes.GAME)
 ADMIN_KEY_USERS = serving(routes.ADMIN)
@@ -108,6 +116,11 @@ def secret_grants(
     if receipt is not None:
         grants.append(Grant("ReceiptKeyRead", ONE_VALUE_READ, (receipt,), RECEIPT_KEY_USERS))
     return grants
+
+
+def edge_proof_grant(edge_proof_arn: str) -> Grant:
+    """The edge's proof (production, with the WAF), for the functions that hand out live tokens."""
+    return Grant("EdgeProofRead", ONE_VALUE_READ, (edge_proof_arn,), LIVE_TOKEN_ISSUERS)
 
 
 def snapshot_grants(snapshots_arn: str) -> list[Grant]:

@@ -22,6 +22,7 @@ from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from .paths import limits, live_channels
@@ -31,6 +32,7 @@ from .tables import LeaderboardTables
 
 API_KEY, IAM = appsync.AppSyncAuthorizationType.API_KEY, appsync.AppSyncAuthorizationType.IAM
 LAMBDA = appsync.AppSyncAuthorizationType.LAMBDA
+REALTIME_PATH = "/event/realtime"  # the Event API's WebSocket endpoint (publishes: POST /event)
 
 
 class LiveUpdates(Construct):
@@ -56,8 +58,10 @@ class LiveUpdates(Construct):
         # authorizer only; publish: IAM only (the namespace says it again, so a namespace added later by hand does not
         # inherit anything wider). The API key AppSync made with the API stays (its id and renewal are what stacks
         # already deployed hold) but admits nothing: no mode names API_KEY (lambda_src/cdk_leaderboard_lambda/
-        # operations/live_access.py). The authorizer's answers are not cached (ttl 0): each connect and subscribe is
-        # counted.
+        # operations/live_access.py). The authorizer is a function of its own (live-authorizer), never one that serves
+        # the REST API. AppSync refuses a string not shaped like a live token without calling it
+        # (IdentityValidationExpression), and keeps a refusal for a token's life (AuthorizerResultTtlInSeconds): the
+        # function answers an admission with ttlOverride 0, so each connect and subscribe of a token is counted.
         self.api = appsync.EventApi(
             self,
             "EventApi",
@@ -75,7 +79,9 @@ class LiveUpdates(Construct):
                     appsync.AppSyncAuthProvider(
                         authorization_type=LAMBDA,
                         lambda_authorizer_config=appsync.AppSyncLambdaAuthorizerConfig(
-                            handler=authorizer, results_cache_ttl=Duration.seconds(0)
+                            handler=authorizer,
+                            results_cache_ttl=Duration.seconds(limits.LIVE_AUTHORIZER_CACHE_SECONDS),
+                            validation_regex=limits.LIVE_TOKEN_PATTERN,
                         ),
                     ),
                 ],
@@ -96,7 +102,7 @@ class LiveUpdates(Construct):
         self.api_key = self._subscribe_key(props)
 
         self.http_url = f"https://{self.api.http_dns}"
-        self.realtime_url = f"wss://{self.api.realtime_dns}/event/realtime"
+        self.realtime_url = f"wss://{self.api.realtime_dns}{REALTIME_PATH}"
         self.http_host: str = self.api.http_dns
         # The broadcaster publishes; the admin function (GET /leaderboards/{board}) tells clients how to follow.
         self.broadcaster_environment = {"LIVE_EVENTS_HTTP_URL": self.http_url}
@@ -104,8 +110,10 @@ class LiveUpdates(Construct):
             "LIVE_EVENTS_HTTP_URL": self.http_url,
             "LIVE_EVENTS_REALTIME_URL": self.realtime_url,
         }
-        # The authorizer, which hands out the tokens too: a flag only (the API names it, it cannot name the API).
+        # The function that hands out tokens (score-submit): a flag, not the API's URL (the functions share one
+        # role, and the API names one of them as its authorizer).
         self.authorizer_environment = {"LIVE_TOKENS": "1"}
+        self.web_acl = self._web_acl(props)
         # The renewal (the period closer, on its own schedule) names the key to extend.
         self.renewal_environment = {
             "LIVE_EVENTS_API_ID": self.api.api_id,
@@ -121,16 +129,15 @@ class LiveUpdates(Construct):
                 actions=["appsync:EventPublish"],
                 resources=[self.namespace_arn],
             ),
-            # Extending this API's subscribe key, nothing else (no Create/Delete/List). The Service Authorization
-            # Reference lists no resource type for UpdateApiKey, but AppSync authorizes its key calls against
-            # arn:...:/v1/apis/<api id>/apikeys... (aws/aws-cdk#26746): this key's ARN in that form and in the
-            # documented apis/<api id>/apikeys/<key id> form. Not verified on AWS: an AccessDenied fails the
-            # renewal, which LiveKeyNotRenewed ("full") and preflight show weeks before the key lapses
-            # (docs/OPERATIONS.md, "The live API key").
+            # Extending this API's subscribe key, for the renewal only. The Service Authorization Reference ("Actions,
+            # resources, and condition keys for AWS AppSync") lists no resource type for appsync:UpdateApiKey, and
+            # for such an action a statement must name "*": so "*", narrowed to the one function that renews
+            # (lambda:SourceFunctionArn), the AWS call no other function nor a leaked credential can make.
             iam.PolicyStatement(
                 sid="LiveKeyRenewal",
                 actions=["appsync:UpdateApiKey"],
-                resources=[self._key_arn(f"/v1/apis/{self.api.api_id}"), self._key_arn(f"apis/{self.api.api_id}")],
+                resources=["*"],
+                conditions={"ArnEquals": {"lambda:SourceFunctionArn": [renewer.function_arn]}},
             ),
         ]
         # The renewal: one more target of the season's schedule (the same function, so no rule or permission of its
@@ -174,9 +181,60 @@ class LiveUpdates(Construct):
             resource_name=f"{self.api.api_id}/channelNamespace/{live_channels.NAMESPACE}",
         )
 
-    def _key_arn(self, api_path: str) -> str:
-        stack, key_id = Stack.of(self), self.api_key.attr_api_key_id
-        return f"arn:{stack.partition}:appsync:{stack.region}:{stack.account}:{api_path}/apikeys/{key_id}"
+    def _web_acl(self, props: LeaderboardProps) -> wafv2.CfnWebACL | None:
+        """A regional web ACL on the Event API (production, like the REST API's; `Live(waf=...)`): an address past
+        `Live(connects_per_5_minutes_per_ip)` WebSocket connects in 5 minutes is blocked before AppSync authorizes
+        anything, so a flood of connects from one address invokes no authorizer. WAF sees HTTP requests: the
+        WebSocket handshake on /event/realtime, and publishes on /event (the broadcaster's, never counted)."""
+        limit = props.effective_live_waf_limit
+        if limit is None:
+            return None
+        prefix = Names.unique_resource_name(self, max_length=100, separator="-", allowed_special_characters="-")
+
+        def visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
+            return wafv2.CfnWebACL.VisibilityConfigProperty(
+                cloud_watch_metrics_enabled=True, metric_name=f"{prefix}-{name}", sampled_requests_enabled=True
+            )
+
+        connects = wafv2.CfnWebACL.StatementProperty(
+            byte_match_statement=wafv2.CfnWebACL.ByteMatchStatementProperty(
+                field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(uri_path={}),
+                positional_constraint="STARTS_WITH",
+                search_string=REALTIME_PATH,
+                text_transformations=[
+                    wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="URL_DECODE"),
+                    wafv2.CfnWebACL.TextTransformationProperty(priority=1, type="NORMALIZE_PATH"),
+                ],
+            )
+        )
+        acl = wafv2.CfnWebACL(
+            self,
+            "WebAcl",
+            scope="REGIONAL",
+            description=f"Leaderboard {props.stage}: WebSocket connects per address on the live Event API",
+            default_action=wafv2.CfnWebACL.DefaultActionProperty(allow={}),
+            visibility_config=visibility("live"),
+            rules=[
+                wafv2.CfnWebACL.RuleProperty(
+                    name="LiveConnectsPerIp",
+                    priority=0,
+                    action=wafv2.CfnWebACL.RuleActionProperty(block={}),
+                    statement=wafv2.CfnWebACL.StatementProperty(
+                        rate_based_statement=wafv2.CfnWebACL.RateBasedStatementProperty(
+                            limit=limit,
+                            evaluation_window_sec=300,
+                            aggregate_key_type="IP",
+                            scope_down_statement=connects,
+                        )
+                    ),
+                    visibility_config=visibility("live-connects"),
+                )
+            ],
+        )
+        # AWS documents WAF for Event APIs ("Using AWS WAF to protect AWS AppSync Event APIs"): the association names
+        # the Event API's ARN.
+        wafv2.CfnWebACLAssociation(self, "WebAclAssociation", resource_arn=self.api.api_arn, web_acl_arn=acl.attr_arn)
+        return acl
 
     def _subscribe_key(self, props: LeaderboardProps) -> appsync.CfnApiKey:
         """The API key the EventApi made, with no `Expires`: AppSync gives it 7 days from creation and the

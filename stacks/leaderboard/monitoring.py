@@ -92,7 +92,9 @@ class LeaderboardMonitoring(Construct):
             key_graph = [layout.live_key_graph(key_days_left)]
         waiting = [(name, figures.failed_batches(queue)) for name, queue in failure_queues.items()]
         for name, metric in waiting:
-            alarms.failed_batches_alarm(factory, name, metric)
+            # a live batch given up on heals with the next change (the whole top is published again): not paged
+            # at "essential", where its alarm metric goes to the live key's renewal instead
+            alarms.failed_batches_alarm(factory, name, metric, essential=name != routes.LIVE_BROADCASTER.name)
         rows.append(layout.failures_row(waiting) + key_graph)
         if instance is not None:
             instance_figures = figures.instance_metrics(instance)

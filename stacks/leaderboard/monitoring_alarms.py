@@ -221,7 +221,7 @@ def live_alarms(alarms: AlarmFactory, live: LiveMetrics, iterator_age: cw.IMetri
         threshold=0.5,
         periods=(3, 3),
         description="More than half of the live WebSocket connections were refused for 15 minutes: the kill "
-        "switch is off (`make live-off`), clients reuse spent live tokens, or the authorizer (score-submit) fails "
+        "switch is off (`make live-off`), clients reuse spent live tokens, or the authorizer (live-authorizer) fails "
         "(read its log group); clients then fall back to polling.",
     )
     stream_lag_alarm(
@@ -266,15 +266,17 @@ def live_key_alarm(alarms: AlarmFactory, days_left: cw.IMetric) -> None:
         f"renewed every {limits.LIVE_KEY_RENEW_HOURS} hours to {limits.LIVE_KEY_VALID_DAYS} days ahead, so it "
         "still has weeks). Read the period-closer function's log group for 'renew' and see docs/OPERATIONS.md, "
         "'The live API key'; renew now with: python -m ops renew-live-key --stage STAGE.",
-        # Not at "essential": one more alarm metric would take dev past its 10 USD/month (tests/infra/
-        # test_idle_cost.py); there `make preflight` shows the key's days left (FAIL under 30).
-        essential=False,
+        # At every level: a key that lapses blocks deploys (make preflight) and is deleted 60 days later. Dev's
+        # "essential" level pays for it with the live broadcaster's failed-batch alarm, whose loss heals itself
+        # (monitoring.py), so dev stays at 6 alarm metrics (tests/infra/test_idle_cost.py).
+        essential=True,
     )
 
 
-def failed_batches_alarm(alarms: AlarmFactory, name: str, waiting: cw.IMetric) -> None:
+def failed_batches_alarm(alarms: AlarmFactory, name: str, waiting: cw.IMetric, *, essential: bool = True) -> None:
     """A batch a stream consumer gave up on (its dead-letter queue holds a record of it): alarmed at once, since
-    those changes were never counted or pushed (a later write into the same ranges recounts them)."""
+    those changes were never counted or pushed (a later write into the same ranges recounts them). `essential`
+    False for a consumer whose loss heals itself (the live broadcaster: the next change publishes the whole top)."""
     alarms.alarm(
         f"{pascal(name)}FailedBatches",
         waiting,
@@ -282,7 +284,7 @@ def failed_batches_alarm(alarms: AlarmFactory, name: str, waiting: cw.IMetric) -
         periods=(1, 1),
         description=f"The {name} function gave up on a stream batch after its retries: its dead-letter "
         "queue names the shard and sequence numbers. Read the function's log group for the error.",
-        essential=True,
+        essential=essential,
     )
 
 

@@ -298,6 +298,12 @@ class LeaderboardProps:
         return (waf.requests_per_5_minutes_per_ip or DEFAULT_WAF_READS_PER_5_MINUTES) if on else None
 
     @property
+    def effective_live_waf_limit(self) -> int | None:
+        """The Event API's WAF: WebSocket connects per 5 minutes per address, or None for no web ACL there."""
+        on = self.live.waf if self.live.waf is not None else self.effective_waf_limit is not None
+        return self.live.connects_per_5_minutes_per_ip if on and self.live.enabled else None
+
+    @property
     def simulator_enabled(self) -> bool:
         return (not self.is_prod) if self.enable_simulator is None else self.enable_simulator
 

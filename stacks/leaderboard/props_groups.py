@@ -60,8 +60,9 @@ class Monitoring:
     level: str | None = None
     """"full": every alarm, the CloudWatch operations dashboard and a KMS key for the alarm topic (about 8.60
     USD/month). "essential": only the alarms that page on what players feel or what is lost (API 5xx rate and p99
-    latency, rank counters behind, a stream batch given up on, the instance down: 6 alarm metrics, 0.60 USD), no
-    dashboard, the topic TLS-only without a key of its own. None: "full" in production, "essential" otherwise."""
+    latency, rank counters behind, a rank-counter batch given up on, the live key not renewed, the instance down: 6
+    alarm metrics, 0.60 USD), no dashboard, the topic TLS-only without a key of its own. None: "full" in production,
+    "essential" otherwise."""
     alarm_email: str | None = None
     """Every alarm notifies one SNS topic; this address gets an e-mail subscription (AWS asks it to confirm)."""
 
@@ -90,10 +91,22 @@ class Live:
     connects) cost an hour, modelled from the Event API's metrics at list price, for 15 minutes in a row
     (docs/OPERATIONS.md, "Live spend and the kill switch"). 2 USD/hour is about 550 viewers of a board that changes
     every second; raise it for a larger audience."""
+    waf: bool | None = None
+    """A regional WAF web ACL on the Event API with a per-address rate rule on WebSocket connects (about 6 USD/month
+    idle, plus 0.60 USD per million requests). None: as the REST API's WAF (`Waf(enabled=...)`: on in production,
+    off in dev for its cost)."""
+    connects_per_5_minutes_per_ip: int = 300
+    """WebSocket connects (HTTP requests to the real-time endpoint) one address may make in 5 minutes before the
+    Event API's WAF blocks it; publishes (the broadcaster's POST /event) are not counted."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
             raise ValueError(f"live enabled must be true or false: {self.enabled!r}")
+        if self.waf is not None and not isinstance(self.waf, bool):
+            raise ValueError(f"live waf must be true, false or null: {self.waf!r}")
+        connects = self.connects_per_5_minutes_per_ip
+        if isinstance(connects, bool) or not isinstance(connects, int) or not 10 <= connects <= 2_000_000_000:
+            raise ValueError("live connects_per_5_minutes_per_ip must be between 10 and 2,000,000,000 (WAF's range)")
         if isinstance(self.api_key_generation, bool) or not (
             isinstance(self.api_key_generation, int) and 1 <= self.api_key_generation <= 9999
         ):

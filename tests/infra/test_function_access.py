@@ -25,18 +25,20 @@ SNAPSHOT, SIMULATOR, ADMIN = (
 )
 CLOSER = routes.PERIOD_CLOSER.name
 BROADCASTER = routes.LIVE_BROADCASTER.name
+AUTHORIZER = routes.LIVE_AUTHORIZER.name  # the Event API's: verifies live tokens, serves no REST route
 EVERY = {f.name for f in routes.FUNCTIONS}
 # The functions that serve public routes only: what the internet reaches without a key or a token.
 PUBLIC_READ = (
     {f.name for f in routes.FUNCTIONS}
     - {r.function.name for r in routes.ROUTES if r.access != routes.PUBLIC}
-    - {routes.RANK_COUNTER.name, routes.LIVE_BROADCASTER.name, CLOSER}
+    - {routes.RANK_COUNTER.name, routes.LIVE_BROADCASTER.name, CLOSER, AUTHORIZER}
 )
 
 # The table of docs/SECURITY.md ("Per function"), production: who may read each secret.
 PROD_READERS = {
     "LeaderboardApiCursorSecret": EVERY,  # the digest key: player ids are hashed under it on most paths
-    "LeaderboardApiTokenSigningSecret": {SUBMIT},  # issues and verifies player and run tokens
+    # issues and verifies player and run tokens, issues live tokens; the Event API's authorizer verifies those
+    "LeaderboardApiTokenSigningSecret": {SUBMIT, AUTHORIZER},
     # the routes that take a page cursor, and the live top (live.read_top: a first page, its next_cursor signed)
     "LeaderboardApiCursorSigningSecret": {ADMIN, QUERY, STATS, BROADCASTER},
     "LeaderboardApiGameKeySecret": {SUBMIT},  # the game routes
@@ -44,6 +46,8 @@ PROD_READERS = {
     # receipts (score-submit: a player token or the game key), the JWKS (leaderboard-admin: the public halves come from
     # the seed's secret), closing summaries (on request: admin; on schedule: period-closer), signed again by an erasure
     "LeaderboardApiReceiptSigningSecret": {SUBMIT, ADMIN, CLOSER},
+    # the edge's proof: the live token route trusts the viewer address the edge wrote only with it
+    "LeaderboardApiEdgeProofSecret": {SUBMIT},
 }
 
 
@@ -117,11 +121,30 @@ def test_outside_production_the_token_secret_is_also_the_cursor_users_seed(dev_t
     """Dev has no cursor secret (its idle budget): the cursor keys derive from the token secret's versions, so the
     functions of the cursor routes read it too (a known gap, docs/SECURITY.md). Exactly those, no more."""
     token = access.secret(dev_template_json, "LeaderboardApiTokenSigningSecret")
-    assert access.allowed_functions(dev_template_json, GET, token) == {SUBMIT, ADMIN, QUERY, STATS, BROADCASTER}
+    assert access.allowed_functions(dev_template_json, GET, token) == {
+        SUBMIT,
+        ADMIN,
+        QUERY,
+        STATS,
+        BROADCASTER,
+        AUTHORIZER,
+    }
     game = access.secret(dev_template_json, "LeaderboardApiGameKeySecret")
     admin = access.secret(dev_template_json, "LeaderboardApiAdminKeySecret")
     assert access.allowed_functions(dev_template_json, GET, game) == {SUBMIT}
     assert access.allowed_functions(dev_template_json, GET, admin) == {ADMIN, SNAPSHOT, SIMULATOR}
+
+
+@pytest.mark.parametrize("stage", ["dev", "prod"])
+def test_only_the_period_closer_may_renew_the_live_key(stage, dev_template_json, prod_template_json):
+    """appsync:UpdateApiKey has no resource type (the Service Authorization Reference), so its statement names "*";
+    the condition, evaluated, leaves it to the function that renews, and no other AppSync action to anyone but
+    the broadcaster's publish."""
+    template = _template(stage, dev_template_json, prod_template_json)
+    key = "arn:aws:appsync:eu-west-1:111122223333:apis/any/apikeys/any"
+    assert access.allowed_functions(template, "appsync:UpdateApiKey", key) == {CLOSER}
+    for action in ("appsync:CreateApiKey", "appsync:DeleteApiKey", "appsync:ListApiKeys", "appsync:EventConnect"):
+        assert access.allowed_functions(template, action, key) == set(), action
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])

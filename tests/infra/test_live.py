@@ -42,25 +42,78 @@ def test_one_event_api_subscribes_with_a_live_token_checked_by_a_lambda_authoriz
     assert len(resources(template, "AWS::AppSync::Api")) == 1
 
 
-def test_the_authorizer_is_the_token_key_holder_its_answers_are_never_cached_and_only_this_api_may_call_it(template):
-    """score-submit (it signs the tokens, so it holds the token key; no other function gets that key for this);
-    AuthorizerResultTtlInSeconds 0, so that every connect and subscribe reaches it and is counted; AppSync may
-    invoke it on behalf of this API only (SourceArn)."""
+def test_the_authorizer_is_a_function_of_its_own_with_a_token_shape_check_and_a_cache_of_refusals(template):
+    """live-authorizer, not score-submit (the function that takes game servers' scores) nor any function of the REST
+    API: a string on a live connect invokes only it, and only when it is shaped like a live token
+    (IdentityValidationExpression: AppSync refuses anything else without a call). AuthorizerResultTtlInSeconds is a
+    token's life: the function answers an admission with ttlOverride 0 (every connect and subscribe of a token is
+    counted), so only refusals are cached, and a string refused once is never worth admitting within its life.
+    AppSync may invoke it on behalf of this API only (SourceArn)."""
     (api_id, api) = next(iter(resources(template, "AWS::AppSync::Api").items()))
     (provider,) = [p for p in api["Properties"]["EventConfig"]["AuthProviders"] if p["AuthType"] == "AWS_LAMBDA"]
     config = provider["LambdaAuthorizerConfig"]
-    submit = _function_id(template, routes.SCORE_SUBMIT.handler)
-    assert config["AuthorizerUri"] == {"Fn::GetAtt": [submit, "Arn"]}
-    assert config["AuthorizerResultTtlInSeconds"] == 0
+    authorizer = _function_id(template, routes.LIVE_AUTHORIZER.handler)
+    assert authorizer != _function_id(template, routes.SCORE_SUBMIT.handler)
+    assert not any(r.function == routes.LIVE_AUTHORIZER for r in routes.ROUTES)  # it serves no REST route
+    assert config["AuthorizerUri"] == {"Fn::GetAtt": [authorizer, "Arn"]}
+    assert config["IdentityValidationExpression"] == limits.LIVE_TOKEN_PATTERN
+    assert 0 < config["AuthorizerResultTtlInSeconds"] == limits.LIVE_AUTHORIZER_CACHE_SECONDS
+    assert limits.LIVE_AUTHORIZER_CACHE_SECONDS <= limits.LIVE_TOKEN_SECONDS
     (permission,) = [
         r["Properties"]
         for r in resources(template, "AWS::Lambda::Permission").values()
         if r["Properties"].get("Principal") == "appsync.amazonaws.com"
     ]
-    assert permission["FunctionName"] == {"Fn::GetAtt": [submit, "Arn"]}
+    assert permission["FunctionName"] == {"Fn::GetAtt": [authorizer, "Arn"]}
     assert permission["SourceArn"] == {"Fn::GetAtt": [api_id, "ApiArn"]}
-    env = resources(template, "AWS::Lambda::Function")[submit]["Properties"]["Environment"]["Variables"]
-    assert env["LIVE_TOKENS"] == "1"
+    function = resources(template, "AWS::Lambda::Function")[authorizer]["Properties"]
+    assert function["Timeout"] == routes.LIVE_AUTHORIZER.timeout_seconds
+    submit = resources(template, "AWS::Lambda::Function")[_function_id(template, routes.SCORE_SUBMIT.handler)]
+    assert submit["Properties"]["Environment"]["Variables"]["LIVE_TOKENS"] == "1"  # it hands out the tokens
+
+
+def test_the_token_shape_admits_every_live_token_and_refuses_junk():
+    """The expression AppSync applies (a JWS: eyJ header, eyJ payload, a 43-character HS256 signature)."""
+    import re
+
+    shape = re.compile(limits.LIVE_TOKEN_PATTERN)
+    header, payload = "eyJhbGciOiJIUzI1NiJ9", "eyJzdWIiOiJnbG9iYWwifQ"
+    assert shape.fullmatch(f"{header}.{payload}.{'A' * 43}")
+    for junk in ("x", f"{header}.{payload}", f"{header}.{payload}.{'A' * 42}", f"Bearer {header}.{payload}.{'A' * 43}"):
+        assert not shape.fullmatch(junk), junk
+    assert len(f"{'e' * 403}.{'e' * 1203}.{'A' * 43}") <= limits.MAX_TOKEN_CHARS
+
+
+def test_production_s_event_api_has_a_web_acl_with_a_rate_rule_on_connects(prod_template_json, dev_template_json):
+    """AWS WAF on the Event API (production, like the REST API's: Live(waf=...)): one web ACL associated with the
+    Event API's ARN, blocking an address past Live(connects_per_5_minutes_per_ip) requests to the WebSocket endpoint
+    in 5 minutes (publishes on /event are not counted). None in dev (a web ACL's monthly fee)."""
+    prod = cdk.assertions.Template.from_json(prod_template_json)
+    (api_id,) = resources(prod, "AWS::AppSync::Api")
+    associations = [
+        a["Properties"]
+        for a in resources(prod, "AWS::WAFv2::WebACLAssociation").values()
+        if a["Properties"]["ResourceArn"] == {"Fn::GetAtt": [api_id, "ApiArn"]}
+    ]
+    (association,) = associations
+    acl_id = association["WebACLArn"]["Fn::GetAtt"][0]
+    acl = prod_template_json["Resources"][acl_id]["Properties"]
+    assert acl["Scope"] == "REGIONAL" and acl["DefaultAction"] == {"Allow": {}}
+    (rule,) = acl["Rules"]
+    assert rule["Action"] == {"Block": {}}
+    rate = rule["Statement"]["RateBasedStatement"]
+    assert rate["AggregateKeyType"] == "IP" and rate["EvaluationWindowSec"] == 300
+    assert rate["Limit"] == Live().connects_per_5_minutes_per_ip
+    match = rate["ScopeDownStatement"]["ByteMatchStatement"]
+    assert match["FieldToMatch"] == {"UriPath": {}} and match["PositionalConstraint"] == "STARTS_WITH"
+    assert match["SearchString"] == "/event/realtime"
+    dev = cdk.assertions.Template.from_json(dev_template_json)
+    (dev_api,) = resources(dev, "AWS::AppSync::Api")
+    assert not [
+        a
+        for a in resources(dev, "AWS::WAFv2::WebACLAssociation").values()
+        if a["Properties"]["ResourceArn"] == {"Fn::GetAtt": [dev_api, "ApiArn"]}
+    ]
 
 
 def test_no_function_is_given_the_api_key_value(template, custom_template_json):
@@ -139,20 +192,11 @@ def test_the_period_closer_knows_which_key_to_renew(template):
     assert "LIVE_EVENTS_API_KEY" not in env  # the id names it; the value is discovery's
 
 
-def _key_alarms(tpl: dict) -> list[dict]:
-    return [
-        r["Properties"]
-        for r in tpl["Resources"].values()
-        if r["Type"] == "AWS::CloudWatch::Alarm" and r["Properties"].get("MetricName") == "LiveKeyDaysLeft"
-    ]
-
-
-def test_the_renewal_alarm_fires_after_a_day_without_a_renewal(prod_template_json, dev_template_json):
+def test_the_renewal_alarm_fires_after_a_day_without_a_renewal_at_every_level(prod_template_json, dev_template_json):
     """LiveKeyDaysLeft (EMF, after each successful renewal) missing for LIVE_KEY_ALARM_HOURS is an alarm (missing
-    data breaches): the key then still has about 89 days. "full" monitoring (prod's default) only: at "essential"
-    one more alarm metric would take dev past 10 USD a month (make preflight shows the days left there)."""
-    assert _key_alarms(dev_template_json) == []
-    for tpl in (prod_template_json,):
+    data breaches): the key then still has about 89 days. At every monitoring level: prod's "full" and dev's
+    "essential" (where it takes the alarm metric of the live broadcaster's failed batches, which heal themselves)."""
+    for tpl in (prod_template_json, dev_template_json):
         alarms = [
             r["Properties"]
             for r in tpl["Resources"].values()
@@ -264,7 +308,7 @@ def test_the_broadcaster_knows_where_to_publish_discovery_where_to_connect_and_t
     realtime = json.dumps(discovery["LIVE_EVENTS_REALTIME_URL"])
     assert '"wss://"' in realtime and '"Dns.Realtime"' in realtime and realtime.endswith('"/event/realtime"]]}')
     assert "LIVE_EVENTS_API_KEY" not in discovery  # no key is handed out: a token is (live_access.py)
-    assert by_handler.pop(routes.SCORE_SUBMIT.handler)["LIVE_TOKENS"] == "1"  # the authorizer: a flag, no reference
+    assert by_handler.pop(routes.SCORE_SUBMIT.handler)["LIVE_TOKENS"] == "1"  # hands out tokens: a flag, no reference
     by_handler.pop(routes.PERIOD_CLOSER.handler)  # the key's renewal: test_the_period_closer_knows_which_key_to_renew
     for env in by_handler.values():  # nothing else gets them
         assert not {n for n in env if n.startswith("LIVE_")}
@@ -309,31 +353,16 @@ def test_shared_role_may_publish_to_the_leaderboard_namespace_only(template):
     assert appsync == [publish, statements["LiveKeyRenewal"]]
 
 
-def test_shared_role_may_extend_this_api_s_subscribe_key_only(template):
-    """appsync:UpdateApiKey alone (no Create, Delete or List), on this API's subscribe key: its ARN in the form
-    AppSync authorizes key calls against (/v1/apis/..., aws/aws-cdk#26746) and in the documented apis/... form."""
+def test_the_renewal_is_granted_on_the_documented_resource_form_for_the_renewing_function_only(template):
+    """appsync:UpdateApiKey alone (no Create, Delete or List). The Service Authorization Reference lists no resource
+    type for it, and a statement for such an action names "*" (the form AWS documents); the condition
+    lambda:SourceFunctionArn narrows it to the period-closer function, evaluated: no other function may."""
     renewal = _statements(template)["LiveKeyRenewal"]
     assert renewal["Action"] == "appsync:UpdateApiKey" and renewal["Effect"] == "Allow"
-    (api_id,) = resources(template, "AWS::AppSync::Api")
-    (key_id,) = resources(template, "AWS::AppSync::ApiKey")
-    for resource, api_path in zip(renewal["Resource"], (":/v1/apis/", ":apis/"), strict=True):
-        assert resource == {
-            "Fn::Join": [
-                "",
-                [
-                    "arn:",
-                    {"Ref": "AWS::Partition"},
-                    ":appsync:",
-                    {"Ref": "AWS::Region"},
-                    ":",
-                    {"Ref": "AWS::AccountId"},
-                    api_path,
-                    {"Fn::GetAtt": [api_id, "ApiId"]},
-                    "/apikeys/",
-                    {"Fn::GetAtt": [key_id, "ApiKeyId"]},
-                ],
-            ]
-        }
+    assert renewal["Resource"] == "*"
+    closer = _function_id(template, routes.PERIOD_CLOSER.handler)
+    assert renewal["Condition"] == {"ArnEquals": {"lambda:SourceFunctionArn": [{"Fn::GetAtt": [closer, "Arn"]}]}}
+    assert "apikeys" not in json.dumps(_statements(template))  # none of the undocumented ARN forms is left
 
 
 def test_nothing_is_left_of_the_websocket_api_and_its_connections_table(template):

@@ -157,8 +157,8 @@ def test_turning_live_off_removes_exactly_what_serves_live_updates(off, dev_temp
             "AWS::Lambda::EventSourceMapping": 1,  # the broadcaster's
             "AWS::SQS::Queue": 1,  # its failure queue
             "AWS::SQS::QueuePolicy": 1,
-            "AWS::CloudWatch::Alarm": 1,  # that queue's (dev's "essential" level has no other live alarm)
+            "AWS::CloudWatch::Alarm": 1,  # LiveKeyNotRenewed (dev's "essential" level has no other live alarm)
         }
     )
     assert not after - before
-    assert (len(dev_template_json["Resources"]), len(off["Resources"])) == (93, 85)
+    assert (len(dev_template_json["Resources"]), len(off["Resources"])) == (95, 87)

@@ -17,6 +17,8 @@ from botocore.credentials import Credentials
 from bench.live_subscribers import Subscriber
 from local.dynamodb_local import FAKE_CREDENTIALS
 
+from .stack_config import ADMIN_KEY
+
 REGION = FAKE_CREDENTIALS["AWS_DEFAULT_REGION"]
 
 
@@ -36,17 +38,26 @@ def _error_type(response: requests.Response) -> str:
     return response.json()["errors"][0]["errorType"]
 
 
-# A channel of the global board (a live token is good for its own board's channels) that no broadcast uses.
-CHANNEL = "/leaderboard/global/appsync-http"
+# A board of its own, never written to, so that no broadcast uses its channel (a live token subscribes only to the
+# channels its board publishes).
+BOARD = "appsync-http"
+CHANNEL = f"/leaderboard/{BOARD}/all-time"
 
 
 def _live(stack) -> dict:
     """What a subscriber needs: the endpoints, and where to get a live token (each Subscriber gets its own)."""
+    board = requests.post(
+        f"{stack.api_url}/leaderboards",
+        json={"board_id": BOARD, "periods": ["all-time"]},
+        headers={"x-api-key": ADMIN_KEY},
+        timeout=30,
+    )
+    assert board.status_code in (201, 409), board.text  # 409: made by an earlier test of this stack
     return {
         "realtime_url": stack.live.realtime_url,
         "http_host": stack.live.http_host,
         "api_url": stack.api_url,
-        "token_path": "/leaderboards/global/scores",
+        "token_path": f"/leaderboards/{BOARD}/scores",
     }
 
 

@@ -7,15 +7,18 @@ once; times are measured in this process (submission and arrival on the same clo
 from __future__ import annotations
 
 import asyncio
+import http.client
 import itertools
 import json
 import threading
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
 from bench.live_subscribers import Subscriber, SubscribeRefused, close_all, open_subscribers, token_auth
 from cdk_leaderboard_lambda.shared import limits
+from cdk_leaderboard_lambda.web import routes
 
 from .stack_config import ADMIN_KEY
 
@@ -292,6 +295,82 @@ def test_the_kill_switch_refuses_new_subscriptions_and_stops_the_pushes_to_open_
         run(open_one.close())
     again = run(Subscriber(live, channel).open())  # live-on: admitted again
     run(again.close())
+
+
+def _token_from(api, board: str, source: str, headers: dict | None = None) -> int:
+    """The status of one live token request to the local stack from `source` (a loopback address: a client)."""
+    parts = urlsplit(api.url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30, source_address=(source, 0))
+    try:
+        connection.request("GET", f"{parts.path}/leaderboards/{board}/scores", headers=headers or {})
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status
+    finally:
+        connection.close()
+
+
+def test_one_client_s_601st_token_request_in_a_minute_does_not_lock_another_viewer_out(api, stack):
+    """One client (one address) asking for a board's whole minute of tokens gets its few, then 429, and takes none
+    of the board's ceiling past them: another viewer, and a player by their token from that same address, still
+    get theirs."""
+    _board(api, "live-greedy", ["all-time"])
+    greedy = [_token_from(api, "live-greedy", "127.3.0.1") for _ in range(limits.LIVE_TOKENS_PER_BOARD_MINUTE + 1)]
+    assert greedy[: limits.LIVE_TOKENS_PER_CLIENT] == [200] * limits.LIVE_TOKENS_PER_CLIENT
+    assert set(greedy[limits.LIVE_TOKENS_PER_CLIENT :]) == {429}
+    assert _token_from(api, "live-greedy", "127.3.0.2") == 200  # another viewer
+    player = api.post("/players/p-greedy/tokens", {}, key="default").json()["token"]
+    assert _token_from(api, "live-greedy", "127.3.0.1", {"Authorization": f"Bearer {player}"}) == 200
+
+
+def test_a_junk_connect_string_invokes_no_function(api, stack, run):
+    """A string that is not shaped like a live token is refused by the Event API's expression: neither the
+    score-submit function (which no longer authorizes anything) nor the live-authorizer is invoked. A token-shaped
+    forgery reaches the authorizer only, once; AppSync's cache answers the same string again."""
+    live = _live(api, "global")
+    authorizer = stack.live.authorizer
+    submit, check = routes.SCORE_SUBMIT.handler, routes.LIVE_AUTHORIZER.handler
+    before = (stack.invocations[submit], stack.invocations[check], authorizer.calls)
+    for junk in ("junk", "' OR 1=1 --", "x" * 3000, "a.b.c"):
+        answer = _refused_connection(run, live, {"host": live["http_host"], "Authorization": junk})
+        assert answer["type"] == "connection_error"
+        assert answer["errors"][0]["errorType"] == "UnauthorizedException"
+    assert (stack.invocations[submit], stack.invocations[check], authorizer.calls) == before
+    forged = token_auth(live)["Authorization"][:-4] + "AAAA"
+    after_token = (stack.invocations[submit], stack.invocations[check], authorizer.calls)
+    for _ in range(3):
+        _refused_connection(run, live, {"host": live["http_host"], "Authorization": forged})
+    assert stack.invocations[submit] == after_token[0]
+    assert stack.invocations[check] == after_token[1] + 1 and authorizer.calls == after_token[2] + 1
+
+
+def test_a_subscription_to_a_channel_the_board_does_not_publish_is_refused(api, stack, run):
+    """A live token subscribes to its board's channels exactly: not a period kind the board does not keep or no
+    board has, not its channel with a trailing slash."""
+    _board(api, "live-kinds", ["all-time", "daily"])
+    live = _live(api, "live-kinds")
+    assert set(live["channels"]) == {"all-time", "daily"}
+    subscriber = run(Subscriber(live, live["channels"]["all-time"]).open())
+    try:
+        published = live["channels"]["daily"]
+        for n, channel in enumerate(
+            [published.replace("daily", "weekly"), published.replace("daily", "hourly"), published + "/"]
+        ):
+            own = {"host": live["http_host"], "Authorization": token_auth(live)["Authorization"]}
+            answer = run(
+                subscriber.request(
+                    {"type": "subscribe", "id": f"unpublished-{n}", "channel": channel, "authorization": own}
+                )
+            )
+            assert answer["type"] == "subscribe_error", (channel, answer)
+            assert answer["errors"][0]["errorType"] == "UnauthorizedException"
+        own = {"host": live["http_host"], "Authorization": token_auth(live)["Authorization"]}
+        answer = run(
+            subscriber.request({"type": "subscribe", "id": "published", "channel": published, "authorization": own})
+        )
+        assert answer["type"] == "subscribe_success", answer
+    finally:
+        run(subscriber.close())
 
 
 @pytest.mark.parametrize(

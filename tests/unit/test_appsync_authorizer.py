@@ -61,3 +61,35 @@ def test_answers_are_cached_for_their_ttl_and_not_at_all_with_zero():
     uncached.allows(token, EVENT_CONNECT)
     uncached.allows(token, EVENT_CONNECT)
     assert uncached.calls == 2
+
+
+def test_a_token_the_expression_refuses_never_reaches_the_function(in_memory):
+    """IdentityValidationExpression: AppSync checks the token's shape before it calls the function; the stack's
+    expression (limits.LIVE_TOKEN_PATTERN) admits the live tokens the API hands out and nothing like junk."""
+    from cdk_leaderboard_lambda.domain import tokens
+    from cdk_leaderboard_lambda.shared import limits
+    from local import invocation  # the clock tokens are issued by
+
+    calls: list[dict] = []
+    authorizer = LambdaAuthorizer(
+        lambda event: calls.append(event) or {"isAuthorized": True, "ttlOverride": 0},
+        limits.LIVE_AUTHORIZER_CACHE_SECONDS,
+        validation=limits.LIVE_TOKEN_PATTERN,
+    )
+    junk = ["junk", "a.b.c", "x" * 5000, "eyJ.eyJ.short", "Bearer eyJhbGc.eyJzdWI.sig", "' OR 1=1 --"]
+    for token in junk:
+        assert not authorizer.allows({"Authorization": token}, EVENT_CONNECT), token
+    assert calls == [] and authorizer.calls == 0 and authorizer.refused_by_expression == len(junk)
+    runtime = in_memory
+    for board in ("global", "b" * 48, "a_b-"):
+        token, _ = tokens.issue(
+            runtime.token_keys,
+            runtime.settings.token_issuer,
+            tokens.LIVE_AUDIENCE,
+            board,
+            limits.LIVE_TOKEN_SECONDS,
+            {"jti": "0" * 32},
+            now=invocation.seconds(),
+        )
+        assert authorizer.allows({"Authorization": token}, EVENT_CONNECT), token
+    assert authorizer.calls == 3

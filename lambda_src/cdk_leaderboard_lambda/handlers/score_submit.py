@@ -1,9 +1,9 @@
 """POST /scores (default board), POST /leaderboards/{board}/scores[/bulk] (the game key), player tokens, runs and
 POST /leaderboards/{board}/runs/{run_id}/score (a run token); what only the player's token may read: their
-receipts and their held scores; live subscribe tokens, and the Event API's Lambda authorizer that checks them
-(live_access.py: this function holds the token key)."""
+receipts and their held scores; live subscribe tokens (live_access.py: this function holds the token key; the Event
+API's Lambda authorizer that checks them is a function of its own, live_authorizer.py)."""
 
-from ..composition import Handler, Runtime, entry_point
+from ..composition import Handler, Runtime
 from ..domain import score_writes, tokens
 from ..domain.board_validation import board_id
 from ..operations import (
@@ -197,23 +197,14 @@ def player_pending(call: Call):
 def live_token(call: Call):
     if not call.runtime.settings.live_tokens:
         raise NotFound("live updates are off in this deployment: poll the board")
-    return 200, live_access.issue(call.runtime, board_catalog.get_board(call.runtime, call.params["board"]))
+    config = board_catalog.get_board(call.runtime, call.params["board"])
+    client = live_access.client_of(call.runtime, call.event, call.header("Authorization"))
+    return 200, live_access.issue(call.runtime, config, client)
 
 
 def handler_for(runtime: Runtime) -> Handler:
-    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs): API Gateway's
-    requests, and AppSync's authorizer requests (told apart by their shape)."""
-    api = function_handler(routes.SCORE_SUBMIT, globals(), runtime)
-
-    def authorize(event: dict, context: object = None) -> dict:
-        return live_access.authorize(runtime, event)
-
-    authorizer = entry_point(runtime, authorize)
-
-    def handler(event: dict, context: object = None) -> object:
-        return (authorizer if live_access.is_authorizer_request(event) else api)(event, context)
-
-    return handler
+    """This function's Lambda handler, serving with `runtime` (tests and the local stack pass theirs)."""
+    return function_handler(routes.SCORE_SUBMIT, globals(), runtime)
 
 
 handler = handler_for(Runtime.from_environment())  # once per cold start, from the function's environment

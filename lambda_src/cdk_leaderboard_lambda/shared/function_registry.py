@@ -76,6 +76,15 @@ LIVE_BROADCASTER = Function(
     timeout_seconds=60,
 )
 
+# Not behind the REST API: the AppSync Event API's Lambda authorizer (connect and subscribe with a live token). Small
+# and of its own, so that a string on a live connect never invokes a function that serves the REST API.
+LIVE_AUTHORIZER = Function(
+    "live-authorizer",
+    "cdk_leaderboard_lambda.handlers.live_authorizer.handler",
+    "Checks and counts live subscribe tokens on the Event API's connects and subscribes",
+    timeout_seconds=5,
+)
+
 FUNCTIONS: tuple[Function, ...] = (
     SCORE_SUBMIT,
     LEADERBOARD_QUERY,
@@ -86,4 +95,5 @@ FUNCTIONS: tuple[Function, ...] = (
     RANK_COUNTER,
     PERIOD_CLOSER,
     LIVE_BROADCASTER,
+    LIVE_AUTHORIZER,
 )

@@ -158,6 +158,17 @@ LIVE_SWITCH_CACHE_SECONDS = 10.0
 # Tokens handed out per board per minute, whoever asks (429 past it: the client polls, and asks again later): the
 # ceiling on new live subscriptions a board takes, however many addresses an abuser has.
 LIVE_TOKENS_PER_BOARD_MINUTE = 600
+# Tokens one client (live_access.client_of: its player, the edge's viewer address, or its connecting address) gets of
+# a board per LIVE_TOKEN_SECONDS window, counted before the board's ceiling: so one client holds a few unspent tokens
+# at most (twice this across a window's boundary) and cannot take the ceiling from everyone else.
+LIVE_TOKENS_PER_CLIENT = 4
+# The Event API's authorizer: a refusal is cached this long (AuthorizerResultTtlInSeconds; an admission is never
+# cached, ttlOverride 0). A token's life: a string refused once is never worth admitting within it (live_access.py).
+LIVE_AUTHORIZER_CACHE_SECONDS = LIVE_TOKEN_SECONDS
+# The shape of a live token (an HS256 JWS: a JSON header and payload, base64url, each starting `eyJ`, and a 32-byte
+# signature, 43 characters): the Event API's IdentityValidationExpression, so AppSync refuses any other string
+# before it calls the authorizer function.
+LIVE_TOKEN_PATTERN = r"^eyJ[A-Za-z0-9_-]{1,400}\.eyJ[A-Za-z0-9_-]{1,1200}\.[A-Za-z0-9_-]{43}$"
 
 # Idempotent requests (Idempotency-Key).
 IDEMPOTENCY_KEEP_SECONDS = 24 * 3600  # how long a retry with the same Idempotency-Key gets the first result

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import schema
+from . import limits, schema
 from .limits import DEFAULT_MAX_BOARDS
 
 
@@ -77,6 +77,13 @@ class Settings:
     # The function that hands out live subscribe tokens and is the Event API's authorizer (live_access.py): whether
     # live updates are on. A flag, not the API's URL: the API names this function, so it cannot name the API.
     live_tokens: bool = False
+    # The edge's proof (the WAF's EdgeProofSecret): given as is (local runs, tests) or its secret's ARN (on AWS, with
+    # the WAF); the function that hands out live tokens trusts the edge's viewer address only with it (live_access.py).
+    edge_proof: str | None = field(default=None, repr=False)
+    edge_proof_secret_arn: str | None = None
+    # Live tokens one client gets of a board per token life (live_access.issue). The stack never sets it; `make run`
+    # raises it, since every viewer of a local stack is one address (127.0.0.1).
+    live_tokens_per_client: int = limits.LIVE_TOKENS_PER_CLIENT
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -134,4 +141,6 @@ def _from_environment(env: Mapping[str, str]) -> Settings:
         live_events_api_key_id=env.get("LIVE_EVENTS_API_KEY_ID") or None,
         live_events_admin_endpoint=env.get("LIVE_EVENTS_ADMIN_ENDPOINT") or None,
         live_tokens=env.get("LIVE_TOKENS") == "1",
+        edge_proof_secret_arn=env.get("EDGE_PROOF_SECRET_ARN") or None,
+        live_tokens_per_client=int(env.get("LIVE_TOKENS_PER_CLIENT") or limits.LIVE_TOKENS_PER_CLIENT),
     )

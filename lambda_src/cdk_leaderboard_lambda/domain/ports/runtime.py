@@ -69,6 +69,12 @@ class LiveSwitch(Protocol):
     def forget(self) -> None: ...
 
 
+class EdgeProof(Protocol):
+    """The edge's proof value as this instance last read it (operations/live_access.py)."""
+
+    def value(self, runtime: Runtime) -> str | None: ...
+
+
 class Replayed(Protocol):
     """A board period's log replayed up to `seq` (operations/receipts.Standings)."""
 
@@ -117,6 +123,8 @@ class Runtime(Protocol):
     def board_cache(self) -> BoardCache: ...
     @property
     def live_switch(self) -> LiveSwitch: ...
+    @property
+    def edge_proof(self) -> EdgeProof: ...
     @property
     def metrics(self) -> MetricsSink: ...
     @property
