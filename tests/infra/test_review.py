@@ -115,9 +115,28 @@ def test_domain_props_are_checked_at_synth(stage, message):
         build_app("domain", context={"stages": {"domain": stage}}, nag=False)
 
 
+def _watched_queues(template: dict) -> list[str]:
+    return sorted(
+        a["Properties"]["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
+        for a in of_type(template, "AWS::CloudWatch::Alarm").values()
+        if a["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"
+    )
+
+
+def test_every_dead_letter_queue_has_an_alarm_in_production_and_the_counters_everywhere(
+    dev_template_json, prod_template_json
+):
+    """In production an alarm fires on each queue's first record. Dev (its idle budget) keeps the rank counters'
+    alone: a live batch given up on is repaired by the board period's next publish."""
+    assert _watched_queues(prod_template_json) == sorted(of_type(prod_template_json, "AWS::SQS::Queue"))
+    (counters,) = [q for q in of_type(dev_template_json, "AWS::SQS::Queue") if "RankCounter" in q]
+    assert _watched_queues(dev_template_json) == [counters]
+
+
 def test_each_stream_consumer_gives_up_into_an_encrypted_dead_letter_queue_with_an_alarm(dev_template_json):
     """A batch a consumer gives up on is recorded (not dropped): an SQS queue, SQS-managed encryption, TLS only;
-    an alarm fires on its first record; the shared role may only send to these queues."""
+    its alarm fires on its first record (which queues have one: above); the shared role may only send to these
+    queues."""
     t = dev_template_json
     queues = of_type(t, "AWS::SQS::Queue")
     mappings = of_type(t, "AWS::Lambda::EventSourceMapping").values()
@@ -132,7 +151,7 @@ def test_each_stream_consumer_gives_up_into_an_encrypted_dead_letter_queue_with_
         for a in of_type(t, "AWS::CloudWatch::Alarm").values()
         if a["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"
     ]
-    assert sorted(a["Dimensions"][0]["Value"]["Fn::GetAtt"][0] for a in watched) == sorted(queues)
+    assert set(_watched_queues(t)) <= set(queues)
     assert all(a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold" for a in watched)
     assert all(a["AlarmActions"] for a in watched)
     # The role's inline policy, and its scoped policy (the live statements: the Event API names a function)
