@@ -36,12 +36,21 @@ sys.path.insert(0, str(REPO))
 from local import dashboard, edge  # noqa: E402
 from local.backend import Backend  # noqa: E402
 from local.dynamodb_local import free_port  # noqa: E402
+from local.runner import LOCAL_LIVE_TOKENS_PER_CLIENT  # noqa: E402
 from tests.support import clock  # noqa: E402
 
 
 def main() -> int:
     run_dir, api_key, admin_key, admin_password = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-    backend = Backend(api_key=api_key, admin_key=admin_key, quiet=True, run_dir=run_dir, clock=clock.RunningClock())
+    # Every browser here is one address (127.0.0.1), as under `make run`: the same per-client live-token figure.
+    backend = Backend(
+        api_key=api_key,
+        admin_key=admin_key,
+        quiet=True,
+        run_dir=run_dir,
+        clock=clock.RunningClock(),
+        live_tokens_per_client=LOCAL_LIVE_TOKENS_PER_CLIENT,
+    )
     try:
         backend.start()
         api_port = backend.server.server_address[1]

@@ -316,8 +316,11 @@ def test_one_client_s_601st_token_request_in_a_minute_does_not_lock_another_view
     get theirs."""
     _board(api, "live-greedy", ["all-time"])
     greedy = [_token_from(api, "live-greedy", "127.3.0.1") for _ in range(limits.LIVE_TOKENS_PER_BOARD_MINUTE + 1)]
-    assert greedy[: limits.LIVE_TOKENS_PER_CLIENT] == [200] * limits.LIVE_TOKENS_PER_CLIENT
-    assert set(greedy[limits.LIVE_TOKENS_PER_CLIENT :]) == {429}
+    few = limits.LIVE_TOKENS_PER_CLIENT
+    assert greedy[:few] == [200] * few
+    # The client's count is per token life in fixed windows of the stack's clock: a burst may cross one boundary
+    # (a fresh few), never more, and everything else is 429.
+    assert greedy.count(200) <= 2 * few and set(greedy) == {200, 429}
     assert _token_from(api, "live-greedy", "127.3.0.2") == 200  # another viewer
     player = api.post("/players/p-greedy/tokens", {}, key="default").json()["token"]
     assert _token_from(api, "live-greedy", "127.3.0.1", {"Authorization": f"Bearer {player}"}) == 200
