@@ -318,6 +318,30 @@ class DeployedMethod:
     handler: str
 
 
+def integration_target(op: dict) -> str | None:
+    """The logical id of the function an operation's proxy integration invokes (the Fn::GetAtt in its URI), None
+    for a mock."""
+    integration = op.get("x-amazon-apigateway-integration", {})
+    if integration.get("type") != "aws_proxy":
+        return None
+    (target,) = [
+        part["Fn::GetAtt"][0]
+        for part in integration["uri"]["Fn::Join"][1]
+        if isinstance(part, dict) and "Fn::GetAtt" in part
+    ]
+    return target
+
+
+def needs_key(op: dict) -> bool:
+    """Whether API Gateway requires an API key on the operation (the document's `api_key` security)."""
+    return any("api_key" in requirement for requirement in op.get("security", []))
+
+
+def required_headers(op: dict) -> tuple[str, ...]:
+    """The request headers API Gateway's validator requires on the operation (present and not blank)."""
+    return tuple(p["name"] for p in op.get("parameters", []) if p["in"] == "header" and p.get("required"))
+
+
 def deployed_methods(template: dict) -> dict[tuple[str, str], DeployedMethod]:
     """(path, METHOD) -> DeployedMethod for every proxy-integrated method of the imported document."""
     handlers = {
@@ -328,21 +352,9 @@ def deployed_methods(template: dict) -> dict[tuple[str, str], DeployedMethod]:
     methods = {}
     for path, ops in api_definition(template)["paths"].items():
         for verb, op in ops.items():
-            integration = op.get("x-amazon-apigateway-integration", {}) if isinstance(op, dict) else {}
-            if integration.get("type") != "aws_proxy":
-                continue
-            (target,) = [
-                part["Fn::GetAtt"][0]
-                for part in integration["uri"]["Fn::Join"][1]
-                if isinstance(part, dict) and "Fn::GetAtt" in part
-            ]
-            methods[(path, verb.upper())] = DeployedMethod(
-                needs_key=any("api_key" in requirement for requirement in op.get("security", [])),
-                required_headers=tuple(
-                    p["name"] for p in op.get("parameters", []) if p["in"] == "header" and p.get("required")
-                ),
-                handler=handlers[target],
-            )
+            target = integration_target(op) if isinstance(op, dict) else None
+            if target is not None:
+                methods[(path, verb.upper())] = DeployedMethod(needs_key(op), required_headers(op), handlers[target])
     return methods
 
 

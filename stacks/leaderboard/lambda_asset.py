@@ -34,7 +34,6 @@ from .lambda_lock import FETCH_HINT, LOCK_NAME, LambdaDependenciesMissing, locke
 LAMBDA_DEPS = Path(__file__).resolve().parent / "lambda_deps"  # gitignored in a checkout; package data in the wheel
 # Where Lambda's Python 3.14 lives: the interpreter a wheel's console scripts would name (none of ours has one)
 LAMBDA_INTERPRETER = "/var/lang/bin/python3.14"
-_normalized = lambda_lock._normalized  # a package name as the lock compares it (tests/infra read it here)
 
 __all__ = ["FETCH_HINT", "LAMBDA_DEPS", "LOCK_NAME", "LambdaDependenciesMissing", "code", "locked", "wheels"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cdk_leaderboard.functions as functions_module
 import cdk_leaderboard.lambda_asset as lambda_asset
+import cdk_leaderboard.lambda_lock as lambda_lock
 import pytest
 
 from stacks.app_builder import build_app, stack_name
@@ -47,7 +48,7 @@ def test_every_locked_package_is_pinned_with_hashes_and_the_venv_runs_the_same_v
     assert all(len(h) == 64 for hashes in pins.values() for h in hashes)
     dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
     assert "-r requirements-lambda.txt" in dev
-    pinned_in_dev = {lambda_asset._normalized(line.split("==")[0]) for line in dev if "==" in line}
+    pinned_in_dev = {lambda_lock._normalized(line.split("==")[0]) for line in dev if "==" in line}
     assert not pinned_in_dev & {name for name, _ in pins}
     for name, version in pins:
         assert metadata.version(name) == version, name

@@ -308,7 +308,7 @@ def test_the_bearer_routes_require_the_authorization_header_at_api_gateway(templ
     assert response["statusCode"] == 401
     assert response["responseParameters"]["gatewayresponse.header.WWW-Authenticate"] == "'Bearer'"
     for route in routes.ROUTES:
-        headers = deployed_api.required_headers(methods[(route.path, route.method)])
+        headers = set(deployed_api.required_headers(methods[(route.path, route.method)]))
         assert headers == ({"Authorization"} if route.access in routes.BEARER else set()), route.path
 
 

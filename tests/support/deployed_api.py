@@ -1,26 +1,18 @@
-"""The REST API's deployed definition as a template holds it: the OpenAPI document in the RestApi's Body."""
+"""The REST API's deployed definition as a template holds it: the OpenAPI document in the RestApi's Body, read
+with the local gateway's own readers (local/template.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from local.template import api_definition as definition
+from local.template import integration_target, needs_key, required_headers
+
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 ANY = "x-amazon-apigateway-any-method"
 
-
-def rest_api_bodies(template_json: dict) -> dict[str, dict]:
-    """Each REST API's imported document, by the API's logical id."""
-    return {
-        lid: r["Properties"]["Body"]
-        for lid, r in template_json["Resources"].items()
-        if r["Type"] == "AWS::ApiGateway::RestApi"
-    }
-
-
-def definition(template_json: dict) -> dict:
-    """The one REST API's document."""
-    (body,) = rest_api_bodies(template_json).values()
-    return body
+__all__ = ["ANY", "HTTP_METHODS", "definition", "integration_target", "methods", "mock_answer", "needs_key",
+           "required_headers"]  # fmt: skip
 
 
 def methods(template_json: dict) -> dict[tuple[str, str], dict[str, Any]]:
@@ -31,23 +23,6 @@ def methods(template_json: dict) -> dict[tuple[str, str], dict[str, Any]]:
         for key, op in ops.items()
         if key in HTTP_METHODS or key == ANY
     }
-
-
-def integration_target(op: dict) -> str | None:
-    """The logical id of the function a proxy integration invokes (Fn::GetAtt in its URI), None for mocks."""
-    integration = op["x-amazon-apigateway-integration"]
-    if integration["type"] != "aws_proxy":
-        return None
-    (target,) = [p for p in integration["uri"]["Fn::Join"][1] if isinstance(p, dict) and "Fn::GetAtt" in p]
-    return target["Fn::GetAtt"][0]
-
-
-def required_headers(op: dict) -> set[str]:
-    return {p["name"] for p in op.get("parameters", []) if p["in"] == "header" and p.get("required")}
-
-
-def needs_key(op: dict) -> bool:
-    return any("api_key" in requirement for requirement in op.get("security", []))
 
 
 def mock_answer(op: dict) -> dict:

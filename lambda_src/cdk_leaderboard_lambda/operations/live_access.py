@@ -100,8 +100,7 @@ def issue(runtime: Runtime, config: boards.BoardConfig, client: str) -> dict[str
     while the kill switch is off too (the authorizer refuses it): the client then keeps polling, as without live.
 
     `client` (client_of) gets at most settings.live_tokens_per_client (limits.LIVE_TOKENS_PER_CLIENT) tokens of a
-    board per token life, counted
-    first, so a client past its own few never takes a token of the board's ceiling
+    board per token life, counted first, so a client past its own few never takes a token of the board's ceiling
     (limits.LIVE_TOKENS_PER_BOARD_MINUTE, whoever asks): one client cannot lock the others out."""
     now = runtime.clock.now().timestamp()
     life, few = int(now) // limits.LIVE_TOKEN_SECONDS, runtime.settings.live_tokens_per_client
@@ -243,11 +242,6 @@ def _published(runtime: Runtime, board_id: str, channel: object) -> bool:
         return False
     kinds = {p.kind for p in config.current_periods(runtime.clock.now())}
     return channel in {live_channels.channel(board_id, kind) for kind in kinds}
-
-
-def is_authorizer_request(event: object) -> bool:
-    """Whether a Lambda event is AppSync's authorizer request (rather than API Gateway's proxy event)."""
-    return isinstance(event, dict) and "authorizationToken" in event and "httpMethod" not in event
 
 
 def switched_off(runtime: Runtime) -> bool:

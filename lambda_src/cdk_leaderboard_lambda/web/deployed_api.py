@@ -189,8 +189,9 @@ def definition(
             "passthroughBehavior": "when_no_match",
         }
         paths.setdefault(path, {})[method] = op
+    preflight = _preflight(cors_origins, cors_headers, cors_max_age_seconds)  # the same on every path
     for path, ops in paths.items():
-        ops["options"] = _preflight(cors_origins, cors_headers, cors_max_age_seconds)
+        ops["options"] = preflight
         ops["x-amazon-apigateway-any-method"] = _method_not_allowed(path, cors_origins)
     return {
         "openapi": OPENAPI_VERSION,
